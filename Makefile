@@ -1,0 +1,69 @@
+# gfxcuda — see README.md.
+#   make demo      build the tool and show what this machine can do
+#   make test      the whole CPU suite (Vulkan tests run for real on lavapipe)
+#   make gpu-test  bundle every test binary for a GPU machine without Go (.gpu/)
+
+GO      ?= go
+PKGS    := ./...
+BIN     := bin/gfxcuda
+GPU_DIR := .gpu
+DEBS    ?= ../shared/gpu/debs
+
+export PATH := $(PATH):/usr/local/go/bin
+
+.PHONY: all deps build demo test vet fmt-check gpu-test gpu-bundle clean
+
+all: build
+
+deps:
+	@scripts/deps.sh
+
+build: deps
+	$(GO) build -o $(BIN) ./cmd/gfxcuda
+
+demo: build
+	@echo "== gfxcuda devices"
+	@$(BIN) devices
+	@echo
+	@echo "== gfxcuda doctor"
+	@$(BIN) doctor || echo "(doctor: Vulkan↔CUDA interop is not possible on this machine; the checks above say why and how to fix it)"
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+vet: deps
+	$(GO) vet $(PKGS)
+
+# Vulkan tests must run (GFXCUDA_REQUIRE_VULKAN): a machine without Vulkan
+# fails here instead of silently skipping. Validation errors fail tests.
+test: deps fmt-check vet
+	GFXCUDA_REQUIRE_VULKAN=1 GFXCUDA_VALIDATION=1 $(GO) test -race -count=1 -timeout 20m $(PKGS)
+
+# gpu-bundle builds every package's test binary, the CLI, the runner script
+# and the loader packages into $(GPU_DIR). On the GPU machine run
+#   bash .gpu/run.sh
+# from the repository root (the `device` tool: carry .gpu).
+gpu-bundle: deps
+	@rm -rf $(GPU_DIR) && mkdir -p $(GPU_DIR)/pkg $(GPU_DIR)/debs
+	@for p in $$($(GO) list $(PKGS)); do \
+		rel=$${p#github.com/gfxcuda/gfxcuda}; rel=$${rel#/}; [ -n "$$rel" ] || rel=root; \
+		name=$$(echo $$rel | tr / _); \
+		$(GO) test -c -trimpath -ldflags='-s -w' -o $(GPU_DIR)/pkg/$$name/$$name.test $$p || exit 1; \
+		if [ -f $(GPU_DIR)/pkg/$$name/$$name.test ]; then \
+			echo "$$p" > $(GPU_DIR)/pkg/$$name/IMPORTPATH; \
+			[ -d $$rel/testdata ] && cp -r $$rel/testdata $(GPU_DIR)/pkg/$$name/; \
+		else rmdir $(GPU_DIR)/pkg/$$name; fi; \
+	done
+	$(GO) build -trimpath -ldflags='-s -w' -o $(GPU_DIR)/gfxcuda ./cmd/gfxcuda
+	@if ls $(DEBS)/*.deb >/dev/null 2>&1; then cp $(DEBS)/*.deb $(GPU_DIR)/debs/; \
+	else echo "warning: no loader packages in $(DEBS); the GPU machine must have libvulkan1/libegl1"; fi
+	@cp scripts/gpu-run.sh $(GPU_DIR)/run.sh
+	@du -sh $(GPU_DIR)
+
+gpu-test: gpu-bundle
+	@if command -v nvidia-smi >/dev/null 2>&1; then bash $(GPU_DIR)/run.sh; \
+	else echo "No GPU here: $(GPU_DIR) is ready. On the GPU machine run: bash $(GPU_DIR)/run.sh"; fi
+
+clean:
+	rm -rf bin $(GPU_DIR)

@@ -1,0 +1,54 @@
+package cuda_test
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/gfxcuda/gfxcuda/cuda"
+)
+
+// List the CUDA devices, or say why there are none.
+func ExampleDevices() {
+	devs, err := cuda.Devices()
+	if errors.Is(err, cuda.ErrNoDriver) {
+		fmt.Println("CUDA unavailable")
+		return
+	}
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, d := range devs {
+		in, err := d.Info()
+		if err != nil {
+			fmt.Println(err)
+			continue
+		}
+		fmt.Printf("%d: %s (sm_%d%d) %s\n", in.Ordinal, in.Name, in.ComputeMajor, in.ComputeMinor, in.UUID)
+	}
+}
+
+// Copy a buffer to the GPU and back in the primary context.
+func ExampleContext_CopyHtoD() {
+	dev, err := cuda.GetDevice(0)
+	if err != nil {
+		fmt.Println("no CUDA device")
+		return
+	}
+	ctx, err := dev.PrimaryContext()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer ctx.Close()
+	mem, err := ctx.Alloc(5)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer mem.Close()
+	ctx.CopyHtoD(mem.Ptr(), []byte("hello"))
+	out := make([]byte, 5)
+	ctx.CopyDtoH(out, mem.Ptr())
+	fmt.Println(string(out))
+}

@@ -1,0 +1,3 @@
+module github.com/gfxcuda/gfxcuda
+
+go 1.26

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Runs gfxcuda's test binaries on a GPU machine that has no Go toolchain.
+# Built by `make gpu-bundle`; run as `bash .gpu/run.sh`. Brings up the Vulkan
+# and EGL loaders from the bundled Debian packages where the system has none,
+# points them at the NVIDIA driver, runs every package's tests with CUDA and
+# Vulkan required (nothing may skip for lack of hardware), and prints one
+# summary line per package and a total.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+logs=${OUT:-$here}/gpu-test-logs
+mkdir -p "$logs"
+
+if ! ldconfig -p | grep -q 'libvulkan.so.1 ' || ! ldconfig -p | grep -q 'libEGL.so.1 '; then
+	if [ "$(id -u)" != 0 ]; then echo "run.sh: the Vulkan/EGL loaders are missing and unpacking them needs root" >&2; exit 1; fi
+	for f in "$here"/debs/*.deb; do dpkg -x "$f" /; done
+	ldconfig
+fi
+nv=/usr/local/nvidia
+[ -f $nv/share/vulkan/icd.d/nvidia_icd.json ] && export VK_DRIVER_FILES=${VK_DRIVER_FILES:-$nv/share/vulkan/icd.d/nvidia_icd.json}
+[ -f $nv/share/glvnd/egl_vendor.d/10_nvidia.json ] && export __EGL_VENDOR_LIBRARY_FILENAMES=${__EGL_VENDOR_LIBRARY_FILENAMES:-$nv/share/glvnd/egl_vendor.d/10_nvidia.json}
+[ -d $nv/lib64 ] && export LD_LIBRARY_PATH=$nv/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export GFXCUDA_REQUIRE_CUDA=1 GFXCUDA_REQUIRE_VULKAN=1 GFXCUDA_REQUIRE_HARDWARE=1 GFXCUDA_VALIDATION=${GFXCUDA_VALIDATION:-1}
+export GFXCUDA_CACHE_DIR=${GFXCUDA_CACHE_DIR:-/tmp/gfxcuda-cache}
+
+tp=0 tf=0 ts=0 bad=0
+summary=()
+for dir in "$here"/pkg/*/; do
+	name=$(basename "$dir")
+	pkg=$(cat "$dir/IMPORTPATH")
+	start=$SECONDS
+	(cd "$dir" && "./$name.test" -test.v -test.count=1 -test.timeout=9m "$@") >"$logs/$name.log" 2>&1
+	rc=$?
+	secs=$((SECONDS - start))
+	p=$(grep -cE '^\s*--- PASS' "$logs/$name.log")
+	f=$(grep -cE '^\s*--- FAIL' "$logs/$name.log")
+	s=$(grep -cE '^\s*--- SKIP' "$logs/$name.log")
+	st=ok
+	if [ $rc != 0 ]; then st=FAIL; bad=1; [ "$f" = 0 ] && f=1; fi
+	tp=$((tp + p)) tf=$((tf + f)) ts=$((ts + s))
+	line=$(printf '%-4s %-50s passed=%-4d failed=%-3d skipped=%-3d %ss' "$st" "$pkg" "$p" "$f" "$s" "$secs")
+	summary+=("$line")
+	if [ $st = FAIL ]; then grep -E -B2 -A20 '^\s*--- FAIL|^panic|^FAIL' "$logs/$name.log" | head -80; fi
+	grep -E '^\s*--- SKIP' -A1 "$logs/$name.log" | head -20
+done
+
+echo
+echo "== gfxcuda devices"
+"$here/gfxcuda" devices
+echo
+echo "== gfxcuda doctor"
+"$here/gfxcuda" doctor; drc=$?
+echo
+echo "== summary"
+printf '%s\n' "${summary[@]}"
+printf 'TOTAL passed=%d failed=%d skipped=%d doctor_exit=%d\n' "$tp" "$tf" "$ts" "$drc"
+[ $bad = 0 ] && [ "$tf" = 0 ]
