@@ -1,0 +1,385 @@
+package shader
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/gfxcuda/gfxcuda/internal/shaderc"
+)
+
+// Language is a shader source language.
+type Language int
+
+// Languages.
+const (
+	// LanguageAuto picks the language from the input: SPIR-V when it
+	// starts with the SPIR-V magic number, else from the extension of
+	// Options.Filename (.hlsl, .hlsli: HLSL; .glsl, .comp, .vert, .frag,
+	// .geom, .tesc, .tese: GLSL; .spv: SPIR-V), else GLSL for a source with
+	// a #version directive and HLSL for one with a [numthreads] attribute.
+	LanguageAuto Language = iota
+	HLSL
+	GLSL
+	// SPIRV is a SPIR-V binary, which Compile checks and reflects without
+	// compiling.
+	SPIRV
+)
+
+// String returns "auto", "HLSL", "GLSL" or "SPIR-V".
+func (l Language) String() string {
+	switch l {
+	case LanguageAuto:
+		return "auto"
+	case HLSL:
+		return "HLSL"
+	case GLSL:
+		return "GLSL"
+	case SPIRV:
+		return "SPIR-V"
+	}
+	return fmt.Sprintf("Language(%d)", int(l))
+}
+
+// Stage is the pipeline stage a source is compiled for.
+type Stage int
+
+// Stages.
+const (
+	// StageAuto is compute, unless the extension of Options.Filename names
+	// another stage (.vert, .frag, .geom, .tesc, .tese).
+	StageAuto Stage = iota
+	StageCompute
+	StageVertex
+	StageFragment
+	StageGeometry
+	StageTessControl
+	StageTessEvaluation
+)
+
+// String returns the stage's name in lower case.
+func (s Stage) String() string {
+	switch s {
+	case StageAuto:
+		return "auto"
+	case StageCompute:
+		return "compute"
+	case StageVertex:
+		return "vertex"
+	case StageFragment:
+		return "fragment"
+	case StageGeometry:
+		return "geometry"
+	case StageTessControl:
+		return "tesscontrol"
+	case StageTessEvaluation:
+		return "tessevaluation"
+	}
+	return fmt.Sprintf("Stage(%d)", int(s))
+}
+
+func (s Stage) kind() (shaderc.Kind, error) {
+	switch s {
+	case StageCompute:
+		return shaderc.Compute, nil
+	case StageVertex:
+		return shaderc.Vertex, nil
+	case StageFragment:
+		return shaderc.Fragment, nil
+	case StageGeometry:
+		return shaderc.Geometry, nil
+	case StageTessControl:
+		return shaderc.TessControl, nil
+	case StageTessEvaluation:
+		return shaderc.TessEvaluation, nil
+	}
+	return 0, fmt.Errorf("shader: unknown stage %d", int(s))
+}
+
+// Options configures Compile. The zero value compiles a compute shader whose
+// entry point is main, in a language told from the input.
+type Options struct {
+	Language Language
+	Stage    Stage
+	// EntryPoint is the name of the entry function; "main" when empty.
+	EntryPoint string
+	// Filename names the source in diagnostics, picks the language and
+	// stage when those are Auto, and is the directory relative #include
+	// directives are resolved from first. CompileFile sets it to the path.
+	Filename string
+	// Defines are preprocessor macros, as with -DNAME=VALUE; an empty value
+	// defines the macro with an empty replacement.
+	Defines map[string]string
+	// Optimize runs the SPIR-V optimiser for performance. Names are kept
+	// so that reflection still finds resources by name.
+	Optimize bool
+	// IncludeDirs are searched, in order, for #include <file>, and for
+	// #include "file" after the including file's directory.
+	IncludeDirs []string
+	// NoCache bypasses the on-disk cache, for reading and for writing.
+	// Setting the environment variable GFXCUDA_SHADER_CACHE=off does the
+	// same for every compilation.
+	NoCache bool
+	// CacheDir overrides the cache directory ($GFXCUDA_CACHE_DIR, else
+	// os.UserCacheDir()/gfxcuda/shaders).
+	CacheDir string
+}
+
+// compilerRuns counts invocations of the compiler, for tests.
+var compilerRuns atomic.Int64
+
+// CompileFile reads the file at path and compiles it; opts.Filename
+// defaults to path.
+func CompileFile(path string, opts Options) (*Module, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Filename == "" {
+		opts.Filename = path
+	}
+	return Compile(src, opts)
+}
+
+// Compile compiles an HLSL or GLSL source into SPIR-V for Vulkan 1.1 (SPIR-V
+// 1.3) and reflects the result. A SPIR-V binary is checked and reflected
+// instead. Results are cached on disk (see the package documentation). A
+// source the compiler rejects yields a *CompileError.
+//
+// Compile is safe for concurrent use.
+func Compile(src []byte, opts Options) (*Module, error) {
+	lang, err := detectLanguage(src, opts)
+	if err != nil {
+		return nil, err
+	}
+	if lang == SPIRV {
+		m, err := Reflect(src)
+		if err != nil {
+			return nil, fmt.Errorf("shader: %s: %w", displayName(opts.Filename), err)
+		}
+		if opts.EntryPoint != "" && m.EntryPoint(opts.EntryPoint) == nil {
+			return nil, fmt.Errorf("shader: %s: no entry point %q", displayName(opts.Filename), opts.EntryPoint)
+		}
+		return m, nil
+	}
+
+	stage := opts.Stage
+	if stage == StageAuto {
+		stage = stageFromExt(opts.Filename)
+	}
+	kind, err := stage.kind()
+	if err != nil {
+		return nil, err
+	}
+	entry := opts.EntryPoint
+	if entry == "" {
+		entry = "main"
+	}
+	if len(bytes.TrimSpace(src)) == 0 {
+		return nil, &CompileError{
+			Diagnostics: []Diagnostic{{File: displayName(opts.Filename), Message: "empty source"}},
+			Log:         "empty source",
+		}
+	}
+	includeDirs := make([]string, len(opts.IncludeDirs))
+	for i, d := range opts.IncludeDirs {
+		if a, err := filepath.Abs(d); err == nil {
+			d = a
+		}
+		includeDirs[i] = d
+	}
+
+	var c *cache
+	var key string
+	if !opts.NoCache {
+		c = openCache(opts.CacheDir)
+	}
+	if c != nil {
+		key = cacheKey(src, lang, stage, entry, opts, includeDirs)
+		if e := c.get(key); e != nil {
+			m, err := Reflect(e.spirv)
+			if err == nil {
+				m.Warnings = renameDiagnostics(parseDiagnostics(e.log), e.filename, displayName(opts.Filename))
+				m.Cached = true
+				return m, nil
+			}
+		}
+	}
+
+	inc := &includer{dirs: includeDirs}
+	so := &shaderc.Options{
+		Kind:             kind,
+		EntryPoint:       entry,
+		Filename:         displayName(opts.Filename),
+		Env:              shaderc.EnvVulkan1_1,
+		AutoBindUniforms: true,
+		Include:          inc.resolve,
+	}
+	if lang == HLSL {
+		so.Language = shaderc.HLSL
+	} else {
+		so.Language = shaderc.GLSL
+	}
+	names := make([]string, 0, len(opts.Defines))
+	for k := range opts.Defines {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		so.Macros = append(so.Macros, shaderc.Macro{Name: k, Value: opts.Defines[k]})
+	}
+	if opts.Optimize {
+		// Debug info keeps OpName through the optimiser; stripDebug then
+		// drops the line tables and embedded source it also brings.
+		so.Optimization = shaderc.OptimizePerformance
+		so.DebugInfo = true
+	}
+
+	if lang == HLSL {
+		if err := guardNumthreads(src, so); err != nil {
+			return nil, err
+		}
+	}
+	compilerRuns.Add(1)
+	res, err := shaderc.Compile(src, so)
+	if err != nil {
+		var se *shaderc.Error
+		if errors.As(err, &se) {
+			return nil, &CompileError{Diagnostics: parseDiagnostics(se.Log), Log: se.Log}
+		}
+		return nil, fmt.Errorf("shader: %s: %w", displayName(opts.Filename), err)
+	}
+	spirv := res.SPIRV
+	w, err := decodeWords(spirv)
+	if err != nil {
+		return nil, fmt.Errorf("shader: compiler output: %w", err)
+	}
+	if opts.Optimize {
+		w = stripDebug(w)
+	}
+	m, err := reflectWords(w)
+	if err != nil {
+		return nil, fmt.Errorf("shader: compiler output: %w", err)
+	}
+	m.Warnings = parseDiagnostics(res.Log)
+	if c != nil {
+		c.put(key, &cacheEntry{
+			filename: displayName(opts.Filename),
+			log:      res.Log,
+			deps:     inc.deps,
+			spirv:    m.SPIRV,
+		})
+	}
+	return m, nil
+}
+
+func displayName(filename string) string {
+	if filename == "" {
+		return "<source>"
+	}
+	return filename
+}
+
+// renameDiagnostics replaces the file name from, under which a cached
+// module was compiled, with the current one.
+func renameDiagnostics(ds []Diagnostic, from, to string) []Diagnostic {
+	for i := range ds {
+		if ds[i].File == from {
+			ds[i].File = to
+		}
+	}
+	return ds
+}
+
+func detectLanguage(src []byte, opts Options) (Language, error) {
+	switch opts.Language {
+	case HLSL, GLSL, SPIRV:
+		return opts.Language, nil
+	case LanguageAuto:
+	default:
+		return 0, fmt.Errorf("shader: unknown language %d", int(opts.Language))
+	}
+	if IsSPIRV(src) {
+		return SPIRV, nil
+	}
+	switch strings.ToLower(filepath.Ext(opts.Filename)) {
+	case ".hlsl", ".hlsli":
+		return HLSL, nil
+	case ".glsl", ".comp", ".vert", ".frag", ".geom", ".tesc", ".tese":
+		return GLSL, nil
+	case ".spv":
+		return SPIRV, nil
+	}
+	switch {
+	case bytes.Contains(src, []byte("#version")):
+		return GLSL, nil
+	case bytes.Contains(src, []byte("[numthreads")):
+		return HLSL, nil
+	}
+	return 0, fmt.Errorf("shader: %s: cannot tell the source language; set Options.Language", displayName(opts.Filename))
+}
+
+func stageFromExt(filename string) Stage {
+	switch strings.ToLower(filepath.Ext(filename)) {
+	case ".vert":
+		return StageVertex
+	case ".frag":
+		return StageFragment
+	case ".geom":
+		return StageGeometry
+	case ".tesc":
+		return StageTessControl
+	case ".tese":
+		return StageTessEvaluation
+	}
+	return StageCompute
+}
+
+// includer resolves #include directives from the file system and records
+// the files it reads, for the cache to check.
+type includer struct {
+	dirs []string
+	mu   sync.Mutex
+	deps []cacheDep
+}
+
+func (inc *includer) resolve(req string, typ shaderc.IncludeType, from string, _ int) (string, []byte, error) {
+	var cands []string
+	if filepath.IsAbs(req) {
+		cands = []string{req}
+	} else {
+		if typ == shaderc.IncludeRelative {
+			cands = append(cands, filepath.Join(filepath.Dir(from), req))
+		}
+		for _, d := range inc.dirs {
+			cands = append(cands, filepath.Join(d, req))
+		}
+	}
+	for _, p := range cands {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			abs = p
+		}
+		inc.mu.Lock()
+		if !slices.ContainsFunc(inc.deps, func(d cacheDep) bool { return d.path == abs }) {
+			inc.deps = append(inc.deps, cacheDep{path: abs, sum: sum256(data)})
+		}
+		inc.mu.Unlock()
+		return filepath.Clean(p), data, nil
+	}
+	if len(cands) == 0 {
+		return "", nil, fmt.Errorf("cannot find include file %q: no include directories", req)
+	}
+	return "", nil, fmt.Errorf("cannot find include file %q (looked in %s)", req, strings.Join(cands, ", "))
+}

@@ -1,0 +1,261 @@
+package shader
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/bits"
+)
+
+// SPIR-V numbers used by the parser, from the SPIR-V specification.
+const (
+	spvMagic        = 0x07230203
+	spvMagicSwapped = 0x03022307
+	spvMaxBound     = 0x3FFFFF // the universal limit on the <id> bound
+
+	opSourceContinued    = 2
+	opSource             = 3
+	opName               = 5
+	opMemberName         = 6
+	opString             = 7
+	opLine               = 8
+	opExtInstImport      = 11
+	opExtInst            = 12
+	opEntryPoint         = 15
+	opExecutionMode      = 16
+	opTypeVoid           = 19
+	opTypeBool           = 20
+	opTypeInt            = 21
+	opTypeFloat          = 22
+	opTypeVector         = 23
+	opTypeMatrix         = 24
+	opTypeImage          = 25
+	opTypeSampler        = 26
+	opTypeSampledImage   = 27
+	opTypeArray          = 28
+	opTypeRuntimeArray   = 29
+	opTypeStruct         = 30
+	opTypePointer        = 32
+	opConstantTrue       = 41
+	opConstantFalse      = 42
+	opConstant           = 43
+	opConstantComposite  = 44
+	opSpecConstantTrue   = 48
+	opSpecConstantFalse  = 49
+	opSpecConstant       = 50
+	opSpecConstComposite = 51
+	opFunction           = 54
+	opFunctionEnd        = 56
+	opFunctionCall       = 57
+	opVariable           = 59
+	opImageTexelPointer  = 60
+	opLoad               = 61
+	opStore              = 62
+	opCopyMemory         = 63
+	opCopyMemorySized    = 64
+	opArrayLength        = 68
+	opDecorate           = 71
+	opMemberDecorate     = 72
+	opDecorationGroup    = 73
+	opGroupDecorate      = 74
+	opGroupMemberDecor   = 75
+	opVectorShuffle      = 79
+	opCompositeExtract   = 81
+	opCompositeInsert    = 82
+	opImageSampleFirst   = 87 // OpImageSampleImplicitLod
+	opImageWrite         = 99
+	opGroupIAdd          = 264
+	opGroupSMax          = 271
+	opImageSparseFirst   = 305 // OpImageSparseSampleImplicitLod
+	opImageSparseGather  = 315 // OpImageSparseDrefGather
+	opNoLine             = 317
+	opImageSparseRead    = 320
+	opModuleProcessed    = 330
+	opExecutionModeId    = 331
+	opGroupNUIAdd        = 349 // OpGroupNonUniformIAdd
+	opGroupNULogicalXor  = 364 // OpGroupNonUniformLogicalXor
+	opLoopMerge          = 246
+	opSelectionMerge     = 247
+	opBranch             = 249
+	opBranchConditional  = 250
+	opSwitch             = 251
+	opTypeAccelStruct    = 5341
+
+	decSpecID        = 1
+	decBlock         = 2
+	decBufferBlock   = 3
+	decRowMajor      = 4
+	decArrayStride   = 6
+	decMatrixStride  = 7
+	decBuiltIn       = 11
+	decNonWritable   = 24
+	decNonReadable   = 25
+	decBinding       = 33
+	decDescriptorSet = 34
+	decOffset        = 35
+
+	builtInWorkgroupSize = 25
+
+	modeLocalSize   = 17
+	modeLocalSizeID = 38
+
+	scUniformConstant = 0
+	scUniform         = 2
+	scPushConstant    = 9
+	scStorageBuffer   = 12
+)
+
+// SPIRVVersion is the version word of a SPIR-V header: 0x00MMmm00 for
+// version MM.mm.
+type SPIRVVersion uint32
+
+// Major is the major version number.
+func (v SPIRVVersion) Major() int { return int(v>>16) & 0xff }
+
+// Minor is the minor version number.
+func (v SPIRVVersion) Minor() int { return int(v>>8) & 0xff }
+
+// String returns "major.minor", for example "1.3".
+func (v SPIRVVersion) String() string { return fmt.Sprintf("%d.%d", v.Major(), v.Minor()) }
+
+// ErrInvalidSPIRV is wrapped by the errors Reflect and Compile return for
+// malformed SPIR-V binaries.
+var ErrInvalidSPIRV = errors.New("invalid SPIR-V")
+
+func invalidf(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrInvalidSPIRV, fmt.Sprintf(format, args...))
+}
+
+// IsSPIRV reports whether b starts with the SPIR-V magic number, in either
+// byte order.
+func IsSPIRV(b []byte) bool {
+	if len(b) < 4 {
+		return false
+	}
+	m := binary.LittleEndian.Uint32(b)
+	return m == spvMagic || m == spvMagicSwapped
+}
+
+// decodeWords turns a SPIR-V binary of either byte order into host words and
+// checks its header: the magic number, version 1.0 to 1.6, a non-zero id
+// bound within the universal limit, and a zero schema.
+func decodeWords(b []byte) ([]uint32, error) {
+	if len(b)%4 != 0 {
+		return nil, invalidf("length %d is not a multiple of 4", len(b))
+	}
+	if len(b) < 20 {
+		return nil, invalidf("%d bytes is shorter than the 20-byte header", len(b))
+	}
+	w := make([]uint32, len(b)/4)
+	for i := range w {
+		w[i] = binary.LittleEndian.Uint32(b[4*i:])
+	}
+	switch w[0] {
+	case spvMagic:
+	case spvMagicSwapped:
+		for i := range w {
+			w[i] = bits.ReverseBytes32(w[i])
+		}
+	default:
+		return nil, invalidf("bad magic number %#08x", w[0])
+	}
+	v := SPIRVVersion(w[1])
+	if v&0xff0000ff != 0 || v.Major() != 1 || v.Minor() > 6 {
+		return nil, invalidf("unsupported version word %#08x", w[1])
+	}
+	if w[3] == 0 || w[3] > spvMaxBound+1 {
+		return nil, invalidf("id bound %d out of range", w[3])
+	}
+	if w[4] != 0 {
+		return nil, invalidf("non-zero schema %d", w[4])
+	}
+	return w, nil
+}
+
+// encodeWords returns w as little-endian bytes.
+func encodeWords(w []uint32) []byte {
+	b := make([]byte, 4*len(w))
+	for i, x := range w {
+		binary.LittleEndian.PutUint32(b[4*i:], x)
+	}
+	return b
+}
+
+// inst is one instruction: its opcode and the words after the first.
+type inst struct {
+	op  uint32
+	ops []uint32
+}
+
+// instructions walks the instruction stream after the header, calling fn for
+// each instruction. It fails on a zero word count or an instruction that
+// runs past the end.
+func instructions(w []uint32, fn func(pos int, in inst)) error {
+	for i := 5; i < len(w); {
+		n := int(w[i] >> 16)
+		if n == 0 {
+			return invalidf("zero word count at word %d", i)
+		}
+		if n > len(w)-i {
+			return invalidf("instruction at word %d runs past the end", i)
+		}
+		fn(i, inst{op: w[i] & 0xffff, ops: w[i+1 : i+n]})
+		i += n
+	}
+	return nil
+}
+
+// literalString decodes a nul-terminated UTF-8 literal string packed into
+// words, returning it and the number of words it occupies. A string lacking
+// its terminator takes all of ops.
+func literalString(ops []uint32) (string, int) {
+	var b []byte
+	for i, x := range ops {
+		for k := 0; k < 4; k++ {
+			c := byte(x >> (8 * k))
+			if c == 0 {
+				return string(b), i + 1
+			}
+			b = append(b, c)
+		}
+	}
+	return string(b), len(ops)
+}
+
+// stripDebug removes the line information and embedded source text that
+// shaderc's debug mode adds (OpString, OpLine, OpNoLine, OpSourceContinued,
+// OpModuleProcessed, and the file and text operands of OpSource), keeping
+// OpName and OpMemberName. Modules that import a NonSemantic instruction
+// set, which may refer to OpString results, are returned unchanged.
+func stripDebug(w []uint32) []uint32 {
+	nonSemantic := false
+	_ = instructions(w, func(_ int, in inst) {
+		if in.op == opExtInstImport && len(in.ops) > 1 {
+			name, _ := literalString(in.ops[1:])
+			if len(name) >= 12 && name[:12] == "NonSemantic." {
+				nonSemantic = true
+			}
+		}
+	})
+	if nonSemantic {
+		return w
+	}
+	out := make([]uint32, 5, len(w))
+	copy(out, w[:5])
+	err := instructions(w, func(pos int, in inst) {
+		switch in.op {
+		case opString, opLine, opNoLine, opSourceContinued, opModuleProcessed:
+			return
+		case opSource:
+			if len(in.ops) > 2 {
+				out = append(out, 3<<16|opSource, in.ops[0], in.ops[1])
+				return
+			}
+		}
+		out = append(out, w[pos:pos+1+len(in.ops)]...)
+	})
+	if err != nil {
+		return w
+	}
+	return out
+}

@@ -1,0 +1,1 @@
+#define WG 128
