@@ -62,6 +62,149 @@ typedef struct {
 	size_t Height;
 } CUDA_MEMCPY2D;
 
+typedef enum { CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD = 1 } CUexternalMemoryHandleType;
+#define CUDA_EXTERNAL_MEMORY_DEDICATED 0x1
+
+typedef struct {
+	CUexternalMemoryHandleType type;
+	union {
+		int fd;
+		struct { void *handle; const void *name; } win32;
+		const void *nvSciBufObject;
+	} handle;
+	unsigned long long size;
+	unsigned int flags;
+	unsigned int reserved[16];
+} CUDA_EXTERNAL_MEMORY_HANDLE_DESC;
+
+typedef struct {
+	unsigned long long offset;
+	unsigned long long size;
+	unsigned int flags;
+	unsigned int reserved[16];
+} CUDA_EXTERNAL_MEMORY_BUFFER_DESC;
+
+typedef enum {
+	CU_AD_FORMAT_UNSIGNED_INT8 = 0x01,
+	CU_AD_FORMAT_UNSIGNED_INT16 = 0x02,
+	CU_AD_FORMAT_UNSIGNED_INT32 = 0x03,
+	CU_AD_FORMAT_SIGNED_INT8 = 0x08,
+	CU_AD_FORMAT_SIGNED_INT16 = 0x09,
+	CU_AD_FORMAT_SIGNED_INT32 = 0x0a,
+	CU_AD_FORMAT_HALF = 0x10,
+	CU_AD_FORMAT_FLOAT = 0x20
+} CUarray_format;
+
+typedef struct {
+	size_t Width;
+	size_t Height;
+	size_t Depth;
+	CUarray_format Format;
+	unsigned int NumChannels;
+	unsigned int Flags;
+} CUDA_ARRAY3D_DESCRIPTOR;
+
+typedef struct {
+	unsigned long long offset;
+	CUDA_ARRAY3D_DESCRIPTOR arrayDesc;
+	unsigned int numLevels;
+	unsigned int reserved[16];
+} CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC;
+
+typedef enum {
+	CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD = 1,
+	CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_TIMELINE_SEMAPHORE_FD = 9
+} CUexternalSemaphoreHandleType;
+
+typedef struct {
+	CUexternalSemaphoreHandleType type;
+	union {
+		int fd;
+		struct { void *handle; const void *name; } win32;
+		const void *nvSciSyncObj;
+	} handle;
+	unsigned int flags;
+	unsigned int reserved[16];
+} CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC;
+
+typedef struct {
+	struct {
+		struct { unsigned long long value; } fence;
+		union { void *fence; unsigned long long reserved; } nvSciSync;
+		struct { unsigned long long key; } keyedMutex;
+		unsigned int reserved[12];
+	} params;
+	unsigned int flags;
+	unsigned int reserved[16];
+} CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS;
+
+typedef struct {
+	struct {
+		struct { unsigned long long value; } fence;
+		union { void *fence; unsigned long long reserved; } nvSciSync;
+		struct { unsigned long long key; unsigned int timeoutMs; } keyedMutex;
+		unsigned int reserved[10];
+	} params;
+	unsigned int flags;
+	unsigned int reserved[16];
+} CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS;
+
+typedef struct { char reserved[64]; } CUipcMemHandle;
+
+typedef struct { int type; int id; } CUmemLocation;
+
+typedef struct {
+	int type;                 // CU_MEM_ALLOCATION_TYPE_PINNED = 1
+	int requestedHandleTypes; // CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR = 1
+	CUmemLocation location;   // CU_MEM_LOCATION_TYPE_DEVICE = 1
+	void *win32HandleMetaData;
+	struct {
+		unsigned char compressionType;
+		unsigned char gpuDirectRDMACapable;
+		unsigned short usage;
+		unsigned char reserved[4];
+	} allocFlags;
+} CUmemAllocationProp;
+
+typedef struct { CUmemLocation location; int flags; } CUmemAccessDesc;
+
+typedef enum {
+	CU_RESOURCE_TYPE_ARRAY = 0,
+	CU_RESOURCE_TYPE_MIPMAPPED_ARRAY = 1,
+	CU_RESOURCE_TYPE_LINEAR = 2,
+	CU_RESOURCE_TYPE_PITCH2D = 3
+} CUresourcetype;
+
+typedef struct {
+	CUresourcetype resType;
+	union {
+		struct { CUarray hArray; } array;
+		struct { CUmipmappedArray hMipmappedArray; } mipmap;
+		struct { CUdeviceptr devPtr; CUarray_format format; unsigned int numChannels; size_t sizeInBytes; } linear;
+		struct { CUdeviceptr devPtr; CUarray_format format; unsigned int numChannels; size_t width; size_t height; size_t pitchInBytes; } pitch2D;
+		struct { int reserved[32]; } reserved;
+	} res;
+	unsigned int flags;
+} CUDA_RESOURCE_DESC;
+
+typedef struct {
+	size_t srcXInBytes, srcY, srcZ, srcLOD;
+	CUmemorytype srcMemoryType;
+	const void *srcHost;
+	CUdeviceptr srcDevice;
+	CUarray srcArray;
+	void *reserved0;
+	size_t srcPitch, srcHeight;
+	size_t dstXInBytes, dstY, dstZ, dstLOD;
+	CUmemorytype dstMemoryType;
+	void *dstHost;
+	CUdeviceptr dstDevice;
+	CUarray dstArray;
+	void *reserved1;
+	size_t dstPitch, dstHeight;
+	size_t WidthInBytes, Height, Depth;
+} CUDA_MEMCPY3D;
+
 // X-macro list of entry points: X(name, parameters, arguments).
 // GFX_CU_NOCTX entries need no current context; GFX_CU_CTX entries get a
 // leading CUcontext parameter and run with that context current on the
@@ -113,7 +256,46 @@ typedef struct {
 	X(cuMemsetD8, (CUdeviceptr p, unsigned char v, size_t n), (p, v, n)) \
 	X(cuMemsetD32, (CUdeviceptr p, unsigned int v, size_t n), (p, v, n)) \
 	X(cuMemsetD8Async, (CUdeviceptr p, unsigned char v, size_t n, CUstream s), (p, v, n, s)) \
-	X(cuMemsetD32Async, (CUdeviceptr p, unsigned int v, size_t n, CUstream s), (p, v, n, s))
+	X(cuMemsetD32Async, (CUdeviceptr p, unsigned int v, size_t n, CUstream s), (p, v, n, s)) \
+	X(cuImportExternalMemory, (CUexternalMemory *m, const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *d), (m, d)) \
+	X(cuExternalMemoryGetMappedBuffer, (CUdeviceptr *p, CUexternalMemory m, const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *d), (p, m, d)) \
+	X(cuExternalMemoryGetMappedMipmappedArray, (CUmipmappedArray *a, CUexternalMemory m, const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *d), (a, m, d)) \
+	X(cuDestroyExternalMemory, (CUexternalMemory m), (m)) \
+	X(cuMipmappedArrayGetLevel, (CUarray *a, CUmipmappedArray m, unsigned int level), (a, m, level)) \
+	X(cuMipmappedArrayDestroy, (CUmipmappedArray m), (m)) \
+	X(cuArray3DCreate, (CUarray *a, const CUDA_ARRAY3D_DESCRIPTOR *d), (a, d)) \
+	X(cuArray3DGetDescriptor, (CUDA_ARRAY3D_DESCRIPTOR *d, CUarray a), (d, a)) \
+	X(cuArrayDestroy, (CUarray a), (a)) \
+	X(cuImportExternalSemaphore, (CUexternalSemaphore *s, const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC *d), (s, d)) \
+	X(cuSignalExternalSemaphoresAsync, (const CUexternalSemaphore *s, const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS *p, unsigned int n, CUstream st), (s, p, n, st)) \
+	X(cuWaitExternalSemaphoresAsync, (const CUexternalSemaphore *s, const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS *p, unsigned int n, CUstream st), (s, p, n, st)) \
+	X(cuDestroyExternalSemaphore, (CUexternalSemaphore s), (s)) \
+	X(cuMemGetAllocationGranularity, (size_t *g, const CUmemAllocationProp *p, int option), (g, p, option)) \
+	X(cuMemCreate, (CUmemGenericAllocationHandle *h, size_t n, const CUmemAllocationProp *p, unsigned long long flags), (h, n, p, flags)) \
+	X(cuMemRelease, (CUmemGenericAllocationHandle h), (h)) \
+	X(cuMemExportToShareableHandle, (void *out, CUmemGenericAllocationHandle h, int type, unsigned long long flags), (out, h, type, flags)) \
+	X(cuMemImportFromShareableHandle, (CUmemGenericAllocationHandle *h, void *os, int type), (h, os, type)) \
+	X(cuMemAddressReserve, (CUdeviceptr *p, size_t n, size_t align, CUdeviceptr addr, unsigned long long flags), (p, n, align, addr, flags)) \
+	X(cuMemAddressFree, (CUdeviceptr p, size_t n), (p, n)) \
+	X(cuMemMap, (CUdeviceptr p, size_t n, size_t off, CUmemGenericAllocationHandle h, unsigned long long flags), (p, n, off, h, flags)) \
+	X(cuMemUnmap, (CUdeviceptr p, size_t n), (p, n)) \
+	X(cuMemSetAccess, (CUdeviceptr p, size_t n, const CUmemAccessDesc *d, size_t count), (p, n, d, count)) \
+	X(cuModuleLoadData, (CUmodule *m, const void *image), (m, image)) \
+	X(cuModuleLoadDataEx, (CUmodule *m, const void *image, unsigned int n, int *opts, void **vals), (m, image, n, opts, vals)) \
+	X(cuModuleUnload, (CUmodule m), (m)) \
+	X(cuModuleGetFunction, (CUfunction *f, CUmodule m, const char *name), (f, m, name)) \
+	X(cuFuncGetAttribute, (int *v, int attr, CUfunction f), (v, attr, f)) \
+	X(cuLaunchKernel, (CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx, unsigned int by, unsigned int bz, unsigned int shmem, CUstream s, void **params, void **extra), (f, gx, gy, gz, bx, by, bz, shmem, s, params, extra)) \
+	X(cuSurfObjectCreate, (CUsurfObject *o, const CUDA_RESOURCE_DESC *d), (o, d)) \
+	X(cuSurfObjectDestroy, (CUsurfObject o), (o)) \
+	X(cuMemcpy3D, (const CUDA_MEMCPY3D *c), (c)) \
+	X(cuMemcpy3DAsync, (const CUDA_MEMCPY3D *c, CUstream s), (c, s)) \
+	X(cuStreamWaitValue32, (CUstream s, CUdeviceptr addr, unsigned int value, unsigned int flags), (s, addr, value, flags)) \
+	X(cuStreamWriteValue32, (CUstream s, CUdeviceptr addr, unsigned int value, unsigned int flags), (s, addr, value, flags)) \
+	X(cuIpcGetMemHandle, (CUipcMemHandle *h, CUdeviceptr p), (h, p)) \
+	X(cuIpcOpenMemHandle, (CUdeviceptr *p, CUipcMemHandle h, unsigned int flags), (p, h, flags)) \
+	X(cuIpcCloseMemHandle, (CUdeviceptr p), (p)) \
+	X(cuPointerGetAttribute, (void *data, int attr, CUdeviceptr p), (data, attr, p))
 
 #define GFX_CU_EXPAND(...) __VA_ARGS__
 #define GFX_CU_DECL_NOCTX(name, params, args) CUresult gfx_##name params;

@@ -1,0 +1,63 @@
+// Command gfxcuda is the command-line face of gfxcuda: zero-copy GPU interop
+// between Vulkan, OpenGL and CUDA on Linux.
+//
+//	gfxcuda devices [--json]   list GPUs in Vulkan and CUDA, paired by UUID
+//	gfxcuda doctor  [--json]   check that Vulkan↔CUDA interop works, and say how to fix it
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sort"
+)
+
+// command is one subcommand.
+type command struct {
+	summary string
+	run     func(args []string, stdout, stderr io.Writer) int
+}
+
+var commands = map[string]command{
+	"devices": {"list GPUs in Vulkan and CUDA, paired by UUID", runDevices},
+	"doctor":  {"check that Vulkan↔CUDA interop works here; exit 0 if it does", runDoctor},
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: gfxcuda COMMAND [flags]")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "commands:")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-9s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Run 'gfxcuda COMMAND -h' for a command's flags.")
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stderr)
+		return 2
+	}
+	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		usage(stdout)
+		return 0
+	}
+	c, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "gfxcuda: unknown command %q\n\n", args[0])
+		usage(stderr)
+		return 2
+	}
+	return c.run(args[1:], stdout, stderr)
+}

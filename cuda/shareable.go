@@ -1,0 +1,126 @@
+package cuda
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/gfxcuda/gfxcuda/internal/cu"
+)
+
+// ShareableMemory is device memory allocated with cuMemCreate so that it can
+// be exported as a POSIX file descriptor and imported by Vulkan (as
+// VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT) or by another process.
+type ShareableMemory struct {
+	ctx  *Context
+	mu   sync.Mutex
+	h    cu.MemHandle
+	ptr  DevicePtr
+	size uint64
+	ok   bool
+}
+
+// Granularity returns the allocation granularity for shareable memory:
+// sizes are rounded up to a multiple of it.
+func (c *Context) Granularity() (uint64, error) {
+	if err := c.live(); err != nil {
+		return 0, err
+	}
+	g, r := cu.MemGetAllocationGranularity(c.h, c.dev.h, true, false)
+	return g, check("cuMemGetAllocationGranularity", r)
+}
+
+// AllocShareable allocates at least n bytes (rounded up to the allocation
+// granularity; Size tells how much) of exportable device memory, mapped
+// read-write at Ptr for this device.
+func (c *Context) AllocShareable(n uint64) (*ShareableMemory, error) {
+	if n == 0 {
+		return nil, fmt.Errorf("cuda: AllocShareable of 0 bytes: %w", ErrorInvalidValue)
+	}
+	g, err := c.Granularity()
+	if err != nil {
+		return nil, err
+	}
+	size := (n + g - 1) / g * g
+	if err := c.acquire(); err != nil {
+		return nil, err
+	}
+	m := &ShareableMemory{ctx: c, size: size}
+	if err := m.setup(); err != nil {
+		c.release()
+		return nil, fmt.Errorf("allocating %d shareable bytes: %w", size, err)
+	}
+	m.ok = true
+	return m, nil
+}
+
+// setup creates, reserves, maps and grants access; on error it undoes what
+// it did.
+func (m *ShareableMemory) setup() error {
+	c := m.ctx
+	h, r := cu.MemCreate(c.h, m.size, c.dev.h, true)
+	if err := check("cuMemCreate", r); err != nil {
+		return err
+	}
+	p, r := cu.MemAddressReserve(c.h, m.size, 0)
+	if err := check("cuMemAddressReserve", r); err != nil {
+		cu.MemRelease(c.h, h)
+		return err
+	}
+	if err := check("cuMemMap", cu.MemMap(c.h, p, m.size, 0, h)); err != nil {
+		cu.MemAddressFree(c.h, p, m.size)
+		cu.MemRelease(c.h, h)
+		return err
+	}
+	if err := check("cuMemSetAccess", cu.MemSetAccessRW(c.h, p, m.size, c.dev.h)); err != nil {
+		cu.MemUnmap(c.h, p, m.size)
+		cu.MemAddressFree(c.h, p, m.size)
+		cu.MemRelease(c.h, h)
+		return err
+	}
+	m.h, m.ptr = h, DevicePtr(p)
+	return nil
+}
+
+// Ptr returns the device address, or 0 after Close.
+func (m *ShareableMemory) Ptr() DevicePtr {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.ok {
+		return 0
+	}
+	return m.ptr
+}
+
+// Size returns the allocation's size (a multiple of the granularity).
+func (m *ShareableMemory) Size() uint64 { return m.size }
+
+// ExportFD returns a new file descriptor for the allocation. The caller owns
+// it: pass it to an importer (which takes ownership) or close it. The
+// allocation stays alive while any importer holds it, even after Close.
+func (m *ShareableMemory) ExportFD() (int, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.ok {
+		return -1, ErrClosed
+	}
+	fd, r := cu.MemExportToFD(m.ctx.h, m.h)
+	if err := check("cuMemExportToShareableHandle", r); err != nil {
+		return -1, err
+	}
+	return fd, nil
+}
+
+// Close unmaps and releases the allocation. Idempotent.
+func (m *ShareableMemory) Close() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.ok {
+		return nil
+	}
+	m.ok = false
+	c := m.ctx
+	err := check("cuMemUnmap", cu.MemUnmap(c.h, cu.DevicePtr(m.ptr), m.size))
+	err = firstErr(err, check("cuMemAddressFree", cu.MemAddressFree(c.h, cu.DevicePtr(m.ptr), m.size)))
+	err = firstErr(err, check("cuMemRelease", cu.MemRelease(c.h, m.h)))
+	return firstErr(err, c.release())
+}

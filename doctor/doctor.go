@@ -1,0 +1,222 @@
+// Package doctor checks whether a machine can share GPU memory between
+// Vulkan and CUDA and, for every problem, says what is wrong and how to fix
+// it. `gfxcuda doctor` prints its findings.
+package doctor
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/gfxcuda/gfxcuda/cuda"
+	"github.com/gfxcuda/gfxcuda/devices"
+	"github.com/gfxcuda/gfxcuda/vulkan"
+)
+
+// Status is a check's outcome.
+type Status int
+
+// Outcomes, from best to worst.
+const (
+	Pass Status = iota
+	Info        // worth knowing, not a problem
+	Warn        // interop works, but something is off
+	Fail        // interop is not possible until this is fixed
+)
+
+func (s Status) String() string {
+	return [...]string{"ok", "info", "warn", "FAIL"}[s]
+}
+
+// Check is one finding.
+type Check struct {
+	Name   string `json:"name"`
+	Status Status `json:"-"`
+	State  string `json:"status"`
+	Detail string `json:"detail"`
+	Fix    string `json:"fix,omitempty"`
+}
+
+// Result is the outcome of all checks.
+type Result struct {
+	Checks []Check `json:"checks"`
+	// OK is true when Vulkan↔CUDA interop is possible on at least one GPU.
+	OK bool `json:"ok"`
+}
+
+// Run checks the report that devices.Discover produced.
+func Run(r *devices.Report) Result {
+	var res Result
+	add := func(name string, st Status, detail, fix string) {
+		res.Checks = append(res.Checks, Check{Name: name, Status: st, State: st.String(), Detail: detail, Fix: fix})
+	}
+
+	// Vulkan loader and drivers.
+	switch {
+	case errors.Is(r.VulkanErr, vulkan.ErrNoLoader):
+		add("vulkan loader", Fail, "libvulkan.so.1 is not installed: "+r.VulkanErr.Error(),
+			"sudo apt-get install libvulkan1")
+	case errors.Is(r.VulkanErr, vulkan.ErrNoDevice) || (r.VulkanErr == nil && len(r.Vulkan) == 0):
+		add("vulkan loader", Pass, "Vulkan "+r.VulkanVersion.String(), "")
+		add("vulkan driver", Fail, "the Vulkan loader found no driver (ICD)",
+			"install the NVIDIA driver's Vulkan ICD (nvidia_icd.json; on containers set VK_DRIVER_FILES=/usr/share/vulkan/icd.d/nvidia_icd.json or where the driver put it), or mesa-vulkan-drivers for software rendering")
+	case r.VulkanErr != nil:
+		add("vulkan", Fail, r.VulkanErr.Error(), "run `vulkaninfo --summary` to see what the loader reports")
+	default:
+		add("vulkan loader", Pass, "Vulkan "+r.VulkanVersion.String(), "")
+		var hw, sw []string
+		for _, d := range r.Vulkan {
+			if d.IsSoftware() {
+				sw = append(sw, d.Name)
+			} else {
+				hw = append(hw, d.Name)
+			}
+		}
+		if len(hw) == 0 {
+			add("vulkan driver", Fail, "only software rasterizers found ("+strings.Join(sw, ", ")+"): they run on the CPU and cannot share memory with CUDA",
+				"install the NVIDIA driver's Vulkan ICD; if it is installed but not found, point the loader at it: export VK_DRIVER_FILES=/usr/share/vulkan/icd.d/nvidia_icd.json (containers: /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json)")
+		} else {
+			add("vulkan driver", Pass, "hardware: "+strings.Join(hw, ", "), "")
+		}
+	}
+	if r.VulkanErr == nil {
+		if r.Validation {
+			add("vulkan validation layer", Info, "installed (GFXCUDA_VALIDATION=1 switches it on)", "")
+		} else {
+			add("vulkan validation layer", Info, "not installed (only needed for debugging)", "sudo apt-get install vulkan-validationlayers")
+		}
+	}
+
+	// CUDA.
+	var nd *cuda.NoDriverError
+	switch {
+	case errors.As(r.CUDAErr, &nd):
+		add("cuda driver", Fail, nd.Reason, nd.Fix)
+	case r.CUDAErr != nil:
+		add("cuda driver", Fail, r.CUDAErr.Error(), "check nvidia-smi; reinstall the NVIDIA driver")
+	case len(r.CUDA) == 0:
+		add("cuda driver", Fail, "CUDA "+r.CUDAVersion.String()+" driver sees no device", "check nvidia-smi and CUDA_VISIBLE_DEVICES")
+	default:
+		var names []string
+		for _, d := range r.CUDA {
+			names = append(names, fmt.Sprintf("%s (sm_%d%d)", d.Name, d.ComputeMajor, d.ComputeMinor))
+		}
+		add("cuda driver", Pass, "CUDA "+r.CUDAVersion.String()+": "+strings.Join(names, ", "), "")
+		if r.CUDAVersion.Major < 12 {
+			add("cuda driver version", Warn, "CUDA "+r.CUDAVersion.String()+" driver: gfxcuda is tested with CUDA 12 and 13 drivers", "install NVIDIA driver 525 or newer")
+		}
+	}
+
+	// Same GPU in both APIs.
+	if len(r.Vulkan) > 0 && len(r.CUDA) > 0 {
+		if len(r.Pairs) == 0 {
+			var vu, cu []string
+			for _, d := range r.Vulkan {
+				vu = append(vu, d.Name+" "+cuda.UUID(d.DeviceUUID).String())
+			}
+			for _, d := range r.CUDA {
+				cu = append(cu, d.Name+" "+d.UUIDString)
+			}
+			add("same GPU in Vulkan and CUDA", Fail,
+				"no Vulkan device has the UUID of a CUDA device (Vulkan: "+strings.Join(vu, "; ")+"; CUDA: "+strings.Join(cu, "; ")+")",
+				"make the NVIDIA Vulkan driver visible (VK_DRIVER_FILES) and check that CUDA_VISIBLE_DEVICES and MESA_VK_DEVICE_SELECT do not hide the GPU from one API")
+		} else {
+			for _, p := range r.Pairs {
+				add("same GPU in Vulkan and CUDA", Pass, fmt.Sprintf("Vulkan device %d = CUDA device %d (%s, UUID %s)",
+					p.Vulkan, r.CUDA[p.CUDA].Ordinal, r.CUDA[p.CUDA].Name, p.UUID), "")
+			}
+			if len(r.Pairs) < len(r.CUDA) {
+				add("same GPU in Vulkan and CUDA", Warn, fmt.Sprintf("%d of %d CUDA devices have no Vulkan twin", len(r.CUDA)-len(r.Pairs), len(r.CUDA)),
+					"check VK_DRIVER_FILES and that the NVIDIA ICD sees every GPU")
+			}
+		}
+	}
+
+	// External memory and semaphores on each paired GPU.
+	usable := 0
+	for _, p := range r.Pairs {
+		d := r.Vulkan[p.Vulkan]
+		c := r.CUDA[p.CUDA]
+		ok := true
+		name := fmt.Sprintf("interop on %s", d.Name)
+		if !d.CanExportOpaqueFD() || !d.CanImportOpaqueFD() {
+			ok = false
+			add(name+": external memory", Fail, "the Vulkan driver cannot export and import OPAQUE_FD memory (VK_KHR_external_memory_fd)",
+				"update the NVIDIA driver; VK_KHR_external_memory_fd has been supported since driver 396")
+		} else {
+			add(name+": external memory", Pass, "Vulkan exports and imports OPAQUE_FD memory; CUDA imports it", "")
+		}
+		if !d.CanExportSemaphoreFD() {
+			ok = false
+			add(name+": external semaphores", Fail, "the Vulkan driver cannot export timeline semaphores as OPAQUE_FD (VK_KHR_external_semaphore_fd)",
+				"update the NVIDIA driver (timeline semaphore export needs driver 450 or newer)")
+		} else if !c.TimelineSemaphores {
+			ok = false
+			add(name+": external semaphores", Fail, "CUDA reports no timeline semaphore interop on this device",
+				"update the NVIDIA driver (CUDA 11.2 or newer)")
+		} else {
+			add(name+": external semaphores", Pass, "timeline semaphores export from Vulkan and import into CUDA", "")
+		}
+		if !c.PosixFDHandles {
+			add(name+": CUDA memory export", Warn, "CUDA cannot export its allocations as POSIX fds (cuMemCreate), so CUDA→Vulkan sharing is unavailable",
+				"update the NVIDIA driver")
+		}
+		if ok {
+			usable++
+		}
+	}
+
+	// Driver component versions.
+	v := r.NVIDIA
+	var parts []string
+	versions := map[string]string{}
+	for _, kv := range [][2]string{{"kernel module", v.KernelModule}, {"libcuda", v.LibCUDA}, {"Vulkan driver", v.Vulkan}} {
+		if kv[1] != "" {
+			parts = append(parts, kv[0]+" "+kv[1])
+			versions[kv[0]] = kv[1]
+		}
+	}
+	if len(versions) > 1 {
+		skew := false
+		var first string
+		for _, ver := range versions {
+			if first == "" {
+				first = ver
+			} else if !sameRelease(first, ver) {
+				skew = true
+			}
+		}
+		if skew {
+			add("driver versions", Fail, "NVIDIA driver parts disagree: "+strings.Join(parts, ", "),
+				"reinstall one driver release completely (kernel module and libraries), or reboot after an upgrade so the new kernel module loads")
+		} else {
+			add("driver versions", Pass, strings.Join(parts, ", "), "")
+		}
+	}
+
+	res.OK = usable > 0
+	if !res.OK {
+		for _, c := range res.Checks {
+			if c.Status == Fail {
+				return res
+			}
+		}
+		add("interop", Fail, "no GPU is usable from both Vulkan and CUDA", "see the checks above")
+	}
+	return res
+}
+
+// sameRelease compares driver versions by their first two numbers
+// (580.159.04 and 580.159.4 are the same release).
+func sameRelease(a, b string) bool {
+	pa, pb := strings.Split(a, "."), strings.Split(b, ".")
+	for i := 0; i < 2; i++ {
+		if i >= len(pa) || i >= len(pb) {
+			return len(pa) == len(pb)
+		}
+		if strings.TrimLeft(pa[i], "0") != strings.TrimLeft(pb[i], "0") {
+			return false
+		}
+	}
+	return true
+}

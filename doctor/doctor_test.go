@@ -1,0 +1,84 @@
+package doctor
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/gfxcuda/gfxcuda/cuda"
+	"github.com/gfxcuda/gfxcuda/devices"
+	"github.com/gfxcuda/gfxcuda/vulkan"
+)
+
+func find(t *testing.T, res Result, name string) Check {
+	t.Helper()
+	for _, c := range res.Checks {
+		if strings.HasPrefix(c.Name, name) {
+			return c
+		}
+	}
+	t.Fatalf("no check %q in %+v", name, res.Checks)
+	return Check{}
+}
+
+func TestSameReleaseVersions(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want bool
+	}{{"580.159.04", "580.159.4", true}, {"580.159.04", "580.159", true}, {"580.159.04", "575.57.08", false}, {"580.159", "580.160", false}} {
+		if got := sameRelease(c.a, c.b); got != c.want {
+			t.Errorf("sameRelease(%s, %s) = %v", c.a, c.b, got)
+		}
+	}
+}
+
+func TestNoLoader(t *testing.T) {
+	r := &devices.Report{VulkanErr: vulkan.ErrNoLoader, CUDAErr: &cuda.NoDriverError{Reason: "libcuda.so.1 not found", Fix: "install it"}}
+	res := Run(r)
+	if res.OK {
+		t.Fatal("OK without Vulkan or CUDA")
+	}
+	if c := find(t, res, "vulkan loader"); c.Status != Fail || !strings.Contains(c.Fix, "libvulkan1") {
+		t.Errorf("loader check %+v", c)
+	}
+	if c := find(t, res, "cuda driver"); c.Status != Fail || c.Fix != "install it" {
+		t.Errorf("cuda check %+v", c)
+	}
+}
+
+func TestNoICD(t *testing.T) {
+	res := Run(&devices.Report{VulkanErr: vulkan.ErrNoDevice, CUDAErr: errors.New("x")})
+	if c := find(t, res, "vulkan driver"); c.Status != Fail || !strings.Contains(c.Fix, "VK_DRIVER_FILES") {
+		t.Errorf("%+v", c)
+	}
+}
+
+// TestRealMachine runs the checks on this machine's devices. On CI (lavapipe,
+// no CUDA) it must fail and explain both; on the GPU machine it must pass.
+func TestRealMachine(t *testing.T) {
+	r := devices.Discover()
+	res := Run(r)
+	for _, c := range res.Checks {
+		t.Logf("[%s] %s: %s", c.Status, c.Name, c.Detail)
+	}
+	if r.CUDAErr != nil && res.OK {
+		t.Error("OK without CUDA")
+	}
+	if r.VulkanErr == nil && r.CUDAErr == nil && len(r.Pairs) > 0 {
+		// A GPU machine: interop must be possible unless a check says why not.
+		if !res.OK {
+			t.Errorf("interop reported impossible on a machine with paired devices")
+		}
+	}
+	if r.VulkanErr == nil {
+		soft := true
+		for _, d := range r.Vulkan {
+			soft = soft && d.IsSoftware()
+		}
+		if soft {
+			if c := find(t, res, "vulkan driver"); c.Status != Fail || !strings.Contains(c.Detail, "software") {
+				t.Errorf("software-only Vulkan not flagged: %+v", c)
+			}
+		}
+	}
+}

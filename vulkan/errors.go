@@ -1,0 +1,51 @@
+package vulkan
+
+import (
+	"errors"
+
+	"github.com/gfxcuda/gfxcuda/internal/vk"
+)
+
+// ErrNoLoader is wrapped by NewInstance's error when the Vulkan loader,
+// libvulkan.so.1, cannot be loaded. Its message says how to install one.
+var ErrNoLoader = vk.ErrNoLoader
+
+// ErrNoDevice is wrapped by the errors of NewInstance and
+// Instance.PhysicalDevices when the loader works but finds no Vulkan driver
+// (ICD) or no physical device.
+var ErrNoDevice = errors.New("no Vulkan device: the loader found no driver or physical device " +
+	"(install mesa-vulkan-drivers for a software device, or the NVIDIA driver; " +
+	"VK_DRIVER_FILES can name an ICD json such as /usr/share/vulkan/icd.d/nvidia_icd.json)")
+
+// ErrClosed is returned by methods of an Instance or Device after Close.
+var ErrClosed = errors.New("vulkan: use after Close")
+
+// ErrForeignDevice is returned by Instance.NewDevice for a PhysicalDevice of
+// another instance.
+var ErrForeignDevice = errors.New("vulkan: physical device belongs to another instance")
+
+// Result is a VkResult. Errors of failed Vulkan calls wrap a Result, so that
+//
+//	errors.Is(err, vulkan.ErrorOutOfDeviceMemory)
+//
+// tells what the driver answered; its Error method returns the Vulkan name,
+// such as "VK_ERROR_OUT_OF_DEVICE_MEMORY".
+type Result = vk.Result
+
+// The VkResult error codes callers are most likely to branch on. Every other
+// code is a Result too.
+const (
+	ErrorOutOfHostMemory       = vk.ErrorOutOfHostMemory
+	ErrorOutOfDeviceMemory     = vk.ErrorOutOfDeviceMemory
+	ErrorInitializationFailed  = vk.ErrorInitializationFailed
+	ErrorDeviceLost            = vk.ErrorDeviceLost
+	ErrorMemoryMapFailed       = vk.ErrorMemoryMapFailed
+	ErrorLayerNotPresent       = vk.ErrorLayerNotPresent
+	ErrorExtensionNotPresent   = vk.ErrorExtensionNotPresent
+	ErrorFeatureNotPresent     = vk.ErrorFeatureNotPresent
+	ErrorIncompatibleDriver    = vk.ErrorIncompatibleDriver
+	ErrorTooManyObjects        = vk.ErrorTooManyObjects
+	ErrorFormatNotSupported    = vk.ErrorFormatNotSupported
+	ErrorUnknown               = vk.ErrorUnknown
+	ErrorInvalidExternalHandle = vk.ErrorInvalidExternalHandle
+)
