@@ -1,0 +1,95 @@
+package format
+
+import (
+	"os"
+	"regexp"
+	"strconv"
+	"testing"
+)
+
+// TestVulkanValues checks every table entry's value against the Vulkan
+// header's enum (libvulkan-dev), so a typo cannot slip through.
+func TestVulkanValues(t *testing.T) {
+	b, err := os.ReadFile("/usr/include/vulkan/vulkan_core.h")
+	if err != nil {
+		t.Skipf("no Vulkan header to compare with: %v", err)
+	}
+	re := regexp.MustCompile(`(?m)^\s+(VK_FORMAT_[A-Z0-9_]+) = (\d+),`)
+	vals := map[string]uint32{}
+	for _, m := range re.FindAllStringSubmatch(string(b), -1) {
+		v, _ := strconv.ParseUint(m[2], 10, 32)
+		vals[m[1]] = uint32(v)
+	}
+	for _, in := range All() {
+		v, ok := vals[in.VkName]
+		if !ok {
+			t.Errorf("%s: %s not in the header", in.Name, in.VkName)
+		} else if uint32(in.Format) != v {
+			t.Errorf("%s: value %d, header says %s = %d", in.Name, in.Format, in.VkName, v)
+		}
+	}
+}
+
+func TestTableConsistency(t *testing.T) {
+	all := All()
+	if len(all) < 47 {
+		t.Fatalf("only %d formats", len(all))
+	}
+	for _, in := range all {
+		elem := map[CUDAFormat]int{CUDAUint8: 1, CUDAInt8: 1, CUDAUint16: 2, CUDAInt16: 2, CUDAHalf: 2, CUDAUint32: 4, CUDAInt32: 4, CUDAFloat32: 4}[in.CUDAFormat]
+		if in.CUDAChannels > 0 && elem*in.CUDAChannels != in.BytesPerTexel {
+			t.Errorf("%s: CUDA %d×%d bytes != %d bytes per texel", in.Name, in.CUDAChannels, elem, in.BytesPerTexel)
+		}
+		if int(in.DType.Bits)/8*in.DTypeLanes != in.BytesPerTexel {
+			t.Errorf("%s: dtype %+v × %d lanes != %d bytes", in.Name, in.DType, in.DTypeLanes, in.BytesPerTexel)
+		}
+		if in.CUDAChannels == 3 || in.CUDAChannels > 4 {
+			t.Errorf("%s: CUDA arrays have 1, 2 or 4 channels, not %d", in.Name, in.CUDAChannels)
+		}
+		f, err := Parse(in.Name)
+		if err != nil || f != in.Format {
+			t.Errorf("Parse(%q) = %v, %v", in.Name, f, err)
+		}
+		if f, err := Parse(in.VkName); err != nil || f != in.Format {
+			t.Errorf("Parse(%q) = %v, %v", in.VkName, f, err)
+		}
+		if in.Format.String() != in.Name {
+			t.Errorf("String() = %q, want %q", in.Format.String(), in.Name)
+		}
+	}
+	// What Gfx2Cuda and compushady offer must be here.
+	for _, name := range []string{"r8_unorm", "rg8_unorm", "rgba8_unorm", "rgba8_srgb", "bgra8_unorm", "bgra8_srgb",
+		"r16_float", "rgba16_float", "r32_float", "rg32_float", "rgb32_float", "rgba32_float", "rgba32_uint", "rgba32_sint",
+		"rgba16_unorm", "rgba16_snorm", "rgba8_snorm", "rgba8_uint", "rgba8_sint", "rgb10a2_unorm", "rg11b10_float", "r32_uint", "r16_sint"} {
+		if _, err := Parse(name); err != nil {
+			t.Errorf("missing %s", name)
+		}
+	}
+	if _, err := Parse("rgba64_bogus"); err == nil {
+		t.Error("Parse accepted a bogus name")
+	}
+}
+
+func TestDTypes(t *testing.T) {
+	cases := map[Format]string{RGBA8UNorm: "|u1", RGBA16Float: "<f2", R32Float: "<f4", RG16SInt: "<i2", RGBA8SNorm: "|i1", RGB10A2UNorm: "<u4"}
+	for f, want := range cases {
+		if got := f.Info().DType.TypeStr(); got != want {
+			t.Errorf("%s: typestr %s, want %s", f, got, want)
+		}
+	}
+	if in := RGBA8UNorm.Info(); in.DTypeLanes != 4 || in.CUDAChannels != 4 || in.CUDAFormat != CUDAUint8 {
+		t.Errorf("rgba8: %+v", in)
+	}
+}
+
+func TestNearest(t *testing.T) {
+	// Pretend only 4-channel formats can be shared: rgb32_float's nearest is rgba32_float.
+	only4 := func(f Format) bool { return f.Info().Channels == 4 && f.Info().CUDAArrayCapable() }
+	n := Nearest(RGB32Float, only4)
+	if len(n) == 0 || n[0] != RGBA32Float {
+		t.Errorf("nearest to rgb32_float = %v", n)
+	}
+	if n := Nearest(R8SRGB, func(f Format) bool { return f == RGBA8SRGB || f == R8UNorm }); n[0] != RGBA8SRGB {
+		t.Errorf("nearest to r8_srgb = %v", n)
+	}
+}
