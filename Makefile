@@ -53,7 +53,7 @@ gpu-bundle: deps
 		if [ -f $(GPU_DIR)/pkg/$$name/$$name.test ]; then \
 			echo "$$p" > $(GPU_DIR)/pkg/$$name/IMPORTPATH; \
 			[ -d $$rel/testdata ] && cp -r $$rel/testdata $(GPU_DIR)/pkg/$$name/; \
-		else rmdir $(GPU_DIR)/pkg/$$name; fi; \
+		else rm -rf $(GPU_DIR)/pkg/$$name; fi; \
 	done
 	$(GO) build -trimpath -ldflags='-s -w' -o $(GPU_DIR)/gfxcuda ./cmd/gfxcuda
 	@if ls $(DEBS)/*.deb >/dev/null 2>&1; then cp $(DEBS)/*.deb $(GPU_DIR)/debs/; \
