@@ -52,7 +52,7 @@ gpu-bundle: deps
 		$(GO) test -c -trimpath -ldflags='-s -w' -o $(GPU_DIR)/pkg/$$name/$$name.test $$p || exit 1; \
 		if [ -f $(GPU_DIR)/pkg/$$name/$$name.test ]; then \
 			echo "$$p" > $(GPU_DIR)/pkg/$$name/IMPORTPATH; \
-			[ -d $$rel/testdata ] && cp -r $$rel/testdata $(GPU_DIR)/pkg/$$name/; \
+			if [ -d $$rel/testdata ]; then cp -r $$rel/testdata $(GPU_DIR)/pkg/$$name/; fi; \
 		else rm -rf $(GPU_DIR)/pkg/$$name; fi; \
 	done
 	$(GO) build -trimpath -ldflags='-s -w' -o $(GPU_DIR)/gfxcuda ./cmd/gfxcuda
