@@ -1,0 +1,30 @@
+// Package kernels holds the CUDA kernels gfxcuda uses, as PTX generated from
+// kernels.cu by scripts/gen-ptx.sh. The driver JIT-compiles PTX, so no CUDA
+// toolkit is needed to use them.
+package kernels
+
+import _ "embed"
+
+// PTX is the generated PTX text for every kernel in kernels.cu.
+//
+//go:embed kernels.ptx
+var PTX []byte
+
+// Kernel names (extern "C" in kernels.cu).
+const (
+	FillHash   = "gfx_fill_hash"    // (uint32 *p, uint64 n, uint32 seed): p[i] = Hash32(i ^ seed)
+	XorU32     = "gfx_xor_u32"      // (uint32 *p, uint64 n, uint32 key): p[i] ^= key
+	SurfXor    = "gfx_surf_xor"     // (surface, width, height, layers, bpp, key): texel words ^= key
+	RGBA8ToF32 = "gfx_rgba8_to_f32" // (src, pitch, width, height, float *dst, nchw)
+)
+
+// Hash32 is the host twin of the kernels' hash32 (lowbias32), for checking
+// what FillHash wrote.
+func Hash32(x uint32) uint32 {
+	x ^= x >> 16
+	x *= 0x7feb352d
+	x ^= x >> 15
+	x *= 0x846ca68b
+	x ^= x >> 16
+	return x
+}
