@@ -1,0 +1,274 @@
+// Package interop shares GPU memory between Vulkan and CUDA without copies,
+// and hands it from one API to the other with explicit, correct
+// synchronization.
+//
+// A Device is one GPU seen by both APIs (paired by UUID, never by index).
+// Buffers and textures made by a Device are allocated once and visible to
+// both: Vulkan through a VkBuffer or VkImage, CUDA through a device pointer
+// or a CUDA array. Which API may use a resource is explicit:
+//
+//	acc, err := dev.ToCUDA(nil, buf, tex)   // Vulkan releases them; CUDA's stream waits
+//	... launch kernels on acc.Stream() using buf.Ptr(), tex.Array() ...
+//	err = acc.Done()                        // CUDA signals; Vulkan re-acquires on its next submission
+//	err = dev.Run(func(c *vulkan.Commands) error { ... })  // Vulkan work, ordered after CUDA's
+//
+// Hand-offs never block the host: Vulkan and CUDA wait for each other on the
+// GPU through two exported timeline semaphores (one per direction, so each
+// is signalled by one queue only and its values always increase). Resources
+// move between Vulkan's queue family and VK_QUEUE_FAMILY_EXTERNAL with the
+// barriers the Vulkan specification requires, images in the GENERAL layout.
+// Buffer.Map and Texture.Map wrap a hand-off around a function, so nothing
+// can be left held by CUDA by mistake.
+package interop
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/gfxcuda/gfxcuda/cuda"
+	"github.com/gfxcuda/gfxcuda/devices"
+	"github.com/gfxcuda/gfxcuda/vulkan"
+)
+
+// Errors callers can branch on.
+var (
+	ErrNoSharedGPU  = errors.New("interop: no GPU is usable from both Vulkan and CUDA (run `gfxcuda doctor`)")
+	ErrDifferentGPU = errors.New("interop: the Vulkan device and the CUDA context are on different GPUs")
+	ErrClosed       = errors.New("interop: use of closed object")
+	ErrHeldByCUDA   = errors.New("interop: resource is held by CUDA (call Access.Done first)")
+	ErrNotHeld      = errors.New("interop: resource is not held by CUDA (hand it over with Device.ToCUDA first)")
+	ErrUnsupported  = errors.New("interop: not supported by this device")
+)
+
+// Options configure Open.
+type Options struct {
+	// UUID picks the GPU; nil picks the first GPU both APIs see.
+	UUID *cuda.UUID
+	// Validation switches the Vulkan validation layer on or off; nil follows
+	// GFXCUDA_VALIDATION.
+	Validation *bool
+}
+
+// Device is one GPU used from both Vulkan and CUDA.
+type Device struct {
+	inst     *vulkan.Instance // owned when Open made it
+	vk       *vulkan.Device
+	ownVK    bool
+	ctx      *cuda.Context
+	ownCtx   bool
+	stream   *cuda.Stream // CUDA side of every hand-off; signals happen here, in order
+	toCUDA   timeline     // signalled by Vulkan, waited on by CUDA
+	toVK     timeline     // signalled by CUDA, waited on by Vulkan
+	mu       sync.Mutex
+	closed   bool
+	pending  []Resource // returned by CUDA, to be acquired by the next Vulkan submission
+	vkWaited uint64     // the last toVK value a Vulkan submission waited for
+	syncs    []*vulkan.Commands
+	kids     map[closer]struct{}
+}
+
+type closer interface{ closeLocked() error }
+
+// timeline is one exported timeline semaphore, seen by both APIs.
+type timeline struct {
+	vk    *vulkan.Semaphore
+	cu    *cuda.ExternalSemaphore
+	value uint64 // last value the signalling side was asked to signal
+}
+
+func newTimeline(vk *vulkan.Device, ctx *cuda.Context) (timeline, error) {
+	s, err := vk.NewTimelineSemaphore(0, true)
+	if err != nil {
+		return timeline{}, fmt.Errorf("%w: exportable timeline semaphore: %v", ErrUnsupported, err)
+	}
+	fd, err := s.ExportFD()
+	if err != nil {
+		s.Close()
+		return timeline{}, err
+	}
+	c, err := ctx.ImportSemaphoreFD(fd, true) // takes fd
+	if err != nil {
+		s.Close()
+		return timeline{}, err
+	}
+	return timeline{vk: s, cu: c}, nil
+}
+
+func (t *timeline) close() error {
+	var err error
+	if t.cu != nil {
+		err = t.cu.Close()
+	}
+	if t.vk != nil {
+		err = firstErr(err, t.vk.Close())
+	}
+	return err
+}
+
+func firstErr(a, b error) error {
+	if a != nil {
+		return a
+	}
+	return b
+}
+
+// Open finds a GPU that Vulkan and CUDA both see, opens a Vulkan device
+// and CUDA's primary context on it, and sets up the hand-off semaphores.
+func Open(opts Options) (*Device, error) {
+	if err := cuda.Init(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrNoSharedGPU, err)
+	}
+	inst, err := vulkan.NewInstance(vulkan.InstanceOptions{AppName: "gfxcuda", Validation: opts.Validation})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrNoSharedGPU, err)
+	}
+	pds, err := inst.PhysicalDevices()
+	if err != nil {
+		inst.Close()
+		return nil, fmt.Errorf("%w: %w", ErrNoSharedGPU, err)
+	}
+	cds, err := cuda.Devices()
+	if err != nil {
+		inst.Close()
+		return nil, fmt.Errorf("%w: %w", ErrNoSharedGPU, err)
+	}
+	var vu, cu []cuda.UUID
+	for _, p := range pds {
+		vu = append(vu, cuda.UUID(p.DeviceUUID))
+	}
+	for _, c := range cds {
+		u, err := c.UUID()
+		if err != nil {
+			inst.Close()
+			return nil, err
+		}
+		cu = append(cu, u)
+	}
+	var pick *devices.Pair
+	for _, p := range devices.Match(vu, cu) {
+		if opts.UUID == nil || *opts.UUID == p.UUID {
+			p := p
+			pick = &p
+			break
+		}
+	}
+	if pick == nil {
+		inst.Close()
+		if opts.UUID != nil {
+			return nil, fmt.Errorf("%w: no GPU with UUID %s in both APIs", ErrNoSharedGPU, *opts.UUID)
+		}
+		return nil, ErrNoSharedGPU
+	}
+	vd, err := inst.NewDevice(pds[pick.Vulkan], vulkan.DeviceOptions{})
+	if err != nil {
+		inst.Close()
+		return nil, err
+	}
+	ctx, err := cds[pick.CUDA].PrimaryContext()
+	if err != nil {
+		inst.Close()
+		return nil, err
+	}
+	d, err := newDevice(vd, ctx)
+	if err != nil {
+		ctx.Close()
+		inst.Close()
+		return nil, err
+	}
+	d.inst, d.ownVK, d.ownCtx = inst, true, true
+	return d, nil
+}
+
+// New uses an existing Vulkan device and CUDA context, which must be on
+// the same GPU. The Device borrows them: Close leaves them open.
+func New(vk *vulkan.Device, ctx *cuda.Context) (*Device, error) {
+	u, err := ctx.Device().UUID()
+	if err != nil {
+		return nil, err
+	}
+	if cuda.UUID(vk.Physical().DeviceUUID) != u {
+		return nil, fmt.Errorf("%w: Vulkan %s (%s) vs CUDA device %d (%s)", ErrDifferentGPU,
+			vk.Physical().Name, cuda.UUID(vk.Physical().DeviceUUID), ctx.Device().Ordinal(), u)
+	}
+	return newDevice(vk, ctx)
+}
+
+func newDevice(vk *vulkan.Device, ctx *cuda.Context) (*Device, error) {
+	d := &Device{vk: vk, ctx: ctx, kids: map[closer]struct{}{}}
+	var err error
+	if d.stream, err = ctx.NewStream(cuda.StreamNonBlocking); err != nil {
+		return nil, err
+	}
+	if d.toCUDA, err = newTimeline(vk, ctx); err != nil {
+		d.stream.Close()
+		return nil, err
+	}
+	if d.toVK, err = newTimeline(vk, ctx); err != nil {
+		d.toCUDA.close()
+		d.stream.Close()
+		return nil, err
+	}
+	return d, nil
+}
+
+// Vulkan returns the Vulkan device.
+func (d *Device) Vulkan() *vulkan.Device { return d.vk }
+
+// CUDA returns the CUDA context (the device's primary context).
+func (d *Device) CUDA() *cuda.Context { return d.ctx }
+
+// Stream returns the Device's own CUDA stream, used when a hand-off is
+// given no stream.
+func (d *Device) Stream() *cuda.Stream { return d.stream }
+
+// Close waits for outstanding work, closes every buffer and texture made by
+// the Device, and releases what the Device opened. Idempotent.
+func (d *Device) Close() error {
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		return nil
+	}
+	d.closed = true
+	var err error
+	// Let both sides finish before memory goes away.
+	err = firstErr(err, d.stream.Synchronize())
+	err = firstErr(err, d.ctx.Synchronize())
+	err = firstErr(err, d.vk.WaitIdle())
+	for k := range d.kids {
+		err = firstErr(err, k.closeLocked())
+	}
+	d.kids = nil
+	for _, c := range d.syncs {
+		err = firstErr(err, c.Close())
+	}
+	d.syncs = nil
+	d.mu.Unlock()
+	err = firstErr(err, d.toVK.close())
+	err = firstErr(err, d.toCUDA.close())
+	err = firstErr(err, d.stream.Close())
+	if d.ownCtx {
+		err = firstErr(err, d.ctx.Close())
+	}
+	if d.ownVK {
+		err = firstErr(err, d.vk.Close())
+		if d.inst != nil {
+			err = firstErr(err, d.inst.Close())
+		}
+	}
+	return err
+}
+
+// quiesce waits until the Device's CUDA stream and the Vulkan queue are
+// idle, so that memory can be freed. Called with d.mu held.
+func (d *Device) quiesce() error {
+	return firstErr(d.stream.Synchronize(), d.vk.WaitIdle())
+}
+
+func (d *Device) live() error {
+	if d.closed {
+		return ErrClosed
+	}
+	return nil
+}
