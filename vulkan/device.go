@@ -1,9 +1,11 @@
 package vulkan
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/gfxcuda/gfxcuda/internal/vk"
 )
@@ -34,7 +36,10 @@ type DeviceOptions struct {
 }
 
 // Device is a Vulkan logical device with one queue. Its methods are safe
-// for concurrent use.
+// for concurrent use; submissions to its queue are serialized.
+//
+// A Device owns what is created on it (buffers, images, samplers,
+// semaphores, command batches): Close closes those still open.
 type Device struct {
 	inst          *Instance
 	pd            *PhysicalDevice
@@ -42,11 +47,19 @@ type Device struct {
 	computeFamily int // -1: none
 	enabled       []string
 	missing       []string
+	sync2         bool // barriers and submissions through synchronization2
 
-	mu     sync.Mutex
-	raw    *vk.Device
-	queue  vk.Queue
-	closed bool
+	life  life // guards raw
+	raw   *vk.Device
+	queue vk.Queue
+	// timeline is signalled with the submission serial by every batch
+	// submitted through Commands; 0 without timeline semaphores.
+	timeline vk.Semaphore
+
+	mu       sync.Mutex // serializes queue access; guards the fields below
+	serial   uint64     // the value the last submission signals on timeline
+	children map[child]struct{}
+	spare    []*Commands // idle batches for Run
 }
 
 // NewDevice creates a logical device on pd with one queue of a
@@ -168,6 +181,15 @@ func (in *Instance) NewDevice(pd *PhysicalDevice, opts DeviceOptions) (*Device, 
 	}
 	d.raw = raw
 	d.queue = raw.Queue(d.family, 0)
+	d.children = map[child]struct{}{}
+	d.sync2 = feats.Synchronization2 && raw.HasSynchronization2()
+	if feats.TimelineSemaphore && raw.HasTimelineCalls() {
+		d.timeline, err = raw.CreateSemaphore(vk.SemaphoreCreateInfo{Timeline: true})
+		if err != nil {
+			raw.Destroy()
+			return nil, fmt.Errorf("vulkan: %s: %w", pd.Name, err)
+		}
+	}
 	in.devices[d] = struct{}{}
 	return d, nil
 }
@@ -202,31 +224,52 @@ func (d *Device) ComputeOnlyFamily() (uint32, bool) {
 
 // WaitIdle waits until the device has finished all submitted work.
 func (d *Device) WaitIdle() error {
+	if err := d.acquire(); err != nil {
+		return err
+	}
+	defer d.life.release()
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.closed || d.raw == nil {
-		return ErrClosed
-	}
 	if err := d.raw.WaitIdle(); err != nil {
 		return fmt.Errorf("vulkan: %w", err)
 	}
 	return nil
 }
 
-// Close waits for the device to be idle and destroys it. Close is
-// idempotent; it returns the error of waiting, if any, having destroyed the
-// device all the same.
+// Close closes every object still open on the device, command batches
+// first (each waits for its work), waits for the device to be idle and
+// destroys it. Methods in progress on other goroutines finish first; host
+// waits in progress (Semaphore.Wait, Commands.Wait) return ErrClosed. Close
+// is idempotent; it returns the error of waiting, if any, having destroyed
+// the device all the same.
 func (d *Device) Close() error {
-	d.mu.Lock()
-	if d.closed || d.raw == nil {
-		d.mu.Unlock()
+	if d.raw == nil {
 		return nil
 	}
-	d.closed = true
-	err := d.raw.WaitIdle()
-	d.raw.Destroy()
-	d.queue = nil
-	d.mu.Unlock()
+	var err error
+	d.life.shut(func() {
+		d.mu.Lock()
+		kids := make([]child, 0, len(d.children))
+		for c := range d.children {
+			kids = append(kids, c)
+		}
+		d.mu.Unlock()
+		slices.SortStableFunc(kids, func(a, b child) int { return cmp.Compare(a.closeOrder(), b.closeOrder()) })
+		waited := false
+		for _, c := range kids {
+			if c.closeOrder() > orderCommands && !waited {
+				err = d.raw.WaitIdle()
+				waited = true
+			}
+			c.destroy()
+		}
+		if !waited {
+			err = d.raw.WaitIdle()
+		}
+		d.raw.DestroySemaphore(d.timeline)
+		d.raw.Destroy()
+		d.queue = nil
+	})
 
 	d.inst.mu.Lock()
 	delete(d.inst.devices, d)
@@ -236,3 +279,100 @@ func (d *Device) Close() error {
 	}
 	return nil
 }
+
+// acquire keeps the device open until d.life.release, or returns ErrClosed.
+func (d *Device) acquire() error {
+	if d.raw == nil || !d.life.acquire() {
+		return ErrClosed
+	}
+	return nil
+}
+
+// register makes c a child that Close destroys.
+func (d *Device) register(c child) {
+	d.mu.Lock()
+	d.children[c] = struct{}{}
+	d.mu.Unlock()
+}
+
+// unregister forgets c.
+func (d *Device) unregister(c child) {
+	d.mu.Lock()
+	delete(d.children, c)
+	d.mu.Unlock()
+}
+
+// closeChild is the Close method of a child whose life is l: it runs
+// destroy once through l, keeping the device open meanwhile. If the device
+// is closing, its Close destroys the child, and closeChild returns at once
+// (it must not wait: the caller may hold what the device's Close waits for).
+func (d *Device) closeChild(l *life, destroy func()) {
+	if d.acquire() != nil {
+		return
+	}
+	defer d.life.release()
+	l.shut(destroy)
+}
+
+// waitSlice bounds each host wait, so that long waits notice Close.
+const waitSlice = 50 * time.Millisecond
+
+// waitTimeline waits on the host until timeline semaphore sem reaches v.
+// timeout < 0 waits without limit; expiry returns an error wrapping
+// ErrTimeout. abort, if not nil, is polled between slices of the wait; when
+// it returns true the wait ends with ErrClosed.
+func (d *Device) waitTimeline(sem vk.Semaphore, v uint64, timeout time.Duration, abort func() bool) error {
+	var deadline time.Time
+	if timeout >= 0 {
+		deadline = time.Now().Add(timeout)
+	}
+	for {
+		slice := waitSlice
+		if timeout >= 0 {
+			slice = min(slice, max(time.Until(deadline), 0))
+		}
+		switch r := d.raw.WaitSemaphores([]vk.Semaphore{sem}, []uint64{v}, false, uint64(slice.Nanoseconds())); r {
+		case vk.Success:
+			return nil
+		case vk.Timeout:
+		default:
+			return fmt.Errorf("vulkan: vkWaitSemaphores: %w", r)
+		}
+		if abort != nil && abort() {
+			return ErrClosed
+		}
+		if timeout >= 0 && !time.Now().Before(deadline) {
+			return fmt.Errorf("vulkan: waiting for value %d: %w", v, ErrTimeout)
+		}
+	}
+}
+
+// waitSerial waits until every batch submitted up to serial v has finished,
+// without limit. It is how objects wait for the work that uses them before
+// being destroyed; it does not give up when the device closes.
+func (d *Device) waitSerial(v uint64) error {
+	if v == 0 || d.timeline == 0 {
+		return nil
+	}
+	return d.waitTimeline(d.timeline, v, -1, nil)
+}
+
+// completed returns the serial of the last finished submission.
+func (d *Device) completed() (uint64, error) {
+	if d.timeline == 0 {
+		return 0, nil
+	}
+	v, err := d.raw.SemaphoreCounterValue(d.timeline)
+	if err != nil {
+		return 0, fmt.Errorf("vulkan: %w", err)
+	}
+	return v, nil
+}
+
+// rawDevice returns the raw device, for code of this package that adds
+// entry points (pipelines, descriptor sets). Use it between acquire and
+// release.
+func (d *Device) rawDevice() *vk.Device { return d.raw }
+
+// String returns the name of the physical device.
+func (d *Device) String() string { return d.pd.Name }

@@ -17,8 +17,23 @@ var ErrNoDevice = errors.New("no Vulkan device: the loader found no driver or ph
 	"(install mesa-vulkan-drivers for a software device, or the NVIDIA driver; " +
 	"VK_DRIVER_FILES can name an ICD json such as /usr/share/vulkan/icd.d/nvidia_icd.json)")
 
-// ErrClosed is returned by methods of an Instance or Device after Close.
+// ErrClosed is returned by the methods of an object after its Close or its
+// Device's Close (or Instance's), and by recording methods of a Commands
+// whose resources were closed before submission.
 var ErrClosed = errors.New("vulkan: use after Close")
+
+// ErrTimeout is wrapped by the errors of host waits that time out.
+var ErrTimeout = errors.New("vulkan: timed out")
+
+// ErrUnsupported is wrapped by the errors of operations the device cannot
+// do, such as exporting a semaphore where VK_KHR_external_semaphore_fd is
+// missing; the message says what is missing.
+var ErrUnsupported = errors.New("not supported on this device")
+
+// ErrFormatNotSupported is wrapped by the errors of NewImage for an image
+// format, usage, type, size or export the device does not support; the
+// message names the format, the usage and the device.
+var ErrFormatNotSupported = errors.New("image format not supported")
 
 // ErrForeignDevice is returned by Instance.NewDevice for a PhysicalDevice of
 // another instance.

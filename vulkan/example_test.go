@@ -40,3 +40,63 @@ func ExampleNewInstance() {
 		d.Close()
 	}
 }
+
+// ExampleDevice_Run uploads bytes to a host-visible buffer, copies them
+// into device-local memory, overwrites a word there on the GPU, and reads
+// the result back.
+func ExampleDevice_Run() {
+	in, err := vulkan.NewInstance(vulkan.InstanceOptions{AppName: "example"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer in.Close()
+	pds, err := in.PhysicalDevices()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	d, err := in.NewDevice(pds[0], vulkan.DeviceOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer d.Close()
+
+	msg := []byte("hello, vulkan!!!")
+	src, err := d.NewBuffer(vulkan.BufferOptions{Size: uint64(len(msg)), Heap: vulkan.HeapUpload})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer src.Close()
+	gpu, err := d.NewBuffer(vulkan.BufferOptions{Size: uint64(len(msg))}) // HeapDefault: device-local
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer gpu.Close()
+	if err := src.Upload(0, msg); err != nil {
+		fmt.Println(err)
+		return
+	}
+
+	err = d.Run(func(c *vulkan.Commands) error {
+		c.CopyBuffer(gpu, src, 0, 0, uint64(len(msg)))
+		c.MemoryBarrier()
+		c.FillBuffer(gpu, 0, 4, 0x4c4c4548) // "HELL", little-endian
+		c.MemoryBarrier()
+		return c.Err()
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	out := make([]byte, len(msg))
+	if err := gpu.Readback(0, out); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%s\n", out)
+	// Output: HELLo, vulkan!!!
+}

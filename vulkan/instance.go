@@ -1,7 +1,10 @@
 // Package vulkan is gfxcuda's Vulkan side: instances, physical devices with
 // the interop capabilities that matter for sharing memory and semaphores
-// with CUDA and EGL, and logical devices with the interop extensions
-// enabled.
+// with CUDA and EGL, logical devices with the interop extensions enabled,
+// and the resources shared through them: buffers and images (exportable as
+// OPAQUE_FD file descriptors, or imported from them), samplers, timeline
+// semaphores, and batches of commands (copies, fills, barriers, queue
+// family ownership transfers) submitted with semaphore waits and signals.
 //
 // Nothing links against libvulkan at build time: the loader,
 // libvulkan.so.1, is opened when the first Instance is made, and NewInstance
@@ -12,6 +15,21 @@
 // environment, the Khronos validation layer is enabled when installed and
 // its error messages are captured; Instance.TakeValidationErrors drains
 // them. GFXCUDA_VALIDATION=verbose also prints every message to stderr.
+//
+// Lifetimes: every object has an idempotent Close; a Device's Close closes
+// what is still open on it (an Instance's, its devices), and methods of a
+// closed object return ErrClosed. Objects used by a submitted batch wait for
+// it when closed. File descriptors passed to imports belong to the driver
+// once the import succeeds and are closed when it fails.
+//
+// Within the package, code that adds commands (compute pipelines,
+// dispatches) follows the pattern of commands.go: Commands.begin and end
+// around the recording, Commands.hold and unhold on the objects it uses
+// (their embedded resource), Commands.use for other objects, and raw
+// handles from Device.rawDevice, Commands.rawBuffer, Buffer.handle,
+// Image.handle, Image.viewHandle, Sampler.handle and Semaphore.handle. New
+// objects embed resource, register with the Device, and close through
+// Device.closeChild (see life.go).
 package vulkan
 
 import (

@@ -237,10 +237,11 @@ type PhysicalDevice struct {
 	Synchronization2    bool
 	BufferDeviceAddress bool
 
-	inst         *Instance
-	h            vk.PhysicalDevice
-	effectiveAPI Version         // min(instance, device) API version
-	featureQuery vk.FeatureQuery // how to query and enable the features
+	inst                *Instance
+	h                   vk.PhysicalDevice
+	nonCoherentAtomSize uint64
+	effectiveAPI        Version         // min(instance, device) API version
+	featureQuery        vk.FeatureQuery // how to query and enable the features
 }
 
 func newPhysicalDevice(in *Instance, index int, h vk.PhysicalDevice) (*PhysicalDevice, error) {
@@ -279,6 +280,7 @@ func newPhysicalDevice(in *Instance, index int, h vk.PhysicalDevice) (*PhysicalD
 	pd.DriverInfo = props.DriverInfo
 	pd.DeviceUUID = props.DeviceUUID
 	pd.DriverUUID = props.DriverUUID
+	pd.nonCoherentAtomSize = max(props.NonCoherentAtomSize, 1)
 
 	types, heaps := raw.MemoryProperties(h)
 	for _, t := range types {

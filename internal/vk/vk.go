@@ -13,11 +13,21 @@
 // github.com/gfxcuda/gfxcuda/vulkan builds the user-facing API on it.
 //
 // Adding an entry point takes three steps: a field in instanceFuncs or
-// deviceFuncs, a line in its procs list, and a shim in the preamble below.
+// deviceFuncs, a line in its procs list, and a shim in the cgo preamble of
+// the file that calls it (static C functions are private to their file):
+// this file for the loader, instance and device lifetime, memory.go for
+// buffers, images, memory, views and samplers, sync.go for semaphores,
+// commands.go for command pools, recording and submission.
+//
+// Non-dispatchable handles (VkBuffer, VkImage, VkSemaphore and the like) are
+// plain 64-bit integers in C as well as in Go: the package is compiled with
+// VK_USE_64_BIT_PTR_DEFINES=0, so that no driver or layer handle value (the
+// validation layer hands out small integers) is ever held in a Go pointer.
+// The ABI is the same on 64-bit targets.
 package vk
 
 /*
-#cgo CFLAGS: -Wall
+#cgo CFLAGS: -Wall -DVK_USE_64_BIT_PTR_DEFINES=0
 #cgo LDFLAGS: -lpthread
 #define VK_NO_PROTOTYPES 1
 #include <stdlib.h>
@@ -70,6 +80,9 @@ static VkResult gfx_vkEnumerateDeviceExtensionProperties(PFN_vkEnumerateDeviceEx
 }
 static void gfx_vkGetPhysicalDeviceExternalBufferProperties(PFN_vkGetPhysicalDeviceExternalBufferProperties f, VkPhysicalDevice pd, const VkPhysicalDeviceExternalBufferInfo *info, VkExternalBufferProperties *props) {
 	f(pd, info, props);
+}
+static void gfx_vkGetPhysicalDeviceFormatProperties(PFN_vkGetPhysicalDeviceFormatProperties f, VkPhysicalDevice pd, VkFormat format, VkFormatProperties *props) {
+	f(pd, format, props);
 }
 static VkResult gfx_vkGetPhysicalDeviceImageFormatProperties2(PFN_vkGetPhysicalDeviceImageFormatProperties2 f, VkPhysicalDevice pd, const VkPhysicalDeviceImageFormatInfo2 *info, VkImageFormatProperties2 *props) {
 	return f(pd, info, props);
@@ -383,6 +396,7 @@ type instanceFuncs struct {
 	enumerateDeviceExtensionProperties      C.PFN_vkEnumerateDeviceExtensionProperties
 	getPhysicalDeviceExternalBufferProps    C.PFN_vkGetPhysicalDeviceExternalBufferProperties
 	getPhysicalDeviceImageFormatProperties2 C.PFN_vkGetPhysicalDeviceImageFormatProperties2
+	getPhysicalDeviceFormatProperties       C.PFN_vkGetPhysicalDeviceFormatProperties
 	getPhysicalDeviceExternalSemaphoreProps C.PFN_vkGetPhysicalDeviceExternalSemaphoreProperties
 	createDevice                            C.PFN_vkCreateDevice
 	getDeviceProcAddr                       C.PFN_vkGetDeviceProcAddr
@@ -404,6 +418,7 @@ func (f *instanceFuncs) procs() []proc {
 		req(fp(&f.enumerateDeviceExtensionProperties), "vkEnumerateDeviceExtensionProperties"),
 		opt(fp(&f.getPhysicalDeviceExternalBufferProps), "vkGetPhysicalDeviceExternalBufferProperties", "vkGetPhysicalDeviceExternalBufferPropertiesKHR"),
 		opt(fp(&f.getPhysicalDeviceImageFormatProperties2), "vkGetPhysicalDeviceImageFormatProperties2", "vkGetPhysicalDeviceImageFormatProperties2KHR"),
+		req(fp(&f.getPhysicalDeviceFormatProperties), "vkGetPhysicalDeviceFormatProperties"),
 		opt(fp(&f.getPhysicalDeviceExternalSemaphoreProps), "vkGetPhysicalDeviceExternalSemaphoreProperties", "vkGetPhysicalDeviceExternalSemaphorePropertiesKHR"),
 		req(fp(&f.createDevice), "vkCreateDevice"),
 		req(fp(&f.getDeviceProcAddr), "vkGetDeviceProcAddr"),
@@ -514,9 +529,9 @@ func (in *Instance) Destroy() {
 	if in.h == nil {
 		return
 	}
-	if in.messenger != nil {
+	if in.messenger != 0 {
 		C.gfx_vkDestroyDebugUtilsMessengerEXT(in.fn.destroyDebugUtilsMessengerEXT, in.h, in.messenger)
-		in.messenger = nil
+		in.messenger = 0
 	}
 	C.gfx_vkDestroyInstance(in.fn.destroyInstance, in.h)
 	in.h = nil
@@ -628,6 +643,9 @@ type Properties struct {
 	DeviceName    string
 
 	TimestampPeriod float32
+	// NonCoherentAtomSize is limits.nonCoherentAtomSize: the granularity of
+	// flushes and invalidations of host-visible, non-coherent memory.
+	NonCoherentAtomSize uint64
 
 	HasID      bool // the fields below were queried
 	DeviceUUID [16]byte
@@ -676,6 +694,7 @@ func (in *Instance) PhysicalDeviceProperties(pd PhysicalDevice, q PropertiesQuer
 	out.DeviceType = uint32(base.deviceType)
 	out.DeviceName = C.GoString(&base.deviceName[0])
 	out.TimestampPeriod = float32(base.limits.timestampPeriod)
+	out.NonCoherentAtomSize = uint64(base.limits.nonCoherentAtomSize)
 	if id != nil {
 		out.HasID = true
 		for i := range out.DeviceUUID {
@@ -897,7 +916,7 @@ func (in *Instance) ExternalBufferProperties(pd PhysicalDevice, flags, usage, ha
 }
 
 // ImageFormatInfo is the part of VkPhysicalDeviceImageFormatInfo2 that
-// ExternalImageProperties takes.
+// ImageFormatProperties and ExternalImageProperties take.
 type ImageFormatInfo struct {
 	Format uint32 // VkFormat
 	Type   uint32 // VkImageType
@@ -906,36 +925,90 @@ type ImageFormatInfo struct {
 	Flags  uint32 // VkImageCreateFlags
 }
 
-// ExternalImageProperties asks how an image described by info can be
-// exported and imported as handleType (vkGetPhysicalDeviceImageFormatProperties2
-// with VkPhysicalDeviceExternalImageFormatInfo chained). An unsupported
-// combination is an error wrapping ErrorFormatNotSupported.
-func (in *Instance) ExternalImageProperties(pd PhysicalDevice, info ImageFormatInfo, handleType uint32) (ExternalMemoryProperties, error) {
+// ImageFormatProperties is a VkImageFormatProperties, with the external
+// memory properties when they were asked for.
+type ImageFormatProperties struct {
+	MaxExtent       [3]uint32
+	MaxMipLevels    uint32
+	MaxArrayLayers  uint32
+	SampleCounts    uint32 // VkSampleCountFlags
+	MaxResourceSize uint64
+	External        ExternalMemoryProperties
+}
+
+// ImageFormatProperties asks whether and within which limits an image
+// described by info can be created (vkGetPhysicalDeviceImageFormatProperties2).
+// With handleType non-zero, VkPhysicalDeviceExternalImageFormatInfo is
+// chained and External says how the image's memory can be exported and
+// imported as handleType. An unsupported combination is an error wrapping
+// ErrorFormatNotSupported.
+func (in *Instance) ImageFormatProperties(pd PhysicalDevice, info ImageFormatInfo, handleType uint32) (ImageFormatProperties, error) {
 	if in.fn.getPhysicalDeviceImageFormatProperties2 == nil {
-		return ExternalMemoryProperties{}, fmt.Errorf("%w: vkGetPhysicalDeviceImageFormatProperties2", ErrProcNotFound)
+		return ImageFormatProperties{}, fmt.Errorf("%w: vkGetPhysicalDeviceImageFormatProperties2", ErrProcNotFound)
 	}
 	var a arena
 	defer a.free()
-	ext := alloc[C.VkPhysicalDeviceExternalImageFormatInfo](&a)
-	ext.sType = C.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_IMAGE_FORMAT_INFO
-	ext.handleType = C.VkExternalMemoryHandleTypeFlagBits(handleType)
 	fi := alloc[C.VkPhysicalDeviceImageFormatInfo2](&a)
 	fi.sType = C.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_FORMAT_INFO_2
-	fi.pNext = unsafe.Pointer(ext)
 	fi.format = C.VkFormat(info.Format)
 	fi._type = C.VkImageType(info.Type)
 	fi.tiling = C.VkImageTiling(info.Tiling)
 	fi.usage = C.VkImageUsageFlags(info.Usage)
 	fi.flags = C.VkImageCreateFlags(info.Flags)
-	eprops := alloc[C.VkExternalImageFormatProperties](&a)
-	eprops.sType = C.VK_STRUCTURE_TYPE_EXTERNAL_IMAGE_FORMAT_PROPERTIES
 	props := alloc[C.VkImageFormatProperties2](&a)
 	props.sType = C.VK_STRUCTURE_TYPE_IMAGE_FORMAT_PROPERTIES_2
-	props.pNext = unsafe.Pointer(eprops)
-	if r := Result(C.gfx_vkGetPhysicalDeviceImageFormatProperties2(in.fn.getPhysicalDeviceImageFormatProperties2, pd, fi, props)); r != Success {
-		return ExternalMemoryProperties{}, fmt.Errorf("vkGetPhysicalDeviceImageFormatProperties2: %w", r)
+	var eprops *C.VkExternalImageFormatProperties
+	if handleType != 0 {
+		ext := alloc[C.VkPhysicalDeviceExternalImageFormatInfo](&a)
+		ext.sType = C.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_IMAGE_FORMAT_INFO
+		ext.handleType = C.VkExternalMemoryHandleTypeFlagBits(handleType)
+		fi.pNext = unsafe.Pointer(ext)
+		eprops = alloc[C.VkExternalImageFormatProperties](&a)
+		eprops.sType = C.VK_STRUCTURE_TYPE_EXTERNAL_IMAGE_FORMAT_PROPERTIES
+		props.pNext = unsafe.Pointer(eprops)
 	}
-	return externalMemoryProperties(&eprops.externalMemoryProperties), nil
+	if r := Result(C.gfx_vkGetPhysicalDeviceImageFormatProperties2(in.fn.getPhysicalDeviceImageFormatProperties2, pd, fi, props)); r != Success {
+		return ImageFormatProperties{}, fmt.Errorf("vkGetPhysicalDeviceImageFormatProperties2: %w", r)
+	}
+	p := &props.imageFormatProperties
+	out := ImageFormatProperties{
+		MaxExtent:       [3]uint32{uint32(p.maxExtent.width), uint32(p.maxExtent.height), uint32(p.maxExtent.depth)},
+		MaxMipLevels:    uint32(p.maxMipLevels),
+		MaxArrayLayers:  uint32(p.maxArrayLayers),
+		SampleCounts:    uint32(p.sampleCounts),
+		MaxResourceSize: uint64(p.maxResourceSize),
+	}
+	if eprops != nil {
+		out.External = externalMemoryProperties(&eprops.externalMemoryProperties)
+	}
+	return out, nil
+}
+
+// ExternalImageProperties asks how an image described by info can be
+// exported and imported as handleType (vkGetPhysicalDeviceImageFormatProperties2
+// with VkPhysicalDeviceExternalImageFormatInfo chained). An unsupported
+// combination is an error wrapping ErrorFormatNotSupported.
+func (in *Instance) ExternalImageProperties(pd PhysicalDevice, info ImageFormatInfo, handleType uint32) (ExternalMemoryProperties, error) {
+	p, err := in.ImageFormatProperties(pd, info, handleType)
+	return p.External, err
+}
+
+// FormatProperties is a VkFormatProperties: the VkFormatFeatureFlags of a
+// format for linear and optimal tiling images and for buffers.
+type FormatProperties struct {
+	Linear, Optimal, Buffer uint32
+}
+
+// FormatProperties returns what pd can do with format
+// (vkGetPhysicalDeviceFormatProperties).
+func (in *Instance) FormatProperties(pd PhysicalDevice, format uint32) FormatProperties {
+	var p C.VkFormatProperties
+	C.gfx_vkGetPhysicalDeviceFormatProperties(in.fn.getPhysicalDeviceFormatProperties, pd, C.VkFormat(format), &p)
+	return FormatProperties{
+		Linear:  uint32(p.linearTilingFeatures),
+		Optimal: uint32(p.optimalTilingFeatures),
+		Buffer:  uint32(p.bufferFeatures),
+	}
 }
 
 // ExternalSemaphoreProperties is a VkExternalSemaphoreProperties.
@@ -989,11 +1062,61 @@ type DeviceCreateInfo struct {
 	FeatureQuery FeatureQuery
 }
 
-// deviceFuncs holds the device-level entry points.
+// deviceFuncs holds the device-level entry points. Their shims live in the
+// file that calls them: vk.go, memory.go, sync.go, commands.go.
 type deviceFuncs struct {
 	destroyDevice  C.PFN_vkDestroyDevice
 	deviceWaitIdle C.PFN_vkDeviceWaitIdle
 	getDeviceQueue C.PFN_vkGetDeviceQueue
+
+	// memory.go
+	createBuffer                 C.PFN_vkCreateBuffer
+	destroyBuffer                C.PFN_vkDestroyBuffer
+	getBufferMemoryRequirements  C.PFN_vkGetBufferMemoryRequirements
+	getBufferMemoryRequirements2 C.PFN_vkGetBufferMemoryRequirements2
+	createImage                  C.PFN_vkCreateImage
+	destroyImage                 C.PFN_vkDestroyImage
+	getImageMemoryRequirements   C.PFN_vkGetImageMemoryRequirements
+	getImageMemoryRequirements2  C.PFN_vkGetImageMemoryRequirements2
+	allocateMemory               C.PFN_vkAllocateMemory
+	freeMemory                   C.PFN_vkFreeMemory
+	bindBufferMemory             C.PFN_vkBindBufferMemory
+	bindImageMemory              C.PFN_vkBindImageMemory
+	mapMemory                    C.PFN_vkMapMemory
+	unmapMemory                  C.PFN_vkUnmapMemory
+	flushMappedMemoryRanges      C.PFN_vkFlushMappedMemoryRanges
+	invalidateMappedMemoryRanges C.PFN_vkInvalidateMappedMemoryRanges
+	getMemoryFdKHR               C.PFN_vkGetMemoryFdKHR
+	createImageView              C.PFN_vkCreateImageView
+	destroyImageView             C.PFN_vkDestroyImageView
+	createSampler                C.PFN_vkCreateSampler
+	destroySampler               C.PFN_vkDestroySampler
+
+	// sync.go
+	createSemaphore          C.PFN_vkCreateSemaphore
+	destroySemaphore         C.PFN_vkDestroySemaphore
+	getSemaphoreCounterValue C.PFN_vkGetSemaphoreCounterValue
+	waitSemaphores           C.PFN_vkWaitSemaphores
+	signalSemaphore          C.PFN_vkSignalSemaphore
+	getSemaphoreFdKHR        C.PFN_vkGetSemaphoreFdKHR
+	importSemaphoreFdKHR     C.PFN_vkImportSemaphoreFdKHR
+
+	// commands.go
+	createCommandPool      C.PFN_vkCreateCommandPool
+	destroyCommandPool     C.PFN_vkDestroyCommandPool
+	resetCommandPool       C.PFN_vkResetCommandPool
+	allocateCommandBuffers C.PFN_vkAllocateCommandBuffers
+	beginCommandBuffer     C.PFN_vkBeginCommandBuffer
+	endCommandBuffer       C.PFN_vkEndCommandBuffer
+	cmdCopyBuffer          C.PFN_vkCmdCopyBuffer
+	cmdFillBuffer          C.PFN_vkCmdFillBuffer
+	cmdCopyBufferToImage   C.PFN_vkCmdCopyBufferToImage
+	cmdCopyImageToBuffer   C.PFN_vkCmdCopyImageToBuffer
+	cmdPipelineBarrier     C.PFN_vkCmdPipelineBarrier
+	cmdPipelineBarrier2    C.PFN_vkCmdPipelineBarrier2
+	queueSubmit            C.PFN_vkQueueSubmit
+	queueSubmit2           C.PFN_vkQueueSubmit2
+	queueWaitIdle          C.PFN_vkQueueWaitIdle
 }
 
 func (f *deviceFuncs) procs() []proc {
@@ -1001,6 +1124,52 @@ func (f *deviceFuncs) procs() []proc {
 		req(fp(&f.destroyDevice), "vkDestroyDevice"),
 		req(fp(&f.deviceWaitIdle), "vkDeviceWaitIdle"),
 		req(fp(&f.getDeviceQueue), "vkGetDeviceQueue"),
+
+		req(fp(&f.createBuffer), "vkCreateBuffer"),
+		req(fp(&f.destroyBuffer), "vkDestroyBuffer"),
+		req(fp(&f.getBufferMemoryRequirements), "vkGetBufferMemoryRequirements"),
+		opt(fp(&f.getBufferMemoryRequirements2), "vkGetBufferMemoryRequirements2", "vkGetBufferMemoryRequirements2KHR"),
+		req(fp(&f.createImage), "vkCreateImage"),
+		req(fp(&f.destroyImage), "vkDestroyImage"),
+		req(fp(&f.getImageMemoryRequirements), "vkGetImageMemoryRequirements"),
+		opt(fp(&f.getImageMemoryRequirements2), "vkGetImageMemoryRequirements2", "vkGetImageMemoryRequirements2KHR"),
+		req(fp(&f.allocateMemory), "vkAllocateMemory"),
+		req(fp(&f.freeMemory), "vkFreeMemory"),
+		req(fp(&f.bindBufferMemory), "vkBindBufferMemory"),
+		req(fp(&f.bindImageMemory), "vkBindImageMemory"),
+		req(fp(&f.mapMemory), "vkMapMemory"),
+		req(fp(&f.unmapMemory), "vkUnmapMemory"),
+		req(fp(&f.flushMappedMemoryRanges), "vkFlushMappedMemoryRanges"),
+		req(fp(&f.invalidateMappedMemoryRanges), "vkInvalidateMappedMemoryRanges"),
+		opt(fp(&f.getMemoryFdKHR), "vkGetMemoryFdKHR"),
+		req(fp(&f.createImageView), "vkCreateImageView"),
+		req(fp(&f.destroyImageView), "vkDestroyImageView"),
+		req(fp(&f.createSampler), "vkCreateSampler"),
+		req(fp(&f.destroySampler), "vkDestroySampler"),
+
+		req(fp(&f.createSemaphore), "vkCreateSemaphore"),
+		req(fp(&f.destroySemaphore), "vkDestroySemaphore"),
+		opt(fp(&f.getSemaphoreCounterValue), "vkGetSemaphoreCounterValue", "vkGetSemaphoreCounterValueKHR"),
+		opt(fp(&f.waitSemaphores), "vkWaitSemaphores", "vkWaitSemaphoresKHR"),
+		opt(fp(&f.signalSemaphore), "vkSignalSemaphore", "vkSignalSemaphoreKHR"),
+		opt(fp(&f.getSemaphoreFdKHR), "vkGetSemaphoreFdKHR"),
+		opt(fp(&f.importSemaphoreFdKHR), "vkImportSemaphoreFdKHR"),
+
+		req(fp(&f.createCommandPool), "vkCreateCommandPool"),
+		req(fp(&f.destroyCommandPool), "vkDestroyCommandPool"),
+		req(fp(&f.resetCommandPool), "vkResetCommandPool"),
+		req(fp(&f.allocateCommandBuffers), "vkAllocateCommandBuffers"),
+		req(fp(&f.beginCommandBuffer), "vkBeginCommandBuffer"),
+		req(fp(&f.endCommandBuffer), "vkEndCommandBuffer"),
+		req(fp(&f.cmdCopyBuffer), "vkCmdCopyBuffer"),
+		req(fp(&f.cmdFillBuffer), "vkCmdFillBuffer"),
+		req(fp(&f.cmdCopyBufferToImage), "vkCmdCopyBufferToImage"),
+		req(fp(&f.cmdCopyImageToBuffer), "vkCmdCopyImageToBuffer"),
+		req(fp(&f.cmdPipelineBarrier), "vkCmdPipelineBarrier"),
+		opt(fp(&f.cmdPipelineBarrier2), "vkCmdPipelineBarrier2", "vkCmdPipelineBarrier2KHR"),
+		req(fp(&f.queueSubmit), "vkQueueSubmit"),
+		opt(fp(&f.queueSubmit2), "vkQueueSubmit2", "vkQueueSubmit2KHR"),
+		req(fp(&f.queueWaitIdle), "vkQueueWaitIdle"),
 	}
 }
 

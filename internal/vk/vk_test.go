@@ -272,3 +272,177 @@ func TestPinned(t *testing.T) {
 		t.Errorf("validation layer unloaded; loaded objects: %q", loadedObjects())
 	}
 }
+
+// TestFlags2 checks the literal synchronization2 flag values against the
+// header's.
+func TestFlags2(t *testing.T) {
+	for name, v := range flags2FromHeader() {
+		if v[0] != v[1] {
+			t.Errorf("%s = 0x%x, header 0x%x", name, v[0], v[1])
+		}
+	}
+}
+
+// TestLegacyFlags checks the translation of synchronization2 flags for
+// vkCmdPipelineBarrier.
+func TestLegacyFlags(t *testing.T) {
+	if got := legacyStages(PipelineStage2Copy | PipelineStage2ComputeShader); got != PipelineStageTransfer|0x800 {
+		t.Errorf("legacyStages(copy|compute) = 0x%x", got)
+	}
+	if got := legacyStages(PipelineStage2AllCommands | PipelineStage2Host); got != 0x10000|0x4000 {
+		t.Errorf("legacyStages(all|host) = 0x%x", got)
+	}
+	if got := legacyAccess(Access2ShaderStorageWrite | Access2ShaderSampledRead | Access2MemoryWrite); got != AccessShaderWrite|AccessShaderRead|0x10000 {
+		t.Errorf("legacyAccess = 0x%x", got)
+	}
+}
+
+// TestRawCopy drives the resource and command entry points directly: two
+// host-visible buffers, a fill and a copy submitted with vkQueueSubmit2 and
+// with vkQueueSubmit, each signalling a timeline semaphore.
+func TestRawCopy(t *testing.T) {
+	in, _ := newInstance(t)
+	pds, err := in.PhysicalDevices()
+	if err != nil || len(pds) == 0 {
+		unavailable(t, "no Vulkan physical device: %v", err)
+	}
+	pd := pds[0]
+	base := in.PhysicalDeviceProperties(pd, PropertiesQuery{})
+	api := min(base.APIVersion, in.APIVersion())
+	fq := FeatureQuery{Vulkan12: VersionAtLeast(api, 1, 2), Vulkan13: VersionAtLeast(api, 1, 3)}
+	feats := in.PhysicalDeviceFeatures(pd, fq)
+	if !feats.TimelineSemaphore {
+		t.Skip("no timeline semaphores")
+	}
+	feats.BufferDeviceAddress = false
+	fams := in.QueueFamilies(pd)
+	fam := uint32(slices.IndexFunc(fams, func(f QueueFamily) bool { return f.QueueFlags&QueueCompute != 0 }))
+	d, err := in.CreateDevice(pd, DeviceCreateInfo{
+		Queues:       []QueueCreateInfo{{Family: fam, Priorities: []float32{1}}},
+		Features:     feats,
+		FeatureQuery: fq,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Destroy()
+	q := d.Queue(fam, 0)
+	types, _ := in.MemoryProperties(pd)
+	const n = 4096
+	newBuffer := func() (Buffer, DeviceMemory, []byte) {
+		b, err := d.CreateBuffer(BufferCreateInfo{Size: n, Usage: BufferUsageTransferSrc | BufferUsageTransferDst})
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := d.BufferMemoryRequirements(b)
+		ti := -1
+		for i := range types {
+			if req.MemoryTypeBits&(1<<i) != 0 && types[i].PropertyFlags&(MemoryPropertyHostVisible|MemoryPropertyHostCoherent) == MemoryPropertyHostVisible|MemoryPropertyHostCoherent {
+				ti = i
+				break
+			}
+		}
+		if ti < 0 {
+			t.Fatal("no host-visible coherent memory type")
+		}
+		m, err := d.AllocateMemory(MemoryAllocateInfo{Size: req.Size, TypeIndex: uint32(ti)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := d.BindBufferMemory(b, m, 0); err != nil {
+			t.Fatal(err)
+		}
+		p, err := d.MapMemory(m, 0, WholeSize)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b, m, unsafe.Slice((*byte)(p), n)
+	}
+	src, srcMem, srcBytes := newBuffer()
+	dst, dstMem, dstBytes := newBuffer()
+	defer func() {
+		d.DestroyBuffer(src)
+		d.DestroyBuffer(dst)
+		d.FreeMemory(srcMem)
+		d.FreeMemory(dstMem)
+	}()
+	sem, err := d.CreateSemaphore(SemaphoreCreateInfo{Timeline: true, Initial: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.DestroySemaphore(sem)
+	if v, err := d.SemaphoreCounterValue(sem); v != 1 || err != nil {
+		t.Errorf("counter = %d, %v", v, err)
+	}
+	if r := d.WaitSemaphores([]Semaphore{sem}, []uint64{2}, false, 1000); r != Timeout {
+		t.Errorf("WaitSemaphores on an unsignalled value = %v, want VK_TIMEOUT", r)
+	}
+	pool, err := d.CreateCommandPool(fam, CommandPoolCreateTransient)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.DestroyCommandPool(pool)
+	cb, err := d.AllocateCommandBuffer(pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := MemoryBarrier{SrcStage: PipelineStage2AllCommands, SrcAccess: Access2MemoryWrite,
+		DstStage: PipelineStage2AllCommands | PipelineStage2Host, DstAccess: Access2MemoryRead | Access2MemoryWrite}
+	for i, sync2 := range []bool{feats.Synchronization2, false} {
+		for j := range srcBytes {
+			srcBytes[j] = byte(j * (i + 3))
+			dstBytes[j] = 0
+		}
+		if err := d.ResetCommandPool(pool); err != nil {
+			t.Fatal(err)
+		}
+		if err := d.BeginCommandBuffer(cb, true); err != nil {
+			t.Fatal(err)
+		}
+		dep := Dependency{Memory: []MemoryBarrier{full}}
+		d.CmdFillBuffer(cb, dst, 0, WholeSize, 0x01010101)
+		if sync2 {
+			d.CmdPipelineBarrier2(cb, dep)
+		} else {
+			d.CmdPipelineBarrier(cb, dep)
+		}
+		d.CmdCopyBuffer(cb, src, dst, []BufferCopy{{SrcOffset: 8, DstOffset: 16, Size: 100}})
+		if sync2 {
+			d.CmdPipelineBarrier2(cb, dep)
+		} else {
+			d.CmdPipelineBarrier(cb, dep)
+		}
+		if err := d.EndCommandBuffer(cb); err != nil {
+			t.Fatal(err)
+		}
+		v := uint64(10 + i)
+		info := SubmitInfo{
+			Wait:           []SemaphoreSubmit{{Semaphore: sem, Value: 1, Stage: PipelineStage2AllCommands}},
+			CommandBuffers: []CommandBuffer{cb},
+			Signal:         []SemaphoreSubmit{{Semaphore: sem, Value: v, Stage: PipelineStage2AllCommands}},
+		}
+		if sync2 {
+			err = d.QueueSubmit2(q, info)
+		} else {
+			err = d.QueueSubmit(q, info, true)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := d.WaitSemaphores([]Semaphore{sem}, []uint64{v}, false, 10e9); r != Success {
+			t.Fatalf("WaitSemaphores = %v", r)
+		}
+		for j, b := range dstBytes {
+			want := byte(1)
+			if j >= 16 && j < 116 {
+				want = srcBytes[j-8]
+			}
+			if b != want {
+				t.Fatalf("sync2 %v: byte %d = %d, want %d", sync2, j, b, want)
+			}
+		}
+	}
+	if err := d.QueueWaitIdle(q); err != nil {
+		t.Error(err)
+	}
+}

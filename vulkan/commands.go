@@ -1,0 +1,765 @@
+package vulkan
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/gfxcuda/gfxcuda/internal/vk"
+)
+
+// Commands is a batch of commands recorded into one command buffer (with
+// its own command pool) and submitted once to the device's queue. Record
+// commands, Submit, Wait, then Reset to record the next batch.
+//
+// Recording methods do not return errors: the first error is kept (like
+// bufio.Writer's), later commands are ignored, and Err and Submit return
+// it. Reset clears it.
+//
+// A Commands is meant for one goroutine at a time; Close, and the device's
+// Close, may come from any goroutine.
+//
+// Images remember their layout as commands are recorded (Image.Layout):
+// TransitionImage and the ownership transfers record a barrier from the
+// remembered layout and update it. The remembered layout is right as long
+// as batches that use an image run in the order they were recorded; a
+// batch discarded without submission (Reset, Close, failed Submit) restores
+// the layouts it changed.
+type Commands struct {
+	life   life
+	d      *Device
+	pool   vk.CommandPool
+	cb     vk.CommandBuffer
+	state  cmdState
+	err    error
+	refs   map[*resource]struct{} // what the recorded commands use
+	serial uint64                 // device serial of the submission
+	// layouts holds the remembered layouts of the images whose layout the
+	// batch changed, as they were before: a batch discarded without being
+	// submitted restores them.
+	layouts map[*Image]ImageLayout
+}
+
+type cmdState int
+
+const (
+	cmdRecording cmdState = iota
+	cmdSubmitted
+	cmdBroken // ended or failed to submit: only Reset helps
+)
+
+// NewCommands creates an empty batch, ready for recording. It needs
+// timeline semaphores (Vulkan 1.2, or VK_KHR_timeline_semaphore), which
+// track the completion of submissions.
+func (d *Device) NewCommands() (*Commands, error) {
+	if err := d.acquire(); err != nil {
+		return nil, err
+	}
+	defer d.life.release()
+	if err := d.needTimeline(); err != nil {
+		return nil, fmt.Errorf("vulkan: NewCommands: %w", err)
+	}
+	pool, err := d.raw.CreateCommandPool(d.family, vk.CommandPoolCreateTransient)
+	if err != nil {
+		return nil, fmt.Errorf("vulkan: NewCommands: %w", err)
+	}
+	c := &Commands{d: d, pool: pool, refs: map[*resource]struct{}{}, layouts: map[*Image]ImageLayout{}}
+	if c.cb, err = d.raw.AllocateCommandBuffer(pool); err == nil {
+		err = d.raw.BeginCommandBuffer(c.cb, true)
+	}
+	if err != nil {
+		d.raw.DestroyCommandPool(pool)
+		return nil, fmt.Errorf("vulkan: NewCommands: %w", err)
+	}
+	d.register(c)
+	return c, nil
+}
+
+// Err returns the first recording error, or ErrClosed after Close.
+func (c *Commands) Err() error {
+	if c == nil || c.d == nil || c.life.isClosing() {
+		return ErrClosed
+	}
+	return c.err
+}
+
+// rawBuffer returns the command buffer, for code of this package that
+// records more commands (dispatches); use it between begin and end.
+func (c *Commands) rawBuffer() vk.CommandBuffer { return c.cb }
+
+// fail keeps the first error.
+func (c *Commands) fail(err error) {
+	if c.err == nil {
+		c.err = err
+	}
+}
+
+// begin starts recording one command: it keeps c open until end and
+// reports whether the command should be recorded.
+func (c *Commands) begin(what string) bool {
+	if c == nil || c.d == nil || !c.life.acquire() {
+		return false
+	}
+	if c.err == nil && c.state != cmdRecording {
+		c.err = fmt.Errorf("vulkan: %s: the batch was submitted; Wait and Reset it before recording again", what)
+	}
+	if c.err != nil {
+		c.life.release()
+		return false
+	}
+	return true
+}
+
+func (c *Commands) end() { c.life.release() }
+
+// hold keeps the resources open while a command using them is recorded
+// and adds them to the batch's references; release them with unhold. It
+// fails (keeping the error) if one is closed.
+func (c *Commands) hold(what string, rs ...*resource) bool {
+	for i, r := range rs {
+		if !r.life.acquire() {
+			c.unhold(rs[:i]...)
+			c.fail(fmt.Errorf("vulkan: %s: %w", what, ErrClosed))
+			return false
+		}
+	}
+	for _, r := range rs {
+		c.refs[r] = struct{}{}
+	}
+	return true
+}
+
+func (c *Commands) unhold(rs ...*resource) {
+	for _, r := range rs {
+		r.life.release()
+	}
+}
+
+// use adds r to the resources the batch uses, for code of this package
+// that records commands on objects other than buffers and images (such as
+// pipelines): Submit keeps them open while submitting, and their Close
+// waits for the batch.
+func (c *Commands) use(r *resource) { c.refs[r] = struct{}{} }
+
+// checkBuffer checks that b belongs to the batch's device and has usage.
+func (c *Commands) checkBuffer(what string, b *Buffer, usage BufferUsage) bool {
+	switch {
+	case b == nil || b.d == nil:
+		c.fail(fmt.Errorf("vulkan: %s: nil buffer", what))
+	case b.d != c.d:
+		c.fail(fmt.Errorf("vulkan: %s: buffer of another device", what))
+	case b.usage&usage != usage:
+		c.fail(fmt.Errorf("vulkan: %s: buffer usage %v lacks %v", what, b.usage, usage))
+	default:
+		return true
+	}
+	return false
+}
+
+// checkImage checks that img belongs to the batch's device.
+func (c *Commands) checkImage(what string, img *Image) bool {
+	switch {
+	case img == nil || img.d == nil:
+		c.fail(fmt.Errorf("vulkan: %s: nil image", what))
+	case img.d != c.d:
+		c.fail(fmt.Errorf("vulkan: %s: image of another device", what))
+	default:
+		return true
+	}
+	return false
+}
+
+// CopyBuffer copies size bytes from src at srcOff to dst at dstOff
+// (vkCmdCopyBuffer). The ranges must lie within the buffers and must not
+// overlap if src and dst are the same buffer.
+func (c *Commands) CopyBuffer(dst, src *Buffer, dstOff, srcOff, size uint64) {
+	const what = "CopyBuffer"
+	if !c.begin(what) {
+		return
+	}
+	defer c.end()
+	if !c.checkBuffer(what, dst, BufferTransferDst) || !c.checkBuffer(what, src, BufferTransferSrc) {
+		return
+	}
+	switch {
+	case size == 0:
+		c.fail(errors.New("vulkan: CopyBuffer: size 0"))
+		return
+	case srcOff > src.size || size > src.size-srcOff:
+		c.fail(fmt.Errorf("vulkan: CopyBuffer: source bytes [%d, %d) outside the %d-byte buffer", srcOff, srcOff+size, src.size))
+		return
+	case dstOff > dst.size || size > dst.size-dstOff:
+		c.fail(fmt.Errorf("vulkan: CopyBuffer: destination bytes [%d, %d) outside the %d-byte buffer", dstOff, dstOff+size, dst.size))
+		return
+	case src == dst && srcOff < dstOff+size && dstOff < srcOff+size:
+		c.fail(fmt.Errorf("vulkan: CopyBuffer: overlapping ranges [%d, %d) and [%d, %d) of one buffer", srcOff, srcOff+size, dstOff, dstOff+size))
+		return
+	}
+	rs := []*resource{&dst.resource}
+	if src != dst {
+		rs = append(rs, &src.resource)
+	}
+	if !c.hold(what, rs...) {
+		return
+	}
+	defer c.unhold(rs...)
+	c.d.raw.CmdCopyBuffer(c.cb, src.h, dst.h, []vk.BufferCopy{{SrcOffset: srcOff, DstOffset: dstOff, Size: size}})
+}
+
+// FillBuffer fills size bytes of dst from off with the 32-bit word v
+// (vkCmdFillBuffer). off and size must be multiples of 4; size 0 fills to
+// the end of the buffer (rounded down to a multiple of 4).
+func (c *Commands) FillBuffer(dst *Buffer, off, size uint64, v uint32) {
+	const what = "FillBuffer"
+	if !c.begin(what) {
+		return
+	}
+	defer c.end()
+	if !c.checkBuffer(what, dst, BufferTransferDst) {
+		return
+	}
+	if size == 0 && off < dst.size {
+		size = (dst.size - off) &^ 3
+	}
+	switch {
+	case off%4 != 0 || size%4 != 0:
+		c.fail(fmt.Errorf("vulkan: FillBuffer: offset %d and size %d must be multiples of 4", off, size))
+		return
+	case size == 0 || off > dst.size || size > dst.size-off:
+		c.fail(fmt.Errorf("vulkan: FillBuffer: bytes [%d, %d) outside the %d-byte buffer", off, off+size, dst.size))
+		return
+	}
+	if !c.hold(what, &dst.resource) {
+		return
+	}
+	defer c.unhold(&dst.resource)
+	c.d.raw.CmdFillBuffer(c.cb, dst.h, off, size, v)
+}
+
+// BufferImageCopy is a region of a copy between a buffer and an image.
+type BufferImageCopy struct {
+	// BufferOffset is where the region starts in the buffer; a multiple of
+	// the format's BlockSize.
+	BufferOffset uint64
+	// RowLength and ImageHeight are the buffer's row length and rows per
+	// image slice, in texels; 0 means tightly packed (Width, Height).
+	RowLength, ImageHeight uint32
+	// X, Y, Z is the region's first texel in the image.
+	X, Y, Z int32
+	// Width, Height, Depth is its extent; 0 means up to the image's edge.
+	Width, Height, Depth uint32
+	// BaseLayer and Layers are the array layers; Layers 0 means all from
+	// BaseLayer. Each layer is ImageHeight rows after the previous in the
+	// buffer, as 3D slices are.
+	BaseLayer, Layers uint32
+}
+
+// region checks r against img and buf and returns the Vulkan region.
+func (img *Image) region(buf *Buffer, r BufferImageCopy) (vk.BufferImageCopy, error) {
+	o := img.opts
+	format := vkFormat(o.Format)
+	bs := uint64(format.blockSize())
+	bw, bh := format.blockExtent()
+	aspect := img.aspect
+	switch {
+	case bs == 0:
+		return vk.BufferImageCopy{}, fmt.Errorf("copies of %v images are not supported", format)
+	case aspect == vk.ImageAspectDepth|vk.ImageAspectStencil:
+		return vk.BufferImageCopy{}, fmt.Errorf("copies of combined depth/stencil %v images are not supported", format)
+	case r.X < 0 || r.Y < 0 || r.Z < 0:
+		return vk.BufferImageCopy{}, fmt.Errorf("negative offset (%d, %d, %d)", r.X, r.Y, r.Z)
+	}
+	x, y, z := uint32(r.X), uint32(r.Y), uint32(r.Z)
+	w, h, dp, layers := r.Width, r.Height, r.Depth, r.Layers
+	rest := func(size, off uint32) uint32 {
+		if off >= size {
+			return 0
+		}
+		return size - off
+	}
+	if w == 0 {
+		w = rest(o.Width, x)
+	}
+	if h == 0 {
+		h = rest(o.Height, y)
+	}
+	if dp == 0 {
+		dp = rest(o.Depth, z)
+	}
+	if layers == 0 {
+		layers = rest(o.Layers, r.BaseLayer)
+	}
+	if w == 0 || h == 0 || dp == 0 || layers == 0 ||
+		uint64(x)+uint64(w) > uint64(o.Width) || uint64(y)+uint64(h) > uint64(o.Height) ||
+		uint64(z)+uint64(dp) > uint64(o.Depth) || uint64(r.BaseLayer)+uint64(layers) > uint64(o.Layers) {
+		return vk.BufferImageCopy{}, fmt.Errorf("region (%d, %d, %d) %dx%dx%d, layers [%d, %d) outside the %dx%dx%d image of %d layers",
+			x, y, z, w, h, dp, r.BaseLayer, r.BaseLayer+layers, o.Width, o.Height, o.Depth, o.Layers)
+	}
+	if bw > 1 || bh > 1 {
+		if x%bw != 0 || y%bh != 0 || (w%bw != 0 && x+w != o.Width) || (h%bh != 0 && y+h != o.Height) ||
+			r.RowLength%bw != 0 || r.ImageHeight%bh != 0 {
+			return vk.BufferImageCopy{}, fmt.Errorf("region not aligned to the %dx%d blocks of %v", bw, bh, format)
+		}
+	}
+	rowLen, imgH := r.RowLength, r.ImageHeight
+	if rowLen == 0 {
+		rowLen = w
+	}
+	if imgH == 0 {
+		imgH = h
+	}
+	if rowLen < w || imgH < h {
+		return vk.BufferImageCopy{}, fmt.Errorf("row length %d or image height %d below the region's %dx%d", r.RowLength, r.ImageHeight, w, h)
+	}
+	align := bs
+	if aspect != vk.ImageAspectColor && align%4 != 0 {
+		align = 4 // depth/stencil copies need 4-byte buffer offsets
+	}
+	if r.BufferOffset%align != 0 {
+		return vk.BufferImageCopy{}, fmt.Errorf("buffer offset %d not a multiple of %d", r.BufferOffset, align)
+	}
+	rowBytes := uint64((rowLen+bw-1)/bw) * bs
+	sliceBytes := uint64((imgH+bh-1)/bh) * rowBytes
+	slices := uint64(dp) * uint64(layers)
+	need := (slices-1)*sliceBytes + uint64((h+bh-1)/bh-1)*rowBytes + uint64((w+bw-1)/bw)*bs
+	if r.BufferOffset > buf.size || need > buf.size-r.BufferOffset {
+		return vk.BufferImageCopy{}, fmt.Errorf("buffer bytes [%d, %d) outside the %d-byte buffer", r.BufferOffset, r.BufferOffset+need, buf.size)
+	}
+	return vk.BufferImageCopy{
+		BufferOffset: r.BufferOffset, BufferRowLength: r.RowLength, BufferImageHeight: r.ImageHeight,
+		Aspect: aspect, BaseLayer: r.BaseLayer, LayerCount: layers,
+		Offset: [3]int32{r.X, r.Y, r.Z}, Extent: [3]uint32{w, h, dp},
+	}, nil
+}
+
+// CopyBufferToImage copies a region from src into dst
+// (vkCmdCopyBufferToImage). dst must be, as recorded so far, in
+// LayoutTransferDst or LayoutGeneral (see TransitionImage).
+func (c *Commands) CopyBufferToImage(dst *Image, src *Buffer, r BufferImageCopy) {
+	const what = "CopyBufferToImage"
+	c.copyImage(what, dst, src, r, true)
+}
+
+// CopyImageToBuffer copies a region of src into dst
+// (vkCmdCopyImageToBuffer). src must be, as recorded so far, in
+// LayoutTransferSrc or LayoutGeneral.
+func (c *Commands) CopyImageToBuffer(dst *Buffer, src *Image, r BufferImageCopy) {
+	const what = "CopyImageToBuffer"
+	c.copyImage(what, src, dst, r, false)
+}
+
+func (c *Commands) copyImage(what string, img *Image, buf *Buffer, r BufferImageCopy, toImage bool) {
+	if !c.begin(what) {
+		return
+	}
+	defer c.end()
+	bufUsage, imgUsage, layout := BufferTransferDst, ImageTransferSrc, LayoutTransferSrc
+	if toImage {
+		bufUsage, imgUsage, layout = BufferTransferSrc, ImageTransferDst, LayoutTransferDst
+	}
+	if !c.checkImage(what, img) || !c.checkBuffer(what, buf, bufUsage) {
+		return
+	}
+	if img.opts.Usage&imgUsage == 0 {
+		c.fail(fmt.Errorf("vulkan: %s: image usage %v lacks %v", what, img.opts.Usage, imgUsage))
+		return
+	}
+	if l := img.Layout(); l != layout && l != LayoutGeneral {
+		c.fail(fmt.Errorf("vulkan: %s: the image is in layout %v; TransitionImage it to %v or %v first", what, l, layout, LayoutGeneral))
+		return
+	}
+	region, err := img.region(buf, r)
+	if err != nil {
+		c.fail(fmt.Errorf("vulkan: %s: %w", what, err))
+		return
+	}
+	if !c.hold(what, &img.resource, &buf.resource) {
+		return
+	}
+	defer c.unhold(&img.resource, &buf.resource)
+	if toImage {
+		c.d.raw.CmdCopyBufferToImage(c.cb, buf.h, img.h, uint32(img.Layout()), []vk.BufferImageCopy{region})
+	} else {
+		c.d.raw.CmdCopyImageToBuffer(c.cb, img.h, uint32(img.Layout()), buf.h, []vk.BufferImageCopy{region})
+	}
+}
+
+// barrier records dep with synchronization2 where the device has it, else
+// with vkCmdPipelineBarrier.
+func (c *Commands) barrier(dep vk.Dependency) {
+	if c.d.sync2 {
+		c.d.raw.CmdPipelineBarrier2(c.cb, dep)
+	} else {
+		c.d.raw.CmdPipelineBarrier(c.cb, dep)
+	}
+}
+
+// Stage and access masks of the barriers: everything before, everything
+// after (and the host, so that results are visible to Readback and Map
+// after a wait).
+var (
+	fullSrc = vk.MemoryBarrier{SrcStage: vk.PipelineStage2AllCommands, SrcAccess: vk.Access2MemoryWrite}
+	fullDst = vk.MemoryBarrier{DstStage: vk.PipelineStage2AllCommands | vk.PipelineStage2Host,
+		DstAccess: vk.Access2MemoryRead | vk.Access2MemoryWrite}
+	fullBarrier = vk.MemoryBarrier{SrcStage: fullSrc.SrcStage, SrcAccess: fullSrc.SrcAccess,
+		DstStage: fullDst.DstStage, DstAccess: fullDst.DstAccess}
+)
+
+// MemoryBarrier records a full memory barrier: every command recorded or
+// submitted before it finishes, and its writes are visible to every
+// command after it and to the host. Simple and correct; finer barriers
+// cost less on GPUs that overlap work.
+func (c *Commands) MemoryBarrier() {
+	if !c.begin("MemoryBarrier") {
+		return
+	}
+	defer c.end()
+	c.barrier(vk.Dependency{Memory: []vk.MemoryBarrier{fullBarrier}})
+}
+
+// imageBarrier records a barrier on the whole of img from its remembered
+// layout to newLayout, with a queue family transfer from src to dst
+// (QueueFamilyIgnored for none), and remembers newLayout.
+func (c *Commands) imageBarrier(what string, img *Image, old, newLayout ImageLayout, m vk.MemoryBarrier, src, dst uint32) {
+	if !c.begin(what) {
+		return
+	}
+	defer c.end()
+	if !c.checkImage(what, img) {
+		return
+	}
+	if newLayout == LayoutUndefined || newLayout == vk.ImageLayoutPreinitialized {
+		c.fail(fmt.Errorf("vulkan: %s: an image cannot transition to layout %v", what, newLayout))
+		return
+	}
+	if !c.hold(what, &img.resource) {
+		return
+	}
+	defer c.unhold(&img.resource)
+	if _, ok := c.layouts[img]; !ok {
+		c.layouts[img] = img.Layout()
+	}
+	if old == ^ImageLayout(0) {
+		old = img.Layout()
+	}
+	c.barrier(vk.Dependency{Images: []vk.ImageBarrier{{
+		MemoryBarrier: m,
+		OldLayout:     uint32(old), NewLayout: uint32(newLayout),
+		SrcFamily: src, DstFamily: dst,
+		Image: img.h, Aspect: img.aspect,
+		MipCount: vk.RemainingMipLevels, Layers: vk.RemainingArrayLayers,
+	}}})
+	img.layout.Store(uint32(newLayout))
+}
+
+// TransitionImage records a barrier that moves img from its remembered
+// layout to newLayout, after every earlier command (full memory
+// dependency).
+func (c *Commands) TransitionImage(img *Image, newLayout ImageLayout) {
+	c.imageBarrier("TransitionImage", img, ^ImageLayout(0), newLayout, fullBarrier, vk.QueueFamilyIgnored, vk.QueueFamilyIgnored)
+}
+
+// ReleaseImageToExternal records the release of img from the device's
+// queue family to VK_QUEUE_FAMILY_EXTERNAL (CUDA, another API or process),
+// moving it from its remembered layout to layout, the one the external user
+// will see (normally LayoutGeneral). Submit the batch and signal a
+// semaphore the external user waits for.
+func (c *Commands) ReleaseImageToExternal(img *Image, layout ImageLayout) {
+	c.imageBarrier("ReleaseImageToExternal", img, ^ImageLayout(0), layout, fullSrc, c.family(), vk.QueueFamilyExternal)
+}
+
+// AcquireImageFromExternal records the acquisition of img from
+// VK_QUEUE_FAMILY_EXTERNAL: the external user left it in layout, and it
+// moves to newLayout (which may equal layout). Submit the batch waiting
+// for the semaphore the external user signals.
+func (c *Commands) AcquireImageFromExternal(img *Image, layout, newLayout ImageLayout) {
+	c.imageBarrier("AcquireImageFromExternal", img, layout, newLayout, fullDst, vk.QueueFamilyExternal, c.family())
+}
+
+func (c *Commands) family() uint32 {
+	if c == nil || c.d == nil {
+		return 0
+	}
+	return c.d.family
+}
+
+// bufferBarrier records an ownership transfer of the whole of b.
+func (c *Commands) bufferBarrier(what string, b *Buffer, m vk.MemoryBarrier, src, dst uint32) {
+	if !c.begin(what) {
+		return
+	}
+	defer c.end()
+	if !c.checkBuffer(what, b, 0) || !c.hold(what, &b.resource) {
+		return
+	}
+	defer c.unhold(&b.resource)
+	c.barrier(vk.Dependency{Buffers: []vk.BufferBarrier{{
+		MemoryBarrier: m, SrcFamily: src, DstFamily: dst, Buffer: b.h, Size: vk.WholeSize,
+	}}})
+}
+
+// ReleaseBufferToExternal records the release of b from the device's queue
+// family to VK_QUEUE_FAMILY_EXTERNAL, after every earlier write.
+func (c *Commands) ReleaseBufferToExternal(b *Buffer) {
+	c.bufferBarrier("ReleaseBufferToExternal", b, fullSrc, c.family(), vk.QueueFamilyExternal)
+}
+
+// AcquireBufferFromExternal records the acquisition of b from
+// VK_QUEUE_FAMILY_EXTERNAL, before every later command.
+func (c *Commands) AcquireBufferFromExternal(b *Buffer) {
+	c.bufferBarrier("AcquireBufferFromExternal", b, fullDst, vk.QueueFamilyExternal, c.family())
+}
+
+// SemaphoreValue is a semaphore and, for a timeline semaphore, a value.
+type SemaphoreValue struct {
+	Semaphore *Semaphore
+	Value     uint64 // ignored for binary semaphores
+}
+
+// SubmitOptions are the semaphores a submission waits for before its
+// commands run, and signals after they finish.
+type SubmitOptions struct {
+	Wait   []SemaphoreValue
+	Signal []SemaphoreValue
+}
+
+// Submit ends recording and submits the batch to the device's queue in
+// one vkQueueSubmit2 (vkQueueSubmit without synchronization2), waiting for
+// and signalling o's semaphores at their values, and returns without
+// waiting for it to run: Wait does that.
+//
+// The batch's signals happen after every batch submitted to the device
+// before it has finished, as Vulkan orders signals on one queue: a batch
+// must not wait for a value that only a batch submitted after it on the
+// same device signals (that deadlocks). Values signalled by the host, CUDA
+// or other devices may come at any time. It returns the first recording
+// error instead of submitting, and ErrClosed if an object the batch uses
+// was closed since it was recorded. Buffers, images and semaphores the
+// batch uses wait for it when closed.
+func (c *Commands) Submit(o SubmitOptions) error {
+	if c == nil || c.d == nil || !c.life.acquire() {
+		return ErrClosed
+	}
+	defer c.life.release()
+	switch {
+	case c.err != nil:
+		return c.err
+	case c.state == cmdSubmitted:
+		return errors.New("vulkan: Submit: the batch was submitted already; Wait and Reset it first")
+	case c.state != cmdRecording:
+		return errors.New("vulkan: Submit: the batch failed to submit; Reset it")
+	}
+	d := c.d
+	if err := d.acquire(); err != nil {
+		return err
+	}
+	defer d.life.release()
+
+	held := make([]*resource, 0, len(c.refs)+len(o.Wait)+len(o.Signal))
+	defer func() { c.unhold(held...) }()
+	for r := range c.refs {
+		if !r.life.acquire() {
+			c.fail(fmt.Errorf("vulkan: Submit: an object the batch uses: %w", ErrClosed))
+			return c.err
+		}
+		held = append(held, r)
+	}
+	sems := func(list []SemaphoreValue) ([]vk.SemaphoreSubmit, error) {
+		out := make([]vk.SemaphoreSubmit, 0, len(list)+1)
+		for _, sv := range list {
+			s := sv.Semaphore
+			switch {
+			case s == nil || s.d == nil:
+				return nil, errors.New("vulkan: Submit: nil semaphore")
+			case s.d != d:
+				return nil, errors.New("vulkan: Submit: semaphore of another device")
+			case !s.life.acquire():
+				return nil, fmt.Errorf("vulkan: Submit: semaphore: %w", ErrClosed)
+			}
+			held = append(held, &s.resource)
+			out = append(out, vk.SemaphoreSubmit{Semaphore: s.h, Value: sv.Value, Stage: vk.PipelineStage2AllCommands})
+		}
+		return out, nil
+	}
+	wait, err := sems(o.Wait)
+	if err != nil {
+		return err
+	}
+	signal, err := sems(o.Signal)
+	if err != nil {
+		return err
+	}
+	if err := d.raw.EndCommandBuffer(c.cb); err != nil {
+		c.state = cmdBroken
+		return fmt.Errorf("vulkan: Submit: %w", err)
+	}
+
+	d.mu.Lock()
+	serial := d.serial + 1
+	signal = append(signal, vk.SemaphoreSubmit{Semaphore: d.timeline, Value: serial, Stage: vk.PipelineStage2AllCommands})
+	info := vk.SubmitInfo{Wait: wait, CommandBuffers: []vk.CommandBuffer{c.cb}, Signal: signal}
+	if d.sync2 {
+		err = d.raw.QueueSubmit2(d.queue, info)
+	} else {
+		err = d.raw.QueueSubmit(d.queue, info, true)
+	}
+	if err == nil {
+		d.serial = serial
+		for _, r := range held {
+			r.lastUse.Store(serial)
+		}
+	}
+	d.mu.Unlock()
+	if err != nil {
+		c.state = cmdBroken
+		return fmt.Errorf("vulkan: Submit: %w", err)
+	}
+	c.state, c.serial = cmdSubmitted, serial
+	clear(c.layouts)
+	return nil
+}
+
+// restoreLayouts gives the images whose layout an unsubmitted batch changed
+// their layouts from before the batch.
+func (c *Commands) restoreLayouts() {
+	for img, l := range c.layouts {
+		img.layout.Store(uint32(l))
+	}
+	clear(c.layouts)
+}
+
+// Wait waits on the host until the submitted batch has finished. A
+// negative timeout waits without limit; when the timeout passes the error
+// wraps ErrTimeout. It returns ErrClosed if the batch or its device is
+// closed meanwhile.
+func (c *Commands) Wait(timeout time.Duration) error {
+	if c == nil || c.d == nil || !c.life.acquire() {
+		return ErrClosed
+	}
+	defer c.life.release()
+	if c.state != cmdSubmitted {
+		return errors.New("vulkan: Wait: the batch was not submitted")
+	}
+	return c.d.waitTimeline(c.d.timeline, c.serial, timeout, func() bool { return c.life.isClosing() || c.d.life.isClosing() })
+}
+
+// Done reports whether the submitted batch has finished.
+func (c *Commands) Done() bool {
+	if c == nil || c.d == nil || !c.life.acquire() {
+		return false
+	}
+	defer c.life.release()
+	if c.state != cmdSubmitted {
+		return false
+	}
+	v, err := c.d.completed()
+	return err == nil && v >= c.serial
+}
+
+// Reset empties the batch for recording anew, clearing its error. A
+// submitted batch must have finished (see Wait); a batch not submitted is
+// discarded.
+func (c *Commands) Reset() error {
+	if c == nil || c.d == nil || !c.life.acquire() {
+		return ErrClosed
+	}
+	defer c.life.release()
+	if c.state == cmdSubmitted {
+		v, err := c.d.completed()
+		if err != nil {
+			return err
+		}
+		if v < c.serial {
+			return errors.New("vulkan: Reset: the batch is still executing; Wait for it first")
+		}
+	}
+	c.restoreLayouts()
+	if err := c.d.raw.ResetCommandPool(c.pool); err != nil {
+		c.state = cmdBroken
+		return fmt.Errorf("vulkan: Reset: %w", err)
+	}
+	if err := c.d.raw.BeginCommandBuffer(c.cb, true); err != nil {
+		c.state = cmdBroken
+		return fmt.Errorf("vulkan: Reset: %w", err)
+	}
+	clear(c.refs)
+	c.err, c.state, c.serial = nil, cmdRecording, 0
+	return nil
+}
+
+// Close waits for the submitted batch to finish, then frees the command
+// buffer and its pool. Close is idempotent and returns nil.
+func (c *Commands) Close() error {
+	if c == nil || c.d == nil {
+		return nil
+	}
+	c.d.closeChild(&c.life, c.free)
+	return nil
+}
+
+func (c *Commands) closeOrder() int { return orderCommands }
+func (c *Commands) destroy()        { c.life.shut(c.free) }
+
+func (c *Commands) free() {
+	d := c.d
+	if c.state == cmdSubmitted {
+		d.waitSerial(c.serial)
+	}
+	c.restoreLayouts()
+	d.raw.DestroyCommandPool(c.pool)
+	d.mu.Lock()
+	delete(d.children, c)
+	for i, s := range d.spare {
+		if s == c {
+			d.spare = append(d.spare[:i], d.spare[i+1:]...)
+			break
+		}
+	}
+	d.mu.Unlock()
+}
+
+// maxSpare bounds the idle batches a device keeps for Run.
+const maxSpare = 4
+
+// Run records a batch with record, submits it, and waits for it: the
+// synchronous call for scripts and tests. If record returns an error, the
+// batch is discarded and Run returns that error. The *Commands is valid
+// only during the call to record.
+func (d *Device) Run(record func(*Commands) error) error {
+	var c *Commands
+	d.mu.Lock()
+	if n := len(d.spare); n > 0 {
+		c = d.spare[n-1]
+		d.spare = d.spare[:n-1]
+	}
+	d.mu.Unlock()
+	if c == nil {
+		var err error
+		if c, err = d.NewCommands(); err != nil {
+			return err
+		}
+	}
+	err := record(c)
+	if err == nil {
+		if err = c.Submit(SubmitOptions{}); err == nil {
+			err = c.Wait(-1)
+		}
+	}
+	d.recycle(c)
+	return err
+}
+
+// recycle resets c and keeps it for Run, or closes it.
+func (d *Device) recycle(c *Commands) {
+	if c.Reset() == nil {
+		d.mu.Lock()
+		if len(d.spare) < maxSpare && !d.life.isClosing() {
+			d.spare = append(d.spare, c)
+			c = nil
+		}
+		d.mu.Unlock()
+	}
+	if c != nil {
+		c.Close()
+	}
+}
