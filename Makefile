@@ -59,6 +59,8 @@ gpu-bundle: deps
 	@if ls $(DEBS)/*.deb >/dev/null 2>&1; then cp $(DEBS)/*.deb $(GPU_DIR)/debs/; \
 	else echo "warning: no loader packages in $(DEBS); the GPU machine must have libvulkan1/libegl1"; fi
 	@cp scripts/gpu-run.sh $(GPU_DIR)/run.sh
+	@rm -f $(GPU_DIR)/debs/*-dev_*.deb
+	@tar czf $(GPU_DIR)/pkg.tgz -C $(GPU_DIR) pkg gfxcuda && rm -rf $(GPU_DIR)/pkg $(GPU_DIR)/gfxcuda
 	@du -sh $(GPU_DIR)
 
 gpu-test: gpu-bundle

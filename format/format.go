@@ -321,3 +321,20 @@ func Nearest(f Format, ok func(Format) bool) []Format {
 	}
 	return out
 }
+
+// ForDType picks the format for channels elements of dtype per texel, as
+// Gfx2Cuda does for tensors: 8-bit unsigned → UNORM, 8-bit signed → SNORM,
+// 16/32-bit integers → UINT/SINT, floats → FLOAT. Three channels fail
+// (textures have 1, 2 or 4); the error suggests 4.
+func ForDType(dt DType, channels int) (Format, error) {
+	kind := map[uint8]Kind{DLInt: SInt, DLUInt: UInt, DLFloat: Float}[dt.Code]
+	if dt.Bits == 8 {
+		kind = map[uint8]Kind{DLInt: SNorm, DLUInt: UNorm}[dt.Code]
+	}
+	for _, in := range table {
+		if in.Channels == channels && in.DType == dt && in.Kind == kind && !in.BGR && in.CUDAArrayCapable() {
+			return in.Format, nil
+		}
+	}
+	return 0, fmt.Errorf("format: no texture format for %d channels of %s (textures have 1, 2 or 4 channels of 8/16/32-bit integers or 16/32-bit floats; pad 3 channels to 4)", channels, dt.TypeStr())
+}

@@ -10,6 +10,11 @@ import _ "embed"
 //go:embed kernels.ptx
 var PTX []byte
 
+// Source is kernels.cu, the CUDA C the PTX is generated from.
+//
+//go:embed kernels.cu
+var Source []byte
+
 // Kernel names (extern "C" in kernels.cu).
 const (
 	FillHash   = "gfx_fill_hash"    // (uint32 *p, uint64 n, uint32 seed): p[i] = Hash32(i ^ seed)

@@ -1,7 +1,6 @@
 package kernels
 
 import (
-	"os"
 	"regexp"
 	"sort"
 	"testing"
@@ -11,10 +10,7 @@ import (
 // an entry in the PTX and vice versa: the PTX was regenerated after the
 // source last changed its kernels.
 func TestPTXMatchesSource(t *testing.T) {
-	src, err := os.ReadFile("kernels.cu")
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := Source
 	want := regexp.MustCompile(`extern "C" __global__ void (\w+)\(`).FindAllStringSubmatch(string(src), -1)
 	got := regexp.MustCompile(`\.entry (\w+)\(`).FindAllStringSubmatch(string(PTX), -1)
 	names := func(ms [][]string) []string {
