@@ -21,6 +21,7 @@ const (
 	XorU32     = "gfx_xor_u32"      // (uint32 *p, uint64 n, uint32 key): p[i] ^= key
 	SurfXor    = "gfx_surf_xor"     // (surface, width, height, layers, bpp, key): texel words ^= key
 	RGBA8ToF32 = "gfx_rgba8_to_f32" // (src, pitch, width, height, float *dst, nchw)
+	CheckHash  = "gfx_check_hash"   // (uint32 *p, uint64 n, uint32 seed, uint64 *errors, uint32 *first)
 )
 
 // Hash32 is the host twin of the kernels' hash32 (lowbias32), for checking
