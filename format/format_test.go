@@ -80,3 +80,22 @@ func TestNearest(t *testing.T) {
 		t.Errorf("nearest to r8_srgb = %v", n)
 	}
 }
+
+func TestForDType(t *testing.T) {
+	cases := []struct {
+		dt   DType
+		ch   int
+		want Format
+	}{
+		{DType{DLUInt, 8, 1}, 4, RGBA8UNorm}, {DType{DLInt, 8, 1}, 1, R8SNorm}, {DType{DLFloat, 32, 1}, 4, RGBA32Float},
+		{DType{DLFloat, 16, 1}, 2, RG16Float}, {DType{DLUInt, 16, 1}, 1, R16UInt}, {DType{DLInt, 32, 1}, 4, RGBA32SInt},
+	}
+	for _, c := range cases {
+		if got, err := ForDType(c.dt, c.ch); err != nil || got != c.want {
+			t.Errorf("ForDType(%s, %d) = %v, %v; want %v", c.dt.TypeStr(), c.ch, got, err, c.want)
+		}
+	}
+	if _, err := ForDType(DType{DLFloat, 32, 1}, 3); err == nil {
+		t.Error("3 channels accepted")
+	}
+}
