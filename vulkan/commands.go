@@ -38,6 +38,9 @@ type Commands struct {
 	// batch changed, as they were before: a batch discarded without being
 	// submitted restores them.
 	layouts map[*Image]ImageLayout
+	// cs is the state of dispatches and of the barriers between commands
+	// (dispatch.go).
+	cs computeState
 }
 
 type cmdState int
@@ -203,6 +206,7 @@ func (c *Commands) CopyBuffer(dst, src *Buffer, dstOff, srcOff, size uint64) {
 		return
 	}
 	defer c.unhold(rs...)
+	c.track(acc{&src.resource, accRead}, acc{&dst.resource, accWrite})
 	c.d.raw.CmdCopyBuffer(c.cb, src.h, dst.h, []vk.BufferCopy{{SrcOffset: srcOff, DstOffset: dstOff, Size: size}})
 }
 
@@ -233,6 +237,7 @@ func (c *Commands) FillBuffer(dst *Buffer, off, size uint64, v uint32) {
 		return
 	}
 	defer c.unhold(&dst.resource)
+	c.track(acc{&dst.resource, accWrite})
 	c.d.raw.CmdFillBuffer(c.cb, dst.h, off, size, v)
 }
 
@@ -378,8 +383,10 @@ func (c *Commands) copyImage(what string, img *Image, buf *Buffer, r BufferImage
 	}
 	defer c.unhold(&img.resource, &buf.resource)
 	if toImage {
+		c.track(acc{&buf.resource, accRead}, acc{&img.resource, accWrite})
 		c.d.raw.CmdCopyBufferToImage(c.cb, buf.h, img.h, uint32(img.Layout()), []vk.BufferImageCopy{region})
 	} else {
+		c.track(acc{&img.resource, accRead}, acc{&buf.resource, accWrite})
 		c.d.raw.CmdCopyImageToBuffer(c.cb, img.h, uint32(img.Layout()), buf.h, []vk.BufferImageCopy{region})
 	}
 }
@@ -415,6 +422,7 @@ func (c *Commands) MemoryBarrier() {
 	}
 	defer c.end()
 	c.barrier(vk.Dependency{Memory: []vk.MemoryBarrier{fullBarrier}})
+	c.fullBarrierRecorded()
 }
 
 // imageBarrier records a barrier on the whole of img from its remembered
@@ -450,6 +458,9 @@ func (c *Commands) imageBarrier(what string, img *Image, old, newLayout ImageLay
 		MipCount: vk.RemainingMipLevels, Layers: vk.RemainingArrayLayers,
 	}}})
 	img.layout.Store(uint32(newLayout))
+	if m == fullBarrier {
+		c.fullBarrierRecorded()
+	}
 }
 
 // TransitionImage records a barrier that moves img from its remembered
@@ -589,6 +600,7 @@ func (c *Commands) Submit(o SubmitOptions) error {
 	if err != nil {
 		return err
 	}
+	c.finish()
 	if err := d.raw.EndCommandBuffer(c.cb); err != nil {
 		c.state = cmdBroken
 		return fmt.Errorf("vulkan: Submit: %w", err)
@@ -674,6 +686,10 @@ func (c *Commands) Reset() error {
 		}
 	}
 	c.restoreLayouts()
+	if err := c.resetCompute(); err != nil {
+		c.state = cmdBroken
+		return fmt.Errorf("vulkan: Reset: %w", err)
+	}
 	if err := c.d.raw.ResetCommandPool(c.pool); err != nil {
 		c.state = cmdBroken
 		return fmt.Errorf("vulkan: Reset: %w", err)
@@ -706,6 +722,7 @@ func (c *Commands) free() {
 		d.waitSerial(c.serial)
 	}
 	c.restoreLayouts()
+	c.freeCompute()
 	d.raw.DestroyCommandPool(c.pool)
 	d.mu.Lock()
 	delete(d.children, c)

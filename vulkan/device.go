@@ -68,8 +68,10 @@ type Device struct {
 // VK_KHR_external_semaphore_fd, VK_KHR_external_fence_fd,
 // VK_EXT_external_memory_host, VK_EXT_external_memory_dma_buf, and the
 // timelineSemaphore, synchronization2 and bufferDeviceAddress features
-// (with the extensions that provide them below Vulkan 1.2 or 1.3). What is
-// absent is no error: Missing names it.
+// (with the extensions that provide them below Vulkan 1.2 or 1.3), and the
+// shader features compute shaders may need (64-bit and 16-bit types, 8- and
+// 16-bit storage, storage images without a format). What is absent is no
+// error: Missing names the interop extensions and features missing.
 func (in *Instance) NewDevice(pd *PhysicalDevice, opts DeviceOptions) (*Device, error) {
 	if pd == nil || pd.inst != in {
 		return nil, ErrForeignDevice
@@ -132,11 +134,9 @@ func (in *Instance) NewDevice(pd *PhysicalDevice, opts DeviceOptions) (*Device, 
 			d.missing = append(d.missing, e)
 		}
 	}
-	feats := vk.Features{
-		TimelineSemaphore:   pd.TimelineSemaphore,
-		Synchronization2:    pd.Synchronization2,
-		BufferDeviceAddress: pd.BufferDeviceAddress,
-	}
+	// Every feature gfxcuda knows and the device has: the interop ones and
+	// the shader ones compute shaders may declare capabilities for.
+	feats := pd.features
 	if feats.TimelineSemaphore && !eff.AtLeast(1, 2) {
 		add(vk.ExtTimelineSemaphore)
 	}

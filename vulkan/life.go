@@ -98,6 +98,7 @@ type child interface {
 // Close orders of the kinds of children.
 const (
 	orderCommands = iota // they wait for their own work first
+	orderPipeline
 	orderSemaphore
 	orderSampler
 	orderImage

@@ -237,12 +237,21 @@ type PhysicalDevice struct {
 	Synchronization2    bool
 	BufferDeviceAddress bool
 
+	// Limits are the device's limits that compute work is checked against.
+	Limits Limits
+
 	inst                *Instance
 	h                   vk.PhysicalDevice
 	nonCoherentAtomSize uint64
 	effectiveAPI        Version         // min(instance, device) API version
 	featureQuery        vk.FeatureQuery // how to query and enable the features
+	features            vk.Features     // every feature gfxcuda knows that the device has
 }
+
+// Limits are the VkPhysicalDeviceLimits that compute work is checked
+// against: the largest dispatch (MaxComputeWorkGroupCount) and workgroup,
+// push constant and buffer range sizes, and descriptor offset alignments.
+type Limits = vk.Limits
 
 func newPhysicalDevice(in *Instance, index int, h vk.PhysicalDevice) (*PhysicalDevice, error) {
 	raw := in.raw
@@ -281,6 +290,7 @@ func newPhysicalDevice(in *Instance, index int, h vk.PhysicalDevice) (*PhysicalD
 	pd.DeviceUUID = props.DeviceUUID
 	pd.DriverUUID = props.DriverUUID
 	pd.nonCoherentAtomSize = max(props.NonCoherentAtomSize, 1)
+	pd.Limits = props.Limits
 
 	types, heaps := raw.MemoryProperties(h)
 	for _, t := range types {
@@ -311,6 +321,7 @@ func newPhysicalDevice(in *Instance, index int, h vk.PhysicalDevice) (*PhysicalD
 	pd.TimelineSemaphore = feats.TimelineSemaphore
 	pd.Synchronization2 = feats.Synchronization2
 	pd.BufferDeviceAddress = feats.BufferDeviceAddress
+	pd.features = feats
 
 	// The external memory and semaphore queries are core in 1.1, and come
 	// from instance extensions before.

@@ -3,6 +3,7 @@
 //
 //	gfxcuda devices [--json]   list GPUs in Vulkan and CUDA, paired by UUID
 //	gfxcuda doctor  [--json]   check that Vulkan↔CUDA interop works, and say how to fix it
+//	gfxcuda bench   [--json] [--png FILE] [--quick]   measure copies and hand-offs on the GPU
 package main
 
 import (
@@ -21,6 +22,7 @@ type command struct {
 var commands = map[string]command{
 	"devices": {"list GPUs in Vulkan and CUDA, paired by UUID", runDevices},
 	"doctor":  {"check that Vulkan↔CUDA interop works here; exit 0 if it does", runDoctor},
+	"bench":   {"measure copies and hand-offs between Vulkan and CUDA on this GPU", runBench},
 }
 
 func usage(w io.Writer) {

@@ -17,7 +17,8 @@
 // the file that calls it (static C functions are private to their file):
 // this file for the loader, instance and device lifetime, memory.go for
 // buffers, images, memory, views and samplers, sync.go for semaphores,
-// commands.go for command pools, recording and submission.
+// commands.go for command pools, recording and submission, pipeline.go for
+// shader modules, pipelines, descriptors and dispatches.
 //
 // Non-dispatchable handles (VkBuffer, VkImage, VkSemaphore and the like) are
 // plain 64-bit integers in C as well as in Go: the package is compiled with
@@ -643,6 +644,8 @@ type Properties struct {
 	DeviceName    string
 
 	TimestampPeriod float32
+	// Limits are the limits compute work needs (VkPhysicalDeviceLimits).
+	Limits Limits
 	// NonCoherentAtomSize is limits.nonCoherentAtomSize: the granularity of
 	// flushes and invalidations of host-visible, non-coherent memory.
 	NonCoherentAtomSize uint64
@@ -695,6 +698,7 @@ func (in *Instance) PhysicalDeviceProperties(pd PhysicalDevice, q PropertiesQuer
 	out.DeviceName = C.GoString(&base.deviceName[0])
 	out.TimestampPeriod = float32(base.limits.timestampPeriod)
 	out.NonCoherentAtomSize = uint64(base.limits.nonCoherentAtomSize)
+	out.Limits = limitsOf(&base.limits)
 	if id != nil {
 		out.HasID = true
 		for i := range out.DeviceUUID {
@@ -716,6 +720,22 @@ type Features struct {
 	TimelineSemaphore   bool
 	Synchronization2    bool
 	BufferDeviceAddress bool
+
+	// Shader features: the VkPhysicalDeviceFeatures ones always, the
+	// VkPhysicalDeviceVulkan11Features and Vulkan12Features ones where
+	// FeatureQuery.Vulkan12 is set.
+	ShaderFloat64                      bool
+	ShaderInt64                        bool
+	ShaderInt16                        bool
+	StorageImageExtendedFormats        bool
+	StorageImageReadWithoutFormat      bool
+	StorageImageWriteWithoutFormat     bool
+	ShaderFloat16                      bool // Vulkan12
+	ShaderInt8                         bool // Vulkan12
+	StorageBuffer8BitAccess            bool // Vulkan12
+	UniformAndStorageBuffer8BitAccess  bool // Vulkan12
+	StorageBuffer16BitAccess           bool // Vulkan11
+	UniformAndStorageBuffer16BitAccess bool // Vulkan11
 }
 
 // FeatureQuery says through which structures features are queried or
@@ -745,6 +765,13 @@ func featureChain(a *arena, q FeatureQuery, set *Features) (*C.VkPhysicalDeviceF
 	if set != nil {
 		want = *set
 	}
+	f2.features.shaderFloat64 = b(want.ShaderFloat64)
+	f2.features.shaderInt64 = b(want.ShaderInt64)
+	f2.features.shaderInt16 = b(want.ShaderInt16)
+	f2.features.shaderStorageImageExtendedFormats = b(want.StorageImageExtendedFormats)
+	f2.features.shaderStorageImageReadWithoutFormat = b(want.StorageImageReadWithoutFormat)
+	f2.features.shaderStorageImageWriteWithoutFormat = b(want.StorageImageWriteWithoutFormat)
+	var v11 *C.VkPhysicalDeviceVulkan11Features
 	var v12 *C.VkPhysicalDeviceVulkan12Features
 	var v13 *C.VkPhysicalDeviceVulkan13Features
 	var tl *C.VkPhysicalDeviceTimelineSemaphoreFeatures
@@ -755,8 +782,18 @@ func featureChain(a *arena, q FeatureQuery, set *Features) (*C.VkPhysicalDeviceF
 		v12.sType = C.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES
 		v12.timelineSemaphore = b(want.TimelineSemaphore)
 		v12.bufferDeviceAddress = b(want.BufferDeviceAddress)
+		v12.shaderFloat16 = b(want.ShaderFloat16)
+		v12.shaderInt8 = b(want.ShaderInt8)
+		v12.storageBuffer8BitAccess = b(want.StorageBuffer8BitAccess)
+		v12.uniformAndStorageBuffer8BitAccess = b(want.UniformAndStorageBuffer8BitAccess)
 		*next = unsafe.Pointer(v12)
 		next = &v12.pNext
+		v11 = alloc[C.VkPhysicalDeviceVulkan11Features](a)
+		v11.sType = C.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES
+		v11.storageBuffer16BitAccess = b(want.StorageBuffer16BitAccess)
+		v11.uniformAndStorageBuffer16BitAccess = b(want.UniformAndStorageBuffer16BitAccess)
+		*next = unsafe.Pointer(v11)
+		next = &v11.pNext
 	} else {
 		if q.TimelineSemaphoreExt && (set == nil || want.TimelineSemaphore) {
 			tl = alloc[C.VkPhysicalDeviceTimelineSemaphoreFeatures](a)
@@ -785,10 +822,25 @@ func featureChain(a *arena, q FeatureQuery, set *Features) (*C.VkPhysicalDeviceF
 		*next = unsafe.Pointer(s2)
 	}
 	read := func() Features {
-		var f Features
+		f := Features{
+			ShaderFloat64:                  f2.features.shaderFloat64 != 0,
+			ShaderInt64:                    f2.features.shaderInt64 != 0,
+			ShaderInt16:                    f2.features.shaderInt16 != 0,
+			StorageImageExtendedFormats:    f2.features.shaderStorageImageExtendedFormats != 0,
+			StorageImageReadWithoutFormat:  f2.features.shaderStorageImageReadWithoutFormat != 0,
+			StorageImageWriteWithoutFormat: f2.features.shaderStorageImageWriteWithoutFormat != 0,
+		}
 		if v12 != nil {
 			f.TimelineSemaphore = v12.timelineSemaphore != 0
 			f.BufferDeviceAddress = v12.bufferDeviceAddress != 0
+			f.ShaderFloat16 = v12.shaderFloat16 != 0
+			f.ShaderInt8 = v12.shaderInt8 != 0
+			f.StorageBuffer8BitAccess = v12.storageBuffer8BitAccess != 0
+			f.UniformAndStorageBuffer8BitAccess = v12.uniformAndStorageBuffer8BitAccess != 0
+		}
+		if v11 != nil {
+			f.StorageBuffer16BitAccess = v11.storageBuffer16BitAccess != 0
+			f.UniformAndStorageBuffer16BitAccess = v11.uniformAndStorageBuffer16BitAccess != 0
 		}
 		if tl != nil {
 			f.TimelineSemaphore = tl.timelineSemaphore != 0
@@ -1063,7 +1115,7 @@ type DeviceCreateInfo struct {
 }
 
 // deviceFuncs holds the device-level entry points. Their shims live in the
-// file that calls them: vk.go, memory.go, sync.go, commands.go.
+// file that calls them: vk.go, memory.go, sync.go, commands.go, pipeline.go.
 type deviceFuncs struct {
 	destroyDevice  C.PFN_vkDestroyDevice
 	deviceWaitIdle C.PFN_vkDeviceWaitIdle
@@ -1117,6 +1169,29 @@ type deviceFuncs struct {
 	queueSubmit            C.PFN_vkQueueSubmit
 	queueSubmit2           C.PFN_vkQueueSubmit2
 	queueWaitIdle          C.PFN_vkQueueWaitIdle
+
+	// pipeline.go
+	createShaderModule         C.PFN_vkCreateShaderModule
+	destroyShaderModule        C.PFN_vkDestroyShaderModule
+	createDescriptorSetLayout  C.PFN_vkCreateDescriptorSetLayout
+	destroyDescriptorSetLayout C.PFN_vkDestroyDescriptorSetLayout
+	createPipelineLayout       C.PFN_vkCreatePipelineLayout
+	destroyPipelineLayout      C.PFN_vkDestroyPipelineLayout
+	createComputePipelines     C.PFN_vkCreateComputePipelines
+	destroyPipeline            C.PFN_vkDestroyPipeline
+	createDescriptorPool       C.PFN_vkCreateDescriptorPool
+	destroyDescriptorPool      C.PFN_vkDestroyDescriptorPool
+	resetDescriptorPool        C.PFN_vkResetDescriptorPool
+	allocateDescriptorSets     C.PFN_vkAllocateDescriptorSets
+	updateDescriptorSets       C.PFN_vkUpdateDescriptorSets
+	createBufferView           C.PFN_vkCreateBufferView
+	destroyBufferView          C.PFN_vkDestroyBufferView
+	cmdBindPipeline            C.PFN_vkCmdBindPipeline
+	cmdBindDescriptorSets      C.PFN_vkCmdBindDescriptorSets
+	cmdPushConstants           C.PFN_vkCmdPushConstants
+	cmdDispatch                C.PFN_vkCmdDispatch
+	cmdDispatchIndirect        C.PFN_vkCmdDispatchIndirect
+	cmdCopyImage               C.PFN_vkCmdCopyImage
 }
 
 func (f *deviceFuncs) procs() []proc {
@@ -1170,6 +1245,28 @@ func (f *deviceFuncs) procs() []proc {
 		req(fp(&f.queueSubmit), "vkQueueSubmit"),
 		opt(fp(&f.queueSubmit2), "vkQueueSubmit2", "vkQueueSubmit2KHR"),
 		req(fp(&f.queueWaitIdle), "vkQueueWaitIdle"),
+
+		req(fp(&f.createShaderModule), "vkCreateShaderModule"),
+		req(fp(&f.destroyShaderModule), "vkDestroyShaderModule"),
+		req(fp(&f.createDescriptorSetLayout), "vkCreateDescriptorSetLayout"),
+		req(fp(&f.destroyDescriptorSetLayout), "vkDestroyDescriptorSetLayout"),
+		req(fp(&f.createPipelineLayout), "vkCreatePipelineLayout"),
+		req(fp(&f.destroyPipelineLayout), "vkDestroyPipelineLayout"),
+		req(fp(&f.createComputePipelines), "vkCreateComputePipelines"),
+		req(fp(&f.destroyPipeline), "vkDestroyPipeline"),
+		req(fp(&f.createDescriptorPool), "vkCreateDescriptorPool"),
+		req(fp(&f.destroyDescriptorPool), "vkDestroyDescriptorPool"),
+		req(fp(&f.resetDescriptorPool), "vkResetDescriptorPool"),
+		req(fp(&f.allocateDescriptorSets), "vkAllocateDescriptorSets"),
+		req(fp(&f.updateDescriptorSets), "vkUpdateDescriptorSets"),
+		req(fp(&f.createBufferView), "vkCreateBufferView"),
+		req(fp(&f.destroyBufferView), "vkDestroyBufferView"),
+		req(fp(&f.cmdBindPipeline), "vkCmdBindPipeline"),
+		req(fp(&f.cmdBindDescriptorSets), "vkCmdBindDescriptorSets"),
+		req(fp(&f.cmdPushConstants), "vkCmdPushConstants"),
+		req(fp(&f.cmdDispatch), "vkCmdDispatch"),
+		req(fp(&f.cmdDispatchIndirect), "vkCmdDispatchIndirect"),
+		req(fp(&f.cmdCopyImage), "vkCmdCopyImage"),
 	}
 }
 

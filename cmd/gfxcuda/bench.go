@@ -1,0 +1,103 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/gfxcuda/gfxcuda/internal/bench"
+	"github.com/gfxcuda/gfxcuda/interop"
+)
+
+func runBench(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	asJSON := fs.Bool("json", false, "print JSON instead of a table")
+	pngPath := fs.String("png", "", "also draw a chart to this PNG file")
+	quick := fs.Bool("quick", false, "fewer cases and repetitions (a smoke test, not for publishing)")
+	reps := fs.Int("reps", 15, "repetitions per figure (the median is reported)")
+	frames := fs.Int("frames", 4096, "frames per throughput repetition")
+	only := fs.String("only", "", "comma-separated groups to run: copy,texture,latency,ring,onetime (default all)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *quick {
+		*reps, *frames = 3, 512
+	}
+	dev, err := interop.Open(interop.Options{})
+	if err != nil {
+		fmt.Fprintf(stderr, "gfxcuda bench: %v\n", err)
+		return 1
+	}
+	defer dev.Close()
+	s := &bench.Suite{D: dev, O: bench.Options{Reps: *reps, Frames: *frames, Quick: *quick}}
+	s.R.Device = dev.Vulkan().Physical().Name
+	s.R.Date = time.Now()
+	s.R.Command = "gfxcuda bench " + strings.Join(args, " ")
+	steps := []struct {
+		key string
+		n   int
+		run func() error
+	}{
+		{"copy", 3, s.CopyBandwidth},
+		{"texture", 12, s.TextureToTensor},
+		{"latency", 2, s.Latency},
+		{"ring", bench.RingSteps(*quick), s.Rings},
+		{"onetime", 1, s.OneTime},
+	}
+	want := map[string]bool{}
+	for _, k := range strings.Split(*only, ",") {
+		if k = strings.TrimSpace(k); k != "" {
+			want[k] = true
+		}
+	}
+	total := 0
+	for _, st := range steps {
+		if len(want) == 0 || want[st.key] {
+			total += st.n
+		}
+	}
+	s.Progress = bench.NewProgress(stderr, total)
+	failed := false
+	for _, st := range steps {
+		if len(want) > 0 && !want[st.key] {
+			continue
+		}
+		if err := st.run(); err != nil {
+			fmt.Fprintf(stderr, "\ngfxcuda bench: %s: %v\n", st.key, err)
+			failed = true
+		}
+	}
+	s.Progress.Finish()
+	s.R.Compare()
+	if *asJSON {
+		s.R.WriteJSON(stdout)
+	} else {
+		s.R.WriteTable(stdout)
+	}
+	if *pngPath != "" {
+		f, err := os.Create(*pngPath)
+		if err == nil {
+			err = s.R.WritePNG(f)
+			err = firstErr(err, f.Close())
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "gfxcuda bench: chart: %v\n", err)
+			failed = true
+		}
+	}
+	if failed {
+		return 1
+	}
+	return 0
+}
+
+func firstErr(a, b error) error {
+	if a != nil {
+		return a
+	}
+	return b
+}

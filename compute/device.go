@@ -1,0 +1,364 @@
+package compute
+
+import (
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/gfxcuda/gfxcuda/cuda"
+	"github.com/gfxcuda/gfxcuda/interop"
+	"github.com/gfxcuda/gfxcuda/vulkan"
+)
+
+// DeviceEnv is the environment variable that picks the device Open uses
+// when Options.Device is empty: a device index (as Devices lists them), a
+// case-insensitive substring of its name, or its UUID.
+const DeviceEnv = "GFXCUDA_DEVICE"
+
+// DeviceInfo describes a Vulkan device that can run compute shaders.
+type DeviceInfo struct {
+	// Index is the device's place in the Vulkan instance's list, the index
+	// GFXCUDA_DEVICE and Options.Device take.
+	Index int
+	Name  string
+	// DedicatedVideoMemory is the size of the device-local memory heaps;
+	// SharedSystemMemory that of the other heaps (host memory the device
+	// reaches). A software device's memory is system memory reported as
+	// device-local.
+	DedicatedVideoMemory uint64
+	SharedSystemMemory   uint64
+	// VendorID and DeviceID are the PCI IDs (0x10de: NVIDIA).
+	VendorID, DeviceID uint32
+	// Hardware is false for CPU implementations such as lavapipe.
+	Hardware bool
+	// Discrete is true for discrete GPUs.
+	Discrete bool
+	Type     vulkan.DeviceType
+	// UUID is the Vulkan device UUID, equal to CUDA's for the same GPU.
+	UUID       [16]byte
+	APIVersion vulkan.Version
+	Driver     string // driver name and version
+}
+
+// UUIDString formats the UUID as CUDA does (8-4-4-4-12 hex digits).
+func (i DeviceInfo) UUIDString() string { return cuda.UUID(i.UUID).String() }
+
+// String returns the index, name and kind of the device.
+func (i DeviceInfo) String() string {
+	kind := "software"
+	if i.Hardware {
+		kind = "integrated"
+		if i.Discrete {
+			kind = "discrete"
+		}
+	}
+	return fmt.Sprintf("%d: %s (%s, %d MiB dedicated, %d MiB shared)", i.Index, i.Name, kind,
+		i.DedicatedVideoMemory>>20, i.SharedSystemMemory>>20)
+}
+
+func infoOf(pd *vulkan.PhysicalDevice) DeviceInfo {
+	info := DeviceInfo{
+		Index: pd.Index, Name: pd.Name, VendorID: pd.VendorID, DeviceID: pd.DeviceID,
+		Hardware: !pd.IsSoftware(), Discrete: pd.Type == vulkan.DeviceTypeDiscrete, Type: pd.Type,
+		UUID: pd.DeviceUUID, APIVersion: pd.APIVersion,
+		Driver: strings.TrimSpace(pd.DriverName + " " + pd.DriverVersionString()),
+	}
+	for _, h := range pd.MemoryHeaps {
+		if h.DeviceLocal {
+			info.DedicatedVideoMemory += h.Size
+		} else {
+			info.SharedSystemMemory += h.Size
+		}
+	}
+	return info
+}
+
+// hasCompute reports whether the device has a compute queue.
+func hasCompute(pd *vulkan.PhysicalDevice) bool {
+	return slices.ContainsFunc(pd.QueueFamilies, func(f vulkan.QueueFamily) bool { return f.Compute && f.Count > 0 })
+}
+
+// Devices lists the Vulkan devices that can run compute shaders, in the
+// Vulkan instance's order.
+func Devices() ([]DeviceInfo, error) {
+	off := false
+	in, err := vulkan.NewInstance(vulkan.InstanceOptions{AppName: "gfxcuda compute", Validation: &off})
+	if err != nil {
+		return nil, fmt.Errorf("compute: %w", err)
+	}
+	defer in.Close()
+	pds, err := in.PhysicalDevices()
+	if err != nil {
+		return nil, fmt.Errorf("compute: %w", err)
+	}
+	var out []DeviceInfo
+	for _, pd := range pds {
+		if hasCompute(pd) {
+			out = append(out, infoOf(pd))
+		}
+	}
+	return out, nil
+}
+
+// better reports whether a is preferred to b: hardware first, then
+// discrete, then more dedicated memory, then the lower index.
+func better(a, b *DeviceInfo) bool {
+	if a.Hardware != b.Hardware {
+		return a.Hardware
+	}
+	if a.Discrete != b.Discrete {
+		return a.Discrete
+	}
+	if a.DedicatedVideoMemory != b.DedicatedVideoMemory {
+		return a.DedicatedVideoMemory > b.DedicatedVideoMemory
+	}
+	return a.Index < b.Index
+}
+
+// Best returns the position in devs of the preferred device: hardware
+// before software, then discrete before integrated, then the most dedicated
+// memory. It returns -1 for an empty list.
+func Best(devs []DeviceInfo) int {
+	best := -1
+	for i := range devs {
+		if best < 0 || better(&devs[i], &devs[best]) {
+			best = i
+		}
+	}
+	return best
+}
+
+// Select returns the position in devs of the device spec names: a device
+// index (DeviceInfo.Index), a UUID (32 hex digits, dashes and a "GPU-"
+// prefix allowed), or a case-insensitive substring of the name (the best
+// match by the order of Best when several match). An empty spec selects
+// Best's choice.
+func Select(devs []DeviceInfo, spec string) (int, error) {
+	spec = strings.TrimSpace(spec)
+	if len(devs) == 0 {
+		return -1, errors.New("compute: no Vulkan device can run compute shaders")
+	}
+	if spec == "" {
+		return Best(devs), nil
+	}
+	list := func() string {
+		parts := make([]string, len(devs))
+		for i, d := range devs {
+			parts[i] = fmt.Sprintf("%d: %s (UUID %s)", d.Index, d.Name, d.UUIDString())
+		}
+		return strings.Join(parts, "; ")
+	}
+	if n, err := strconv.Atoi(spec); err == nil {
+		for i := range devs {
+			if devs[i].Index == n {
+				return i, nil
+			}
+		}
+		return -1, fmt.Errorf("compute: no device with index %d; devices: %s", n, list())
+	}
+	hexs := strings.ReplaceAll(strings.TrimPrefix(strings.ToLower(spec), "gpu-"), "-", "")
+	if len(hexs) == 32 {
+		if u, err := hex.DecodeString(hexs); err == nil {
+			for i := range devs {
+				if string(devs[i].UUID[:]) == string(u) {
+					return i, nil
+				}
+			}
+			return -1, fmt.Errorf("compute: no device with UUID %s; devices: %s", spec, list())
+		}
+	}
+	pick := -1
+	for i := range devs {
+		if strings.Contains(strings.ToLower(devs[i].Name), strings.ToLower(spec)) && (pick < 0 || better(&devs[i], &devs[pick])) {
+			pick = i
+		}
+	}
+	if pick < 0 {
+		return -1, fmt.Errorf("compute: no device matches %q (an index, a UUID or part of a name); devices: %s", spec, list())
+	}
+	return pick, nil
+}
+
+// Options configures Open.
+type Options struct {
+	// Device picks the device as Select does; empty means the environment
+	// variable GFXCUDA_DEVICE, and when that is empty too, the best device.
+	Device string
+	// Validation turns the Khronos validation layer on or off; nil follows
+	// GFXCUDA_VALIDATION.
+	Validation *bool
+}
+
+// Device is a Vulkan device that runs compute shaders. Its methods are
+// safe for concurrent use.
+type Device struct {
+	vk     *vulkan.Device
+	inst   *vulkan.Instance // owned, when Open made it
+	shared *interop.Device  // when made by NewInterop
+	info   DeviceInfo
+
+	mu     sync.Mutex
+	spare  []*vulkan.Commands // idle batches for synchronous calls
+	closed bool
+}
+
+// Open opens a device for compute work: the one opts.Device or
+// GFXCUDA_DEVICE names, else the best one (see Best).
+func Open(opts Options) (*Device, error) {
+	in, err := vulkan.NewInstance(vulkan.InstanceOptions{AppName: "gfxcuda compute", Validation: opts.Validation})
+	if err != nil {
+		return nil, fmt.Errorf("compute: %w", err)
+	}
+	pds, err := in.PhysicalDevices()
+	if err != nil {
+		in.Close()
+		return nil, fmt.Errorf("compute: %w", err)
+	}
+	var infos []DeviceInfo
+	var cands []*vulkan.PhysicalDevice
+	for _, pd := range pds {
+		if hasCompute(pd) {
+			infos = append(infos, infoOf(pd))
+			cands = append(cands, pd)
+		}
+	}
+	spec, from := opts.Device, "Options.Device"
+	if spec == "" {
+		spec, from = os.Getenv(DeviceEnv), DeviceEnv
+	}
+	i, err := Select(infos, spec)
+	if err != nil {
+		in.Close()
+		if spec != "" {
+			return nil, fmt.Errorf("%s=%q: %w", from, spec, err)
+		}
+		return nil, err
+	}
+	vd, err := in.NewDevice(cands[i], vulkan.DeviceOptions{})
+	if err != nil {
+		in.Close()
+		return nil, fmt.Errorf("compute: %w", err)
+	}
+	return &Device{vk: vd, inst: in, info: infos[i]}, nil
+}
+
+// New runs compute work on an existing Vulkan device, which the Device
+// borrows: Close leaves it open.
+func New(vd *vulkan.Device) *Device {
+	return &Device{vk: vd, info: infoOf(vd.Physical())}
+}
+
+// NewInterop runs compute work on the Vulkan side of an interop device:
+// every batch is submitted through d.Submit, so that buffers and textures
+// CUDA hands back (interop.Access.Done) are acquired before the work that
+// uses them. Wrap its shared resources with WrapBuffer and WrapTexture
+// (buf.Vulkan(), tex.Vulkan()). The Device borrows d: Close leaves it open.
+func NewInterop(d *interop.Device) *Device {
+	return &Device{vk: d.Vulkan(), shared: d, info: infoOf(d.Vulkan().Physical())}
+}
+
+// Info describes the device.
+func (d *Device) Info() DeviceInfo { return d.info }
+
+// Vulkan returns the Vulkan device.
+func (d *Device) Vulkan() *vulkan.Device { return d.vk }
+
+// Instance returns the Vulkan instance Open made, or nil for a Device made
+// by New or NewInterop.
+func (d *Device) Instance() *vulkan.Instance { return d.inst }
+
+// Limits are the device's limits: the largest dispatch, workgroup and push
+// constants, buffer ranges and alignments.
+func (d *Device) Limits() vulkan.Limits { return d.vk.Physical().Limits }
+
+// String returns the device's name.
+func (d *Device) String() string { return d.info.Name }
+
+// Close closes what the device made and, when Open made it, the Vulkan
+// device and instance. Close is idempotent.
+func (d *Device) Close() error {
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		return nil
+	}
+	d.closed = true
+	spare := d.spare
+	d.spare = nil
+	d.mu.Unlock()
+	for _, c := range spare {
+		c.Close()
+	}
+	if d.inst == nil {
+		return nil
+	}
+	err := d.vk.Close()
+	if e := d.inst.Close(); err == nil {
+		err = e
+	}
+	return err
+}
+
+// submit submits c through the interop device when there is one.
+func (d *Device) submit(c *vulkan.Commands, o vulkan.SubmitOptions) error {
+	if d.shared != nil {
+		return d.shared.Submit(c, o)
+	}
+	return c.Submit(o)
+}
+
+// commands returns an idle batch.
+func (d *Device) commands() (*vulkan.Commands, error) {
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		return nil, fmt.Errorf("compute: %w", vulkan.ErrClosed)
+	}
+	if n := len(d.spare); n > 0 {
+		c := d.spare[n-1]
+		d.spare = d.spare[:n-1]
+		d.mu.Unlock()
+		return c, nil
+	}
+	d.mu.Unlock()
+	return d.vk.NewCommands()
+}
+
+// recycle resets c and keeps it for later synchronous calls.
+func (d *Device) recycle(c *vulkan.Commands) {
+	if c.Reset() == nil {
+		d.mu.Lock()
+		if !d.closed && len(d.spare) < 4 {
+			d.spare = append(d.spare, c)
+			c = nil
+		}
+		d.mu.Unlock()
+	}
+	if c != nil {
+		c.Close()
+	}
+}
+
+// run records a batch with record, submits it and waits for it.
+func (d *Device) run(record func(c *vulkan.Commands) error) error {
+	c, err := d.commands()
+	if err != nil {
+		return err
+	}
+	defer d.recycle(c)
+	if err := record(c); err != nil {
+		return err
+	}
+	if err := c.Err(); err != nil {
+		return err
+	}
+	if err := d.submit(c, vulkan.SubmitOptions{}); err != nil {
+		return err
+	}
+	return c.Wait(-1)
+}

@@ -1,0 +1,249 @@
+package compute
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+
+	"github.com/gfxcuda/gfxcuda/format"
+	"github.com/gfxcuda/gfxcuda/shader"
+	"github.com/gfxcuda/gfxcuda/vulkan"
+)
+
+// Kernel is a compiled compute shader on a device, ready to dispatch.
+type Kernel struct {
+	d *Device
+	m *shader.Module
+	p *vulkan.Pipeline
+}
+
+// Compile compiles an HLSL or GLSL compute shader (or checks a SPIR-V
+// binary) in process and makes a kernel of its entry point (o.EntryPoint,
+// "main" by default). The language comes from o.Language, else from
+// o.Filename's extension, else from the source (see shader.Options).
+// Compiled modules are cached on disk. A source the compiler rejects
+// returns a *shader.CompileError whose diagnostics carry file and line.
+func (d *Device) Compile(src []byte, o shader.Options) (*Kernel, error) {
+	m, err := shader.Compile(src, o)
+	if err != nil {
+		return nil, err
+	}
+	return d.Kernel(m, o.EntryPoint)
+}
+
+// CompileFile is Compile of the file at path.
+func (d *Device) CompileFile(path string, o shader.Options) (*Kernel, error) {
+	m, err := shader.CompileFile(path, o)
+	if err != nil {
+		return nil, err
+	}
+	return d.Kernel(m, o.EntryPoint)
+}
+
+// Kernel makes a kernel of a compiled or reflected module's compute entry
+// point called entry (empty: the first).
+func (d *Device) Kernel(m *shader.Module, entry string) (*Kernel, error) {
+	p, err := d.vk.NewComputePipeline(m, vulkan.PipelineOptions{EntryPoint: entry})
+	if err != nil {
+		return nil, fmt.Errorf("compute: %w", err)
+	}
+	return &Kernel{d: d, m: m, p: p}, nil
+}
+
+// Module returns the kernel's SPIR-V module and its reflection.
+func (k *Kernel) Module() *shader.Module { return k.m }
+
+// Pipeline returns the Vulkan pipeline.
+func (k *Kernel) Pipeline() *vulkan.Pipeline { return k.p }
+
+// Resources lists what a dispatch binds, by set and binding.
+func (k *Kernel) Resources() []shader.Resource { return k.p.Resources() }
+
+// LocalSize is the workgroup size.
+func (k *Kernel) LocalSize() [3]uint32 { return k.p.LocalSize() }
+
+// PushConstantSize is the size of the push constants a dispatch passes, 0
+// when the shader has none.
+func (k *Kernel) PushConstantSize() uint32 { return k.p.PushConstantSize() }
+
+// Groups returns how many workgroups cover width×height×depth threads
+// (each count rounded up).
+func (k *Kernel) Groups(width, height, depth uint32) (x, y, z uint32) {
+	ls := k.p.LocalSize()
+	div := func(n, d uint32) uint32 { return (n + d - 1) / d }
+	return div(width, ls[0]), div(height, ls[1]), div(depth, ls[2])
+}
+
+// Close frees the kernel's pipeline. Idempotent.
+func (k *Kernel) Close() error { return k.p.Close() }
+
+// Dispatch runs x×y×z workgroups of the kernel with args and waits for
+// them: the synchronous call for scripts. Use a Batch to submit many
+// dispatches at once.
+func (k *Kernel) Dispatch(x, y, z uint32, args ...Arg) error {
+	return k.d.run(func(c *vulkan.Commands) error {
+		k.record(c, x, y, z, nil, 0, args)
+		return nil
+	})
+}
+
+// DispatchIndirect runs the kernel with the workgroup counts the
+// VkDispatchIndirectCommand (three little-endian uint32) at byte off of
+// argsBuf holds when it runs, and waits for it.
+func (k *Kernel) DispatchIndirect(argsBuf *Buffer, off uint64, args ...Arg) error {
+	if argsBuf == nil {
+		return fmt.Errorf("compute: DispatchIndirect: nil argument buffer")
+	}
+	return k.d.run(func(c *vulkan.Commands) error {
+		k.record(c, 0, 0, 0, argsBuf, off, args)
+		return nil
+	})
+}
+
+// record records a dispatch into c; errors become c's.
+func (k *Kernel) record(c *vulkan.Commands, x, y, z uint32, argsBuf *Buffer, off uint64, args []Arg) {
+	bs, push, err := k.bindings(args)
+	if err != nil {
+		c.Fail(err)
+		return
+	}
+	if argsBuf != nil {
+		c.DispatchIndirect(k.p, bs, push, argsBuf.vk, off)
+	} else {
+		c.Dispatch(k.p, bs, push, x, y, z)
+	}
+}
+
+// Arg is one argument of a dispatch: a resource bound to a slot or a name,
+// or the push constants. Make them with At, Named and Push.
+type Arg struct {
+	slot    int
+	space   uint32
+	name    string
+	elem    uint32
+	res     Resource
+	sampler *Sampler
+	off     uint64
+	n       uint64
+	format  format.Format
+	push    []byte
+	isPush  bool
+	err     error
+}
+
+// At binds r (a *Buffer, *Texture or *Sampler) at slot: the binding
+// number, which is an HLSL register's number whatever its class (t, u, b
+// or s), or a GLSL layout(binding). Resources in another set (an HLSL
+// register space) take Space.
+func At(slot int, r Resource) Arg { return Arg{slot: slot, res: r} }
+
+// Named binds r to the shader variable called name (or the block type of
+// that name, such as an HLSL cbuffer's).
+func Named(name string, r Resource) Arg { return Arg{slot: -1, name: name, res: r} }
+
+// Push passes data as the push constants: the bytes of the shader's push
+// constant block, laid out as the shader declares it.
+func Push(data []byte) Arg { return Arg{isPush: true, push: data} }
+
+// PushValues passes values, encoded little-endian one after the other with
+// encoding/binary (fixed-size numbers, arrays and structs of them), as the
+// push constants.
+func PushValues(values ...any) Arg {
+	var b bytes.Buffer
+	for _, v := range values {
+		if err := binary.Write(&b, binary.LittleEndian, v); err != nil {
+			return Arg{isPush: true, err: fmt.Errorf("compute: PushValues: %T: %w", v, err)}
+		}
+	}
+	return Arg{isPush: true, push: b.Bytes()}
+}
+
+// Space returns a with its descriptor set (HLSL register space) set.
+func (a Arg) Space(set uint32) Arg { a.space = set; return a }
+
+// Element returns a bound to element i of an array of resources.
+func (a Arg) Element(i uint32) Arg { a.elem = i; return a }
+
+// Bytes returns a binding n bytes of a buffer from byte off (n 0: to the
+// end).
+func (a Arg) Bytes(off, n uint64) Arg { a.off, a.n = off, n; return a }
+
+// As returns a binding a buffer as a texel buffer of format f, whatever
+// its own format.
+func (a Arg) As(f format.Format) Arg { a.format = f; return a }
+
+// With returns a binding a texture together with a sampler, for combined
+// image samplers (GLSL sampler2D and the like).
+func (a Arg) With(s *Sampler) Arg { a.sampler = s; return a }
+
+// bindings converts args into Vulkan bindings and push constants.
+func (k *Kernel) bindings(args []Arg) ([]vulkan.Binding, []byte, error) {
+	var bs []vulkan.Binding
+	var push []byte
+	pushed := false
+	for _, a := range args {
+		if a.err != nil {
+			return nil, nil, a.err
+		}
+		if a.isPush {
+			if pushed {
+				return nil, nil, fmt.Errorf("compute: push constants given twice; pass one Push")
+			}
+			push, pushed = a.push, true
+			continue
+		}
+		where := fmt.Sprintf("slot %d", a.slot)
+		if a.name != "" {
+			where = fmt.Sprintf("%q", a.name)
+		} else if a.slot < 0 {
+			return nil, nil, fmt.Errorf("compute: negative slot %d", a.slot)
+		}
+		b := vulkan.Binding{Set: a.space, Binding: uint32(max(a.slot, 0)), Name: a.name, Element: a.elem}
+		var r *shader.Resource
+		if a.name != "" {
+			r = k.p.ResourceNamed(a.name)
+		} else {
+			r = k.p.Resource(a.space, uint32(a.slot))
+		}
+		switch res := a.res.(type) {
+		case *Buffer:
+			if res == nil {
+				return nil, nil, fmt.Errorf("compute: %s: nil buffer", where)
+			}
+			b.Buffer, b.Offset, b.Range = res.vk, a.off, a.n
+			b.TexelFormat = uint32(res.format)
+			if a.format != 0 {
+				b.TexelFormat = uint32(a.format)
+			}
+			if r != nil && r.Kind == shader.StorageBuffer && res.stride != 0 && r.Stride != 0 && res.stride != r.Stride {
+				return nil, nil, fmt.Errorf("compute: %s: a structured buffer of %d-byte elements is bound to %s, whose elements are %d bytes",
+					where, res.stride, r.Name, r.Stride)
+			}
+			if r != nil && !(r.Kind == shader.UniformTexelBuffer || r.Kind == shader.StorageTexelBuffer) {
+				b.TexelFormat = 0
+			}
+		case *Texture:
+			if res == nil {
+				return nil, nil, fmt.Errorf("compute: %s: nil texture", where)
+			}
+			b.Image = res.vk
+		case *Sampler:
+			if res == nil {
+				return nil, nil, fmt.Errorf("compute: %s: nil sampler", where)
+			}
+			b.Sampler = res.vk
+		case nil:
+			return nil, nil, fmt.Errorf("compute: %s: no resource", where)
+		default:
+			return nil, nil, fmt.Errorf("compute: %s: unsupported resource %T", where, a.res)
+		}
+		if a.sampler != nil {
+			if b.Sampler != nil {
+				return nil, nil, fmt.Errorf("compute: %s: two samplers", where)
+			}
+			b.Sampler = a.sampler.vk
+		}
+		bs = append(bs, b)
+	}
+	return bs, push, nil
+}

@@ -1,0 +1,507 @@
+package compute
+
+import (
+	"fmt"
+
+	"github.com/gfxcuda/gfxcuda/format"
+	"github.com/gfxcuda/gfxcuda/vulkan"
+)
+
+// Heap says where a buffer's memory lives.
+type Heap = vulkan.Heap
+
+// Heaps.
+const (
+	// HeapDefault is device-local memory, the fastest for shaders; Upload
+	// and Readback copy through a staging buffer.
+	HeapDefault = vulkan.HeapDefault
+	// HeapUpload is host-visible memory for data the host writes and the
+	// GPU reads.
+	HeapUpload = vulkan.HeapUpload
+	// HeapReadback is host-visible memory for data the GPU writes and the
+	// host reads.
+	HeapReadback = vulkan.HeapReadback
+)
+
+// Resource is what a kernel binds or a batch copies: a *Buffer, a
+// *Texture or a *Sampler.
+type Resource interface {
+	isResource()
+}
+
+// Buffer is linear memory: raw, structured (elements of Stride bytes) or
+// typed (texels of Format, bound as a texel buffer).
+type Buffer struct {
+	d      *Device
+	vk     *vulkan.Buffer
+	stride uint32
+	format format.Format
+	own    bool
+}
+
+func (*Buffer) isResource() {}
+
+// Buffer creates a buffer of size bytes on heap. It is usable as a
+// constant, storage, texel and indirect-argument buffer and copy source
+// and destination.
+func (d *Device) Buffer(size uint64, heap Heap) (*Buffer, error) {
+	b, err := d.vk.NewBuffer(vulkan.BufferOptions{Size: size, Heap: heap})
+	if err != nil {
+		return nil, fmt.Errorf("compute: %w", err)
+	}
+	return &Buffer{d: d, vk: b, own: true}, nil
+}
+
+// StructuredBuffer creates a buffer of count elements of stride bytes,
+// for StructuredBuffer and RWStructuredBuffer: binding it to a shader
+// whose element stride differs is an error.
+func (d *Device) StructuredBuffer(stride uint32, count uint64, heap Heap) (*Buffer, error) {
+	if stride == 0 || count == 0 {
+		return nil, fmt.Errorf("compute: StructuredBuffer of %d elements of %d bytes", count, stride)
+	}
+	b, err := d.Buffer(uint64(stride)*count, heap)
+	if err != nil {
+		return nil, err
+	}
+	b.stride = stride
+	return b, nil
+}
+
+// TypedBuffer creates a buffer of count texels of format f, for Buffer<T>
+// and RWBuffer<T> (GLSL textureBuffer and imageBuffer): it binds as a
+// texel buffer viewed as f.
+func (d *Device) TypedBuffer(f format.Format, count uint64, heap Heap) (*Buffer, error) {
+	in, ok := format.Lookup(f)
+	if !ok {
+		return nil, fmt.Errorf("compute: TypedBuffer: unknown format %v", f)
+	}
+	if count == 0 {
+		return nil, fmt.Errorf("compute: TypedBuffer of 0 texels")
+	}
+	b, err := d.Buffer(uint64(in.BytesPerTexel)*count, heap)
+	if err != nil {
+		return nil, err
+	}
+	b.format = f
+	return b, nil
+}
+
+// WrapBuffer makes a Buffer of a Vulkan buffer of the device, such as a
+// shared interop.Buffer's Vulkan(); Close leaves b open.
+func (d *Device) WrapBuffer(b *vulkan.Buffer) *Buffer { return &Buffer{d: d, vk: b} }
+
+// WithStride returns b as a structured buffer of elements of stride bytes
+// (same memory).
+func (b *Buffer) WithStride(stride uint32) *Buffer {
+	c := *b
+	c.stride, c.format, c.own = stride, 0, false
+	return &c
+}
+
+// WithFormat returns b as a typed buffer of texels of f (same memory).
+func (b *Buffer) WithFormat(f format.Format) *Buffer {
+	c := *b
+	c.format, c.stride, c.own = f, 0, false
+	return &c
+}
+
+// Size is the buffer's size in bytes.
+func (b *Buffer) Size() uint64 { return b.vk.Size() }
+
+// Stride is the element size of a structured buffer, or 0.
+func (b *Buffer) Stride() uint32 { return b.stride }
+
+// Format is the texel format of a typed buffer, or 0.
+func (b *Buffer) Format() format.Format { return b.format }
+
+// Heap is the heap the buffer lives on.
+func (b *Buffer) Heap() Heap { return b.vk.Heap() }
+
+// Vulkan returns the Vulkan buffer.
+func (b *Buffer) Vulkan() *vulkan.Buffer { return b.vk }
+
+// Upload writes data at the start of the buffer; see UploadAt.
+func (b *Buffer) Upload(data []byte) error { return b.UploadAt(0, data) }
+
+// UploadAt writes data into the buffer from byte off and returns when it
+// is there, after the work submitted before that uses the buffer. Buffers
+// on the upload and readback heaps are written through their mapping,
+// default-heap ones through a staging buffer and a copy.
+func (b *Buffer) UploadAt(off uint64, data []byte) error {
+	if off > b.Size() || uint64(len(data)) > b.Size()-off {
+		return fmt.Errorf("compute: Upload of bytes [%d, %d) into a %d-byte buffer", off, off+uint64(len(data)), b.Size())
+	}
+	if len(data) == 0 {
+		return nil
+	}
+	if b.Heap() != HeapDefault {
+		return b.vk.Upload(off, data)
+	}
+	return b.d.staged(b, off, data, nil)
+}
+
+// Readback returns the buffer's bytes, once the work submitted before that
+// uses it has finished.
+func (b *Buffer) Readback() ([]byte, error) {
+	out := make([]byte, b.Size())
+	return out, b.ReadbackAt(0, out)
+}
+
+// ReadbackAt copies the buffer's bytes from off into dst, once the work
+// submitted before that uses it has finished.
+func (b *Buffer) ReadbackAt(off uint64, dst []byte) error {
+	if off > b.Size() || uint64(len(dst)) > b.Size()-off {
+		return fmt.Errorf("compute: Readback of bytes [%d, %d) from a %d-byte buffer", off, off+uint64(len(dst)), b.Size())
+	}
+	if len(dst) == 0 {
+		return nil
+	}
+	if b.Heap() != HeapDefault {
+		return b.vk.Readback(off, dst)
+	}
+	return b.d.staged(b, off, nil, dst)
+}
+
+// Upload2D writes height rows of rowBytes bytes, tightly packed in data,
+// into the buffer's rows, which are pitch bytes apart: how a texture's
+// rows are laid out in a buffer with a row pitch.
+func (b *Buffer) Upload2D(data []byte, pitch, rowBytes uint64, height int) error {
+	if err := check2D(b, len(data), pitch, rowBytes, height); err != nil {
+		return err
+	}
+	if height == 0 || rowBytes == 0 {
+		return nil
+	}
+	full := make([]byte, pitch*uint64(height-1)+rowBytes)
+	if pitch != rowBytes {
+		// Keep the bytes between rows as they are.
+		if err := b.ReadbackAt(0, full); err != nil {
+			return err
+		}
+	}
+	for y := range uint64(height) {
+		copy(full[y*pitch:y*pitch+rowBytes], data[y*rowBytes:])
+	}
+	return b.UploadAt(0, full)
+}
+
+// Readback2D reads height rows of rowBytes bytes, pitch bytes apart in
+// the buffer, and returns them tightly packed.
+func (b *Buffer) Readback2D(pitch, rowBytes uint64, height int) ([]byte, error) {
+	if err := check2D(b, int(rowBytes)*height, pitch, rowBytes, height); err != nil {
+		return nil, err
+	}
+	if height == 0 || rowBytes == 0 {
+		return nil, nil
+	}
+	full := make([]byte, pitch*uint64(height-1)+rowBytes)
+	if err := b.ReadbackAt(0, full); err != nil {
+		return nil, err
+	}
+	out := make([]byte, rowBytes*uint64(height))
+	for y := range uint64(height) {
+		copy(out[y*rowBytes:(y+1)*rowBytes], full[y*pitch:])
+	}
+	return out, nil
+}
+
+func check2D(b *Buffer, n int, pitch, rowBytes uint64, height int) error {
+	switch {
+	case height < 0:
+		return fmt.Errorf("compute: height %d", height)
+	case pitch < rowBytes:
+		return fmt.Errorf("compute: row pitch %d is below the row size %d", pitch, rowBytes)
+	case uint64(n) != rowBytes*uint64(height):
+		return fmt.Errorf("compute: %d bytes for %d rows of %d bytes (want %d)", n, height, rowBytes, rowBytes*uint64(height))
+	case height > 0 && pitch*uint64(height-1)+rowBytes > b.Size():
+		return fmt.Errorf("compute: %d rows %d bytes apart need %d bytes; the buffer has %d", height, pitch, pitch*uint64(height-1)+rowBytes, b.Size())
+	}
+	return nil
+}
+
+// Close frees the buffer (a wrapped one stays open). Idempotent.
+func (b *Buffer) Close() error {
+	if b == nil || !b.own {
+		return nil
+	}
+	return b.vk.Close()
+}
+
+// staged uploads up into b at off, or reads down from it, through a
+// staging buffer and copies submitted through the device.
+func (d *Device) staged(b *Buffer, off uint64, up, down []byte) error {
+	const chunk = 32 << 20
+	n, heap := len(up), HeapUpload
+	if up == nil {
+		n, heap = len(down), HeapReadback
+	}
+	st, err := d.vk.NewBuffer(vulkan.BufferOptions{Size: uint64(min(n, chunk)), Heap: heap})
+	if err != nil {
+		return fmt.Errorf("compute: staging buffer: %w", err)
+	}
+	defer st.Close()
+	for done := 0; done < n; done += chunk {
+		k := min(chunk, n-done)
+		if up != nil {
+			if err := st.Upload(0, up[done:done+k]); err != nil {
+				return err
+			}
+		}
+		err := d.run(func(c *vulkan.Commands) error {
+			if up != nil {
+				c.CopyBuffer(b.vk, st, off+uint64(done), 0, uint64(k))
+			} else {
+				c.CopyBuffer(st, b.vk, 0, off+uint64(done), uint64(k))
+			}
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("compute: %w", err)
+		}
+		if down != nil {
+			if err := st.Readback(0, down[done:done+k]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Texture is an image of one, two or three dimensions, usable as a storage
+// image (RWTexture*, image*), a sampled image (Texture*, texture*, sampler*)
+// and a copy source and destination where its format allows.
+type Texture struct {
+	d    *Device
+	vk   *vulkan.Image
+	f    format.Format
+	info format.Info
+	own  bool
+}
+
+func (*Texture) isResource() {}
+
+func (d *Device) texture(dim vulkan.ImageDim, w, h, depth uint32, f format.Format) (*Texture, error) {
+	in, ok := format.Lookup(f)
+	if !ok {
+		return nil, fmt.Errorf("compute: unknown format %v", f)
+	}
+	if w == 0 || h == 0 || depth == 0 {
+		return nil, fmt.Errorf("compute: texture of %dx%dx%d texels", w, h, depth)
+	}
+	img, err := d.vk.NewImage(vulkan.ImageOptions{Dim: dim, Format: uint32(f), Width: w, Height: h, Depth: depth})
+	if err != nil {
+		return nil, fmt.Errorf("compute: %s texture of %s: %w", dim, f, err)
+	}
+	return &Texture{d: d, vk: img, f: f, info: in, own: true}, nil
+}
+
+// Texture1D creates a 1D texture of width texels.
+func (d *Device) Texture1D(width uint32, f format.Format) (*Texture, error) {
+	return d.texture(vulkan.Image1D, width, 1, 1, f)
+}
+
+// Texture2D creates a 2D texture.
+func (d *Device) Texture2D(width, height uint32, f format.Format) (*Texture, error) {
+	return d.texture(vulkan.Image2D, width, height, 1, f)
+}
+
+// Texture3D creates a 3D texture.
+func (d *Device) Texture3D(width, height, depth uint32, f format.Format) (*Texture, error) {
+	return d.texture(vulkan.Image3D, width, height, depth, f)
+}
+
+// WrapTexture makes a Texture of a Vulkan image of the device, such as a
+// shared interop.Texture's Vulkan(); Close leaves img open. Its format must
+// be in the format table.
+func (d *Device) WrapTexture(img *vulkan.Image) (*Texture, error) {
+	f := format.Format(img.Options().Format)
+	in, ok := format.Lookup(f)
+	if !ok {
+		return nil, fmt.Errorf("compute: WrapTexture: format %s is not in the format table", vulkan.FormatName(uint32(f)))
+	}
+	return &Texture{d: d, vk: img, f: f, info: in}, nil
+}
+
+// Width, Height and Depth are the texture's extent in texels (1 for the
+// dimensions it does not have).
+func (t *Texture) Width() uint32 { return t.vk.Options().Width }
+
+// Height is the texture's height in texels.
+func (t *Texture) Height() uint32 { return t.vk.Options().Height }
+
+// Depth is the texture's depth in texels.
+func (t *Texture) Depth() uint32 { return t.vk.Options().Depth }
+
+// Dim is the texture's dimensionality.
+func (t *Texture) Dim() vulkan.ImageDim { return t.vk.Options().Dim }
+
+// Format is the texture's texel format.
+func (t *Texture) Format() format.Format { return t.f }
+
+// RowPitch is the size of a row of texels as Upload and Readback lay it
+// out: width × bytes per texel, tightly packed.
+func (t *Texture) RowPitch() uint64 { return uint64(t.Width()) * uint64(t.info.BytesPerTexel) }
+
+// Size is the texture's size tightly packed: RowPitch × Height × Depth ×
+// layers.
+func (t *Texture) Size() uint64 {
+	o := t.vk.Options()
+	return t.RowPitch() * uint64(o.Height) * uint64(o.Depth) * uint64(o.Layers)
+}
+
+// Vulkan returns the Vulkan image.
+func (t *Texture) Vulkan() *vulkan.Image { return t.vk }
+
+// Upload writes the whole texture from data, tightly packed rows of
+// texels, slice after slice (Size bytes).
+func (t *Texture) Upload(data []byte) error {
+	if uint64(len(data)) != t.Size() {
+		return fmt.Errorf("compute: Upload of %d bytes into a %dx%dx%d %s texture of %d bytes", len(data), t.Width(), t.Height(), t.Depth(), t.f, t.Size())
+	}
+	st, err := t.d.vk.NewBuffer(vulkan.BufferOptions{Size: t.Size(), Heap: HeapUpload})
+	if err != nil {
+		return fmt.Errorf("compute: staging buffer: %w", err)
+	}
+	defer st.Close()
+	if err := st.Upload(0, data); err != nil {
+		return err
+	}
+	return t.d.run(func(c *vulkan.Commands) error {
+		copyBufferTexture(c, t, st, Region{}, true)
+		return nil
+	})
+}
+
+// Readback returns the whole texture, tightly packed rows of texels,
+// slice after slice, once the work submitted before that uses it has
+// finished.
+func (t *Texture) Readback() ([]byte, error) {
+	st, err := t.d.vk.NewBuffer(vulkan.BufferOptions{Size: t.Size(), Heap: HeapReadback})
+	if err != nil {
+		return nil, fmt.Errorf("compute: staging buffer: %w", err)
+	}
+	defer st.Close()
+	err = t.d.run(func(c *vulkan.Commands) error {
+		copyBufferTexture(c, t, st, Region{}, false)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]byte, t.Size())
+	return out, st.Readback(0, out)
+}
+
+// Close frees the texture (a wrapped one stays open). Idempotent.
+func (t *Texture) Close() error {
+	if t == nil || !t.own {
+		return nil
+	}
+	return t.vk.Close()
+}
+
+// Filter says how a sampler filters texels.
+type Filter = vulkan.Filter
+
+// Filters.
+const (
+	FilterPoint  = vulkan.FilterNearest // the nearest texel
+	FilterLinear = vulkan.FilterLinear  // bilinear (trilinear in 3D)
+)
+
+// AddressMode says what a sampler reads outside [0, 1).
+type AddressMode = vulkan.AddressMode
+
+// Address modes.
+const (
+	AddressWrap   = vulkan.AddressRepeat         // repeat the texture
+	AddressMirror = vulkan.AddressMirroredRepeat // repeat it mirrored every other time
+	AddressClamp  = vulkan.AddressClampToEdge    // the edge texels
+	AddressBorder = vulkan.AddressClampToBorder  // transparent black
+)
+
+// Sampler filters and addresses texture reads.
+type Sampler struct {
+	vk  *vulkan.Sampler
+	own bool
+}
+
+func (*Sampler) isResource() {}
+
+// Sampler creates a sampler with normalized coordinates, filter for
+// magnification and minification and address in every direction.
+func (d *Device) Sampler(filter Filter, address AddressMode) (*Sampler, error) {
+	s, err := d.vk.NewSampler(vulkan.SamplerOptions{Filter: filter, Address: address})
+	if err != nil {
+		return nil, fmt.Errorf("compute: %w", err)
+	}
+	return &Sampler{vk: s, own: true}, nil
+}
+
+// Vulkan returns the Vulkan sampler.
+func (s *Sampler) Vulkan() *vulkan.Sampler { return s.vk }
+
+// Close frees the sampler. Idempotent.
+func (s *Sampler) Close() error {
+	if s == nil || !s.own {
+		return nil
+	}
+	return s.vk.Close()
+}
+
+// Region is the part of a copy between a buffer and a texture.
+type Region struct {
+	// BufferOffset is where the texels start in the buffer.
+	BufferOffset uint64
+	// RowPitch and SlicePitch are the bytes between rows and between
+	// slices in the buffer; 0 means tightly packed. RowPitch must be a
+	// multiple of the texel size, SlicePitch of RowPitch.
+	RowPitch, SlicePitch uint64
+	// X, Y, Z is the region's first texel in the texture.
+	X, Y, Z uint32
+	// Width, Height, Depth is its extent; 0 means up to the texture's edge.
+	Width, Height, Depth uint32
+}
+
+// copyBufferTexture records a copy between buf and t (into t if toTexture),
+// moving t to a layout copies can use first.
+func copyBufferTexture(c *vulkan.Commands, t *Texture, buf *vulkan.Buffer, r Region, toTexture bool) {
+	bpp := uint64(t.info.BytesPerTexel)
+	bc := vulkan.BufferImageCopy{BufferOffset: r.BufferOffset, X: int32(r.X), Y: int32(r.Y), Z: int32(r.Z),
+		Width: r.Width, Height: r.Height, Depth: r.Depth}
+	if r.RowPitch > 0 {
+		if r.RowPitch%bpp != 0 {
+			c.Fail(fmt.Errorf("compute: row pitch %d is not a multiple of the %d-byte texels of %s", r.RowPitch, bpp, t.f))
+			return
+		}
+		bc.RowLength = uint32(r.RowPitch / bpp)
+	}
+	if r.SlicePitch > 0 {
+		rp := r.RowPitch
+		if rp == 0 {
+			w := r.Width
+			if w == 0 {
+				w = t.Width() - r.X
+			}
+			rp = uint64(w) * bpp
+		}
+		if r.SlicePitch%rp != 0 {
+			c.Fail(fmt.Errorf("compute: slice pitch %d is not a multiple of the row pitch %d", r.SlicePitch, rp))
+			return
+		}
+		bc.ImageHeight = uint32(r.SlicePitch / rp)
+	}
+	img := t.vk
+	want := vulkan.LayoutTransferSrc
+	if toTexture {
+		want = vulkan.LayoutTransferDst
+	}
+	if l := img.Layout(); l != want && l != vulkan.LayoutGeneral {
+		c.TransitionImage(img, vulkan.LayoutGeneral)
+	}
+	if toTexture {
+		c.CopyBufferToImage(img, buf, bc)
+	} else {
+		c.CopyImageToBuffer(buf, img, bc)
+	}
+}

@@ -1,0 +1,336 @@
+package bench
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/gfxcuda/gfxcuda/cuda"
+	"github.com/gfxcuda/gfxcuda/format"
+	"github.com/gfxcuda/gfxcuda/internal/kernels"
+	"github.com/gfxcuda/gfxcuda/internal/testpattern"
+	"github.com/gfxcuda/gfxcuda/interop"
+	"github.com/gfxcuda/gfxcuda/vulkan"
+)
+
+// ringCase is one ring configuration.
+type ringCase struct {
+	slots, batch int
+}
+
+var copyRings = []ringCase{{1, 1}, {3, 1}, {8, 1}, {16, 8}, {64, 32}}
+
+// RingSteps is the number of figures Rings adds.
+func RingSteps(quick bool) int { return 3 + len(copyRings) + 2 }
+
+// Frames of the ring benchmarks: 1080p RGBA8, written by a Vulkan compute
+// shader (testpattern), consumed by CUDA.
+const frameW, frameH = 1920, 1080
+
+// RingHarness holds what the ring benchmarks and stress tests share.
+type RingHarness struct {
+	D      *interop.Device
+	Prod   *testpattern.Producer
+	Pass   *interop.TensorPass
+	Tensor *cuda.DeviceMemory // consumer's destination: one frame per batch position
+	Check  *cuda.Function
+	Errors *cuda.DeviceMemory // uint64 error count + uint32 first bad index
+	mod    *cuda.Module
+	texs   []*interop.Texture
+	bufs   []*interop.Buffer
+}
+
+// NewRingHarness prepares the producer pipeline, up to maxSlots frame
+// textures and tensor buffers, and the consumer's memory.
+func NewRingHarness(d *interop.Device, maxSlots, maxBatch int) (*RingHarness, error) {
+	h := &RingHarness{D: d}
+	var err error
+	if h.Prod, err = testpattern.NewProducer(d.Vulkan()); err != nil {
+		return nil, err
+	}
+	if h.Pass, err = interop.NewTensorPass(d.Vulkan(), interop.TensorLayout{DType: interop.Uint8}); err != nil {
+		h.Close()
+		return nil, err
+	}
+	for i := 0; i < maxSlots; i++ {
+		t, err := d.NewTexture(interop.TextureOptions{Format: format.RGBA8UNorm, Width: frameW, Height: frameH})
+		if err != nil {
+			h.Close()
+			return nil, err
+		}
+		h.texs = append(h.texs, t)
+		b, err := d.NewBuffer(frameW * frameH * 4)
+		if err != nil {
+			h.Close()
+			return nil, err
+		}
+		h.bufs = append(h.bufs, b)
+	}
+	if h.Tensor, err = d.CUDA().Alloc(uint64(maxBatch) * frameW * frameH * 4); err != nil {
+		h.Close()
+		return nil, err
+	}
+	if h.mod, err = d.CUDA().LoadModule(kernels.PTX); err != nil {
+		h.Close()
+		return nil, err
+	}
+	if h.Check, err = h.mod.Function(kernels.CheckHash); err != nil {
+		h.Close()
+		return nil, err
+	}
+	if h.Errors, err = d.CUDA().Alloc(16); err != nil {
+		h.Close()
+		return nil, err
+	}
+	return h, h.ResetErrors()
+}
+
+// ResetErrors zeroes the error counter (and sets "first bad" to none).
+func (h *RingHarness) ResetErrors() error {
+	ctx := h.D.CUDA()
+	return firstErr(ctx.Memset8(h.Errors.Ptr(), 0, 8), ctx.Memset32(h.Errors.Ptr().Add(8), 0xffffffff, 1))
+}
+
+// ReadErrors returns the error count and the first bad word index.
+func (h *RingHarness) ReadErrors() (uint64, uint32, error) {
+	var b [16]byte
+	if err := h.D.CUDA().CopyDtoH(b[:], h.Errors.Ptr()); err != nil {
+		return 0, 0, err
+	}
+	n := uint64(0)
+	for i := 7; i >= 0; i-- {
+		n = n<<8 | uint64(b[i])
+	}
+	return n, uint32(b[8]) | uint32(b[9])<<8 | uint32(b[10])<<16 | uint32(b[11])<<24, nil
+}
+
+func firstErr(a, b error) error {
+	if a != nil {
+		return a
+	}
+	return b
+}
+
+// Close frees everything.
+func (h *RingHarness) Close() error {
+	var err error
+	for _, t := range h.texs {
+		err = firstErr(err, t.Close())
+	}
+	for _, b := range h.bufs {
+		err = firstErr(err, b.Close())
+	}
+	for _, m := range []*cuda.DeviceMemory{h.Tensor, h.Errors} {
+		if m != nil {
+			err = firstErr(err, m.Close())
+		}
+	}
+	if h.mod != nil {
+		err = firstErr(err, h.mod.Close())
+	}
+	if h.Pass != nil {
+		err = firstErr(err, h.Pass.Close())
+	}
+	if h.Prod != nil {
+		err = firstErr(err, h.Prod.Close())
+	}
+	return err
+}
+
+// Mode is what the consumer does per frame.
+type Mode int
+
+// Ring modes.
+const (
+	// CopyMode: frames are textures; CUDA copies each into the tensor.
+	CopyMode Mode = iota
+	// TensorMode: the producer also writes each frame in tensor layout into
+	// a shared buffer; CUDA does no work per frame.
+	TensorMode
+)
+
+// RunRing streams frames through a ring of the given shape and returns
+// frames per second. With verify, CUDA checks every texel of every frame
+// (gfx_check_hash) and the error counter says how many were wrong.
+func (h *RingHarness) RunRing(rc ringCase, mode Mode, frames int, verify bool) (float64, error) {
+	d := h.D
+	if rc.slots > len(h.texs) {
+		return 0, fmt.Errorf("ring of %d slots: harness has %d", rc.slots, len(h.texs))
+	}
+	slots := make([]interop.Resource, rc.slots)
+	for i := range slots {
+		if mode == CopyMode {
+			slots[i] = h.texs[i]
+		} else {
+			slots[i] = h.bufs[i]
+		}
+	}
+	r, err := d.NewRing(slots, rc.batch)
+	if err != nil {
+		return 0, err
+	}
+	const n = frameW * frameH
+	produce := func(c *vulkan.Commands, slot int, frame uint64) error {
+		if mode == CopyMode {
+			h.Prod.Record(c, h.texs[slot].Vulkan(), frame)
+			return c.Err()
+		}
+		// Render into a scratch texture (the last one), then lay the frame
+		// out as a tensor in the slot's buffer.
+		scratch := h.texs[len(h.texs)-1].Vulkan()
+		h.Prod.Record(c, scratch, frame)
+		return h.Pass.Record(c, scratch, h.bufs[slot].Vulkan())
+	}
+	consume := func(slot int, frame uint64, s *cuda.Stream) error {
+		var p cuda.DevicePtr
+		if mode == CopyMode {
+			p = h.Tensor.Ptr().Add(uint64(int(frame)%rc.batch) * n * 4)
+			if err := s.CopyFromArray(cuda.ArrayCopy{Array: h.texs[slot].Array(), Ptr: p}); err != nil {
+				return err
+			}
+		} else {
+			p = h.bufs[slot].Ptr()
+		}
+		if verify {
+			return h.Check.Launch(s, cuda.Dim3{X: 264}, cuda.Dim3{X: 256}, 0, p, uint64(n), testpattern.Seed(frame), h.Errors.Ptr(), h.Errors.Ptr().Add(8))
+		}
+		return nil
+	}
+	t0 := time.Now()
+	batches := (frames + rc.batch - 1) / rc.batch
+	perRing := rc.slots / rc.batch
+	produced := 0
+	for consumed := 0; consumed < batches; {
+		// Keep the producer a ring ahead when it can be.
+		if produced < batches && produced < consumed+perRing {
+			if err := r.Produce(produce); err != nil {
+				r.Close()
+				return 0, err
+			}
+			produced++
+			continue
+		}
+		if err := r.Consume(nil, consume); err != nil {
+			r.Close()
+			return 0, err
+		}
+		consumed++
+	}
+	err = r.Close() // waits for the last batch
+	el := time.Since(t0)
+	return float64(batches*rc.batch) / el.Seconds(), err
+}
+
+// ProducerAlone runs the producer with no CUDA involvement: frames/s.
+func (h *RingHarness) ProducerAlone(mode Mode, batch, frames int) (float64, error) {
+	vd := h.D.Vulkan()
+	var cmds []*vulkan.Commands
+	defer func() {
+		for _, c := range cmds {
+			c.Close()
+		}
+	}()
+	t0 := time.Now()
+	for f := 0; f < frames; f += batch {
+		var c *vulkan.Commands
+		if len(cmds) >= 4 {
+			c = cmds[(f/batch)%4]
+			if err := c.Wait(-1); err != nil {
+				return 0, err
+			}
+			if err := c.Reset(); err != nil {
+				return 0, err
+			}
+		} else {
+			var err error
+			if c, err = vd.NewCommands(); err != nil {
+				return 0, err
+			}
+			cmds = append(cmds, c)
+		}
+		for i := 0; i < batch; i++ {
+			slot := (f + i) % (len(h.texs) - 1)
+			if mode == CopyMode {
+				h.Prod.Record(c, h.texs[slot].Vulkan(), uint64(f+i))
+			} else {
+				scratch := h.texs[len(h.texs)-1].Vulkan()
+				h.Prod.Record(c, scratch, uint64(f+i))
+				h.Pass.Record(c, scratch, h.bufs[slot].Vulkan())
+			}
+		}
+		if err := c.Submit(vulkan.SubmitOptions{}); err != nil {
+			return 0, err
+		}
+	}
+	for _, c := range cmds {
+		if err := c.Wait(-1); err != nil {
+			return 0, err
+		}
+	}
+	return float64(frames) / time.Since(t0).Seconds(), nil
+}
+
+// ConsumerAlone runs CUDA's per-frame copy with no Vulkan involvement.
+func (h *RingHarness) ConsumerAlone(frames int) (float64, error) {
+	acc, err := h.D.ToCUDA(nil, h.texs[0])
+	if err != nil {
+		return 0, err
+	}
+	s := acc.Stream()
+	d, err := eventTimed(h.D.CUDA(), s, func() error {
+		for f := 0; f < frames; f++ {
+			if err := s.CopyFromArray(cuda.ArrayCopy{Array: h.texs[0].Array(), Ptr: h.Tensor.Ptr()}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return float64(frames) / d.Seconds(), firstErr(err, acc.Done())
+}
+
+// Rings measures the bounds and every ring configuration.
+func (s *Suite) Rings() error {
+	h, err := NewRingHarness(s.D, 65, 32)
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	frames := s.O.Frames
+	const g = "ring, 1080p RGBA8 frames: Vulkan compute writes, CUDA copies each to a tensor"
+	var prod, cons float64
+	if err := s.figure(g, "producer alone (Vulkan)", "frames/s", func() (float64, error) { return h.ProducerAlone(CopyMode, 32, frames) },
+		func(f *Figure) { prod = f.Value }); err != nil {
+		return err
+	}
+	if err := s.figure(g, "consumer alone (CUDA copy)", "frames/s", func() (float64, error) { return h.ConsumerAlone(frames) },
+		func(f *Figure) { cons = f.Value }); err != nil {
+		return err
+	}
+	serial := 1 / (1/prod + 1/cons)
+	s.add(Figure{Group: g, Name: "serial bound 1/(t_producer + t_consumer)", Value: serial, Unit: "frames/s", Note: "what time-slicing allows"})
+	if s.Progress != nil {
+		s.Progress.Step(g + ": serial bound")
+	}
+	for _, rc := range copyRings {
+		name := fmt.Sprintf("ring %d slots, batch %d", rc.slots, rc.batch)
+		if rc.slots == 1 {
+			name = "one frame at a time (1 slot)"
+		}
+		n := frames
+		if rc.batch == 1 {
+			n = frames / 4
+		}
+		mod := func(f *Figure) { f.Against = "serial bound 1/(t_producer + t_consumer)" }
+		if rc.batch == 32 {
+			mod = func(f *Figure) { f.Against, f.Target = "serial bound 1/(t_producer + t_consumer)", 0.8 }
+		}
+		if err := s.figure(g, name, "frames/s", func() (float64, error) { return h.RunRing(rc, CopyMode, n, false) }, mod); err != nil {
+			return err
+		}
+	}
+	const g2 = "ring, producer writes the tensor layout (NHWC uint8), no CUDA work per frame"
+	if err := s.figure(g2, "producer alone (render + tensor pass)", "frames/s", func() (float64, error) { return h.ProducerAlone(TensorMode, 32, frames) }, nil); err != nil {
+		return err
+	}
+	return s.figure(g2, "ring 64 slots, batch 32", "frames/s", func() (float64, error) { return h.RunRing(ringCase{64, 32}, TensorMode, frames, false) },
+		func(f *Figure) { f.Against, f.Target = "producer alone (render + tensor pass)", 0.9 })
+}

@@ -1,0 +1,120 @@
+package bench
+
+import (
+	"os"
+	"testing"
+
+	"github.com/gfxcuda/gfxcuda/cuda"
+	"github.com/gfxcuda/gfxcuda/internal/testpattern"
+	"github.com/gfxcuda/gfxcuda/interop"
+)
+
+func openGPU(t testing.TB) *interop.Device {
+	t.Helper()
+	on := os.Getenv("GFXCUDA_VALIDATION") != "0"
+	d, err := interop.Open(interop.Options{Validation: &on})
+	if err != nil {
+		if os.Getenv("GFXCUDA_REQUIRE_CUDA") == "1" {
+			t.Fatalf("GPU required: %v", err)
+		}
+		t.Skipf("no GPU shared by Vulkan and CUDA: %v", err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d
+}
+
+// TestRingStress streams 100,000 frames through every ring mode and checks
+// every texel of every frame on the GPU: a torn, stale, skipped or repeated
+// frame has texels that differ from the frame's own pattern.
+func TestRingStress(t *testing.T) {
+	d := openGPU(t)
+	h, err := NewRingHarness(d, 65, 32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	frames := 100000
+	if testing.Short() {
+		frames = 5000
+	}
+	cases := []struct {
+		name string
+		rc   ringCase
+		mode Mode
+	}{
+		{"copy, 3 slots, batch 1", ringCase{3, 1}, CopyMode},
+		{"copy, 8 slots, batch 1", ringCase{8, 1}, CopyMode},
+		{"copy, 64 slots, batch 32", ringCase{64, 32}, CopyMode},
+		{"tensor layout, 64 slots, batch 32", ringCase{64, 32}, TensorMode},
+		{"copy, one frame at a time", ringCase{1, 1}, CopyMode},
+	}
+	for _, c := range cases {
+		n := frames
+		if c.rc.batch == 1 && c.rc.slots == 1 && !testing.Short() {
+			n = frames / 5 // ~365 µs per frame
+		}
+		if err := h.ResetErrors(); err != nil {
+			t.Fatal(err)
+		}
+		fps, err := h.RunRing(c.rc, c.mode, n, true)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		bad, first, err := h.ReadErrors()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: %d frames verified, %.0f frames/s with verification", c.name, n, fps)
+		if bad != 0 {
+			t.Errorf("%s: %d wrong texels (first at word %d)", c.name, bad, first)
+		}
+	}
+}
+
+// TestCheckerCatchesStaleFrames makes sure the verification can fail: a
+// frame checked against another frame's seed must be reported.
+func TestCheckerCatchesStaleFrames(t *testing.T) {
+	d := openGPU(t)
+	h, err := NewRingHarness(d, 2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	if _, err := h.RunRing(ringCase{1, 1}, CopyMode, 1, false); err != nil {
+		t.Fatal(err)
+	}
+	h.ResetErrors()
+	// The tensor holds frame 0; check it as frame 1 (stale) and as frame 0.
+	s := d.Stream()
+	const n = frameW * frameH
+	for _, f := range []uint64{1, 0} {
+		if err := h.Check.Launch(s, cuda.Dim3{X: 264}, cuda.Dim3{X: 256}, 0, h.Tensor.Ptr(), uint64(n), testpattern.Seed(f), h.Errors.Ptr(), h.Errors.Ptr().Add(8)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Synchronize()
+	bad, _, err := h.ReadErrors()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bad < n-n/1000 || bad > n {
+		t.Errorf("stale frame: %d of %d texels flagged", bad, n)
+	}
+}
+
+// BenchmarkRing32 is the batched ring (64 slots, batch 32, CUDA copies each
+// frame) as a Go benchmark; b.N frames.
+func BenchmarkRing32(b *testing.B) {
+	d := openGPU(b)
+	h, err := NewRingHarness(d, 65, 32)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer h.Close()
+	b.ResetTimer()
+	fps, err := h.RunRing(ringCase{64, 32}, CopyMode, max(b.N, 32), false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(fps, "frames/s")
+}

@@ -1,0 +1,861 @@
+package vulkan
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gfxcuda/gfxcuda/internal/vk"
+	"github.com/gfxcuda/gfxcuda/shader"
+)
+
+// Binding binds one resource to a descriptor of a pipeline's shader, found
+// by Set and Binding, or by Name.
+//
+// Buffers bind to uniform (constant) buffers, storage buffers (structured,
+// byte-address and GLSL buffer blocks) and texel buffers; images to storage
+// and sampled images; samplers to samplers; an image and a sampler together
+// to a combined image sampler.
+type Binding struct {
+	// Set and Binding locate the descriptor: an HLSL register's space and
+	// number, a GLSL layout(set, binding).
+	Set, Binding uint32
+	// Name, when not empty, locates the descriptor by its variable's name,
+	// or its block type's (an HLSL cbuffer's name), or the name of a
+	// member of a block without an instance name (GLSL's buffer Out {
+	// float outp[]; } is "Out" or "outp"), instead.
+	Name string
+	// Element is the array element, for arrays of descriptors.
+	Element uint32
+
+	// Buffer is bound from byte Offset, Range bytes; Range 0 means to the
+	// end of the buffer (for uniform buffers, at most the device's
+	// maxUniformBufferRange).
+	Buffer        *Buffer
+	Offset, Range uint64
+	// TexelFormat is the VkFormat a texel buffer's texels are read or
+	// written as; 0 means the format the shader declares.
+	TexelFormat uint32
+
+	Image   *Image
+	Sampler *Sampler
+}
+
+// String names the binding's target, as errors do.
+func (b *Binding) String() string {
+	if b.Name != "" {
+		return fmt.Sprintf("%q", b.Name)
+	}
+	s := fmt.Sprintf("set %d, binding %d", b.Set, b.Binding)
+	if b.Element > 0 {
+		s += fmt.Sprintf(", element %d", b.Element)
+	}
+	return s
+}
+
+// Access bits of the hazard tracking.
+const (
+	accRead  uint8 = 1
+	accWrite uint8 = 2
+)
+
+// computeBarrier orders earlier shader and transfer writes before later
+// shader, transfer and indirect-argument accesses, and earlier reads before
+// later writes.
+var computeBarrier = vk.MemoryBarrier{
+	SrcStage:  vk.PipelineStage2ComputeShader | vk.PipelineStage2AllTransfer,
+	SrcAccess: vk.Access2ShaderWrite | vk.Access2TransferWrite,
+	DstStage:  vk.PipelineStage2ComputeShader | vk.PipelineStage2AllTransfer | vk.PipelineStage2DrawIndirect,
+	DstAccess: vk.Access2ShaderRead | vk.Access2ShaderWrite | vk.Access2UniformRead | vk.Access2TransferRead |
+		vk.Access2TransferWrite | vk.Access2IndirectCommandRead,
+}
+
+// texelViewKey identifies a texel buffer view.
+type texelViewKey struct {
+	buf         vk.Buffer
+	format      uint32
+	offset, rng uint64
+}
+
+// computeState is what a Commands keeps for dispatches and the barriers
+// between commands: descriptor pools and the sets allocated from them,
+// texel buffer views, the bound pipeline and sets, and the accesses since
+// the last barrier.
+type computeState struct {
+	pools  []vk.DescriptorPool
+	cur    int                         // the pool allocations come from
+	sets   map[string]vk.DescriptorSet // by layout and contents
+	views  map[texelViewKey]vk.BufferView
+	access map[*resource]uint8 // accRead|accWrite since the last barrier
+	dirty  bool                // commands recorded since the last full barrier
+	pipe   vk.Pipeline
+	layout vk.PipelineLayout
+	bound  []vk.DescriptorSet
+}
+
+// descriptorTypes are the types a pool has room for.
+var descriptorTypes = []uint32{
+	vk.DescriptorTypeSampler, vk.DescriptorTypeCombinedImageSampler, vk.DescriptorTypeSampledImage,
+	vk.DescriptorTypeStorageImage, vk.DescriptorTypeUniformTexelBuffer, vk.DescriptorTypeStorageTexelBuffer,
+	vk.DescriptorTypeUniformBuffer, vk.DescriptorTypeStorageBuffer,
+}
+
+// allocateSet allocates a set of layout from the batch's pools, making a
+// larger pool when they are full.
+func (c *Commands) allocateSet(layout vk.DescriptorSetLayout, need uint32) (vk.DescriptorSet, error) {
+	cs := &c.cs
+	for {
+		if cs.cur < len(cs.pools) {
+			s, err := c.d.raw.AllocateDescriptorSet(cs.pools[cs.cur], layout)
+			if err == nil {
+				return s, nil
+			}
+			if !errors.Is(err, vk.ErrorOutOfPoolMemory) && !errors.Is(err, vk.ErrorFragmentedPool) {
+				return 0, err
+			}
+			cs.cur++
+			continue
+		}
+		// Pools grow: 64 sets, then 256, 1024, 4096 at most, with room for
+		// 4 descriptors of each type per set (more if a layout needs it).
+		sets := uint32(64) << (2 * min(len(cs.pools), 3))
+		per := max(4, need)
+		sizes := make([]vk.DescriptorPoolSize, len(descriptorTypes))
+		for i, t := range descriptorTypes {
+			sizes[i] = vk.DescriptorPoolSize{Type: t, Count: sets * per}
+		}
+		p, err := c.d.raw.CreateDescriptorPool(sets, sizes, 0)
+		if err != nil {
+			return 0, err
+		}
+		cs.pools = append(cs.pools, p)
+	}
+}
+
+// resetCompute forgets the batch's descriptor sets, views, bindings and
+// accesses; the batch's work must have finished.
+func (c *Commands) resetCompute() error {
+	cs := &c.cs
+	var err error
+	for _, p := range cs.pools {
+		if e := c.d.raw.ResetDescriptorPool(p); e != nil && err == nil {
+			err = e
+		}
+	}
+	for _, v := range cs.views {
+		c.d.raw.DestroyBufferView(v)
+	}
+	clear(cs.views)
+	clear(cs.sets)
+	clear(cs.access)
+	cs.cur, cs.dirty, cs.pipe, cs.layout, cs.bound = 0, false, 0, 0, cs.bound[:0]
+	return err
+}
+
+// freeCompute destroys the batch's pools and views.
+func (c *Commands) freeCompute() {
+	cs := &c.cs
+	for _, p := range cs.pools {
+		c.d.raw.DestroyDescriptorPool(p)
+	}
+	cs.pools = nil
+	for _, v := range cs.views {
+		c.d.raw.DestroyBufferView(v)
+	}
+	clear(cs.views)
+}
+
+// acc is one resource a command reads or writes.
+type acc struct {
+	r    *resource
+	mode uint8
+}
+
+// track records that the command about to be recorded accesses list,
+// first recording a barrier if it reads what an earlier command of the
+// batch wrote, or writes what one read or wrote, since the last barrier.
+func (c *Commands) track(list ...acc) {
+	cs := &c.cs
+	if cs.access == nil {
+		cs.access = map[*resource]uint8{}
+	}
+	for _, a := range list {
+		prev := cs.access[a.r]
+		if prev&accWrite != 0 || a.mode&accWrite != 0 && prev != 0 {
+			c.barrier(vk.Dependency{Memory: []vk.MemoryBarrier{computeBarrier}})
+			clear(cs.access)
+			break
+		}
+	}
+	for _, a := range list {
+		cs.access[a.r] |= a.mode
+	}
+	cs.dirty = true
+}
+
+// fullBarrierRecorded notes a barrier after which every earlier access is
+// complete and visible.
+func (c *Commands) fullBarrierRecorded() {
+	clear(c.cs.access)
+	c.cs.dirty = false
+}
+
+// finish records, before the batch ends, a barrier that makes its writes
+// visible to later batches and to the host, if it recorded commands since
+// the last such barrier.
+func (c *Commands) finish() {
+	if c.cs.dirty {
+		c.barrier(vk.Dependency{Memory: []vk.MemoryBarrier{fullBarrier}})
+		c.fullBarrierRecorded()
+	}
+}
+
+// Fail makes err the batch's error, as a command that cannot be recorded
+// does, unless the batch has an error already: for code that records
+// commands on a higher level and checks its own arguments. Err and Submit
+// return it until Reset.
+func (c *Commands) Fail(err error) {
+	if err != nil && c.begin("Fail") {
+		c.fail(err)
+		c.end()
+	}
+}
+
+// Dispatch records a dispatch of x×y×z workgroups of p's shader with the
+// given bindings and push constants (vkCmdDispatch).
+//
+// Every resource the shader uses must be bound, with a resource of the
+// right kind: a buffer large enough for the shader's block, an image of
+// the shader's dimensionality and texel type, a sampler. push must hold
+// the shader's push constant block (its size, or that rounded up to a
+// multiple of 4) or be empty when it has none. x, y and z must not exceed
+// the device's maxComputeWorkGroupCount. What does not fit fails the batch
+// with an error (see Err) that says what to change.
+//
+// Dispatch inserts the barriers the batch needs: images move to the
+// GENERAL layout for storage use and to SHADER_READ_ONLY_OPTIMAL for
+// sampling (images already in GENERAL stay there), and a memory barrier
+// precedes a command that reads what an earlier command of the batch wrote,
+// or writes what it read or wrote. Copies and fills take part in the same
+// tracking. Submit ends the batch with a barrier that makes its writes
+// visible to later batches and to the host.
+//
+// Descriptor sets come from pools the batch owns; identical bindings of
+// one pipeline share a set within the batch. Reset and Close free them.
+func (c *Commands) Dispatch(p *Pipeline, bindings []Binding, push []byte, x, y, z uint32) {
+	c.dispatch("Dispatch", p, bindings, push, [3]uint32{x, y, z}, nil, 0)
+}
+
+// DispatchIndirect records a dispatch whose workgroup counts are read, when
+// it runs, from the VkDispatchIndirectCommand (three uint32: x, y, z) at
+// byte offset off of args (vkCmdDispatchIndirect). args needs the indirect
+// usage (buffers have it by default); off must be a multiple of 4. The
+// counts must not exceed the device's maxComputeWorkGroupCount, which the
+// GPU cannot check. Bindings and push constants are as for Dispatch.
+func (c *Commands) DispatchIndirect(p *Pipeline, bindings []Binding, push []byte, args *Buffer, off uint64) {
+	if args == nil {
+		const what = "DispatchIndirect"
+		if c.begin(what) {
+			c.fail(errors.New("vulkan: DispatchIndirect: nil argument buffer"))
+			c.end()
+		}
+		return
+	}
+	c.dispatch("DispatchIndirect", p, bindings, push, [3]uint32{}, args, off)
+}
+
+// bound is one descriptor a dispatch writes.
+type bound struct {
+	res    int // index into Pipeline.res
+	b      *Binding
+	format uint32 // texel buffer view format
+	rng    uint64 // buffer range, or texel view range
+	layout ImageLayout
+	view   vk.BufferView
+}
+
+func (c *Commands) dispatch(what string, p *Pipeline, bindings []Binding, push []byte, groups [3]uint32, args *Buffer, argsOff uint64) {
+	if !c.begin(what) {
+		return
+	}
+	defer c.end()
+	failf := func(format string, a ...any) {
+		c.fail(fmt.Errorf("vulkan: %s: "+format, append([]any{what}, a...)...))
+	}
+	switch {
+	case p == nil || p.d == nil:
+		failf("nil pipeline")
+		return
+	case p.d != c.d:
+		failf("pipeline of another device")
+		return
+	}
+	if !c.hold(what, &p.resource) {
+		return
+	}
+	defer c.unhold(&p.resource)
+	d := c.d
+	lim := &d.pd.Limits
+
+	// Workgroup counts and push constants.
+	if args == nil {
+		for i, axis := range []string{"x", "y", "z"} {
+			if groups[i] > lim.MaxComputeWorkGroupCount[i] {
+				failf("%d×%d×%d workgroups: %d in %s exceeds %s's maxComputeWorkGroupCount (%d, %d, %d); dispatch fewer, larger workgroups or split the work",
+					groups[0], groups[1], groups[2], groups[i], axis, d.pd.Name,
+					lim.MaxComputeWorkGroupCount[0], lim.MaxComputeWorkGroupCount[1], lim.MaxComputeWorkGroupCount[2])
+				return
+			}
+		}
+	} else {
+		switch {
+		case !c.checkBuffer(what, args, BufferIndirect):
+			return
+		case argsOff%4 != 0:
+			failf("argument offset %d is not a multiple of 4", argsOff)
+			return
+		case argsOff > args.size || args.size-argsOff < 12:
+			failf("the 12 bytes of arguments at offset %d lie outside the %d-byte buffer", argsOff, args.size)
+			return
+		}
+	}
+	var pushData []byte
+	switch pc := p.module.PushConstants; {
+	case p.push == 0 && len(push) > 0:
+		failf("the shader declares no push constants, but %d bytes were given", len(push))
+		return
+	case p.push > 0 && len(push) != int(pc.Size) && len(push) != int(p.push):
+		var ms []string
+		for _, m := range pc.Members {
+			ms = append(ms, fmt.Sprintf("%s at %d (%d bytes)", m.Name, m.Offset, m.Size))
+		}
+		failf("push constants: the shader's block %s is %d bytes (%s), but %d bytes were given",
+			pc.Name, pc.Size, strings.Join(ms, ", "), len(push))
+		return
+	case p.push > 0:
+		pushData = make([]byte, p.push)
+		copy(pushData, push)
+	}
+
+	// Resolve the bindings to descriptors.
+	type slotKey struct {
+		res  int
+		elem uint32
+	}
+	slots := map[slotKey]*bound{}
+	for i := range bindings {
+		b := &bindings[i]
+		ri := -1
+		if b.Name != "" {
+			if j, ok := p.names[b.Name]; ok {
+				ri = j
+			}
+		} else {
+			for j := range p.res {
+				if p.res[j].Set == b.Set && p.res[j].Binding == b.Binding {
+					ri = j
+					break
+				}
+			}
+		}
+		if ri < 0 {
+			failf("binding %v: the shader has no resource there; it has %s", b, p.resourceList())
+			return
+		}
+		r := &p.res[ri]
+		if b.Element >= r.ArraySize {
+			failf("binding %v: element %d of %s, which has %d", b, b.Element, describe(r), r.ArraySize)
+			return
+		}
+		k := slotKey{ri, b.Element}
+		if prev, dup := slots[k]; dup {
+			failf("%s is bound twice (as %v and as %v)", describe(r), prev.b, b)
+			return
+		}
+		slots[k] = &bound{res: ri, b: b}
+	}
+	var missing []string
+	for ri := range p.res {
+		r := &p.res[ri]
+		for e := range r.ArraySize {
+			if _, ok := slots[slotKey{ri, e}]; !ok {
+				m := describe(r)
+				if r.ArraySize > 1 {
+					m += fmt.Sprintf(" element %d", e)
+				}
+				missing = append(missing, m)
+			}
+		}
+	}
+	if len(missing) > 0 {
+		failf("nothing is bound to %s; bind every resource the shader uses, by set and binding or by name", strings.Join(missing, ", "))
+		return
+	}
+
+	// Check each binding against its resource; collect what the dispatch
+	// holds, reads and writes, the image layouts and format patches.
+	var held []*resource
+	var accesses []acc
+	layouts := map[*Image]ImageLayout{}
+	patch := map[uint32]uint32{}
+	patchBy := map[uint32]string{}
+	var caps []uint32
+	order := make([]*bound, 0, len(slots))
+	for _, s := range slots {
+		order = append(order, s)
+	}
+	slices.SortFunc(order, func(a, b *bound) int {
+		if a.res != b.res {
+			return a.res - b.res
+		}
+		return int(a.b.Element) - int(b.b.Element)
+	})
+	for _, s := range order {
+		r := &p.res[s.res]
+		b := s.b
+		bad := func(format string, a ...any) {
+			failf("%s, bound as %v: "+format, append([]any{describe(r), b}, a...)...)
+		}
+		mode := accRead
+		if !r.ReadOnly {
+			mode |= accWrite
+		}
+		wantBuffer, wantImage, wantSampler := false, false, false
+		switch r.Kind {
+		case shader.UniformBuffer, shader.StorageBuffer, shader.UniformTexelBuffer, shader.StorageTexelBuffer:
+			wantBuffer = true
+		case shader.StorageImage, shader.SampledImage:
+			wantImage = true
+		case shader.Sampler:
+			wantSampler = true
+		case shader.CombinedImageSampler:
+			wantImage, wantSampler = true, true
+		}
+		switch {
+		case wantBuffer && b.Buffer == nil:
+			bad("needs a buffer")
+			return
+		case wantImage && b.Image == nil:
+			bad("needs an image")
+			return
+		case wantSampler && b.Sampler == nil:
+			bad("needs a sampler")
+			return
+		case !wantBuffer && b.Buffer != nil:
+			bad("takes no buffer")
+			return
+		case !wantImage && b.Image != nil:
+			bad("takes no image")
+			return
+		case !wantSampler && b.Sampler != nil:
+			bad("takes no sampler")
+			return
+		}
+		if b.Buffer != nil {
+			buf := b.Buffer
+			var usage BufferUsage
+			var align uint64
+			var maxRange uint64
+			switch r.Kind {
+			case shader.UniformBuffer:
+				usage, align, maxRange = BufferUniform, lim.MinUniformBufferOffsetAlignment, uint64(lim.MaxUniformBufferRange)
+			case shader.StorageBuffer:
+				usage, align, maxRange = BufferStorage, lim.MinStorageBufferOffsetAlignment, uint64(lim.MaxStorageBufferRange)
+			case shader.UniformTexelBuffer:
+				usage, align = BufferUniformTexel, lim.MinTexelBufferOffsetAlignment
+			case shader.StorageTexelBuffer:
+				usage, align = BufferStorageTexel, lim.MinTexelBufferOffsetAlignment
+			}
+			switch {
+			case buf.d == nil:
+				bad("nil buffer")
+				return
+			case buf.d != d:
+				bad("buffer of another device")
+				return
+			case buf.usage&usage == 0:
+				bad("the buffer's usage %v lacks %v", buf.usage, usage)
+				return
+			case b.Offset >= buf.size:
+				bad("offset %d is outside the %d-byte buffer", b.Offset, buf.size)
+				return
+			case align > 1 && b.Offset%align != 0:
+				bad("offset %d is not a multiple of %s's offset alignment %d", b.Offset, d.pd.Name, align)
+				return
+			case b.Range > 0 && b.Range > buf.size-b.Offset:
+				bad("bytes [%d, %d) lie outside the %d-byte buffer", b.Offset, b.Offset+b.Range, buf.size)
+				return
+			case b.TexelFormat != 0 && usage&bufferTexel == 0:
+				bad("TexelFormat is for texel buffers")
+				return
+			}
+			rng := b.Range
+			if rng == 0 {
+				rng = buf.size - b.Offset
+				if r.Kind == shader.UniformBuffer {
+					rng = min(rng, maxRange)
+				}
+			}
+			if maxRange > 0 && rng > maxRange {
+				bad("%d bytes exceed %s's max%sBufferRange %d; bind a smaller Range", rng, d.pd.Name,
+					map[bool]string{true: "Uniform", false: "Storage"}[r.Kind == shader.UniformBuffer], maxRange)
+				return
+			}
+			if r.Kind.IsBuffer() {
+				if need := uint64(r.Size); rng < need {
+					what := "its block"
+					if r.Stride > 0 && r.Size == 0 {
+						what = "one element"
+					}
+					bad("%d bytes bound, but %s needs %d bytes; bind a larger buffer", rng, what, need)
+					return
+				}
+			} else {
+				f := b.TexelFormat
+				if f == 0 {
+					f = uint32(r.Format.VkFormat())
+				}
+				if f == 0 {
+					bad("the shader declares no texel format; set Binding.TexelFormat")
+					return
+				}
+				feat := uint32(vk.FormatFeatureUniformTexelBuffer)
+				if r.Kind == shader.StorageTexelBuffer {
+					feat = vk.FormatFeatureStorageTexelBuffer
+				}
+				size, _, _ := FormatBlock(f)
+				switch {
+				case size == 0:
+					bad("texel format %s has no texel size", FormatName(f))
+					return
+				case d.inst.raw.FormatProperties(d.pd.h, f).Buffer&feat == 0:
+					bad("%s cannot use %s in a %s", d.pd.Name, FormatName(f), r.Kind)
+					return
+				case !numericMatch(r.SampledType, f):
+					bad("the shader reads %s texels but %s holds %s", r.SampledType, FormatName(f), numericOf(f))
+					return
+				}
+				rng -= rng % uint64(size)
+				if rng == 0 {
+					bad("%d bytes hold no texel of %s", b.Range, FormatName(f))
+					return
+				}
+				if n := rng / uint64(size); n > uint64(lim.MaxTexelBufferElements) {
+					bad("%d texels exceed %s's maxTexelBufferElements %d; bind a smaller Range", n, d.pd.Name, lim.MaxTexelBufferElements)
+					return
+				}
+				s.format = f
+				if err := p.formatPatch(r, f, patch, patchBy, &caps); err != nil {
+					bad("%v", err)
+					return
+				}
+			}
+			s.rng = rng
+			held = append(held, &buf.resource)
+			accesses = append(accesses, acc{&buf.resource, mode})
+		}
+		if b.Image != nil {
+			img := b.Image
+			usage := ImageSampled
+			if r.Kind == shader.StorageImage {
+				usage = ImageStorage
+			}
+			switch {
+			case img.d == nil:
+				bad("nil image")
+				return
+			case img.d != d:
+				bad("image of another device")
+				return
+			case img.opts.Usage&usage == 0:
+				bad("the image's usage %v lacks %v", img.opts.Usage, usage)
+				return
+			case !dimMatch(r, img):
+				bad("the shader expects %s, but the image is %s", shaderDim(r), imageDim(img))
+				return
+			case !numericMatch(r.SampledType, img.opts.Format):
+				bad("the shader reads %s texels but the image's format %s holds %s", r.SampledType, FormatName(img.opts.Format), numericOf(img.opts.Format))
+				return
+			}
+			if r.Kind == shader.StorageImage {
+				layouts[img] = LayoutGeneral
+				if err := p.formatPatch(r, img.opts.Format, patch, patchBy, &caps); err != nil {
+					bad("%v", err)
+					return
+				}
+			} else {
+				if _, ok := layouts[img]; !ok {
+					layouts[img] = LayoutShaderReadOnly
+				}
+				if r.Kind == shader.CombinedImageSampler && b.Sampler != nil && b.Sampler.opts.Filter == FilterLinear &&
+					d.inst.raw.FormatProperties(d.pd.h, img.opts.Format).Optimal&vk.FormatFeatureSampledImageFilterLinear == 0 {
+					bad("%s cannot filter %s linearly; use a nearest (point) sampler", d.pd.Name, FormatName(img.opts.Format))
+					return
+				}
+			}
+			held = append(held, &img.resource)
+			accesses = append(accesses, acc{&img.resource, mode})
+		}
+		if b.Sampler != nil {
+			sm := b.Sampler
+			switch {
+			case sm.d == nil:
+				bad("nil sampler")
+				return
+			case sm.d != d:
+				bad("sampler of another device")
+				return
+			}
+			held = append(held, &sm.resource)
+		}
+	}
+	if args != nil {
+		held = append(held, &args.resource)
+		accesses = append(accesses, acc{&args.resource, accRead})
+	}
+	if !c.hold(what, held...) {
+		return
+	}
+	defer c.unhold(held...)
+
+	// Final layouts: images already GENERAL stay so for sampling.
+	for img, l := range layouts {
+		if l == LayoutShaderReadOnly && img.Layout() == LayoutGeneral {
+			layouts[img] = LayoutGeneral
+		}
+	}
+	pipe, err := p.variant(patch, caps...)
+	if err != nil {
+		failf("%v", err)
+		return
+	}
+
+	// Descriptor sets, from the batch's cache where the same pipeline was
+	// dispatched with the same bindings.
+	sets := make([]vk.DescriptorSet, len(p.sets))
+	for si := range p.sets {
+		var writes []vk.WriteDescriptorSet
+		var key strings.Builder
+		fmt.Fprintf(&key, "%x", p.sets[si])
+		for _, ri := range p.setRes[si] {
+			r := &p.res[ri]
+			for e := range r.ArraySize {
+				s := slots[slotKey{ri, e}]
+				b := s.b
+				w := vk.WriteDescriptorSet{Binding: r.Binding, ArrayElement: e, Type: uint32(r.Kind.VkDescriptorType())}
+				switch r.Kind {
+				case shader.UniformBuffer, shader.StorageBuffer:
+					w.Buffers = []vk.DescriptorBufferInfo{{Buffer: b.Buffer.h, Offset: b.Offset, Range: s.rng}}
+					fmt.Fprintf(&key, "|b%x:%d:%d", b.Buffer.h, b.Offset, s.rng)
+				case shader.UniformTexelBuffer, shader.StorageTexelBuffer:
+					v, err := c.texelView(b.Buffer, s.format, b.Offset, s.rng)
+					if err != nil {
+						failf("%s: %v", describe(r), err)
+						return
+					}
+					w.TexelViews = []vk.BufferView{v}
+					fmt.Fprintf(&key, "|t%x", v)
+				default:
+					var info vk.DescriptorImageInfo
+					if b.Image != nil {
+						v, err := b.Image.viewHandle()
+						if err != nil {
+							failf("%s: %v", describe(r), err)
+							return
+						}
+						info.View, info.Layout = v, uint32(layouts[b.Image])
+					}
+					if b.Sampler != nil {
+						info.Sampler = b.Sampler.h
+					}
+					w.Images = []vk.DescriptorImageInfo{info}
+					fmt.Fprintf(&key, "|i%x:%x:%d", info.View, info.Sampler, info.Layout)
+				}
+				writes = append(writes, w)
+			}
+		}
+		k := key.String()
+		if set, ok := c.cs.sets[k]; ok {
+			sets[si] = set
+			continue
+		}
+		set, err := c.allocateSet(p.sets[si], uint32(len(writes)))
+		if err != nil {
+			failf("descriptor set: %v", err)
+			return
+		}
+		for i := range writes {
+			writes[i].Set = set
+		}
+		d.raw.UpdateDescriptorSets(writes)
+		if c.cs.sets == nil {
+			c.cs.sets = map[string]vk.DescriptorSet{}
+		}
+		c.cs.sets[k] = set
+		sets[si] = set
+	}
+
+	// Layout transitions, then the barrier the accesses need.
+	var imgs []vk.ImageBarrier
+	for img, l := range layouts {
+		if img.Layout() == l {
+			continue
+		}
+		if _, ok := c.layouts[img]; !ok {
+			c.layouts[img] = img.Layout()
+		}
+		imgs = append(imgs, vk.ImageBarrier{
+			MemoryBarrier: fullBarrier,
+			OldLayout:     uint32(img.Layout()), NewLayout: uint32(l),
+			SrcFamily: vk.QueueFamilyIgnored, DstFamily: vk.QueueFamilyIgnored,
+			Image: img.h, Aspect: img.aspect,
+			MipCount: vk.RemainingMipLevels, Layers: vk.RemainingArrayLayers,
+		})
+		img.layout.Store(uint32(l))
+	}
+	if len(imgs) > 0 {
+		c.barrier(vk.Dependency{Images: imgs})
+		c.fullBarrierRecorded()
+	}
+	c.track(accesses...)
+
+	cs := &c.cs
+	if cs.pipe != pipe {
+		d.raw.CmdBindComputePipeline(c.cb, pipe)
+		cs.pipe = pipe
+	}
+	if cs.layout != p.layout || !slices.Equal(cs.bound, sets) {
+		d.raw.CmdBindComputeDescriptorSets(c.cb, p.layout, 0, sets)
+		cs.layout = p.layout
+		cs.bound = append(cs.bound[:0], sets...)
+	}
+	if len(pushData) > 0 {
+		d.raw.CmdPushConstants(c.cb, p.layout, vk.ShaderStageCompute, 0, pushData)
+	}
+	if args != nil {
+		d.raw.CmdDispatchIndirect(c.cb, args.h, argsOff)
+	} else {
+		d.raw.CmdDispatch(c.cb, groups[0], groups[1], groups[2])
+	}
+}
+
+// texelView returns the batch's view of bytes [off, off+rng) of b as
+// format, creating it on first use.
+func (c *Commands) texelView(b *Buffer, format uint32, off, rng uint64) (vk.BufferView, error) {
+	k := texelViewKey{b.h, format, off, rng}
+	if v, ok := c.cs.views[k]; ok {
+		return v, nil
+	}
+	v, err := c.d.raw.CreateBufferView(b.h, format, off, rng)
+	if err != nil {
+		return 0, err
+	}
+	if c.cs.views == nil {
+		c.cs.views = map[texelViewKey]vk.BufferView{}
+	}
+	c.cs.views[k] = v
+	return v, nil
+}
+
+// formatPatch checks the image format r's shader type declares against
+// the VkFormat bound to it, and where they differ asks, through patch and
+// caps, for a pipeline variant that declares the bound format instead (or
+// no format, where SPIR-V has no name for it).
+func (p *Pipeline) formatPatch(r *shader.Resource, vkf uint32, patch map[uint32]uint32, by map[uint32]string, caps *[]uint32) error {
+	t, ok := p.formats[bindingKey(r.Set, r.Binding)]
+	if !ok || t.format == 0 {
+		return nil
+	}
+	want := spirvFormat(vkf)
+	if t.sampled != 2 {
+		want = 0 // sampled images and uniform texel buffers need no format
+	}
+	if want == t.format {
+		return nil
+	}
+	if prev, ok := patch[t.id]; ok && prev != want {
+		return fmt.Errorf("it shares its SPIR-V image type with %s, bound to another format; declare each image's format in the shader", by[t.id])
+	}
+	if t.sampled == 2 && want == 0 {
+		f := &p.d.pd.features
+		if !r.ReadOnly {
+			if !f.StorageImageWriteWithoutFormat {
+				return fmt.Errorf("the shader declares %s texels, SPIR-V has no format for %s, and %s cannot write storage images without a format",
+					shader.ImageFormat(t.format), FormatName(vkf), p.d.pd.Name)
+			}
+			*caps = append(*caps, spvCapWriteNoFormat)
+		}
+		if !r.WriteOnly {
+			if !f.StorageImageReadWithoutFormat {
+				return fmt.Errorf("the shader declares %s texels, SPIR-V has no format for %s, and %s cannot read storage images without a format; make the image write-only or use another format",
+					shader.ImageFormat(t.format), FormatName(vkf), p.d.pd.Name)
+			}
+			*caps = append(*caps, spvCapReadNoFormat)
+		}
+	}
+	patch[t.id] = want
+	by[t.id] = r.Name
+	return nil
+}
+
+// resourceList lists the pipeline's resources for error messages.
+func (p *Pipeline) resourceList() string {
+	if len(p.res) == 0 {
+		return "no resources"
+	}
+	parts := make([]string, len(p.res))
+	for i := range p.res {
+		parts[i] = describe(&p.res[i])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// numericOf returns the numeric type of a VkFormat's texels as shaders
+// read them: uint, int or float.
+func numericOf(format uint32) shader.ScalarType {
+	name := FormatName(format)
+	switch {
+	case strings.HasSuffix(name, "_UINT") || strings.Contains(name, "_UINT_"):
+		return shader.ScalarUint
+	case strings.HasSuffix(name, "_SINT") || strings.Contains(name, "_SINT_"):
+		return shader.ScalarInt
+	}
+	return shader.ScalarFloat
+}
+
+// numericMatch reports whether a shader reading t texels can use format.
+func numericMatch(t shader.ScalarType, format uint32) bool {
+	return t == shader.ScalarUnknown || t == numericOf(format)
+}
+
+// dimMatch reports whether img's default view has the type r expects.
+func dimMatch(r *shader.Resource, img *Image) bool {
+	o := &img.opts
+	layered := o.Layers > 1
+	switch r.Dim {
+	case shader.Dim1D:
+		return o.Dim == Image1D && r.Arrayed == layered
+	case shader.Dim2D:
+		return o.Dim == Image2D && r.Arrayed == layered && !r.Multisampled
+	case shader.Dim3D:
+		return o.Dim == Image3D && !r.Arrayed
+	}
+	return false
+}
+
+func shaderDim(r *shader.Resource) string {
+	s := "a " + r.Dim.String()
+	if r.Arrayed {
+		s += " array"
+	}
+	return s + " image"
+}
+
+func imageDim(img *Image) string {
+	o := &img.opts
+	if o.Layers > 1 {
+		return fmt.Sprintf("a %v image of %d layers", o.Dim, o.Layers)
+	}
+	return fmt.Sprintf("a %v image", o.Dim)
+}
