@@ -60,7 +60,7 @@ gpu-bundle: deps
 	else echo "warning: no loader packages in $(DEBS); the GPU machine must have libvulkan1/libegl1"; fi
 	@cp scripts/gpu-run.sh $(GPU_DIR)/run.sh
 	@rm -f $(GPU_DIR)/debs/*-dev_*.deb
-	@tar czf $(GPU_DIR)/pkg.tgz -C $(GPU_DIR) pkg gfxcuda && rm -rf $(GPU_DIR)/pkg $(GPU_DIR)/gfxcuda
+	@tar cf - -C $(GPU_DIR) pkg gfxcuda | xz -T0 -6 > $(GPU_DIR)/pkg.txz && rm -rf $(GPU_DIR)/pkg $(GPU_DIR)/gfxcuda
 	@du -sh $(GPU_DIR)
 
 gpu-test: gpu-bundle

@@ -530,6 +530,44 @@ void main(uint3 id : SV_DispatchThreadID) { v[id.x] += 1; }`)
 	t.Logf("%d dispatches on %s: one batch %v (recording %v, %.1f µs/dispatch), one by one %v (%.1f µs/dispatch)",
 		n, d.Info().Name, batched, recorded, float64(batched.Microseconds())/n, single, float64(single.Microseconds())/n)
 
+	// A timeline semaphore value tells when a submitted batch has run; the
+	// next batch waits for a value the host signals.
+	sem, err := d.Vulkan().NewTimelineSemaphore(0, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b2, _ := d.NewBatch()
+	defer b2.Close()
+	b.Reset()
+	b.Dispatch(k, 4, 1, 1, At(0, buf))
+	b2.Dispatch(k, 4, 1, 1, At(0, buf))
+	if err := b.SubmitWith(vulkan.SubmitOptions{Wait: []vulkan.SemaphoreValue{{Semaphore: sem, Value: 1}},
+		Signal: []vulkan.SemaphoreValue{{Semaphore: sem, Value: 2}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b2.SubmitWith(vulkan.SubmitOptions{Wait: []vulkan.SemaphoreValue{{Semaphore: sem, Value: 2}},
+		Signal: []vulkan.SemaphoreValue{{Semaphore: sem, Value: 3}}}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(10 * time.Millisecond)
+	if b.Done() || b2.Done() {
+		t.Fatal("batches ran before the value they wait for was signalled")
+	}
+	if err := sem.Signal(1); err != nil {
+		t.Fatal(err)
+	}
+	if err := sem.Wait(3, 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if err := b2.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range u32s(readback(t, buf)) {
+		if v != 2*n+2 {
+			t.Fatalf("v[%d] = %d after the timeline batches", i, v)
+		}
+	}
+
 	// Reuse after Reset, with a chain through two buffers and copies.
 	if err := b.Reset(); err != nil {
 		t.Fatal(err)
@@ -545,8 +583,8 @@ void main(uint3 id : SV_DispatchThreadID) { v[id.x] += 1; }`)
 		t.Fatal(err)
 	}
 	for i, v := range u32s(readback(t, buf)) {
-		if v != 2*n+20 {
-			t.Fatalf("v[%d] = %d after the chain, want %d", i, v, 2*n+20)
+		if v != 2*n+22 {
+			t.Fatalf("v[%d] = %d after the chain, want %d", i, v, 2*n+22)
 		}
 	}
 }
@@ -597,7 +635,9 @@ void main(uint3 id : SV_DispatchThreadID) {
 		{"unknown name", func() error {
 			return k.Dispatch(1, 1, 1, At(0, cb), At(1, in), At(2, out), At(3, img), Named("nope", out))
 		}, []string{`"nope"`, "no resource"}},
-		{"bound twice", func() error { return k.Dispatch(1, 1, 1, At(0, cb), At(1, in), At(2, out), Named("outp", out), At(3, img)) },
+		{"bound twice", func() error {
+			return k.Dispatch(1, 1, 1, At(0, cb), At(1, in), At(2, out), Named("outp", out), At(3, img))
+		},
 			[]string{"bound twice"}},
 		{"texture for a buffer", func() error { return k.Dispatch(1, 1, 1, At(0, cb), At(1, img), At(2, out), At(3, img)) },
 			[]string{"inp", "needs a buffer"}},
@@ -674,6 +714,15 @@ void main() { o[0] = pc.a + pc.b; }`)
 		t.Errorf("o[0] = %d", got[0])
 	}
 	good("push constants")
+
+	// Raw SPIR-V works as source too.
+	spv, err := d.Compile(k.Module().SPIRV, shader.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := spv.Dispatch(1, 1, 1, At(0, cb), At(1, in), At(2, out), At(3, img)); err != nil {
+		t.Fatalf("SPIR-V: %v", err)
+	}
 
 	// A failed batch reports its first error and recovers after Reset.
 	b, _ := d.NewBatch()

@@ -18,6 +18,7 @@ import (
 // GFXCUDA_REQUIRE_VULKAN=1.
 func openTest(t testing.TB) *Device {
 	t.Helper()
+	syncValidation(t)
 	on := true
 	d, err := Open(Options{Validation: &on})
 	if err != nil {
@@ -42,6 +43,14 @@ func openTest(t testing.TB) *Device {
 		}
 	})
 	return d
+}
+
+// syncValidation turns on the validation layer's synchronization checks
+// for instances made during the test: a missing barrier fails the test.
+func syncValidation(t testing.TB) {
+	if os.Getenv("VK_LAYER_ENABLES") == "" {
+		t.Setenv("VK_LAYER_ENABLES", "VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT")
+	}
 }
 
 // compile compiles src (HLSL or GLSL by its name's extension).

@@ -28,6 +28,7 @@ import (
 
 	"github.com/gfxcuda/gfxcuda/cuda"
 	"github.com/gfxcuda/gfxcuda/devices"
+	"github.com/gfxcuda/gfxcuda/internal/kernels"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
@@ -66,6 +67,8 @@ type Device struct {
 	vkWaited uint64     // the last toVK value a Vulkan submission waited for
 	syncs    []*vulkan.Commands
 	kids     map[closer]struct{}
+	kernMod  *cuda.Module // gfxcuda's own kernels, loaded on first use
+	kernels  map[string]*cuda.Function
 }
 
 type closer interface{ closeLocked() error }
@@ -244,6 +247,9 @@ func (d *Device) Close() error {
 		err = firstErr(err, c.Close())
 	}
 	d.syncs = nil
+	if d.kernMod != nil {
+		err = firstErr(err, d.kernMod.Close())
+	}
 	d.mu.Unlock()
 	err = firstErr(err, d.toVK.close())
 	err = firstErr(err, d.toCUDA.close())
@@ -258,6 +264,32 @@ func (d *Device) Close() error {
 		}
 	}
 	return err
+}
+
+// kernel returns one of gfxcuda's own CUDA kernels, loading their PTX on
+// first use (the driver compiles it once per process).
+func (d *Device) kernel(name string) (*cuda.Function, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := d.live(); err != nil {
+		return nil, err
+	}
+	if f, ok := d.kernels[name]; ok {
+		return f, nil
+	}
+	if d.kernMod == nil {
+		m, err := d.ctx.LoadModule(kernels.PTX)
+		if err != nil {
+			return nil, fmt.Errorf("interop: loading gfxcuda's kernels: %w", err)
+		}
+		d.kernMod, d.kernels = m, map[string]*cuda.Function{}
+	}
+	f, err := d.kernMod.Function(name)
+	if err != nil {
+		return nil, err
+	}
+	d.kernels[name] = f
+	return f, nil
 }
 
 // quiesce waits until the Device's CUDA stream and the Vulkan queue are

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gfxcuda/gfxcuda/cuda"
 	"github.com/gfxcuda/gfxcuda/format"
+	"github.com/gfxcuda/gfxcuda/internal/kernels"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
@@ -201,6 +202,12 @@ func (t *Texture) copy(s *cuda.Stream, ptr cuda.DevicePtr, pitch uint64, to bool
 	if pitch == 0 {
 		pitch = t.RowBytes()
 	}
+	if pitch < t.RowBytes() {
+		return fmt.Errorf("interop: texture copy: pitch %d < row of %d bytes", pitch, t.RowBytes())
+	}
+	if t.o.Usage&vulkan.ImageStorage != 0 {
+		return t.kernelCopy(s, ptr, pitch, to)
+	}
 	for l := uint32(0); l < t.o.Layers; l++ {
 		c := cuda.ArrayCopy{Array: t.arr, Layer: uint64(l), Ptr: ptr.Add(uint64(l) * pitch * uint64(t.o.Height)), Pitch: pitch}
 		var err error
@@ -210,6 +217,36 @@ func (t *Texture) copy(s *cuda.Stream, ptr cuda.DevicePtr, pitch uint64, to bool
 			err = s.CopyToArray(c)
 		}
 		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// kernelCopy copies through a surface object with gfxcuda's own kernel,
+// which reaches memory bandwidth where the copy engine's array copies do
+// not (textures with storage usage have one).
+func (t *Texture) kernelCopy(s *cuda.Stream, ptr cuda.DevicePtr, pitch uint64, to bool) error {
+	f, err := t.s.d.kernel(kernels.SurfLinear)
+	if err != nil {
+		return err
+	}
+	surf, err := t.Surface()
+	if err != nil {
+		return err
+	}
+	layered, toSurf := uint32(0), uint32(1)
+	if t.o.Layers > 1 {
+		layered = 1
+	}
+	if to {
+		toSurf = 0
+	}
+	grid := cuda.Dim3{X: (t.o.Width + 31) / 32, Y: (t.o.Height + 7) / 8}
+	for l := uint32(0); l < t.o.Layers; l++ {
+		p := ptr.Add(uint64(l) * pitch * uint64(t.o.Height))
+		if err := f.Launch(s, grid, cuda.Dim3{X: 32, Y: 8}, 0, surf, t.o.Width, t.o.Height, l, layered,
+			uint32(t.info.BytesPerTexel), p, pitch, toSurf); err != nil {
 			return err
 		}
 	}

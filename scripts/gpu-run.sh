@@ -10,7 +10,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 logs=${OUT:-$here}/gpu-test-logs
 mkdir -p "$logs"
 # The bundle is compressed to fit the transfer limit; unpack it once.
-[ -d "$here/pkg" ] || tar xzf "$here/pkg.tgz" -C "$here"
+[ -d "$here/pkg" ] || tar xJf "$here/pkg.txz" -C "$here"
 
 if ! ldconfig -p | grep -q 'libvulkan.so.1 ' || ! ldconfig -p | grep -q 'libEGL.so.1 '; then
 	if [ "$(id -u)" != 0 ]; then echo "run.sh: the Vulkan/EGL loaders are missing and unpacking them needs root" >&2; exit 1; fi

@@ -459,7 +459,7 @@ func (c *Commands) imageBarrier(what string, img *Image, old, newLayout ImageLay
 	}}})
 	img.layout.Store(uint32(newLayout))
 	if m == fullBarrier {
-		c.fullBarrierRecorded()
+		c.synced(&img.resource)
 	}
 }
 
@@ -537,7 +537,9 @@ type SubmitOptions struct {
 // Submit ends recording and submits the batch to the device's queue in
 // one vkQueueSubmit2 (vkQueueSubmit without synchronization2), waiting for
 // and signalling o's semaphores at their values, and returns without
-// waiting for it to run: Wait does that.
+// waiting for it to run: Wait does that. A batch that recorded dispatches,
+// copies or fills since its last full barrier ends with one, so that its
+// writes are visible to later batches and to the host.
 //
 // The batch's signals happen after every batch submitted to the device
 // before it has finished, as Vulkan orders signals on one queue: a batch

@@ -83,7 +83,7 @@ type texelViewKey struct {
 // texel buffer views, the bound pipeline and sets, and the accesses since
 // the last barrier.
 type computeState struct {
-	pools  []vk.DescriptorPool
+	pools  []descPool
 	cur    int                         // the pool allocations come from
 	sets   map[string]vk.DescriptorSet // by layout and contents
 	views  map[texelViewKey]vk.BufferView
@@ -94,25 +94,49 @@ type computeState struct {
 	bound  []vk.DescriptorSet
 }
 
-// descriptorTypes are the types a pool has room for.
-var descriptorTypes = []uint32{
-	vk.DescriptorTypeSampler, vk.DescriptorTypeCombinedImageSampler, vk.DescriptorTypeSampledImage,
-	vk.DescriptorTypeStorageImage, vk.DescriptorTypeUniformTexelBuffer, vk.DescriptorTypeStorageTexelBuffer,
-	vk.DescriptorTypeUniformBuffer, vk.DescriptorTypeStorageBuffer,
+// descPool is a descriptor pool and the room left in it.
+type descPool struct {
+	h    vk.DescriptorPool
+	sets uint32
+	left [8]uint32 // descriptors left, by VkDescriptorType (0 to 7)
+	size [8]uint32 // descriptors at creation
+	max  uint32    // sets at creation
 }
 
-// allocateSet allocates a set of layout from the batch's pools, making a
-// larger pool when they are full.
-func (c *Commands) allocateSet(layout vk.DescriptorSetLayout, need uint32) (vk.DescriptorSet, error) {
+// fits reports whether a set of need descriptors fits in the pool.
+func (p *descPool) fits(need *[8]uint32) bool {
+	if p.sets == 0 {
+		return false
+	}
+	for t, n := range need {
+		if n > p.left[t] {
+			return false
+		}
+	}
+	return true
+}
+
+// allocateSet allocates a set of layout, which holds need descriptors of
+// each type, from the batch's pools, making a larger pool when they are
+// full. It counts what the pools hold rather than relying on the driver
+// to refuse an allocation.
+func (c *Commands) allocateSet(layout vk.DescriptorSetLayout, need *[8]uint32) (vk.DescriptorSet, error) {
 	cs := &c.cs
 	for {
 		if cs.cur < len(cs.pools) {
-			s, err := c.d.raw.AllocateDescriptorSet(cs.pools[cs.cur], layout)
-			if err == nil {
-				return s, nil
-			}
-			if !errors.Is(err, vk.ErrorOutOfPoolMemory) && !errors.Is(err, vk.ErrorFragmentedPool) {
-				return 0, err
+			p := &cs.pools[cs.cur]
+			if p.fits(need) {
+				s, err := c.d.raw.AllocateDescriptorSet(p.h, layout)
+				if err == nil {
+					p.sets--
+					for t, n := range need {
+						p.left[t] -= n
+					}
+					return s, nil
+				}
+				if !errors.Is(err, vk.ErrorOutOfPoolMemory) && !errors.Is(err, vk.ErrorFragmentedPool) {
+					return 0, err
+				}
 			}
 			cs.cur++
 			continue
@@ -120,16 +144,19 @@ func (c *Commands) allocateSet(layout vk.DescriptorSetLayout, need uint32) (vk.D
 		// Pools grow: 64 sets, then 256, 1024, 4096 at most, with room for
 		// 4 descriptors of each type per set (more if a layout needs it).
 		sets := uint32(64) << (2 * min(len(cs.pools), 3))
-		per := max(4, need)
-		sizes := make([]vk.DescriptorPoolSize, len(descriptorTypes))
-		for i, t := range descriptorTypes {
-			sizes[i] = vk.DescriptorPoolSize{Type: t, Count: sets * per}
+		var sizes []vk.DescriptorPoolSize
+		np := descPool{sets: sets, max: sets}
+		for t := range need {
+			np.size[t] = sets * max(4, need[t])
+			np.left[t] = np.size[t]
+			sizes = append(sizes, vk.DescriptorPoolSize{Type: uint32(t), Count: np.size[t]})
 		}
-		p, err := c.d.raw.CreateDescriptorPool(sets, sizes, 0)
+		h, err := c.d.raw.CreateDescriptorPool(sets, sizes, 0)
 		if err != nil {
 			return 0, err
 		}
-		cs.pools = append(cs.pools, p)
+		np.h = h
+		cs.pools = append(cs.pools, np)
 	}
 }
 
@@ -138,10 +165,12 @@ func (c *Commands) allocateSet(layout vk.DescriptorSetLayout, need uint32) (vk.D
 func (c *Commands) resetCompute() error {
 	cs := &c.cs
 	var err error
-	for _, p := range cs.pools {
-		if e := c.d.raw.ResetDescriptorPool(p); e != nil && err == nil {
+	for i := range cs.pools {
+		p := &cs.pools[i]
+		if e := c.d.raw.ResetDescriptorPool(p.h); e != nil && err == nil {
 			err = e
 		}
+		p.sets, p.left = p.max, p.size
 	}
 	for _, v := range cs.views {
 		c.d.raw.DestroyBufferView(v)
@@ -157,7 +186,7 @@ func (c *Commands) resetCompute() error {
 func (c *Commands) freeCompute() {
 	cs := &c.cs
 	for _, p := range cs.pools {
-		c.d.raw.DestroyDescriptorPool(p)
+		c.d.raw.DestroyDescriptorPool(p.h)
 	}
 	cs.pools = nil
 	for _, v := range cs.views {
@@ -192,6 +221,13 @@ func (c *Commands) track(list ...acc) {
 		cs.access[a.r] |= a.mode
 	}
 	cs.dirty = true
+}
+
+// synced notes an image barrier on r after which every earlier access to
+// r is complete and visible (image barriers order accesses to their image
+// only).
+func (c *Commands) synced(r *resource) {
+	delete(c.cs.access, r)
 }
 
 // fullBarrierRecorded notes a barrier after which every earlier access is
@@ -680,7 +716,11 @@ func (c *Commands) dispatch(what string, p *Pipeline, bindings []Binding, push [
 			sets[si] = set
 			continue
 		}
-		set, err := c.allocateSet(p.sets[si], uint32(len(writes)))
+		var need [8]uint32
+		for _, w := range writes {
+			need[w.Type] += uint32(len(w.Buffers) + len(w.Images) + len(w.TexelViews))
+		}
+		set, err := c.allocateSet(p.sets[si], &need)
 		if err != nil {
 			failf("descriptor set: %v", err)
 			return
@@ -698,10 +738,12 @@ func (c *Commands) dispatch(what string, p *Pipeline, bindings []Binding, push [
 
 	// Layout transitions, then the barrier the accesses need.
 	var imgs []vk.ImageBarrier
+	var moved []*Image
 	for img, l := range layouts {
 		if img.Layout() == l {
 			continue
 		}
+		moved = append(moved, img)
 		if _, ok := c.layouts[img]; !ok {
 			c.layouts[img] = img.Layout()
 		}
@@ -716,7 +758,9 @@ func (c *Commands) dispatch(what string, p *Pipeline, bindings []Binding, push [
 	}
 	if len(imgs) > 0 {
 		c.barrier(vk.Dependency{Images: imgs})
-		c.fullBarrierRecorded()
+		for _, img := range moved {
+			c.synced(&img.resource)
+		}
 	}
 	c.track(accesses...)
 

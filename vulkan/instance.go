@@ -3,8 +3,10 @@
 // with CUDA and EGL, logical devices with the interop extensions enabled,
 // and the resources shared through them: buffers and images (exportable as
 // OPAQUE_FD file descriptors, or imported from them), samplers, timeline
-// semaphores, and batches of commands (copies, fills, barriers, queue
-// family ownership transfers) submitted with semaphore waits and signals.
+// semaphores, compute pipelines, and batches of commands (copies, fills,
+// barriers, queue family ownership transfers, dispatches) submitted with
+// semaphore waits and signals. Batches insert the barriers their
+// dispatches and copies need (see Commands.Dispatch).
 //
 // Nothing links against libvulkan at build time: the loader,
 // libvulkan.so.1, is opened when the first Instance is made, and NewInstance
@@ -27,9 +29,11 @@
 // around the recording, Commands.hold and unhold on the objects it uses
 // (their embedded resource), Commands.use for other objects, and raw
 // handles from Device.rawDevice, Commands.rawBuffer, Buffer.handle,
-// Image.handle, Image.viewHandle, Sampler.handle and Semaphore.handle. New
-// objects embed resource, register with the Device, and close through
-// Device.closeChild (see life.go).
+// Image.handle, Image.viewHandle, Sampler.handle and Semaphore.handle.
+// Commands.track records what a new command reads and writes, and records
+// a barrier first where an earlier command of the batch conflicts (see
+// dispatch.go). New objects embed resource, register with the Device, and
+// close through Device.closeChild (see life.go).
 package vulkan
 
 import (

@@ -131,7 +131,7 @@ func (d *Device) newPipeline(m *shader.Module, o PipelineOptions) (*Pipeline, er
 		for _, e := range m.EntryPoints {
 			names = append(names, fmt.Sprintf("%s (%s)", e.Name, e.Model))
 		}
-		want := "a compute entry point"
+		want := "compute entry point"
 		if o.EntryPoint != "" {
 			want = fmt.Sprintf("compute entry point %q", o.EntryPoint)
 		}

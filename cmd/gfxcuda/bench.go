@@ -17,6 +17,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
 	pngPath := fs.String("png", "", "also draw a chart to this PNG file")
+	jsonPath := fs.String("json-out", "", "also write the JSON report to this file")
 	quick := fs.Bool("quick", false, "fewer cases and repetitions (a smoke test, not for publishing)")
 	reps := fs.Int("reps", 15, "repetitions per figure (the median is reported)")
 	frames := fs.Int("frames", 4096, "frames per throughput repetition")
@@ -77,6 +78,17 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		s.R.WriteJSON(stdout)
 	} else {
 		s.R.WriteTable(stdout)
+	}
+	if *jsonPath != "" {
+		f, err := os.Create(*jsonPath)
+		if err == nil {
+			err = s.R.WriteJSON(f)
+			err = firstErr(err, f.Close())
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "gfxcuda bench: %v\n", err)
+			failed = true
+		}
 	}
 	if *pngPath != "" {
 		f, err := os.Create(*pngPath)

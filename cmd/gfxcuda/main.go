@@ -4,6 +4,7 @@
 //	gfxcuda devices [--json]   list GPUs in Vulkan and CUDA, paired by UUID
 //	gfxcuda doctor  [--json]   check that Vulkan↔CUDA interop works, and say how to fix it
 //	gfxcuda bench   [--json] [--png FILE] [--quick]   measure copies and hand-offs on the GPU
+//	gfxcuda run     SHADER [flags]   run a compute shader: gfxcuda run k.hlsl --dispatch 16,1,1 --uav 0:4096 --out o.npy
 package main
 
 import (
@@ -23,6 +24,7 @@ var commands = map[string]command{
 	"devices": {"list GPUs in Vulkan and CUDA, paired by UUID", runDevices},
 	"doctor":  {"check that Vulkan↔CUDA interop works here; exit 0 if it does", runDoctor},
 	"bench":   {"measure copies and hand-offs between Vulkan and CUDA on this GPU", runBench},
+	"run":     {"compile a compute shader, bind resources, dispatch it and write the results", runRun},
 }
 
 func usage(w io.Writer) {

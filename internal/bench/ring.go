@@ -17,10 +17,10 @@ type ringCase struct {
 	slots, batch int
 }
 
-var copyRings = []ringCase{{1, 1}, {3, 1}, {8, 1}, {16, 8}, {64, 32}}
+var copyRings = []ringCase{{1, 1}, {3, 1}, {8, 1}, {16, 8}, {64, 32}, {128, 32}}
 
 // RingSteps is the number of figures Rings adds.
-func RingSteps(quick bool) int { return 3 + len(copyRings) + 2 }
+func RingSteps(quick bool) int { return 3 + len(copyRings) + 3 }
 
 // Frames of the ring benchmarks: 1080p RGBA8, written by a Vulkan compute
 // shader (testpattern), consumed by CUDA.
@@ -289,7 +289,7 @@ func (h *RingHarness) ConsumerAlone(frames int) (float64, error) {
 
 // Rings measures the bounds and every ring configuration.
 func (s *Suite) Rings() error {
-	h, err := NewRingHarness(s.D, 65, 32)
+	h, err := NewRingHarness(s.D, 129, 32)
 	if err != nil {
 		return err
 	}
@@ -331,6 +331,10 @@ func (s *Suite) Rings() error {
 	if err := s.figure(g2, "producer alone (render + tensor pass)", "frames/s", func() (float64, error) { return h.ProducerAlone(TensorMode, 32, frames) }, nil); err != nil {
 		return err
 	}
-	return s.figure(g2, "ring 64 slots, batch 32", "frames/s", func() (float64, error) { return h.RunRing(ringCase{64, 32}, TensorMode, frames, false) },
-		func(f *Figure) { f.Against, f.Target = "producer alone (render + tensor pass)", 0.9 })
+	if err := s.figure(g2, "ring 64 slots, batch 32", "frames/s", func() (float64, error) { return h.RunRing(ringCase{64, 32}, TensorMode, frames, false) },
+		func(f *Figure) { f.Against, f.Target = "producer alone (render + tensor pass)", 0.9 }); err != nil {
+		return err
+	}
+	return s.figure(g2, "ring 128 slots, batch 32", "frames/s", func() (float64, error) { return h.RunRing(ringCase{128, 32}, TensorMode, frames, false) },
+		func(f *Figure) { f.Against = "producer alone (render + tensor pass)" })
 }

@@ -22,6 +22,7 @@ const (
 	SurfXor    = "gfx_surf_xor"     // (surface, width, height, layers, bpp, key): texel words ^= key
 	RGBA8ToF32 = "gfx_rgba8_to_f32" // (src, pitch, width, height, float *dst, nchw)
 	CheckHash  = "gfx_check_hash"   // (uint32 *p, uint64 n, uint32 seed, uint64 *errors, uint32 *first)
+	SurfLinear = "gfx_surf_linear"  // (surface, width, height, layer, layered, bpp, lin, pitch, toSurface)
 )
 
 // Hash32 is the host twin of the kernels' hash32 (lowbias32), for checking

@@ -30,7 +30,7 @@ func TestPTXMatchesSource(t *testing.T) {
 			t.Errorf("kernels.cu has %s, kernels.ptx has %s: run scripts/gen-ptx.sh", w[i], g[i])
 		}
 	}
-	for _, k := range []string{FillHash, XorU32, SurfXor, RGBA8ToF32, CheckHash} {
+	for _, k := range []string{FillHash, XorU32, SurfXor, RGBA8ToF32, CheckHash, SurfLinear} {
 		if !regexp.MustCompile(`\.entry ` + k + `\(`).Match(PTX) {
 			t.Errorf("constant %s names no kernel", k)
 		}

@@ -1,0 +1,146 @@
+package compute_test
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/gfxcuda/gfxcuda/compute"
+	"github.com/gfxcuda/gfxcuda/format"
+	"github.com/gfxcuda/gfxcuda/shader"
+)
+
+// Example squares numbers in an HLSL compute shader.
+func Example() {
+	dev, err := compute.Open(compute.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer dev.Close()
+
+	k, err := dev.Compile([]byte(`
+StructuredBuffer<float> inp : register(t0);
+RWStructuredBuffer<float> outp : register(u1);
+[numthreads(8, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID) { outp[id.x] = inp[id.x] * inp[id.x]; }`),
+		shader.Options{Filename: "square.hlsl"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	in, _ := dev.StructuredBuffer(4, 8, compute.HeapUpload)
+	out, _ := dev.StructuredBuffer(4, 8, compute.HeapReadback)
+	data := make([]byte, 32)
+	for i := range 8 {
+		binary.LittleEndian.PutUint32(data[4*i:], math.Float32bits(float32(i)+0.5))
+	}
+	in.Upload(data)
+
+	if err := k.Dispatch(1, 1, 1, compute.At(0, in), compute.At(1, out)); err != nil {
+		fmt.Println(err)
+		return
+	}
+	res, _ := out.Readback()
+	for i := range 8 {
+		fmt.Print(math.Float32frombits(binary.LittleEndian.Uint32(res[4*i:])), " ")
+	}
+	fmt.Println()
+	// Output: 0.25 2.25 6.25 12.25 20.25 30.25 42.25 56.25
+}
+
+// ExampleBatch records 1,000 dispatches, each adding 1 to every element,
+// and submits them at once; the batch inserts the barriers between them.
+func ExampleBatch() {
+	dev, err := compute.Open(compute.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer dev.Close()
+	k, err := dev.Compile([]byte(`#version 450
+layout(local_size_x = 64) in;
+layout(binding = 0) buffer Counters { uint n[]; };
+void main() { n[gl_GlobalInvocationID.x] += 1u; }`), shader.Options{Filename: "inc.comp"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	counters, _ := dev.Buffer(4*64, compute.HeapDefault)
+	counters.Upload(make([]byte, 4*64))
+
+	b, _ := dev.NewBatch()
+	defer b.Close()
+	for range 1000 {
+		b.Dispatch(k, 1, 1, 1, compute.Named("n", counters))
+	}
+	if err := b.Run(); err != nil {
+		fmt.Println(err)
+		return
+	}
+	res, _ := counters.Readback()
+	fmt.Println(b.Len(), "dispatches:", binary.LittleEndian.Uint32(res), binary.LittleEndian.Uint32(res[4*63:]))
+	// Output: 1000 dispatches: 1000 1000
+}
+
+// ExampleDevice_Texture2D fills a texture in a shader and samples it with
+// a linear sampler between two texels.
+func ExampleDevice_Texture2D() {
+	dev, err := compute.Open(compute.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer dev.Close()
+	fill, err := dev.Compile([]byte(`
+RWTexture2D<float> tex : register(u0);
+[numthreads(4, 4, 1)]
+void main(uint3 id : SV_DispatchThreadID) { tex[id.xy] = id.x * 10 + id.y; }`), shader.Options{Filename: "fill.hlsl"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	sample, err := dev.Compile([]byte(`
+Texture2D<float> tex : register(t0);
+SamplerState smp : register(s1);
+RWStructuredBuffer<float> outp : register(u2);
+[numthreads(1, 1, 1)]
+void main() {
+	outp[0] = tex.SampleLevel(smp, float2(0.25, 0.125), 0); // between texels (0, 0) and (1, 0)
+	outp[1] = tex.SampleLevel(smp, float2(0.375, 0.875), 0); // inside texel (1, 3)
+}`), shader.Options{Filename: "sample.hlsl"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	tex, _ := dev.Texture2D(4, 4, format.R32Float)
+	smp, _ := dev.Sampler(compute.FilterLinear, compute.AddressClamp)
+	out, _ := dev.Buffer(8, compute.HeapReadback)
+
+	b, _ := dev.NewBatch()
+	defer b.Close()
+	b.Dispatch(fill, 1, 1, 1, compute.At(0, tex))
+	b.Dispatch(sample, 1, 1, 1, compute.At(0, tex), compute.At(1, smp), compute.At(2, out))
+	if err := b.Run(); err != nil {
+		fmt.Println(err)
+		return
+	}
+	res, _ := out.Readback()
+	fmt.Println(math.Float32frombits(binary.LittleEndian.Uint32(res)), math.Float32frombits(binary.LittleEndian.Uint32(res[4:])))
+	// Output: 5 13
+}
+
+// ExampleDevices lists the devices compute work can run on, best first.
+func ExampleDevices() {
+	devs, err := compute.Devices()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	best := compute.Best(devs)
+	fmt.Println("best:", devs[best])
+	for _, d := range devs {
+		fmt.Printf("%d: %s, %d MiB dedicated, %d MiB shared, vendor %#x, hardware %v, discrete %v\n",
+			d.Index, d.Name, d.DedicatedVideoMemory>>20, d.SharedSystemMemory>>20, d.VendorID, d.Hardware, d.Discrete)
+	}
+}
