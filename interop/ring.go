@@ -232,6 +232,48 @@ func (r *Ring) Consume(s *cuda.Stream, consume func(slot int, frame uint64, s *c
 	return nil
 }
 
+// ConsumeAll is Consume for every batch produced and not yet consumed, with
+// one semaphore wait and one signal for all of them: the consumer adapts its
+// batch to how far the producer got, so the GPU switches between the APIs
+// once per call however many frames it covers. It returns the number of
+// frames consumed (0 when nothing was produced).
+func (r *Ring) ConsumeAll(s *cuda.Stream, consume func(slot int, frame uint64, s *cuda.Stream) error) (int, error) {
+	if r.closed {
+		return 0, ErrClosed
+	}
+	if r.nCons >= r.nProd {
+		return 0, nil
+	}
+	if s == nil {
+		s = r.d.stream
+	}
+	last := r.nProd
+	if err := r.toCUDA.cu.Wait(s, last); err != nil {
+		return 0, err
+	}
+	perRing := uint64(len(r.slots) / r.batch)
+	n := 0
+	for k := r.nCons; k < last; k++ {
+		first := int(k%perRing) * r.batch
+		for i := 0; i < r.batch; i++ {
+			if err := consume(first+i, k*uint64(r.batch)+uint64(i), s); err != nil {
+				return n, err
+			}
+			n++
+		}
+	}
+	if err := r.toVK.cu.Signal(s, last); err != nil {
+		return n, err
+	}
+	for k := r.nCons; k < last; k++ {
+		if err := r.events[k%uint64(len(r.events))].Record(s); err != nil {
+			return n, err
+		}
+	}
+	r.nCons = last
+	return n, nil
+}
+
 // Close waits for the ring's work to finish and frees its semaphores; the
 // slots return to the Device (owned by Vulkan again after the Device's next
 // submission). Idempotent.

@@ -7,6 +7,7 @@ import (
 	"image/draw"
 	"image/png"
 	"io"
+	"strings"
 
 	"golang.org/x/image/font"
 	"golang.org/x/image/font/basicfont"
@@ -36,9 +37,11 @@ func (r *Report) WritePNG(w io.Writer) error {
 	height := 2*margin + 30 + len(groups)*groupH + len(r.Figures)*rowH
 	img := image.NewRGBA(image.Rect(0, 0, width, height))
 	draw.Draw(img, img.Bounds(), image.NewUniform(color.White), image.Point{}, draw.Src)
+	// The built-in font is ASCII only.
+	ascii := strings.NewReplacer("→", "->", "↔", "<->", "µ", "u", "×", "x", "—", "-", "–", "-", "≥", ">=")
 	text := func(x, y int, c color.Color, s string) {
 		d := font.Drawer{Dst: img, Src: image.NewUniform(c), Face: basicfont.Face7x13, Dot: fixed.P(x, y)}
-		d.DrawString(s)
+		d.DrawString(ascii.Replace(s))
 	}
 	text(margin, margin+12, color.Black, fmt.Sprintf("gfxcuda bench — %s — %s", r.Device, r.Date.Format("2006-01-02")))
 	y := margin + 30

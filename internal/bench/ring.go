@@ -20,7 +20,7 @@ type ringCase struct {
 var copyRings = []ringCase{{1, 1}, {3, 1}, {8, 1}, {16, 8}, {64, 32}, {128, 32}}
 
 // RingSteps is the number of figures Rings adds.
-func RingSteps(quick bool) int { return 3 + len(copyRings) + 3 }
+func RingSteps(quick bool) int { return 3 + len(copyRings) + 5 }
 
 // Frames of the ring benchmarks: 1080p RGBA8, written by a Vulkan compute
 // shader (testpattern), consumed by CUDA.
@@ -150,8 +150,9 @@ const (
 
 // RunRing streams frames through a ring of the given shape and returns
 // frames per second. With verify, CUDA checks every texel of every frame
-// (gfx_check_hash) and the error counter says how many were wrong.
-func (h *RingHarness) RunRing(rc ringCase, mode Mode, frames int, verify bool) (float64, error) {
+// (gfx_check_hash) and the error counter says how many were wrong. With
+// adaptive, the consumer takes every produced batch at once (ConsumeAll).
+func (h *RingHarness) RunRing(rc ringCase, mode Mode, frames int, verify bool, adaptive ...bool) (float64, error) {
 	d := h.D
 	if rc.slots > len(h.texs) {
 		return 0, fmt.Errorf("ring of %d slots: harness has %d", rc.slots, len(h.texs))
@@ -207,6 +208,15 @@ func (h *RingHarness) RunRing(rc ringCase, mode Mode, frames int, verify bool) (
 				return 0, err
 			}
 			produced++
+			continue
+		}
+		if len(adaptive) > 0 && adaptive[0] {
+			n, err := r.ConsumeAll(nil, consume)
+			if err != nil {
+				r.Close()
+				return 0, err
+			}
+			consumed += n / rc.batch
 			continue
 		}
 		if err := r.Consume(nil, consume); err != nil {
@@ -327,6 +337,11 @@ func (s *Suite) Rings() error {
 			return err
 		}
 	}
+	if err := s.figure(g, "ring 128 slots, batch 32, consumer adaptive (all produced batches per hand-off)", "frames/s",
+		func() (float64, error) { return h.RunRing(ringCase{128, 32}, CopyMode, frames, false, true) },
+		func(f *Figure) { f.Against = "serial bound 1/(t_producer + t_consumer)" }); err != nil {
+		return err
+	}
 	const g2 = "ring, producer writes the tensor layout (NHWC uint8), no CUDA work per frame"
 	if err := s.figure(g2, "producer alone (render + tensor pass)", "frames/s", func() (float64, error) { return h.ProducerAlone(TensorMode, 32, frames) }, nil); err != nil {
 		return err
@@ -335,6 +350,11 @@ func (s *Suite) Rings() error {
 		func(f *Figure) { f.Against, f.Target = "producer alone (render + tensor pass)", 0.9 }); err != nil {
 		return err
 	}
-	return s.figure(g2, "ring 128 slots, batch 32", "frames/s", func() (float64, error) { return h.RunRing(ringCase{128, 32}, TensorMode, frames, false) },
+	if err := s.figure(g2, "ring 128 slots, batch 32", "frames/s", func() (float64, error) { return h.RunRing(ringCase{128, 32}, TensorMode, frames, false) },
+		func(f *Figure) { f.Against = "producer alone (render + tensor pass)" }); err != nil {
+		return err
+	}
+	return s.figure(g2, "ring 128 slots, batch 32, consumer adaptive", "frames/s",
+		func() (float64, error) { return h.RunRing(ringCase{128, 32}, TensorMode, frames, false, true) },
 		func(f *Figure) { f.Against = "producer alone (render + tensor pass)" })
 }

@@ -28,7 +28,7 @@ func openGPU(t testing.TB) *interop.Device {
 // frame has texels that differ from the frame's own pattern.
 func TestRingStress(t *testing.T) {
 	d := openGPU(t)
-	h, err := NewRingHarness(d, 65, 32)
+	h, err := NewRingHarness(d, 129, 32)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,15 +38,18 @@ func TestRingStress(t *testing.T) {
 		frames = 5000
 	}
 	cases := []struct {
-		name string
-		rc   ringCase
-		mode Mode
+		name     string
+		rc       ringCase
+		mode     Mode
+		adaptive bool
 	}{
-		{"copy, 3 slots, batch 1", ringCase{3, 1}, CopyMode},
-		{"copy, 8 slots, batch 1", ringCase{8, 1}, CopyMode},
-		{"copy, 64 slots, batch 32", ringCase{64, 32}, CopyMode},
-		{"tensor layout, 64 slots, batch 32", ringCase{64, 32}, TensorMode},
-		{"copy, one frame at a time", ringCase{1, 1}, CopyMode},
+		{"copy, 128 slots, batch 32, adaptive consumer", ringCase{128, 32}, CopyMode, true},
+		{"tensor layout, 128 slots, batch 32, adaptive consumer", ringCase{128, 32}, TensorMode, true},
+		{"copy, 3 slots, batch 1", ringCase{3, 1}, CopyMode, false},
+		{"copy, 8 slots, batch 1", ringCase{8, 1}, CopyMode, false},
+		{"copy, 64 slots, batch 32", ringCase{64, 32}, CopyMode, false},
+		{"tensor layout, 64 slots, batch 32", ringCase{64, 32}, TensorMode, false},
+		{"copy, one frame at a time", ringCase{1, 1}, CopyMode, false},
 	}
 	for _, c := range cases {
 		n := frames
@@ -56,7 +59,7 @@ func TestRingStress(t *testing.T) {
 		if err := h.ResetErrors(); err != nil {
 			t.Fatal(err)
 		}
-		fps, err := h.RunRing(c.rc, c.mode, n, true)
+		fps, err := h.RunRing(c.rc, c.mode, n, true, c.adaptive)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
