@@ -3,7 +3,10 @@ package cuda
 import (
 	"bytes"
 	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"regexp"
@@ -493,4 +496,54 @@ func TestNoLeaks(t *testing.T) {
 	if nPinned != 0 {
 		t.Errorf("%d pinned ranges still registered", nPinned)
 	}
+}
+
+// TestIPC shares device memory with a child process through a CUDA IPC
+// handle; the child reads it and reports its hash.
+func TestIPC(t *testing.T) {
+	ctx := needCUDA(t)
+	const n = 1 << 20
+	data := randomBytes(t, n)
+	m, err := ctx.Alloc(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if err := ctx.CopyHtoD(m.Ptr(), data); err != nil {
+		t.Fatal(err)
+	}
+	h, err := ctx.IPCHandle(m.Ptr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ctx.OpenIPCHandle(h); err == nil {
+		t.Error("opening our own IPC handle succeeded")
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestIPCChild$", "-test.v")
+	cmd.Env = append(os.Environ(), "GFXCUDA_CHILD=1", fmt.Sprintf("GFXCUDA_IPC=%x", h[:]))
+	out, err := cmd.CombinedOutput()
+	want := fmt.Sprintf("sum=%x", sha256.Sum256(data))
+	if err != nil || !strings.Contains(string(out), want) {
+		t.Fatalf("child: %v\n%s\nwant %s", err, out, want)
+	}
+}
+
+func TestIPCChild(t *testing.T) {
+	if os.Getenv("GFXCUDA_CHILD") != "1" || os.Getenv("GFXCUDA_IPC") == "" {
+		return // only meaningful in the child TestIPC starts
+	}
+	ctx := needCUDA(t)
+	raw, _ := hex.DecodeString(os.Getenv("GFXCUDA_IPC"))
+	var h IPCHandle
+	copy(h[:], raw)
+	p, err := ctx.OpenIPCHandle(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ctx.CloseIPCHandle(p)
+	buf := make([]byte, 1<<20)
+	if err := ctx.CopyDtoH(buf, p); err != nil {
+		t.Fatal(err)
+	}
+	fmt.Printf("sum=%x\n", sha256.Sum256(buf))
 }

@@ -48,6 +48,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		{"latency", 2, s.Latency},
 		{"ring", bench.RingSteps(*quick), s.Rings},
 		{"onetime", 1, s.OneTime},
+		{"onetime", 1, func() error { return s.IPCOpen(ipcChild) }},
 	}
 	want := map[string]bool{}
 	for _, k := range strings.Split(*only, ",") {

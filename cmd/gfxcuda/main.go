@@ -57,6 +57,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		usage(stdout)
 		return 0
 	}
+	if args[0] == ipcChildCmd {
+		return runIPCChild(args[1:], stdout, stderr)
+	}
 	c, ok := commands[args[0]]
 	if !ok {
 		fmt.Fprintf(stderr, "gfxcuda: unknown command %q\n\n", args[0])

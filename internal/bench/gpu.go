@@ -442,3 +442,23 @@ func (s *Suite) Latency() error {
 		f.Against, f.Target = "bare context switch (raw semaphores)", 1/1.1
 	})
 }
+
+// IPCOpen measures opening a CUDA IPC handle of a 256 MiB allocation in
+// another process; child runs that process and returns the time the open
+// took there.
+func (s *Suite) IPCOpen(child func(h cuda.IPCHandle) (time.Duration, error)) error {
+	const n = 256 << 20
+	m, err := s.D.CUDA().Alloc(n)
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	h, err := s.D.CUDA().IPCHandle(m.Ptr())
+	if err != nil {
+		return err
+	}
+	return s.figure("one-time costs", "open a CUDA IPC handle of 256 MiB in another process", "ms", func() (float64, error) {
+		d, err := child(h)
+		return float64(d.Microseconds()) / 1000, err
+	}, nil)
+}

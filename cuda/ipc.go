@@ -1,0 +1,44 @@
+package cuda
+
+import (
+	"fmt"
+
+	"github.com/gfxcuda/gfxcuda/internal/cu"
+)
+
+// IPCHandle is CUDA's legacy inter-process handle for device memory
+// (CUipcMemHandle): another process on the same machine opens it with
+// OpenIPCHandle and sees the same memory.
+type IPCHandle [cu.IPCHandleSize]byte
+
+// IPCHandle returns the handle of the allocation containing p (memory from
+// Context.Alloc).
+func (c *Context) IPCHandle(p DevicePtr) (IPCHandle, error) {
+	if err := c.live(); err != nil {
+		return IPCHandle{}, err
+	}
+	h, r := cu.IpcGetMemHandle(c.h, cu.DevicePtr(p))
+	return IPCHandle(h), check("cuIpcGetMemHandle", r)
+}
+
+// OpenIPCHandle maps memory another process exported with IPCHandle. The
+// pointer is valid until CloseIPCHandle. A process cannot open its own
+// handles (CUDA_ERROR_INVALID_CONTEXT).
+func (c *Context) OpenIPCHandle(h IPCHandle) (DevicePtr, error) {
+	if err := c.live(); err != nil {
+		return 0, err
+	}
+	p, r := cu.IpcOpenMemHandle(c.h, [cu.IPCHandleSize]byte(h))
+	if err := check("cuIpcOpenMemHandle", r); err != nil {
+		return 0, fmt.Errorf("opening IPC handle: %w", err)
+	}
+	return DevicePtr(p), nil
+}
+
+// CloseIPCHandle unmaps memory opened with OpenIPCHandle.
+func (c *Context) CloseIPCHandle(p DevicePtr) error {
+	if err := c.live(); err != nil {
+		return err
+	}
+	return check("cuIpcCloseMemHandle", cu.IpcCloseMemHandle(c.h, cu.DevicePtr(p)))
+}
