@@ -570,3 +570,37 @@ func TestNoLeaks(t *testing.T) {
 		t.Errorf("free GPU memory %d → %d MiB after 1000 cycles", free0>>20, free1>>20)
 	}
 }
+
+// TestTextureFromCUDA is Gfx2Cuda's texture(tensor): a texture shaped like
+// a CUDA image, holding its data, read back through Vulkan.
+func TestTextureFromCUDA(t *testing.T) {
+	d := openDevice(t)
+	const w, h, ch = 37, 19, 4
+	for _, dt := range []format.DType{{Code: format.DLUInt, Bits: 8, Lanes: 1}, {Code: format.DLFloat, Bits: 32, Lanes: 1}, {Code: format.DLFloat, Bits: 16, Lanes: 1}} {
+		n := w * h * ch * int(dt.Bits) / 8
+		data := random(n)
+		img, err := d.CUDA().Alloc(uint64(n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := d.CUDA().CopyHtoD(img.Ptr(), data); err != nil {
+			t.Fatal(err)
+		}
+		tex, err := d.NewTextureFromCUDA(img.Ptr(), 0, w, h, ch, dt)
+		if err != nil {
+			t.Fatalf("%s: %v", dt.TypeStr(), err)
+		}
+		want, _ := format.ForDType(dt, ch)
+		if tex.Options().Format != want || tex.Options().Width != w || tex.Options().Height != h {
+			t.Errorf("%s: texture %+v", dt.TypeStr(), tex.Options())
+		}
+		if got := readImage(t, d, tex, n); !bytes.Equal(got, data) {
+			t.Errorf("%s: texture contents differ from the CUDA image", dt.TypeStr())
+		}
+		tex.Close()
+		img.Close()
+	}
+	if _, err := d.NewTextureFromCUDA(0, 0, 4, 4, 3, format.DType{Code: format.DLFloat, Bits: 32, Lanes: 1}); err == nil {
+		t.Error("3-channel texture accepted")
+	}
+}
