@@ -38,55 +38,52 @@ func gib(n uint64) string { return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30)) }
 
 func uuidString(u [16]byte) string { return cuda.UUID(u).String() }
 
-// externalSummary lists which handle types can be exported and imported.
-func externalSummary(list []vulkan.ExternalMemorySupport) string {
-	var parts []string
-	for _, e := range list {
-		var how []string
-		if e.Exportable {
-			how = append(how, "export")
-		}
-		if e.Importable {
-			how = append(how, "import")
-		}
-		if len(how) == 0 {
-			continue
-		}
-		s := e.Handle.String() + " " + strings.Join(how, "+")
-		if e.DedicatedOnly {
-			s += " (dedicated)"
-		}
-		parts = append(parts, s)
+// ways says "export", "import" or "export+import" ("" for neither).
+func ways(exportable, importable bool) string {
+	var how []string
+	if exportable {
+		how = append(how, "export")
 	}
+	if importable {
+		how = append(how, "import")
+	}
+	return strings.Join(how, "+")
+}
+
+func joinOrNone(parts []string) string {
 	if len(parts) == 0 {
 		return "none"
 	}
 	return strings.Join(parts, ", ")
 }
 
+// externalSummary lists which handle types can be exported and imported.
+func externalSummary(list []vulkan.ExternalMemorySupport) string {
+	var parts []string
+	for _, e := range list {
+		if w := ways(e.Exportable, e.Importable); w != "" {
+			s := e.Handle.String() + " " + w
+			if e.DedicatedOnly {
+				s += " (dedicated)"
+			}
+			parts = append(parts, s)
+		}
+	}
+	return joinOrNone(parts)
+}
+
 func semaphoreSummary(list []vulkan.ExternalSemaphoreSupport) string {
 	var parts []string
 	for _, e := range list {
-		var how []string
-		if e.Exportable {
-			how = append(how, "export")
+		if w := ways(e.Exportable, e.Importable); w != "" {
+			kind := "binary"
+			if e.Timeline {
+				kind = "timeline"
+			}
+			parts = append(parts, kind+" "+e.Handle.String()+" "+w)
 		}
-		if e.Importable {
-			how = append(how, "import")
-		}
-		if len(how) == 0 {
-			continue
-		}
-		kind := "binary"
-		if e.Timeline {
-			kind = "timeline"
-		}
-		parts = append(parts, kind+" "+e.Handle.String()+" "+strings.Join(how, "+"))
 	}
-	if len(parts) == 0 {
-		return "none"
-	}
-	return strings.Join(parts, ", ")
+	return joinOrNone(parts)
 }
 
 func printDevices(w io.Writer, r *devices.Report) {
