@@ -38,7 +38,7 @@ vet: deps
 # Vulkan tests must run (GFXCUDA_REQUIRE_VULKAN): a machine without Vulkan
 # fails here instead of silently skipping. Validation errors fail tests.
 test: deps fmt-check vet
-	GFXCUDA_REQUIRE_VULKAN=1 GFXCUDA_VALIDATION=1 $(GO) test -race -count=1 -timeout 20m $(PKGS)
+	GFXCUDA_REQUIRE_VULKAN=1 GFXCUDA_REQUIRE_GL=1 GFXCUDA_VALIDATION=1 $(GO) test -race -count=1 -timeout 20m $(PKGS)
 
 # gpu-bundle builds every package's test binary, the CLI, the runner script
 # and the loader packages into $(GPU_DIR). On the GPU machine run

@@ -8,7 +8,7 @@ packages=(
 	gcc libc6-dev make
 	libvulkan1 libvulkan-dev mesa-vulkan-drivers vulkan-validationlayers
 	libshaderc-dev glslang-tools spirv-tools
-	libegl1 libegl-dev libegl-mesa0 libgl1-mesa-dri libgles-dev
+	libegl1 libegl-dev libegl-mesa0 libgl1-mesa-dri libgles-dev libgl-dev
 	python3 python3-numpy python3-pytest
 )
 

@@ -21,7 +21,7 @@ nv=/usr/local/nvidia
 [ -f $nv/share/vulkan/icd.d/nvidia_icd.json ] && export VK_DRIVER_FILES=${VK_DRIVER_FILES:-$nv/share/vulkan/icd.d/nvidia_icd.json}
 [ -f $nv/share/glvnd/egl_vendor.d/10_nvidia.json ] && export __EGL_VENDOR_LIBRARY_FILENAMES=${__EGL_VENDOR_LIBRARY_FILENAMES:-$nv/share/glvnd/egl_vendor.d/10_nvidia.json}
 [ -d $nv/lib64 ] && export LD_LIBRARY_PATH=$nv/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-export GFXCUDA_REQUIRE_CUDA=1 GFXCUDA_REQUIRE_VULKAN=1 GFXCUDA_REQUIRE_HARDWARE=1 GFXCUDA_VALIDATION=${GFXCUDA_VALIDATION:-1}
+export GFXCUDA_REQUIRE_CUDA=1 GFXCUDA_REQUIRE_VULKAN=1 GFXCUDA_REQUIRE_GL=1 GFXCUDA_REQUIRE_HARDWARE=1 GFXCUDA_VALIDATION=${GFXCUDA_VALIDATION:-1}
 export GFXCUDA_CACHE_DIR=${GFXCUDA_CACHE_DIR:-/tmp/gfxcuda-cache}
 
 tp=0 tf=0 ts=0 bad=0

@@ -21,7 +21,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	quick := fs.Bool("quick", false, "fewer cases and repetitions (a smoke test, not for publishing)")
 	reps := fs.Int("reps", 15, "repetitions per figure (the median is reported)")
 	frames := fs.Int("frames", 4096, "frames per throughput repetition")
-	only := fs.String("only", "", "comma-separated groups to run: copy,texture,latency,ring,onetime (default all)")
+	only := fs.String("only", "", "comma-separated groups to run: copy,texture,latency,gl,ring,onetime (default all)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -46,6 +46,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		{"copy", 3, s.CopyBandwidth},
 		{"texture", 12, s.TextureToTensor},
 		{"latency", 2, s.Latency},
+		{"gl", 3, s.GLBaseline},
 		{"ring", bench.RingSteps(*quick), s.Rings},
 		{"onetime", 1, s.OneTime},
 		{"onetime", 1, func() error { return s.IPCOpen(ipcChild) }},

@@ -29,6 +29,9 @@ typedef struct CUfunc_st *CUfunction;
 typedef struct CUextMemory_st *CUexternalMemory;
 typedef struct CUextSemaphore_st *CUexternalSemaphore;
 typedef struct CUmipmappedArray_st *CUmipmappedArray;
+// A resource registered with cuGraphicsGL* (cudaGL.h). GL object names and
+// targets (GLuint, GLenum) are passed as unsigned int, their C type.
+typedef struct CUgraphicsResource_st *CUgraphicsResource;
 typedef unsigned long long CUmemGenericAllocationHandle;
 typedef unsigned long long CUsurfObject;
 typedef unsigned long long CUtexObject;
@@ -295,7 +298,14 @@ typedef struct {
 	X(cuIpcGetMemHandle, (CUipcMemHandle *h, CUdeviceptr p), (h, p)) \
 	X(cuIpcOpenMemHandle, (CUdeviceptr *p, CUipcMemHandle h, unsigned int flags), (p, h, flags)) \
 	X(cuIpcCloseMemHandle, (CUdeviceptr p), (p)) \
-	X(cuPointerGetAttribute, (void *data, int attr, CUdeviceptr p), (data, attr, p))
+	X(cuPointerGetAttribute, (void *data, int attr, CUdeviceptr p), (data, attr, p)) \
+	X(cuGraphicsGLRegisterBuffer, (CUgraphicsResource *res, unsigned int buffer, unsigned int flags), (res, buffer, flags)) \
+	X(cuGraphicsGLRegisterImage, (CUgraphicsResource *res, unsigned int image, unsigned int target, unsigned int flags), (res, image, target, flags)) \
+	X(cuGraphicsMapResources, (unsigned int count, CUgraphicsResource *res, CUstream s), (count, res, s)) \
+	X(cuGraphicsUnmapResources, (unsigned int count, CUgraphicsResource *res, CUstream s), (count, res, s)) \
+	X(cuGraphicsResourceGetMappedPointer, (CUdeviceptr *p, size_t *size, CUgraphicsResource res), (p, size, res)) \
+	X(cuGraphicsSubResourceGetMappedArray, (CUarray *a, CUgraphicsResource res, unsigned int arrayIndex, unsigned int mipLevel), (a, res, arrayIndex, mipLevel)) \
+	X(cuGraphicsUnregisterResource, (CUgraphicsResource res), (res))
 
 #define GFX_CU_EXPAND(...) __VA_ARGS__
 #define GFX_CU_DECL_NOCTX(name, params, args) CUresult gfx_##name params;

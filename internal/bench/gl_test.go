@@ -1,0 +1,159 @@
+package bench
+
+import (
+	"bytes"
+	"os"
+	"runtime"
+	"testing"
+	"unsafe"
+
+	"github.com/gfxcuda/gfxcuda/cuda"
+	"github.com/gfxcuda/gfxcuda/internal/cu"
+	"github.com/gfxcuda/gfxcuda/internal/egl"
+)
+
+// needGL returns a GL context on the CUDA device ctx runs on, or skips:
+// without CUDA (fails under GFXCUDA_REQUIRE_CUDA=1), without libEGL (fails
+// under GFXCUDA_REQUIRE_GL=1).
+func needGL(t *testing.T) (*cuda.Context, *egl.Context) {
+	t.Helper()
+	if err := cuda.Init(); err != nil {
+		if os.Getenv("GFXCUDA_REQUIRE_CUDA") == "1" {
+			t.Fatalf("CUDA required (GFXCUDA_REQUIRE_CUDA=1): %v", err)
+		}
+		t.Skipf("no CUDA driver: %v", err)
+	}
+	if err := egl.Load(); err != nil {
+		if os.Getenv("GFXCUDA_REQUIRE_GL") == "1" {
+			t.Fatalf("GFXCUDA_REQUIRE_GL=1: %v", err)
+		}
+		t.Skipf("no EGL: %v", err)
+	}
+	d, err := cuda.GetDevice(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := d.UUID()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, err := d.PrimaryContext()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ctx.Close() })
+	gl, err := openGL(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { gl.Close() })
+	t.Logf("GL: %v (UUID matched: %v)", gl.Info(), gl.Info().UUIDMatched)
+	return ctx, gl
+}
+
+// TestCUDAGLBuffer registers a GL buffer of random bytes with CUDA, maps it,
+// copies it to the host through CUDA and compares every byte; then the same
+// for a 1080p RGBA8 texture through its mapped CUDA array.
+func TestCUDAGLBuffer(t *testing.T) {
+	ctx, gl := needGL(t)
+	data := randomBytes(glBufferBytes, 99)
+	texData := randomBytes(glTexW*glTexH*4, 98)
+	got := make([]byte, len(data))
+	gotTex := make([]byte, len(texData))
+	err := glCUDA(gl, ctx, func(h cu.Context) error {
+		buf, err := newGLBuffer(gl, h, data)
+		if err != nil {
+			return err
+		}
+		defer buf.close(h)
+		rs := []cu.GraphicsResource{buf.res}
+		if err := cuErr("cuGraphicsMapResources", cu.GraphicsMapResources(h, rs, cu.Stream{})); err != nil {
+			return err
+		}
+		p, size, r := cu.GraphicsResourceGetMappedPointer(h, buf.res)
+		if err := cuErr("cuGraphicsResourceGetMappedPointer", r); err != nil {
+			return err
+		}
+		if size != uint64(len(data)) {
+			t.Errorf("mapped size %d, want %d", size, len(data))
+		}
+		err = ctx.CopyDtoH(got, cuda.DevicePtr(p))
+		if err := firstErr(err, cuErr("cuGraphicsUnmapResources", cu.GraphicsUnmapResources(h, rs, cu.Stream{}))); err != nil {
+			return err
+		}
+		if err := buf.mapCycles(h, 10, false); err != nil {
+			return err
+		}
+
+		tex, err := newGLTexture(gl, h, glTexW, glTexH, texData)
+		if err != nil {
+			return err
+		}
+		defer tex.close(h)
+		rs = []cu.GraphicsResource{tex.res}
+		if err := cuErr("cuGraphicsMapResources", cu.GraphicsMapResources(h, rs, cu.Stream{})); err != nil {
+			return err
+		}
+		defer cu.GraphicsUnmapResources(h, rs, cu.Stream{})
+		a, r := cu.GraphicsSubResourceGetMappedArray(h, tex.res, 0, 0)
+		if err := cuErr("cuGraphicsSubResourceGetMappedArray", r); err != nil {
+			return err
+		}
+		desc, r := cu.Array3DGetDescriptor(h, a)
+		if err := cuErr("cuArray3DGetDescriptor", r); err != nil {
+			return err
+		}
+		if desc.Width != glTexW || desc.Height != glTexH || desc.Channels != 4 {
+			t.Errorf("mapped array %+v, want %dx%d with 4 channels", desc, glTexW, glTexH)
+		}
+		var pin runtime.Pinner
+		pin.Pin(&gotTex[0])
+		defer pin.Unpin()
+		return cuErr("cuMemcpy3D", cu.MemcpyThreeD(h, &cu.Memcpy3D{
+			SrcType: cu.MemoryTypeArr, SrcArray: a,
+			DstType: cu.MemoryTypeHost, DstHost: unsafe.Pointer(&gotTex[0]), DstPitch: glTexW * 4, DstHeight: glTexH,
+			WidthInBytes: glTexW * 4, Height: glTexH, Depth: 1,
+		}))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if i := firstDiff(got, data); i >= 0 {
+		t.Fatalf("buffer byte %d: got %#x through CUDA, want %#x", i, got[i], data[i])
+	}
+	if i := firstDiff(gotTex, texData); i >= 0 {
+		t.Fatalf("texture byte %d: got %#x through CUDA, want %#x", i, gotTex[i], texData[i])
+	}
+}
+
+func firstDiff(a, b []byte) int {
+	if bytes.Equal(a, b) {
+		return -1
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return len(a)
+}
+
+// TestGLBaseline runs the suite step (quick) and checks its figures.
+func TestGLBaseline(t *testing.T) {
+	needGL(t)
+	d := openGPU(t)
+	s := &Suite{D: d, O: Options{Reps: 3, Frames: 256, Quick: true}}
+	if err := s.GLBaseline(); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"register GL buffer with CUDA", "map + get pointer + unmap, 8 MiB buffer", "map + get array + unmap, 1080p RGBA8 texture"}
+	if len(s.R.Figures) != len(want) {
+		t.Fatalf("%d figures, want %d: %+v", len(s.R.Figures), len(want), s.R.Figures)
+	}
+	for i, f := range s.R.Figures {
+		t.Logf("%s: %.3g %s (%s)", f.Name, f.Value, f.Unit, f.Note)
+		if f.Group != GLGroup || f.Name != want[i] || !(f.Value > 0) {
+			t.Errorf("figure %d: %+v", i, f)
+		}
+	}
+}

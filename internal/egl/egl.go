@@ -1,0 +1,718 @@
+// Package egl is gfxcuda's thin binding to EGL and OpenGL 4.5 core, for
+// headless GL contexts on Linux.
+//
+// Nothing links against libEGL or libGL: Load opens libEGL.so.1 at run time
+// (through internal/dl), core EGL entry points come from dlsym and
+// extensions and every GL entry point from eglGetProcAddress. The Khronos
+// headers (EGL/egl.h, EGL/eglext.h, GL/glcorearb.h) supply the types, with
+// prototypes disabled.
+//
+// New creates a context with no window system: on EGL_EXT_platform_device
+// (choosing the device whose UUID matches Options.DeviceUUID when one does,
+// read from EGL_EXT_device_persistent_id or GL_EXT_memory_object), falling
+// back to EGL_MESA_platform_surfaceless. GL contexts are bound to one OS
+// thread, so every Context owns a goroutine locked to its own thread and
+// Context.Do runs functions there; the GL methods of Context may only be
+// called inside Do.
+package egl
+
+/*
+#cgo CFLAGS: -Wall
+#include "egl.h"
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"unsafe"
+
+	"github.com/gfxcuda/gfxcuda/internal/dl"
+)
+
+// GL requested by New: 4.5 core (Mesa's llvmpipe has no 4.6 core context).
+const (
+	GLMajor = 4
+	GLMinor = 5
+)
+
+// GL enums used with this package.
+const (
+	RGBA8        = C.GL_RGBA8
+	RGBA         = C.GL_RGBA
+	UnsignedByte = C.GL_UNSIGNED_BYTE
+	Texture2D    = C.GL_TEXTURE_2D
+	StaticDraw   = C.GL_STATIC_DRAW
+	DynamicDraw  = C.GL_DYNAMIC_DRAW
+	StreamCopy   = C.GL_STREAM_COPY
+)
+
+var (
+	// ErrNoLibrary is wrapped by errors from Load when libEGL cannot be opened.
+	ErrNoLibrary = errors.New("libEGL.so.1 not found")
+	// ErrClosed is returned by Do and GL methods after Close.
+	ErrClosed = errors.New("egl: context closed")
+	// ErrWrongThread is returned by GL methods called outside Context.Do.
+	ErrWrongThread = errors.New("egl: GL call outside Context.Do (GL contexts are bound to their thread)")
+)
+
+// core lists the EGL entry points looked up with dlsym, in the order of
+// gfx_egl_load's table. eglGetPlatformDisplay (EGL 1.5) is optional.
+var core = [C.GFX_EGL_NCORE]string{
+	"eglGetProcAddress", "eglGetError", "eglQueryString", "eglInitialize", "eglTerminate",
+	"eglBindAPI", "eglChooseConfig", "eglCreateContext", "eglDestroyContext", "eglMakeCurrent",
+	"eglReleaseThread", "eglGetPlatformDisplay",
+}
+
+var (
+	loadOnce sync.Once
+	loadErr  error
+	libName  string
+)
+
+// Load opens libEGL.so.1 (or the file named by $GFXCUDA_LIBEGL) and
+// resolves the EGL entry points. It runs once; later calls return the first
+// result.
+func Load() error {
+	loadOnce.Do(func() { loadErr = load() })
+	return loadErr
+}
+
+func load() error {
+	names := []string{"libEGL.so.1", "libEGL.so"}
+	if p := os.Getenv("GFXCUDA_LIBEGL"); p != "" {
+		names = []string{p}
+	}
+	lib, err := dl.Open(names...)
+	if err != nil {
+		return fmt.Errorf("%w: install the EGL loader (Debian/Ubuntu: apt install libegl1; "+
+			"for Mesa's software renderer also libegl-mesa0 libgl1-mesa-dri): %v", ErrNoLibrary, err)
+	}
+	libName = lib.Name()
+	ptrs := (*[C.GFX_EGL_NCORE]unsafe.Pointer)(C.malloc(C.size_t(C.GFX_EGL_NCORE) * C.size_t(unsafe.Sizeof(uintptr(0)))))
+	defer C.free(unsafe.Pointer(ptrs))
+	var missing []string
+	for i, n := range core {
+		p, err := lib.Sym(n)
+		ptrs[i] = p
+		if err != nil && i < len(core)-1 {
+			missing = append(missing, n)
+		}
+	}
+	if C.gfx_egl_load(&ptrs[0]) != 0 {
+		return fmt.Errorf("%s lacks %s: it is not a usable EGL library; install libegl1 (libglvnd)", libName, strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+// Library is the file name libEGL was opened as, once Load succeeded.
+func Library() string { return libName }
+
+// Platform is an EGL platform that needs no window system.
+type Platform int
+
+const (
+	// PlatformAuto tries the device platform, then surfaceless.
+	PlatformAuto Platform = iota
+	// PlatformDevice is EGL_EXT_platform_device.
+	PlatformDevice
+	// PlatformSurfaceless is EGL_MESA_platform_surfaceless.
+	PlatformSurfaceless
+)
+
+func (p Platform) String() string {
+	switch p {
+	case PlatformDevice:
+		return "device (EGL_EXT_platform_device)"
+	case PlatformSurfaceless:
+		return "surfaceless (EGL_MESA_platform_surfaceless)"
+	}
+	return "auto"
+}
+
+// Options configure New.
+type Options struct {
+	// DeviceUUID, when set, picks the EGL device (and so the GPU) with this
+	// UUID — the Vulkan deviceUUID or CUDA device UUID — when one matches.
+	// Info.UUIDMatched tells whether one did.
+	DeviceUUID *[16]byte
+	// Platform forces one platform; the zero value tries both.
+	Platform Platform
+}
+
+// Info describes a Context.
+type Info struct {
+	Vendor, Renderer, Version string // GL_VENDOR, GL_RENDERER, GL_VERSION
+	Platform                  Platform
+	EGLVersion                string // e.g. "1.5"
+	EGLVendor                 string // EGL_VENDOR
+	Device                    string // the EGL device's DRM file or extensions, on the device platform
+	// DeviceUUIDs are the GL device UUIDs (GL_EXT_memory_object), or the
+	// EGL device's UUID (EGL_EXT_device_persistent_id); empty when neither
+	// is available.
+	DeviceUUIDs [][16]byte
+	UUIDMatched bool // Options.DeviceUUID was given and matched
+	// MemoryObject reports GL_EXT_memory_object_fd (import of Vulkan memory).
+	MemoryObject bool
+}
+
+func (i Info) String() string {
+	return fmt.Sprintf("%s, %s, GL %s, EGL %s on %s", i.Renderer, i.Vendor, i.Version, i.EGLVersion, i.Platform)
+}
+
+// Context is a headless GL 4.5 core context with its own OS thread.
+type Context struct {
+	info Info
+	c    *C.gfx_egl_ctx // C memory
+	dpy  C.uintptr_t
+	tid  int // the context thread's id
+
+	jobs chan job
+	exit chan struct{}
+
+	mu     sync.RWMutex
+	closed bool
+}
+
+type job struct {
+	f    func() error
+	done chan result
+}
+
+type result struct {
+	err    error
+	panic  any
+	panics bool
+}
+
+// displays counts the Contexts using each EGL display: eglTerminate ends
+// every context on a display, so it is called when the last one closes.
+var (
+	displayMu   sync.Mutex
+	displayRefs = map[C.uintptr_t]int{}
+)
+
+// eglError is an EGL error code.
+type eglError int32
+
+var eglErrorNames = map[eglError]string{
+	0x3000: "EGL_SUCCESS", 0x3001: "EGL_NOT_INITIALIZED", 0x3002: "EGL_BAD_ACCESS", 0x3003: "EGL_BAD_ALLOC",
+	0x3004: "EGL_BAD_ATTRIBUTE", 0x3005: "EGL_BAD_CONFIG", 0x3006: "EGL_BAD_CONTEXT",
+	0x3007: "EGL_BAD_CURRENT_SURFACE", 0x3008: "EGL_BAD_DISPLAY", 0x3009: "EGL_BAD_MATCH",
+	0x300A: "EGL_BAD_NATIVE_PIXMAP", 0x300B: "EGL_BAD_NATIVE_WINDOW", 0x300C: "EGL_BAD_PARAMETER",
+	0x300D: "EGL_BAD_SURFACE", 0x300E: "EGL_CONTEXT_LOST",
+}
+
+func (e eglError) String() string {
+	if n, ok := eglErrorNames[e]; ok {
+		return n
+	}
+	return fmt.Sprintf("EGL error 0x%x", int32(e))
+}
+
+// GLError is a glGetError code.
+type GLError uint32
+
+func (e GLError) Error() string {
+	switch e {
+	case C.GL_INVALID_ENUM:
+		return "GL_INVALID_ENUM"
+	case C.GL_INVALID_VALUE:
+		return "GL_INVALID_VALUE"
+	case C.GL_INVALID_OPERATION:
+		return "GL_INVALID_OPERATION"
+	case C.GL_OUT_OF_MEMORY:
+		return "GL_OUT_OF_MEMORY"
+	case C.GL_INVALID_FRAMEBUFFER_OPERATION:
+		return "GL_INVALID_FRAMEBUFFER_OPERATION"
+	}
+	return fmt.Sprintf("GL error 0x%x", uint32(e))
+}
+
+func glErr(op string, e C.GLenum) error {
+	if e == C.GL_NO_ERROR {
+		return nil
+	}
+	return fmt.Errorf("%s: %w", op, GLError(e))
+}
+
+func hasExt(list, name string) bool {
+	for _, e := range strings.Fields(list) {
+		if e == name {
+			return true
+		}
+	}
+	return false
+}
+
+// hint is appended to errors when no display could be opened.
+const hint = "on NVIDIA GPUs in containers, install libegl1 and point glvnd at the driver's EGL vendor file: " +
+	"export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/share/glvnd/egl_vendor.d/10_nvidia.json " +
+	"(or where the driver installed it); for Mesa's software renderer install libegl-mesa0 libgl1-mesa-dri"
+
+// New creates a headless GL 4.5 core context and its thread.
+func New(o Options) (*Context, error) {
+	if err := Load(); err != nil {
+		return nil, err
+	}
+	c := &Context{jobs: make(chan job), exit: make(chan struct{})}
+	ready := make(chan error)
+	go c.loop(o, ready)
+	if err := <-ready; err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// loop is the context's goroutine: it owns its OS thread for its whole
+// life and never unlocks it, so the thread ends with the goroutine and no
+// EGL or GL thread state survives into other goroutines.
+func (c *Context) loop(o Options, ready chan<- error) {
+	runtime.LockOSThread()
+	c.tid = syscall.Gettid()
+	if err := c.open(o); err != nil {
+		ready <- err
+		return
+	}
+	ready <- nil
+	for j := range c.jobs {
+		j.done <- c.run(j.f)
+	}
+	c.destroy()
+	close(c.exit)
+}
+
+func (c *Context) run(f func() error) (r result) {
+	defer func() {
+		if p := recover(); p != nil {
+			r = result{panic: p, panics: true}
+		}
+	}()
+	return result{err: f()}
+}
+
+// open runs on the context thread.
+func (c *Context) open(o Options) error {
+	if C.gfx_egl_has_platform_display() == 0 {
+		return fmt.Errorf("egl: %s has neither eglGetPlatformDisplay nor eglGetPlatformDisplayEXT (EGL 1.5 or EGL_EXT_platform_base): install libegl1 (libglvnd)", libName)
+	}
+	client := C.GoString(C.gfx_egl_query_string(0, C.EGL_EXTENSIONS))
+	var openers []func() error
+	if o.Platform != PlatformSurfaceless {
+		openers = append(openers, func() error { return c.openDevice(o, client) })
+	}
+	if o.Platform != PlatformDevice {
+		openers = append(openers, func() error { return c.openSurfaceless(o, client) })
+	}
+	// The first context that works, unless a UUID is wanted: then the first
+	// that matches it, or else the first that works.
+	var errs []string
+	fallback := -1
+	for i, op := range openers {
+		if err := op(); err != nil {
+			errs = append(errs, err.Error())
+			continue
+		}
+		if o.DeviceUUID == nil || c.info.UUIDMatched {
+			return nil
+		}
+		if fallback < 0 {
+			fallback = i
+		}
+		c.destroy()
+	}
+	if fallback >= 0 {
+		return openers[fallback]()
+	}
+	return fmt.Errorf("egl: no headless GL %d.%d core context: %s; %s", GLMajor, GLMinor, strings.Join(errs, "; "), hint)
+}
+
+func (c *Context) openSurfaceless(o Options, client string) error {
+	if !hasExt(client, "EGL_MESA_platform_surfaceless") {
+		return errors.New("surfaceless platform: EGL_MESA_platform_surfaceless not offered (Mesa's EGL, libegl-mesa0, provides it)")
+	}
+	dpy := C.gfx_egl_display(C.EGL_PLATFORM_SURFACELESS_MESA, 0)
+	if dpy == 0 {
+		return fmt.Errorf("surfaceless platform: eglGetPlatformDisplay failed: %v", eglError(C.gfx_egl_get_error()))
+	}
+	if err := c.create(dpy, PlatformSurfaceless, ""); err != nil {
+		return fmt.Errorf("surfaceless platform: %w", err)
+	}
+	c.matchUUID(o, nil)
+	return nil
+}
+
+type device struct {
+	h    C.uintptr_t
+	desc string
+	uuid *[16]byte // from EGL_EXT_device_persistent_id
+}
+
+func (c *Context) openDevice(o Options, client string) error {
+	if !hasExt(client, "EGL_EXT_platform_device") || C.gfx_egl_has_devices() == 0 {
+		return errors.New("device platform: EGL_EXT_platform_device not offered")
+	}
+	var hs [64]C.uintptr_t
+	n := int(C.gfx_egl_devices(&hs[0], C.int(len(hs))))
+	if n <= 0 {
+		return errors.New("device platform: eglQueryDevicesEXT found no EGL device")
+	}
+	devs := make([]device, 0, n)
+	for _, h := range hs[:n] {
+		d := device{h: h}
+		exts := C.GoString(C.gfx_egl_device_string(h, C.EGL_EXTENSIONS))
+		if hasExt(exts, "EGL_EXT_device_drm") {
+			d.desc = C.GoString(C.gfx_egl_device_string(h, C.EGL_DRM_DEVICE_FILE_EXT))
+		}
+		if hasExt(exts, "EGL_MESA_device_software") {
+			d.desc = "software"
+		}
+		if d.desc == "" {
+			d.desc = exts
+		}
+		if hasExt(exts, "EGL_EXT_device_persistent_id") && C.gfx_egl_has_device_binary() != 0 {
+			var u [16]byte
+			if C.gfx_egl_device_uuid(h, (*C.uchar)(unsafe.Pointer(&u[0]))) == 0 {
+				d.uuid = &u
+			}
+		}
+		devs = append(devs, d)
+	}
+	// Devices whose EGL UUID matches go first.
+	if o.DeviceUUID != nil {
+		var first, rest []device
+		for _, d := range devs {
+			if d.uuid != nil && *d.uuid == *o.DeviceUUID {
+				first = append(first, d)
+			} else {
+				rest = append(rest, d)
+			}
+		}
+		devs = append(first, rest...)
+	}
+	var errs []string
+	fallback := -1
+	for i, d := range devs {
+		dpy := C.gfx_egl_display(C.EGL_PLATFORM_DEVICE_EXT, d.h)
+		if dpy == 0 {
+			errs = append(errs, fmt.Sprintf("device %s: eglGetPlatformDisplay: %v", d.desc, eglError(C.gfx_egl_get_error())))
+			continue
+		}
+		if err := c.create(dpy, PlatformDevice, d.desc); err != nil {
+			errs = append(errs, fmt.Sprintf("device %s: %v", d.desc, err))
+			continue
+		}
+		if c.matchUUID(o, d.uuid) || o.DeviceUUID == nil {
+			return nil
+		}
+		// Not the wanted GPU: remember it, try the others.
+		if fallback < 0 {
+			fallback = i
+		}
+		c.destroy()
+	}
+	if fallback >= 0 {
+		d := devs[fallback]
+		dpy := C.gfx_egl_display(C.EGL_PLATFORM_DEVICE_EXT, d.h)
+		if err := c.create(dpy, PlatformDevice, d.desc); err != nil {
+			return fmt.Errorf("device %s: %w", d.desc, err)
+		}
+		c.matchUUID(o, d.uuid)
+		return nil
+	}
+	return fmt.Errorf("device platform: %s", strings.Join(errs, "; "))
+}
+
+// matchUUID fills Info.DeviceUUIDs and UUIDMatched.
+func (c *Context) matchUUID(o Options, eglUUID *[16]byte) bool {
+	c.info.DeviceUUIDs = nil
+	c.info.UUIDMatched = false
+	if eglUUID != nil {
+		c.info.DeviceUUIDs = append(c.info.DeviceUUIDs, *eglUUID)
+	}
+	if c.hasGLExt("GL_EXT_memory_object") {
+		n := int(C.gfx_gl_get_integer(c.c, C.GL_NUM_DEVICE_UUIDS_EXT))
+		for i := 0; i < n; i++ {
+			var u [16]byte
+			if C.gfx_gl_device_uuid(c.c, C.GLuint(i), (*C.uchar)(unsafe.Pointer(&u[0]))) == 0 {
+				if eglUUID == nil || u != *eglUUID {
+					c.info.DeviceUUIDs = append(c.info.DeviceUUIDs, u)
+				}
+			}
+		}
+		C.gfx_gl_clear_errors(c.c)
+	}
+	if o.DeviceUUID != nil {
+		for _, u := range c.info.DeviceUUIDs {
+			if u == *o.DeviceUUID {
+				c.info.UUIDMatched = true
+			}
+		}
+	}
+	return c.info.UUIDMatched
+}
+
+func (c *Context) hasGLExt(name string) bool {
+	n := int(C.gfx_gl_get_integer(c.c, C.GL_NUM_EXTENSIONS))
+	for i := 0; i < n; i++ {
+		if C.GoString(C.gfx_gl_get_stringi(c.c, C.GL_EXTENSIONS, C.GLuint(i))) == name {
+			return true
+		}
+	}
+	return false
+}
+
+var stageNames = map[C.int]string{
+	C.GFX_EGL_STAGE_NO_SURFACELESS: "display lacks EGL_KHR_surfaceless_context",
+	C.GFX_EGL_STAGE_BIND_API:       "eglBindAPI(EGL_OPENGL_API)",
+	C.GFX_EGL_STAGE_CONFIG:         "eglChooseConfig found no OpenGL config",
+	C.GFX_EGL_STAGE_CONTEXT:        fmt.Sprintf("eglCreateContext (GL %d.%d core)", GLMajor, GLMinor),
+	C.GFX_EGL_STAGE_MAKE_CURRENT:   "eglMakeCurrent (no surface)",
+	C.GFX_EGL_STAGE_GL_ENTRY:       fmt.Sprintf("GL %d.%d entry points missing from eglGetProcAddress", GLMajor, GLMinor),
+}
+
+// create initializes dpy, creates the context and makes it current on
+// this thread; on failure it leaves nothing behind.
+func (c *Context) create(dpy C.uintptr_t, p Platform, desc string) error {
+	var major, minor C.EGLint
+	displayMu.Lock()
+	defer displayMu.Unlock()
+	if C.gfx_egl_initialize(dpy, &major, &minor) == 0 {
+		return fmt.Errorf("eglInitialize: %v", eglError(C.gfx_egl_get_error()))
+	}
+	displayRefs[dpy]++
+	cc := (*C.gfx_egl_ctx)(C.calloc(1, C.sizeof_gfx_egl_ctx))
+	if st := C.gfx_egl_create(cc, dpy, GLMajor, GLMinor); st != 0 {
+		e := eglError(C.gfx_egl_get_error())
+		C.free(unsafe.Pointer(cc))
+		c.unrefDisplayLocked(dpy)
+		msg := stageNames[st]
+		if st == C.GFX_EGL_STAGE_CONTEXT && e == 0x3009 {
+			msg += fmt.Sprintf(": the driver offers no OpenGL %d.%d core profile", GLMajor, GLMinor)
+		}
+		return fmt.Errorf("%s: %v", msg, e)
+	}
+	c.c, c.dpy = cc, dpy
+	c.info = Info{
+		Vendor:     C.GoString(C.gfx_gl_get_string(cc, C.GL_VENDOR)),
+		Renderer:   C.GoString(C.gfx_gl_get_string(cc, C.GL_RENDERER)),
+		Version:    C.GoString(C.gfx_gl_get_string(cc, C.GL_VERSION)),
+		Platform:   p,
+		EGLVersion: fmt.Sprintf("%d.%d", major, minor),
+		EGLVendor:  C.GoString(C.gfx_egl_query_string(dpy, C.EGL_VENDOR)),
+		Device:     desc,
+	}
+	c.info.MemoryObject = c.hasGLExt("GL_EXT_memory_object_fd")
+	C.gfx_gl_clear_errors(cc)
+	return nil
+}
+
+func (c *Context) unrefDisplayLocked(dpy C.uintptr_t) {
+	displayRefs[dpy]--
+	if displayRefs[dpy] <= 0 {
+		delete(displayRefs, dpy)
+		C.gfx_egl_terminate(dpy)
+	}
+}
+
+// destroy runs on the context thread.
+func (c *Context) destroy() {
+	if c.c == nil {
+		return
+	}
+	C.gfx_egl_destroy(c.c)
+	C.free(unsafe.Pointer(c.c))
+	c.c = nil
+	displayMu.Lock()
+	c.unrefDisplayLocked(c.dpy)
+	displayMu.Unlock()
+	c.dpy = 0
+}
+
+// Info describes the context.
+func (c *Context) Info() Info { return c.info }
+
+// onThread reports whether the caller runs on the context's thread.
+func (c *Context) onThread() bool { return syscall.Gettid() == c.tid }
+
+// Do runs f on the context's thread with the context current, and returns
+// its error. A panic in f is re-raised in the caller. Do may be called from
+// inside f (it then runs the function directly). CUDA calls that need the
+// GL context (cuGraphicsGL*) belong inside f.
+func (c *Context) Do(f func() error) error {
+	if c.onThread() {
+		if c.c == nil {
+			return ErrClosed
+		}
+		return f()
+	}
+	c.mu.RLock()
+	if c.closed {
+		c.mu.RUnlock()
+		return ErrClosed
+	}
+	done := make(chan result, 1)
+	c.jobs <- job{f: f, done: done}
+	c.mu.RUnlock()
+	r := <-done
+	if r.panics {
+		panic(r.panic)
+	}
+	return r.err
+}
+
+// Close destroys the context, terminates the display when no other
+// Context uses it, and ends the context's thread. It is idempotent; it must
+// not be called from inside Do.
+func (c *Context) Close() error {
+	if c.onThread() {
+		return errors.New("egl: Context.Close called inside Do")
+	}
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil
+	}
+	c.closed = true
+	close(c.jobs)
+	c.mu.Unlock()
+	<-c.exit
+	return nil
+}
+
+func (c *Context) gl() error {
+	if !c.onThread() {
+		return ErrWrongThread
+	}
+	if c.c == nil {
+		return ErrClosed
+	}
+	return nil
+}
+
+// Buffer and Texture are GL object names.
+type (
+	Buffer  uint32
+	Texture uint32
+)
+
+// Error returns and clears the pending GL errors (the first one), or nil.
+func (c *Context) Error() error {
+	if err := c.gl(); err != nil {
+		return err
+	}
+	if e := C.gfx_gl_clear_errors(c.c); e != C.GL_NO_ERROR {
+		return GLError(e)
+	}
+	return nil
+}
+
+// Finish is glFinish.
+func (c *Context) Finish() error {
+	if err := c.gl(); err != nil {
+		return err
+	}
+	C.gfx_gl_finish(c.c)
+	return glErr("glFinish", C.gfx_gl_clear_errors(c.c))
+}
+
+func ptr(b []byte) unsafe.Pointer {
+	if len(b) == 0 {
+		return nil
+	}
+	return unsafe.Pointer(&b[0])
+}
+
+// CreateBuffer makes a buffer object of size bytes (glCreateBuffers +
+// glNamedBufferData), filled with data when it is not nil (len(data) must
+// then be size).
+func (c *Context) CreateBuffer(size int, data []byte, usage uint32) (Buffer, error) {
+	if err := c.gl(); err != nil {
+		return 0, err
+	}
+	if data != nil && len(data) != size {
+		return 0, fmt.Errorf("egl: CreateBuffer: %d bytes of data for a %d-byte buffer", len(data), size)
+	}
+	var id C.GLuint
+	e := C.gfx_gl_create_buffer(c.c, C.GLsizeiptr(size), ptr(data), C.GLenum(usage), &id)
+	runtime.KeepAlive(data)
+	if err := glErr(fmt.Sprintf("glCreateBuffers + glNamedBufferData(%d bytes)", size), e); err != nil {
+		return 0, err
+	}
+	return Buffer(id), nil
+}
+
+// BufferSubData is glNamedBufferSubData.
+func (c *Context) BufferSubData(b Buffer, offset int, data []byte) error {
+	if err := c.gl(); err != nil {
+		return err
+	}
+	e := C.gfx_gl_buffer_sub_data(c.c, C.GLuint(b), C.GLintptr(offset), C.GLsizeiptr(len(data)), ptr(data))
+	runtime.KeepAlive(data)
+	return glErr("glNamedBufferSubData", e)
+}
+
+// GetBufferSubData is glGetNamedBufferSubData.
+func (c *Context) GetBufferSubData(b Buffer, offset int, data []byte) error {
+	if err := c.gl(); err != nil {
+		return err
+	}
+	e := C.gfx_gl_get_buffer_sub_data(c.c, C.GLuint(b), C.GLintptr(offset), C.GLsizeiptr(len(data)), ptr(data))
+	runtime.KeepAlive(data)
+	return glErr("glGetNamedBufferSubData", e)
+}
+
+// DeleteBuffer is glDeleteBuffers.
+func (c *Context) DeleteBuffer(b Buffer) error {
+	if err := c.gl(); err != nil {
+		return err
+	}
+	return glErr("glDeleteBuffers", C.gfx_gl_delete_buffer(c.c, C.GLuint(b)))
+}
+
+// CreateTexture2D makes an immutable 2D texture (glCreateTextures +
+// glTextureStorage2D), e.g. CreateTexture2D(RGBA8, 1920, 1080, 1).
+func (c *Context) CreateTexture2D(internalFormat uint32, width, height, levels int) (Texture, error) {
+	if err := c.gl(); err != nil {
+		return 0, err
+	}
+	var id C.GLuint
+	e := C.gfx_gl_create_texture_2d(c.c, C.GLsizei(levels), C.GLenum(internalFormat), C.GLsizei(width), C.GLsizei(height), &id)
+	if err := glErr(fmt.Sprintf("glCreateTextures + glTextureStorage2D(0x%x, %dx%d)", internalFormat, width, height), e); err != nil {
+		return 0, err
+	}
+	return Texture(id), nil
+}
+
+// TextureSubImage2D uploads a whole level (glTextureSubImage2D).
+func (c *Context) TextureSubImage2D(t Texture, level, width, height int, format, typ uint32, data []byte) error {
+	if err := c.gl(); err != nil {
+		return err
+	}
+	e := C.gfx_gl_texture_sub_image_2d(c.c, C.GLuint(t), C.GLint(level), C.GLsizei(width), C.GLsizei(height), C.GLenum(format), C.GLenum(typ), ptr(data))
+	runtime.KeepAlive(data)
+	return glErr("glTextureSubImage2D", e)
+}
+
+// GetTextureImage reads a whole level back (glGetTextureImage).
+func (c *Context) GetTextureImage(t Texture, level int, format, typ uint32, data []byte) error {
+	if err := c.gl(); err != nil {
+		return err
+	}
+	e := C.gfx_gl_get_texture_image(c.c, C.GLuint(t), C.GLint(level), C.GLenum(format), C.GLenum(typ), C.GLsizei(len(data)), ptr(data))
+	runtime.KeepAlive(data)
+	return glErr("glGetTextureImage", e)
+}
+
+// DeleteTexture is glDeleteTextures.
+func (c *Context) DeleteTexture(t Texture) error {
+	if err := c.gl(); err != nil {
+		return err
+	}
+	return glErr("glDeleteTextures", C.gfx_gl_delete_texture(c.c, C.GLuint(t)))
+}
