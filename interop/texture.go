@@ -152,7 +152,14 @@ func (d *Device) NewTextureFromCUDA(ptr cuda.DevicePtr, pitch uint64, width, hei
 
 func (t *Texture) st() *state { return &t.s }
 
-func (t *Texture) release(c *vulkan.Commands) { c.ReleaseImageToExternal(t.vk, vulkan.LayoutGeneral) }
+func (t *Texture) release(c *vulkan.Commands) {
+	// A texture Vulkan never used has no layout yet: give it GENERAL first,
+	// so the release and the later acquire agree on the layout.
+	if t.vk.Layout() == vulkan.LayoutUndefined {
+		c.TransitionImage(t.vk, vulkan.LayoutGeneral)
+	}
+	c.ReleaseImageToExternal(t.vk, vulkan.LayoutGeneral)
+}
 func (t *Texture) acquire(c *vulkan.Commands) {
 	c.AcquireImageFromExternal(t.vk, vulkan.LayoutGeneral, vulkan.LayoutGeneral)
 }
