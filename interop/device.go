@@ -65,7 +65,7 @@ type Device struct {
 	closed   bool
 	pending  []Resource // returned by CUDA, to be acquired by the next Vulkan submission
 	vkWaited uint64     // the last toVK value a Vulkan submission waited for
-	syncs    []*vulkan.Commands
+	syncs    cmdPool
 	kids     map[closer]struct{}
 	kernMod  *cuda.Module // gfxcuda's own kernels, loaded on first use
 	kernels  map[string]*cuda.Function
@@ -198,7 +198,7 @@ func New(vk *vulkan.Device, ctx *cuda.Context) (*Device, error) {
 }
 
 func newDevice(vk *vulkan.Device, ctx *cuda.Context) (*Device, error) {
-	d := &Device{vk: vk, ctx: ctx, kids: map[closer]struct{}{}}
+	d := &Device{vk: vk, ctx: ctx, kids: map[closer]struct{}{}, syncs: cmdPool{vk: vk}}
 	var err error
 	if d.stream, err = ctx.NewStream(cuda.StreamNonBlocking); err != nil {
 		return nil, err
@@ -243,10 +243,7 @@ func (d *Device) Close() error {
 		err = firstErr(err, k.closeLocked())
 	}
 	d.kids = nil
-	for _, c := range d.syncs {
-		err = firstErr(err, c.Close())
-	}
-	d.syncs = nil
+	err = firstErr(err, d.syncs.close())
 	if d.kernMod != nil {
 		err = firstErr(err, d.kernMod.Close())
 	}

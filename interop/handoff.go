@@ -45,23 +45,43 @@ type Access struct {
 // Vulkan work submitted before ToCUDA.
 func (a *Access) Stream() *cuda.Stream { return a.stream }
 
-// syncCommands returns a command buffer for hand-off barriers, reusing one
-// whose earlier submission has completed. Called with d.mu held.
-func (d *Device) syncCommands() (*vulkan.Commands, error) {
-	for _, c := range d.syncs {
+// cmdPool hands out Commands, reusing those whose last submission has
+// finished, so that recording never waits on the host.
+type cmdPool struct {
+	vk   *vulkan.Device
+	cmds []*vulkan.Commands
+}
+
+// get returns a Commands ready for recording.
+func (p *cmdPool) get() (*vulkan.Commands, error) {
+	for _, c := range p.cmds {
 		if c.Done() {
 			if err := c.Reset(); err == nil {
 				return c, nil
 			}
 		}
 	}
-	c, err := d.vk.NewCommands()
+	c, err := p.vk.NewCommands()
 	if err != nil {
 		return nil, err
 	}
-	d.syncs = append(d.syncs, c)
+	p.cmds = append(p.cmds, c)
 	return c, nil
 }
+
+// close waits for every submission and frees the Commands.
+func (p *cmdPool) close() error {
+	var err error
+	for _, c := range p.cmds {
+		err = firstErr(err, c.Close())
+	}
+	p.cmds = nil
+	return err
+}
+
+// syncCommands returns a command buffer for hand-off barriers. Called with
+// d.mu held.
+func (d *Device) syncCommands() (*vulkan.Commands, error) { return d.syncs.get() }
 
 // acquirePending records the acquire of every resource CUDA has returned and
 // says which toVK value the submission must wait for (0: none). Called with

@@ -28,7 +28,7 @@ type Ring struct {
 	batch   int
 	toCUDA  timeline // value k+1: batch k produced
 	toVK    timeline // value k+1: batch k consumed
-	cmds    []*vulkan.Commands
+	cmds    cmdPool
 	events  []*cuda.Event // consumer's completion of batch k at k % len
 	touched []bool        // slot has been handed to CUDA at least once
 	nProd   uint64        // batches produced
@@ -44,7 +44,7 @@ func (d *Device) NewRing(slots []Resource, batch int) (*Ring, error) {
 	if batch < 1 || len(slots) < batch || len(slots)%batch != 0 {
 		return nil, fmt.Errorf("interop: ring of %d slots in batches of %d: slots must be a positive multiple of the batch", len(slots), batch)
 	}
-	r := &Ring{d: d, slots: slots, batch: batch, touched: make([]bool, len(slots))}
+	r := &Ring{d: d, slots: slots, batch: batch, touched: make([]bool, len(slots)), cmds: cmdPool{vk: d.vk}}
 	var err error
 	if r.toCUDA, err = newTimeline(d.vk, d.ctx); err != nil {
 		return nil, err
@@ -127,23 +127,6 @@ func (r *Ring) Batch() int { return r.batch }
 // Slot returns slot i's resource.
 func (r *Ring) Slot(i int) Resource { return r.slots[i] }
 
-// command returns a Commands whose previous submission has completed.
-func (r *Ring) command() (*vulkan.Commands, error) {
-	for _, c := range r.cmds {
-		if c.Done() {
-			if err := c.Reset(); err == nil {
-				return c, nil
-			}
-		}
-	}
-	c, err := r.d.vk.NewCommands()
-	if err != nil {
-		return nil, err
-	}
-	r.cmds = append(r.cmds, c)
-	return c, nil
-}
-
 // Produce submits the next batch: record is called once per frame with the
 // Commands to record into, the slot the frame goes to and the frame's
 // number (0, 1, 2, ...). It returns once the batch is submitted; it blocks
@@ -163,7 +146,7 @@ func (r *Ring) Produce(record func(c *vulkan.Commands, slot int, frame uint64) e
 			return err
 		}
 	}
-	c, err := r.command()
+	c, err := r.cmds.get()
 	if err != nil {
 		return err
 	}
@@ -295,10 +278,7 @@ func (r *Ring) Close() error {
 		r.nCons = r.nProd
 	}
 	err = firstErr(err, r.d.stream.Synchronize())
-	for _, c := range r.cmds {
-		err = firstErr(err, c.Wait(-1))
-		err = firstErr(err, c.Close())
-	}
+	err = firstErr(err, r.cmds.close())
 	r.d.mu.Lock()
 	for i, s := range r.slots {
 		if st := s.st(); !st.closed {
