@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/gfxcuda/gfxcuda/internal/shaderc"
+	"github.com/gfxcuda/gfxcuda/spirv"
 )
 
 // cacheFormat names the layout of cache entries and everything about a
@@ -245,13 +246,13 @@ func decodeEntry(data []byte) (*cacheEntry, error) {
 		r = r[32:]
 		e.deps = append(e.deps, d)
 	}
-	spirv, ok := bytesField()
+	code, ok := bytesField()
 	if !ok || len(r) != 0 {
 		return nil, errCorrupt
 	}
-	if _, err := decodeWords(spirv); err != nil {
+	if _, err := spirv.Decode(code); err != nil {
 		return nil, errCorrupt
 	}
-	e.spirv = bytes.Clone(spirv)
+	e.spirv = bytes.Clone(code)
 	return &e, nil
 }

@@ -1,5 +1,5 @@
-// Package shader compiles HLSL and GLSL to SPIR-V in process, reflects
-// SPIR-V modules, and caches compiled modules on disk.
+// Package shader compiles HLSL and GLSL to SPIR-V in process, reflects the
+// result with package spirv, and caches compiled modules on disk.
 //
 // # Compiling
 //
@@ -57,11 +57,9 @@
 //
 // # Reflection
 //
-// Reflect, which Compile calls, parses SPIR-V in Go: entry points with their
-// execution model and workgroup size (LocalSize, LocalSizeId or the
-// WorkgroupSize built-in); every variable decorated with a descriptor set or
-// binding that an entry point statically uses, with its kind, image
-// properties, and buffer layout (block size, trailing array stride,
-// members); and the push constant block's size. Resources are found by name
-// with Module.Resource and by set and binding with Module.ResourceAt.
+// Compile reflects what it compiles with package spirv, which is pure Go
+// and links no compiler; Module, Resource and the other reflection types
+// here are package spirv's, under the same names. A program that loads
+// precompiled SPIR-V and needs no compiler should import spirv (and
+// vulkan) only: importing shader links glslang and SPIRV-Tools, about 10 MB.
 package shader

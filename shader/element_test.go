@@ -28,11 +28,11 @@ void main() { v[0] = vec3(header); }`), Options{Filename: "e.comp", NoCache: tru
 		want    Element
 		packed  bool
 	}{
-		{m, 0, Element{ScalarFloat, 32, 4, 16}, true},
-		{m, 1, Element{ScalarUnknown, 0, 0, 8}, false},
-		{m, 2, Element{ScalarUint, 32, 1, 4}, true},
-		{m, 3, Element{ScalarInt, 32, 1, 4}, true},
-		{g, 0, Element{ScalarFloat, 32, 3, 16}, false},
+		{m, 0, Element{Scalar: ScalarFloat, Bits: 32, Count: 4, Stride: 16}, true},
+		{m, 1, Element{Scalar: ScalarUnknown, Bits: 0, Count: 0, Stride: 8}, false},
+		{m, 2, Element{Scalar: ScalarUint, Bits: 32, Count: 1, Stride: 4}, true},
+		{m, 3, Element{Scalar: ScalarInt, Bits: 32, Count: 1, Stride: 4}, true},
+		{g, 0, Element{Scalar: ScalarFloat, Bits: 32, Count: 3, Stride: 16}, false},
 	} {
 		e, ok := c.m.ArrayElement(0, c.binding)
 		if !ok || e != c.want || e.Packed() != c.packed {

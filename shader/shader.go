@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 
 	"github.com/gfxcuda/gfxcuda/internal/shaderc"
+	"github.com/gfxcuda/gfxcuda/spirv"
 )
 
 // Language is a shader source language.
@@ -256,15 +257,13 @@ func Compile(src []byte, opts Options) (*Module, error) {
 		}
 		return nil, fmt.Errorf("shader: %s: %w", displayName(opts.Filename), err)
 	}
-	spirv := res.SPIRV
-	w, err := decodeWords(spirv)
-	if err != nil {
-		return nil, fmt.Errorf("shader: compiler output: %w", err)
-	}
+	out := res.SPIRV
 	if opts.Optimize {
-		w = stripDebug(w)
+		if out, err = spirv.StripDebug(out); err != nil {
+			return nil, fmt.Errorf("shader: compiler output: %w", err)
+		}
 	}
-	m, err := reflectWords(w)
+	m, err := spirv.Reflect(out)
 	if err != nil {
 		return nil, fmt.Errorf("shader: compiler output: %w", err)
 	}

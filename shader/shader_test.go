@@ -1,6 +1,7 @@
 package shader
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -12,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/gfxcuda/gfxcuda/spirv"
 )
 
 // TestMain points the default cache at a temporary directory, so that tests
@@ -49,7 +52,7 @@ var wantHLSL = []Resource{
 	{Name: "rawOut", TypeName: "rawOut", Kind: StorageBuffer, Set: 0, Binding: 3, ArraySize: 1,
 		Stride: 4, Members: []Member{{Name: "@data"}}},
 	{Name: "Params", TypeName: "Params", Kind: UniformBuffer, Set: 0, Binding: 4, ArraySize: 1, ReadOnly: true,
-		Size: 72, Members: []Member{{"xform", 0, 64}, {"scale", 64, 4}, {"count", 68, 4}}},
+		Size: 72, Members: []Member{{Name: "xform", Offset: 0, Size: 64}, {Name: "scale", Offset: 64, Size: 4}, {Name: "count", Offset: 68, Size: 4}}},
 	{Name: "tb", Kind: UniformTexelBuffer, Binding: 5, ArraySize: 1, ReadOnly: true,
 		Dim: DimBuffer, Format: FormatRgba32f, SampledType: ScalarFloat},
 	{Name: "rwtb", Kind: StorageTexelBuffer, Binding: 6, ArraySize: 1,
@@ -64,15 +67,15 @@ var wantHLSL = []Resource{
 }
 
 var wantHLSLPush = &PushConstantBlock{Name: "pc", TypeName: "pc", Offset: 0, Size: 12,
-	Members: []Member{{"offset", 0, 8}, {"flags", 8, 4}}}
+	Members: []Member{{Name: "offset", Offset: 0, Size: 8}, {Name: "flags", Offset: 8, Size: 4}}}
 
 var wantGLSL = []Resource{
 	{Name: "data", TypeName: "Data", Kind: StorageBuffer, Set: 0, Binding: 0, ArraySize: 1,
-		Size: 16, Stride: 32, Members: []Member{{"count", 0, 4}, {"items", 16, 0}}},
+		Size: 16, Stride: 32, Members: []Member{{Name: "count", Offset: 0, Size: 4}, {Name: "items", Offset: 16, Size: 0}}},
 	{Name: "Inp", TypeName: "Inp", Kind: StorageBuffer, Set: 0, Binding: 1, ArraySize: 1, ReadOnly: true,
-		Stride: 4, Members: []Member{{"vals", 0, 0}}},
+		Stride: 4, Members: []Member{{Name: "vals", Offset: 0, Size: 0}}},
 	{Name: "ubo", TypeName: "UBO", Kind: UniformBuffer, Set: 0, Binding: 2, ArraySize: 1, ReadOnly: true,
-		Size: 112, Members: []Member{{"m", 0, 48}, {"c", 48, 12}, {"arr", 64, 48}}},
+		Size: 112, Members: []Member{{Name: "m", Offset: 0, Size: 48}, {Name: "c", Offset: 48, Size: 12}, {Name: "arr", Offset: 64, Size: 48}}},
 	{Name: "img", Kind: StorageImage, Set: 1, Binding: 0, ArraySize: 1, WriteOnly: true,
 		Dim: Dim2D, Format: FormatRgba8, SampledType: ScalarFloat},
 	{Name: "tex", Kind: CombinedImageSampler, Set: 1, Binding: 1, ArraySize: 1, ReadOnly: true, Dim: Dim2D, SampledType: ScalarFloat},
@@ -87,7 +90,7 @@ var wantGLSL = []Resource{
 }
 
 var wantGLSLPush = &PushConstantBlock{Name: "pc", TypeName: "Push", Offset: 0, Size: 76,
-	Members: []Member{{"mvp", 0, 64}, {"scale", 64, 8}, {"n", 72, 4}}}
+	Members: []Member{{Name: "mvp", Offset: 0, Size: 64}, {Name: "scale", Offset: 64, Size: 8}, {Name: "n", Offset: 72, Size: 4}}}
 
 func checkResources(t *testing.T, m *Module, want []Resource) {
 	t.Helper()
@@ -180,29 +183,6 @@ func TestSpecConstantLocalSize(t *testing.T) {
 	// to 1, apart from the constant_id constants declared with the same IDs.
 	if ep.LocalSize != [3]uint32{1, 4, 1} || ep.LocalSizeSpecID != [3]int32{3, -1, 7} {
 		t.Errorf("LocalSize %v spec IDs %v, want [1 4 1] [3 -1 7]", ep.LocalSize, ep.LocalSizeSpecID)
-	}
-}
-
-func TestLocalSizeID(t *testing.T) {
-	b, err := os.ReadFile("testdata/localsizeid.spv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := Reflect(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ep := m.EntryPoint("main")
-	if ep == nil || ep.LocalSize != [3]uint32{32, 2, 1} || ep.LocalSizeSpecID != [3]int32{-1, 5, 9} {
-		t.Fatalf("entry point %+v", ep)
-	}
-	want := Resource{Name: "buf", TypeName: "Buf", Kind: StorageBuffer, Set: 4, Binding: 2, ArraySize: 1,
-		Stride: 8, Members: []Member{{Name: "data"}}}
-	if r := m.ResourceAt(4, 2); r == nil || !reflect.DeepEqual(*r, want) {
-		t.Errorf("resource %+v, want %+v", r, want)
-	}
-	if m.Version.String() != "1.6" {
-		t.Errorf("version %v", m.Version)
 	}
 }
 
@@ -397,7 +377,7 @@ func TestSPIRVInput(t *testing.T) {
 		t.Error("big-endian input not normalised")
 	}
 	w := m.Words()
-	if w[0] != spvMagic || len(w) != len(m.SPIRV)/4 {
+	if w[0] != 0x07230203 || len(w) != len(m.SPIRV)/4 {
 		t.Errorf("Words() = %#x..., %d words", w[0], len(w))
 	}
 
@@ -446,24 +426,62 @@ func TestConcurrentCompile(t *testing.T) {
 	}
 }
 
+// TestStripDebug checks that an optimised module carries no debug
+// instructions beyond names: stripping it again changes nothing. Package
+// spirv tests StripDebug itself.
 func TestStripDebug(t *testing.T) {
 	m := mustCompileFile(t, "testdata/all.hlsl", Options{Optimize: true, NoCache: true})
-	w := m.Words()
-	err := instructions(w, func(_ int, in inst) {
-		switch in.op {
-		case opString, opLine, opNoLine, opSourceContinued, opModuleProcessed:
-			t.Errorf("optimized module keeps debug instruction %d", in.op)
-		case opSource:
-			if len(in.ops) > 2 {
-				t.Errorf("OpSource keeps %d operands", len(in.ops))
-			}
-		}
-	})
+	again, err := spirv.StripDebug(m.SPIRV)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if !bytes.Equal(again, m.SPIRV) {
+		t.Errorf("optimized module keeps debug instructions: %d bytes, %d stripped", len(m.SPIRV), len(again))
+	}
+	if m.Resource("params") == nil && m.Resource("Params") == nil {
+		t.Error("stripping lost the resource names")
+	}
 	unopt := mustCompileFile(t, "testdata/all.hlsl", Options{NoCache: true})
 	t.Logf("SPIR-V size: %d bytes unoptimised, %d optimised", len(unopt.SPIRV), len(m.SPIRV))
+}
+
+// TestReflectRoundTrip reflects every compiled test module again from its
+// binary, as package spirv's fuzz test does for hand-made ones: the same
+// description, lookups that find each resource, and a module that stays
+// parseable once stripped.
+func TestReflectRoundTrip(t *testing.T) {
+	for name, m := range allModules(t) {
+		for _, b := range [][]byte{m.SPIRV, m.SPIRV[:len(m.SPIRV)/2]} {
+			r, err := spirv.Reflect(b)
+			if err != nil {
+				if !errors.Is(err, spirv.ErrInvalid) {
+					t.Errorf("%s: error %v does not wrap spirv.ErrInvalid", name, err)
+				}
+				continue
+			}
+			r2, err := spirv.Reflect(r.SPIRV)
+			if err != nil || !reflect.DeepEqual(r, r2) {
+				t.Errorf("%s: re-reflection differs (%v)", name, err)
+			}
+			for _, res := range r.Resources {
+				if r.ResourceAt(res.Set, res.Binding) == nil || r.Resource(res.Name) == nil {
+					t.Errorf("%s: lookup of %+v failed", name, res)
+				}
+			}
+			s, err := spirv.StripDebug(b)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if _, err := spirv.Reflect(s); err != nil {
+				t.Errorf("%s: stripped module: %v", name, err)
+			}
+		}
+		want := *m
+		want.Warnings, want.Cached = nil, false
+		if r, err := spirv.Reflect(m.SPIRV); err != nil || !reflect.DeepEqual(*r, want) {
+			t.Errorf("%s: spirv.Reflect differs from Compile's reflection (%v)", name, err)
+		}
+	}
 }
 
 // tool returns the path of an external program or skips the test.

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/gfxcuda/gfxcuda/internal/vk"
-	"github.com/gfxcuda/gfxcuda/shader"
+	"github.com/gfxcuda/gfxcuda/spirv"
 )
 
 // Binding binds one resource to a descriptor of a pipeline's shader, found
@@ -459,13 +459,13 @@ func (c *Commands) dispatch(what string, p *Pipeline, bindings []Binding, push [
 		}
 		wantBuffer, wantImage, wantSampler := false, false, false
 		switch r.Kind {
-		case shader.UniformBuffer, shader.StorageBuffer, shader.UniformTexelBuffer, shader.StorageTexelBuffer:
+		case spirv.UniformBuffer, spirv.StorageBuffer, spirv.UniformTexelBuffer, spirv.StorageTexelBuffer:
 			wantBuffer = true
-		case shader.StorageImage, shader.SampledImage:
+		case spirv.StorageImage, spirv.SampledImage:
 			wantImage = true
-		case shader.Sampler:
+		case spirv.Sampler:
 			wantSampler = true
-		case shader.CombinedImageSampler:
+		case spirv.CombinedImageSampler:
 			wantImage, wantSampler = true, true
 		}
 		switch {
@@ -494,13 +494,13 @@ func (c *Commands) dispatch(what string, p *Pipeline, bindings []Binding, push [
 			var align uint64
 			var maxRange uint64
 			switch r.Kind {
-			case shader.UniformBuffer:
+			case spirv.UniformBuffer:
 				usage, align, maxRange = BufferUniform, lim.MinUniformBufferOffsetAlignment, uint64(lim.MaxUniformBufferRange)
-			case shader.StorageBuffer:
+			case spirv.StorageBuffer:
 				usage, align, maxRange = BufferStorage, lim.MinStorageBufferOffsetAlignment, uint64(lim.MaxStorageBufferRange)
-			case shader.UniformTexelBuffer:
+			case spirv.UniformTexelBuffer:
 				usage, align = BufferUniformTexel, lim.MinTexelBufferOffsetAlignment
-			case shader.StorageTexelBuffer:
+			case spirv.StorageTexelBuffer:
 				usage, align = BufferStorageTexel, lim.MinTexelBufferOffsetAlignment
 			}
 			switch {
@@ -529,13 +529,13 @@ func (c *Commands) dispatch(what string, p *Pipeline, bindings []Binding, push [
 			rng := b.Range
 			if rng == 0 {
 				rng = buf.size - b.Offset
-				if r.Kind == shader.UniformBuffer {
+				if r.Kind == spirv.UniformBuffer {
 					rng = min(rng, maxRange)
 				}
 			}
 			if maxRange > 0 && rng > maxRange {
 				bad("%d bytes exceed %s's max%sBufferRange %d; bind a smaller Range", rng, d.pd.Name,
-					map[bool]string{true: "Uniform", false: "Storage"}[r.Kind == shader.UniformBuffer], maxRange)
+					map[bool]string{true: "Uniform", false: "Storage"}[r.Kind == spirv.UniformBuffer], maxRange)
 				return
 			}
 			if r.Kind.IsBuffer() {
@@ -557,7 +557,7 @@ func (c *Commands) dispatch(what string, p *Pipeline, bindings []Binding, push [
 					return
 				}
 				feat := uint32(vk.FormatFeatureUniformTexelBuffer)
-				if r.Kind == shader.StorageTexelBuffer {
+				if r.Kind == spirv.StorageTexelBuffer {
 					feat = vk.FormatFeatureStorageTexelBuffer
 				}
 				size, _, _ := FormatBlock(f)
@@ -594,7 +594,7 @@ func (c *Commands) dispatch(what string, p *Pipeline, bindings []Binding, push [
 		if b.Image != nil {
 			img := b.Image
 			usage := ImageSampled
-			if r.Kind == shader.StorageImage {
+			if r.Kind == spirv.StorageImage {
 				usage = ImageStorage
 			}
 			switch {
@@ -614,7 +614,7 @@ func (c *Commands) dispatch(what string, p *Pipeline, bindings []Binding, push [
 				bad("the shader reads %s texels but the image's format %s holds %s", r.SampledType, FormatName(img.opts.Format), numericOf(img.opts.Format))
 				return
 			}
-			if r.Kind == shader.StorageImage {
+			if r.Kind == spirv.StorageImage {
 				layouts[img] = LayoutGeneral
 				if err := p.formatPatch(r, img.opts.Format, patch, patchBy, &caps); err != nil {
 					bad("%v", err)
@@ -624,7 +624,7 @@ func (c *Commands) dispatch(what string, p *Pipeline, bindings []Binding, push [
 				if _, ok := layouts[img]; !ok {
 					layouts[img] = LayoutShaderReadOnly
 				}
-				if r.Kind == shader.CombinedImageSampler && b.Sampler != nil && b.Sampler.opts.Filter == FilterLinear &&
+				if r.Kind == spirv.CombinedImageSampler && b.Sampler != nil && b.Sampler.opts.Filter == FilterLinear &&
 					d.inst.raw.FormatProperties(d.pd.h, img.opts.Format).Optimal&vk.FormatFeatureSampledImageFilterLinear == 0 {
 					bad("%s cannot filter %s linearly; use a nearest (point) sampler", d.pd.Name, FormatName(img.opts.Format))
 					return
@@ -681,10 +681,10 @@ func (c *Commands) dispatch(what string, p *Pipeline, bindings []Binding, push [
 				b := s.b
 				w := vk.WriteDescriptorSet{Binding: r.Binding, ArrayElement: e, Type: uint32(r.Kind.VkDescriptorType())}
 				switch r.Kind {
-				case shader.UniformBuffer, shader.StorageBuffer:
+				case spirv.UniformBuffer, spirv.StorageBuffer:
 					w.Buffers = []vk.DescriptorBufferInfo{{Buffer: b.Buffer.h, Offset: b.Offset, Range: s.rng}}
 					fmt.Fprintf(&key, "|b%x:%d:%d", b.Buffer.h, b.Offset, s.rng)
-				case shader.UniformTexelBuffer, shader.StorageTexelBuffer:
+				case spirv.UniformTexelBuffer, spirv.StorageTexelBuffer:
 					v, err := c.texelView(b.Buffer, s.format, b.Offset, s.rng)
 					if err != nil {
 						failf("%s: %v", describe(r), err)
@@ -806,7 +806,7 @@ func (c *Commands) texelView(b *Buffer, format uint32, off, rng uint64) (vk.Buff
 // the VkFormat bound to it, and where they differ asks, through patch and
 // caps, for a pipeline variant that declares the bound format instead (or
 // no format, where SPIR-V has no name for it).
-func (p *Pipeline) formatPatch(r *shader.Resource, vkf uint32, patch map[uint32]uint32, by map[uint32]string, caps *[]uint32) error {
+func (p *Pipeline) formatPatch(r *spirv.Resource, vkf uint32, patch map[uint32]uint32, by map[uint32]string, caps *[]uint32) error {
 	t, ok := p.formats[bindingKey(r.Set, r.Binding)]
 	if !ok || t.format == 0 {
 		return nil
@@ -826,14 +826,14 @@ func (p *Pipeline) formatPatch(r *shader.Resource, vkf uint32, patch map[uint32]
 		if !r.ReadOnly {
 			if !f.StorageImageWriteWithoutFormat {
 				return fmt.Errorf("the shader declares %s texels, SPIR-V has no format for %s, and %s cannot write storage images without a format",
-					shader.ImageFormat(t.format), FormatName(vkf), p.d.pd.Name)
+					spirv.ImageFormat(t.format), FormatName(vkf), p.d.pd.Name)
 			}
 			*caps = append(*caps, spvCapWriteNoFormat)
 		}
 		if !r.WriteOnly {
 			if !f.StorageImageReadWithoutFormat {
 				return fmt.Errorf("the shader declares %s texels, SPIR-V has no format for %s, and %s cannot read storage images without a format; make the image write-only or use another format",
-					shader.ImageFormat(t.format), FormatName(vkf), p.d.pd.Name)
+					spirv.ImageFormat(t.format), FormatName(vkf), p.d.pd.Name)
 			}
 			*caps = append(*caps, spvCapReadNoFormat)
 		}
@@ -857,38 +857,38 @@ func (p *Pipeline) resourceList() string {
 
 // numericOf returns the numeric type of a VkFormat's texels as shaders
 // read them: uint, int or float.
-func numericOf(format uint32) shader.ScalarType {
+func numericOf(format uint32) spirv.ScalarType {
 	name := FormatName(format)
 	switch {
 	case strings.HasSuffix(name, "_UINT") || strings.Contains(name, "_UINT_"):
-		return shader.ScalarUint
+		return spirv.ScalarUint
 	case strings.HasSuffix(name, "_SINT") || strings.Contains(name, "_SINT_"):
-		return shader.ScalarInt
+		return spirv.ScalarInt
 	}
-	return shader.ScalarFloat
+	return spirv.ScalarFloat
 }
 
 // numericMatch reports whether a shader reading t texels can use format.
-func numericMatch(t shader.ScalarType, format uint32) bool {
-	return t == shader.ScalarUnknown || t == numericOf(format)
+func numericMatch(t spirv.ScalarType, format uint32) bool {
+	return t == spirv.ScalarUnknown || t == numericOf(format)
 }
 
 // dimMatch reports whether img's default view has the type r expects.
-func dimMatch(r *shader.Resource, img *Image) bool {
+func dimMatch(r *spirv.Resource, img *Image) bool {
 	o := &img.opts
 	layered := o.Layers > 1
 	switch r.Dim {
-	case shader.Dim1D:
+	case spirv.Dim1D:
 		return o.Dim == Image1D && r.Arrayed == layered
-	case shader.Dim2D:
+	case spirv.Dim2D:
 		return o.Dim == Image2D && r.Arrayed == layered && !r.Multisampled
-	case shader.Dim3D:
+	case spirv.Dim3D:
 		return o.Dim == Image3D && !r.Arrayed
 	}
 	return false
 }
 
-func shaderDim(r *shader.Resource) string {
+func shaderDim(r *spirv.Resource) string {
 	s := "a " + r.Dim.String()
 	if r.Arrayed {
 		s += " array"

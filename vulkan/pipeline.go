@@ -8,7 +8,7 @@ import (
 	"sync"
 
 	"github.com/gfxcuda/gfxcuda/internal/vk"
-	"github.com/gfxcuda/gfxcuda/shader"
+	"github.com/gfxcuda/gfxcuda/spirv"
 )
 
 // PipelineOptions configures NewComputePipeline.
@@ -26,12 +26,12 @@ type PipelineOptions struct {
 type Pipeline struct {
 	resource
 	d      *Device
-	module *shader.Module
+	module *spirv.Module
 	entry  string
 	local  [3]uint32
 	// res holds the shader's resources, one per (set, binding): of
 	// aliased variables (several at one binding, of one kind), the first.
-	res   []shader.Resource
+	res   []spirv.Resource
 	names map[string]int // resource index by variable and block type name
 	push  uint32         // push constant range size, a multiple of 4; 0: none
 	// setRes lists, for each set number below len(sets), the indices into
@@ -80,7 +80,7 @@ var capabilityNames = map[uint32]string{
 
 // describe names a resource for error messages: its name, kind, set and
 // binding.
-func describe(r *shader.Resource) string {
+func describe(r *spirv.Resource) string {
 	name := r.Name
 	if name == "" {
 		name = "(unnamed)"
@@ -89,7 +89,7 @@ func describe(r *shader.Resource) string {
 }
 
 // NewComputePipeline creates a compute pipeline from a compiled or
-// reflected module (shader.Compile, shader.Reflect). The descriptor set
+// reflected module (shader.Compile, spirv.Reflect). The descriptor set
 // layouts and push constant range come from the module's reflection: one
 // descriptor per resource, visible to the compute stage. It checks the
 // workgroup size against the device's limits, the module's capabilities
@@ -97,7 +97,7 @@ func describe(r *shader.Resource) string {
 // kinds share a binding (HLSL registers of different classes with the same
 // number do: see package shader), and fails with an error saying what to
 // change.
-func (d *Device) NewComputePipeline(m *shader.Module, opts ...PipelineOptions) (*Pipeline, error) {
+func (d *Device) NewComputePipeline(m *spirv.Module, opts ...PipelineOptions) (*Pipeline, error) {
 	if err := d.acquire(); err != nil {
 		return nil, err
 	}
@@ -114,14 +114,14 @@ func (d *Device) NewComputePipeline(m *shader.Module, opts ...PipelineOptions) (
 	return p, nil
 }
 
-func (d *Device) newPipeline(m *shader.Module, o PipelineOptions) (*Pipeline, error) {
+func (d *Device) newPipeline(m *spirv.Module, o PipelineOptions) (*Pipeline, error) {
 	if m == nil || len(m.SPIRV) < 20 {
 		return nil, errors.New("no SPIR-V module")
 	}
-	var ep *shader.EntryPoint
+	var ep *spirv.EntryPoint
 	for i := range m.EntryPoints {
 		e := &m.EntryPoints[i]
-		if e.Model == shader.ModelGLCompute && (o.EntryPoint == "" || e.Name == o.EntryPoint) {
+		if e.Model == spirv.ModelGLCompute && (o.EntryPoint == "" || e.Name == o.EntryPoint) {
 			ep = e
 			break
 		}
@@ -180,7 +180,7 @@ func (d *Device) newPipeline(m *shader.Module, o PipelineOptions) (*Pipeline, er
 			continue
 		}
 		switch {
-		case r.Kind.VkDescriptorType() < 0 || r.Kind == shader.InputAttachment || r.Kind == shader.AccelerationStructure:
+		case r.Kind.VkDescriptorType() < 0 || r.Kind == spirv.InputAttachment || r.Kind == spirv.AccelerationStructure:
 			return nil, fmt.Errorf("%s: resources of this kind are not supported in compute pipelines", describe(&r))
 		case r.ArraySize == 0:
 			return nil, fmt.Errorf("%s is a runtime-sized array of descriptors, which is not supported; give the array a size", describe(&r))
@@ -299,7 +299,7 @@ func (p *Pipeline) variant(patch map[uint32]uint32, caps ...uint32) (vk.Pipeline
 }
 
 // Module returns the module the pipeline was made from.
-func (p *Pipeline) Module() *shader.Module { return p.module }
+func (p *Pipeline) Module() *spirv.Module { return p.module }
 
 // EntryPoint returns the name of the pipeline's entry point.
 func (p *Pipeline) EntryPoint() string { return p.entry }
@@ -309,7 +309,7 @@ func (p *Pipeline) LocalSize() [3]uint32 { return p.local }
 
 // Resources lists the resources a dispatch binds, one per set and binding,
 // sorted by set and binding.
-func (p *Pipeline) Resources() []shader.Resource { return slices.Clone(p.res) }
+func (p *Pipeline) Resources() []spirv.Resource { return slices.Clone(p.res) }
 
 // PushConstantSize is the size in bytes of the push constants a dispatch
 // passes (the block's size rounded up to a multiple of 4), or 0 when the
@@ -317,7 +317,7 @@ func (p *Pipeline) Resources() []shader.Resource { return slices.Clone(p.res) }
 func (p *Pipeline) PushConstantSize() uint32 { return p.push }
 
 // Resource returns the resource bound at set and binding, or nil.
-func (p *Pipeline) Resource(set, binding uint32) *shader.Resource {
+func (p *Pipeline) Resource(set, binding uint32) *spirv.Resource {
 	for i := range p.res {
 		if p.res[i].Set == set && p.res[i].Binding == binding {
 			r := p.res[i]
@@ -330,7 +330,7 @@ func (p *Pipeline) Resource(set, binding uint32) *shader.Resource {
 // ResourceNamed returns the resource whose variable or block type is
 // called name, or failing that the block without an instance name that
 // has a member called name, or nil.
-func (p *Pipeline) ResourceNamed(name string) *shader.Resource {
+func (p *Pipeline) ResourceNamed(name string) *spirv.Resource {
 	if i, ok := p.names[name]; ok {
 		r := p.res[i]
 		return &r

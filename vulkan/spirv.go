@@ -3,7 +3,7 @@ package vulkan
 import (
 	"slices"
 
-	"github.com/gfxcuda/gfxcuda/shader"
+	"github.com/gfxcuda/gfxcuda/spirv"
 )
 
 // SPIR-V opcodes and operands the pipeline code reads.
@@ -101,7 +101,7 @@ func storageImageTypes(words []uint32) map[uint64]imageTypeInfo {
 // spirvFormat returns the SPIR-V image format of a VkFormat, or 0
 // (Unknown) when SPIR-V has none.
 func spirvFormat(vkf uint32) uint32 {
-	for f := shader.FormatRgba32f; f <= shader.FormatR64i; f++ {
+	for f := spirv.FormatRgba32f; f <= spirv.FormatR64i; f++ {
 		if uint32(f.VkFormat()) == vkf {
 			return uint32(f)
 		}

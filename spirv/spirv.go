@@ -1,4 +1,4 @@
-package shader
+package spirv
 
 import (
 	"encoding/binary"
@@ -105,36 +105,42 @@ const (
 	scStorageBuffer   = 12
 )
 
-// SPIRVVersion is the version word of a SPIR-V header: 0x00MMmm00 for
+// Version is the version word of a SPIR-V header: 0x00MMmm00 for
 // version MM.mm.
-type SPIRVVersion uint32
+type Version uint32
 
 // Major is the major version number.
-func (v SPIRVVersion) Major() int { return int(v>>16) & 0xff }
+func (v Version) Major() int { return int(v>>16) & 0xff }
 
 // Minor is the minor version number.
-func (v SPIRVVersion) Minor() int { return int(v>>8) & 0xff }
+func (v Version) Minor() int { return int(v>>8) & 0xff }
 
 // String returns "major.minor", for example "1.3".
-func (v SPIRVVersion) String() string { return fmt.Sprintf("%d.%d", v.Major(), v.Minor()) }
+func (v Version) String() string { return fmt.Sprintf("%d.%d", v.Major(), v.Minor()) }
 
-// ErrInvalidSPIRV is wrapped by the errors Reflect and Compile return for
-// malformed SPIR-V binaries.
-var ErrInvalidSPIRV = errors.New("invalid SPIR-V")
+// ErrInvalid is wrapped by the errors Decode, Reflect and StripDebug return
+// for malformed SPIR-V binaries (and by package shader's Compile).
+var ErrInvalid = errors.New("invalid SPIR-V")
 
 func invalidf(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrInvalidSPIRV, fmt.Sprintf(format, args...))
+	return fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, args...))
 }
 
-// IsSPIRV reports whether b starts with the SPIR-V magic number, in either
+// HasMagic reports whether b starts with the SPIR-V magic number, in either
 // byte order.
-func IsSPIRV(b []byte) bool {
+func HasMagic(b []byte) bool {
 	if len(b) < 4 {
 		return false
 	}
 	m := binary.LittleEndian.Uint32(b)
 	return m == spvMagic || m == spvMagicSwapped
 }
+
+// Decode checks a SPIR-V binary's header (the magic number, version 1.0 to
+// 1.6, an id bound within the universal limit, a zero schema) and returns its
+// words in host order. It accepts either byte order. The instruction stream
+// is checked by Reflect, not here.
+func Decode(b []byte) ([]uint32, error) { return decodeWords(b) }
 
 // decodeWords turns a SPIR-V binary of either byte order into host words and
 // checks its header: the magic number, version 1.0 to 1.6, a non-zero id
@@ -159,7 +165,7 @@ func decodeWords(b []byte) ([]uint32, error) {
 	default:
 		return nil, invalidf("bad magic number %#08x", w[0])
 	}
-	v := SPIRVVersion(w[1])
+	v := Version(w[1])
 	if v&0xff0000ff != 0 || v.Major() != 1 || v.Minor() > 6 {
 		return nil, invalidf("unsupported version word %#08x", w[1])
 	}
@@ -220,6 +226,24 @@ func literalString(ops []uint32) (string, int) {
 		}
 	}
 	return string(b), len(ops)
+}
+
+// StripDebug returns b, in little-endian order, without the line information
+// and embedded source text that compilers' debug modes add (OpString,
+// OpLine, OpNoLine, OpSourceContinued, OpModuleProcessed, and the file and
+// text operands of OpSource), keeping OpName and OpMemberName so that
+// reflection still finds resources by name. Modules that import a
+// NonSemantic instruction set, which may refer to OpString results, are
+// returned unchanged. It fails, wrapping ErrInvalid, on a malformed binary.
+func StripDebug(b []byte) ([]byte, error) {
+	w, err := decodeWords(b)
+	if err != nil {
+		return nil, err
+	}
+	if err := instructions(w, func(int, inst) {}); err != nil {
+		return nil, err
+	}
+	return encodeWords(stripDebug(w)), nil
 }
 
 // stripDebug removes the line information and embedded source text that

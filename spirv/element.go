@@ -1,4 +1,4 @@
-package shader
+package spirv
 
 // Element describes the elements of a buffer's trailing runtime-sized
 // array: a StructuredBuffer's element type, the uint words of a

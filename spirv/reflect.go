@@ -1,4 +1,4 @@
-package shader
+package spirv
 
 import (
 	"math"
@@ -10,7 +10,7 @@ import (
 type Module struct {
 	// SPIRV is the module's binary, little-endian 32-bit words.
 	SPIRV     []byte
-	Version   SPIRVVersion
+	Version   Version
 	Generator uint32 // the generator magic number of the header
 	Bound     uint32 // the id bound of the header
 
@@ -23,10 +23,12 @@ type Module struct {
 	// nil.
 	PushConstants *PushConstantBlock
 
-	// Warnings holds the compiler's warnings for a compiled module.
+	// Warnings holds the compiler's warnings for a module that package
+	// shader compiled; Reflect leaves it empty.
 	Warnings []Diagnostic
-	// Cached reports that Compile took the module from the on-disk cache
-	// instead of running the compiler.
+	// Cached reports that package shader's Compile took the module from its
+	// on-disk cache instead of running the compiler; Reflect leaves it
+	// false.
 	Cached bool
 }
 
@@ -108,7 +110,7 @@ func reflectWords(w []uint32) (*Module, error) {
 	}
 	m := &Module{
 		SPIRV:     encodeWords(w),
-		Version:   SPIRVVersion(w[1]),
+		Version:   Version(w[1]),
 		Generator: w[2],
 		Bound:     w[3],
 	}
