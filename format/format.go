@@ -66,9 +66,57 @@ type DType struct {
 	Lanes uint16
 }
 
+// The element types of gfxcuda's formats and tensors, one lane each.
+var (
+	Int8    = DType{DLInt, 8, 1}
+	Int16   = DType{DLInt, 16, 1}
+	Int32   = DType{DLInt, 32, 1}
+	Uint8   = DType{DLUInt, 8, 1}
+	Uint16  = DType{DLUInt, 16, 1}
+	Uint32  = DType{DLUInt, 32, 1}
+	Float16 = DType{DLFloat, 16, 1}
+	Float32 = DType{DLFloat, 32, 1}
+)
+
+// Size returns the size of one element in bytes: Bits/8 × Lanes.
+func (d DType) Size() int {
+	lanes := int(d.Lanes)
+	if lanes == 0 {
+		lanes = 1
+	}
+	return int(d.Bits) / 8 * lanes
+}
+
+// String returns the NumPy name of the type, such as "float32" or "uint8",
+// with "x4" appended for 4 lanes; "DType{code,bits,lanes}" for a code
+// DLPack defines but gfxcuda does not use.
+func (d DType) String() string {
+	var s string
+	switch {
+	case d.Bits == 0:
+		return fmt.Sprintf("DType{%d,%d,%d}", d.Code, d.Bits, d.Lanes)
+	case d.Code == DLInt:
+		s = "int"
+	case d.Code == DLUInt:
+		s = "uint"
+	case d.Code == DLFloat:
+		s = "float"
+	default:
+		return fmt.Sprintf("DType{%d,%d,%d}", d.Code, d.Bits, d.Lanes)
+	}
+	s += fmt.Sprint(d.Bits)
+	if d.Lanes > 1 {
+		s += fmt.Sprintf("x%d", d.Lanes)
+	}
+	return s
+}
+
 // TypeStr is the dtype in NumPy's array-interface form ("|u1", "<f4", ...),
 // as __cuda_array_interface__ wants it.
 func (d DType) TypeStr() string {
+	if d.Code > DLFloat {
+		return fmt.Sprintf("|V%d", d.Size()) // NumPy's opaque type of that size
+	}
 	c := [...]string{"i", "u", "f"}[d.Code]
 	if d.Bits == 8 {
 		return "|" + c + "1"
@@ -172,9 +220,9 @@ const (
 )
 
 func init() {
-	u8, i8 := DType{DLUInt, 8, 1}, DType{DLInt, 8, 1}
-	u16, i16, f16 := DType{DLUInt, 16, 1}, DType{DLInt, 16, 1}, DType{DLFloat, 16, 1}
-	u32, i32, f32 := DType{DLUInt, 32, 1}, DType{DLInt, 32, 1}, DType{DLFloat, 32, 1}
+	u8, i8 := Uint8, Int8
+	u16, i16, f16 := Uint16, Int16, Float16
+	u32, i32, f32 := Uint32, Int32, Float32
 	for _, n := range []struct {
 		ch     int
 		prefix string

@@ -99,3 +99,38 @@ func TestForDType(t *testing.T) {
 		t.Error("3 channels accepted")
 	}
 }
+
+func TestDType(t *testing.T) {
+	for _, c := range []struct {
+		d        DType
+		name, ts string
+		size     int
+	}{
+		{Uint8, "uint8", "|u1", 1},
+		{Int8, "int8", "|i1", 1},
+		{Float16, "float16", "<f2", 2},
+		{Float32, "float32", "<f4", 4},
+		{Int32, "int32", "<i4", 4},
+		{Uint16, "uint16", "<u2", 2},
+		{DType{DLUInt, 8, 4}, "uint8x4", "|u1", 4},
+		{DType{}, "DType{0,0,0}", "<i0", 0},
+		{DType{5, 32, 1}, "DType{5,32,1}", "|V4", 4},
+	} {
+		if got := c.d.String(); got != c.name {
+			t.Errorf("%#v.String() = %q, want %q", c.d, got, c.name)
+		}
+		if got := c.d.TypeStr(); got != c.ts {
+			t.Errorf("%#v.TypeStr() = %q, want %q", c.d, got, c.ts)
+		}
+		if got := c.d.Size(); got != c.size {
+			t.Errorf("%#v.Size() = %d, want %d", c.d, got, c.size)
+		}
+	}
+	// Every format's element type is one of the named ones.
+	named := map[DType]bool{Int8: true, Int16: true, Int32: true, Uint8: true, Uint16: true, Uint32: true, Float16: true, Float32: true}
+	for _, in := range All() {
+		if !named[in.DType] {
+			t.Errorf("%s: element type %v has no name", in.Name, in.DType)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/gfxcuda/gfxcuda/internal/kernels"
 	"github.com/gfxcuda/gfxcuda/internal/testpattern"
 	"github.com/gfxcuda/gfxcuda/interop"
+	"github.com/gfxcuda/gfxcuda/tensorpass"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
@@ -30,7 +31,7 @@ const frameW, frameH = 1920, 1080
 type RingHarness struct {
 	D      *interop.Device
 	Prod   *testpattern.Producer
-	Pass   *interop.TensorPass
+	Pass   *tensorpass.Pass
 	Tensor *cuda.DeviceMemory // consumer's destination: one frame per batch position
 	Check  *cuda.Function
 	Errors *cuda.DeviceMemory // uint64 error count + uint32 first bad index
@@ -47,7 +48,7 @@ func NewRingHarness(d *interop.Device, maxSlots, maxBatch int) (*RingHarness, er
 	if h.Prod, err = testpattern.NewProducer(d.Vulkan()); err != nil {
 		return nil, err
 	}
-	if h.Pass, err = interop.NewTensorPass(d.Vulkan(), interop.TensorLayout{DType: interop.Uint8}); err != nil {
+	if h.Pass, err = tensorpass.New(d.Vulkan(), tensorpass.Layout{DType: format.Uint8}); err != nil {
 		h.Close()
 		return nil, err
 	}

@@ -1,56 +1,65 @@
-package interop
+// Package tensorpass is a Vulkan compute pass that writes an RGBA8 image
+// in the layout a learning framework wants (NCHW or NHWC; float32, float16
+// or uint8; 3 or 4 channels) into a buffer. Recorded right after
+// rendering into a buffer shared with CUDA (package interop), it makes each
+// frame ready for PyTorch with no CUDA work at all; it needs no CUDA itself
+// and runs on any Vulkan device.
+//
+// The pass is compiled from GLSL with package shader the first time a
+// layout is used on a machine, then taken from shader's on-disk cache.
+package tensorpass
 
 import (
 	"encoding/binary"
 	"fmt"
 
+	"github.com/gfxcuda/gfxcuda/format"
 	"github.com/gfxcuda/gfxcuda/shader"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
-// TensorLayout says how a TensorPass lays an image out in a buffer for
-// CUDA: the shape a learning framework wants, so that CUDA does nothing per
-// frame.
-type TensorLayout struct {
+// Layout says how a Pass lays an image out in a buffer for CUDA: the shape
+// a learning framework wants, so that CUDA does nothing per frame.
+type Layout struct {
 	Planar bool // NCHW (channel planes); false: NHWC (interleaved)
-	DType  TensorDType
+	// DType is the element type: format.Float32 or format.Float16
+	// (normalized to [0, 1] from the UNORM image) or format.Uint8 (the
+	// bytes as they are).
+	DType format.DType
 	// Channels to write: 3 (RGB, alpha dropped) or 4. 0 means 4.
 	Channels int
 }
 
-// TensorDType is a tensor element type.
-type TensorDType int
-
-// Tensor element types. Float types are normalized to [0, 1] from UNORM
-// images; Uint8 keeps the bytes.
-const (
-	Float32 TensorDType = iota
-	Float16
-	Uint8
-)
-
-func (t TensorDType) size() int { return [...]int{4, 2, 1}[t] }
-
-func (t TensorDType) String() string { return [...]string{"float32", "float16", "uint8"}[t] }
-
-// Bytes returns the tensor's size for a width×height image.
-func (l TensorLayout) Bytes(width, height uint32) uint64 {
-	return uint64(width) * uint64(height) * uint64(l.channels()) * uint64(l.DType.size())
+// dtypeCode is the DTYPE the shader is compiled with, or -1 for an element
+// type the pass cannot write.
+func dtypeCode(d format.DType) int {
+	switch d {
+	case format.Float32:
+		return 0
+	case format.Float16:
+		return 1
+	case format.Uint8:
+		return 2
+	}
+	return -1
 }
 
-func (l TensorLayout) channels() int {
+// Bytes returns the tensor's size for a width×height image.
+func (l Layout) Bytes(width, height uint32) uint64 {
+	return uint64(width) * uint64(height) * uint64(l.channels()) * uint64(l.DType.Size())
+}
+
+func (l Layout) channels() int {
 	if l.Channels == 0 {
 		return 4
 	}
 	return l.Channels
 }
 
-// TensorPass is a Vulkan compute pass that converts an RGBA image (a
-// storage image in the GENERAL layout) into a tensor layout in a buffer.
-// Recorded right after rendering, it makes the frame ready for CUDA with no
-// CUDA work at all.
-type TensorPass struct {
-	l      TensorLayout
+// Pass is a Vulkan compute pass that converts an RGBA image (a storage
+// image in the GENERAL layout) into a tensor layout in a buffer.
+type Pass struct {
+	l      Layout
 	pipe   *vulkan.Pipeline
 	module *shader.Module
 }
@@ -117,42 +126,46 @@ void main() {
 }
 `
 
-// NewTensorPass compiles the conversion for layout l on a Vulkan device
-// (compiled shaders are cached on disk, see package shader). It needs no
-// CUDA: any Vulkan device can run it.
-func NewTensorPass(vd *vulkan.Device, l TensorLayout) (*TensorPass, error) {
+// New compiles the conversion for layout l on a Vulkan device (compiled
+// shaders are cached on disk, see package shader). It needs no CUDA: any
+// Vulkan device can run it.
+func New(vd *vulkan.Device, l Layout) (*Pass, error) {
 	if ch := l.channels(); ch != 3 && ch != 4 {
-		return nil, fmt.Errorf("interop: tensor of %d channels (3 or 4)", ch)
+		return nil, fmt.Errorf("tensorpass: tensor of %d channels (3 or 4)", ch)
+	}
+	code := dtypeCode(l.DType)
+	if code < 0 {
+		return nil, fmt.Errorf("tensorpass: element type %s (want format.Float32, format.Float16 or format.Uint8)", l.DType)
 	}
 	planar := "0"
 	if l.Planar {
 		planar = "1"
 	}
 	m, err := shader.Compile([]byte(tensorShader), shader.Options{Language: shader.GLSL, Filename: "tensor.comp", Optimize: true,
-		Defines: map[string]string{"DTYPE": fmt.Sprint(int(l.DType)), "PLANAR": planar, "CH": fmt.Sprintf("%du", l.channels())}})
+		Defines: map[string]string{"DTYPE": fmt.Sprint(code), "PLANAR": planar, "CH": fmt.Sprintf("%du", l.channels())}})
 	if err != nil {
-		return nil, fmt.Errorf("interop: tensor pass: %w", err)
+		return nil, fmt.Errorf("tensorpass: %w", err)
 	}
 	p, err := vd.NewComputePipeline(m)
 	if err != nil {
 		return nil, err
 	}
-	return &TensorPass{l: l, pipe: p, module: m}, nil
+	return &Pass{l: l, pipe: p, module: m}, nil
 }
 
 // Layout returns the pass's layout.
-func (t *TensorPass) Layout() TensorLayout { return t.l }
+func (t *Pass) Layout() Layout { return t.l }
 
 // Record records the conversion of src (a 2D RGBA8 UNORM image with storage
 // usage) into dst from byte 0. The width must be a multiple of 4. For shared
 // resources pass tex.Vulkan() and buf.Vulkan().
-func (t *TensorPass) Record(c *vulkan.Commands, src *vulkan.Image, dst *vulkan.Buffer) error {
+func (t *Pass) Record(c *vulkan.Commands, src *vulkan.Image, dst *vulkan.Buffer) error {
 	o := src.Options()
 	if o.Width%4 != 0 {
-		return fmt.Errorf("interop: tensor pass: width %d is not a multiple of 4", o.Width)
+		return fmt.Errorf("tensorpass: width %d is not a multiple of 4", o.Width)
 	}
 	if need := t.l.Bytes(o.Width, o.Height); dst.Size() < need {
-		return fmt.Errorf("interop: tensor pass: %dx%d as %d×%s needs %d bytes, buffer has %d", o.Width, o.Height, t.l.channels(), t.l.DType, need, dst.Size())
+		return fmt.Errorf("tensorpass: %dx%d as %d×%s needs %d bytes, buffer has %d", o.Width, o.Height, t.l.channels(), t.l.DType, need, dst.Size())
 	}
 	push := make([]byte, 8)
 	binary.LittleEndian.PutUint32(push[0:], o.Width)
@@ -163,4 +176,4 @@ func (t *TensorPass) Record(c *vulkan.Commands, src *vulkan.Image, dst *vulkan.B
 }
 
 // Close frees the pipeline.
-func (t *TensorPass) Close() error { return t.pipe.Close() }
+func (t *Pass) Close() error { return t.pipe.Close() }

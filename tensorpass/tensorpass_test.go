@@ -1,9 +1,11 @@
-package interop
+package tensorpass
 
 import (
 	"encoding/binary"
 	"math"
+	"math/rand/v2"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/gfxcuda/gfxcuda/format"
@@ -71,16 +73,18 @@ func TestTensorPass(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer prod.Close()
-	const frame = 42
+	frame := rand.Uint64() // a different pattern on every run
+	t.Logf("frame %d", frame)
 	seed := testpattern.Seed(frame)
 	texel := func(i, c int) uint8 { return uint8(testpattern.Texel(uint32(i), seed) >> (8 * c)) }
 
-	for _, l := range []TensorLayout{
-		{DType: Float32}, {DType: Float32, Planar: true}, {DType: Float32, Channels: 3, Planar: true},
-		{DType: Float16}, {DType: Float16, Planar: true}, {DType: Float16, Channels: 3},
-		{DType: Uint8}, {DType: Uint8, Planar: true}, {DType: Uint8, Channels: 3},
+	f32, f16, u8 := format.Float32, format.Float16, format.Uint8
+	for _, l := range []Layout{
+		{DType: f32}, {DType: f32, Planar: true}, {DType: f32, Channels: 3, Planar: true},
+		{DType: f16}, {DType: f16, Planar: true}, {DType: f16, Channels: 3},
+		{DType: u8}, {DType: u8, Planar: true}, {DType: u8, Channels: 3},
 	} {
-		pass, err := NewTensorPass(vd, l)
+		pass, err := New(vd, l)
 		if err != nil {
 			t.Fatalf("%+v: %v", l, err)
 		}
@@ -89,7 +93,10 @@ func TestTensorPass(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m, _ := out.Map()
+		m, err := out.Map()
+		if err != nil {
+			t.Fatal(err)
+		}
 		for i := range m {
 			m[i] = 0xCD
 		}
@@ -111,14 +118,14 @@ func TestTensorPass(t *testing.T) {
 				want := texel(i, c)
 				var ok bool
 				switch l.DType {
-				case Float32:
+				case f32:
 					got := math.Float32frombits(binary.LittleEndian.Uint32(m[4*idx:]))
 					// UNORM→float may be off by an ulp (the Vulkan spec allows it).
 					ok = math.Abs(float64(got)-float64(want)/255) <= 1e-6
-				case Float16:
+				case f16:
 					got := halfToFloat(binary.LittleEndian.Uint16(m[2*idx:]))
 					ok = math.Abs(float64(got)-float64(want)/255) <= 1.0/2048
-				case Uint8:
+				case u8:
 					ok = m[idx] == want
 				}
 				if !ok {
@@ -127,7 +134,36 @@ func TestTensorPass(t *testing.T) {
 				}
 			}
 		}
-		out.Close()
-		pass.Close()
+		if err := out.Close(); err != nil {
+			t.Error(err)
+		}
+		if err := pass.Close(); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// TestBadLayout checks that layouts the pass cannot write are refused with
+// an error naming what is wrong, before any shader is compiled.
+func TestBadLayout(t *testing.T) {
+	vd := vulkanOnly(t)
+	for _, c := range []struct {
+		l    Layout
+		want string
+	}{
+		{Layout{DType: format.Float32, Channels: 2}, "2 channels"},
+		{Layout{DType: format.Int16}, "int16"},
+		{Layout{}, "DType{0,0,0}"},
+	} {
+		p, err := New(vd, c.l)
+		if err == nil {
+			p.Close()
+			t.Errorf("%+v accepted", c.l)
+		} else if !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want it to mention %q", c.l, err, c.want)
+		}
+	}
+	if n := (Layout{DType: format.Float16, Channels: 3}).Bytes(8, 2); n != 8*2*3*2 {
+		t.Errorf("Bytes = %d", n)
 	}
 }
