@@ -1,6 +1,7 @@
 package cuda
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"syscall"
@@ -298,19 +299,12 @@ func (a *Array) closeLocked() error {
 	}
 	a.surfs = nil
 	if a.parent != nil {
-		first = firstErr(first, check("cuMipmappedArrayDestroy", cu.MipmappedArrayDestroy(a.ctx.h, a.mip)))
+		first = errors.Join(first, check("cuMipmappedArrayDestroy", cu.MipmappedArrayDestroy(a.ctx.h, a.mip)))
 	} else {
-		first = firstErr(first, check("cuArrayDestroy", cu.ArrayDestroy(a.ctx.h, a.h)))
-		first = firstErr(first, a.ctx.release())
+		first = errors.Join(first, check("cuArrayDestroy", cu.ArrayDestroy(a.ctx.h, a.h)))
+		first = errors.Join(first, a.ctx.release())
 	}
 	return first
-}
-
-func firstErr(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
 }
 
 // Close destroys the array and its surface objects. Idempotent; also done

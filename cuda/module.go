@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"sync"
@@ -57,7 +58,7 @@ func (m *Module) Close() error {
 	}
 	m.ok = false
 	m.mu.Unlock()
-	return firstErr(check("cuModuleUnload", cu.ModuleUnload(m.ctx.h, m.h)), m.ctx.release())
+	return errors.Join(check("cuModuleUnload", cu.ModuleUnload(m.ctx.h, m.h)), m.ctx.release())
 }
 
 // Function is a kernel in a Module.

@@ -1,6 +1,7 @@
 package cuda
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"syscall"
@@ -90,5 +91,5 @@ func (e *ExternalSemaphore) Close() error {
 	e.ok = false
 	e.mu.Unlock()
 	err := check("cuDestroyExternalSemaphore", cu.DestroyExternalSemaphore(e.ctx.h, e.h))
-	return firstErr(err, e.ctx.release())
+	return errors.Join(err, e.ctx.release())
 }

@@ -1,6 +1,7 @@
 package cuda
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 
@@ -120,7 +121,7 @@ func (m *ShareableMemory) Close() error {
 	m.ok = false
 	c := m.ctx
 	err := check("cuMemUnmap", cu.MemUnmap(c.h, cu.DevicePtr(m.ptr), m.size))
-	err = firstErr(err, check("cuMemAddressFree", cu.MemAddressFree(c.h, cu.DevicePtr(m.ptr), m.size)))
-	err = firstErr(err, check("cuMemRelease", cu.MemRelease(c.h, m.h)))
-	return firstErr(err, c.release())
+	err = errors.Join(err, check("cuMemAddressFree", cu.MemAddressFree(c.h, cu.DevicePtr(m.ptr), m.size)))
+	err = errors.Join(err, check("cuMemRelease", cu.MemRelease(c.h, m.h)))
+	return errors.Join(err, c.release())
 }

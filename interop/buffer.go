@@ -1,6 +1,7 @@
 package interop
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/gfxcuda/gfxcuda/cuda"
@@ -120,7 +121,7 @@ func (b *Buffer) Map(s *cuda.Stream, f func(ptr cuda.DevicePtr, s *cuda.Stream) 
 		return err
 	}
 	ferr := f(b.ptr, acc.Stream())
-	return firstErr(ferr, acc.Done())
+	return errors.Join(ferr, acc.Done())
 }
 
 func (b *Buffer) closeLocked() error {
@@ -132,9 +133,9 @@ func (b *Buffer) closeLocked() error {
 	if b.ext != nil {
 		err = b.ext.Close() // unmaps b.mapped too
 	}
-	err = firstErr(err, b.vk.Close())
+	err = errors.Join(err, b.vk.Close())
 	if b.cu != nil {
-		err = firstErr(err, b.cu.Close())
+		err = errors.Join(err, b.cu.Close())
 	}
 	return err
 }
@@ -152,5 +153,5 @@ func (b *Buffer) Close() error {
 	}
 	delete(d.kids, b)
 	err := d.quiesce()
-	return firstErr(err, b.closeLocked())
+	return errors.Join(err, b.closeLocked())
 }

@@ -104,16 +104,9 @@ func (t *timeline) close() error {
 		err = t.cu.Close()
 	}
 	if t.vk != nil {
-		err = firstErr(err, t.vk.Close())
+		err = errors.Join(err, t.vk.Close())
 	}
 	return err
-}
-
-func firstErr(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
 }
 
 // Open finds a GPU that Vulkan and CUDA both see, opens a Vulkan device
@@ -236,28 +229,28 @@ func (d *Device) Close() error {
 	d.closed = true
 	var err error
 	// Let both sides finish before memory goes away.
-	err = firstErr(err, d.stream.Synchronize())
-	err = firstErr(err, d.ctx.Synchronize())
-	err = firstErr(err, d.vk.WaitIdle())
+	err = errors.Join(err, d.stream.Synchronize())
+	err = errors.Join(err, d.ctx.Synchronize())
+	err = errors.Join(err, d.vk.WaitIdle())
 	for k := range d.kids {
-		err = firstErr(err, k.closeLocked())
+		err = errors.Join(err, k.closeLocked())
 	}
 	d.kids = nil
-	err = firstErr(err, d.syncs.close())
+	err = errors.Join(err, d.syncs.close())
 	if d.kernMod != nil {
-		err = firstErr(err, d.kernMod.Close())
+		err = errors.Join(err, d.kernMod.Close())
 	}
 	d.mu.Unlock()
-	err = firstErr(err, d.toVK.close())
-	err = firstErr(err, d.toCUDA.close())
-	err = firstErr(err, d.stream.Close())
+	err = errors.Join(err, d.toVK.close())
+	err = errors.Join(err, d.toCUDA.close())
+	err = errors.Join(err, d.stream.Close())
 	if d.ownCtx {
-		err = firstErr(err, d.ctx.Close())
+		err = errors.Join(err, d.ctx.Close())
 	}
 	if d.ownVK {
-		err = firstErr(err, d.vk.Close())
+		err = errors.Join(err, d.vk.Close())
 		if d.inst != nil {
-			err = firstErr(err, d.inst.Close())
+			err = errors.Join(err, d.inst.Close())
 		}
 	}
 	return err
@@ -292,7 +285,7 @@ func (d *Device) kernel(name string) (*cuda.Function, error) {
 // quiesce waits until the Device's CUDA stream and the Vulkan queue are
 // idle, so that memory can be freed. Called with d.mu held.
 func (d *Device) quiesce() error {
-	return firstErr(d.stream.Synchronize(), d.vk.WaitIdle())
+	return errors.Join(d.stream.Synchronize(), d.vk.WaitIdle())
 }
 
 func (d *Device) live() error {

@@ -1,6 +1,7 @@
 package interop
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/gfxcuda/gfxcuda/cuda"
@@ -73,7 +74,7 @@ func (p *cmdPool) get() (*vulkan.Commands, error) {
 func (p *cmdPool) close() error {
 	var err error
 	for _, c := range p.cmds {
-		err = firstErr(err, c.Close())
+		err = errors.Join(err, c.Close())
 	}
 	p.cmds = nil
 	return err

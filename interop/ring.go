@@ -111,11 +111,11 @@ func (r *Ring) free() error {
 	var err error
 	for _, e := range r.events {
 		if e != nil {
-			err = firstErr(err, e.Close())
+			err = errors.Join(err, e.Close())
 		}
 	}
-	err = firstErr(err, r.toVK.close())
-	return firstErr(err, r.toCUDA.close())
+	err = errors.Join(err, r.toVK.close())
+	return errors.Join(err, r.toCUDA.close())
 }
 
 // Slots returns the number of slots; Batch the frames per hand-off.
@@ -268,17 +268,17 @@ func (r *Ring) Close() error {
 	var err error
 	for _, e := range r.events {
 		if e != nil {
-			err = firstErr(err, e.Synchronize())
+			err = errors.Join(err, e.Synchronize())
 		}
 	}
 	// Batches produced but never consumed: let CUDA release them so that
 	// Vulkan's queue can drain.
 	for r.nCons < r.nProd {
-		err = firstErr(err, r.toVK.cu.Signal(r.d.stream, r.nProd))
+		err = errors.Join(err, r.toVK.cu.Signal(r.d.stream, r.nProd))
 		r.nCons = r.nProd
 	}
-	err = firstErr(err, r.d.stream.Synchronize())
-	err = firstErr(err, r.cmds.close())
+	err = errors.Join(err, r.d.stream.Synchronize())
+	err = errors.Join(err, r.cmds.close())
 	r.d.mu.Lock()
 	for i, s := range r.slots {
 		if st := s.st(); !st.closed {
@@ -291,5 +291,5 @@ func (r *Ring) Close() error {
 		}
 	}
 	r.d.mu.Unlock()
-	return firstErr(err, r.free())
+	return errors.Join(err, r.free())
 }

@@ -1,6 +1,7 @@
 package interop
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -300,7 +301,7 @@ func (t *Texture) Map(s *cuda.Stream, f func(arr *cuda.Array, s *cuda.Stream) er
 		return err
 	}
 	ferr := f(t.arr, acc.Stream())
-	return firstErr(ferr, acc.Done())
+	return errors.Join(ferr, acc.Done())
 }
 
 func (t *Texture) closeLocked() error {
@@ -309,7 +310,7 @@ func (t *Texture) closeLocked() error {
 	}
 	t.s.closed = true
 	err := t.ext.Close() // destroys the array and its surfaces
-	return firstErr(err, t.vk.Close())
+	return errors.Join(err, t.vk.Close())
 }
 
 // Close frees the texture in both APIs, after the Device's stream and the
@@ -324,5 +325,5 @@ func (t *Texture) Close() error {
 	}
 	delete(d.kids, t)
 	err := d.quiesce()
-	return firstErr(err, t.closeLocked())
+	return errors.Join(err, t.closeLocked())
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -85,7 +86,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		f, err := os.Create(*jsonPath)
 		if err == nil {
 			err = s.R.WriteJSON(f)
-			err = firstErr(err, f.Close())
+			err = errors.Join(err, f.Close())
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "gfxcuda bench: %v\n", err)
@@ -96,7 +97,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		f, err := os.Create(*pngPath)
 		if err == nil {
 			err = s.R.WritePNG(f)
-			err = firstErr(err, f.Close())
+			err = errors.Join(err, f.Close())
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "gfxcuda bench: chart: %v\n", err)
@@ -107,11 +108,4 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
-}
-
-func firstErr(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
 }

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"time"
@@ -138,10 +139,10 @@ func newGLTexture(gl *egl.Context, h cu.Context, w, ht int, data []byte) (*glReg
 func (g *glRegistered) close(h cu.Context) error {
 	err := cuErr("cuGraphicsUnregisterResource", cu.GraphicsUnregisterResource(h, g.res))
 	if g.buf != 0 {
-		err = firstErr(err, g.gl.DeleteBuffer(g.buf))
+		err = errors.Join(err, g.gl.DeleteBuffer(g.buf))
 	}
 	if g.tex != 0 {
-		err = firstErr(err, g.gl.DeleteTexture(g.tex))
+		err = errors.Join(err, g.gl.DeleteTexture(g.tex))
 	}
 	return err
 }
@@ -261,7 +262,7 @@ func (s *Suite) GLBaseline() error {
 			err = buf.close(h)
 		}
 		if tex != nil {
-			err = firstErr(err, tex.close(h))
+			err = errors.Join(err, tex.close(h))
 		}
 		return err
 	})

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"runtime"
 	"testing"
@@ -78,7 +79,7 @@ func TestCUDAGLBuffer(t *testing.T) {
 			t.Errorf("mapped size %d, want %d", size, len(data))
 		}
 		err = ctx.CopyDtoH(got, cuda.DevicePtr(p))
-		if err := firstErr(err, cuErr("cuGraphicsUnmapResources", cu.GraphicsUnmapResources(h, rs, cu.Stream{}))); err != nil {
+		if err := errors.Join(err, cuErr("cuGraphicsUnmapResources", cu.GraphicsUnmapResources(h, rs, cu.Stream{}))); err != nil {
 			return err
 		}
 		if err := buf.mapCycles(h, 10, false); err != nil {

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -88,7 +89,7 @@ func NewRingHarness(d *interop.Device, maxSlots, maxBatch int) (*RingHarness, er
 // ResetErrors zeroes the error counter (and sets "first bad" to none).
 func (h *RingHarness) ResetErrors() error {
 	ctx := h.D.CUDA()
-	return firstErr(ctx.Memset8(h.Errors.Ptr(), 0, 8), ctx.Memset32(h.Errors.Ptr().Add(8), 0xffffffff, 1))
+	return errors.Join(ctx.Memset8(h.Errors.Ptr(), 0, 8), ctx.Memset32(h.Errors.Ptr().Add(8), 0xffffffff, 1))
 }
 
 // ReadErrors returns the error count and the first bad word index.
@@ -104,35 +105,28 @@ func (h *RingHarness) ReadErrors() (uint64, uint32, error) {
 	return n, uint32(b[8]) | uint32(b[9])<<8 | uint32(b[10])<<16 | uint32(b[11])<<24, nil
 }
 
-func firstErr(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
-}
-
 // Close frees everything.
 func (h *RingHarness) Close() error {
 	var err error
 	for _, t := range h.texs {
-		err = firstErr(err, t.Close())
+		err = errors.Join(err, t.Close())
 	}
 	for _, b := range h.bufs {
-		err = firstErr(err, b.Close())
+		err = errors.Join(err, b.Close())
 	}
 	for _, m := range []*cuda.DeviceMemory{h.Tensor, h.Errors} {
 		if m != nil {
-			err = firstErr(err, m.Close())
+			err = errors.Join(err, m.Close())
 		}
 	}
 	if h.mod != nil {
-		err = firstErr(err, h.mod.Close())
+		err = errors.Join(err, h.mod.Close())
 	}
 	if h.Pass != nil {
-		err = firstErr(err, h.Pass.Close())
+		err = errors.Join(err, h.Pass.Close())
 	}
 	if h.Prod != nil {
-		err = firstErr(err, h.Prod.Close())
+		err = errors.Join(err, h.Prod.Close())
 	}
 	return err
 }
@@ -295,7 +289,7 @@ func (h *RingHarness) ConsumerAlone(frames int) (float64, error) {
 		}
 		return nil
 	})
-	return float64(frames) / d.Seconds(), firstErr(err, acc.Done())
+	return float64(frames) / d.Seconds(), errors.Join(err, acc.Done())
 }
 
 // Rings measures the bounds and every ring configuration.
