@@ -1,7 +1,10 @@
 // Package format is gfxcuda's one table of texel formats: for each format,
 // its Vulkan format, how CUDA sees it (array element format and channel
 // count), its size, and the element type that DLPack and
-// __cuda_array_interface__ report to PyTorch, CuPy and Numba.
+// __cuda_array_interface__ report to PyTorch, CuPy and Numba. Beyond the
+// formats gfxcuda shares, it knows the name and texel block of every
+// VkFormat (VkName, Block, Aspects), generated from the Khronos header by
+// go generate (vkformats.go, see internal/vkgen); package vulkan uses it.
 //
 // The set covers what Gfx2Cuda and compushady offer: R, RG and RGBA in 8-,
 // 16- and 32-bit UNORM, SNORM, UINT, SINT and FLOAT variants (as the
@@ -290,10 +293,15 @@ func Lookup(f Format) (Info, bool) {
 // Info returns the description of f; the zero Info if f is not in the table.
 func (f Format) Info() Info { in, _ := Lookup(f); return in }
 
-// String returns the format's name, e.g. "rgba8_unorm".
+// String returns the format's name, e.g. "rgba8_unorm"; for a VkFormat
+// outside the table its Vulkan name, e.g. "VK_FORMAT_BC7_UNORM_BLOCK";
+// otherwise "Format(N)".
 func (f Format) String() string {
 	if in, ok := byFormat[f]; ok {
 		return in.Name
+	}
+	if n := f.VkName(); n != "" {
+		return n
 	}
 	return fmt.Sprintf("Format(%d)", uint32(f))
 }

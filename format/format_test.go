@@ -1,19 +1,96 @@
 package format
 
 import (
+	"bytes"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
 	"testing"
 
-	"github.com/gfxcuda/gfxcuda/vulkan"
+	"github.com/gfxcuda/gfxcuda/format/internal/vkgen"
 )
 
-// TestVulkanValues checks every entry's value against the Vulkan format
-// names that package vulkan generates from the Khronos header, so a typo
-// cannot slip through.
+// TestVulkanValues checks every entry's value against the Vulkan names
+// generated from the Khronos header, so a typo in a value cannot slip
+// through, and its texel size against the header's texel block.
 func TestVulkanValues(t *testing.T) {
 	for _, in := range All() {
-		if got := vulkan.FormatName(uint32(in.Format)); got != in.VkName {
+		if got := in.Format.VkName(); got != in.VkName {
 			t.Errorf("%s: value %d is %s in Vulkan, table says %s", in.Name, in.Format, got, in.VkName)
 		}
+		if size, w, h := in.Format.Block(); int(size) != in.BytesPerTexel || w != 1 || h != 1 {
+			t.Errorf("%s: Vulkan block %d bytes %dx%d, table says %d bytes per texel", in.Name, size, w, h, in.BytesPerTexel)
+		}
+		if in.Format.Aspects() != 1 {
+			t.Errorf("%s: aspects %d, want color", in.Name, in.Format.Aspects())
+		}
+	}
+	// Every header name appears once; a few blocks the specification gives.
+	seen := map[string]bool{}
+	for _, f := range VkFormats() {
+		n := f.VkName()
+		if seen[n] || !strings.HasPrefix(n, "VK_FORMAT_") {
+			t.Errorf("format %d: name %q", f, n)
+		}
+		seen[n] = true
+	}
+	for _, c := range []struct {
+		f                   Format
+		size, w, h, aspects uint32
+		name                string
+	}{
+		{0, 0, 1, 1, 0, "VK_FORMAT_UNDEFINED"},
+		{124, 2, 1, 1, 2, "VK_FORMAT_D16_UNORM"},
+		{129, 4, 1, 1, 6, "VK_FORMAT_D24_UNORM_S8_UINT"},
+		{130, 5, 1, 1, 6, "VK_FORMAT_D32_SFLOAT_S8_UINT"},
+		{127, 1, 1, 1, 4, "VK_FORMAT_S8_UINT"},
+		{131, 8, 4, 4, 1, "VK_FORMAT_BC1_RGB_UNORM_BLOCK"},
+		{145, 16, 4, 4, 1, "VK_FORMAT_BC7_UNORM_BLOCK"},
+		{177, 16, 10, 8, 1, "VK_FORMAT_ASTC_10x8_UNORM_BLOCK"},
+		{1000156003, 0, 1, 1, 0, "VK_FORMAT_G8_B8R8_2PLANE_420_UNORM"},
+		{1000156009, 8, 1, 1, 1, "VK_FORMAT_R10X6G10X6B10X6A10X6_UNORM_4PACK16"},
+		{0x7fff0000, 0, 1, 1, 0, ""},
+	} {
+		s, w, h := c.f.Block()
+		if [4]uint32{s, w, h, c.f.Aspects()} != [4]uint32{c.size, c.w, c.h, c.aspects} || c.f.VkName() != c.name {
+			t.Errorf("%d: %q %d bytes %dx%d aspects %d; want %q %d bytes %dx%d aspects %d",
+				c.f, c.f.VkName(), s, w, h, c.f.Aspects(), c.name, c.size, c.w, c.h, c.aspects)
+		}
+	}
+	if Format(145).String() != "VK_FORMAT_BC7_UNORM_BLOCK" || Format(0x7fff0000).String() != "Format(2147418112)" {
+		t.Errorf("String of formats outside the table: %q, %q", Format(145), Format(0x7fff0000))
+	}
+	if Format(0).IsVulkan() || !RGBA8UNorm.IsVulkan() || Format(0x7fff0000).IsVulkan() {
+		t.Error("IsVulkan")
+	}
+}
+
+// TestGeneratedUpToDate regenerates vkformats.go from the installed
+// Khronos header and checks that it matches the committed file: run
+// go generate ./format after changing the generator or the header.
+func TestGeneratedUpToDate(t *testing.T) {
+	header, err := os.ReadFile(vkgen.DefaultHeader)
+	if err != nil {
+		t.Skipf("no Vulkan header to regenerate from (Debian: libvulkan-dev): %v", err)
+	}
+	m := regexp.MustCompile(`(?m)^#define VK_HEADER_VERSION (\d+)`).FindSubmatch(header)
+	if m == nil {
+		t.Fatalf("%s has no VK_HEADER_VERSION", vkgen.DefaultHeader)
+	}
+	if v, _ := strconv.Atoi(string(m[1])); v != vkHeaderVersion {
+		t.Skipf("the installed header is version %d, vkformats.go comes from version %d", v, vkHeaderVersion)
+	}
+	want, err := vkgen.Generate(header)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile("vkformats.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("vkformats.go is not what the generator makes from %s: run go generate ./format", vkgen.DefaultHeader)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	gfxformat "github.com/gfxcuda/gfxcuda/format"
 	"github.com/gfxcuda/gfxcuda/internal/vk"
 )
 
@@ -32,18 +33,10 @@ const (
 	fmtASTC10x8Unorm      vkFormat = 177
 )
 
-// formatInfo describes a format's texel block.
-type formatInfo struct {
-	name          string
-	size          uint8 // bytes per texel block; 0: not computed
-	width, height uint8 // texel block extent
-	aspect        uint8 // VkImageAspectFlags
-}
-
 // FormatName returns the Vulkan name of a VkFormat value, such as
 // "VK_FORMAT_R8G8B8A8_UNORM", or "VkFormat(N)" for a value this package
 // does not know. It knows every format of Vulkan 1.3 and its registered
-// extensions.
+// extensions (from package format's table, generated from the header).
 func FormatName(format uint32) string { return vkFormat(format).String() }
 
 // FormatBlock returns the texel block of a VkFormat: its size in bytes and
@@ -52,39 +45,31 @@ func FormatName(format uint32) string { return vkFormat(format).String() }
 // buffers this package does not compute: multi-planar and 4:2:2 formats,
 // PVRTC, VK_FORMAT_UNDEFINED and unknown values.
 func FormatBlock(format uint32) (size, width, height uint32) {
-	f := vkFormat(format)
-	w, h := f.blockExtent()
-	return f.blockSize(), w, h
+	return gfxformat.Format(format).Block()
 }
 
 // String returns the Vulkan name, or "VkFormat(N)".
 func (f vkFormat) String() string {
-	if fi, ok := formatTable[f]; ok {
-		return fi.name
+	if n := gfxformat.Format(f).VkName(); n != "" {
+		return n
 	}
 	return fmt.Sprintf("VkFormat(%d)", uint32(f))
 }
 
 // known reports whether f is a VkFormat this package knows, other than
 // VK_FORMAT_UNDEFINED.
-func (f vkFormat) known() bool {
-	_, ok := formatTable[f]
-	return ok && f != fmtUndefined
-}
+func (f vkFormat) known() bool { return gfxformat.Format(f).IsVulkan() }
 
-func (f vkFormat) blockSize() uint32 { return uint32(formatTable[f].size) }
+func (f vkFormat) blockSize() uint32 { s, _, _ := gfxformat.Format(f).Block(); return s }
 
 func (f vkFormat) blockExtent() (width, height uint32) {
-	fi, ok := formatTable[f]
-	if !ok || fi.width == 0 {
-		return 1, 1
-	}
-	return uint32(fi.width), uint32(fi.height)
+	_, w, h := gfxformat.Format(f).Block()
+	return w, h
 }
 
 // aspect returns the VkImageAspectFlags of f's whole image.
 func (f vkFormat) aspect() uint32 {
-	if a := uint32(formatTable[f].aspect); a != 0 {
+	if a := gfxformat.Format(f).Aspects(); a != 0 {
 		return a
 	}
 	return vk.ImageAspectColor
