@@ -86,6 +86,9 @@ func TestGeneratedUpToDate(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, err := os.ReadFile("vkformats.go")
+	if os.IsNotExist(err) {
+		t.Skip("vkformats.go is not here (a test binary copied without its package's sources)")
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

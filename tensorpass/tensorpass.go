@@ -5,18 +5,21 @@
 // frame ready for PyTorch with no CUDA work at all; it needs no CUDA itself
 // and runs on any Vulkan device.
 //
-// The pass is compiled from GLSL with package shader the first time a
-// layout is used on a machine, then taken from shader's on-disk cache.
+// The pass is GLSL (tensor.comp), compiled for every layout by go generate
+// into shaders_gen.go: the package links no shader compiler.
 package tensorpass
 
 import (
+	"encoding/base64"
 	"encoding/binary"
 	"fmt"
 
 	"github.com/gfxcuda/gfxcuda/format"
-	"github.com/gfxcuda/gfxcuda/shader"
+	"github.com/gfxcuda/gfxcuda/spirv"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
+
+//go:generate go run gen.go
 
 // Layout says how a Pass lays an image out in a buffer for CUDA: the shape
 // a learning framework wants, so that CUDA does nothing per frame.
@@ -61,74 +64,19 @@ func (l Layout) channels() int {
 type Pass struct {
 	l      Layout
 	pipe   *vulkan.Pipeline
-	module *shader.Module
+	module *spirv.Module
 }
 
-// Each invocation converts 4 consecutive texels of a row (so that 8- and
-// 16-bit outputs are written as whole 32-bit words).
-const tensorShader = `#version 450
-layout(local_size_x = 64, local_size_y = 4) in;
-layout(set = 0, binding = 0, rgba8) uniform readonly image2D src;
-layout(std430, set = 0, binding = 1) writeonly buffer Dst { uint words[]; };
-layout(push_constant) uniform PC { uint width; uint height; } pc;
-
-#if DTYPE == 0
-#define PUT(i, v) words[i] = floatBitsToUint(v)
-#endif
-
-void main() {
-	uint x0 = gl_GlobalInvocationID.x * 4u;
-	uint y = gl_GlobalInvocationID.y;
-	if (x0 >= pc.width || y >= pc.height) return;
-	vec4 t[4];
-	for (uint k = 0u; k < 4u; k++)
-		t[k] = x0 + k < pc.width ? imageLoad(src, ivec2(x0 + k, y)) : vec4(0);
-	uint pix = y * pc.width + x0;
-	uint plane = pc.width * pc.height;
-	uint n = min(4u, pc.width - x0);
-#if DTYPE == 0
-	for (uint k = 0u; k < n; k++)
-		for (uint c = 0u; c < CH; c++)
-#if PLANAR
-			PUT(c * plane + pix + k, t[k][c]);
-#else
-			PUT((pix + k) * CH + c, t[k][c]);
-#endif
-#elif DTYPE == 1
-#if PLANAR
-	// Widths are a multiple of 4 here, so 4 texels are 2 words per plane.
-	for (uint c = 0u; c < CH; c++) {
-		words[(c * plane + pix) / 2u] = packHalf2x16(vec2(t[0][c], t[1][c]));
-		words[(c * plane + pix) / 2u + 1u] = packHalf2x16(vec2(t[2][c], t[3][c]));
-	}
-#else
-	// 4 texels × CH halves = 2·CH words.
-	float v[16];
-	for (uint k = 0u; k < 4u; k++)
-		for (uint c = 0u; c < CH; c++)
-			v[k * CH + c] = t[k][c];
-	for (uint w = 0u; w < 2u * CH; w++)
-		words[(pix * CH) / 2u + w] = packHalf2x16(vec2(v[2u * w], v[2u * w + 1u]));
-#endif
-#else
-#if PLANAR
-	for (uint c = 0u; c < CH; c++)
-		words[(c * plane + pix) / 4u] = packUnorm4x8(vec4(t[0][c], t[1][c], t[2][c], t[3][c]));
-#else
-	float v[16];
-	for (uint k = 0u; k < 4u; k++)
-		for (uint c = 0u; c < CH; c++)
-			v[k * CH + c] = t[k][c];
-	for (uint w = 0u; w < CH; w++)
-		words[(pix * CH) / 4u + w] = packUnorm4x8(vec4(v[4u * w], v[4u * w + 1u], v[4u * w + 2u], v[4u * w + 3u]));
-#endif
-#endif
+// variant selects a precompiled module: the shader's DTYPE, PLANAR and
+// channels.
+type variant struct {
+	dtype    int
+	planar   bool
+	channels int
 }
-`
 
-// New compiles the conversion for layout l on a Vulkan device (compiled
-// shaders are cached on disk, see package shader). It needs no CUDA: any
-// Vulkan device can run it.
+// New creates the conversion for layout l on a Vulkan device. It needs no
+// CUDA and no shader compiler: any Vulkan device can run it.
 func New(vd *vulkan.Device, l Layout) (*Pass, error) {
 	if ch := l.channels(); ch != 3 && ch != 4 {
 		return nil, fmt.Errorf("tensorpass: tensor of %d channels (3 or 4)", ch)
@@ -137,14 +85,17 @@ func New(vd *vulkan.Device, l Layout) (*Pass, error) {
 	if code < 0 {
 		return nil, fmt.Errorf("tensorpass: element type %s (want format.Float32, format.Float16 or format.Uint8)", l.DType)
 	}
-	planar := "0"
-	if l.Planar {
-		planar = "1"
+	enc, ok := modules[variant{code, l.Planar, l.channels()}]
+	if !ok {
+		return nil, fmt.Errorf("tensorpass: no module for %+v: run go generate ./tensorpass", l)
 	}
-	m, err := shader.Compile([]byte(tensorShader), shader.Options{Language: shader.GLSL, Filename: "tensor.comp", Optimize: true,
-		Defines: map[string]string{"DTYPE": fmt.Sprint(code), "PLANAR": planar, "CH": fmt.Sprintf("%du", l.channels())}})
+	b, err := base64.StdEncoding.DecodeString(enc)
 	if err != nil {
-		return nil, fmt.Errorf("tensorpass: %w", err)
+		return nil, fmt.Errorf("tensorpass: module for %+v: %w", l, err)
+	}
+	m, err := spirv.Reflect(b)
+	if err != nil {
+		return nil, fmt.Errorf("tensorpass: module for %+v: %w", l, err)
 	}
 	p, err := vd.NewComputePipeline(m)
 	if err != nil {

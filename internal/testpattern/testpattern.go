@@ -7,27 +7,22 @@
 package testpattern
 
 import (
+	_ "embed" // the shader's source
+	"encoding/base64"
+
 	"github.com/gfxcuda/gfxcuda/internal/kernels"
-	"github.com/gfxcuda/gfxcuda/shader"
+	"github.com/gfxcuda/gfxcuda/spirv"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
+//go:generate go run gen.go
+
 // Shader writes texel i (= y·width + x) of an RGBA8 storage image as the
-// four bytes of hash32(i ^ seed), little-endian: R is the low byte.
-const Shader = `#version 450
-layout(local_size_x = 16, local_size_y = 16) in;
-layout(set = 0, binding = 0, rgba8) uniform writeonly image2D img;
-layout(push_constant) uniform PC { uint seed; uint width; uint height; } pc;
-uint hash32(uint x) {
-	x ^= x >> 16; x *= 0x7feb352du; x ^= x >> 15; x *= 0x846ca68bu; x ^= x >> 16;
-	return x;
-}
-void main() {
-	uvec2 p = gl_GlobalInvocationID.xy;
-	if (p.x >= pc.width || p.y >= pc.height) return;
-	imageStore(img, ivec2(p), unpackUnorm4x8(hash32((p.y * pc.width + p.x) ^ pc.seed)));
-}
-`
+// four bytes of hash32(i ^ seed), little-endian: R is the low byte. It is
+// compiled by go generate into module (shader_gen.go).
+//
+//go:embed testpattern.comp
+var Shader string
 
 // Seed is the seed of frame f.
 func Seed(frame uint64) uint32 { return kernels.Hash32(uint32(frame) + 1) }
@@ -47,9 +42,13 @@ func Push(seed, width, height uint32) []byte {
 // Producer is the compiled pattern shader on a device.
 type Producer struct{ P *vulkan.Pipeline }
 
-// NewProducer compiles the shader (cached on disk) into a pipeline.
+// NewProducer makes the precompiled shader into a pipeline.
 func NewProducer(d *vulkan.Device) (*Producer, error) {
-	m, err := shader.Compile([]byte(Shader), shader.Options{Language: shader.GLSL, Filename: "testpattern.comp", Optimize: true})
+	b, err := base64.StdEncoding.DecodeString(module)
+	if err != nil {
+		return nil, err
+	}
+	m, err := spirv.Reflect(b)
 	if err != nil {
 		return nil, err
 	}
