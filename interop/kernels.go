@@ -58,11 +58,11 @@ func kernelLoadUnsupported(err error) bool {
 	}
 	switch r {
 	case 200, // CUDA_ERROR_INVALID_IMAGE
-		209, // CUDA_ERROR_NO_BINARY_FOR_GPU
-		218, // CUDA_ERROR_INVALID_PTX
-		221, // CUDA_ERROR_JIT_COMPILER_NOT_FOUND
-		222, // CUDA_ERROR_UNSUPPORTED_PTX_VERSION
-		223, // CUDA_ERROR_JIT_COMPILATION_DISABLED
+		209,                         // CUDA_ERROR_NO_BINARY_FOR_GPU
+		218,                         // CUDA_ERROR_INVALID_PTX
+		221,                         // CUDA_ERROR_JIT_COMPILER_NOT_FOUND
+		222,                         // CUDA_ERROR_UNSUPPORTED_PTX_VERSION
+		223,                         // CUDA_ERROR_JIT_COMPILATION_DISABLED
 		cuda.ErrorNotFound,          // the kernel is not in the module
 		cuda.ErrorMissingEntryPoint: // the driver lacks the module functions
 		return true
