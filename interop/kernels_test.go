@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gfxcuda/gfxcuda/cuda"
+	"github.com/gfxcuda/gfxcuda/internal/kernels"
 )
 
 // TestKernelFallbackDecision checks, on the CPU, what a texture copy does
@@ -15,12 +16,12 @@ import (
 // reason; other errors are returned; success uses the kernel.
 func TestKernelFallbackDecision(t *testing.T) {
 	kernelState.mu.Lock()
-	saved := kernelState
+	failed, warned, handler := kernelState.failed, kernelState.warned, kernelState.handler
 	kernelState.failed, kernelState.warned, kernelState.handler = nil, false, nil
 	kernelState.mu.Unlock()
 	t.Cleanup(func() {
 		kernelState.mu.Lock()
-		kernelState.failed, kernelState.warned, kernelState.handler = saved.failed, saved.warned, saved.handler
+		kernelState.failed, kernelState.warned, kernelState.handler = failed, warned, handler
 		kernelState.mu.Unlock()
 	})
 	var msgs []string
@@ -68,5 +69,24 @@ func TestKernelFallbackDecision(t *testing.T) {
 	}
 	if kernelsFailed(2) != nil {
 		t.Error("a device that never failed is recorded")
+	}
+}
+
+// TestKernelsLoadOnThisDriver checks, on a GPU machine, that texture copies
+// use gfxcuda's kernel rather than the fallback: the fallback keeps copies
+// correct, so without this test a PTX the driver rejects would go unseen.
+func TestKernelsLoadOnThisDriver(t *testing.T) {
+	d := openDevice(t)
+	use, err := d.useCopyKernel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !use {
+		t.Fatalf("texture copies fall back to the copy engine on this driver: %v", KernelsUnavailable())
+	}
+	for _, name := range []string{kernels.FillHash, kernels.XorU32, kernels.SurfXor, kernels.RGBA8ToF32, kernels.CheckHash, kernels.SurfLinear} {
+		if _, err := d.kernel(name); err != nil {
+			t.Errorf("kernel %s: %v", name, err)
+		}
 	}
 }
