@@ -14,14 +14,19 @@ import (
 //
 // Objects created from a Context (memory, streams, events) keep it alive:
 // Close marks the Context closed at once, but the primary context is
-// released only when the last of them is closed too, so Close calls may come
-// in any order. A Context is safe for concurrent use.
+// released only when the last of them is closed too, and when the last call
+// in progress through the Context has returned, so Close calls may come in
+// any order and at any time. A Context is safe for concurrent use.
+//
+// No call leaves the context current on the calling thread: each driver
+// call makes it current for its own duration and restores whatever context
+// the thread had before (see Do for code that needs it current).
 type Context struct {
 	dev Device
 	h   cu.Context
 
 	mu     sync.Mutex
-	refs   int  // 1 for the Context itself + 1 per live child
+	refs   int  // 1 for the Context itself + 1 per live child + 1 per call in progress
 	closed bool // Close was called
 }
 
@@ -37,8 +42,13 @@ func (d Device) PrimaryContext() (*Context, error) {
 // Device returns the context's device.
 func (c *Context) Device() Device { return c.dev }
 
-// acquire takes a reference for a new child object; it fails once the
-// context is closed.
+// Handle returns the raw CUcontext. It is borrowed: valid while the Context
+// (or an object made from it) is open; never destroy or release it, and do
+// not leave it current on a thread gfxcuda does not own.
+func (c *Context) Handle() uintptr { return c.h.Handle() }
+
+// acquire takes a reference for a new child object or for one call in
+// progress; it fails once the context is closed.
 func (c *Context) acquire() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -61,18 +71,17 @@ func (c *Context) release() error {
 	return nil
 }
 
-// live returns ErrClosed after Close.
-func (c *Context) live() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed {
-		return ErrClosed
+// leave ends a call's reference taken with acquire, adding the release's
+// error to the call's.
+func (c *Context) leave(err *error) {
+	if rerr := c.release(); *err == nil {
+		*err = rerr
 	}
-	return nil
 }
 
 // Close releases this reference to the primary context. It is idempotent.
-// Objects still open keep the primary context alive until they are closed.
+// Objects still open, and calls in progress, keep the primary context alive
+// until they are closed or return.
 func (c *Context) Close() error {
 	c.mu.Lock()
 	if c.closed {
@@ -86,11 +95,13 @@ func (c *Context) Close() error {
 
 // Do runs f on a locked OS thread with the context current, for code that
 // calls other CUDA libraries (through cgo) that expect a current context.
-// The thread's previous context is restored afterwards.
-func (c *Context) Do(f func() error) error {
-	if err := c.live(); err != nil {
+// The thread's previous context is restored and the thread unlocked
+// afterwards (a thread the caller had locked stays locked).
+func (c *Context) Do(f func() error) (err error) {
+	if err := c.acquire(); err != nil {
 		return err
 	}
+	defer c.leave(&err)
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	prev, r := cu.CtxGetCurrent()
@@ -100,7 +111,11 @@ func (c *Context) Do(f func() error) error {
 	if err := check("cuCtxSetCurrent", cu.CtxSetCurrent(c.h)); err != nil {
 		return err
 	}
-	defer cu.CtxSetCurrent(prev)
+	defer func() {
+		if rerr := check("cuCtxSetCurrent", cu.CtxSetCurrent(prev)); err == nil {
+			err = rerr
+		}
+	}()
 	return f()
 }
 
@@ -111,19 +126,24 @@ func (c *Context) IsCurrent() bool {
 	return r == cu.Success && cur == c.h
 }
 
-// Synchronize waits until all work in the context has finished.
-func (c *Context) Synchronize() error {
-	if err := c.live(); err != nil {
+// Synchronize waits until all work in the context has finished. It blocks
+// the calling thread with no timeout (the driver offers no way to interrupt
+// it); to wait with a deadline, record an Event on the streams concerned
+// and use Event.Wait.
+func (c *Context) Synchronize() (err error) {
+	if err := c.acquire(); err != nil {
 		return err
 	}
+	defer c.leave(&err)
 	return check("cuCtxSynchronize", cu.CtxSynchronize(c.h))
 }
 
 // MemInfo returns the device's free and total memory in bytes.
 func (c *Context) MemInfo() (free, total uint64, err error) {
-	if err := c.live(); err != nil {
+	if err := c.acquire(); err != nil {
 		return 0, 0, err
 	}
+	defer c.leave(&err)
 	free, total, r := cu.MemGetInfo(c.h)
 	return free, total, check("cuMemGetInfo", r)
 }

@@ -8,8 +8,20 @@
 // Work happens in a device's primary context, the one the CUDA runtime,
 // PyTorch, CuPy and Numba use too, so memory allocated here is usable by
 // them directly. Every call makes its context current on the OS thread it
-// runs on, so goroutines need not lock themselves to threads; code that calls
-// other CUDA libraries can use Context.Do to run with the context current.
+// runs on for the duration of the call and then restores the thread's
+// previous context, so goroutines need not lock themselves to threads and a
+// caller's own current context (PyTorch's on another GPU, say) is never
+// changed; code that calls other CUDA libraries can use Context.Do to run
+// with the context current.
+//
+// Every object is safe for concurrent use, and Close is idempotent and may
+// race with other calls: it waits for the calls in progress on the object
+// and makes later ones fail with ErrClosed. Work already queued on the GPU
+// is not tracked: do not free memory that queued work still uses. Streams
+// made by other libraries are used through WrapStream; raw handles
+// (Handle, Ptr) are borrowed, valid until Close. Host waits take a
+// context.Context (Stream.Wait, Event.Wait); the Synchronize methods block
+// without a timeout. See docs/embedding.md.
 package cuda
 
 import (

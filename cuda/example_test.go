@@ -1,8 +1,10 @@
 package cuda_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/gfxcuda/gfxcuda/cuda"
 )
@@ -51,4 +53,43 @@ func ExampleContext_CopyHtoD() {
 	out := make([]byte, 5)
 	ctx.CopyDtoH(out, mem.Ptr())
 	fmt.Println(string(out))
+}
+
+// Queue work on the stream another library (PyTorch, CuPy) is using, then
+// wait for it with a deadline. handle is, for example,
+// torch.cuda.current_stream().cuda_stream; 0 is the legacy default stream.
+func ExampleWrapStream() {
+	dev, err := cuda.GetDevice(0)
+	if err != nil {
+		fmt.Println("no CUDA device")
+		return
+	}
+	ctx, err := dev.PrimaryContext()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer ctx.Close()
+	var handle uintptr // from the other library
+	s, err := cuda.WrapStream(ctx, handle)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer s.Close() // stops using the stream; never destroys it
+	mem, err := ctx.Alloc(1 << 20)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer mem.Close()
+	if err := s.Memset32(mem.Ptr(), 0x3f800000, 1<<18); err != nil {
+		fmt.Println(err)
+		return
+	}
+	wait, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if err := s.Wait(wait); err != nil {
+		fmt.Println(err)
+	}
 }

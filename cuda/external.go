@@ -15,13 +15,16 @@ import (
 //
 // Close unmaps every buffer and array mapped from it, then releases the
 // import; the exporting API's allocation stays valid until it is freed there.
+// It is safe for concurrent use; Close waits for calls in progress on it and
+// on its arrays to return.
 type ExternalMemory struct {
 	ctx  *Context
-	mu   sync.Mutex
+	life life
 	h    cu.ExternalMemory
-	ok   bool
 	size uint64
-	kids map[interface{ closeLocked() error }]struct{}
+
+	mu   sync.Mutex // guards kids
+	kids map[interface{ Close() error }]struct{}
 }
 
 // ImportMemoryFD imports an OPAQUE_FD memory handle of size bytes (the real
@@ -46,10 +49,9 @@ func (c *Context) ImportMemoryFD(fd int, size uint64, dedicated bool) (*External
 	h, r := cu.ImportExternalMemoryFD(c.h, fd, size, flags)
 	if err := check("cuImportExternalMemory", r); err != nil {
 		syscall.Close(fd)
-		c.release()
-		return nil, fmt.Errorf("importing %d bytes from fd %d: %w", size, fd, err)
+		return nil, errors.Join(fmt.Errorf("importing %d bytes from fd %d: %w", size, fd, err), c.release())
 	}
-	return &ExternalMemory{ctx: c, h: h, ok: true, size: size, kids: map[interface{ closeLocked() error }]struct{}{}}, nil
+	return &ExternalMemory{ctx: c, h: h, size: size, kids: map[interface{ Close() error }]struct{}{}}, nil
 }
 
 // Size is the imported allocation's size in bytes.
@@ -58,46 +60,63 @@ func (m *ExternalMemory) Size() uint64 { return m.size }
 // Context returns the context the memory is imported into.
 func (m *ExternalMemory) Context() *Context { return m.ctx }
 
-// Close releases the import and every mapping made from it. Idempotent.
-func (m *ExternalMemory) Close() error {
+// Handle returns the raw CUexternalMemory. It is borrowed: valid until
+// Close; never destroy it.
+func (m *ExternalMemory) Handle() uintptr { return m.h.Handle() }
+
+// adopt records a mapping so that Close closes it; it fails once Close has
+// begun.
+func (m *ExternalMemory) adopt(k interface{ Close() error }) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if !m.ok {
-		return nil
+	if m.kids == nil {
+		return false
 	}
-	m.ok = false
-	var first error
-	for k := range m.kids {
-		if err := k.closeLocked(); err != nil && first == nil {
-			first = err
+	m.kids[k] = struct{}{}
+	return true
+}
+
+// forget removes a closed mapping.
+func (m *ExternalMemory) forget(k interface{ Close() error }) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.kids != nil {
+		delete(m.kids, k)
+	}
+}
+
+// Close releases the import and every mapping made from it, once calls in
+// progress have returned. Idempotent.
+func (m *ExternalMemory) Close() error {
+	return m.life.shut(func() error {
+		m.mu.Lock()
+		kids := m.kids
+		m.kids = nil
+		m.mu.Unlock()
+		var first error
+		for k := range kids {
+			first = errors.Join(first, k.Close())
 		}
-	}
-	m.kids = nil
-	if err := check("cuDestroyExternalMemory", cu.DestroyExternalMemory(m.ctx.h, m.h)); err != nil && first == nil {
-		first = err
-	}
-	if err := m.ctx.release(); err != nil && first == nil {
-		first = err
-	}
-	return first
+		first = errors.Join(first, check("cuDestroyExternalMemory", cu.DestroyExternalMemory(m.ctx.h, m.h)))
+		return errors.Join(first, m.ctx.release())
+	})
 }
 
 // MappedBuffer is a range of external memory mapped as device memory.
 type MappedBuffer struct {
 	parent *ExternalMemory
+	life   life
 	ptr    DevicePtr
 	size   uint64
-	ok     bool
 }
 
 // MapBuffer maps size bytes starting at offset as a device pointer. The
 // pointer stays valid until the MappedBuffer or the ExternalMemory is closed.
 func (m *ExternalMemory) MapBuffer(offset, size uint64) (*MappedBuffer, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if !m.ok {
-		return nil, ErrClosed
+	if err := m.life.acquire(); err != nil {
+		return nil, err
 	}
+	defer m.life.release()
 	if size == 0 || offset+size > m.size || offset+size < offset {
 		return nil, fmt.Errorf("cuda: mapping [%d, %d+%d) of external memory of %d bytes: %w", offset, offset, size, m.size, ErrorInvalidValue)
 	}
@@ -105,16 +124,17 @@ func (m *ExternalMemory) MapBuffer(offset, size uint64) (*MappedBuffer, error) {
 	if err := check("cuExternalMemoryGetMappedBuffer", r); err != nil {
 		return nil, err
 	}
-	b := &MappedBuffer{parent: m, ptr: DevicePtr(p), size: size, ok: true}
-	m.kids[b] = struct{}{}
+	b := &MappedBuffer{parent: m, ptr: DevicePtr(p), size: size}
+	if !m.adopt(b) { // cannot happen while we hold a use; kept for safety
+		return nil, errors.Join(check("cuMemFree", cu.MemFree(m.ctx.h, cu.DevicePtr(p))), ErrClosed)
+	}
 	return b, nil
 }
 
-// Ptr returns the device address, or 0 once closed.
+// Ptr returns the device address (CUdeviceptr), or 0 once closed. It is
+// borrowed: valid until the MappedBuffer or its ExternalMemory is closed.
 func (b *MappedBuffer) Ptr() DevicePtr {
-	b.parent.mu.Lock()
-	defer b.parent.mu.Unlock()
-	if !b.ok {
+	if b.life.closed() {
 		return 0
 	}
 	return b.ptr
@@ -123,22 +143,12 @@ func (b *MappedBuffer) Ptr() DevicePtr {
 // Size returns the mapping's size in bytes.
 func (b *MappedBuffer) Size() uint64 { return b.size }
 
-func (b *MappedBuffer) closeLocked() error {
-	if !b.ok {
-		return nil
-	}
-	b.ok = false
-	return check("cuMemFree", cu.MemFree(b.parent.ctx.h, cu.DevicePtr(b.ptr)))
-}
-
 // Close unmaps the buffer. Idempotent; also done by ExternalMemory.Close.
 func (b *MappedBuffer) Close() error {
-	b.parent.mu.Lock()
-	defer b.parent.mu.Unlock()
-	if b.parent.kids != nil {
-		delete(b.parent.kids, b)
-	}
-	return b.closeLocked()
+	return b.life.shut(func() error {
+		b.parent.forget(b)
+		return check("cuMemFree", cu.MemFree(b.parent.ctx.h, cu.DevicePtr(b.ptr)))
+	})
 }
 
 // ArrayFormat is a CUDA array element format (CUarray_format).
@@ -221,15 +231,18 @@ func (d ArrayDesc) ElementSize() uint64 { return uint64(d.Format.Size()) * uint6
 
 // Array is a CUDA array: opaque, tiled texture memory. It is level 0 of an
 // imported image (ExternalMemory.MapArray) or one created with NewArray.
+// It is safe for concurrent use; Close waits for calls in progress on it to
+// return.
 type Array struct {
 	ctx    *Context
 	parent *ExternalMemory // nil for arrays made with NewArray
-	mu     sync.Mutex
+	life   life
 	mip    cu.MipmappedArray
 	h      cu.Array
 	desc   ArrayDesc
-	ok     bool
-	surfs  []cu.SurfObject
+
+	mu    sync.Mutex // guards surfs
+	surfs []cu.SurfObject
 }
 
 // MapArray maps an image's memory (starting at offset) as a CUDA array of
@@ -239,22 +252,22 @@ func (m *ExternalMemory) MapArray(offset uint64, d ArrayDesc) (*Array, error) {
 	if d.Format.Size() == 0 || (d.Channels != 1 && d.Channels != 2 && d.Channels != 4) || d.Width == 0 || d.Height == 0 {
 		return nil, fmt.Errorf("cuda: invalid array description %+v: %w", d, ErrorInvalidValue)
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if !m.ok {
-		return nil, ErrClosed
+	if err := m.life.acquire(); err != nil {
+		return nil, err
 	}
+	defer m.life.release()
 	mip, r := cu.ExternalMemoryGetMappedMipmappedArray(m.ctx.h, m.h, offset, d.raw(), 1)
 	if err := check("cuExternalMemoryGetMappedMipmappedArray", r); err != nil {
 		return nil, fmt.Errorf("mapping a %dx%d×%d %s×%d array: %w", d.Width, d.Height, d.Layers, d.Format, d.Channels, err)
 	}
 	lvl, r := cu.MipmappedArrayGetLevel(m.ctx.h, mip, 0)
 	if err := check("cuMipmappedArrayGetLevel", r); err != nil {
-		cu.MipmappedArrayDestroy(m.ctx.h, mip)
-		return nil, err
+		return nil, errors.Join(err, check("cuMipmappedArrayDestroy", cu.MipmappedArrayDestroy(m.ctx.h, mip)))
 	}
-	a := &Array{ctx: m.ctx, parent: m, mip: mip, h: lvl, desc: d, ok: true}
-	m.kids[a] = struct{}{}
+	a := &Array{ctx: m.ctx, parent: m, mip: mip, h: lvl, desc: d}
+	if !m.adopt(a) { // cannot happen while we hold a use; kept for safety
+		return nil, errors.Join(check("cuMipmappedArrayDestroy", cu.MipmappedArrayDestroy(m.ctx.h, mip)), ErrClosed)
+	}
 	return a, nil
 }
 
@@ -268,54 +281,41 @@ func (c *Context) NewArray(d ArrayDesc) (*Array, error) {
 	}
 	h, r := cu.Array3DCreate(c.h, d.raw())
 	if err := check("cuArray3DCreate", r); err != nil {
-		c.release()
-		return nil, err
+		return nil, errors.Join(err, c.release())
 	}
-	return &Array{ctx: c, h: h, desc: d, ok: true}, nil
+	return &Array{ctx: c, h: h, desc: d}, nil
 }
 
 // Desc returns the array's description.
 func (a *Array) Desc() ArrayDesc { return a.desc }
 
-func (a *Array) lock() func() {
-	if a.parent != nil {
-		a.parent.mu.Lock()
-		return a.parent.mu.Unlock
-	}
-	a.mu.Lock()
-	return a.mu.Unlock
-}
+// Handle returns the raw CUarray (level 0 of a mapped image). It is
+// borrowed: valid until Close (of the array or of its ExternalMemory);
+// never destroy it.
+func (a *Array) Handle() uintptr { return a.h.Handle() }
 
-func (a *Array) closeLocked() error {
-	if !a.ok {
-		return nil
-	}
-	a.ok = false
-	var first error
-	for _, s := range a.surfs {
-		if err := check("cuSurfObjectDestroy", cu.SurfObjectDestroy(a.ctx.h, s)); err != nil && first == nil {
-			first = err
-		}
-	}
-	a.surfs = nil
-	if a.parent != nil {
-		first = errors.Join(first, check("cuMipmappedArrayDestroy", cu.MipmappedArrayDestroy(a.ctx.h, a.mip)))
-	} else {
-		first = errors.Join(first, check("cuArrayDestroy", cu.ArrayDestroy(a.ctx.h, a.h)))
-		first = errors.Join(first, a.ctx.release())
-	}
-	return first
-}
-
-// Close destroys the array and its surface objects. Idempotent; also done
-// by ExternalMemory.Close for mapped arrays.
+// Close destroys the array and its surface objects once calls in progress
+// have returned. Idempotent; also done by ExternalMemory.Close for mapped
+// arrays.
 func (a *Array) Close() error {
-	unlock := a.lock()
-	defer unlock()
-	if a.parent != nil && a.parent.kids != nil {
-		delete(a.parent.kids, a)
-	}
-	return a.closeLocked()
+	return a.life.shut(func() error {
+		if a.parent != nil {
+			a.parent.forget(a)
+		}
+		a.mu.Lock()
+		surfs := a.surfs
+		a.surfs = nil
+		a.mu.Unlock()
+		var first error
+		for _, s := range surfs {
+			first = errors.Join(first, check("cuSurfObjectDestroy", cu.SurfObjectDestroy(a.ctx.h, s)))
+		}
+		if a.parent != nil {
+			return errors.Join(first, check("cuMipmappedArrayDestroy", cu.MipmappedArrayDestroy(a.ctx.h, a.mip)))
+		}
+		first = errors.Join(first, check("cuArrayDestroy", cu.ArrayDestroy(a.ctx.h, a.h)))
+		return errors.Join(first, a.ctx.release())
+	})
 }
 
 // SurfObject is a CUsurfObject: a handle kernels use to read and write an
@@ -325,27 +325,18 @@ type SurfObject uint64
 // Surface creates a surface object over the array (which must have been
 // described with Surface: true). It is destroyed with the array.
 func (a *Array) Surface() (SurfObject, error) {
-	unlock := a.lock()
-	defer unlock()
-	if !a.ok {
-		return 0, ErrClosed
+	if err := a.life.acquire(); err != nil {
+		return 0, err
 	}
+	defer a.life.release()
 	s, r := cu.SurfObjectCreate(a.ctx.h, a.h)
 	if err := check("cuSurfObjectCreate", r); err != nil {
 		return 0, err
 	}
+	a.mu.Lock()
 	a.surfs = append(a.surfs, s)
+	a.mu.Unlock()
 	return SurfObject(s), nil
-}
-
-// handle returns the raw array or ErrClosed.
-func (a *Array) handle() (cu.Array, error) {
-	unlock := a.lock()
-	defer unlock()
-	if !a.ok {
-		return cu.Array{}, ErrClosed
-	}
-	return a.h, nil
 }
 
 // ArrayCopy copies between an array's layer and pitched device memory:
@@ -358,11 +349,9 @@ type ArrayCopy struct {
 	Pitch         uint64 // bytes between rows at Ptr; 0 means tightly packed
 }
 
+// raw builds the copy; the caller holds a use of c.Array.
 func (c ArrayCopy) raw(toArray bool) (*cu.Memcpy3D, error) {
-	h, err := c.Array.handle()
-	if err != nil {
-		return nil, err
-	}
+	h := c.Array.h
 	d := c.Array.desc
 	if c.Width == 0 {
 		c.Width = d.Width - c.X
@@ -398,10 +387,18 @@ func (c ArrayCopy) raw(toArray bool) (*cu.Memcpy3D, error) {
 
 // CopyFromArray queues a copy from the array into device memory.
 func (s *Stream) CopyFromArray(c ArrayCopy) error {
-	h, err := s.handle()
+	if c.Array == nil {
+		return fmt.Errorf("cuda: CopyFromArray without an Array: %w", ErrorInvalidValue)
+	}
+	h, err := s.use()
 	if err != nil {
 		return err
 	}
+	defer s.done()
+	if err := c.Array.life.acquire(); err != nil {
+		return err
+	}
+	defer c.Array.life.release()
 	m, err := c.raw(false)
 	if err != nil {
 		return err
@@ -411,10 +408,18 @@ func (s *Stream) CopyFromArray(c ArrayCopy) error {
 
 // CopyToArray queues a copy from device memory into the array.
 func (s *Stream) CopyToArray(c ArrayCopy) error {
-	h, err := s.handle()
+	if c.Array == nil {
+		return fmt.Errorf("cuda: CopyToArray without an Array: %w", ErrorInvalidValue)
+	}
+	h, err := s.use()
 	if err != nil {
 		return err
 	}
+	defer s.done()
+	if err := c.Array.life.acquire(); err != nil {
+		return err
+	}
+	defer c.Array.life.release()
 	m, err := c.raw(true)
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 package cuda
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"sort"
@@ -19,7 +20,7 @@ func (p DevicePtr) Add(n uint64) DevicePtr { return p + DevicePtr(n) }
 // DeviceMemory is device memory allocated with cuMemAlloc.
 type DeviceMemory struct {
 	ctx  *Context
-	mu   sync.Mutex
+	life life
 	ptr  DevicePtr
 	size uint64
 }
@@ -35,16 +36,18 @@ func (c *Context) Alloc(n uint64) (*DeviceMemory, error) {
 	}
 	p, r := cu.MemAlloc(c.h, n)
 	if err := check("cuMemAlloc", r); err != nil {
-		c.release()
-		return nil, fmt.Errorf("allocating %d bytes on device %d: %w", n, c.dev.ordinal, err)
+		return nil, errors.Join(fmt.Errorf("allocating %d bytes on device %d: %w", n, c.dev.ordinal, err), c.release())
 	}
 	return &DeviceMemory{ctx: c, ptr: DevicePtr(p), size: n}, nil
 }
 
-// Ptr returns the device address, or 0 after Close.
+// Ptr returns the device address (the CUdeviceptr), or 0 after Close. It is
+// borrowed: valid until Close, which the caller must not call while work
+// using the address is queued or running.
 func (m *DeviceMemory) Ptr() DevicePtr {
-	m.mu.Lock()
-	defer m.mu.Unlock()
+	if m.life.closed() {
+		return 0
+	}
 	return m.ptr
 }
 
@@ -58,18 +61,10 @@ func (m *DeviceMemory) Context() *Context { return m.ctx }
 // that uses the memory must have finished (the driver frees asynchronously
 // only with stream-ordered allocation, which this is not).
 func (m *DeviceMemory) Close() error {
-	m.mu.Lock()
-	p := m.ptr
-	m.ptr = 0
-	m.mu.Unlock()
-	if p == 0 {
-		return nil
-	}
-	err := check("cuMemFree", cu.MemFree(m.ctx.h, cu.DevicePtr(p)))
-	if rerr := m.ctx.release(); err == nil {
-		err = rerr
-	}
-	return err
+	return m.life.shut(func() error {
+		err := check("cuMemFree", cu.MemFree(m.ctx.h, cu.DevicePtr(m.ptr)))
+		return errors.Join(err, m.ctx.release())
+	})
 }
 
 // HostMemory is page-locked ("pinned") host memory allocated by the driver,
@@ -77,7 +72,7 @@ func (m *DeviceMemory) Close() error {
 // Bytes returns a slice over it; the slice must not be used after Close.
 type HostMemory struct {
 	ctx  *Context
-	mu   sync.Mutex
+	life life
 	p    unsafe.Pointer
 	size uint64
 }
@@ -137,18 +132,17 @@ func (c *Context) AllocHost(n uint64) (*HostMemory, error) {
 	}
 	p, r := cu.MemHostAlloc(c.h, n, hostAllocPortable)
 	if err := check("cuMemHostAlloc", r); err != nil {
-		c.release()
-		return nil, fmt.Errorf("allocating %d bytes of pinned host memory: %w", n, err)
+		return nil, errors.Join(fmt.Errorf("allocating %d bytes of pinned host memory: %w", n, err), c.release())
 	}
 	pinAdd(p, n)
 	return &HostMemory{ctx: c, p: p, size: n}, nil
 }
 
-// Bytes returns the memory as a slice, or nil after Close.
+// Bytes returns the memory as a slice, or nil after Close. The slice is
+// borrowed: it must not be used after Close, nor Close called while a copy
+// queued on it may still run.
 func (h *HostMemory) Bytes() []byte {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.p == nil {
+	if h.life.closed() {
 		return nil
 	}
 	return unsafe.Slice((*byte)(h.p), h.size)
@@ -159,19 +153,11 @@ func (h *HostMemory) Size() uint64 { return h.size }
 
 // Close frees the memory. It is idempotent.
 func (h *HostMemory) Close() error {
-	h.mu.Lock()
-	p := h.p
-	h.p = nil
-	h.mu.Unlock()
-	if p == nil {
-		return nil
-	}
-	pinRemove(p)
-	err := check("cuMemFreeHost", cu.MemFreeHost(h.ctx.h, p))
-	if rerr := h.ctx.release(); err == nil {
-		err = rerr
-	}
-	return err
+	return h.life.shut(func() error {
+		pinRemove(h.p)
+		err := check("cuMemFreeHost", cu.MemFreeHost(h.ctx.h, h.p))
+		return errors.Join(err, h.ctx.release())
+	})
 }
 
 func bytesPtr(b []byte) unsafe.Pointer {
@@ -183,10 +169,11 @@ func bytesPtr(b []byte) unsafe.Pointer {
 
 // CopyHtoD copies src from host memory (any Go slice) to device address dst
 // and returns when the copy has completed.
-func (c *Context) CopyHtoD(dst DevicePtr, src []byte) error {
-	if err := c.live(); err != nil {
+func (c *Context) CopyHtoD(dst DevicePtr, src []byte) (err error) {
+	if err := c.acquire(); err != nil {
 		return err
 	}
+	defer c.leave(&err)
 	if len(src) == 0 {
 		return nil
 	}
@@ -195,10 +182,11 @@ func (c *Context) CopyHtoD(dst DevicePtr, src []byte) error {
 
 // CopyDtoH copies len(dst) bytes from device address src into dst and
 // returns when the copy has completed.
-func (c *Context) CopyDtoH(dst []byte, src DevicePtr) error {
-	if err := c.live(); err != nil {
+func (c *Context) CopyDtoH(dst []byte, src DevicePtr) (err error) {
+	if err := c.acquire(); err != nil {
 		return err
 	}
+	defer c.leave(&err)
 	if len(dst) == 0 {
 		return nil
 	}
@@ -206,26 +194,29 @@ func (c *Context) CopyDtoH(dst []byte, src DevicePtr) error {
 }
 
 // CopyDtoD copies n bytes between device addresses.
-func (c *Context) CopyDtoD(dst, src DevicePtr, n uint64) error {
-	if err := c.live(); err != nil {
+func (c *Context) CopyDtoD(dst, src DevicePtr, n uint64) (err error) {
+	if err := c.acquire(); err != nil {
 		return err
 	}
+	defer c.leave(&err)
 	return check("cuMemcpyDtoD", cu.MemcpyDtoD(c.h, cu.DevicePtr(dst), cu.DevicePtr(src), n))
 }
 
 // Memset8 sets n bytes at p to v.
-func (c *Context) Memset8(p DevicePtr, v uint8, n uint64) error {
-	if err := c.live(); err != nil {
+func (c *Context) Memset8(p DevicePtr, v uint8, n uint64) (err error) {
+	if err := c.acquire(); err != nil {
 		return err
 	}
+	defer c.leave(&err)
 	return check("cuMemsetD8", cu.MemsetD8(c.h, cu.DevicePtr(p), v, n))
 }
 
 // Memset32 sets n 32-bit words at p (4-byte aligned) to v.
-func (c *Context) Memset32(p DevicePtr, v uint32, n uint64) error {
-	if err := c.live(); err != nil {
+func (c *Context) Memset32(p DevicePtr, v uint32, n uint64) (err error) {
+	if err := c.acquire(); err != nil {
 		return err
 	}
+	defer c.leave(&err)
 	return check("cuMemsetD32", cu.MemsetD32(c.h, cu.DevicePtr(p), v, n))
 }
 
@@ -291,15 +282,16 @@ func (cp *Copy2D) raw(pin *runtime.Pinner) (*cu.Memcpy2D, error) {
 
 // Copy2D performs a pitched 2D copy and returns when it has completed.
 // Either side may be host memory (any Go slice) or device memory.
-func (c *Context) Copy2D(cp Copy2D) error {
-	if err := c.live(); err != nil {
+func (c *Context) Copy2D(cp Copy2D) (err error) {
+	if err := c.acquire(); err != nil {
 		return err
 	}
+	defer c.leave(&err)
 	var pin runtime.Pinner
 	defer pin.Unpin()
-	m, err := cp.raw(&pin)
-	if err != nil {
-		return err
+	m, rerr := cp.raw(&pin)
+	if rerr != nil {
+		return rerr
 	}
 	return check("cuMemcpy2D", cu.MemcpyTwoD(c.h, m))
 }

@@ -5,18 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sync"
 
 	"github.com/gfxcuda/gfxcuda/internal/cu"
 )
 
 // Module is loaded GPU code: PTX text (compiled by the driver's JIT, so no
-// CUDA toolkit is needed) or a cubin.
+// CUDA toolkit is needed) or a cubin. It is safe for concurrent use; Close
+// waits for calls in progress on it (lookups, launches) to return.
 type Module struct {
-	ctx *Context
-	mu  sync.Mutex
-	h   cu.Module
-	ok  bool
+	ctx  *Context
+	life life
+	h    cu.Module
 }
 
 // LoadModule loads PTX or cubin code.
@@ -29,19 +28,21 @@ func (c *Context) LoadModule(image []byte) (*Module, error) {
 	}
 	h, r := cu.ModuleLoadData(c.h, image)
 	if err := check("cuModuleLoadData", r); err != nil {
-		c.release()
-		return nil, err
+		return nil, errors.Join(err, c.release())
 	}
-	return &Module{ctx: c, h: h, ok: true}, nil
+	return &Module{ctx: c, h: h}, nil
 }
+
+// Handle returns the raw CUmodule. It is borrowed: valid until Close; never
+// unload it.
+func (m *Module) Handle() uintptr { return m.h.Handle() }
 
 // Function looks up a kernel by its (extern "C", so unmangled) name.
 func (m *Module) Function(name string) (*Function, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if !m.ok {
-		return nil, ErrClosed
+	if err := m.life.acquire(); err != nil {
+		return nil, err
 	}
+	defer m.life.release()
 	f, r := cu.ModuleGetFunction(m.ctx.h, m.h, name)
 	if err := check("cuModuleGetFunction", r); err != nil {
 		return nil, fmt.Errorf("kernel %q: %w", name, err)
@@ -49,16 +50,12 @@ func (m *Module) Function(name string) (*Function, error) {
 	return &Function{mod: m, h: f, name: name}, nil
 }
 
-// Close unloads the module; its functions become unusable. Idempotent.
+// Close unloads the module once calls in progress have returned; its
+// functions become unusable. Idempotent.
 func (m *Module) Close() error {
-	m.mu.Lock()
-	if !m.ok {
-		m.mu.Unlock()
-		return nil
-	}
-	m.ok = false
-	m.mu.Unlock()
-	return errors.Join(check("cuModuleUnload", cu.ModuleUnload(m.ctx.h, m.h)), m.ctx.release())
+	return m.life.shut(func() error {
+		return errors.Join(check("cuModuleUnload", cu.ModuleUnload(m.ctx.h, m.h)), m.ctx.release())
+	})
 }
 
 // Function is a kernel in a Module.
@@ -87,18 +84,17 @@ func (d Dim3) norm() [3]uint32 {
 // (8 bytes); uint32, int32, int, float32 (4 bytes; int is sent as int32);
 // uint16, int16, uint8, int8, bool.
 func (f *Function) Launch(s *Stream, grid, block Dim3, sharedMem uint32, args ...any) error {
-	f.mod.mu.Lock()
-	ok := f.mod.ok
-	f.mod.mu.Unlock()
-	if !ok {
-		return ErrClosed
+	if err := f.mod.life.acquire(); err != nil {
+		return err
 	}
+	defer f.mod.life.release()
 	var sh cu.Stream
 	if s != nil {
 		var err error
-		if sh, err = s.handle(); err != nil {
+		if sh, err = s.use(); err != nil {
 			return err
 		}
+		defer s.done()
 	}
 	buf, offs, err := packArgs(args)
 	if err != nil {

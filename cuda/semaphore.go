@@ -3,19 +3,18 @@ package cuda
 import (
 	"errors"
 	"fmt"
-	"sync"
 	"syscall"
 
 	"github.com/gfxcuda/gfxcuda/internal/cu"
 )
 
 // ExternalSemaphore is a Vulkan (or OpenGL) semaphore imported into CUDA.
-// Streams wait on it and signal it without blocking the host.
+// Streams wait on it and signal it without blocking the host. It is safe for
+// concurrent use; Close waits for calls in progress on it to return.
 type ExternalSemaphore struct {
 	ctx      *Context
-	mu       sync.Mutex
+	life     life
 	h        cu.ExternalSemaphore
-	ok       bool
 	timeline bool
 }
 
@@ -35,61 +34,53 @@ func (c *Context) ImportSemaphoreFD(fd int, timeline bool) (*ExternalSemaphore, 
 	h, r := cu.ImportExternalSemaphoreFD(c.h, fd, typ)
 	if err := check("cuImportExternalSemaphore", r); err != nil {
 		syscall.Close(fd)
-		c.release()
-		return nil, fmt.Errorf("importing semaphore fd %d: %w", fd, err)
+		return nil, errors.Join(fmt.Errorf("importing semaphore fd %d: %w", fd, err), c.release())
 	}
-	return &ExternalSemaphore{ctx: c, h: h, ok: true, timeline: timeline}, nil
+	return &ExternalSemaphore{ctx: c, h: h, timeline: timeline}, nil
 }
 
 // Timeline reports whether this is a timeline semaphore.
 func (e *ExternalSemaphore) Timeline() bool { return e.timeline }
 
-func (e *ExternalSemaphore) handle() (cu.ExternalSemaphore, error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if !e.ok {
-		return cu.ExternalSemaphore{}, ErrClosed
-	}
-	return e.h, nil
-}
+// Handle returns the raw CUexternalSemaphore. It is borrowed: valid until
+// Close; never destroy it.
+func (e *ExternalSemaphore) Handle() uintptr { return e.h.Handle() }
 
 // Wait makes later work on s wait until the semaphore reaches value (for a
 // binary semaphore, until it is signalled; value is ignored).
 func (e *ExternalSemaphore) Wait(s *Stream, value uint64) error {
-	h, err := e.handle()
+	if err := e.life.acquire(); err != nil {
+		return err
+	}
+	defer e.life.release()
+	sh, err := s.use()
 	if err != nil {
 		return err
 	}
-	sh, err := s.handle()
-	if err != nil {
-		return err
-	}
-	return check("cuWaitExternalSemaphoresAsync", cu.WaitExternalSemaphore(e.ctx.h, h, value, sh))
+	defer s.done()
+	return check("cuWaitExternalSemaphoresAsync", cu.WaitExternalSemaphore(e.ctx.h, e.h, value, sh))
 }
 
 // Signal sets the semaphore to value once the work queued on s before it has
 // finished.
 func (e *ExternalSemaphore) Signal(s *Stream, value uint64) error {
-	h, err := e.handle()
+	if err := e.life.acquire(); err != nil {
+		return err
+	}
+	defer e.life.release()
+	sh, err := s.use()
 	if err != nil {
 		return err
 	}
-	sh, err := s.handle()
-	if err != nil {
-		return err
-	}
-	return check("cuSignalExternalSemaphoresAsync", cu.SignalExternalSemaphore(e.ctx.h, h, value, sh))
+	defer s.done()
+	return check("cuSignalExternalSemaphoresAsync", cu.SignalExternalSemaphore(e.ctx.h, e.h, value, sh))
 }
 
-// Close destroys the import. Idempotent.
+// Close destroys the import once calls in progress have returned.
+// Idempotent.
 func (e *ExternalSemaphore) Close() error {
-	e.mu.Lock()
-	if !e.ok {
-		e.mu.Unlock()
-		return nil
-	}
-	e.ok = false
-	e.mu.Unlock()
-	err := check("cuDestroyExternalSemaphore", cu.DestroyExternalSemaphore(e.ctx.h, e.h))
-	return errors.Join(err, e.ctx.release())
+	return e.life.shut(func() error {
+		err := check("cuDestroyExternalSemaphore", cu.DestroyExternalSemaphore(e.ctx.h, e.h))
+		return errors.Join(err, e.ctx.release())
+	})
 }

@@ -3,7 +3,6 @@ package cuda
 import (
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/gfxcuda/gfxcuda/internal/cu"
 )
@@ -11,21 +10,24 @@ import (
 // ShareableMemory is device memory allocated with cuMemCreate so that it can
 // be exported as a POSIX file descriptor and imported by Vulkan (as
 // VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT) or by another process.
+//
+// It is safe for concurrent use; Close waits for calls in progress on it to
+// return.
 type ShareableMemory struct {
 	ctx  *Context
-	mu   sync.Mutex
+	life life
 	h    cu.MemHandle
 	ptr  DevicePtr
 	size uint64
-	ok   bool
 }
 
 // Granularity returns the allocation granularity for shareable memory:
 // sizes are rounded up to a multiple of it.
-func (c *Context) Granularity() (uint64, error) {
-	if err := c.live(); err != nil {
+func (c *Context) Granularity() (_ uint64, err error) {
+	if err := c.acquire(); err != nil {
 		return 0, err
 	}
+	defer c.leave(&err)
 	g, r := cu.MemGetAllocationGranularity(c.h, c.dev.h, true, false)
 	return g, check("cuMemGetAllocationGranularity", r)
 }
@@ -47,10 +49,8 @@ func (c *Context) AllocShareable(n uint64) (*ShareableMemory, error) {
 	}
 	m := &ShareableMemory{ctx: c, size: size}
 	if err := m.setup(); err != nil {
-		c.release()
-		return nil, fmt.Errorf("allocating %d shareable bytes: %w", size, err)
+		return nil, errors.Join(fmt.Errorf("allocating %d shareable bytes: %w", size, err), c.release())
 	}
-	m.ok = true
 	return m, nil
 }
 
@@ -83,10 +83,9 @@ func (m *ShareableMemory) setup() error {
 }
 
 // Ptr returns the device address, or 0 after Close.
+// It is borrowed: valid until Close.
 func (m *ShareableMemory) Ptr() DevicePtr {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if !m.ok {
+	if m.life.closed() {
 		return 0
 	}
 	return m.ptr
@@ -99,11 +98,10 @@ func (m *ShareableMemory) Size() uint64 { return m.size }
 // it: pass it to an importer (which takes ownership) or close it. The
 // allocation stays alive while any importer holds it, even after Close.
 func (m *ShareableMemory) ExportFD() (int, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if !m.ok {
-		return -1, ErrClosed
+	if err := m.life.acquire(); err != nil {
+		return -1, err
 	}
+	defer m.life.release()
 	fd, r := cu.MemExportToFD(m.ctx.h, m.h)
 	if err := check("cuMemExportToShareableHandle", r); err != nil {
 		return -1, err
@@ -111,17 +109,14 @@ func (m *ShareableMemory) ExportFD() (int, error) {
 	return fd, nil
 }
 
-// Close unmaps and releases the allocation. Idempotent.
+// Close unmaps and releases the allocation once calls in progress have
+// returned. Idempotent.
 func (m *ShareableMemory) Close() error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if !m.ok {
-		return nil
-	}
-	m.ok = false
-	c := m.ctx
-	err := check("cuMemUnmap", cu.MemUnmap(c.h, cu.DevicePtr(m.ptr), m.size))
-	err = errors.Join(err, check("cuMemAddressFree", cu.MemAddressFree(c.h, cu.DevicePtr(m.ptr), m.size)))
-	err = errors.Join(err, check("cuMemRelease", cu.MemRelease(c.h, m.h)))
-	return errors.Join(err, c.release())
+	return m.life.shut(func() error {
+		c := m.ctx
+		err := check("cuMemUnmap", cu.MemUnmap(c.h, cu.DevicePtr(m.ptr), m.size))
+		err = errors.Join(err, check("cuMemAddressFree", cu.MemAddressFree(c.h, cu.DevicePtr(m.ptr), m.size)))
+		err = errors.Join(err, check("cuMemRelease", cu.MemRelease(c.h, m.h)))
+		return errors.Join(err, c.release())
+	})
 }

@@ -1,26 +1,38 @@
 package cuda
 
 import (
+	"context"
+	"errors"
 	"fmt"
-	"sync"
+	"runtime"
 	"time"
 
 	"github.com/gfxcuda/gfxcuda/internal/cu"
 )
 
 // Stream is a CUDA stream: work queued on it runs in order, asynchronously
-// with the host.
+// with the host. It is safe for concurrent use; Close waits for calls in
+// progress on it to return.
 type Stream struct {
-	ctx *Context
-	mu  sync.Mutex
-	h   cu.Stream
-	ok  bool
+	ctx     *Context
+	life    life
+	h       cu.Stream
+	foreign bool // made by WrapStream: never synchronized or destroyed by Close
 }
 
 // Stream creation flags.
 const (
 	StreamDefault     = 0x0
 	StreamNonBlocking = 0x1 // does not synchronize with the legacy default stream
+)
+
+// Special stream handles for WrapStream, with the values cuda.h gives them:
+// the context's legacy default stream (CU_STREAM_LEGACY, also what handle 0
+// means) and the calling thread's per-thread default stream
+// (CU_STREAM_PER_THREAD).
+const (
+	LegacyDefaultStream    uintptr = 0x1
+	PerThreadDefaultStream uintptr = 0x2
 )
 
 // NewStream creates a stream. Pass StreamNonBlocking unless the stream must
@@ -31,61 +43,89 @@ func (c *Context) NewStream(flags uint32) (*Stream, error) {
 	}
 	h, r := cu.StreamCreate(c.h, flags)
 	if err := check("cuStreamCreate", r); err != nil {
-		c.release()
-		return nil, err
+		return nil, errors.Join(err, c.release())
 	}
-	return &Stream{ctx: c, h: h, ok: true}, nil
+	return &Stream{ctx: c, h: h}, nil
 }
 
-// handle returns the raw stream or ErrClosed.
-func (s *Stream) handle() (cu.Stream, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !s.ok {
-		return cu.Stream{}, ErrClosed
+// WrapStream wraps a stream created by someone else in context c: the
+// current stream of PyTorch (torch.cuda.current_stream().cuda_stream), of
+// CuPy (cupy.cuda.get_current_stream().ptr), or one of the special handles
+// 0 and LegacyDefaultStream (the legacy default stream) or
+// PerThreadDefaultStream. The stream must belong to c (for PyTorch and CuPy:
+// the device's primary context) and stay alive until the Stream is closed;
+// gfxcuda never synchronizes or destroys it: Close only stops using it.
+func WrapStream(c *Context, handle uintptr) (*Stream, error) {
+	if c == nil {
+		return nil, fmt.Errorf("cuda: WrapStream with a nil Context: %w", ErrorInvalidValue)
+	}
+	if err := c.acquire(); err != nil {
+		return nil, err
+	}
+	return &Stream{ctx: c, h: cu.StreamFromHandle(handle), foreign: true}, nil
+}
+
+// Handle returns the raw CUstream (for a wrapped stream, the handle it was
+// given). It is borrowed: valid until Close; never destroy it.
+func (s *Stream) Handle() uintptr { return s.h.Handle() }
+
+// Foreign reports whether the stream was made by WrapStream.
+func (s *Stream) Foreign() bool { return s.foreign }
+
+// use takes a use of the stream for one call.
+func (s *Stream) use() (cu.Stream, error) {
+	if err := s.life.acquire(); err != nil {
+		return cu.Stream{}, err
 	}
 	return s.h, nil
 }
 
+func (s *Stream) done() { s.life.release() }
+
 // Context returns the stream's context.
 func (s *Stream) Context() *Context { return s.ctx }
 
-// Close waits for the stream's queued work and destroys it. It is idempotent.
+// Close waits for calls in progress on the stream to return, then, for a
+// stream made by NewStream, waits for its queued work and destroys it. A
+// wrapped stream is left as it is. It is idempotent.
 func (s *Stream) Close() error {
-	s.mu.Lock()
-	if !s.ok {
-		s.mu.Unlock()
-		return nil
-	}
-	s.ok = false
-	h := s.h
-	s.mu.Unlock()
-	err := check("cuStreamSynchronize", cu.StreamSynchronize(h))
-	if derr := check("cuStreamDestroy", cu.StreamDestroy(s.ctx.h, h)); err == nil {
-		err = derr
-	}
-	if rerr := s.ctx.release(); err == nil {
-		err = rerr
-	}
-	return err
+	return s.life.shut(func() error {
+		var err error
+		if !s.foreign {
+			err = check("cuStreamSynchronize", cu.StreamSynchronizeIn(s.ctx.h, s.h))
+			err = errors.Join(err, check("cuStreamDestroy", cu.StreamDestroy(s.ctx.h, s.h)))
+		}
+		return errors.Join(err, s.ctx.release())
+	})
 }
 
-// Synchronize waits until all work queued on the stream has finished.
+// Synchronize waits until all work queued on the stream has finished. It
+// blocks the calling thread with no timeout; Wait takes a deadline.
 func (s *Stream) Synchronize() error {
-	h, err := s.handle()
+	h, err := s.use()
 	if err != nil {
 		return err
 	}
-	return check("cuStreamSynchronize", cu.StreamSynchronize(h))
+	defer s.done()
+	return check("cuStreamSynchronize", cu.StreamSynchronizeIn(s.ctx.h, h))
+}
+
+// Wait waits until all work queued on the stream has finished or ctx is
+// done, polling (cuStreamQuery) with a backoff from a few microseconds up to
+// a millisecond, so it neither spins a core nor adds much latency. It
+// returns ctx.Err() (wrapped) when ctx ends first; the work goes on.
+func (s *Stream) Wait(ctx context.Context) error {
+	return poll(ctx, "stream", s.Done)
 }
 
 // Done reports whether all work queued on the stream has finished.
 func (s *Stream) Done() (bool, error) {
-	h, err := s.handle()
+	h, err := s.use()
 	if err != nil {
 		return false, err
 	}
-	switch r := cu.StreamQuery(h); r {
+	defer s.done()
+	switch r := cu.StreamQueryIn(s.ctx.h, h); r {
 	case cu.Success:
 		return true, nil
 	case cu.ErrNotReady:
@@ -95,28 +135,71 @@ func (s *Stream) Done() (bool, error) {
 	}
 }
 
+// poll calls done until it reports true, fails, or ctx ends.
+func poll(ctx context.Context, what string, done func() (bool, error)) error {
+	var timer *time.Timer
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
+	delay := time.Duration(0)
+	for i := 0; ; i++ {
+		ok, err := done()
+		if err != nil || ok {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("cuda: waiting for %s: %w", what, err)
+		}
+		switch {
+		case i < 16:
+			runtime.Gosched() // short waits: stay responsive
+			continue
+		case delay == 0:
+			delay = 5 * time.Microsecond
+		case delay < time.Millisecond:
+			delay = min(2*delay, time.Millisecond)
+		}
+		if timer == nil {
+			timer = time.NewTimer(delay)
+		} else {
+			timer.Reset(delay)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("cuda: waiting for %s: %w", what, ctx.Err())
+		case <-timer.C:
+		}
+	}
+}
+
 // WaitEvent makes later work on the stream wait until e has completed,
 // without blocking the host.
 func (s *Stream) WaitEvent(e *Event) error {
-	h, err := s.handle()
+	h, err := s.use()
 	if err != nil {
 		return err
 	}
-	eh, err := e.handle()
+	defer s.done()
+	eh, err := e.use()
 	if err != nil {
 		return err
 	}
+	defer e.done()
 	return check("cuStreamWaitEvent", cu.StreamWaitEvent(s.ctx.h, h, eh))
 }
 
 // CopyHtoD queues a copy from pinned host memory (a slice of a HostMemory)
 // to the device. It returns ErrNotPinned for other memory: the driver reads
-// it after the call returns, which Go memory does not allow.
+// it after the call returns, which Go memory does not allow. The HostMemory
+// must stay open until the copy has finished.
 func (s *Stream) CopyHtoD(dst DevicePtr, src []byte) error {
-	h, err := s.handle()
+	h, err := s.use()
 	if err != nil {
 		return err
 	}
+	defer s.done()
 	if !isPinned(src) {
 		return ErrNotPinned
 	}
@@ -129,10 +212,11 @@ func (s *Stream) CopyHtoD(dst DevicePtr, src []byte) error {
 // CopyDtoH queues a copy from the device into pinned host memory (a slice
 // of a HostMemory); see CopyHtoD.
 func (s *Stream) CopyDtoH(dst []byte, src DevicePtr) error {
-	h, err := s.handle()
+	h, err := s.use()
 	if err != nil {
 		return err
 	}
+	defer s.done()
 	if !isPinned(dst) {
 		return ErrNotPinned
 	}
@@ -144,19 +228,21 @@ func (s *Stream) CopyDtoH(dst []byte, src DevicePtr) error {
 
 // CopyDtoD queues a device-to-device copy of n bytes.
 func (s *Stream) CopyDtoD(dst, src DevicePtr, n uint64) error {
-	h, err := s.handle()
+	h, err := s.use()
 	if err != nil {
 		return err
 	}
+	defer s.done()
 	return check("cuMemcpyDtoDAsync", cu.MemcpyDtoDAsync(s.ctx.h, cu.DevicePtr(dst), cu.DevicePtr(src), n, h))
 }
 
 // Copy2D queues a pitched 2D copy. Host sides must be pinned memory.
 func (s *Stream) Copy2D(cp Copy2D) error {
-	h, err := s.handle()
+	h, err := s.use()
 	if err != nil {
 		return err
 	}
+	defer s.done()
 	if (cp.Src.Host != nil && !isPinned(cp.Src.Host)) || (cp.Dst.Host != nil && !isPinned(cp.Dst.Host)) {
 		return ErrNotPinned
 	}
@@ -169,29 +255,31 @@ func (s *Stream) Copy2D(cp Copy2D) error {
 
 // Memset8 queues setting n bytes at p to v.
 func (s *Stream) Memset8(p DevicePtr, v uint8, n uint64) error {
-	h, err := s.handle()
+	h, err := s.use()
 	if err != nil {
 		return err
 	}
+	defer s.done()
 	return check("cuMemsetD8Async", cu.MemsetD8Async(s.ctx.h, cu.DevicePtr(p), v, n, h))
 }
 
 // Memset32 queues setting n 32-bit words at p to v.
 func (s *Stream) Memset32(p DevicePtr, v uint32, n uint64) error {
-	h, err := s.handle()
+	h, err := s.use()
 	if err != nil {
 		return err
 	}
+	defer s.done()
 	return check("cuMemsetD32Async", cu.MemsetD32Async(s.ctx.h, cu.DevicePtr(p), v, n, h))
 }
 
 // Event is a CUDA event: a marker in a stream that the host or other
-// streams can wait for, and that can time device work.
+// streams can wait for, and that can time device work. It is safe for
+// concurrent use; Close waits for calls in progress on it to return.
 type Event struct {
-	ctx *Context
-	mu  sync.Mutex
-	h   cu.Event
-	ok  bool
+	ctx  *Context
+	life life
+	h    cu.Event
 }
 
 // Event creation flags.
@@ -208,52 +296,69 @@ func (c *Context) NewEvent(flags uint32) (*Event, error) {
 	}
 	h, r := cu.EventCreate(c.h, flags)
 	if err := check("cuEventCreate", r); err != nil {
-		c.release()
-		return nil, err
+		return nil, errors.Join(err, c.release())
 	}
-	return &Event{ctx: c, h: h, ok: true}, nil
+	return &Event{ctx: c, h: h}, nil
 }
 
-func (e *Event) handle() (cu.Event, error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if !e.ok {
-		return cu.Event{}, ErrClosed
+func (e *Event) use() (cu.Event, error) {
+	if err := e.life.acquire(); err != nil {
+		return cu.Event{}, err
 	}
 	return e.h, nil
 }
 
+func (e *Event) done() { e.life.release() }
+
+// Handle returns the raw CUevent. It is borrowed: valid until Close; never
+// destroy it.
+func (e *Event) Handle() uintptr { return e.h.Handle() }
+
 // Record marks the event at the current end of stream s (nil: the legacy
 // default stream).
 func (e *Event) Record(s *Stream) error {
-	h, err := e.handle()
+	h, err := e.use()
 	if err != nil {
 		return err
 	}
+	defer e.done()
 	var sh cu.Stream
 	if s != nil {
-		if sh, err = s.handle(); err != nil {
+		if sh, err = s.use(); err != nil {
 			return err
 		}
+		defer s.done()
 	}
 	return check("cuEventRecord", cu.EventRecord(e.ctx.h, h, sh))
 }
 
 // Synchronize waits until the work before the recorded point has finished.
+// It blocks the calling thread with no timeout; Wait takes a deadline.
 func (e *Event) Synchronize() error {
-	h, err := e.handle()
+	h, err := e.use()
 	if err != nil {
 		return err
 	}
+	defer e.done()
 	return check("cuEventSynchronize", cu.EventSynchronize(h))
+}
+
+// Wait waits until the work before the recorded point has finished or ctx
+// is done, polling (cuEventQuery) with a backoff from a few microseconds up
+// to a millisecond. It returns ctx.Err() (wrapped) when ctx ends first; the
+// work goes on. The event may be closed meanwhile: Wait then returns
+// ErrClosed.
+func (e *Event) Wait(ctx context.Context) error {
+	return poll(ctx, "event", e.Done)
 }
 
 // Done reports whether the recorded point has been reached.
 func (e *Event) Done() (bool, error) {
-	h, err := e.handle()
+	h, err := e.use()
 	if err != nil {
 		return false, err
 	}
+	defer e.done()
 	switch r := cu.EventQuery(h); r {
 	case cu.Success:
 		return true, nil
@@ -268,14 +373,16 @@ func (e *Event) Done() (bool, error) {
 // before end), with the driver's resolution of about half a microsecond.
 // Both must have been created without EventDisableTiming and completed.
 func Elapsed(start, end *Event) (time.Duration, error) {
-	sh, err := start.handle()
+	sh, err := start.use()
 	if err != nil {
 		return 0, err
 	}
-	eh, err := end.handle()
+	defer start.done()
+	eh, err := end.use()
 	if err != nil {
 		return 0, err
 	}
+	defer end.done()
 	ms, r := cu.EventElapsedTime(sh, eh)
 	if err := check("cuEventElapsedTime", r); err != nil {
 		return 0, err
@@ -283,21 +390,13 @@ func Elapsed(start, end *Event) (time.Duration, error) {
 	return time.Duration(float64(ms) * float64(time.Millisecond)), nil
 }
 
-// Close destroys the event. It is idempotent.
+// Close destroys the event once calls in progress on it have returned. It
+// is idempotent.
 func (e *Event) Close() error {
-	e.mu.Lock()
-	if !e.ok {
-		e.mu.Unlock()
-		return nil
-	}
-	e.ok = false
-	h := e.h
-	e.mu.Unlock()
-	err := check("cuEventDestroy", cu.EventDestroy(e.ctx.h, h))
-	if rerr := e.ctx.release(); err == nil {
-		err = rerr
-	}
-	return err
+	return e.life.shut(func() error {
+		err := check("cuEventDestroy", cu.EventDestroy(e.ctx.h, e.h))
+		return errors.Join(err, e.ctx.release())
+	})
 }
 
 func (e *Event) String() string { return fmt.Sprintf("cuda.Event(%p)", e) }

@@ -214,7 +214,12 @@ func (t *Texture) copy(s *cuda.Stream, ptr cuda.DevicePtr, pitch uint64, to bool
 		return fmt.Errorf("interop: texture copy: pitch %d < row of %d bytes", pitch, t.RowBytes())
 	}
 	if t.o.Usage&vulkan.ImageStorage != 0 {
-		return t.kernelCopy(s, ptr, pitch, to)
+		// The kernel, unless this driver cannot load it (interop/kernels.go).
+		if use, err := t.s.d.useCopyKernel(); err != nil {
+			return err
+		} else if use {
+			return t.kernelCopy(s, ptr, pitch, to)
+		}
 	}
 	for l := uint32(0); l < t.o.Layers; l++ {
 		c := cuda.ArrayCopy{Array: t.arr, Layer: uint64(l), Ptr: ptr.Add(uint64(l) * pitch * uint64(t.o.Height)), Pitch: pitch}

@@ -16,15 +16,32 @@ static CUresult (*p_cuCtxSynchronize)(void);
 static int loaded;
 static char missing[4096];
 
-// use makes ctx current on this thread if it is not already.
-static CUresult use(CUcontext ctx) {
-	CUcontext cur = NULL;
+// enter makes ctx current on this thread for one driver call, remembering
+// the caller's current context in *prev (and whether it was replaced in
+// *swapped); leave puts the caller's context back. So no call leaves a
+// context current on a thread it does not own: a program using CUDA on the
+// same thread (PyTorch on another GPU, say) keeps its own context.
+static CUresult enter(CUcontext ctx, CUcontext *prev, int *swapped) {
 	CUresult r;
+	*prev = NULL;
+	*swapped = 0;
 	if (ctx == NULL) return 0;
-	r = p_cuCtxGetCurrent(&cur);
+	r = p_cuCtxGetCurrent(prev);
 	if (r != 0) return r;
-	if (cur == ctx) return 0;
-	return p_cuCtxSetCurrent(ctx);
+	if (*prev == ctx) return 0;
+	r = p_cuCtxSetCurrent(ctx);
+	if (r != 0) return r;
+	*swapped = 1;
+	return 0;
+}
+
+// leave restores the context enter replaced; r is the call's result, which
+// a failed restore replaces only when the call itself succeeded.
+static CUresult leave(CUresult r, CUcontext prev, int swapped) {
+	CUresult r2;
+	if (!swapped) return r;
+	r2 = p_cuCtxSetCurrent(prev);
+	return r != 0 ? r : r2;
 }
 
 #define GFX_CU_WRAP_NOCTX(name, params, args) \
@@ -36,20 +53,62 @@ static CUresult use(CUcontext ctx) {
 #define GFX_CU_WRAP_CTX(name, params, args) \
 	CUresult gfx_##name(CUcontext ctx, GFX_CU_EXPAND params) { \
 		CUresult r; \
+		CUcontext prev; \
+		int swapped; \
 		if (!loaded) return GFX_CU_NOT_LOADED; \
 		if (!p_##name) return GFX_CU_MISSING_ENTRY; \
-		if ((r = use(ctx)) != 0) return r; \
-		return p_##name args; \
+		if ((r = enter(ctx, &prev, &swapped)) != 0) return r; \
+		return leave(p_##name args, prev, swapped); \
 	}
 GFX_CU_NOCTX(GFX_CU_WRAP_NOCTX)
 GFX_CU_CTX(GFX_CU_WRAP_CTX)
 
 CUresult gfx_cuCtxSynchronize(CUcontext ctx) {
 	CUresult r;
+	CUcontext prev;
+	int swapped;
 	if (!loaded) return GFX_CU_NOT_LOADED;
 	if (!p_cuCtxSynchronize) return GFX_CU_MISSING_ENTRY;
-	if ((r = use(ctx)) != 0) return r;
-	return p_cuCtxSynchronize();
+	if ((r = enter(ctx, &prev, &swapped)) != 0) return r;
+	return leave(p_cuCtxSynchronize(), prev, swapped);
+}
+
+// The stream's context must be current when the stream is one of the
+// special handles (NULL, CU_STREAM_LEGACY, CU_STREAM_PER_THREAD), which
+// name a stream of whichever context is current.
+CUresult gfx_cuStreamSynchronize_in(CUcontext ctx, CUstream s) {
+	CUresult r;
+	CUcontext prev;
+	int swapped;
+	if (!loaded) return GFX_CU_NOT_LOADED;
+	if (!p_cuStreamSynchronize) return GFX_CU_MISSING_ENTRY;
+	if ((r = enter(ctx, &prev, &swapped)) != 0) return r;
+	return leave(p_cuStreamSynchronize(s), prev, swapped);
+}
+
+CUresult gfx_cuStreamQuery_in(CUcontext ctx, CUstream s) {
+	CUresult r;
+	CUcontext prev;
+	int swapped;
+	if (!loaded) return GFX_CU_NOT_LOADED;
+	if (!p_cuStreamQuery) return GFX_CU_MISSING_ENTRY;
+	if ((r = enter(ctx, &prev, &swapped)) != 0) return r;
+	return leave(p_cuStreamQuery(s), prev, swapped);
+}
+
+// The names of every entry point resolved, NULL-terminated, for the test
+// that checks each is in CUDA 12.0's driver API.
+#define GFX_CU_NAME(name, params, args) #name,
+static const char *const names[] = {
+	GFX_CU_NOCTX(GFX_CU_NAME)
+	GFX_CU_CTX(GFX_CU_NAME)
+	"cuCtxSynchronize",
+	NULL,
+};
+
+const char *gfx_cu_name(int i) {
+	if (i < 0 || i >= (int)(sizeof names / sizeof names[0])) return NULL;
+	return names[i];
 }
 
 static int resolve(void *gpa2, void *gpa1, int version, const char *name, void **out) {

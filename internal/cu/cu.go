@@ -5,8 +5,10 @@
 // versioned symbols such as cuMemAlloc_v2 resolve to the right function and
 // no CUDA toolkit is needed to build. Wrappers of entry points that need a
 // context take it as their first argument and make it current on the calling
-// OS thread inside the same C call, so Go's scheduler moving goroutines
-// between threads cannot break them.
+// OS thread inside the same C call, restoring the thread's previous context
+// before returning: Go's scheduler moving goroutines between threads cannot
+// break them, no goroutine needs to lock its thread, and a caller's own
+// current context (PyTorch's, say) is left as it was.
 //
 // This package reports raw CUresult codes; package cuda turns them into
 // errors and wraps handles in types with lifetimes.
@@ -16,6 +18,10 @@ package cu
 #cgo LDFLAGS: -ldl
 #include <stdlib.h>
 #include "cu.h"
+
+// Raw handles travel to and from Go as integers, never as Go pointers.
+static CUstream gfx_stream_of(uintptr_t h) { return (CUstream)h; }
+static CUcontext gfx_ctx_of(uintptr_t h) { return (CUcontext)h; }
 */
 import "C"
 
@@ -277,6 +283,66 @@ func StreamSynchronize(s Stream) Result { return Result(C.gfx_cuStreamSynchroniz
 
 // StreamQuery is cuStreamQuery.
 func StreamQuery(s Stream) Result { return Result(C.gfx_cuStreamQuery(s.h)) }
+
+// StreamSynchronizeIn is cuStreamSynchronize with c current for the call, as
+// the special handles (NULL, StreamLegacy, StreamPerThread) need.
+func StreamSynchronizeIn(c Context, s Stream) Result {
+	return Result(C.gfx_cuStreamSynchronize_in(c.h, s.h))
+}
+
+// StreamQueryIn is cuStreamQuery with c current for the call.
+func StreamQueryIn(c Context, s Stream) Result { return Result(C.gfx_cuStreamQuery_in(c.h, s.h)) }
+
+// Special stream handles (CU_STREAM_LEGACY, CU_STREAM_PER_THREAD in
+// cuda.h): the current context's legacy and per-thread default streams.
+const (
+	StreamLegacy    = 0x1
+	StreamPerThread = 0x2
+)
+
+// StreamFromHandle wraps a raw CUstream value (a foreign stream, or 0 /
+// StreamLegacy / StreamPerThread).
+func StreamFromHandle(h uintptr) Stream {
+	return Stream{C.gfx_stream_of(C.uintptr_t(h))}
+}
+
+// Handle returns the raw CUstream value.
+func (s Stream) Handle() uintptr { return uintptr(unsafe.Pointer(s.h)) }
+
+// Handle returns the raw CUcontext value.
+func (c Context) Handle() uintptr { return uintptr(unsafe.Pointer(c.h)) }
+
+// Handle returns the raw CUevent value.
+func (e Event) Handle() uintptr { return uintptr(unsafe.Pointer(e.h)) }
+
+// ContextFromHandle wraps a raw CUcontext value.
+func ContextFromHandle(h uintptr) Context {
+	return Context{C.gfx_ctx_of(C.uintptr_t(h))}
+}
+
+// CtxCreate is cuCtxCreate (the _v2 ABI): a new context on d, which the
+// driver makes current on the calling OS thread (used by tests that need a
+// context other than the primary one).
+func CtxCreate(flags uint32, d Device) (Context, Result) {
+	var c C.CUcontext
+	r := Result(C.gfx_cuCtxCreate(&c, C.uint(flags), C.CUdevice(d)))
+	return Context{c}, r
+}
+
+// CtxDestroy is cuCtxDestroy.
+func CtxDestroy(c Context) Result { return Result(C.gfx_cuCtxDestroy(c.h)) }
+
+// EntryPoints lists every driver entry point Load resolves.
+func EntryPoints() []string {
+	var out []string
+	for i := 0; ; i++ {
+		n := C.gfx_cu_name(C.int(i))
+		if n == nil {
+			return out
+		}
+		out = append(out, C.GoString(n))
+	}
+}
 
 // StreamWaitEvent is cuStreamWaitEvent.
 func StreamWaitEvent(c Context, s Stream, e Event) Result {

@@ -211,7 +211,9 @@ typedef struct {
 // X-macro list of entry points: X(name, parameters, arguments).
 // GFX_CU_NOCTX entries need no current context; GFX_CU_CTX entries get a
 // leading CUcontext parameter and run with that context current on the
-// calling thread (the wrapper makes it current when it is not).
+// calling thread: when another context (or none) is current, the wrapper
+// makes ctx current for the call and restores the caller's context before
+// it returns, so no context is left current behind the caller's back.
 #define GFX_CU_NOCTX(X) \
 	X(cuInit, (unsigned int flags), (flags)) \
 	X(cuDriverGetVersion, (int *v), (v)) \
@@ -229,6 +231,8 @@ typedef struct {
 	X(cuDevicePrimaryCtxGetState, (CUdevice d, unsigned int *flags, int *active), (d, flags, active)) \
 	X(cuCtxGetCurrent, (CUcontext *c), (c)) \
 	X(cuCtxSetCurrent, (CUcontext c), (c)) \
+	X(cuCtxCreate, (CUcontext *c, unsigned int flags, CUdevice d), (c, flags, d)) \
+	X(cuCtxDestroy, (CUcontext c), (c)) \
 	X(cuEventSynchronize, (CUevent e), (e)) \
 	X(cuEventQuery, (CUevent e), (e)) \
 	X(cuEventElapsedTime, (float *ms, CUevent start, CUevent end), (ms, start, end)) \
@@ -314,6 +318,13 @@ GFX_CU_NOCTX(GFX_CU_DECL_NOCTX)
 GFX_CU_CTX(GFX_CU_DECL_CTX)
 // cuCtxSynchronize takes no arguments, so it is written out by hand.
 CUresult gfx_cuCtxSynchronize(CUcontext ctx);
+// cuStreamSynchronize and cuStreamQuery with ctx current, for the special
+// stream handles that name a stream of the current context.
+CUresult gfx_cuStreamSynchronize_in(CUcontext ctx, CUstream s);
+CUresult gfx_cuStreamQuery_in(CUcontext ctx, CUstream s);
+// gfx_cu_name returns the name of the i-th entry point gfx_cu_load
+// resolves, or NULL past the last.
+const char *gfx_cu_name(int i);
 
 // gfx_cu_load resolves every entry point through cuGetProcAddress
 // (gpa2: the 5-argument cuGetProcAddress_v2 of CUDA 12; gpa1: the 4-argument

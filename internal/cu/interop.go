@@ -468,3 +468,15 @@ func IpcOpenMemHandle(c Context, h [IPCHandleSize]byte) (DevicePtr, Result) {
 func IpcCloseMemHandle(c Context, p DevicePtr) Result {
 	return Result(C.gfx_cuIpcCloseMemHandle(c.h, C.CUdeviceptr(p)))
 }
+
+// Handle returns the raw CUarray value.
+func (a Array) Handle() uintptr { return uintptr(unsafe.Pointer(a.h)) }
+
+// Handle returns the raw CUexternalMemory value.
+func (m ExternalMemory) Handle() uintptr { return uintptr(unsafe.Pointer(m.h)) }
+
+// Handle returns the raw CUexternalSemaphore value.
+func (s ExternalSemaphore) Handle() uintptr { return uintptr(unsafe.Pointer(s.h)) }
+
+// Handle returns the raw CUmodule value.
+func (m Module) Handle() uintptr { return uintptr(unsafe.Pointer(m.h)) }

@@ -15,6 +15,15 @@ var PTX []byte
 //go:embed kernels.cu
 var Source []byte
 
+// The PTX directives kernels.ptx carries (scripts/gen-ptx.sh writes them).
+// PTX ISA 7.0 is read by every driver from CUDA 11.0 on (a CUDA 12.0 driver
+// reads up to 8.0), and sm_50 PTX is JIT-compiled for every GPU from Maxwell
+// on; the kernels need nothing newer.
+const (
+	PTXVersion = "7.0"
+	PTXTarget  = "sm_50"
+)
+
 // Kernel names (extern "C" in kernels.cu).
 const (
 	FillHash   = "gfx_fill_hash"    // (uint32 *p, uint64 n, uint32 seed): p[i] = Hash32(i ^ seed)
