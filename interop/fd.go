@@ -216,3 +216,13 @@ func dupCloexec(fd int) (int, error) {
 	}
 	return int(n), nil
 }
+
+// Device returns the Device that made or imported the buffer.
+func (b *Buffer) Device() *Device { return b.s.d }
+
+// FromCUDA reports whether the buffer's memory is a CUDA allocation
+// (NewBufferFromCUDA) rather than a Vulkan one.
+func (b *Buffer) FromCUDA() bool { return b.cu != nil }
+
+// Device returns the Device that made or imported the texture.
+func (t *Texture) Device() *Device { return t.s.d }
