@@ -145,7 +145,9 @@ func (t *Texture) AllocationSize() uint64 { return t.vk.AllocationSize() }
 // in this process or another) into Vulkan and CUDA. o must be the
 // exporter's Options (format, size, layers and usage); io.AllocationSize
 // the exporter's AllocationSize (textures are dedicated allocations:
-// io.Dedicated is ignored). It takes ownership of fd, as ImportBuffer does.
+// io.Dedicated is ignored). The exporter must leave the texels in the
+// GENERAL layout (as hand-offs to CUDA do); the import acquires them in it.
+// It takes ownership of fd, as ImportBuffer does.
 func (d *Device) ImportTexture(fd int, o TextureOptions, io ImportOptions) (*Texture, error) {
 	if fd < 0 {
 		return nil, fmt.Errorf("interop: ImportTexture: invalid file descriptor %d", fd)
@@ -202,6 +204,17 @@ func (d *Device) ImportTexture(fd int, o TextureOptions, io ImportOptions) (*Tex
 		ext.Close()
 		img.Close()
 		return nil, err
+	}
+	// The exporter left the texels in GENERAL, released to external users:
+	// acquire them so that no later transition from UNDEFINED discards them.
+	err = d.vk.Run(func(c *vulkan.Commands) error {
+		c.AcquireImageFromExternal(img, vulkan.LayoutGeneral, vulkan.LayoutGeneral)
+		return c.Err()
+	})
+	if err != nil {
+		ext.Close()
+		img.Close()
+		return nil, fmt.Errorf("interop: ImportTexture: acquiring the image: %w", err)
 	}
 	t := &Texture{s: state{d: d}, o: o, info: in, vk: img, ext: ext, arr: arr}
 	d.kids[t] = struct{}{}
