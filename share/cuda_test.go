@@ -229,4 +229,3 @@ func cudaChild(t *testing.T, role string, tok Token) {
 		childFail("unknown role %q", role)
 	}
 }
-

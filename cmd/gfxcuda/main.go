@@ -62,6 +62,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if args[0] == ipcChildCmd {
 		return runIPCChild(args[1:], stdout, stderr)
 	}
+	if args[0] == shareOpenChildCmd || args[0] == shareRingChildCmd {
+		return runShareChild(args[0], args[1:], stdout, stderr)
+	}
 	c, ok := commands[args[0]]
 	if !ok {
 		fmt.Fprintf(stderr, "gfxcuda: unknown command %q\n\n", args[0])

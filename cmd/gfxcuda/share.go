@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -9,9 +10,15 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"os/signal"
+	"strconv"
+	"strings"
 	"time"
 
+	"github.com/gfxcuda/gfxcuda/cuda"
+	"github.com/gfxcuda/gfxcuda/internal/bench"
+	"github.com/gfxcuda/gfxcuda/interop"
 	"github.com/gfxcuda/gfxcuda/share"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
@@ -249,4 +256,87 @@ func runOpen(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// Hidden commands `gfxcuda bench` starts in another process.
+const (
+	shareOpenChildCmd = "__share-open" // TOKEN: open a buffer or texture handle, print the nanoseconds it took
+	shareRingChildCmd = "__share-ring" // TOKEN FRAMES: consume a bench ring
+)
+
+func runShareChild(cmd string, args []string, stdout, stderr io.Writer) int {
+	if len(args) < 1 {
+		fmt.Fprintln(stderr, "usage: gfxcuda", cmd, "TOKEN ...")
+		return 2
+	}
+	tok := share.Token(args[0])
+	m, err := tok.Meta()
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 2
+	}
+	u := cuda.UUID(m.UUID)
+	dev, err := interop.Open(interop.Options{UUID: &u})
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	defer dev.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if cmd == shareRingChildCmd {
+		frames := 0
+		if len(args) == 2 {
+			frames, _ = strconv.Atoi(args[1])
+		}
+		if err := bench.ConsumeRing(ctx, dev.Vulkan(), tok, frames); err != nil {
+			fmt.Fprintln(stderr, err)
+			return 1
+		}
+		return 0
+	}
+	t0 := time.Now()
+	var c interface{ Close() error }
+	if m.Kind == share.KindTexture {
+		c, err = share.OpenTexture(ctx, dev, tok)
+	} else {
+		c, err = share.OpenBuffer(ctx, dev, tok)
+	}
+	el := time.Since(t0)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	c.Close()
+	fmt.Fprintln(stdout, el.Nanoseconds())
+	return 0
+}
+
+// shareChild runs a hidden share command in a new process of this binary.
+func shareChild(args ...string) ([]byte, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	var out, errb bytes.Buffer
+	cmd := exec.Command(exe, args...)
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("%s: %v: %s", args[0], err, strings.TrimSpace(errb.String()))
+	}
+	return out.Bytes(), nil
+}
+
+func shareOpenChild(tok share.Token) (time.Duration, error) {
+	out, err := shareChild(shareOpenChildCmd, string(tok))
+	if err != nil {
+		return 0, err
+	}
+	ns, err := strconv.ParseInt(strings.TrimSpace(string(out)), 10, 64)
+	return time.Duration(ns), err
+}
+
+func shareRingChild(tok share.Token, frames int) error {
+	_, err := shareChild(shareRingChildCmd, string(tok), strconv.Itoa(frames))
+	return err
 }
