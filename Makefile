@@ -39,6 +39,7 @@ vet: deps
 # fails here instead of silently skipping. Validation errors fail tests.
 test: deps fmt-check vet
 	GFXCUDA_REQUIRE_VULKAN=1 GFXCUDA_REQUIRE_GL=1 GFXCUDA_VALIDATION=1 $(GO) test -race -count=1 -timeout 20m $(PKGS)
+	$(GO) test -run '^$$' -fuzz '^FuzzParseToken$$' -fuzztime 10s ./share/ && $(GO) test -run '^$$' -fuzz '^FuzzReadRequest$$' -fuzztime 10s ./share/
 
 # gpu-bundle builds every package's test binary, the CLI, the runner script
 # and the loader packages into $(GPU_DIR). On the GPU machine run

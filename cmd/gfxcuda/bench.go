@@ -51,6 +51,8 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		{"ring", bench.RingSteps(*quick), s.Rings},
 		{"onetime", 1, s.OneTime},
 		{"onetime", 1, func() error { return s.IPCOpen(ipcChild) }},
+		{"onetime", 2, func() error { return s.ShareOpen(shareOpenChild) }},
+		{"ring", 2, func() error { return s.ShareRing(shareRingChild) }},
 	}
 	want := map[string]bool{}
 	for _, k := range strings.Split(*only, ",") {

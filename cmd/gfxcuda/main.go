@@ -25,6 +25,8 @@ var commands = map[string]command{
 	"doctor":  {"check that Vulkan↔CUDA interop works here; exit 0 if it does", runDoctor},
 	"bench":   {"measure copies and hand-offs between Vulkan and CUDA on this GPU", runBench},
 	"run":     {"compile a compute shader, bind resources, dispatch it and write the results", runRun},
+	"share":   {"produce frames into a ring other processes open with `gfxcuda open TOKEN`", runShare},
+	"open":    {"consume and check the frames of a ring shared by `gfxcuda share`", runOpen},
 }
 
 func usage(w io.Writer) {
@@ -59,6 +61,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if args[0] == ipcChildCmd {
 		return runIPCChild(args[1:], stdout, stderr)
+	}
+	if args[0] == shareOpenChildCmd || args[0] == shareRingChildCmd {
+		return runShareChild(args[0], args[1:], stdout, stderr)
 	}
 	c, ok := commands[args[0]]
 	if !ok {

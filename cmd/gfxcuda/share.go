@@ -1,0 +1,342 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gfxcuda/gfxcuda/cuda"
+	"github.com/gfxcuda/gfxcuda/internal/bench"
+	"github.com/gfxcuda/gfxcuda/interop"
+	"github.com/gfxcuda/gfxcuda/share"
+	"github.com/gfxcuda/gfxcuda/vulkan"
+)
+
+// framePattern fills b with frame seq's content: pseudo-random bytes both
+// sides compute, so the consumer checks every byte.
+func framePattern(seq uint64, b []byte) {
+	r := rand.New(rand.NewPCG(seq, ^seq))
+	for i := 0; i+8 <= len(b); i += 8 {
+		binary.LittleEndian.PutUint64(b[i:], r.Uint64())
+	}
+}
+
+// shareDevice opens the first Vulkan device that can export and import
+// memory by file descriptor.
+func shareDevice() (*vulkan.Instance, *vulkan.Device, error) {
+	in, err := vulkan.NewInstance(vulkan.InstanceOptions{AppName: "gfxcuda-share"})
+	if err != nil {
+		return nil, nil, err
+	}
+	pds, err := in.PhysicalDevices()
+	if err != nil {
+		in.Close()
+		return nil, nil, err
+	}
+	for _, pd := range pds {
+		if pd.CanExportOpaqueFD() && pd.CanImportOpaqueFD() {
+			d, err := in.NewDevice(pd, vulkan.DeviceOptions{})
+			if err != nil {
+				in.Close()
+				return nil, nil, err
+			}
+			return in, d, nil
+		}
+	}
+	in.Close()
+	return nil, nil, errors.New("no Vulkan device can share memory by file descriptor (VK_KHR_external_memory_fd)")
+}
+
+func interruptible() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt)
+}
+
+// runShare is `gfxcuda share`: the producer of a ring shared with another
+// process, which runs `gfxcuda open TOKEN`.
+func runShare(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("share", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	slots := fs.Int("slots", 3, "ring slots")
+	size := fs.Int("size", 1<<20, "bytes per frame (a multiple of 8)")
+	frames := fs.Int("frames", 10000, "frames to produce (0: until interrupted)")
+	drop := fs.Bool("drop", false, "drop the oldest frame instead of waiting for slow consumers")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: gfxcuda share [flags]\n\nProduces frames into a ring shared with other processes; run the printed\n`gfxcuda open TOKEN` in another terminal to consume and check them.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if *slots < 2 || *size < 8 || *size%8 != 0 {
+		fmt.Fprintln(stderr, "gfxcuda share: need --slots ≥ 2 and --size a positive multiple of 8")
+		return 2
+	}
+	in, d, err := shareDevice()
+	if err != nil {
+		fmt.Fprintln(stderr, "gfxcuda share:", err)
+		return 1
+	}
+	defer in.Close()
+	defer d.Close()
+	var maps [][]byte
+	var bufs []*vulkan.Buffer
+	var exs []*share.Shared
+	for i := 0; i < *slots; i++ {
+		b, err := d.NewBuffer(vulkan.BufferOptions{Size: uint64(*size), Heap: vulkan.HeapUpload, Exportable: true})
+		if err == nil {
+			var m []byte
+			if m, err = b.Map(); err == nil {
+				var ex *share.Shared
+				if ex, err = share.ExportVulkan(d, b); err == nil {
+					defer ex.Close()
+					exs = append(exs, ex)
+				}
+				maps = append(maps, m)
+			}
+			defer b.Close()
+			bufs = append(bufs, b)
+		}
+		if err != nil {
+			fmt.Fprintln(stderr, "gfxcuda share: slot:", err)
+			return 1
+		}
+	}
+	r, err := share.NewRing(share.RingOptions{Slots: exs, DropOldest: *drop})
+	if err != nil {
+		fmt.Fprintln(stderr, "gfxcuda share:", err)
+		return 1
+	}
+	defer r.Close()
+	ex, err := share.Export(r)
+	if err != nil {
+		fmt.Fprintln(stderr, "gfxcuda share:", err)
+		return 1
+	}
+	ctx, cancel := interruptible()
+	defer cancel()
+	fmt.Fprintf(stdout, "ring of %d × %d bytes on %s; in another terminal run:\n\n  gfxcuda open %s\n\nwaiting for a consumer…\n", *slots, *size, d, ex.Token())
+	if err := r.WaitConsumers(ctx, 1); err != nil {
+		fmt.Fprintln(stderr, "gfxcuda share:", err)
+		return 1
+	}
+	t0, last, lastN := time.Now(), time.Now(), 0
+	for n := 1; *frames == 0 || n <= *frames; n++ {
+		slot, err := r.Acquire(ctx)
+		if err != nil {
+			fmt.Fprintln(stderr, "gfxcuda share:", err)
+			return 1
+		}
+		seq := r.NextSeq()
+		framePattern(seq, maps[slot])
+		if err := bufs[slot].Flush(0, uint64(*size)); err != nil {
+			fmt.Fprintln(stderr, "gfxcuda share:", err)
+			return 1
+		}
+		user := binary.LittleEndian.AppendUint64(nil, seq)
+		if _, err := r.Publish(slot, user, 0); err != nil {
+			fmt.Fprintln(stderr, "gfxcuda share:", err)
+			return 1
+		}
+		if time.Since(last) >= time.Second {
+			fmt.Fprintf(stdout, "produced %d frames, %.0f frames/s, %d consumer(s)\n", n, float64(n-lastN)/time.Since(last).Seconds(), r.Consumers())
+			last, lastN = time.Now(), n
+		}
+	}
+	el := time.Since(t0)
+	fmt.Fprintf(stdout, "produced %d frames in %v: %.0f frames/s, %.2f GB/s\n", *frames, el.Round(time.Millisecond),
+		float64(*frames)/el.Seconds(), float64(*frames)*float64(*size)/el.Seconds()/1e9)
+	return 0
+}
+
+// runOpen is `gfxcuda open TOKEN`: consumes a ring's frames and checks
+// every byte.
+func runOpen(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("open", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: gfxcuda open TOKEN\n\nConsumes the frames of a ring shared by `gfxcuda share`, checks every byte\nand prints the frame rate.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return 2
+	}
+	tok := share.Token(fs.Arg(0))
+	if _, err := tok.Meta(); err != nil {
+		fmt.Fprintln(stderr, "gfxcuda open:", err)
+		return 2
+	}
+	in, d, err := shareDevice()
+	if err != nil {
+		fmt.Fprintln(stderr, "gfxcuda open:", err)
+		return 1
+	}
+	defer in.Close()
+	defer d.Close()
+	ctx, cancel := interruptible()
+	defer cancel()
+	c, err := share.OpenRing(ctx, tok)
+	if err != nil {
+		fmt.Fprintln(stderr, "gfxcuda open:", err)
+		return 1
+	}
+	defer c.Close()
+	var maps [][]byte
+	var bufs []*vulkan.Buffer
+	for _, st := range c.Slots() {
+		b, err := share.OpenVulkanBuffer(ctx, d, st)
+		if err != nil {
+			fmt.Fprintln(stderr, "gfxcuda open: slot:", err)
+			return 1
+		}
+		defer b.Close()
+		m, err := b.Map()
+		if err != nil {
+			fmt.Fprintln(stderr, "gfxcuda open: slot:", err)
+			return 1
+		}
+		bufs, maps = append(bufs, b), append(maps, m)
+	}
+	fmt.Fprintf(stdout, "consuming %d slots of %d bytes on %s\n", len(bufs), bufs[0].Size(), d)
+	var want []byte
+	n, bad, dropped := 0, 0, uint64(0)
+	t0, last, lastN := time.Now(), time.Now(), 0
+	for {
+		f, err := c.Next(ctx)
+		if errors.Is(err, share.ErrRingClosed) {
+			break
+		}
+		if err != nil {
+			fmt.Fprintln(stderr, "gfxcuda open:", err)
+			return 1
+		}
+		m := maps[f.Slot]
+		bufs[f.Slot].Invalidate(0, uint64(len(m)))
+		if len(want) != len(m) {
+			want = make([]byte, len(m))
+		}
+		framePattern(f.Seq, want)
+		ok := string(want) == string(m) && len(f.User) == 8 && binary.LittleEndian.Uint64(f.User) == f.Seq
+		if !ok {
+			bad++
+		}
+		dropped += f.Dropped
+		c.Release(f)
+		n++
+		if time.Since(last) >= time.Second {
+			fmt.Fprintf(stdout, "frame %d: %.0f frames/s, %d checked, %d bad, %d dropped, latency %v\n", f.Seq,
+				float64(n-lastN)/time.Since(last).Seconds(), n, bad, dropped, time.Since(f.Time).Round(time.Microsecond))
+			last, lastN = time.Now(), n
+		}
+	}
+	el := time.Since(t0)
+	fmt.Fprintf(stdout, "%d frames in %v (%.0f frames/s): %d checked byte for byte, %d bad, %d dropped\n", n,
+		el.Round(time.Millisecond), float64(n)/el.Seconds(), n, bad, dropped)
+	if bad > 0 {
+		return 1
+	}
+	return 0
+}
+
+// Hidden commands `gfxcuda bench` starts in another process.
+const (
+	shareOpenChildCmd = "__share-open" // TOKEN: open a buffer or texture handle, print the nanoseconds it took
+	shareRingChildCmd = "__share-ring" // TOKEN FRAMES: consume a bench ring
+)
+
+func runShareChild(cmd string, args []string, stdout, stderr io.Writer) int {
+	if len(args) < 1 {
+		fmt.Fprintln(stderr, "usage: gfxcuda", cmd, "TOKEN ...")
+		return 2
+	}
+	tok := share.Token(args[0])
+	m, err := tok.Meta()
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 2
+	}
+	u := cuda.UUID(m.UUID)
+	dev, err := interop.Open(interop.Options{UUID: &u})
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	defer dev.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if cmd == shareRingChildCmd {
+		frames := 0
+		if len(args) == 2 {
+			frames, _ = strconv.Atoi(args[1])
+		}
+		if err := bench.ConsumeRing(ctx, dev.Vulkan(), tok, frames); err != nil {
+			fmt.Fprintln(stderr, err)
+			return 1
+		}
+		return 0
+	}
+	t0 := time.Now()
+	var c interface{ Close() error }
+	if m.Kind == share.KindTexture {
+		c, err = share.OpenTexture(ctx, dev, tok)
+	} else {
+		c, err = share.OpenBuffer(ctx, dev, tok)
+	}
+	el := time.Since(t0)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	c.Close()
+	fmt.Fprintln(stdout, el.Nanoseconds())
+	return 0
+}
+
+// shareChild runs a hidden share command in a new process of this binary.
+func shareChild(args ...string) ([]byte, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	var out, errb bytes.Buffer
+	cmd := exec.Command(exe, args...)
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("%s: %v: %s", args[0], err, strings.TrimSpace(errb.String()))
+	}
+	return out.Bytes(), nil
+}
+
+func shareOpenChild(tok share.Token) (time.Duration, error) {
+	out, err := shareChild(shareOpenChildCmd, string(tok))
+	if err != nil {
+		return 0, err
+	}
+	ns, err := strconv.ParseInt(strings.TrimSpace(string(out)), 10, 64)
+	return time.Duration(ns), err
+}
+
+func shareRingChild(tok share.Token, frames int) error {
+	_, err := shareChild(shareRingChildCmd, string(tok), strconv.Itoa(frames))
+	return err
+}

@@ -1,0 +1,707 @@
+package share
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// Ring errors.
+var (
+	// ErrProducerGone: the producer process exited (or was killed)
+	// without closing the ring.
+	ErrProducerGone = errors.New("share: the ring's producer process is gone")
+	// ErrRingClosed: the producer closed the ring and every frame was
+	// consumed.
+	ErrRingClosed = errors.New("share: the ring's producer closed it")
+	// ErrRingFull: every consumer slot of the ring is taken.
+	ErrRingFull = errors.New("share: the ring has no room for another consumer")
+)
+
+// Control block layout (little-endian, in a sealed memfd shared by the
+// producer and its consumers). Offsets are multiples of 8 so that the
+// words can be used atomically.
+const (
+	ringMagic    = 0x72584647 // "GFXr"
+	ringVersion  = 1
+	offMagic     = 0
+	offVersion   = 4
+	offSlots     = 8
+	offUserMax   = 12
+	offMode      = 16
+	offPid       = 20
+	offClosed    = 24
+	offPub       = 28 // futex: bumped on every publish and on close
+	offRel       = 32 // futex: bumped on every release
+	offTokLen    = 36
+	offNextSeq   = 40
+	hdrSize      = 64
+	maxConsumers = 16
+	consStride   = 32 // active u32, pid i32, lastSeq u64, holding u64, pad
+	offCons      = hdrSize
+	offSlotTab   = offCons + maxConsumers*consStride
+	slotHdr      = 48 // seq u64, timestamp i64, wait u64, userLen u32, held u32, 16 pad
+	writing      = uint64(1) << 63
+	maxUserBytes = 4096
+	maxRingSlots = 64
+	pollSlice    = 20 * time.Millisecond
+)
+
+// Frame is one published frame as a consumer sees it.
+type Frame struct {
+	Slot int    // the slot holding the frame's content
+	Seq  uint64 // 1 for the first frame, +1 for each later one
+	// Time is when the producer published the frame.
+	Time time.Time
+	// Wait is the timeline value (of the ring's semaphore) the producer
+	// signals when the frame's GPU work is done; 0 when the content was
+	// complete at publication.
+	Wait uint64
+	// User is the producer's per-frame metadata (a copy).
+	User []byte
+	// Dropped counts frames this consumer missed just before this one
+	// (drop-oldest rings only).
+	Dropped uint64
+}
+
+// RingOptions configure NewRing.
+type RingOptions struct {
+	// Slots are the shared slot resources (buffers or textures), at least
+	// 2; their tokens travel with the ring's. The ring does not own them.
+	Slots []*Shared
+	// DropOldest makes a producer with no free slot overwrite the oldest
+	// frame no consumer holds, instead of waiting for every consumer to
+	// release it.
+	DropOldest bool
+	// UserBytes bounds the per-frame metadata (default 256, at most 4096).
+	UserBytes int
+	// Semaphore, optional, is a shared timeline semaphore the producer
+	// signals (Frame.Wait) for GPU-side synchronization.
+	Semaphore *Shared
+}
+
+// shm is a mapped control block.
+type shm struct {
+	mem []byte
+}
+
+func (m shm) u32(off int) *uint32 { return (*uint32)(unsafe.Pointer(&m.mem[off])) }
+func (m shm) u64(off int) *uint64 { return (*uint64)(unsafe.Pointer(&m.mem[off])) }
+
+func slotStride(userMax int) int { return slotHdr + (userMax+7)&^7 }
+
+// Futex operations on shared (not process-private) words: the control
+// block is mapped by several processes.
+const (
+	futexOpWait = 0 // FUTEX_WAIT
+	futexOpWake = 1 // FUTEX_WAKE
+)
+
+func futexWait(addr *uint32, val uint32, d time.Duration) {
+	ts := unix.NsecToTimespec(d.Nanoseconds())
+	unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(addr)), futexOpWait, uintptr(val),
+		uintptr(unsafe.Pointer(&ts)), 0, 0)
+}
+
+func futexWake(addr *uint32) {
+	unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(addr)), futexOpWake, uintptr(1<<30), 0, 0, 0)
+}
+
+// procWatch tells whether a process has exited: a pidfd where the kernel
+// has them, else kill(pid, 0).
+type procWatch struct {
+	pid   int
+	pidfd int
+}
+
+func watch(pid int) procWatch {
+	fd, err := unix.PidfdOpen(pid, 0)
+	if err != nil {
+		fd = -1
+	}
+	return procWatch{pid: pid, pidfd: fd}
+}
+
+func (w procWatch) dead() bool {
+	if w.pidfd >= 0 {
+		p := []unix.PollFd{{Fd: int32(w.pidfd), Events: unix.POLLIN}}
+		n, err := unix.Poll(p, 0)
+		return err == nil && n > 0
+	}
+	return unix.Kill(w.pid, 0) == unix.ESRCH
+}
+
+func (w *procWatch) close() {
+	if w.pidfd >= 0 {
+		unix.Close(w.pidfd)
+		w.pidfd = -1
+	}
+}
+
+// Ring is the producer's side of a frame ring shared with consumers in
+// other processes (share it with Export). The producer writes a slot
+// between Acquire and Publish; consumers read it between Next and
+// Release. The producer never overwrites a slot a consumer holds.
+// Synchronization is on the host through the control block (futexes);
+// GPU work is ordered by the caller with the ring's semaphore (Frame.Wait)
+// or by finishing the work before Publish. Methods are safe for concurrent
+// use, though one goroutine should produce.
+type Ring struct {
+	o       RingOptions
+	fd      int
+	m       shm
+	stride  int
+	mu      sync.Mutex
+	seqs    []uint64 // the producer's own copy of each slot's frame
+	writing int      // slot between Acquire and Publish, or -1
+	cons    [maxConsumers]procWatch
+	active  [maxConsumers]bool
+	closed  bool
+	ex      *Shared
+}
+
+// NewRing makes the shared control block for slots already exported.
+func NewRing(o RingOptions) (*Ring, error) {
+	n := len(o.Slots)
+	if n < 2 || n > maxRingSlots {
+		return nil, fmt.Errorf("share: NewRing: %d slots (2 to %d)", n, maxRingSlots)
+	}
+	if o.UserBytes == 0 {
+		o.UserBytes = 256
+	}
+	if o.UserBytes < 0 || o.UserBytes > maxUserBytes {
+		return nil, fmt.Errorf("share: NewRing: UserBytes %d (0 to %d)", o.UserBytes, maxUserBytes)
+	}
+	var lines []string
+	for i, s := range o.Slots {
+		if s == nil {
+			return nil, fmt.Errorf("share: NewRing: slot %d is nil", i)
+		}
+		lines = append(lines, string(s.Token()))
+	}
+	if o.Semaphore != nil {
+		lines = append(lines, string(o.Semaphore.Token()))
+	}
+	toks := strings.Join(lines, "\n")
+	stride := slotStride(o.UserBytes)
+	size := offSlotTab + n*stride + len(toks)
+	fd, err := unix.MemfdCreate("gfxcuda-ring", unix.MFD_CLOEXEC|unix.MFD_ALLOW_SEALING)
+	if err != nil {
+		return nil, fmt.Errorf("share: NewRing: memfd: %w", err)
+	}
+	if err := unix.Ftruncate(fd, int64(size)); err != nil {
+		unix.Close(fd)
+		return nil, fmt.Errorf("share: NewRing: %w", err)
+	}
+	// Consumers map it too: seal its size so none can make the producer
+	// fault by shrinking it.
+	if _, err := unix.FcntlInt(uintptr(fd), unix.F_ADD_SEALS, unix.F_SEAL_SHRINK|unix.F_SEAL_GROW|unix.F_SEAL_SEAL); err != nil {
+		unix.Close(fd)
+		return nil, fmt.Errorf("share: NewRing: sealing: %w", err)
+	}
+	mem, err := unix.Mmap(fd, 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+	if err != nil {
+		unix.Close(fd)
+		return nil, fmt.Errorf("share: NewRing: mmap: %w", err)
+	}
+	r := &Ring{o: o, fd: fd, m: shm{mem}, stride: stride, seqs: make([]uint64, n), writing: -1}
+	for i := range r.cons {
+		r.cons[i].pidfd = -1
+	}
+	le := binary.LittleEndian
+	le.PutUint32(mem[offVersion:], ringVersion)
+	le.PutUint32(mem[offSlots:], uint32(n))
+	le.PutUint32(mem[offUserMax:], uint32(o.UserBytes))
+	if o.DropOldest {
+		le.PutUint32(mem[offMode:], 1)
+	}
+	le.PutUint32(mem[offPid:], uint32(os.Getpid()))
+	le.PutUint32(mem[offTokLen:], uint32(len(toks)))
+	copy(mem[offSlotTab+n*stride:], toks)
+	atomic.StoreUint64(r.m.u64(offNextSeq), 1)
+	atomic.StoreUint32(r.m.u32(offMagic), ringMagic)
+	return r, nil
+}
+
+func (r *Ring) slotOff(i int) int { return offSlotTab + i*r.stride }
+
+// export shares the ring: each open registers a consumer (watched through
+// a pidfd on its process) and gets the control block's descriptor and its
+// consumer index.
+func (r *Ring) export() (*Shared, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return nil, errors.New("share: Export of a closed ring")
+	}
+	if r.ex != nil {
+		return r.ex, nil
+	}
+	ex, err := newExport(Meta{Kind: KindRing, Size: uint64(len(r.o.Slots)), UUID: r.o.Slots[0].meta.UUID}, r.open)
+	if err != nil {
+		return nil, err
+	}
+	r.ex = ex
+	return ex, nil
+}
+
+func (r *Ring) open(p peer) ([]int, []byte, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return nil, nil, fmt.Errorf("%w: the ring is closed", ErrWithdrawn)
+	}
+	r.reapLocked()
+	idx := -1
+	for i := range r.active {
+		if !r.active[i] {
+			idx = i
+			break
+		}
+	}
+	if idx < 0 {
+		return nil, nil, fmt.Errorf("%w: %d consumers already", ErrRingFull, maxConsumers)
+	}
+	fd, err := unix.FcntlInt(uintptr(r.fd), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	c := offCons + idx*consStride
+	atomic.StoreUint64(r.m.u64(c+16), 0)
+	atomic.StoreUint64(r.m.u64(c+8), atomic.LoadUint64(r.m.u64(offNextSeq))-1)
+	atomic.StoreUint32(r.m.u32(c+4), uint32(p.pid))
+	atomic.StoreUint32(r.m.u32(c), 1)
+	r.active[idx] = true
+	r.cons[idx] = watch(p.pid)
+	return []int{fd}, binary.LittleEndian.AppendUint32(nil, uint32(idx)), nil
+}
+
+// reapLocked drops consumers whose process exited or who closed: their
+// held slots are free again.
+func (r *Ring) reapLocked() int {
+	n := 0
+	if r.closed {
+		return 0
+	}
+	for i := range r.active {
+		if !r.active[i] {
+			continue
+		}
+		c := offCons + i*consStride
+		if atomic.LoadUint32(r.m.u32(c)) != 0 && !r.cons[i].dead() {
+			n++
+			continue
+		}
+		atomic.StoreUint32(r.m.u32(c), 0)
+		r.active[i] = false
+		r.cons[i].close()
+		for s := range r.seqs {
+			h := r.m.u32(r.slotOff(s) + 28)
+			for {
+				old := atomic.LoadUint32(h)
+				if atomic.CompareAndSwapUint32(h, old, old&^(1<<i)) {
+					break
+				}
+			}
+		}
+	}
+	return n
+}
+
+// Consumers reports how many consumers are attached (after dropping those
+// that exited).
+func (r *Ring) Consumers() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.reapLocked()
+}
+
+// WaitConsumers waits until at least n consumers are attached.
+func (r *Ring) WaitConsumers(ctx context.Context, n int) error {
+	for r.Consumers() < n {
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("share: waiting for %d ring consumers: %w", n, ctx.Err())
+		case <-time.After(pollSlice):
+		}
+	}
+	return nil
+}
+
+// Acquire returns a slot the producer may write: in blocking mode the
+// oldest slot every attached consumer has released; with DropOldest the
+// oldest slot no consumer holds. It waits while there is none, until ctx
+// ends. Consumers that exit meanwhile are dropped and their slots
+// reclaimed.
+func (r *Ring) Acquire(ctx context.Context) (int, error) {
+	for {
+		slot, word, rel, err := r.tryAcquire()
+		if err != nil || slot >= 0 {
+			return slot, err
+		}
+		if err := ctx.Err(); err != nil {
+			return -1, fmt.Errorf("share: Ring.Acquire: every slot is held: %w", err)
+		}
+		futexWait(word, rel, pollSlice) // EFAULT, not a fault, if Close unmapped it meanwhile
+	}
+}
+
+// tryAcquire returns a free slot, or -1 and the release futex's word and
+// value to wait on.
+func (r *Ring) tryAcquire() (int, *uint32, uint32, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return -1, nil, 0, ErrRingClosed
+	}
+	word := r.m.u32(offRel)
+	rel := atomic.LoadUint32(word)
+	s, err := r.pickLocked()
+	return s, word, rel, err
+}
+
+func (r *Ring) pickLocked() (int, error) {
+	if r.writing >= 0 {
+		return -1, errors.New("share: Ring.Acquire: the previous slot was not published")
+	}
+	r.reapLocked()
+	// Slots from the oldest frame on.
+	order := make([]int, len(r.seqs))
+	for i := range order {
+		order[i] = i
+	}
+	for i := 1; i < len(order); i++ {
+		for j := i; j > 0 && r.seqs[order[j]] < r.seqs[order[j-1]]; j-- {
+			order[j], order[j-1] = order[j-1], order[j]
+		}
+	}
+	for _, s := range order {
+		if !r.o.DropOldest && !r.consumedLocked(r.seqs[s]) {
+			return -1, nil // the oldest frame is still unread: wait
+		}
+		so := r.slotOff(s)
+		atomic.StoreUint64(r.m.u64(so), r.seqs[s]|writing)
+		if atomic.LoadUint32(r.m.u32(so+28)) == 0 {
+			r.writing = s
+			return s, nil
+		}
+		atomic.StoreUint64(r.m.u64(so), r.seqs[s]) // a consumer holds it
+		if !r.o.DropOldest {
+			return -1, nil
+		}
+	}
+	return -1, nil
+}
+
+// consumedLocked: every attached consumer has released frame seq (or a
+// later one).
+func (r *Ring) consumedLocked(seq uint64) bool {
+	if seq == 0 {
+		return true
+	}
+	for i := range r.active {
+		if r.active[i] && atomic.LoadUint64(r.m.u64(offCons+i*consStride+8)) < seq {
+			return false
+		}
+	}
+	return true
+}
+
+// Publish makes the frame in slot (from Acquire) visible to consumers,
+// with user metadata and the timeline value its GPU work signals (0: the
+// content is complete now). It returns the frame's sequence number.
+func (r *Ring) Publish(slot int, user []byte, wait uint64) (uint64, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return 0, ErrRingClosed
+	}
+	if slot != r.writing || slot < 0 {
+		return 0, fmt.Errorf("share: Ring.Publish: slot %d was not acquired", slot)
+	}
+	if len(user) > r.o.UserBytes {
+		return 0, fmt.Errorf("share: Ring.Publish: %d bytes of metadata, at most %d", len(user), r.o.UserBytes)
+	}
+	so := r.slotOff(slot)
+	seq := atomic.LoadUint64(r.m.u64(offNextSeq))
+	le := binary.LittleEndian
+	le.PutUint64(r.m.mem[so+8:], uint64(time.Now().UnixNano()))
+	le.PutUint64(r.m.mem[so+16:], wait)
+	le.PutUint32(r.m.mem[so+24:], uint32(len(user)))
+	copy(r.m.mem[so+slotHdr:], user)
+	atomic.StoreUint64(r.m.u64(so), seq)
+	atomic.StoreUint64(r.m.u64(offNextSeq), seq+1)
+	r.seqs[slot] = seq
+	r.writing = -1
+	atomic.AddUint32(r.m.u32(offPub), 1)
+	futexWake(r.m.u32(offPub))
+	return seq, nil
+}
+
+// Close tells consumers that no frame follows (they get ErrRingClosed
+// after the frames already published), withdraws the ring's token and
+// unmaps the control block. Idempotent.
+func (r *Ring) Close() error {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return nil
+	}
+	r.closed = true
+	ex := r.ex
+	atomic.StoreUint32(r.m.u32(offClosed), 1)
+	atomic.AddUint32(r.m.u32(offPub), 1)
+	futexWake(r.m.u32(offPub))
+	r.mu.Unlock()
+	if ex != nil {
+		ex.Close()
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i := range r.cons {
+		r.cons[i].close()
+	}
+	err := unix.Munmap(r.m.mem)
+	r.m.mem = nil
+	return firstErr(err, unix.Close(r.fd))
+}
+
+func firstErr(a, b error) error {
+	if a != nil {
+		return a
+	}
+	return b
+}
+
+// Consumer is a process's view of a ring shared by another process.
+type Consumer struct {
+	m       shm
+	idx     int
+	slots   []Token
+	sem     Token
+	stride  int
+	userMax int
+	prod    procWatch
+	mu      sync.Mutex
+	held    *Frame
+	last    uint64
+	closed  bool
+}
+
+// OpenRing attaches to a ring shared by another process as one more
+// consumer; it sees the frames published from then on. Open the slots with
+// Slots' tokens (in Vulkan or CUDA, as the consumer wants).
+func OpenRing(ctx context.Context, tok Token) (*Consumer, error) {
+	t, err := parseToken(tok)
+	if err != nil {
+		return nil, err
+	}
+	if t.Kind != KindRing {
+		return nil, fmt.Errorf("%w: the token shares a %v, not a ring", ErrWrongKind, t.Kind)
+	}
+	r, err := fetch(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	if len(r.fds) != 1 || len(r.extra) != 4 {
+		closeAll(r.fds)
+		return nil, errors.New("share: OpenRing: malformed reply from the producer")
+	}
+	fd := r.fds[0]
+	defer unix.Close(fd)
+	idx := int(binary.LittleEndian.Uint32(r.extra))
+	c, err := mapConsumer(fd, idx)
+	if err != nil {
+		return nil, err
+	}
+	c.prod = watch(r.pid)
+	return c, nil
+}
+
+// mapConsumer maps and checks a control block; nothing in it can make the
+// consumer read out of bounds.
+func mapConsumer(fd, idx int) (*Consumer, error) {
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return nil, err
+	}
+	size := int(st.Size)
+	if size < offSlotTab || size > 64<<20 || idx < 0 || idx >= maxConsumers {
+		return nil, fmt.Errorf("share: OpenRing: control block of %d bytes, consumer %d", size, idx)
+	}
+	mem, err := unix.Mmap(fd, 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+	if err != nil {
+		return nil, fmt.Errorf("share: OpenRing: mmap: %w", err)
+	}
+	le := binary.LittleEndian
+	n, um, tl := int(le.Uint32(mem[offSlots:])), int(le.Uint32(mem[offUserMax:])), int(le.Uint32(mem[offTokLen:]))
+	fail := func(why string) (*Consumer, error) {
+		unix.Munmap(mem)
+		return nil, fmt.Errorf("share: OpenRing: malformed control block: %s", why)
+	}
+	if le.Uint32(mem[offMagic:]) != ringMagic || le.Uint32(mem[offVersion:]) != ringVersion {
+		return fail("magic or version")
+	}
+	if n < 2 || n > maxRingSlots || um > maxUserBytes {
+		return fail("slot count or metadata size")
+	}
+	stride := slotStride(um)
+	if offSlotTab+n*stride+tl != size {
+		return fail("size")
+	}
+	lines := strings.Split(string(mem[offSlotTab+n*stride:]), "\n")
+	if len(lines) != n && len(lines) != n+1 {
+		return fail("slot tokens")
+	}
+	c := &Consumer{m: shm{mem}, idx: idx, stride: stride, userMax: um}
+	for _, l := range lines[:n] {
+		c.slots = append(c.slots, Token(l))
+	}
+	if len(lines) == n+1 {
+		c.sem = Token(lines[n])
+	}
+	c.last = atomic.LoadUint64(c.m.u64(offCons + idx*consStride + 8))
+	return c, nil
+}
+
+// Slots returns the tokens of the ring's slots, in slot order.
+func (c *Consumer) Slots() []Token { return append([]Token(nil), c.slots...) }
+
+// Semaphore returns the token of the ring's timeline semaphore, or "".
+func (c *Consumer) Semaphore() Token { return c.sem }
+
+func (c *Consumer) slotOff(i int) int { return offSlotTab + i*c.stride }
+
+// Next waits for the next frame (the oldest one this consumer has not seen)
+// and holds its slot until Release. It fails with ErrRingClosed after the
+// last frame of a closed ring, and with ErrProducerGone within about 20 ms
+// of the producer's death.
+func (c *Consumer) Next(ctx context.Context) (*Frame, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil, errors.New("share: Consumer.Next after Close")
+	}
+	if c.held != nil {
+		return nil, errors.New("share: Consumer.Next: Release the previous frame first")
+	}
+	n := len(c.slots)
+	bit := uint32(1) << c.idx
+	for {
+		pub := atomic.LoadUint32(c.m.u32(offPub))
+		best, bestSeq := -1, uint64(0)
+		for s := 0; s < n; s++ {
+			q := atomic.LoadUint64(c.m.u64(c.slotOff(s)))
+			if q&writing == 0 && q > c.last && (best < 0 || q < bestSeq) {
+				best, bestSeq = s, q
+			}
+		}
+		if best >= 0 {
+			so := c.slotOff(best)
+			h := c.m.u32(so + 28)
+			for {
+				old := atomic.LoadUint32(h)
+				if atomic.CompareAndSwapUint32(h, old, old|bit) {
+					break
+				}
+			}
+			if atomic.LoadUint64(c.m.u64(so)) != bestSeq { // overwritten meanwhile
+				c.unhold(best)
+				continue
+			}
+			le := binary.LittleEndian
+			ul := int(le.Uint32(c.m.mem[so+24:]))
+			if ul > c.userMax {
+				ul = c.userMax
+			}
+			f := &Frame{Slot: best, Seq: bestSeq, Time: time.Unix(0, int64(le.Uint64(c.m.mem[so+8:]))),
+				Wait: le.Uint64(c.m.mem[so+16:]), User: append([]byte(nil), c.m.mem[so+slotHdr:so+slotHdr+ul]...),
+				Dropped: bestSeq - c.last - 1}
+			atomic.StoreUint64(c.m.u64(offCons+c.idx*consStride+16), bestSeq)
+			c.held = f
+			return f, nil
+		}
+		if atomic.LoadUint32(c.m.u32(offClosed)) != 0 {
+			return nil, ErrRingClosed
+		}
+		if c.prod.dead() {
+			return nil, fmt.Errorf("%w (pid %d)", ErrProducerGone, c.prod.pid)
+		}
+		if atomic.LoadUint32(c.m.u32(offCons+c.idx*consStride)) == 0 {
+			return nil, errors.New("share: the producer dropped this consumer")
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("share: Consumer.Next: %w", err)
+		}
+		futexWait(c.m.u32(offPub), pub, pollSlice)
+	}
+}
+
+func (c *Consumer) unhold(slot int) {
+	h := c.m.u32(c.slotOff(slot) + 28)
+	bit := uint32(1) << c.idx
+	for {
+		old := atomic.LoadUint32(h)
+		if atomic.CompareAndSwapUint32(h, old, old&^bit) {
+			break
+		}
+	}
+}
+
+// Release gives the frame's slot back to the producer.
+func (c *Consumer) Release(f *Frame) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed || c.held == nil || c.held != f {
+		return errors.New("share: Consumer.Release of a frame not held")
+	}
+	co := offCons + c.idx*consStride
+	atomic.StoreUint64(c.m.u64(co+8), f.Seq)
+	atomic.StoreUint64(c.m.u64(co+16), 0)
+	c.unhold(f.Slot)
+	c.last = f.Seq
+	c.held = nil
+	atomic.AddUint32(c.m.u32(offRel), 1)
+	futexWake(c.m.u32(offRel))
+	return nil
+}
+
+// Close detaches the consumer (releasing a held frame). Idempotent.
+func (c *Consumer) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil
+	}
+	c.closed = true
+	if c.held != nil {
+		c.unhold(c.held.Slot)
+		c.held = nil
+	}
+	atomic.StoreUint32(c.m.u32(offCons+c.idx*consStride), 0)
+	atomic.AddUint32(c.m.u32(offRel), 1)
+	futexWake(c.m.u32(offRel))
+	c.prod.close()
+	err := unix.Munmap(c.m.mem)
+	c.m.mem = nil
+	return err
+}
+
+// NextSeq is the sequence number the next Publish gives its frame.
+func (r *Ring) NextSeq() uint64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return 0
+	}
+	return atomic.LoadUint64(r.m.u64(offNextSeq))
+}
