@@ -472,14 +472,7 @@ func (r *Ring) Close() error {
 	}
 	err := unix.Munmap(r.m.mem)
 	r.m.mem = nil
-	return firstErr(err, unix.Close(r.fd))
-}
-
-func firstErr(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
+	return errors.Join(err, unix.Close(r.fd))
 }
 
 // Consumer is a process's view of a ring shared by another process.
