@@ -556,3 +556,28 @@ func gfxcuda_compute_dispatch(k C.uint64_t, x, y, z C.uint32_t, push unsafe.Poin
 		return kk.k.Dispatch(uint32(x), uint32(y), uint32(z), args...)
 	})
 }
+
+type formatJSON struct {
+	Value    uint32 `json:"value"`
+	Name     string `json:"name"`
+	VkName   string `json:"vk_name"`
+	Bytes    int    `json:"bytes_per_texel"`
+	Channels int    `json:"channels"`
+	Code     uint8  `json:"dl_code"`
+	Bits     uint8  `json:"dl_bits"`
+	Lanes    int    `json:"lanes"`
+	CUDA     bool   `json:"cuda_array"`
+}
+
+//export gfxcuda_formats_json
+func gfxcuda_formats_json(out *unsafe.Pointer, n *C.size_t) C.int {
+	return call(func() error {
+		var list []formatJSON
+		for _, in := range format.All() {
+			list = append(list, formatJSON{uint32(in.Format), in.Name, in.VkName, in.BytesPerTexel, in.Channels,
+				in.DType.Code, in.DType.Bits, in.DTypeLanes, in.CUDAArrayCapable()})
+		}
+		b, _ := json.Marshal(list)
+		return cBytes(b, out, n)
+	})
+}

@@ -50,6 +50,13 @@ type cudaMem struct {
 	ordinal int
 }
 
+// wrappedMem is CUDA memory gfxcuda does not own (CudaBuffer.from_cuda):
+// its owner keeps it alive.
+type wrappedMem struct {
+	ptr, size uint64
+	ordinal   int
+}
+
 type sharedDevice struct {
 	d       *interop.Device
 	ordinal int
@@ -108,6 +115,19 @@ func gfxcuda_cuda_alloc(device C.int, size C.uint64_t, out *C.uint64_t) C.int {
 			return err
 		}
 		return store(out, &cudaMem{m, int(device)}, m.Close)
+	})
+}
+
+//export gfxcuda_cuda_wrap
+func gfxcuda_cuda_wrap(device C.int, ptr, size C.uint64_t, out *C.uint64_t) C.int {
+	return call(func() error {
+		if out == nil || ptr == 0 {
+			return errorf(stInvalid, "gfxcuda_cuda_wrap: null pointer")
+		}
+		if device < 0 {
+			return errorf(stInvalid, "gfxcuda_cuda_wrap: device %d", device)
+		}
+		return store(out, &wrappedMem{uint64(ptr), uint64(size), int(device)}, nil)
 	})
 }
 
@@ -304,6 +324,8 @@ func cudaInfo(o any, out *C.gfxcuda_resource_info_t) error {
 		out.format, out.width, out.height, out.depth, out.slices = C.uint32_t(tO.Format), C.uint32_t(tO.Width), C.uint32_t(tO.Height), 1, C.uint32_t(max(tO.Layers, 1))
 		out.row_pitch, out.bytes_per_texel = C.uint64_t(o.t.RowBytes()), C.uint32_t(o.t.Format().BytesPerTexel)
 		out.size = out.row_pitch * C.uint64_t(tO.Height) * C.uint64_t(out.slices)
+	case *wrappedMem:
+		out.kind, out.size, out.device_ptr, out.cuda_device = kindCUDAMemory, C.uint64_t(o.size), C.uint64_t(o.ptr), C.int32_t(o.ordinal)
 	case *imported:
 		out.kind = kindImported
 	default:
@@ -325,6 +347,8 @@ func memoryOf(h uint64) (ptr, size uint64, ordinal int, err error) {
 		return uint64(o.m.Ptr()), o.m.Size(), o.ordinal, nil
 	case *sharedBuffer:
 		return uint64(o.b.Ptr()), o.b.Size(), o.ordinal, nil
+	case *wrappedMem:
+		return o.ptr, o.size, o.ordinal, nil
 	}
 	return 0, 0, 0, errorf(stUnsupported, "gfxcuda: a %T has no linear CUDA memory to export", e.obj)
 }

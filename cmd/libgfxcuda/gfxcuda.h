@@ -117,6 +117,10 @@ int gfxcuda_resource_info(uint64_t handle, gfxcuda_resource_info_t *out);
 
 /* ---- Vulkan compute (compushady's model) ---- */
 
+/* A JSON array of the texel formats (value: the VkFormat, name, vk_name,
+ * bytes_per_texel, channels, dl_code, dl_bits, lanes, cuda_array). */
+int gfxcuda_formats_json(char **json, size_t *len);
+
 /* A JSON array describing the devices that run compute shaders (index,
  * name, dedicated_video_memory, shared_system_memory, vendor_id, device_id,
  * is_hardware, is_discrete, uuid, driver, best). Free *json. */
@@ -169,6 +173,10 @@ int gfxcuda_compute_dispatch(uint64_t compute, uint32_t x, uint32_t y, uint32_t 
 int gfxcuda_cuda_device_count(int *n);
 /* Allocates size bytes on CUDA device ordinal (primary context). */
 int gfxcuda_cuda_alloc(int device, uint64_t size, uint64_t *memory);
+/* Wraps size bytes of CUDA memory at ptr on device without owning them:
+ * DLPack tensors can be exported over it; whoever owns the memory must keep
+ * it alive while they are. */
+int gfxcuda_cuda_wrap(int device, uint64_t ptr, uint64_t size, uint64_t *memory);
 /* Copies n bytes synchronously (host addresses as integers). */
 int gfxcuda_cuda_memcpy(int device, uint64_t dst, uint64_t src, uint64_t n, int direction);
 
