@@ -11,24 +11,46 @@ package main
 // entry and the collision check below goes away.
 
 import (
+	"slices"
+
 	"github.com/gfxcuda/gfxcuda/compute"
+	"github.com/gfxcuda/gfxcuda/shader"
 )
 
 var classNames = [4]string{"cbv", "srv", "uav", "samplers"}
-var classLetters = [4]string{"b", "t", "u", "s"}
+
+// classOf is the compushady class (0 cbv, 1 srv, 2 uav, 3 samplers) of a
+// reflected resource.
+func classOf(r shader.Resource) int {
+	switch r.Kind {
+	case shader.UniformBuffer:
+		return 0
+	case shader.Sampler:
+		return 3
+	case shader.StorageImage, shader.StorageTexelBuffer:
+		return 2
+	case shader.StorageBuffer:
+		if r.ReadOnly {
+			return 1
+		}
+		return 2
+	}
+	return 1 // sampled images, uniform texel buffers, combined image samplers
+}
 
 // bindClasses turns the four class lists (handles) into dispatch arguments
-// and the handles the pipeline must keep alive.
+// and the handles the pipeline must keep alive. Entries whose register the
+// shader does not use are kept alive but not bound, as compushady allows.
 func bindClasses(k *compute.Kernel, lists [4][]uint64) ([]compute.Arg, []uint64, error) {
-	used := map[uint32]bool{}
-	for _, r := range k.Resources() {
+	// The classes of the shader's resources at each binding of set 0.
+	at := map[uint32][]int{}
+	for _, r := range k.Module().Resources {
 		if r.Set == 0 {
-			used[r.Binding] = true
+			at[r.Binding] = append(at[r.Binding], classOf(r))
 		}
 	}
 	var args []compute.Arg
 	var deps []uint64
-	owner := map[int]int{} // register number -> class that took it
 	for class, list := range lists {
 		for i, h := range list {
 			var res compute.Resource
@@ -41,16 +63,16 @@ func bindClasses(k *compute.Kernel, lists [4][]uint64) ([]compute.Arg, []uint64,
 			if err != nil {
 				return nil, nil, errorf(statusOf(err), "gfxcuda: %s[%d]: %v", classNames[class], i, err)
 			}
-			if prev, ok := owner[i]; ok {
-				return nil, nil, errorf(stNotImplemented,
-					"gfxcuda: registers %s%d and %s%d share binding %d in this build (compute binds by register number "+
-						"whatever the class); class-aware binding comes with compute.SRV/UAV/CBV: use distinct register numbers meanwhile",
-					classLetters[prev], i, classLetters[class], i, i)
-			}
-			owner[i] = class
 			deps = append(deps, h)
-			if !used[uint32(i)] {
-				continue // bound but unused by the shader, as compushady allows
+			classes := at[uint32(i)]
+			if !slices.Contains(classes, class) {
+				continue // the shader has no register of this class and number
+			}
+			if len(classes) > 1 {
+				return nil, nil, errorf(stNotImplemented,
+					"gfxcuda: the shader has registers of %d classes numbered %d (e.g. t%d and u%d), which share binding %d in this build "+
+						"(compute binds by register number whatever the class); class-aware binding comes with compute.SRV/UAV/CBV: "+
+						"use distinct register numbers meanwhile", len(classes), i, i, i, i)
 			}
 			args = append(args, compute.At(i, res))
 		}
