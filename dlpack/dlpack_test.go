@@ -35,7 +35,7 @@ func TestLayout(t *testing.T) {
 func randomTensor(r *rand.Rand) Tensor {
 	nd := r.IntN(5)
 	t := Tensor{Data: uintptr(r.Uint64() | 1), ByteOffset: r.Uint64N(1 << 20), Device: Device{CUDA, r.Int32N(8)},
-		DType: format.DType{Code: uint8(r.IntN(3)), Bits: []uint8{8, 16, 32, 64}[r.IntN(4)], Lanes: 1},
+		DType:    format.DType{Code: uint8(r.IntN(3)), Bits: []uint8{8, 16, 32, 64}[r.IntN(4)], Lanes: 1},
 		ReadOnly: r.IntN(2) == 0, IsCopied: r.IntN(2) == 0, Shape: make([]int64, nd)}
 	for i := range t.Shape {
 		t.Shape[i] = 1 + r.Int64N(100)

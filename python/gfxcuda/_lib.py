@@ -76,6 +76,7 @@ _sigs = {
     "gfxcuda_cuda_device_count": [P(i32)],
     "gfxcuda_cuda_alloc": [i32, u64, P(u64)],
     "gfxcuda_cuda_memcpy": [i32, u64, u64, u64, i32],
+    "gfxcuda_cuda_wrap": [i32, u64, u64, P(u64)],
     "gfxcuda_shared_open": [i32, P(u64)],
     "gfxcuda_shared_buffer_new": [u64, u64, P(u64)],
     "gfxcuda_shared_texture_new": [u64, u32, u32, u32, u32, P(u64)],
