@@ -2,6 +2,8 @@
 #   make demo      build the tool and show what this machine can do
 #   make test      the whole CPU suite (Vulkan tests run for real on lavapipe)
 #   make gpu-test  bundle every test binary for a GPU machine without Go (.gpu/)
+#   make lib       the C library: build/lib/libgfxcuda.so and gfxcuda.h
+#   make python    the Python package's wheel (build/wheel/), installable offline
 
 GO      ?= go
 PKGS    := ./...
@@ -11,7 +13,10 @@ DEBS    ?= ../shared/gpu/debs
 
 export PATH := $(PATH):/usr/local/go/bin
 
-.PHONY: all deps build demo test vet fmt-check gpu-test gpu-bundle clean
+PYTHON  ?= /usr/bin/python3
+LIB_DIR := build/lib
+
+.PHONY: all deps build demo test vet fmt-check gpu-test gpu-bundle clean lib python pytest
 
 all: build
 
@@ -40,6 +45,24 @@ vet: deps
 test: deps fmt-check vet
 	GFXCUDA_REQUIRE_VULKAN=1 GFXCUDA_REQUIRE_GL=1 GFXCUDA_VALIDATION=1 $(GO) test -race -count=1 -timeout 20m $(PKGS)
 	$(GO) test -run '^$$' -fuzz '^FuzzParseToken$$' -fuzztime 10s ./share/ && $(GO) test -run '^$$' -fuzz '^FuzzReadRequest$$' -fuzztime 10s ./share/
+	$(MAKE) pytest
+
+# The C library (c-shared) with its hand-written, documented header; the
+# header cgo generates is not shipped.
+lib: deps
+	$(GO) build -buildmode=c-shared -trimpath -ldflags='-s -w' -o $(LIB_DIR)/libgfxcuda.so ./cmd/libgfxcuda
+	@rm -f $(LIB_DIR)/libgfxcuda.h
+	@cp cmd/libgfxcuda/gfxcuda.h $(LIB_DIR)/gfxcuda.h
+	@cp $(LIB_DIR)/libgfxcuda.so python/gfxcuda/libgfxcuda.so
+
+# A wheel built with the standard library only: pip install build/wheel/*.whl
+python: lib
+	$(PYTHON) python/build_wheel.py $(LIB_DIR)/libgfxcuda.so $(LIB_DIR)/gfxcuda.h build/wheel
+
+# The Python tests on Debian's python3 (numpy, pytest): on lavapipe here,
+# with CUDA, torch, CuPy and Numba on the GPU machine.
+pytest: lib
+	GFXCUDA_REQUIRE_VULKAN=1 $(PYTHON) -m pytest -q -p no:cacheprovider python/tests
 
 # gpu-bundle builds every package's test binary, the CLI, the runner script
 # and the loader packages into $(GPU_DIR). On the GPU machine run
@@ -60,6 +83,9 @@ gpu-bundle: deps
 	@if ls $(DEBS)/*.deb >/dev/null 2>&1; then cp $(DEBS)/*.deb $(GPU_DIR)/debs/; \
 	else echo "warning: no loader packages in $(DEBS); the GPU machine must have libvulkan1/libegl1"; fi
 	@cp scripts/gpu-run.sh $(GPU_DIR)/run.sh
+	@$(MAKE) --no-print-directory lib >/dev/null && mkdir -p $(GPU_DIR)/pkg/python && \
+		cp -r python/gfxcuda python/tests python/bench python/build_wheel.py python/VERSION $(GPU_DIR)/pkg/python/ && cp cmd/libgfxcuda/gfxcuda.h $(GPU_DIR)/pkg/python/ && \
+		find $(GPU_DIR)/pkg/python -name __pycache__ -prune -exec rm -rf {} +
 	@rm -f $(GPU_DIR)/debs/*-dev_*.deb
 	@tar cf - -C $(GPU_DIR) pkg gfxcuda | xz -T0 -6 > $(GPU_DIR)/pkg.txz && rm -rf $(GPU_DIR)/pkg $(GPU_DIR)/gfxcuda
 	@du -sh $(GPU_DIR)
@@ -69,4 +95,4 @@ gpu-test: gpu-bundle
 	else echo "No GPU here: $(GPU_DIR) is ready. On the GPU machine run: bash $(GPU_DIR)/run.sh"; fi
 
 clean:
-	rm -rf bin $(GPU_DIR)
+	rm -rf bin $(GPU_DIR) build python/gfxcuda/libgfxcuda.so

@@ -28,6 +28,7 @@ tp=0 tf=0 ts=0 bad=0
 summary=()
 for dir in "$here"/pkg/*/; do
 	name=$(basename "$dir")
+	[ -f "$dir/IMPORTPATH" ] || continue
 	pkg=$(cat "$dir/IMPORTPATH")
 	start=$SECONDS
 	(cd "$dir" && "./$name.test" -test.v -test.count=1 -test.timeout=9m "$@") >"$logs/$name.log" 2>&1
@@ -44,6 +45,21 @@ for dir in "$here"/pkg/*/; do
 	if [ $st = FAIL ]; then grep -E -B2 -A20 '^\s*--- FAIL|^panic|^FAIL' "$logs/$name.log" | head -80; fi
 	grep -E '^\s*--- SKIP' -A1 "$logs/$name.log" | head -20
 done
+
+# The Python package (libgfxcuda.so inside) and its tests, on the machine's
+# python3 (torch, CuPy, Numba), then the Python speed figures.
+if [ -d "$here/pkg/python" ]; then
+	start=$SECONDS
+	(cd "$here/pkg/python" && GFXCUDA_HEADER="$here/pkg/python/gfxcuda.h" python3 -m pytest -v -p no:cacheprovider tests) >"$logs/python.log" 2>&1
+	rc=$?
+	p=$(grep -cE ' PASSED' "$logs/python.log"); f=$(grep -cE ' (FAILED|ERROR)' "$logs/python.log"); s=$(grep -cE ' SKIPPED' "$logs/python.log")
+	st=ok
+	if [ $rc != 0 ]; then st=FAIL; bad=1; [ "$f" = 0 ] && f=1; grep -E -A30 '^(FAILED|ERROR|=+ FAILURES)' "$logs/python.log" | head -120; fi
+	tp=$((tp + p)) tf=$((tf + f)) ts=$((ts + s))
+	summary+=("$(printf '%-4s %-50s passed=%-4d failed=%-3d skipped=%-3d %ss' "$st" "python (pytest)" "$p" "$f" "$s" "$((SECONDS - start))")")
+	grep -E ' SKIPPED|XFAIL' "$logs/python.log" | head -20
+	(cd "$here/pkg/python" && python3 bench/speed.py) 2>&1 | tee "$logs/python-speed.log"
+fi
 
 echo
 echo "== gfxcuda devices"

@@ -1,0 +1,35 @@
+#ifndef GFXCUDA_CAPI_H
+#define GFXCUDA_CAPI_H
+#include <stddef.h>
+#include <stdint.h>
+#define GFXCUDA_VERSION_STRING "0.1.0"
+void gfx_set_error(const char *msg, size_t n);
+void gfxcuda_dlpack_capsule_destructor(void *capsule);
+
+typedef struct {
+	uint64_t size, row_pitch;
+	uint32_t kind, heap, format, stride;
+	uint32_t width, height, depth, slices;
+	uint64_t device_ptr;
+	int32_t cuda_device;
+	uint32_t bytes_per_texel;
+} gfxcuda_resource_info_t;
+
+typedef struct {
+	uint64_t size, src_offset, dst_offset;
+	uint32_t width, height, depth;
+	uint32_t src_x, src_y, src_z, dst_x, dst_y, dst_z;
+	uint32_t src_slice, dst_slice;
+} gfxcuda_copy_region_t;
+
+typedef struct {
+	uint64_t data, byte_offset;
+	int32_t device_type, device_id;
+	uint8_t code, bits;
+	uint16_t lanes;
+	int32_t ndim;
+	int64_t *shape;
+	int64_t *strides;
+	uint64_t flags;
+} gfxcuda_tensor_t;
+#endif

@@ -1,0 +1,583 @@
+package main
+
+/*
+#include "capi.h"
+*/
+import "C"
+
+import (
+	"encoding/json"
+	"fmt"
+	"unsafe"
+
+	"github.com/gfxcuda/gfxcuda/compute"
+	"github.com/gfxcuda/gfxcuda/format"
+	"github.com/gfxcuda/gfxcuda/shader"
+	"github.com/gfxcuda/gfxcuda/vulkan"
+)
+
+// Resource kinds (gfxcuda_kind in gfxcuda.h).
+const (
+	kindDevice        = 1
+	kindBuffer        = 2
+	kindTexture       = 3
+	kindSampler       = 4
+	kindKernel        = 5
+	kindCUDAMemory    = 6
+	kindSharedDevice  = 7
+	kindSharedBuffer  = 8
+	kindSharedTexture = 9
+	kindImported      = 10
+)
+
+func kindName(o any) string {
+	switch o.(type) {
+	case *compute.Device:
+		return "device"
+	case *buffer:
+		return "buffer"
+	case *texture:
+		return "texture"
+	case *compute.Sampler:
+		return "sampler"
+	case *kernel:
+		return "compute pipeline"
+	}
+	return fmt.Sprintf("%T", o)
+}
+
+type buffer struct {
+	*compute.Buffer
+	dev uint64
+}
+
+type texture struct {
+	*compute.Texture
+	img    *vulkan.Image // owned when made with slices
+	slices uint32
+	dev    uint64
+}
+
+type devInfo struct {
+	Index                int    `json:"index"`
+	Name                 string `json:"name"`
+	DedicatedVideoMemory uint64 `json:"dedicated_video_memory"`
+	SharedSystemMemory   uint64 `json:"shared_system_memory"`
+	VendorID             uint32 `json:"vendor_id"`
+	DeviceID             uint32 `json:"device_id"`
+	Hardware             bool   `json:"is_hardware"`
+	Discrete             bool   `json:"is_discrete"`
+	UUID                 string `json:"uuid"`
+	Driver               string `json:"driver"`
+	Best                 bool   `json:"best"`
+}
+
+func infoJSON(i compute.DeviceInfo) devInfo {
+	return devInfo{i.Index, i.Name, i.DedicatedVideoMemory, i.SharedSystemMemory, i.VendorID, i.DeviceID,
+		i.Hardware, i.Discrete, i.UUIDString(), i.Driver, false}
+}
+
+//export gfxcuda_devices_json
+func gfxcuda_devices_json(out *unsafe.Pointer, n *C.size_t) C.int {
+	return call(func() error {
+		ds, err := compute.Devices()
+		if err != nil {
+			return &statusError{stNoDevice, err}
+		}
+		list := make([]devInfo, len(ds))
+		best := compute.Best(ds)
+		for i, d := range ds {
+			list[i] = infoJSON(d)
+			list[i].Best = i == best
+		}
+		b, _ := json.Marshal(list)
+		return cBytes(b, out, n)
+	})
+}
+
+//export gfxcuda_device_open
+func gfxcuda_device_open(index C.int, out *C.uint64_t) C.int {
+	return call(func() error {
+		if out == nil {
+			return errorf(stInvalid, "gfxcuda_device_open: null output")
+		}
+		spec := ""
+		if index >= 0 {
+			spec = fmt.Sprint(int(index))
+		}
+		d, err := compute.Open(compute.Options{Device: spec})
+		if err != nil {
+			return &statusError{stNoDevice, err}
+		}
+		return store(out, d, d.Close)
+	})
+}
+
+//export gfxcuda_device_info_json
+func gfxcuda_device_info_json(dev C.uint64_t, out *unsafe.Pointer, n *C.size_t) C.int {
+	return call(func() error {
+		d, err := get[*compute.Device](uint64(dev), "device")
+		if err != nil {
+			return err
+		}
+		b, _ := json.Marshal(infoJSON(d.Info()))
+		return cBytes(b, out, n)
+	})
+}
+
+//export gfxcuda_buffer_new
+func gfxcuda_buffer_new(dev C.uint64_t, size C.uint64_t, heap C.int, stride C.uint32_t, f C.uint32_t, out *C.uint64_t) C.int {
+	return call(func() error {
+		d, err := get[*compute.Device](uint64(dev), "device")
+		if err != nil {
+			return err
+		}
+		if out == nil {
+			return errorf(stInvalid, "gfxcuda_buffer_new: null output")
+		}
+		if size == 0 {
+			return errorf(stInvalid, "gfxcuda: a buffer of 0 bytes; give a size of at least 1 byte")
+		}
+		if heap < 0 || heap > 2 {
+			return errorf(stInvalid, "gfxcuda: heap %d; use GFXCUDA_HEAP_DEFAULT (0), UPLOAD (1) or READBACK (2)", heap)
+		}
+		if f != 0 {
+			if _, ok := format.Lookup(format.Format(f)); !ok {
+				return errorf(stInvalid, "gfxcuda: unknown format %d", f)
+			}
+		}
+		b, err := d.Buffer(uint64(size), compute.Heap(heap))
+		if err != nil {
+			return err
+		}
+		cb := b
+		if stride != 0 {
+			cb = b.WithStride(uint32(stride))
+		} else if f != 0 {
+			cb = b.WithFormat(format.Format(f))
+		}
+		return store(out, &buffer{cb, uint64(dev)}, b.Close, uint64(dev))
+	})
+}
+
+//export gfxcuda_buffer_upload
+func gfxcuda_buffer_upload(buf C.uint64_t, off C.uint64_t, data unsafe.Pointer, n C.uint64_t) C.int {
+	return call(func() error {
+		b, err := get[*buffer](uint64(buf), "buffer")
+		if err != nil {
+			return err
+		}
+		src, err := hostBytes(data, uint64(n))
+		if err != nil {
+			return err
+		}
+		if uint64(off) > b.Size() || uint64(n) > b.Size()-uint64(off) {
+			return errorf(stRange, "gfxcuda: upload of bytes [%d, %d) into a %d-byte buffer", off, uint64(off)+uint64(n), b.Size())
+		}
+		return b.UploadAt(uint64(off), src)
+	})
+}
+
+//export gfxcuda_buffer_readback
+func gfxcuda_buffer_readback(buf C.uint64_t, off C.uint64_t, dst unsafe.Pointer, n C.uint64_t) C.int {
+	return call(func() error {
+		b, err := get[*buffer](uint64(buf), "buffer")
+		if err != nil {
+			return err
+		}
+		out, err := hostBytes(dst, uint64(n))
+		if err != nil {
+			return err
+		}
+		if uint64(off) > b.Size() || uint64(n) > b.Size()-uint64(off) {
+			return errorf(stRange, "gfxcuda: readback of bytes [%d, %d) from a %d-byte buffer", off, uint64(off)+uint64(n), b.Size())
+		}
+		return b.ReadbackAt(uint64(off), out)
+	})
+}
+
+//export gfxcuda_buffer_upload2d
+func gfxcuda_buffer_upload2d(buf C.uint64_t, data unsafe.Pointer, n C.uint64_t, pitch, rowBytes C.uint64_t, height C.uint32_t) C.int {
+	return call(func() error {
+		b, err := get[*buffer](uint64(buf), "buffer")
+		if err != nil {
+			return err
+		}
+		src, err := hostBytes(data, uint64(n))
+		if err != nil {
+			return err
+		}
+		if err := b.Upload2D(src, uint64(pitch), uint64(rowBytes), int(height)); err != nil {
+			return &statusError{stRange, err}
+		}
+		return nil
+	})
+}
+
+//export gfxcuda_buffer_readback2d
+func gfxcuda_buffer_readback2d(buf C.uint64_t, dst unsafe.Pointer, n C.uint64_t, pitch, rowBytes C.uint64_t, height C.uint32_t) C.int {
+	return call(func() error {
+		b, err := get[*buffer](uint64(buf), "buffer")
+		if err != nil {
+			return err
+		}
+		out, err := hostBytes(dst, uint64(n))
+		if err != nil {
+			return err
+		}
+		if uint64(n) != uint64(rowBytes)*uint64(height) {
+			return errorf(stRange, "gfxcuda: readback2d of %d rows of %d bytes into %d bytes", height, rowBytes, n)
+		}
+		data, err := b.Readback2D(uint64(pitch), uint64(rowBytes), int(height))
+		if err != nil {
+			return &statusError{stRange, err}
+		}
+		copy(out, data)
+		return nil
+	})
+}
+
+//export gfxcuda_texture_new
+func gfxcuda_texture_new(dev C.uint64_t, dim C.int, w, h, depth, slices C.uint32_t, f C.uint32_t, out *C.uint64_t) C.int {
+	return call(func() error {
+		d, err := get[*compute.Device](uint64(dev), "device")
+		if err != nil {
+			return err
+		}
+		if out == nil {
+			return errorf(stInvalid, "gfxcuda_texture_new: null output")
+		}
+		if _, ok := format.Lookup(format.Format(f)); !ok {
+			return errorf(stInvalid, "gfxcuda: unknown texture format %d (see gfxcuda.formats)", f)
+		}
+		if w == 0 || h == 0 || depth == 0 || slices == 0 {
+			return errorf(stInvalid, "gfxcuda: a texture of %dx%dx%d texels and %d slices; every extent must be at least 1", w, h, depth, slices)
+		}
+		var vd vulkan.ImageDim
+		switch dim {
+		case 1:
+			vd = vulkan.Image1D
+		case 2:
+			vd = vulkan.Image2D
+		case 3:
+			vd = vulkan.Image3D
+		default:
+			return errorf(stInvalid, "gfxcuda: texture dimension %d (1, 2 or 3)", dim)
+		}
+		if dim == 3 && slices != 1 {
+			return errorf(stInvalid, "gfxcuda: 3D textures have no slices")
+		}
+		img, err := d.Vulkan().NewImage(vulkan.ImageOptions{Dim: vd, Format: uint32(f), Width: uint32(w), Height: uint32(h), Depth: uint32(depth), Layers: uint32(slices)})
+		if err != nil {
+			return &statusError{stUnsupported, fmt.Errorf("gfxcuda: %s texture of %s: %w", vd, format.Format(f), err)}
+		}
+		t, err := d.WrapTexture(img)
+		if err != nil {
+			img.Close()
+			return err
+		}
+		return store(out, &texture{Texture: t, img: img, slices: uint32(slices), dev: uint64(dev)}, img.Close, uint64(dev))
+	})
+}
+
+//export gfxcuda_sampler_new
+func gfxcuda_sampler_new(dev C.uint64_t, addrU, addrV, addrW, filterMin, filterMag C.int, out *C.uint64_t) C.int {
+	return call(func() error {
+		d, err := get[*compute.Device](uint64(dev), "device")
+		if err != nil {
+			return err
+		}
+		if out == nil {
+			return errorf(stInvalid, "gfxcuda_sampler_new: null output")
+		}
+		if addrU != addrV || addrU != addrW {
+			return errorf(stUnsupported, "gfxcuda: samplers take one address mode for u, v and w (got %d, %d, %d)", addrU, addrV, addrW)
+		}
+		if filterMin != filterMag {
+			return errorf(stUnsupported, "gfxcuda: samplers take one filter for minification and magnification (got %d, %d)", filterMin, filterMag)
+		}
+		modes := []compute.AddressMode{compute.AddressWrap, compute.AddressMirror, compute.AddressClamp, compute.AddressBorder}
+		if addrU < 0 || int(addrU) >= len(modes) {
+			return errorf(stInvalid, "gfxcuda: address mode %d", addrU)
+		}
+		filters := []compute.Filter{compute.FilterPoint, compute.FilterLinear}
+		if filterMin < 0 || int(filterMin) >= len(filters) {
+			return errorf(stInvalid, "gfxcuda: filter %d", filterMin)
+		}
+		s, err := d.Sampler(filters[filterMin], modes[addrU])
+		if err != nil {
+			return err
+		}
+		return store(out, s, s.Close, uint64(dev))
+	})
+}
+
+//export gfxcuda_resource_info
+func gfxcuda_resource_info(h C.uint64_t, out *C.gfxcuda_resource_info_t) C.int {
+	return call(func() error {
+		if out == nil {
+			return errorf(stInvalid, "gfxcuda_resource_info: null output")
+		}
+		handles.Lock()
+		e, ok := handles.m[uint64(h)]
+		handles.Unlock()
+		if !ok {
+			return errorf(stBadHandle, "gfxcuda: %d is not a live handle", h)
+		}
+		*out = C.gfxcuda_resource_info_t{cuda_device: -1}
+		switch o := e.obj.(type) {
+		case *compute.Device:
+			out.kind = kindDevice
+		case *buffer:
+			out.kind, out.size, out.heap = kindBuffer, C.uint64_t(o.Size()), C.uint32_t(o.Heap())
+			out.stride, out.format = C.uint32_t(o.Stride()), C.uint32_t(o.Format())
+		case *texture:
+			out.kind, out.size, out.row_pitch = kindTexture, C.uint64_t(o.Size()), C.uint64_t(o.RowPitch())
+			out.format = C.uint32_t(o.Format())
+			out.width, out.height, out.depth, out.slices = C.uint32_t(o.Width()), C.uint32_t(o.Height()), C.uint32_t(o.Depth()), C.uint32_t(o.slices)
+			out.bytes_per_texel = C.uint32_t(o.Format().Info().BytesPerTexel)
+		case *compute.Sampler:
+			out.kind = kindSampler
+		case *kernel:
+			out.kind = kindKernel
+		default:
+			return cudaInfo(e.obj, out)
+		}
+		return nil
+	})
+}
+
+//export gfxcuda_copy
+func gfxcuda_copy(src, dst C.uint64_t, r *C.gfxcuda_copy_region_t) C.int {
+	return call(func() error {
+		var reg C.gfxcuda_copy_region_t
+		if r != nil {
+			reg = *r
+		}
+		handles.Lock()
+		se, ok1 := handles.m[uint64(src)]
+		de, ok2 := handles.m[uint64(dst)]
+		handles.Unlock()
+		if !ok1 || !ok2 {
+			return errorf(stBadHandle, "gfxcuda_copy: %d or %d is not a live handle", src, dst)
+		}
+		if reg.src_slice != 0 || reg.dst_slice != 0 {
+			return errorf(stUnsupported, "gfxcuda: copies to and from texture slices other than 0 are not supported yet")
+		}
+		var dev *compute.Device
+		var err error
+		switch s := se.obj.(type) {
+		case *buffer:
+			dev, err = get[*compute.Device](s.dev, "device")
+			if err != nil {
+				return err
+			}
+			b, err := dev.NewBatch()
+			if err != nil {
+				return err
+			}
+			defer b.Close()
+			switch d := de.obj.(type) {
+			case *buffer:
+				n := uint64(reg.size)
+				if n == 0 {
+					n = s.Size() - min(uint64(reg.src_offset), s.Size())
+				}
+				if uint64(reg.src_offset)+n > s.Size() || uint64(reg.dst_offset)+n > d.Size() {
+					return errorf(stRange, "gfxcuda: copy of %d bytes from offset %d of a %d-byte buffer to offset %d of a %d-byte buffer does not fit",
+						n, reg.src_offset, s.Size(), reg.dst_offset, d.Size())
+				}
+				b.CopyBuffer(d.Buffer, s.Buffer, uint64(reg.dst_offset), uint64(reg.src_offset), n)
+			case *texture:
+				region, err := texRegion(d, reg, uint64(reg.src_offset), s.Size(), true)
+				if err != nil {
+					return err
+				}
+				b.CopyBufferToTexture(d.Texture, s.Buffer, region)
+			default:
+				return errorf(stInvalid, "gfxcuda: cannot copy a buffer into a %s", kindName(de.obj))
+			}
+			return b.Run()
+		case *texture:
+			dev, err = get[*compute.Device](s.dev, "device")
+			if err != nil {
+				return err
+			}
+			b, err := dev.NewBatch()
+			if err != nil {
+				return err
+			}
+			defer b.Close()
+			switch d := de.obj.(type) {
+			case *buffer:
+				region, err := texRegion(s, reg, uint64(reg.dst_offset), d.Size(), false)
+				if err != nil {
+					return err
+				}
+				b.CopyTextureToBuffer(d.Buffer, s.Texture, region)
+			case *texture:
+				if s.Width() != d.Width() || s.Height() != d.Height() || s.Depth() != d.Depth() {
+					return errorf(stRange, "gfxcuda: copy of a %dx%dx%d texture into a %dx%dx%d one", s.Width(), s.Height(), s.Depth(), d.Width(), d.Height(), d.Depth())
+				}
+				b.Copy(d.Texture, s.Texture)
+			default:
+				return errorf(stInvalid, "gfxcuda: cannot copy a texture into a %s", kindName(de.obj))
+			}
+			return b.Run()
+		}
+		return errorf(stInvalid, "gfxcuda: cannot copy from a %s", kindName(se.obj))
+	})
+}
+
+// texRegion checks a buffer↔texture copy and returns its region. toTex:
+// the texture is the destination (its x, y, z are dst_*).
+func texRegion(t *texture, reg C.gfxcuda_copy_region_t, bufOff, bufSize uint64, toTex bool) (compute.Region, error) {
+	x, y, z := reg.src_x, reg.src_y, reg.src_z
+	if toTex {
+		x, y, z = reg.dst_x, reg.dst_y, reg.dst_z
+	}
+	w, h, d := uint32(reg.width), uint32(reg.height), uint32(reg.depth)
+	if w == 0 {
+		w = t.Width() - min(uint32(x), t.Width())
+	}
+	if h == 0 {
+		h = t.Height() - min(uint32(y), t.Height())
+	}
+	if d == 0 {
+		d = t.Depth() - min(uint32(z), t.Depth())
+	}
+	if uint32(x)+w > t.Width() || uint32(y)+h > t.Height() || uint32(z)+d > t.Depth() {
+		return compute.Region{}, errorf(stRange, "gfxcuda: region %dx%dx%d at (%d, %d, %d) is outside a %dx%dx%d texture", w, h, d, x, y, z, t.Width(), t.Height(), t.Depth())
+	}
+	need := uint64(w) * uint64(t.Format().Info().BytesPerTexel) * uint64(h) * uint64(d)
+	if bufOff > bufSize || need > bufSize-bufOff {
+		return compute.Region{}, errorf(stRange, "gfxcuda: copying %dx%dx%d texels needs %d bytes from offset %d; the buffer has %d bytes", w, h, d, need, bufOff, bufSize)
+	}
+	return compute.Region{BufferOffset: bufOff, X: uint32(x), Y: uint32(y), Z: uint32(z), Width: w, Height: h, Depth: d}, nil
+}
+
+// Shader languages (gfxcuda_language in gfxcuda.h).
+const (
+	langHLSL = 0
+	langGLSL = 1
+)
+
+//export gfxcuda_shader_compile
+func gfxcuda_shader_compile(src *C.char, n C.size_t, lang C.int, entry *C.char, out *unsafe.Pointer, outLen *C.size_t) C.int {
+	return call(func() error {
+		code, err := hostBytes(unsafe.Pointer(src), uint64(n))
+		if err != nil {
+			return err
+		}
+		o := shader.Options{}
+		switch lang {
+		case langHLSL:
+			o.Language, o.Filename = shader.HLSL, "shader.hlsl"
+		case langGLSL:
+			o.Language, o.Filename = shader.GLSL, "shader.comp"
+		default:
+			return errorf(stInvalid, "gfxcuda: shader language %d (0: HLSL, 1: GLSL)", lang)
+		}
+		if entry != nil {
+			o.EntryPoint = C.GoString(entry)
+		}
+		m, err := shader.Compile(append([]byte(nil), code...), o)
+		if err != nil {
+			return err
+		}
+		return cBytes(m.SPIRV, out, outLen)
+	})
+}
+
+type kernel struct {
+	k    *compute.Kernel
+	args []compute.Arg
+	dev  uint64
+}
+
+//export gfxcuda_compute_new
+func gfxcuda_compute_new(dev C.uint64_t, spirv unsafe.Pointer, n C.size_t,
+	cbv *C.uint64_t, ncbv C.size_t, srv *C.uint64_t, nsrv C.size_t,
+	uav *C.uint64_t, nuav C.size_t, samplers *C.uint64_t, nsamplers C.size_t, out *C.uint64_t) C.int {
+	return call(func() error {
+		d, err := get[*compute.Device](uint64(dev), "device")
+		if err != nil {
+			return err
+		}
+		if out == nil {
+			return errorf(stInvalid, "gfxcuda_compute_new: null output")
+		}
+		code, err := hostBytes(spirv, uint64(n))
+		if err != nil {
+			return err
+		}
+		lists := [4][]uint64{}
+		for i, l := range []struct {
+			p *C.uint64_t
+			n C.size_t
+		}{{cbv, ncbv}, {srv, nsrv}, {uav, nuav}, {samplers, nsamplers}} {
+			if l.n > 0 {
+				if l.p == nil {
+					return errorf(stInvalid, "gfxcuda_compute_new: null list of %d handles", l.n)
+				}
+				for _, h := range unsafe.Slice((*uint64)(unsafe.Pointer(l.p)), l.n) {
+					lists[i] = append(lists[i], h)
+				}
+			}
+		}
+		k, err := d.Compile(append([]byte(nil), code...), shader.Options{Language: shader.SPIRV})
+		if err != nil {
+			return err
+		}
+		args, deps, err := bindClasses(k, lists)
+		if err != nil {
+			k.Close()
+			return err
+		}
+		return store(out, &kernel{k: k, args: args, dev: uint64(dev)}, k.Close, append(deps, uint64(dev))...)
+	})
+}
+
+//export gfxcuda_compute_dispatch
+func gfxcuda_compute_dispatch(k C.uint64_t, x, y, z C.uint32_t, push unsafe.Pointer, npush C.size_t) C.int {
+	return call(func() error {
+		kk, err := get[*kernel](uint64(k), "compute pipeline")
+		if err != nil {
+			return err
+		}
+		args := kk.args
+		if npush > 0 {
+			p, err := hostBytes(push, uint64(npush))
+			if err != nil {
+				return err
+			}
+			args = append(append([]compute.Arg(nil), args...), compute.Push(append([]byte(nil), p...)))
+		}
+		return kk.k.Dispatch(uint32(x), uint32(y), uint32(z), args...)
+	})
+}
+
+type formatJSON struct {
+	Value    uint32 `json:"value"`
+	Name     string `json:"name"`
+	VkName   string `json:"vk_name"`
+	Bytes    int    `json:"bytes_per_texel"`
+	Channels int    `json:"channels"`
+	Code     uint8  `json:"dl_code"`
+	Bits     uint8  `json:"dl_bits"`
+	Lanes    int    `json:"lanes"`
+	CUDA     bool   `json:"cuda_array"`
+}
+
+//export gfxcuda_formats_json
+func gfxcuda_formats_json(out *unsafe.Pointer, n *C.size_t) C.int {
+	return call(func() error {
+		var list []formatJSON
+		for _, in := range format.All() {
+			list = append(list, formatJSON{uint32(in.Format), in.Name, in.VkName, in.BytesPerTexel, in.Channels,
+				in.DType.Code, in.DType.Bits, in.DTypeLanes, in.CUDAArrayCapable()})
+		}
+		b, _ := json.Marshal(list)
+		return cBytes(b, out, n)
+	})
+}

@@ -1,0 +1,360 @@
+// Package dlpack hands GPU and host memory to array libraries (PyTorch,
+// CuPy, Numba, JAX) without copies, and takes theirs: DLPack managed
+// tensors, the versioned DLManagedTensorVersioned of DLPack 1.x and the
+// legacy DLManagedTensor, and __cuda_array_interface__ (version 3)
+// descriptions.
+//
+// An exported managed tensor is one block of C memory (the struct, its shape
+// and its strides); its manager_ctx is an integer handle into this package's
+// table, never a Go pointer. The consumer calls the tensor's deleter when it
+// is done; the deleter runs the release function given to Export exactly
+// once and frees the block. Until then the memory's owner stays alive, so a
+// tensor outlives the Go or Python object it came from.
+package dlpack
+
+/*
+#include <stdlib.h>
+#include <string.h>
+#include "dlpack.h"
+
+static size_t gfx_off_mctx(void) { return offsetof(gfx_DLManagedTensor, manager_ctx); }
+static size_t gfx_off_del(void) { return offsetof(gfx_DLManagedTensor, deleter); }
+static size_t gfx_off_vmctx(void) { return offsetof(gfx_DLManagedTensorVersioned, manager_ctx); }
+static size_t gfx_off_vdel(void) { return offsetof(gfx_DLManagedTensorVersioned, deleter); }
+static size_t gfx_off_vflags(void) { return offsetof(gfx_DLManagedTensorVersioned, flags); }
+static size_t gfx_off_vtensor(void) { return offsetof(gfx_DLManagedTensorVersioned, dl_tensor); }
+static size_t gfx_off_shape(void) { return offsetof(gfx_DLTensor, shape); }
+static size_t gfx_off_boff(void) { return offsetof(gfx_DLTensor, byte_offset); }
+// Integers become pointers on the C side: handles and device addresses are
+// not Go pointers.
+static void gfx_set_ctx(void **field, uintptr_t h) { *field = (void *)h; }
+static void gfx_set_data(gfx_DLTensor *t, uintptr_t p) { t->data = (void *)p; }
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"unsafe"
+
+	"github.com/gfxcuda/gfxcuda/format"
+)
+
+// DeviceType is a DLPack device type (DLDeviceType).
+type DeviceType int32
+
+// Device types.
+const (
+	CPU      DeviceType = 1 // host memory
+	CUDA     DeviceType = 2 // CUDA device memory
+	CUDAHost DeviceType = 3 // pinned host memory
+	Vulkan   DeviceType = 7 // Vulkan buffers
+)
+
+func (t DeviceType) String() string {
+	switch t {
+	case CPU:
+		return "cpu"
+	case CUDA:
+		return "cuda"
+	case CUDAHost:
+		return "cuda_host"
+	case Vulkan:
+		return "vulkan"
+	}
+	return fmt.Sprintf("DeviceType(%d)", int32(t))
+}
+
+// Device is where a tensor's memory is: a type and an ordinal.
+type Device struct {
+	Type DeviceType
+	ID   int32
+}
+
+// Flags of a versioned managed tensor.
+const (
+	FlagReadOnly          uint64 = 1 << 0 // the consumer must not write
+	FlagIsCopied          uint64 = 1 << 1 // the producer made a copy for this tensor
+	FlagSubbyteTypePadded uint64 = 1 << 2 // sub-byte elements padded to bytes
+)
+
+// Version is the DLPack version this package writes into versioned tensors.
+var Version = [2]uint32{1, 1}
+
+// Tensor describes an n-dimensional array in memory.
+type Tensor struct {
+	// Data is the base address; the first element is at Data + ByteOffset.
+	Data       uintptr
+	ByteOffset uint64
+	Device     Device
+	DType      format.DType
+	Shape      []int64
+	// Strides are in elements, not bytes; nil means C-contiguous.
+	Strides []int64
+	// ReadOnly and IsCopied become the versioned tensor's flags.
+	ReadOnly bool
+	IsCopied bool
+}
+
+// ErrInvalid is wrapped by the errors describing a malformed tensor.
+var ErrInvalid = errors.New("dlpack: invalid tensor")
+
+// Elements is the number of elements (1 for a 0-dimensional tensor).
+func (t Tensor) Elements() int64 {
+	n := int64(1)
+	for _, s := range t.Shape {
+		n *= s
+	}
+	return n
+}
+
+// ItemSize is the size of one element in bytes.
+func (t Tensor) ItemSize() int { return int(t.DType.Bits) / 8 * int(max(t.DType.Lanes, 1)) }
+
+// Contiguous reports whether the tensor is C-contiguous.
+func (t Tensor) Contiguous() bool {
+	if t.Strides == nil {
+		return true
+	}
+	want := int64(1)
+	for i := len(t.Shape) - 1; i >= 0; i-- {
+		if t.Shape[i] != 1 && t.Strides[i] != want {
+			return false
+		}
+		want *= t.Shape[i]
+	}
+	return true
+}
+
+// Validate checks the tensor's description.
+func (t Tensor) Validate() error {
+	switch {
+	case t.Data == 0 && t.Elements() != 0:
+		return fmt.Errorf("%w: null data pointer", ErrInvalid)
+	case t.DType.Bits == 0 || t.DType.Bits%8 != 0:
+		return fmt.Errorf("%w: element of %d bits (whole bytes only)", ErrInvalid, t.DType.Bits)
+	case t.DType.Code > format.DLFloat && t.DType.Code != 6:
+		return fmt.Errorf("%w: dtype code %d", ErrInvalid, t.DType.Code)
+	case t.Strides != nil && len(t.Strides) != len(t.Shape):
+		return fmt.Errorf("%w: %d strides for %d dimensions", ErrInvalid, len(t.Strides), len(t.Shape))
+	case len(t.Shape) > 32:
+		return fmt.Errorf("%w: %d dimensions (32 at most)", ErrInvalid, len(t.Shape))
+	}
+	for i, s := range t.Shape {
+		if s < 0 {
+			return fmt.Errorf("%w: dimension %d is %d", ErrInvalid, i, s)
+		}
+	}
+	return nil
+}
+
+// table maps manager_ctx handles to the release functions of live exports.
+var table = struct {
+	sync.Mutex
+	next uintptr
+	m    map[uintptr]func()
+}{m: map[uintptr]func(){}}
+
+// Live is the number of exported tensors whose deleter has not run yet.
+func Live() int {
+	table.Lock()
+	defer table.Unlock()
+	return len(table.m)
+}
+
+//export gfxDLPackRelease
+func gfxDLPackRelease(h C.uintptr_t) {
+	table.Lock()
+	f, ok := table.m[uintptr(h)]
+	delete(table.m, uintptr(h))
+	table.Unlock()
+	if ok && f != nil {
+		f()
+	}
+}
+
+// Export makes a managed tensor of t in C memory and returns its address:
+// a DLManagedTensorVersioned when versioned, else a legacy DLManagedTensor.
+// release (may be nil) runs exactly once, when the consumer calls the
+// tensor's deleter; it must not block for long. On error release does not
+// run.
+func Export(t Tensor, versioned bool, release func()) (unsafe.Pointer, error) {
+	if err := t.Validate(); err != nil {
+		return nil, err
+	}
+	nd := len(t.Shape)
+	var head C.size_t = C.sizeof_gfx_DLManagedTensor
+	if versioned {
+		head = C.sizeof_gfx_DLManagedTensorVersioned
+	}
+	// One block: the struct, then shape, then strides (always written, so
+	// consumers that ignore NULL strides still see the layout).
+	size := head + C.size_t(2*nd)*8
+	p := C.calloc(1, size)
+	if p == nil {
+		return nil, fmt.Errorf("dlpack: out of host memory for a %d-byte tensor header", size)
+	}
+	dims := unsafe.Slice((*int64)(unsafe.Add(p, head)), 2*nd)
+	copy(dims, t.Shape)
+	strides := t.Strides
+	if strides == nil {
+		strides = make([]int64, nd)
+		acc := int64(1)
+		for i := nd - 1; i >= 0; i-- {
+			strides[i] = acc
+			acc *= t.Shape[i]
+		}
+	}
+	copy(dims[nd:], strides)
+
+	table.Lock()
+	table.next++
+	h := table.next
+	table.m[h] = release
+	table.Unlock()
+
+	var dl *C.gfx_DLTensor
+	if versioned {
+		m := (*C.gfx_DLManagedTensorVersioned)(p)
+		m.version.major, m.version.minor = C.uint32_t(Version[0]), C.uint32_t(Version[1])
+		C.gfx_set_ctx(&m.manager_ctx, C.uintptr_t(h))
+		m.deleter = (*[0]byte)(C.gfx_dlpack_deleter_ptr(1))
+		var fl uint64
+		if t.ReadOnly {
+			fl |= FlagReadOnly
+		}
+		if t.IsCopied {
+			fl |= FlagIsCopied
+		}
+		m.flags = C.uint64_t(fl)
+		dl = &m.dl_tensor
+	} else {
+		m := (*C.gfx_DLManagedTensor)(p)
+		C.gfx_set_ctx(&m.manager_ctx, C.uintptr_t(h))
+		m.deleter = (*[0]byte)(C.gfx_dlpack_deleter_ptr(0))
+		dl = &m.dl_tensor
+	}
+	C.gfx_set_data(dl, C.uintptr_t(t.Data))
+	dl.device.device_type = C.int32_t(t.Device.Type)
+	dl.device.device_id = C.int32_t(t.Device.ID)
+	dl.ndim = C.int32_t(nd)
+	dl.dtype.code = C.uint8_t(t.DType.Code)
+	dl.dtype.bits = C.uint8_t(t.DType.Bits)
+	dl.dtype.lanes = C.uint16_t(max(t.DType.Lanes, 1))
+	if nd > 0 {
+		dl.shape = (*C.int64_t)(unsafe.Add(p, head))
+		dl.strides = (*C.int64_t)(unsafe.Add(p, head+C.size_t(nd)*8))
+	}
+	dl.byte_offset = C.uint64_t(t.ByteOffset)
+	return p, nil
+}
+
+// CallDeleter calls the deleter of the managed tensor at p (versioned or
+// legacy), as a consumer does when it is done. p is invalid afterwards.
+func CallDeleter(p unsafe.Pointer, versioned bool) {
+	v := C.int(0)
+	if versioned {
+		v = 1
+	}
+	C.gfx_dlpack_call_deleter(p, v)
+}
+
+// Managed is a managed tensor another library produced, imported with
+// Import. Close calls its deleter, once.
+type Managed struct {
+	p         unsafe.Pointer
+	versioned bool
+	tensor    Tensor
+	version   [2]uint32
+	mu        sync.Mutex
+	closed    bool
+}
+
+// Import reads the managed tensor at p: a DLManagedTensorVersioned when
+// versioned, else a legacy DLManagedTensor. The Managed owns it from then
+// on: Close calls its deleter (also when Import fails).
+func Import(p unsafe.Pointer, versioned bool) (*Managed, error) {
+	if p == nil {
+		return nil, fmt.Errorf("%w: null managed tensor", ErrInvalid)
+	}
+	m := &Managed{p: p, versioned: versioned}
+	var dl *C.gfx_DLTensor
+	if versioned {
+		v := (*C.gfx_DLManagedTensorVersioned)(p)
+		m.version = [2]uint32{uint32(v.version.major), uint32(v.version.minor)}
+		if m.version[0] != 1 {
+			CallDeleter(p, true)
+			return nil, fmt.Errorf("%w: DLPack version %d.%d; this library reads 1.x", ErrInvalid, m.version[0], m.version[1])
+		}
+		fl := uint64(v.flags)
+		m.tensor.ReadOnly, m.tensor.IsCopied = fl&FlagReadOnly != 0, fl&FlagIsCopied != 0
+		dl = &v.dl_tensor
+	} else {
+		dl = &(*C.gfx_DLManagedTensor)(p).dl_tensor
+	}
+	t := &m.tensor
+	t.Data = uintptr(dl.data)
+	t.ByteOffset = uint64(dl.byte_offset)
+	t.Device = Device{DeviceType(dl.device.device_type), int32(dl.device.device_id)}
+	t.DType = format.DType{Code: uint8(dl.dtype.code), Bits: uint8(dl.dtype.bits), Lanes: uint16(dl.dtype.lanes)}
+	nd := int(dl.ndim)
+	if nd < 0 || nd > 32 || (nd > 0 && dl.shape == nil) {
+		CallDeleter(p, versioned)
+		return nil, fmt.Errorf("%w: %d dimensions", ErrInvalid, nd)
+	}
+	if nd > 0 {
+		t.Shape = append([]int64(nil), unsafe.Slice((*int64)(unsafe.Pointer(dl.shape)), nd)...)
+		if dl.strides != nil {
+			t.Strides = append([]int64(nil), unsafe.Slice((*int64)(unsafe.Pointer(dl.strides)), nd)...)
+		}
+	} else {
+		t.Shape = []int64{}
+	}
+	if err := t.Validate(); err != nil {
+		CallDeleter(p, versioned)
+		return nil, err
+	}
+	return m, nil
+}
+
+// Tensor describes the imported tensor. Its memory stays valid until Close.
+func (m *Managed) Tensor() Tensor { return m.tensor }
+
+// Versioned reports whether the tensor was a DLManagedTensorVersioned, and
+// Version its DLPack version (zero for legacy tensors).
+func (m *Managed) Versioned() bool { return m.versioned }
+
+// Version is the imported tensor's DLPack version (zero for legacy ones).
+func (m *Managed) Version() [2]uint32 { return m.version }
+
+// Close calls the tensor's deleter. Idempotent.
+func (m *Managed) Close() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return nil
+	}
+	m.closed = true
+	CallDeleter(m.p, m.versioned)
+	m.p = nil
+	return nil
+}
+
+// layout returns the C offsets and sizes tests check against the DLPack
+// specification.
+func layout() map[string]uintptr {
+	return map[string]uintptr{
+		"DLTensor":                           C.sizeof_gfx_DLTensor,
+		"DLTensor.shape":                     uintptr(C.gfx_off_shape()),
+		"DLTensor.byte_offset":               uintptr(C.gfx_off_boff()),
+		"DLManagedTensor":                    C.sizeof_gfx_DLManagedTensor,
+		"DLManagedTensor.manager_ctx":        uintptr(C.gfx_off_mctx()),
+		"DLManagedTensor.deleter":            uintptr(C.gfx_off_del()),
+		"DLManagedTensorVersioned":           C.sizeof_gfx_DLManagedTensorVersioned,
+		"DLManagedTensorVersioned.manager":   uintptr(C.gfx_off_vmctx()),
+		"DLManagedTensorVersioned.deleter":   uintptr(C.gfx_off_vdel()),
+		"DLManagedTensorVersioned.flags":     uintptr(C.gfx_off_vflags()),
+		"DLManagedTensorVersioned.dl_tensor": uintptr(C.gfx_off_vtensor()),
+	}
+}

@@ -1,0 +1,37 @@
+"""gfxcuda: zero-copy GPU interop for Python.
+
+- compushady's API (``import gfxcuda as compushady``): devices, Buffer,
+  Texture1D/2D/3D, Sampler, Compute, shaders.hlsl/glsl.compile, formats.
+- Gfx2Cuda's API: texture(), Texture.copy_to/copy_from, open_ipc_texture.
+- Zero-copy arrays: CudaBuffer and SharedBuffer expose
+  __cuda_array_interface__ (v3) and DLPack (__dlpack__, __dlpack_device__).
+
+The library is not usable in a child process forked after import: start
+children with the 'spawn' or 'forkserver' start method.
+"""
+
+from . import _lib, errors, formats, shaders  # noqa: F401
+from .shaders import glsl, hlsl  # noqa: F401
+from .errors import *  # noqa: F401,F403
+from ._compute import (  # noqa: F401
+    HEAP_DEFAULT, HEAP_UPLOAD, HEAP_READBACK,
+    SAMPLER_FILTER_POINT, SAMPLER_FILTER_LINEAR,
+    SAMPLER_ADDRESS_MODE_WRAP, SAMPLER_ADDRESS_MODE_MIRROR, SAMPLER_ADDRESS_MODE_CLAMP, SAMPLER_ADDRESS_MODE_BORDER,
+    Device, Resource, Buffer, Texture1D, Texture2D, Texture3D, Sampler, Compute,
+    get_discovered_devices, get_best_device, get_current_device, set_current_device,
+)
+from ._cuda import (  # noqa: F401
+    CudaBuffer, SharedBuffer, Texture, texture, open_ipc_texture, cuda_available, cuda_device_count,
+)
+
+__version__ = _lib.lib.gfxcuda_version().decode()
+
+
+def live_handles():
+    """The number of live library objects (for leak checks)."""
+    return _lib.live_handles()
+
+
+def live_dlpack_tensors():
+    """The number of exported DLPack tensors whose deleter has not run."""
+    return _lib.dlpack_live()

@@ -1,0 +1,368 @@
+"""compushady's API over gfxcuda's Vulkan compute: devices, buffers,
+textures, samplers and compute pipelines."""
+
+import ctypes
+import threading
+
+from . import _lib, errors, formats
+
+HEAP_DEFAULT = 0
+HEAP_UPLOAD = 1
+HEAP_READBACK = 2
+
+SAMPLER_FILTER_POINT = 0
+SAMPLER_FILTER_LINEAR = 1
+SAMPLER_ADDRESS_MODE_WRAP = 0
+SAMPLER_ADDRESS_MODE_MIRROR = 1
+SAMPLER_ADDRESS_MODE_CLAMP = 2
+SAMPLER_ADDRESS_MODE_BORDER = 3
+
+_HEAP_NAMES = {HEAP_DEFAULT: "HEAP_DEFAULT", HEAP_UPLOAD: "HEAP_UPLOAD", HEAP_READBACK: "HEAP_READBACK"}
+
+
+def _host_in(data):
+    """(address, size, keepalive) of readable host bytes."""
+    if isinstance(data, bytes):
+        return ctypes.cast(ctypes.c_char_p(data), ctypes.c_void_p).value, len(data), data
+    mv = memoryview(data)
+    if not mv.c_contiguous:
+        raise ValueError("gfxcuda: data must be C-contiguous")
+    mv = mv.cast("B")
+    if mv.readonly:
+        b = mv.tobytes()
+        return ctypes.cast(ctypes.c_char_p(b), ctypes.c_void_p).value, len(b), b
+    if len(mv) == 0:
+        return None, 0, mv
+    arr = (ctypes.c_char * len(mv)).from_buffer(mv)
+    return ctypes.addressof(arr), len(mv), arr
+
+
+def _host_out(data):
+    mv = memoryview(data)
+    if mv.readonly or not mv.c_contiguous:
+        raise TypeError("gfxcuda: readback needs a writable, C-contiguous buffer")
+    mv = mv.cast("B")
+    if len(mv) == 0:
+        return None, 0, mv
+    arr = (ctypes.c_char * len(mv)).from_buffer(mv)
+    return ctypes.addressof(arr), len(mv), arr
+
+
+class Device:
+    """A Vulkan device that runs compute shaders."""
+
+    def __init__(self, desc):
+        self.index = desc["index"]
+        self.name = desc["name"]
+        self.dedicated_video_memory = desc["dedicated_video_memory"]
+        self.dedicated_system_memory = 0
+        self.shared_system_memory = desc["shared_system_memory"]
+        self.vendor_id = desc["vendor_id"]
+        self.device_id = desc["device_id"]
+        self.is_hardware = desc["is_hardware"]
+        self.is_discrete = desc["is_discrete"]
+        self.uuid = desc["uuid"]
+        self.driver = desc["driver"]
+        self._handle = None
+        self._lock = threading.Lock()
+
+    @property
+    def handle(self):
+        with self._lock:
+            if self._handle is None:
+                self._handle = _lib.Handle(_lib.new_handle("gfxcuda_device_open", self.index))
+            return self._handle.handle
+
+    def __repr__(self):
+        kind = "discrete" if self.is_discrete else ("integrated" if self.is_hardware else "software")
+        return "<gfxcuda.Device %d: %s (%s, %d MiB)>" % (
+            self.index, self.name, kind, self.dedicated_video_memory >> 20)
+
+
+_devices = None
+_current = None
+_dev_lock = threading.Lock()
+
+
+def get_discovered_devices():
+    """The devices that run compute shaders."""
+    global _devices
+    with _dev_lock:
+        if _devices is None:
+            _devices = [Device(d) for d in _lib.take_json("gfxcuda_devices_json")]
+        return list(_devices)
+
+
+def get_best_device():
+    """The best device: hardware before software, discrete first, most memory."""
+    devs = get_discovered_devices()
+    if not devs:
+        raise errors.NoDeviceError("gfxcuda: no Vulkan device runs compute shaders here; `gfxcuda doctor` says why")
+    for d in devs:
+        if _best_index == d.index:
+            return d
+    return devs[0]
+
+
+_best_index = None
+
+
+def _find_best():
+    global _best_index
+    for d in _lib.take_json("gfxcuda_devices_json"):
+        if d["best"]:
+            _best_index = d["index"]
+
+
+def set_current_device(index):
+    """Makes device `index` the one resources are created on by default."""
+    global _current
+    devs = get_discovered_devices()
+    for d in devs:
+        if d.index == index:
+            _current = d
+            return
+    raise errors.NoDeviceError("gfxcuda: no device %d (there are %d)" % (index, len(devs)))
+
+
+def get_current_device():
+    """The device resources are created on by default (the best one)."""
+    global _current
+    if _current is None:
+        if _best_index is None:
+            _find_best()
+        _current = get_best_device()
+    return _current
+
+
+class Resource:
+    """A buffer or texture."""
+
+    _exc = errors.InvalidArgumentError
+
+    def __init__(self, handle, device):
+        self._h = _lib.Handle(handle)
+        self.device = device
+        self._info = _lib.info(handle)
+
+    @property
+    def handle(self):
+        return self._h.handle
+
+    @property
+    def size(self):
+        return self._info.size
+
+    @property
+    def heap_size(self):
+        return self._info.size
+
+    def release(self):
+        """Drops the resource now (what uses it keeps it alive)."""
+        self._h.release()
+
+    def copy_to(self, destination, size=0, src_offset=0, dst_offset=0, width=0, height=0, depth=0,
+                src_x=0, src_y=0, src_z=0, dst_x=0, dst_y=0, dst_z=0, src_slice=0, dst_slice=0):
+        """Copies into destination (a Buffer or texture) and waits. Raises
+        ValueError (gfxcuda.OutOfRangeError) when the copy does not fit."""
+        r = _lib.CopyRegion(size, src_offset, dst_offset, width, height, depth,
+                            src_x, src_y, src_z, dst_x, dst_y, dst_z, src_slice, dst_slice)
+        _lib.call("gfxcuda_copy", self.handle, destination.handle, ctypes.byref(r))
+
+
+class Buffer(Resource):
+    """Linear GPU memory on a heap: HEAP_DEFAULT (device-local), HEAP_UPLOAD
+    or HEAP_READBACK (host-visible). stride makes a structured buffer,
+    format a typed one."""
+
+    def __init__(self, size, heap_type=HEAP_DEFAULT, stride=0, format=0, device=None):
+        device = device or get_current_device()
+        if size <= 0:
+            raise errors.BufferException("gfxcuda: a buffer of %d bytes; the size must be at least 1" % size)
+        h = _lib.new_handle("gfxcuda_buffer_new", device.handle, size, heap_type, stride, format,
+                            exc=errors.BufferException)
+        super().__init__(h, device)
+        self.heap_type = heap_type
+        self.stride = stride
+        self.format = format
+
+    def upload(self, data, offset=0):
+        """Writes bytes-like data at offset."""
+        p, n, keep = _host_in(data)
+        _lib.call("gfxcuda_buffer_upload", self.handle, offset, p, n)
+        del keep
+
+    def upload2d(self, data, pitch, width, height, bytes_per_pixel):
+        """Writes height rows of width texels of bytes_per_pixel, packed in
+        data, pitch bytes apart."""
+        p, n, keep = _host_in(data)
+        _lib.call("gfxcuda_buffer_upload2d", self.handle, p, n, pitch, width * bytes_per_pixel, height)
+        del keep
+
+    def upload_chunked(self, data, stride, filler):
+        """Writes data in chunks of stride bytes, each followed by filler."""
+        data, filler = bytes(data), bytes(filler)
+        out = bytearray()
+        for i in range(0, len(data), stride):
+            out += data[i:i + stride] + filler
+        self.upload(bytes(out))
+
+    def readback(self, buffer_or_size=0, offset=0):
+        """Returns size bytes from offset (0: to the end), or fills a
+        writable buffer when one is given."""
+        if isinstance(buffer_or_size, int):
+            n = buffer_or_size or (self.size - offset)
+            if n < 0 or offset < 0:
+                raise errors.OutOfRangeError("gfxcuda: readback of %d bytes at offset %d" % (n, offset))
+            out = bytearray(n)
+            p, _, keep = _host_out(out)
+            _lib.call("gfxcuda_buffer_readback", self.handle, offset, p, n)
+            del keep
+            return bytes(out)
+        p, n, keep = _host_out(buffer_or_size)
+        _lib.call("gfxcuda_buffer_readback", self.handle, offset, p, n)
+        del keep
+
+    def readback2d(self, pitch, width, height, bytes_per_pixel):
+        """Returns height rows of width texels, pitch bytes apart, packed."""
+        row = width * bytes_per_pixel
+        out = bytearray(row * height)
+        p, n, keep = _host_out(out)
+        _lib.call("gfxcuda_buffer_readback2d", self.handle, p, n, pitch, row, height)
+        del keep
+        return bytes(out)
+
+    def __repr__(self):
+        extra = ""
+        if self.stride:
+            extra = ", stride=%d" % self.stride
+        elif self.format:
+            extra = ", format=%s" % formats.name(self.format)
+        return "<gfxcuda.Buffer %d bytes, %s%s>" % (self.size, _HEAP_NAMES.get(self.heap_type, self.heap_type), extra)
+
+
+class _Texture(Resource):
+    _dim = 2
+
+    def _make(self, width, height, depth, fmt, slices, device, exc):
+        device = device or get_current_device()
+        if fmt not in formats.by_value:
+            raise exc("gfxcuda: unknown texture format %r; use a constant of gfxcuda.formats" % (fmt,))
+        if width <= 0 or height <= 0 or depth <= 0 or slices <= 0:
+            raise exc("gfxcuda: a texture of %dx%dx%d texels and %d slices; every extent must be at least 1"
+                      % (width, height, depth, slices))
+        h = _lib.new_handle("gfxcuda_texture_new", device.handle, self._dim, width, height, depth, slices, fmt, exc=exc)
+        Resource.__init__(self, h, device)
+        self.format = fmt
+
+    @property
+    def width(self):
+        return self._info.width
+
+    @property
+    def height(self):
+        return self._info.height
+
+    @property
+    def depth(self):
+        return self._info.depth
+
+    @property
+    def slices(self):
+        return self._info.slices
+
+    @property
+    def row_pitch(self):
+        return self._info.row_pitch
+
+    def __repr__(self):
+        return "<gfxcuda.%s %s %dx%dx%d%s>" % (type(self).__name__, formats.name(self.format), self.width,
+                                                self.height, self.depth,
+                                                " slices=%d" % self.slices if self.slices > 1 else "")
+
+
+class Texture1D(_Texture):
+    """A 1D texture (slices > 1: an array)."""
+    _dim = 1
+
+    def __init__(self, width, format, slices=1, device=None):
+        self._make(width, 1, 1, format, slices, device, errors.Texture1DException)
+
+
+class Texture2D(_Texture):
+    """A 2D texture (slices > 1: an array)."""
+    _dim = 2
+
+    def __init__(self, width, height, format, slices=1, device=None):
+        self._make(width, height, 1, format, slices, device, errors.Texture2DException)
+
+
+class Texture3D(_Texture):
+    """A 3D texture."""
+    _dim = 3
+
+    def __init__(self, width, height, depth, format, device=None):
+        self._make(width, height, depth, format, 1, device, errors.Texture3DException)
+
+
+class Sampler:
+    """Filters and addresses texture reads."""
+
+    def __init__(self, address_mode_u=SAMPLER_ADDRESS_MODE_WRAP, address_mode_v=SAMPLER_ADDRESS_MODE_WRAP,
+                 address_mode_w=SAMPLER_ADDRESS_MODE_WRAP, filter_min=SAMPLER_FILTER_POINT,
+                 filter_mag=SAMPLER_FILTER_POINT, device=None):
+        self.device = device or get_current_device()
+        self._h = _lib.Handle(_lib.new_handle("gfxcuda_sampler_new", self.device.handle, address_mode_u,
+                                              address_mode_v, address_mode_w, filter_min, filter_mag,
+                                              exc=errors.SamplerException))
+        self.address_mode = (address_mode_u, address_mode_v, address_mode_w)
+        self.filter = (filter_min, filter_mag)
+
+    @property
+    def handle(self):
+        return self._h.handle
+
+    def __repr__(self):
+        return "<gfxcuda.Sampler address=%s filter=%s>" % (self.address_mode, self.filter)
+
+
+def _handles(items, what):
+    arr = (ctypes.c_uint64 * max(len(items), 1))()
+    for i, r in enumerate(items):
+        if not hasattr(r, "handle"):
+            raise errors.InvalidArgumentError("gfxcuda: %s[%d] is a %s, not a gfxcuda resource" % (what, i, type(r).__name__))
+        arr[i] = r.handle
+    return arr, len(items)
+
+
+class Compute:
+    """A compute pipeline: a SPIR-V shader (shaders.hlsl.compile) with its
+    resources bound as compushady binds them: cbv[i] at register b<i>,
+    srv[i] at t<i>, uav[i] at u<i>, samplers[i] at s<i>."""
+
+    def __init__(self, shader, cbv=(), srv=(), uav=(), samplers=(), push_size=0, bindless=False, device=None):
+        self.device = device or get_current_device()
+        if bindless:
+            raise errors.UnsupportedError("gfxcuda: bindless compute pipelines are not supported")
+        shader = bytes(shader)
+        lists = [_handles(list(l), name) for l, name in ((cbv, "cbv"), (srv, "srv"), (uav, "uav"), (samplers, "samplers"))]
+        args = [self.device.handle, shader, len(shader)]
+        for arr, n in lists:
+            args += [arr, n]
+        self._h = _lib.Handle(_lib.new_handle("gfxcuda_compute_new", *args))
+        self.push_size = push_size
+        self._resources = (list(cbv), list(srv), list(uav), list(samplers))
+
+    def dispatch(self, x, y, z, push=None):
+        """Runs x*y*z workgroups, with push (bytes) as the push constants, and waits."""
+        if push:
+            push = bytes(push)
+            if self.push_size and len(push) > self.push_size:
+                raise errors.InvalidArgumentError("gfxcuda: %d bytes of push constants; push_size is %d" % (len(push), self.push_size))
+            _lib.call("gfxcuda_compute_dispatch", self._h.handle, x, y, z, push, len(push))
+        else:
+            _lib.call("gfxcuda_compute_dispatch", self._h.handle, x, y, z, None, 0)
+
+    def __repr__(self):
+        c, s, u, sm = self._resources
+        return "<gfxcuda.Compute cbv=%d srv=%d uav=%d samplers=%d>" % (len(c), len(s), len(u), len(sm))

@@ -1,0 +1,225 @@
+"""Loads libgfxcuda and declares its functions (see gfxcuda.h)."""
+
+import ctypes
+import json
+import os
+import threading
+
+from . import errors
+
+_here = os.path.dirname(os.path.abspath(__file__))
+_path = os.environ.get("GFXCUDA_LIBRARY") or os.path.join(_here, "libgfxcuda.so")
+
+if not os.path.exists(_path):
+    raise ImportError(
+        "gfxcuda: the C library %s is missing; build it with `make python` "
+        "(or `make lib` and set GFXCUDA_LIBRARY)" % _path
+    )
+
+lib = ctypes.CDLL(_path)
+
+u64, i64, u32, i32, sz = ctypes.c_uint64, ctypes.c_int64, ctypes.c_uint32, ctypes.c_int, ctypes.c_size_t
+vp, cp = ctypes.c_void_p, ctypes.c_char_p
+P = ctypes.POINTER
+
+
+class ResourceInfo(ctypes.Structure):
+    _fields_ = [
+        ("size", u64), ("row_pitch", u64),
+        ("kind", u32), ("heap", u32), ("format", u32), ("stride", u32),
+        ("width", u32), ("height", u32), ("depth", u32), ("slices", u32),
+        ("device_ptr", u64), ("cuda_device", ctypes.c_int32), ("bytes_per_texel", u32),
+    ]
+
+
+class CopyRegion(ctypes.Structure):
+    _fields_ = [
+        ("size", u64), ("src_offset", u64), ("dst_offset", u64),
+        ("width", u32), ("height", u32), ("depth", u32),
+        ("src_x", u32), ("src_y", u32), ("src_z", u32),
+        ("dst_x", u32), ("dst_y", u32), ("dst_z", u32),
+        ("src_slice", u32), ("dst_slice", u32),
+    ]
+
+
+class Tensor(ctypes.Structure):
+    _fields_ = [
+        ("data", u64), ("byte_offset", u64),
+        ("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32),
+        ("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16),
+        ("ndim", ctypes.c_int32),
+        ("shape", P(i64)), ("strides", P(i64)),
+        ("flags", u64),
+    ]
+
+
+_sigs = {
+    "gfxcuda_release": [u64],
+    "gfxcuda_retain": [u64],
+    "gfxcuda_live_handles": [P(u64)],
+    "gfxcuda_resource_info": [u64, P(ResourceInfo)],
+    "gfxcuda_formats_json": [P(vp), P(sz)],
+    "gfxcuda_devices_json": [P(vp), P(sz)],
+    "gfxcuda_device_open": [i32, P(u64)],
+    "gfxcuda_device_info_json": [u64, P(vp), P(sz)],
+    "gfxcuda_buffer_new": [u64, u64, i32, u32, u32, P(u64)],
+    "gfxcuda_buffer_upload": [u64, u64, vp, u64],
+    "gfxcuda_buffer_readback": [u64, u64, vp, u64],
+    "gfxcuda_buffer_upload2d": [u64, vp, u64, u64, u64, u32],
+    "gfxcuda_buffer_readback2d": [u64, vp, u64, u64, u64, u32],
+    "gfxcuda_texture_new": [u64, i32, u32, u32, u32, u32, u32, P(u64)],
+    "gfxcuda_sampler_new": [u64, i32, i32, i32, i32, i32, P(u64)],
+    "gfxcuda_copy": [u64, u64, P(CopyRegion)],
+    "gfxcuda_shader_compile": [cp, sz, i32, cp, P(vp), P(sz)],
+    "gfxcuda_compute_new": [u64, vp, sz, P(u64), sz, P(u64), sz, P(u64), sz, P(u64), sz, P(u64)],
+    "gfxcuda_compute_dispatch": [u64, u32, u32, u32, vp, sz],
+    "gfxcuda_cuda_device_count": [P(i32)],
+    "gfxcuda_cuda_alloc": [i32, u64, P(u64)],
+    "gfxcuda_cuda_memcpy": [i32, u64, u64, u64, i32],
+    "gfxcuda_cuda_wrap": [i32, u64, u64, P(u64)],
+    "gfxcuda_shared_open": [i32, P(u64)],
+    "gfxcuda_shared_buffer_new": [u64, u64, P(u64)],
+    "gfxcuda_shared_texture_new": [u64, u32, u32, u32, u32, P(u64)],
+    "gfxcuda_shared_texture_from_cuda": [u64, u64, u64, u32, u32, u32, i32, i32, P(u64)],
+    "gfxcuda_shared_texture_copy": [u64, u64, u64, i32, u64],
+    "gfxcuda_shared_texture_ipc_handle": [u64, P(vp), P(sz)],
+    "gfxcuda_shared_texture_open_ipc": [u64, vp, sz, P(u64)],
+    "gfxcuda_dlpack_export": [u64, P(Tensor), i32, P(vp)],
+    "gfxcuda_dlpack_import": [vp, i32, P(u64), P(Tensor)],
+    "gfxcuda_dlpack_live": [P(u64)],
+}
+for _name, _args in _sigs.items():
+    _f = getattr(lib, _name)
+    _f.argtypes = _args
+    _f.restype = ctypes.c_int
+
+lib.gfxcuda_last_error.restype = cp
+lib.gfxcuda_last_error.argtypes = []
+lib.gfxcuda_version.restype = cp
+lib.gfxcuda_version.argtypes = []
+lib.gfxcuda_free.argtypes = [vp]
+lib.gfxcuda_free.restype = None
+lib.gfxcuda_set_python_capsule_api.argtypes = [vp, vp]
+lib.gfxcuda_set_python_capsule_api.restype = None
+
+# The capsule destructor runs DLPack deleters of capsules no consumer took.
+_api = ctypes.pythonapi
+lib.gfxcuda_set_python_capsule_api(
+    ctypes.cast(_api.PyCapsule_IsValid, vp), ctypes.cast(_api.PyCapsule_GetPointer, vp)
+)
+capsule_destructor = ctypes.cast(lib.gfxcuda_dlpack_capsule_destructor, vp)
+PyCapsule_New = _api.PyCapsule_New
+PyCapsule_New.restype = ctypes.py_object
+PyCapsule_New.argtypes = [vp, cp, vp]
+PyCapsule_IsValid = _api.PyCapsule_IsValid
+PyCapsule_IsValid.restype = ctypes.c_int
+PyCapsule_IsValid.argtypes = [ctypes.py_object, cp]
+PyCapsule_GetPointer = _api.PyCapsule_GetPointer
+PyCapsule_GetPointer.restype = vp
+PyCapsule_GetPointer.argtypes = [ctypes.py_object, cp]
+PyCapsule_SetName = _api.PyCapsule_SetName
+PyCapsule_SetName.restype = ctypes.c_int
+PyCapsule_SetName.argtypes = [ctypes.py_object, cp]
+
+# ---- fork safety ----------------------------------------------------------
+# Neither the Go runtime inside the library nor CUDA survive fork(): a child
+# forked after import must not call into the library (it could hang).
+_forked = False
+
+
+def _after_fork_in_child():
+    global _forked
+    _forked = True
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
+
+FORK_MESSAGE = (
+    "gfxcuda cannot be used in a process created by fork() after gfxcuda was "
+    "imported (neither CUDA nor gfxcuda's runtime survive fork). Start child "
+    "processes with multiprocessing.set_start_method('spawn') or 'forkserver' "
+    "(or multiprocessing.get_context('spawn'))."
+)
+
+
+def check_fork():
+    if _forked:
+        raise errors.ForkedProcessError(FORK_MESSAGE)
+
+
+def call(name, *args, exc=None):
+    """Calls a library function and raises the matching GfxcudaError."""
+    if _forked:
+        raise errors.ForkedProcessError(FORK_MESSAGE)
+    st = getattr(lib, name)(*args)
+    if st != 0:
+        msg = lib.gfxcuda_last_error().decode("utf-8", "replace")
+        cls = errors.BY_STATUS.get(st, errors.GfxcudaError)
+        if exc is not None and cls is errors.InvalidArgumentError:
+            cls = exc
+        raise cls(msg or "%s failed with status %d" % (name, st), st)
+
+
+def new_handle(name, *args, exc=None):
+    out = u64()
+    call(name, *(args + (ctypes.byref(out),)), exc=exc)
+    return out.value
+
+
+def take_bytes(name, *args):
+    """Calls a function returning malloc'd bytes and frees them."""
+    p, n = vp(), sz()
+    call(name, *(args + (ctypes.byref(p), ctypes.byref(n))))
+    try:
+        return ctypes.string_at(p, n.value)
+    finally:
+        lib.gfxcuda_free(p)
+
+
+def take_json(name, *args):
+    return json.loads(take_bytes(name, *args))
+
+
+def info(handle):
+    out = ResourceInfo()
+    call("gfxcuda_resource_info", handle, ctypes.byref(out))
+    return out
+
+
+def live_handles():
+    n = u64()
+    call("gfxcuda_live_handles", ctypes.byref(n))
+    return n.value
+
+
+def dlpack_live():
+    n = u64()
+    call("gfxcuda_dlpack_live", ctypes.byref(n))
+    return n.value
+
+
+class Handle:
+    """Owns one library handle; release() (or garbage collection) drops it."""
+
+    __slots__ = ("_h", "__weakref__")
+    _lock = threading.Lock()
+
+    def __init__(self, h):
+        self._h = h
+
+    @property
+    def handle(self):
+        if not self._h:
+            raise errors.BadHandleError("%s was released" % type(self).__name__)
+        return self._h
+
+    def release(self):
+        h, self._h = self._h, 0
+        if h and not _forked:
+            call("gfxcuda_release", h)
+
+    def __del__(self):
+        try:
+            self.release()
+        except Exception:
+            pass

@@ -1,0 +1,91 @@
+"""gfxcuda's exceptions: every error the library reports is a GfxcudaError."""
+
+
+class GfxcudaError(Exception):
+    """Base class of gfxcuda's errors. ``status`` is the C library's code."""
+
+    status = None
+
+    def __init__(self, message, status=None):
+        super().__init__(message)
+        if status is not None:
+            self.status = status
+
+
+class InvalidArgumentError(GfxcudaError, ValueError):
+    """A bad argument: zero size, unknown format, wrong kind of object."""
+
+
+class OutOfRangeError(GfxcudaError, ValueError):
+    """An offset, size or region outside a resource."""
+
+
+class BadHandleError(GfxcudaError):
+    """An object used after it was released."""
+
+
+class UnsupportedError(GfxcudaError):
+    """The device or this build cannot do it."""
+
+
+class NotImplementedYetError(GfxcudaError, NotImplementedError):
+    """Not in this build yet; the message says what is coming."""
+
+
+class NoDeviceError(GfxcudaError):
+    """No such Vulkan or CUDA device."""
+
+
+class NoCUDAError(NoDeviceError):
+    """No usable NVIDIA CUDA driver."""
+
+
+class CompileError(GfxcudaError):
+    """A shader did not compile; the message has file:line diagnostics."""
+
+
+class DeviceFailedError(GfxcudaError):
+    """The GPU or its driver failed."""
+
+
+class InternalError(GfxcudaError):
+    """A bug in gfxcuda: please report the message."""
+
+
+class ForkedProcessError(GfxcudaError, RuntimeError):
+    """gfxcuda used in a child forked after the library was loaded."""
+
+
+# compushady's exception names, as subclasses so that both spellings catch.
+class BufferException(InvalidArgumentError):
+    """compushady: a buffer could not be made."""
+
+
+class Texture1DException(InvalidArgumentError):
+    """compushady: a 1D texture could not be made."""
+
+
+class Texture2DException(InvalidArgumentError):
+    """compushady: a 2D texture could not be made."""
+
+
+class Texture3DException(InvalidArgumentError):
+    """compushady: a 3D texture could not be made."""
+
+
+class SamplerException(InvalidArgumentError):
+    """compushady: a sampler could not be made."""
+
+
+BY_STATUS = {
+    1: InvalidArgumentError,
+    2: OutOfRangeError,
+    3: BadHandleError,
+    4: UnsupportedError,
+    5: NotImplementedYetError,
+    6: NoDeviceError,
+    7: NoCUDAError,
+    8: CompileError,
+    9: DeviceFailedError,
+    10: InternalError,
+}

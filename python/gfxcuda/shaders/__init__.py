@@ -1,0 +1,2 @@
+"""Shader compilers: shaders.hlsl.compile and shaders.glsl.compile return
+SPIR-V bytes for Compute."""

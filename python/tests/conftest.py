@@ -1,0 +1,35 @@
+import os
+import sys
+
+import pytest
+
+# Test the package in this tree unless GFXCUDA_TEST_INSTALLED=1 (then the
+# installed one, e.g. from the wheel).
+if os.environ.get("GFXCUDA_TEST_INSTALLED") != "1":
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+import gfxcuda  # noqa: E402
+
+
+def _cuda():
+    try:
+        return gfxcuda.cuda_available()
+    except Exception:
+        return False
+
+
+HAVE_CUDA = _cuda()
+REQUIRE_CUDA = os.environ.get("GFXCUDA_REQUIRE_CUDA") == "1"
+
+
+@pytest.fixture
+def rng():
+    import numpy
+    return numpy.random.default_rng(int.from_bytes(os.urandom(4), "little"))
+
+
+def need_cuda():
+    if not HAVE_CUDA:
+        if REQUIRE_CUDA:
+            pytest.fail("GFXCUDA_REQUIRE_CUDA=1 but no CUDA driver/device is usable")
+        pytest.skip("no CUDA driver")

@@ -1,0 +1,172 @@
+"""Error paths, leaks, fork refusal and DLPack bookkeeping on the CPU."""
+
+import ctypes
+import multiprocessing
+import os
+import select
+
+import numpy
+import pytest
+
+import gfxcuda
+from gfxcuda import _lib
+
+
+def test_released_handle():
+    b = gfxcuda.Buffer(16)
+    b.release()
+    with pytest.raises(gfxcuda.BadHandleError):
+        b.upload(b"x")
+    with pytest.raises(gfxcuda.BadHandleError):
+        _lib.call("gfxcuda_release", 10**12)
+    assert "not a live handle" in _lib.lib.gfxcuda_last_error().decode()
+
+
+def test_wrong_kind():
+    s = gfxcuda.Sampler()
+    with pytest.raises(gfxcuda.InvalidArgumentError) as e:
+        _lib.call("gfxcuda_buffer_upload", s.handle, 0, b"abcd", 4)
+    assert "sampler" in str(e.value)
+    with pytest.raises(gfxcuda.InvalidArgumentError):
+        gfxcuda.Compute(gfxcuda.hlsl.compile("[numthreads(1,1,1)] void main() {}"), uav=[object()])
+
+
+def test_range_errors():
+    b = gfxcuda.Buffer(16, gfxcuda.HEAP_UPLOAD)
+    with pytest.raises(gfxcuda.OutOfRangeError):
+        b.upload(b"x" * 17)
+    with pytest.raises(ValueError):
+        b.upload(b"x" * 4, offset=13)
+    with pytest.raises(gfxcuda.GfxcudaError):
+        b.readback(8, 12)
+
+
+def test_no_leaks(rng):
+    before = gfxcuda.live_handles()
+    for i in range(300):
+        b = gfxcuda.Buffer(64 + i, gfxcuda.HEAP_UPLOAD)
+        t = gfxcuda.Texture2D(4, 4, gfxcuda.formats.R32_FLOAT)
+        b.release()
+        del t
+    assert gfxcuda.live_handles() == before
+
+
+def test_compute_keeps_resources_alive(rng):
+    data = rng.integers(0, 2**32, 64, dtype=numpy.uint32)
+    b = gfxcuda.Buffer(256, stride=4)
+    c = gfxcuda.Compute(gfxcuda.hlsl.compile("""
+    RWStructuredBuffer<uint> b : register(u0);
+    [numthreads(64,1,1)] void main(uint3 t : SV_DispatchThreadID) { b[t.x] = ~b[t.x]; }"""), uav=[b])
+    b.upload(data)
+    h = b.handle
+    b._h._h = 0  # drop the Python object's reference only
+    _lib.call("gfxcuda_release", h)
+    c.dispatch(1, 1, 1)  # the pipeline still holds the buffer
+    del c
+
+
+def _fork_child_result():
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # child
+        os.close(r)
+        try:
+            gfxcuda.Buffer(16)
+            msg = b"no error"
+        except gfxcuda.ForkedProcessError as e:
+            msg = str(e).encode()
+        except BaseException as e:  # pragma: no cover
+            msg = repr(e).encode()
+        os.write(w, msg)
+        os._exit(0)
+    os.close(w)
+    ready, _, _ = select.select([r], [], [], 30)
+    out = os.read(r, 4096) if ready else b"timeout: the child hung"
+    os.close(r)
+    os.waitpid(pid, 0)
+    return out.decode()
+
+
+def test_fork_refused():
+    gfxcuda.Buffer(16)  # the library is loaded and in use
+    msg = _fork_child_result()
+    assert "spawn" in msg and "forkserver" in msg, msg
+
+
+def _spawn_child(q):
+    import gfxcuda as g
+    b = g.Buffer(8, g.HEAP_UPLOAD)
+    b.upload(b"spawned!")
+    r = g.Buffer(8, g.HEAP_READBACK)
+    b.copy_to(r)
+    q.put(r.readback())
+
+
+def test_spawn_works():
+    ctx = multiprocessing.get_context("spawn")
+    q = ctx.Queue()
+    p = ctx.Process(target=_spawn_child, args=(q,))
+    p.start()
+    got = q.get(timeout=120)
+    p.join(60)
+    assert got == b"spawned!"
+
+
+FAKE = 0x7F00_0000_1000  # never dereferenced: wrapping and exporting only describe memory
+
+
+def test_cuda_array_interface_and_dlpack_bookkeeping():
+    base_h, base_t = gfxcuda.live_handles(), gfxcuda.live_dlpack_tensors()
+    a = gfxcuda.CudaBuffer.from_cuda(FAKE, (3, 5), "float32")
+    cai = a.__cuda_array_interface__
+    assert cai == {"shape": (3, 5), "typestr": "<f4", "data": (FAKE, False), "version": 3, "strides": None, "stream": None}
+    assert a.__dlpack_device__() == (2, 0)
+    legacy = a.__dlpack__()
+    assert _lib.PyCapsule_IsValid(legacy, b"dltensor")
+    versioned = a.__dlpack__(max_version=(1, 0), stream=1)
+    assert _lib.PyCapsule_IsValid(versioned, b"dltensor_versioned")
+    assert gfxcuda.live_dlpack_tensors() == base_t + 2
+    # A consumer takes the versioned one: reads it and renames the capsule.
+    p = _lib.PyCapsule_GetPointer(versioned, b"dltensor_versioned")
+    _lib.PyCapsule_SetName(versioned, b"used_dltensor_versioned")
+    desc, h = _lib.Tensor(), ctypes.c_uint64()
+    _lib.call("gfxcuda_dlpack_import", p, 1, ctypes.byref(h), ctypes.byref(desc))
+    assert (desc.data, desc.ndim, desc.shape[0], desc.shape[1], desc.code, desc.bits) == (FAKE, 2, 3, 5, 2, 32)
+    assert (desc.strides[0], desc.strides[1]) == (5, 1)
+    del versioned  # used: its destructor must not call the deleter again
+    a.release()  # the exports keep the wrapped memory's handle alive
+    assert gfxcuda.live_dlpack_tensors() == base_t + 2
+    _lib.call("gfxcuda_release", h.value)  # the consumer's deleter: once
+    assert gfxcuda.live_dlpack_tensors() == base_t + 1
+    del legacy  # never consumed: the capsule destructor runs the deleter
+    assert gfxcuda.live_dlpack_tensors() == base_t
+    assert gfxcuda.live_handles() == base_h
+
+
+def test_dlpack_errors():
+    a = gfxcuda.CudaBuffer.from_cuda(FAKE, (4,), "uint8")
+    with pytest.raises(BufferError):
+        a.__dlpack__(dl_device=(1, 0))
+    with pytest.raises(BufferError):
+        a.__dlpack__(dl_device=(2, 1))
+    with pytest.raises(ValueError):
+        a.__dlpack__(stream=0)
+    cap = a.__dlpack__(dl_device=(2, 0), copy=False)
+    assert _lib.PyCapsule_IsValid(cap, b"dltensor")
+    # A tensor larger than the memory it is made from is refused.
+    t = a._tensor()
+    big = (ctypes.c_int64 * 1)(5)
+    bad = _lib.Tensor(t.data, 0, 2, 0, 1, 8, 1, 1, ctypes.cast(big, ctypes.POINTER(ctypes.c_int64)), None, 0)
+    out = ctypes.c_void_p()
+    with pytest.raises(gfxcuda.OutOfRangeError):
+        _lib.call("gfxcuda_dlpack_export", a.handle, ctypes.byref(bad), 1, ctypes.byref(out))
+
+
+def test_ipc_pending_or_no_cuda():
+    # Without CUDA, textures cannot be made; the error says so.
+    if gfxcuda.cuda_available():
+        pytest.skip("covered by the GPU tests")
+    with pytest.raises(gfxcuda.NoDeviceError):
+        gfxcuda.texture((4, 4, 4))
+    with pytest.raises(gfxcuda.InvalidArgumentError):
+        gfxcuda.texture(object())

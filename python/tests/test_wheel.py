@@ -1,0 +1,32 @@
+"""The wheel `make python` builds installs offline and works."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from gfxcuda import _lib
+from test_c_api import header
+
+here = os.path.dirname(os.path.abspath(__file__))
+
+
+def test_wheel_installs_offline(tmp_path):
+    if not os.path.exists(header):
+        pytest.skip("gfxcuda.h is not next to this checkout")
+    if subprocess.run([sys.executable, "-m", "pip", "--version"], capture_output=True).returncode != 0:
+        pytest.skip("no pip for %s" % sys.executable)
+    out = subprocess.run([sys.executable, os.path.join(here, "..", "build_wheel.py"), _lib._path, header, str(tmp_path / "w")],
+                         check=True, capture_output=True, text=True).stdout.strip()
+    subprocess.run([sys.executable, "-m", "pip", "install", "--no-index", "--no-deps", "--target", str(tmp_path / "site"), out],
+                   check=True, capture_output=True)
+    code = ("import gfxcuda as compushady, os, sys;"
+            "assert compushady.__file__.startswith(sys.argv[1]), compushady.__file__;"
+            "d = os.urandom(64); b = compushady.Buffer(64, compushady.HEAP_UPLOAD); b.upload(d);"
+            "r = compushady.Buffer(64, compushady.HEAP_READBACK); b.copy_to(r); assert r.readback() == d; print('ok')")
+    env = dict(os.environ, PYTHONPATH=str(tmp_path / "site"))
+    env.pop("GFXCUDA_LIBRARY", None)
+    r = subprocess.run([sys.executable, "-c", code, str(tmp_path / "site")], env=env, cwd=str(tmp_path),
+                       capture_output=True, text=True, timeout=300)
+    assert r.stdout.strip() == "ok", r.stderr
