@@ -586,7 +586,7 @@ func TestTextureFromCUDA(t *testing.T) {
 		if err := d.CUDA().CopyHtoD(img.Ptr(), data); err != nil {
 			t.Fatal(err)
 		}
-		tex, err := d.NewTextureFromCUDA(img.Ptr(), 0, w, h, ch, dt)
+		tex, err := d.NewTextureFromCUDA(nil, img.Ptr(), 0, w, h, ch, dt)
 		if err != nil {
 			t.Fatalf("%s: %v", dt.TypeStr(), err)
 		}
@@ -600,7 +600,7 @@ func TestTextureFromCUDA(t *testing.T) {
 		tex.Close()
 		img.Close()
 	}
-	if _, err := d.NewTextureFromCUDA(0, 0, 4, 4, 3, format.DType{Code: format.DLFloat, Bits: 32, Lanes: 1}); err == nil {
+	if _, err := d.NewTextureFromCUDA(nil, 0, 0, 4, 4, 3, format.DType{Code: format.DLFloat, Bits: 32, Lanes: 1}); err == nil {
 		t.Error("3-channel texture accepted")
 	}
 }
