@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -319,7 +320,17 @@ func fakeDevice(t testing.TB) (*Device, *fakeCUDA) {
 		if v := f.violations(); len(v) > 0 {
 			t.Errorf("fake CUDA saw %d ordering violations, first: %s", len(v), v[0])
 		}
-		if msgs := inst.TakeValidationErrors(); len(msgs) > 0 {
+		var msgs []string
+		for _, m := range inst.TakeValidationErrors() {
+			// The fake signals CUDA's semaphores from the host, which
+			// the validation layer checks against the queue's pending
+			// waits as if they were signals (real CUDA signals it does
+			// not see).
+			if !strings.Contains(m, "VUID-VkSemaphoreSignalInfo-value-03259") {
+				msgs = append(msgs, m)
+			}
+		}
+		if len(msgs) > 0 {
 			t.Errorf("%d Vulkan validation errors, first: %s", len(msgs), msgs[0])
 		}
 	})
