@@ -62,7 +62,7 @@ type Device struct {
 	stream   *cuda.Stream // CUDA side of every hand-off; signals happen here, in order
 	toCUDA   timeline     // signalled by Vulkan, waited on by CUDA
 	toVK     timeline     // signalled by CUDA, waited on by Vulkan
-	cmds     *cmdPool     // command batches of hand-offs and rings
+	cmds     *vulkan.Pool // command batches of hand-offs and rings
 	mu       sync.Mutex
 	closed   bool
 	pending  []Resource // returned by CUDA, to be acquired by the next Vulkan submission
@@ -207,7 +207,7 @@ func newDevice(vk *vulkan.Device, ctx *cuda.Context) (*Device, error) {
 // newDeviceWith makes a Device whose hand-offs go through cs: the driver,
 // or a fake in tests of the state machine.
 func newDeviceWith(vk *vulkan.Device, cs cudaSide) (*Device, error) {
-	d := &Device{vk: vk, cs: cs, kids: map[closer]struct{}{}, rings: map[*Ring]struct{}{}, cmds: newCmdPool(vk)}
+	d := &Device{vk: vk, cs: cs, kids: map[closer]struct{}{}, rings: map[*Ring]struct{}{}, cmds: vk.NewPool()}
 	var err error
 	if d.stream, err = cs.newStream(); err != nil {
 		return nil, err
@@ -260,7 +260,7 @@ func (d *Device) Close() error {
 		err = firstErr(err, k.closeLocked())
 	}
 	d.kids = nil
-	err = firstErr(err, d.cmds.close())
+	err = firstErr(err, d.cmds.Close())
 	if d.kernMod != nil {
 		err = firstErr(err, d.kernMod.Close())
 	}

@@ -3,7 +3,6 @@ package interop
 import (
 	"fmt"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/gfxcuda/gfxcuda/cuda"
@@ -61,94 +60,13 @@ type Access struct {
 // Vulkan work submitted before ToCUDA.
 func (a *Access) Stream() *cuda.Stream { return a.stream }
 
-// cmdPool hands out the command batches of a Device's hand-offs and of its
-// rings, reusing those whose submission has finished (and those discarded
-// unsubmitted), so that recording never waits on the host. Its batches are
-// marked as the Device's own: the guard that keeps Vulkan work off
-// resources CUDA holds lets them through. Safe for concurrent use.
-type cmdPool struct {
-	vk   *vulkan.Device
-	mu   sync.Mutex
-	busy []*vulkan.Commands // submitted
-	idle []*vulkan.Commands // reset, ready for recording
-	own  sync.Map           // *vulkan.Commands -> struct{}
-}
-
-func newCmdPool(vk *vulkan.Device) *cmdPool { return &cmdPool{vk: vk} }
-
-// get returns a Commands ready for recording; give it back with put.
-func (p *cmdPool) get() (*vulkan.Commands, error) {
-	p.mu.Lock()
-	if n := len(p.idle); n > 0 {
-		c := p.idle[n-1]
-		p.idle = p.idle[:n-1]
-		p.mu.Unlock()
-		return c, nil
-	}
-	for i, c := range p.busy {
-		if c.Done() && c.Reset() == nil {
-			p.busy = slices.Delete(p.busy, i, i+1)
-			p.mu.Unlock()
-			return c, nil
-		}
-	}
-	p.mu.Unlock()
-	c, err := p.vk.NewCommands()
-	if err != nil {
-		return nil, err
-	}
-	p.own.Store(c, struct{}{})
-	return c, nil
-}
-
-// put gives c back: submitted, it is reused once it has finished;
-// otherwise it is reset (discarding what was recorded) and reused at once.
-func (p *cmdPool) put(c *vulkan.Commands, submitted bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if submitted {
-		p.busy = append(p.busy, c)
-		return
-	}
-	if c.Reset() == nil {
-		p.idle = append(p.idle, c)
-		return
-	}
-	p.own.Delete(c)
-	c.Close()
-}
-
-// size is the number of batches the pool holds.
-func (p *cmdPool) size() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return len(p.busy) + len(p.idle)
-}
-
-// owns reports whether c is one of the pool's batches.
-func (p *cmdPool) owns(c *vulkan.Commands) bool {
-	_, ok := p.own.Load(c)
-	return ok
-}
-
-// close waits for every submission and frees the Commands.
-func (p *cmdPool) close() error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	var err error
-	for _, c := range append(p.busy, p.idle...) {
-		err = firstErr(err, c.Close())
-		p.own.Delete(c)
-	}
-	p.busy, p.idle = nil, nil
-	return err
-}
-
-// submit submits c and gives it back to the pool either way; a batch that
-// failed to submit is discarded, restoring the layouts it recorded.
-func (p *cmdPool) submit(c *vulkan.Commands, o vulkan.SubmitOptions) error {
+// submitPooled submits c, a batch of the Device's pool (d.cmds, shared by
+// its hand-offs and its rings), and gives it back to the pool either way: a
+// batch that failed to submit is discarded, restoring the layouts it
+// recorded, and reused.
+func (d *Device) submitPooled(c *vulkan.Commands, o vulkan.SubmitOptions) error {
 	err := c.Submit(o)
-	p.put(c, err == nil)
+	d.cmds.Put(c)
 	return err
 }
 
@@ -189,12 +107,12 @@ func (d *Device) flushPending() error {
 	if len(d.pending) == 0 && d.toVK.value <= d.vkWaited {
 		return nil
 	}
-	sc, err := d.cmds.get()
+	sc, err := d.cmds.Get()
 	if err != nil {
 		return err
 	}
 	wait := d.recordPending(sc)
-	if err := d.cmds.submit(sc, vulkan.SubmitOptions{Wait: wait}); err != nil {
+	if err := d.submitPooled(sc, vulkan.SubmitOptions{Wait: wait}); err != nil {
 		return fmt.Errorf("interop: acquiring resources back from CUDA: %w", err)
 	}
 	d.commitPending(wait)
@@ -238,7 +156,7 @@ func (d *Device) ToCUDA(stream *cuda.Stream, res ...Resource) (*Access, error) {
 		}
 		seen[r] = true
 	}
-	c, err := d.cmds.get()
+	c, err := d.cmds.Get()
 	if err != nil {
 		return nil, err
 	}
@@ -247,7 +165,7 @@ func (d *Device) ToCUDA(stream *cuda.Stream, res ...Resource) (*Access, error) {
 		r.release(c)
 	}
 	v := d.toCUDA.value + 1
-	if err := d.cmds.submit(c, vulkan.SubmitOptions{Wait: wait, Signal: []vulkan.SemaphoreValue{{Semaphore: d.toCUDA.vk, Value: v}}}); err != nil {
+	if err := d.submitPooled(c, vulkan.SubmitOptions{Wait: wait, Signal: []vulkan.SemaphoreValue{{Semaphore: d.toCUDA.vk, Value: v}}}); err != nil {
 		return nil, fmt.Errorf("interop: ToCUDA: submitting the release: %w", err)
 	}
 	d.toCUDA.value = v
@@ -357,7 +275,7 @@ func (d *Device) RunTimeout(timeout time.Duration, record func(*vulkan.Commands)
 // it, so that the work sees CUDA's writes. The Device's own batches pass.
 func (d *Device) guard(s *state) func(c *vulkan.Commands) error {
 	return func(c *vulkan.Commands) error {
-		if c != nil && d.cmds.owns(c) {
+		if c != nil && d.cmds.Owns(c) {
 			return nil
 		}
 		d.mu.Lock()

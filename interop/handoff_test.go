@@ -91,8 +91,8 @@ func TestToCUDAFailedSubmitChangesNothing(t *testing.T) {
 		wantOwner(t, d, ok, returning, true)
 		wantOwner(t, d, broken, ownedByVulkan, false)
 		if i == 0 {
-			size = d.cmds.size()
-		} else if n := d.cmds.size(); n != size {
+			size = d.cmds.Len()
+		} else if n := d.cmds.Len(); n != size {
 			t.Fatalf("the command pool grew from %d to %d batches after %d failed submissions", size, n, i+1)
 		}
 	}

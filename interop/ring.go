@@ -222,7 +222,7 @@ func (r *Ring) Produce(ctx context.Context, record func(c *vulkan.Commands, slot
 			return fmt.Errorf("interop: Ring.Produce: %w", err)
 		}
 	}
-	c, err := r.d.cmds.get()
+	c, err := r.d.cmds.Get()
 	if err != nil {
 		return err
 	}
@@ -245,14 +245,14 @@ func (r *Ring) Produce(ctx context.Context, record func(c *vulkan.Commands, slot
 	for i := 0; i < r.batch; i++ {
 		s := first + i
 		if err := record(c, s, k*uint64(r.batch)+uint64(i)); err != nil {
-			r.d.cmds.put(c, false)
+			r.d.cmds.Put(c)
 			return err
 		}
 	}
 	for i := 0; i < r.batch; i++ {
 		r.slots[first+i].release(c)
 	}
-	if err := r.d.cmds.submit(c, vulkan.SubmitOptions{Wait: wait, Signal: []vulkan.SemaphoreValue{{Semaphore: r.toCUDA.vk, Value: k + 1}}}); err != nil {
+	if err := r.d.submitPooled(c, vulkan.SubmitOptions{Wait: wait, Signal: []vulkan.SemaphoreValue{{Semaphore: r.toCUDA.vk, Value: k + 1}}}); err != nil {
 		return fmt.Errorf("interop: Ring.Produce: %w", err)
 	}
 	for i := 0; i < r.batch; i++ {

@@ -44,6 +44,7 @@ type Commands struct {
 	// the image in when it starts; after the layout it leaves the images
 	// it moves in. Submit checks start against Image.submitted.
 	start, after map[*Image]ImageLayout
+	from *Pool // the Pool it came from, if any
 	// cs is the state of dispatches and of the barriers between commands
 	// (dispatch.go).
 	cs computeState
@@ -782,12 +783,6 @@ func (c *Commands) free() {
 	d.raw.DestroyCommandPool(c.pool)
 	d.mu.Lock()
 	delete(d.children, c)
-	for i, s := range d.spare {
-		if s == c {
-			d.spare = append(d.spare[:i], d.spare[i+1:]...)
-			break
-		}
-	}
 	d.mu.Unlock()
 }
 
@@ -797,42 +792,24 @@ const maxSpare = 4
 // Run records a batch with record, submits it, and waits for it: the
 // synchronous call for scripts and tests. If record returns an error, the
 // batch is discarded and Run returns that error. The *Commands is valid
-// only during the call to record.
+// only during the call to record. Batches come from the device's Pool.
 func (d *Device) Run(record func(*Commands) error) error {
-	var c *Commands
-	d.mu.Lock()
-	if n := len(d.spare); n > 0 {
-		c = d.spare[n-1]
-		d.spare = d.spare[:n-1]
-	}
-	d.mu.Unlock()
-	if c == nil {
-		var err error
-		if c, err = d.NewCommands(); err != nil {
-			return err
-		}
-	}
-	err := record(c)
-	if err == nil {
-		if err = c.Submit(SubmitOptions{}); err == nil {
-			err = c.Wait(-1)
-		}
-	}
-	d.recycle(c)
-	return err
+	return d.RunTimeout(-1, record)
 }
 
-// recycle resets c and keeps it for Run, or closes it.
-func (d *Device) recycle(c *Commands) {
-	if c.Reset() == nil {
-		d.mu.Lock()
-		if len(d.spare) < maxSpare && !d.life.isClosing() {
-			d.spare = append(d.spare, c)
-			c = nil
+// RunTimeout is Run with a limit on the host wait (negative: none); when it
+// passes, the error wraps ErrTimeout and the batch may still run.
+func (d *Device) RunTimeout(timeout time.Duration, record func(*Commands) error) error {
+	c, err := d.pool.Get()
+	if err != nil {
+		return err
+	}
+	err = record(c)
+	if err == nil {
+		if err = c.Submit(SubmitOptions{}); err == nil {
+			err = c.Wait(timeout)
 		}
-		d.mu.Unlock()
 	}
-	if c != nil {
-		c.Close()
-	}
+	d.pool.Put(c)
+	return err
 }
