@@ -44,7 +44,7 @@ type Commands struct {
 	// the image in when it starts; after the layout it leaves the images
 	// it moves in. Submit checks start against Image.submitted.
 	start, after map[*Image]ImageLayout
-	from *Pool // the Pool it came from, if any
+	from         *Pool // the Pool it came from, if any
 	// cs is the state of dispatches and of the barriers between commands
 	// (dispatch.go).
 	cs computeState
