@@ -252,20 +252,19 @@ func (d *Device) Run(record func(*vulkan.Commands) error) error {
 }
 
 // RunTimeout is Run with a limit on the host wait (negative: none); when it
-// passes, the error wraps vulkan.ErrTimeout and the work may still run.
+// passes, the error wraps vulkan.ErrTimeout and the work may still run. The
+// batch comes from the Vulkan device's pool (vulkan.Device.RunTimeout).
 func (d *Device) RunTimeout(timeout time.Duration, record func(*vulkan.Commands) error) error {
-	c, err := d.vk.NewCommands()
+	d.mu.Lock()
+	err := d.live()
+	if err == nil {
+		err = d.flushPending() // the work is submitted after it
+	}
+	d.mu.Unlock()
 	if err != nil {
 		return err
 	}
-	defer c.Close()
-	if err := record(c); err != nil {
-		return err
-	}
-	if err := d.Submit(c, vulkan.SubmitOptions{}); err != nil {
-		return err
-	}
-	return c.Wait(timeout)
+	return d.vk.RunTimeout(timeout, record)
 }
 
 // guard is what the vulkan package calls before Vulkan work on a shared
