@@ -239,7 +239,7 @@ func (r *Ring) Produce(ctx context.Context, record func(c *vulkan.Commands, slot
 		}
 		devWait = devWait || r.fromDev[s]
 	}
-	if false && devWait { // CUDA's last use through the Device may still run
+	if devWait { // CUDA's last use through the Device may still run
 		wait = append(wait, vulkan.SemaphoreValue{Semaphore: r.d.toVK.vk, Value: r.devWait})
 	}
 	for i := 0; i < r.batch; i++ {
