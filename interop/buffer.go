@@ -54,7 +54,7 @@ func (d *Device) NewBuffer(size uint64) (*Buffer, error) {
 		return nil, err
 	}
 	b := &Buffer{s: state{d: d}, vk: vb, ext: ext, mapped: mb, ptr: mb.Ptr(), size: size}
-	d.kids[b] = struct{}{}
+	d.adopt(b, &b.s, vb.SetGuard)
 	return b, nil
 }
 
@@ -85,7 +85,7 @@ func (d *Device) NewBufferFromCUDA(size uint64) (*Buffer, error) {
 		return nil, fmt.Errorf("interop: importing CUDA memory into Vulkan: %w", err)
 	}
 	b := &Buffer{s: state{d: d}, vk: vb, cu: sm, ptr: sm.Ptr(), size: size}
-	d.kids[b] = struct{}{}
+	d.adopt(b, &b.s, vb.SetGuard)
 	return b, nil
 }
 
@@ -129,6 +129,11 @@ func (b *Buffer) closeLocked() error {
 		return nil
 	}
 	b.s.closed = true
+	return b.free()
+}
+
+// free destroys the buffer in both APIs.
+func (b *Buffer) free() error {
 	var err error
 	if b.ext != nil {
 		err = b.ext.Close() // unmaps b.mapped too
@@ -147,11 +152,20 @@ func (b *Buffer) closeLocked() error {
 func (b *Buffer) Close() error {
 	d := b.s.d
 	d.mu.Lock()
-	defer d.mu.Unlock()
 	if b.s.closed || d.closed {
+		d.mu.Unlock()
 		return nil
 	}
+	if b.s.ring != nil {
+		d.mu.Unlock()
+		return fmt.Errorf("interop: Close: %w: close its Ring first", ErrHeldByCUDA)
+	}
 	delete(d.kids, b)
-	err := d.quiesce()
-	return errors.Join(err, b.closeLocked())
+	b.s.closed = true // no new hand-offs
+	d.mu.Unlock()
+	// Without the Device's lock, so that other hand-offs go on: wait for
+	// the CUDA work queued on the Device's stream so far; the Vulkan
+	// objects wait for their own last use when closed.
+	err := hostWait(d.cs, d.stream)
+	return errors.Join(err, b.free())
 }

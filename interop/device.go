@@ -56,17 +56,19 @@ type Device struct {
 	inst     *vulkan.Instance // owned when Open made it
 	vk       *vulkan.Device
 	ownVK    bool
-	ctx      *cuda.Context
+	ctx      *cuda.Context // nil with a fake cudaSide (tests)
 	ownCtx   bool
+	cs       cudaSide     // the CUDA calls of the hand-off state machine
 	stream   *cuda.Stream // CUDA side of every hand-off; signals happen here, in order
 	toCUDA   timeline     // signalled by Vulkan, waited on by CUDA
 	toVK     timeline     // signalled by CUDA, waited on by Vulkan
+	cmds     *vulkan.Pool // command batches of hand-offs and rings
 	mu       sync.Mutex
 	closed   bool
 	pending  []Resource // returned by CUDA, to be acquired by the next Vulkan submission
 	vkWaited uint64     // the last toVK value a Vulkan submission waited for
-	syncs    cmdPool
 	kids     map[closer]struct{}
+	rings    map[*Ring]struct{}
 	kernMod  *cuda.Module // gfxcuda's own kernels, loaded on first use
 	kernels  map[string]*cuda.Function
 }
@@ -76,24 +78,18 @@ type closer interface{ closeLocked() error }
 // timeline is one exported timeline semaphore, seen by both APIs.
 type timeline struct {
 	vk    *vulkan.Semaphore
-	cu    *cuda.ExternalSemaphore
+	cu    extSem
 	value uint64 // last value the signalling side was asked to signal
 }
 
-func newTimeline(vk *vulkan.Device, ctx *cuda.Context) (timeline, error) {
-	s, err := vk.NewTimelineSemaphore(0, true)
+func newTimeline(vk *vulkan.Device, cs cudaSide) (timeline, error) {
+	s, err := vk.NewTimelineSemaphore(0, cs.exportable())
 	if err != nil {
 		return timeline{}, fmt.Errorf("%w: exportable timeline semaphore: %v", ErrUnsupported, err)
 	}
-	fd, err := s.ExportFD()
+	c, err := cs.importSemaphore(s)
 	if err != nil {
-		s.Close()
-		return timeline{}, err
-	}
-	c, err := ctx.ImportSemaphoreFD(fd, true) // takes fd
-	if err != nil {
-		s.Close()
-		return timeline{}, err
+		return timeline{}, errors.Join(err, s.Close())
 	}
 	return timeline{vk: s, cu: c}, nil
 }
@@ -101,10 +97,12 @@ func newTimeline(vk *vulkan.Device, ctx *cuda.Context) (timeline, error) {
 func (t *timeline) close() error {
 	var err error
 	if t.cu != nil {
-		err = t.cu.Close()
+		err = t.cu.close()
+		t.cu = nil
 	}
 	if t.vk != nil {
 		err = errors.Join(err, t.vk.Close())
+		t.vk = nil
 	}
 	return err
 }
@@ -191,19 +189,28 @@ func New(vk *vulkan.Device, ctx *cuda.Context) (*Device, error) {
 }
 
 func newDevice(vk *vulkan.Device, ctx *cuda.Context) (*Device, error) {
-	d := &Device{vk: vk, ctx: ctx, kids: map[closer]struct{}{}, syncs: cmdPool{vk: vk}}
+	d, err := newDeviceWith(vk, driverCUDA{ctx})
+	if err != nil {
+		return nil, err
+	}
+	d.ctx = ctx
+	return d, nil
+}
+
+// newDeviceWith makes a Device whose hand-offs go through cs: the driver,
+// or a fake in tests of the state machine.
+func newDeviceWith(vk *vulkan.Device, cs cudaSide) (*Device, error) {
+	d := &Device{vk: vk, cs: cs, kids: map[closer]struct{}{}, rings: map[*Ring]struct{}{}, cmds: vk.NewPool()}
 	var err error
-	if d.stream, err = ctx.NewStream(cuda.StreamNonBlocking); err != nil {
+	if d.stream, err = cs.newStream(); err != nil {
 		return nil, err
 	}
-	if d.toCUDA, err = newTimeline(vk, ctx); err != nil {
-		d.stream.Close()
-		return nil, err
+	if d.toCUDA, err = newTimeline(vk, cs); err != nil {
+		return nil, errors.Join(err, cs.closeStream(d.stream))
 	}
-	if d.toVK, err = newTimeline(vk, ctx); err != nil {
-		d.toCUDA.close()
-		d.stream.Close()
-		return nil, err
+	if d.toVK, err = newTimeline(vk, cs); err != nil {
+		err = errors.Join(err, d.toCUDA.close())
+		return nil, errors.Join(err, cs.closeStream(d.stream))
 	}
 	return d, nil
 }
@@ -218,8 +225,9 @@ func (d *Device) CUDA() *cuda.Context { return d.ctx }
 // given no stream.
 func (d *Device) Stream() *cuda.Stream { return d.stream }
 
-// Close waits for outstanding work, closes every buffer and texture made by
-// the Device, and releases what the Device opened. Idempotent.
+// Close closes the Device's rings, waits for outstanding work, closes every
+// buffer and texture made by the Device, and releases what the Device
+// opened. Idempotent.
 func (d *Device) Close() error {
 	d.mu.Lock()
 	if d.closed {
@@ -227,23 +235,32 @@ func (d *Device) Close() error {
 		return nil
 	}
 	d.closed = true
+	rings := make([]*Ring, 0, len(d.rings))
+	for r := range d.rings {
+		rings = append(rings, r)
+	}
+	d.mu.Unlock()
 	var err error
+	for _, r := range rings {
+		err = errors.Join(err, r.Close())
+	}
+	d.mu.Lock()
 	// Let both sides finish before memory goes away.
-	err = errors.Join(err, d.stream.Synchronize())
-	err = errors.Join(err, d.ctx.Synchronize())
+	err = errors.Join(err, hostWait(d.cs, d.stream))
+	err = errors.Join(err, d.cs.syncContext())
 	err = errors.Join(err, d.vk.WaitIdle())
 	for k := range d.kids {
 		err = errors.Join(err, k.closeLocked())
 	}
 	d.kids = nil
-	err = errors.Join(err, d.syncs.close())
+	err = errors.Join(err, d.cmds.Close())
 	if d.kernMod != nil {
 		err = errors.Join(err, d.kernMod.Close())
 	}
 	d.mu.Unlock()
 	err = errors.Join(err, d.toVK.close())
 	err = errors.Join(err, d.toCUDA.close())
-	err = errors.Join(err, d.stream.Close())
+	err = errors.Join(err, d.cs.closeStream(d.stream))
 	if d.ownCtx {
 		err = errors.Join(err, d.ctx.Close())
 	}
@@ -282,10 +299,11 @@ func (d *Device) kernel(name string) (*cuda.Function, error) {
 	return f, nil
 }
 
-// quiesce waits until the Device's CUDA stream and the Vulkan queue are
-// idle, so that memory can be freed. Called with d.mu held.
-func (d *Device) quiesce() error {
-	return errors.Join(d.stream.Synchronize(), d.vk.WaitIdle())
+// adopt makes r one of the Device's resources: closed with it, and
+// guarded against Vulkan work while CUDA holds it. Called with d.mu held.
+func (d *Device) adopt(r closer, s *state, setGuard func(vulkan.Guard)) {
+	d.kids[r] = struct{}{}
+	setGuard(d.guard(s))
 }
 
 func (d *Device) live() error {

@@ -50,7 +50,11 @@ func Example_vulkanBufferCUDAKernel() {
 		return
 	}
 	defer mod.Close()
-	xor, _ := mod.Function(kernels.XorU32)
+	xor, err := mod.Function(kernels.XorU32)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	const key = 0x5bd1e995
 	err = buf.Map(nil, func(p cuda.DevicePtr, s *cuda.Stream) error {
 		return xor.Launch(s, cuda.Dim3{X: 1024}, cuda.Dim3{X: 256}, 0, p, uint64(n), uint32(key))
@@ -96,13 +100,22 @@ func TestExampleVulkanBufferCUDAKernel(t *testing.T) {
 	if cuda.Init() != nil && os.Getenv("GFXCUDA_REQUIRE_CUDA") != "1" {
 		t.Skip("no CUDA driver")
 	}
-	r, w, _ := os.Pipe()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
 	stdout := os.Stdout
 	os.Stdout = w
 	Example_vulkanBufferCUDAKernel()
 	os.Stdout = stdout
-	w.Close()
-	out, _ := io.ReadAll(r)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	out, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if strings.TrimSpace(string(out)) != "verified 1048576 values" {
 		t.Errorf("example printed %q", out)
 	}

@@ -1,8 +1,9 @@
 package interop
 
 import (
-	"errors"
 	"fmt"
+	"slices"
+	"time"
 
 	"github.com/gfxcuda/gfxcuda/cuda"
 	"github.com/gfxcuda/gfxcuda/vulkan"
@@ -13,14 +14,27 @@ type owner int
 
 const (
 	ownedByVulkan owner = iota
-	ownedByCUDA         // between ToCUDA and Access.Done
+	ownedByCUDA         // between ToCUDA and Access.Done, or a ring's slot
 	returning           // Done was called; the next Vulkan submission acquires it
 )
 
-// state is the hand-off state every shared resource carries.
+func (o owner) String() string {
+	switch o {
+	case ownedByVulkan:
+		return "Vulkan"
+	case ownedByCUDA:
+		return "CUDA"
+	case returning:
+		return "returning"
+	}
+	return fmt.Sprintf("owner(%d)", int(o))
+}
+
+// state is the hand-off state every shared resource carries; d.mu guards it.
 type state struct {
 	d      *Device
 	owner  owner
+	ring   *Ring // the ring that holds it as a slot
 	closed bool
 }
 
@@ -46,58 +60,62 @@ type Access struct {
 // Vulkan work submitted before ToCUDA.
 func (a *Access) Stream() *cuda.Stream { return a.stream }
 
-// cmdPool hands out Commands, reusing those whose last submission has
-// finished, so that recording never waits on the host.
-type cmdPool struct {
-	vk   *vulkan.Device
-	cmds []*vulkan.Commands
-}
-
-// get returns a Commands ready for recording.
-func (p *cmdPool) get() (*vulkan.Commands, error) {
-	for _, c := range p.cmds {
-		if c.Done() {
-			if err := c.Reset(); err == nil {
-				return c, nil
-			}
-		}
-	}
-	c, err := p.vk.NewCommands()
-	if err != nil {
-		return nil, err
-	}
-	p.cmds = append(p.cmds, c)
-	return c, nil
-}
-
-// close waits for every submission and frees the Commands.
-func (p *cmdPool) close() error {
-	var err error
-	for _, c := range p.cmds {
-		err = errors.Join(err, c.Close())
-	}
-	p.cmds = nil
+// submitPooled submits c, a batch of the Device's pool (d.cmds, shared by
+// its hand-offs and its rings), and gives it back to the pool either way: a
+// batch that failed to submit is discarded, restoring the layouts it
+// recorded, and reused.
+func (d *Device) submitPooled(c *vulkan.Commands, o vulkan.SubmitOptions) error {
+	err := c.Submit(o)
+	d.cmds.Put(c)
 	return err
 }
 
-// syncCommands returns a command buffer for hand-off barriers. Called with
-// d.mu held.
-func (d *Device) syncCommands() (*vulkan.Commands, error) { return d.syncs.get() }
-
-// acquirePending records the acquire of every resource CUDA has returned and
-// says which toVK value the submission must wait for (0: none). Called with
-// d.mu held.
-func (d *Device) acquirePending(c *vulkan.Commands) []vulkan.SemaphoreValue {
+// recordPending records the acquire of every resource CUDA has returned and
+// says which toVK value the submission must wait for (nil: none), without
+// changing any state: commitPending does once the submission succeeded.
+// Called with d.mu held.
+func (d *Device) recordPending(c *vulkan.Commands) []vulkan.SemaphoreValue {
 	for _, r := range d.pending {
 		if s := r.st(); !s.closed && s.owner == returning {
 			r.acquire(c)
+		}
+	}
+	if d.toVK.value > d.vkWaited {
+		return []vulkan.SemaphoreValue{{Semaphore: d.toVK.vk, Value: d.toVK.value}}
+	}
+	return nil
+}
+
+// commitPending marks what recordPending recorded as done. Called with d.mu
+// held.
+func (d *Device) commitPending(wait []vulkan.SemaphoreValue) {
+	for _, r := range d.pending {
+		if s := r.st(); !s.closed && s.owner == returning {
 			s.owner = ownedByVulkan
 		}
 	}
 	d.pending = d.pending[:0]
-	if d.toVK.value > d.vkWaited {
-		return []vulkan.SemaphoreValue{{Semaphore: d.toVK.vk, Value: d.toVK.value}}
+	if wait != nil {
+		d.vkWaited = wait[0].Value
 	}
+}
+
+// flushPending submits the acquire of what CUDA returned, if anything, so
+// that Vulkan work submitted after it is ordered after CUDA's. Called with
+// d.mu held.
+func (d *Device) flushPending() error {
+	if len(d.pending) == 0 && d.toVK.value <= d.vkWaited {
+		return nil
+	}
+	sc, err := d.cmds.Get()
+	if err != nil {
+		return err
+	}
+	wait := d.recordPending(sc)
+	if err := d.submitPooled(sc, vulkan.SubmitOptions{Wait: wait}); err != nil {
+		return fmt.Errorf("interop: acquiring resources back from CUDA: %w", err)
+	}
+	d.commitPending(wait)
 	return nil
 }
 
@@ -107,14 +125,21 @@ func (d *Device) acquirePending(c *vulkan.Commands) []vulkan.SemaphoreValue {
 // the Vulkan→CUDA semaphore, and makes stream (nil: the Device's stream) wait
 // for that signal on the GPU. Nothing blocks the host.
 //
-// Until Done, the resources belong to CUDA: pass them to no Vulkan work.
+// Until Done, the resources belong to CUDA: Vulkan work on them through the
+// vulkan package (Commands.Submit, Buffer.Upload, Buffer.Readback) fails
+// with an error matching ErrHeldByCUDA.
+//
+// On error, nothing changed hands: the resources stay Vulkan's (or, if only
+// CUDA's wait could not be queued, return to Vulkan with its next
+// submission), and may be handed over again.
 func (d *Device) ToCUDA(stream *cuda.Stream, res ...Resource) (*Access, error) {
+	res = slices.Clone(res) // the Access keeps them
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if err := d.live(); err != nil {
 		return nil, err
 	}
-	seen := map[Resource]bool{}
+	seen := make(map[Resource]bool, len(res))
 	for _, r := range res {
 		s := r.st()
 		switch {
@@ -122,6 +147,8 @@ func (d *Device) ToCUDA(stream *cuda.Stream, res ...Resource) (*Access, error) {
 			return nil, fmt.Errorf("interop: ToCUDA: %T belongs to another Device", r)
 		case s.closed:
 			return nil, ErrClosed
+		case s.ring != nil:
+			return nil, fmt.Errorf("interop: ToCUDA: %T is a ring's slot: %w", r, ErrHeldByCUDA)
 		case s.owner == ownedByCUDA:
 			return nil, fmt.Errorf("interop: ToCUDA: %w", ErrHeldByCUDA)
 		case seen[r]:
@@ -129,38 +156,46 @@ func (d *Device) ToCUDA(stream *cuda.Stream, res ...Resource) (*Access, error) {
 		}
 		seen[r] = true
 	}
-	c, err := d.syncCommands()
+	c, err := d.cmds.Get()
 	if err != nil {
 		return nil, err
 	}
-	wait := d.acquirePending(c)
+	wait := d.recordPending(c)
 	for _, r := range res {
 		r.release(c)
 	}
 	v := d.toCUDA.value + 1
-	if err := c.Submit(vulkan.SubmitOptions{Wait: wait, Signal: []vulkan.SemaphoreValue{{Semaphore: d.toCUDA.vk, Value: v}}}); err != nil {
+	if err := d.submitPooled(c, vulkan.SubmitOptions{Wait: wait, Signal: []vulkan.SemaphoreValue{{Semaphore: d.toCUDA.vk, Value: v}}}); err != nil {
 		return nil, fmt.Errorf("interop: ToCUDA: submitting the release: %w", err)
 	}
 	d.toCUDA.value = v
-	if wait != nil {
-		d.vkWaited = wait[0].Value
-	}
-	for _, r := range res {
-		r.st().owner = ownedByCUDA
-	}
+	d.commitPending(wait)
 	if stream == nil {
 		stream = d.stream
 	}
-	if err := d.toCUDA.cu.Wait(stream, v); err != nil {
-		return nil, fmt.Errorf("interop: ToCUDA: CUDA wait: %w", err)
+	if err := d.toCUDA.cu.wait(stream, v); err != nil {
+		// The release is submitted but CUDA will not wait for it, so CUDA
+		// must not touch the resources: they return to Vulkan, which needs
+		// no CUDA signal to acquire them (its queue orders the release
+		// before the acquire).
+		for _, r := range res {
+			r.st().owner = returning
+			d.pending = append(d.pending, r)
+		}
+		return nil, fmt.Errorf("interop: ToCUDA: CUDA wait: %w (the resources stay Vulkan's)", err)
+	}
+	for _, r := range res {
+		r.st().owner = ownedByCUDA
 	}
 	return &Access{d: d, res: res, stream: stream, value: v}, nil
 }
 
 // Done ends CUDA's access: once the work queued on the Access's stream so far
 // has finished, CUDA signals the CUDA→Vulkan semaphore, and the next Vulkan
-// submission through the Device (Submit, Run, ToCUDA) waits for it and
-// re-acquires the resources. Done does not block the host. Idempotent.
+// submission through the Device (Submit, Run, ToCUDA) or through the vulkan
+// package on one of the resources waits for it and re-acquires the
+// resources. Done does not block the host. Idempotent; after an error the
+// resources stay CUDA's and Done may be called again.
 func (a *Access) Done() error {
 	d := a.d
 	d.mu.Lock()
@@ -173,22 +208,11 @@ func (a *Access) Done() error {
 	}
 	// Every signal goes through the Device's stream, so its values increase
 	// in order even when several Accesses use different streams.
-	if a.stream != d.stream {
-		ev, err := d.ctx.NewEvent(cuda.EventDisableTiming)
-		if err != nil {
-			return err
-		}
-		err = ev.Record(a.stream)
-		if err == nil {
-			err = d.stream.WaitEvent(ev)
-		}
-		ev.Close() // the driver keeps it until the wait is resolved
-		if err != nil {
-			return err
-		}
+	if err := order(d.cs, a.stream, d.stream); err != nil {
+		return fmt.Errorf("interop: Done: %w", err)
 	}
 	w := d.toVK.value + 1
-	if err := d.toVK.cu.Signal(d.stream, w); err != nil {
+	if err := d.toVK.cu.signal(d.stream, w); err != nil {
 		return fmt.Errorf("interop: Done: CUDA signal: %w", err)
 	}
 	d.toVK.value = w
@@ -205,25 +229,18 @@ func (a *Access) Done() error {
 // Submit submits Vulkan work after everything CUDA has handed back: if
 // resources are returning from CUDA, a small submission first waits (on the
 // GPU) for CUDA's signal and acquires them back into Vulkan's queue family.
-// Use it instead of Commands.Submit for work that touches shared resources.
+// Use it instead of Commands.Submit for work that must come after CUDA's
+// even on memory the Device does not share; Commands.Submit orders work on
+// the Device's own buffers and textures by itself.
 func (d *Device) Submit(c *vulkan.Commands, o vulkan.SubmitOptions) error {
 	d.mu.Lock()
-	defer d.mu.Unlock()
-	if err := d.live(); err != nil {
-		return err
+	err := d.live()
+	if err == nil {
+		err = d.flushPending()
 	}
-	if len(d.pending) > 0 || d.toVK.value > d.vkWaited {
-		sc, err := d.syncCommands()
-		if err != nil {
-			return err
-		}
-		wait := d.acquirePending(sc)
-		if err := sc.Submit(vulkan.SubmitOptions{Wait: wait}); err != nil {
-			return fmt.Errorf("interop: acquiring resources back from CUDA: %w", err)
-		}
-		if wait != nil {
-			d.vkWaited = wait[0].Value
-		}
+	d.mu.Unlock()
+	if err != nil {
+		return err
 	}
 	return c.Submit(o)
 }
@@ -231,16 +248,48 @@ func (d *Device) Submit(c *vulkan.Commands, o vulkan.SubmitOptions) error {
 // Run records Vulkan work with record, submits it with Submit and waits for
 // it: the simple, synchronous way for scripts and tests.
 func (d *Device) Run(record func(*vulkan.Commands) error) error {
-	c, err := d.vk.NewCommands()
+	return d.RunTimeout(-1, record)
+}
+
+// RunTimeout is Run with a limit on the host wait (negative: none); when it
+// passes, the error wraps vulkan.ErrTimeout and the work may still run. The
+// batch comes from the Vulkan device's pool (vulkan.Device.RunTimeout).
+func (d *Device) RunTimeout(timeout time.Duration, record func(*vulkan.Commands) error) error {
+	d.mu.Lock()
+	err := d.live()
+	if err == nil {
+		err = d.flushPending() // the work is submitted after it
+	}
+	d.mu.Unlock()
 	if err != nil {
 		return err
 	}
-	defer c.Close()
-	if err := record(c); err != nil {
-		return err
+	return d.vk.RunTimeout(timeout, record)
+}
+
+// guard is what the vulkan package calls before Vulkan work on a shared
+// resource that did not come through the Device (Commands.Submit of a batch
+// using it, Buffer.Upload, Buffer.Readback): it refuses the work while CUDA
+// holds the resource, and submits the acquire first when CUDA has returned
+// it, so that the work sees CUDA's writes. The Device's own batches pass.
+func (d *Device) guard(s *state) func(c *vulkan.Commands) error {
+	return func(c *vulkan.Commands) error {
+		if c != nil && d.cmds.Owns(c) {
+			return nil
+		}
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		if s.closed || d.closed {
+			return nil // the vulkan layer reports closed objects itself
+		}
+		switch {
+		case s.ring != nil:
+			return fmt.Errorf("interop: the resource is a ring's slot: %w", ErrHeldByCUDA)
+		case s.owner == ownedByCUDA:
+			return fmt.Errorf("interop: %w", ErrHeldByCUDA)
+		case s.owner == returning:
+			return d.flushPending()
+		}
+		return nil
 	}
-	if err := d.Submit(c, vulkan.SubmitOptions{}); err != nil {
-		return err
-	}
-	return c.Wait(-1)
 }

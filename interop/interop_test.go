@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -69,7 +70,7 @@ func pinned(t testing.TB, d *Device, n int) *cuda.HostMemory {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { h.Close() })
+	t.Cleanup(func() { closeT(t, h) })
 	return h
 }
 
@@ -86,7 +87,7 @@ func TestOpenWithoutCUDA(t *testing.T) {
 
 func TestOpenWithoutCUDAChild(t *testing.T) {
 	if os.Getenv("GFXCUDA_CHILD") != "1" {
-		return // only meaningful in the child TestOpenWithoutCUDA starts
+		t.Skip("runs only in the child process TestOpenWithoutCUDA starts")
 	}
 	_, err := Open(Options{})
 	if !errors.Is(err, ErrNoSharedGPU) || !errors.Is(err, cuda.ErrNoDriver) {
@@ -105,7 +106,7 @@ func TestFormatErrorOnVulkan(t *testing.T) {
 		}
 		t.Skipf("no Vulkan: %v", err)
 	}
-	defer inst.Close()
+	defer closeT(t, inst)
 	pds, err := inst.PhysicalDevices()
 	if err != nil {
 		t.Fatal(err)
@@ -114,7 +115,7 @@ func TestFormatErrorOnVulkan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer vd.Close()
+	defer closeT(t, vd)
 	d := &Device{vk: vd}
 	if !d.shareable(format.RGBA8UNorm, vulkan.ImageSampled|vulkan.ImageTransferSrc|vulkan.ImageTransferDst) {
 		t.Errorf("rgba8_unorm not shareable on %s", pds[0].Name)
@@ -150,7 +151,7 @@ func roundTripBuffer(t *testing.T, d *Device, b *Buffer) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.Stream().Synchronize()
+	noErr(t, d.Stream().Synchronize())
 	if !bytes.Equal(host.Bytes(), want) {
 		t.Fatalf("%d bytes: Vulkan → CUDA differs", n)
 	}
@@ -161,7 +162,7 @@ func roundTripBuffer(t *testing.T, d *Device, b *Buffer) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer mod.Close()
+	defer closeT(t, mod)
 	xor, err := mod.Function(kernels.XorU32)
 	if err != nil {
 		t.Fatal(err)
@@ -187,10 +188,7 @@ func roundTripBuffer(t *testing.T, d *Device, b *Buffer) {
 		want2[i+3] ^= 0x9e
 	}
 	got := poisoned(n)
-	// Readback goes through the Device so that it waits for CUDA's hand-back.
-	if err := d.Run(func(c *vulkan.Commands) error { return nil }); err != nil {
-		t.Fatal(err)
-	}
+	// No empty Run first: the Readback itself waits for CUDA's hand-back.
 	if err := b.Vulkan().Readback(0, got); err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +219,7 @@ func TestBufferCUDAToVulkan(t *testing.T) {
 			t.Fatal(err)
 		}
 		roundTripBuffer(t, d, b)
-		b.Close()
+		noErr(t, b.Close())
 	}
 }
 
@@ -247,9 +245,10 @@ func TestBufferRanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	copy(base[12345:], patch)
-	d.Run(func(*vulkan.Commands) error { return nil })
 	got := poisoned(1 << 20)
-	b.Vulkan().Readback(0, got)
+	if err := b.Vulkan().Readback(0, got); err != nil {
+		t.Fatal(err)
+	}
 	if !bytes.Equal(got, base) {
 		t.Error("sub-range write landed wrong")
 	}
@@ -265,7 +264,7 @@ func uploadImage(t *testing.T, d *Device, tex *Texture, data []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer stage.Close()
+	defer closeT(t, stage)
 	m, err := stage.Map()
 	if err != nil {
 		t.Fatal(err)
@@ -287,7 +286,7 @@ func readImage(t *testing.T, d *Device, tex *Texture, n int) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer stage.Close()
+	defer closeT(t, stage)
 	m, err := stage.Map()
 	if err != nil {
 		t.Fatal(err)
@@ -362,7 +361,7 @@ func TestTextureEveryFormatAndSize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer scratch.Close()
+	defer closeT(t, scratch)
 	host := pinned(t, d, maxBytes)
 	shared := 0
 	start := time.Now()
@@ -377,7 +376,7 @@ func TestTextureEveryFormatAndSize(t *testing.T) {
 			}
 			continue
 		}
-		tex.Close()
+		noErr(t, tex.Close())
 		shared++
 		for _, sz := range sizes {
 			tex, err := d.NewTexture(TextureOptions{Format: in.Format, Width: sz[0], Height: sz[1]})
@@ -402,9 +401,9 @@ func TestTextureArrayAndSurfaceKernel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer tex.Close()
-	scratch, _ := d.CUDA().Alloc(257 * 65 * 4 * 3)
-	defer scratch.Close()
+	defer closeT(t, tex)
+	scratch := must(d.CUDA().Alloc(257 * 65 * 4 * 3))(t)
+	defer closeT(t, scratch)
 	host := pinned(t, d, 257*65*4*3)
 	roundTripTexture(t, d, tex, scratch, host)
 
@@ -416,8 +415,8 @@ func TestTextureArrayAndSurfaceKernel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer mod.Close()
-	fn, _ := mod.Function(kernels.SurfXor)
+	defer closeT(t, mod)
+	fn := must(mod.Function(kernels.SurfXor))(t)
 	surf, err := tex.Surface()
 	if err != nil {
 		t.Fatal(err)
@@ -457,7 +456,7 @@ func TestHandOffMisuse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tex, _ := d.NewTexture(TextureOptions{Format: format.R32Float, Width: 8, Height: 8})
+	tex := must(d.NewTexture(TextureOptions{Format: format.R32Float, Width: 8, Height: 8}))(t)
 	acc, err := d.ToCUDA(nil, b)
 	if err != nil {
 		t.Fatal(err)
@@ -468,7 +467,7 @@ func TestHandOffMisuse(t *testing.T) {
 	if err := tex.CopyTo(d.Stream(), b.Ptr(), 0); !errors.Is(err, ErrNotHeld) {
 		t.Errorf("copy of a texture Vulkan holds: %v", err)
 	}
-	acc.Done()
+	noErr(t, acc.Done())
 	if err := acc.Done(); err != nil {
 		t.Errorf("second Done: %v", err)
 	}
@@ -479,8 +478,8 @@ func TestHandOffMisuse(t *testing.T) {
 		}
 	}
 	// Closed resources are refused, never crash.
-	b.Close()
-	b.Close()
+	noErr(t, b.Close())
+	noErr(t, b.Close())
 	if _, err := d.ToCUDA(nil, b); !errors.Is(err, ErrClosed) {
 		t.Errorf("ToCUDA of a closed buffer: %v", err)
 	}
@@ -495,9 +494,9 @@ func TestCloseOrder(t *testing.T) {
 		}
 		t.Skipf("no shared GPU: %v", err)
 	}
-	b, _ := d.NewBuffer(1 << 16)
-	tex, _ := d.NewTexture(TextureOptions{Format: format.RGBA8UNorm, Width: 64, Height: 64})
-	acc, _ := d.ToCUDA(nil, b, tex) // left open on purpose
+	b := must(d.NewBuffer(1 << 16))(t)
+	tex := must(d.NewTexture(TextureOptions{Format: format.RGBA8UNorm, Width: 64, Height: 64}))(t)
+	acc := must(d.ToCUDA(nil, b, tex))(t) // left open on purpose
 	if err := d.Close(); err != nil {
 		t.Fatalf("Device.Close with open children: %v", err)
 	}
@@ -545,7 +544,7 @@ func TestNoLeaks(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		acc.Done()
+		noErr(t, acc.Done())
 		for _, x := range []interface{ Close() error }{tex, c, b} {
 			if err := x.Close(); err != nil {
 				t.Fatal(err)
@@ -555,14 +554,16 @@ func TestNoLeaks(t *testing.T) {
 	for i := 0; i < 20; i++ { // warm up driver caches
 		cycle()
 	}
-	d.CUDA().Synchronize()
-	free0, _, _ := d.CUDA().MemInfo()
+	noErr(t, d.CUDA().Synchronize())
+	free0, _, err := d.CUDA().MemInfo()
+	noErr(t, err)
 	fd0 := countFDs(t)
 	for i := 0; i < 1000; i++ {
 		cycle()
 	}
-	d.CUDA().Synchronize()
-	free1, _, _ := d.CUDA().MemInfo()
+	noErr(t, d.CUDA().Synchronize())
+	free1, _, err := d.CUDA().MemInfo()
+	noErr(t, err)
 	if fd1 := countFDs(t); fd1 != fd0 {
 		t.Errorf("open fds %d → %d after 1000 cycles", fd0, fd1)
 	}
@@ -586,21 +587,133 @@ func TestTextureFromCUDA(t *testing.T) {
 		if err := d.CUDA().CopyHtoD(img.Ptr(), data); err != nil {
 			t.Fatal(err)
 		}
-		tex, err := d.NewTextureFromCUDA(img.Ptr(), 0, w, h, ch, dt)
+		tex, err := d.NewTextureFromCUDA(nil, img.Ptr(), 0, w, h, ch, dt)
 		if err != nil {
 			t.Fatalf("%s: %v", dt.TypeStr(), err)
 		}
-		want, _ := format.ForDType(dt, ch)
+		want := must(format.ForDType(dt, ch))(t)
 		if tex.Options().Format != want || tex.Options().Width != w || tex.Options().Height != h {
 			t.Errorf("%s: texture %+v", dt.TypeStr(), tex.Options())
 		}
 		if got := readImage(t, d, tex, n); !bytes.Equal(got, data) {
 			t.Errorf("%s: texture contents differ from the CUDA image", dt.TypeStr())
 		}
-		tex.Close()
-		img.Close()
+		noErr(t, tex.Close())
+		noErr(t, img.Close())
 	}
-	if _, err := d.NewTextureFromCUDA(0, 0, 4, 4, 3, format.DType{Code: format.DLFloat, Bits: 32, Lanes: 1}); err == nil {
+	if _, err := d.NewTextureFromCUDA(nil, 0, 0, 4, 4, 3, format.DType{Code: format.DLFloat, Bits: 32, Lanes: 1}); err == nil {
 		t.Error("3-channel texture accepted")
+	}
+}
+
+// noErr reports err, if any, as a test error.
+func noErr(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Error(err)
+	}
+}
+
+// closeT closes c, reporting an error.
+func closeT(t testing.TB, c interface{ Close() error }) {
+	t.Helper()
+	noErr(t, c.Close())
+}
+
+// must returns v, failing the test on err: must(f())(t).
+func must[T any](v T, err error) func(testing.TB) T {
+	return func(t testing.TB) T {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+}
+
+// CopyFromSync and CopyToSync read and write the caller's pointer in order
+// with the caller's stream: the bytes a stream is still writing (after a
+// long memset) are the ones copied. Needs the GPU.
+func TestSyncCopiesOrderWithCallerStream(t *testing.T) {
+	d := openDevice(t)
+	const w, h = 1024, 512
+	n := w * h * 4
+	tex := must(d.NewTexture(TextureOptions{Format: format.RGBA8UNorm, Width: w, Height: h}))(t)
+	defer closeT(t, tex)
+	s := must(d.CUDA().NewStream(cuda.StreamNonBlocking))(t)
+	defer closeT(t, s)
+	src := must(d.CUDA().Alloc(uint64(n)))(t)
+	defer closeT(t, src)
+	dst := must(d.CUDA().Alloc(uint64(n)))(t)
+	defer closeT(t, dst)
+	delay := must(d.CUDA().Alloc(1 << 30))(t) // keeps s busy a while
+	defer closeT(t, delay)
+	host := pinned(t, d, n)
+	for round := range 3 {
+		want := random(n)
+		copy(host.Bytes(), want)
+		if err := s.Memset32(delay.Ptr(), uint32(round), (1<<30)/4); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.CopyHtoD(src.Ptr(), host.Bytes()[:n]); err != nil {
+			t.Fatal(err)
+		}
+		if err := tex.CopyFromSync(s, src.Ptr(), 0); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Memset8(dst.Ptr(), 0xCD, uint64(n)); err != nil {
+			t.Fatal(err)
+		}
+		if err := tex.CopyToSync(s, dst.Ptr(), 0); err != nil {
+			t.Fatal(err)
+		}
+		got := make([]byte, n)
+		if err := d.CUDA().CopyDtoH(got, dst.Ptr()); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("round %d: the texture does not hold what the caller's stream wrote", round)
+		}
+	}
+	// nil: ordered with the legacy default stream.
+	want := random(n)
+	if err := d.CUDA().CopyHtoD(src.Ptr(), want); err != nil {
+		t.Fatal(err)
+	}
+	if err := tex.CopyFromSync(nil, src.Ptr(), 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := tex.CopyToSync(nil, dst.Ptr(), 0); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]byte, n)
+	if err := d.CUDA().CopyDtoH(got, dst.Ptr()); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatal("legacy-stream round trip differs")
+	}
+}
+
+// Texture.Surface is safe for concurrent use (run with -race). Needs the GPU.
+func TestSurfaceConcurrent(t *testing.T) {
+	d := openDevice(t)
+	tex := must(d.NewTexture(TextureOptions{Format: format.RGBA8UNorm, Width: 64, Height: 64}))(t)
+	defer closeT(t, tex)
+	surfs := make([]cuda.SurfObject, 8)
+	errs := make([]error, 8)
+	var wg sync.WaitGroup
+	for i := range surfs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			surfs[i], errs[i] = tex.Surface()
+		}()
+	}
+	wg.Wait()
+	for i := range surfs {
+		if errs[i] != nil || surfs[i] == 0 || surfs[i] != surfs[0] {
+			t.Fatalf("Surface %d: %v, %v (first %v)", i, surfs[i], errs[i], surfs[0])
+		}
 	}
 }

@@ -1,8 +1,12 @@
 package interop
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"sync"
+	"time"
 
 	"github.com/gfxcuda/gfxcuda/cuda"
 	"github.com/gfxcuda/gfxcuda/vulkan"
@@ -22,18 +26,34 @@ import (
 // waits for that number, runs the consumer's work for every frame and
 // signals back. The host never waits on a semaphore; it only throttles
 // itself on CUDA events so that it stays a bounded number of batches ahead.
+//
+// A producer and a consumer may run on different goroutines (one Produce
+// and one Consume or ConsumeAll at a time; further calls wait their turn).
+// Produce blocks while every slot holds a frame not yet consumed, until a
+// Consume or the context ends. The ring belongs to its Device, which closes
+// it when it closes.
 type Ring struct {
 	d       *Device
 	slots   []Resource
 	batch   int
+	perRing uint64   // batches the slots hold
 	toCUDA  timeline // value k+1: batch k produced
-	toVK    timeline // value k+1: batch k consumed
-	cmds    cmdPool
-	events  []*cuda.Event // consumer's completion of batch k at k % len
-	touched []bool        // slot has been handed to CUDA at least once
-	nProd   uint64        // batches produced
-	nCons   uint64        // batches consumed
+	toVK    timeline // value k+1: batch k consumed; signalled on d.stream only
+	events  []event  // consumer's completion of batch k at k % len
+	touched []bool   // slot has been handed to CUDA at least once
+	// devWait is the Device's CUDA→Vulkan value that the first batch using
+	// a slot that CUDA had returned to the Device must wait for; fromDev
+	// marks those slots until that batch.
+	devWait uint64
+	fromDev []bool
+
+	prodMu, consMu sync.Mutex // one producer, one consumer at a time
+
+	mu      sync.Mutex // guards the fields below
+	nProd   uint64     // batches produced
+	nCons   uint64     // batches consumed
 	closed  bool
+	changed chan struct{} // closed when nCons grows or the ring closes
 }
 
 // NewRing makes a ring over slots (shared buffers or textures of this
@@ -44,32 +64,32 @@ func (d *Device) NewRing(slots []Resource, batch int) (*Ring, error) {
 	if batch < 1 || len(slots) < batch || len(slots)%batch != 0 {
 		return nil, fmt.Errorf("interop: ring of %d slots in batches of %d: slots must be a positive multiple of the batch", len(slots), batch)
 	}
-	r := &Ring{d: d, slots: slots, batch: batch, touched: make([]bool, len(slots)), cmds: cmdPool{vk: d.vk}}
+	slots = slices.Clone(slots)
+	r := &Ring{d: d, slots: slots, batch: batch, perRing: uint64(len(slots) / batch),
+		touched: make([]bool, len(slots)), fromDev: make([]bool, len(slots)), changed: make(chan struct{})}
 	var err error
-	if r.toCUDA, err = newTimeline(d.vk, d.ctx); err != nil {
+	if r.toCUDA, err = newTimeline(d.vk, d.cs); err != nil {
 		return nil, err
 	}
-	if r.toVK, err = newTimeline(d.vk, d.ctx); err != nil {
-		r.toCUDA.close()
-		return nil, err
+	if r.toVK, err = newTimeline(d.vk, d.cs); err != nil {
+		return nil, errors.Join(err, r.toCUDA.close())
 	}
-	r.events = make([]*cuda.Event, 2*len(slots)/batch+1)
+	r.events = make([]event, 2*len(slots)/batch+1)
 	for i := range r.events {
-		if r.events[i], err = d.ctx.NewEvent(cuda.EventDisableTiming); err != nil {
-			r.free()
-			return nil, err
+		if r.events[i], err = d.cs.newEvent(); err != nil {
+			return nil, errors.Join(err, r.free())
 		}
 	}
 	if err := r.take(); err != nil {
-		r.free()
-		return nil, err
+		return nil, errors.Join(err, r.free())
 	}
 	return r, nil
 }
 
 // take checks the slots and makes the ring their owner: no Device hand-offs
 // until Close. Slots CUDA returned that Vulkan has not acquired yet are
-// acquired by the ring's first batch that uses them.
+// acquired by the ring's first batch that uses them, which waits for
+// CUDA's signal.
 func (r *Ring) take() error {
 	d := r.d
 	d.mu.Lock()
@@ -85,6 +105,8 @@ func (r *Ring) take() error {
 			return errors.New("interop: ring slot belongs to another Device")
 		case st.closed:
 			return ErrClosed
+		case st.ring != nil:
+			return fmt.Errorf("interop: ring slot is another ring's slot: %w", ErrHeldByCUDA)
 		case st.owner == ownedByCUDA:
 			return fmt.Errorf("interop: ring slot: %w", ErrHeldByCUDA)
 		case seen[s]:
@@ -98,11 +120,18 @@ func (r *Ring) take() error {
 			keep = append(keep, p)
 		}
 	}
+	clear(d.pending[len(keep):])
 	d.pending = keep
 	for i, s := range r.slots {
-		r.touched[i] = s.st().owner == returning
-		s.st().owner = ownedByCUDA
+		st := s.st()
+		if st.owner == returning {
+			r.touched[i], r.fromDev[i] = true, true
+			// Every return is signalled at or below the latest value.
+			r.devWait = d.toVK.value
+		}
+		st.owner, st.ring = ownedByCUDA, r
 	}
+	d.rings[r] = struct{}{}
 	return nil
 }
 
@@ -111,7 +140,7 @@ func (r *Ring) free() error {
 	var err error
 	for _, e := range r.events {
 		if e != nil {
-			err = errors.Join(err, e.Close())
+			err = errors.Join(err, e.close())
 		}
 	}
 	err = errors.Join(err, r.toVK.close())
@@ -127,92 +156,134 @@ func (r *Ring) Batch() int { return r.batch }
 // Slot returns slot i's resource.
 func (r *Ring) Slot(i int) Resource { return r.slots[i] }
 
-// Produce submits the next batch: record is called once per frame with the
-// Commands to record into, the slot the frame goes to and the frame's
-// number (0, 1, 2, ...). It returns once the batch is submitted; it blocks
-// only when the host is far ahead of the GPU (a CUDA event wait).
-func (r *Ring) Produce(record func(c *vulkan.Commands, slot int, frame uint64) error) error {
-	if r.closed {
-		return ErrClosed
+// Produced and Consumed return the numbers of batches produced and consumed
+// so far.
+func (r *Ring) Produced() uint64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.nProd
+}
+
+// Consumed returns the number of batches consumed so far.
+func (r *Ring) Consumed() uint64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.nCons
+}
+
+// waitEvent waits on the host for e, giving up when ctx ends.
+func waitEvent(ctx context.Context, e event) error {
+	if ctx.Done() == nil {
+		return e.synchronize()
 	}
-	k := r.nProd
-	perRing := uint64(len(r.slots) / r.batch)
-	if k >= r.nCons+perRing {
-		return fmt.Errorf("interop: Ring.Produce: all %d slots hold frames not yet consumed; call Consume first", len(r.slots))
-	}
-	// Keep the host at most len(events) batches ahead of CUDA.
-	if k >= uint64(len(r.events)) {
-		if err := r.events[(k-uint64(len(r.events)))%uint64(len(r.events))].Synchronize(); err != nil {
+	for pause := time.Microsecond; ; pause = min(2*pause, time.Millisecond) {
+		ok, err := e.done()
+		if err != nil || ok {
 			return err
 		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(pause):
+		}
 	}
-	c, err := r.cmds.get()
+}
+
+// Produce submits the next batch: record is called once per frame with the
+// Commands to record into, the slot the frame goes to and the frame's
+// number (0, 1, 2, ...). It returns once the batch is submitted. While every
+// slot holds a frame not yet consumed, it waits for a Consume (on another
+// goroutine) or for ctx to end (the error then wraps ctx.Err()); it also
+// blocks when the host is far ahead of the GPU (a CUDA event wait). If
+// record fails, nothing is submitted and the ring is unchanged.
+func (r *Ring) Produce(ctx context.Context, record func(c *vulkan.Commands, slot int, frame uint64) error) error {
+	r.prodMu.Lock()
+	defer r.prodMu.Unlock()
+	r.mu.Lock()
+	for !r.closed && r.nProd >= r.nCons+r.perRing {
+		ch := r.changed
+		r.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return fmt.Errorf("interop: Ring.Produce: all %d slots hold frames not yet consumed: %w", len(r.slots), ctx.Err())
+		}
+		r.mu.Lock()
+	}
+	closed, k := r.closed, r.nProd
+	r.mu.Unlock()
+	if closed {
+		return ErrClosed
+	}
+	// Keep the host at most len(events) batches ahead of CUDA. Batch
+	// k-len(events) was consumed: k < nCons + perRing.
+	if n := uint64(len(r.events)); k >= n {
+		if err := waitEvent(ctx, r.events[(k-n)%n]); err != nil {
+			return fmt.Errorf("interop: Ring.Produce: %w", err)
+		}
+	}
+	c, err := r.d.cmds.Get()
 	if err != nil {
 		return err
 	}
-	first := int(k%perRing) * r.batch
+	first := int(k%r.perRing) * r.batch
 	var wait []vulkan.SemaphoreValue
-	if k >= perRing { // these slots were used by batch k-perRing
-		wait = []vulkan.SemaphoreValue{{Semaphore: r.toVK.vk, Value: k - perRing + 1}}
+	if k >= r.perRing { // these slots were used by batch k-perRing
+		wait = append(wait, vulkan.SemaphoreValue{Semaphore: r.toVK.vk, Value: k - r.perRing + 1})
 	}
+	devWait := false
 	for i := 0; i < r.batch; i++ {
 		s := first + i
 		if r.touched[s] {
 			r.slots[s].acquire(c)
 		}
+		devWait = devWait || r.fromDev[s]
+	}
+	if devWait { // CUDA's last use through the Device may still run
+		wait = append(wait, vulkan.SemaphoreValue{Semaphore: r.d.toVK.vk, Value: r.devWait})
 	}
 	for i := 0; i < r.batch; i++ {
 		s := first + i
 		if err := record(c, s, k*uint64(r.batch)+uint64(i)); err != nil {
-			c.Reset()
+			r.d.cmds.Put(c)
 			return err
 		}
 	}
 	for i := 0; i < r.batch; i++ {
-		s := first + i
-		r.slots[s].release(c)
-		r.touched[s] = true
+		r.slots[first+i].release(c)
 	}
-	if err := c.Submit(vulkan.SubmitOptions{Wait: wait, Signal: []vulkan.SemaphoreValue{{Semaphore: r.toCUDA.vk, Value: k + 1}}}); err != nil {
+	if err := r.d.submitPooled(c, vulkan.SubmitOptions{Wait: wait, Signal: []vulkan.SemaphoreValue{{Semaphore: r.toCUDA.vk, Value: k + 1}}}); err != nil {
 		return fmt.Errorf("interop: Ring.Produce: %w", err)
 	}
+	for i := 0; i < r.batch; i++ {
+		r.touched[first+i], r.fromDev[first+i] = true, false
+	}
+	r.mu.Lock()
 	r.nProd++
+	r.mu.Unlock()
 	return nil
 }
 
 // Consume queues CUDA work for the oldest produced batch on stream s (nil:
 // the Device's stream): consume is called once per frame with the slot and
-// frame number; after the last, the stream signals that the batch's slots
-// may be reused. It never blocks the host.
+// frame number; after the last, once the work queued on s has finished, the
+// slots may be reused. The signal that says so is queued on the Device's
+// stream, after an event on s, so that batches consumed on several streams
+// release their slots in order. It never blocks the host.
 func (r *Ring) Consume(s *cuda.Stream, consume func(slot int, frame uint64, s *cuda.Stream) error) error {
-	if r.closed {
+	r.consMu.Lock()
+	defer r.consMu.Unlock()
+	r.mu.Lock()
+	closed, k, nProd := r.closed, r.nCons, r.nProd
+	r.mu.Unlock()
+	switch {
+	case closed:
 		return ErrClosed
-	}
-	k := r.nCons
-	if k >= r.nProd {
+	case k >= nProd:
 		return errors.New("interop: Ring.Consume: no produced batch to consume; call Produce first")
 	}
-	if s == nil {
-		s = r.d.stream
-	}
-	if err := r.toCUDA.cu.Wait(s, k+1); err != nil {
-		return err
-	}
-	perRing := uint64(len(r.slots) / r.batch)
-	first := int(k%perRing) * r.batch
-	for i := 0; i < r.batch; i++ {
-		if err := consume(first+i, k*uint64(r.batch)+uint64(i), s); err != nil {
-			return err
-		}
-	}
-	if err := r.toVK.cu.Signal(s, k+1); err != nil {
-		return err
-	}
-	if err := r.events[k%uint64(len(r.events))].Record(s); err != nil {
-		return err
-	}
-	r.nCons++
-	return nil
+	_, err := r.consume(s, k, k+1, consume)
+	return err
 }
 
 // ConsumeAll is Consume for every batch produced and not yet consumed, with
@@ -221,75 +292,109 @@ func (r *Ring) Consume(s *cuda.Stream, consume func(slot int, frame uint64, s *c
 // once per call however many frames it covers. It returns the number of
 // frames consumed (0 when nothing was produced).
 func (r *Ring) ConsumeAll(s *cuda.Stream, consume func(slot int, frame uint64, s *cuda.Stream) error) (int, error) {
-	if r.closed {
+	r.consMu.Lock()
+	defer r.consMu.Unlock()
+	r.mu.Lock()
+	closed, k, nProd := r.closed, r.nCons, r.nProd
+	r.mu.Unlock()
+	switch {
+	case closed:
 		return 0, ErrClosed
-	}
-	if r.nCons >= r.nProd {
+	case k >= nProd:
 		return 0, nil
 	}
+	return r.consume(s, k, nProd, consume)
+}
+
+// consume consumes batches [from, to). Called with consMu held.
+func (r *Ring) consume(s *cuda.Stream, from, to uint64, consume func(slot int, frame uint64, s *cuda.Stream) error) (int, error) {
+	d := r.d
 	if s == nil {
-		s = r.d.stream
+		s = d.stream
 	}
-	last := r.nProd
-	if err := r.toCUDA.cu.Wait(s, last); err != nil {
-		return 0, err
+	if err := r.toCUDA.cu.wait(s, to); err != nil {
+		return 0, fmt.Errorf("interop: Ring.Consume: %w", err)
 	}
-	perRing := uint64(len(r.slots) / r.batch)
 	n := 0
-	for k := r.nCons; k < last; k++ {
-		first := int(k%perRing) * r.batch
+	for k := from; k < to; k++ {
+		first := int(k%r.perRing) * r.batch
 		for i := 0; i < r.batch; i++ {
 			if err := consume(first+i, k*uint64(r.batch)+uint64(i), s); err != nil {
+				// Nothing signalled: the batch stays unconsumed; Close
+				// releases it.
 				return n, err
 			}
 			n++
 		}
 	}
-	if err := r.toVK.cu.Signal(s, last); err != nil {
-		return n, err
+	if err := order(d.cs, s, d.stream); err != nil {
+		return n, fmt.Errorf("interop: Ring.Consume: %w", err)
 	}
-	for k := r.nCons; k < last; k++ {
-		if err := r.events[k%uint64(len(r.events))].Record(s); err != nil {
-			return n, err
-		}
+	if err := r.toVK.cu.signal(d.stream, to); err != nil {
+		return n, fmt.Errorf("interop: Ring.Consume: CUDA signal: %w", err)
 	}
-	r.nCons = last
-	return n, nil
+	var err error
+	for k := from; k < to; k++ {
+		err = errors.Join(err, r.events[k%uint64(len(r.events))].record(d.stream))
+	}
+	r.mu.Lock()
+	r.nCons = to
+	close(r.changed)
+	r.changed = make(chan struct{})
+	r.mu.Unlock()
+	return n, err
 }
 
 // Close waits for the ring's work to finish and frees its semaphores; the
 // slots return to the Device (owned by Vulkan again after the Device's next
-// submission). Idempotent.
+// submission). A Produce waiting for a free slot returns ErrClosed. The
+// Device's Close closes its rings. Idempotent.
 func (r *Ring) Close() error {
+	r.mu.Lock()
 	if r.closed {
+		r.mu.Unlock()
 		return nil
 	}
 	r.closed = true
+	close(r.changed)
+	r.changed = make(chan struct{})
+	r.mu.Unlock()
+	// Let a Produce and a Consume in progress finish.
+	r.prodMu.Lock()
+	defer r.prodMu.Unlock()
+	r.consMu.Lock()
+	defer r.consMu.Unlock()
+	d := r.d
 	var err error
-	for _, e := range r.events {
-		if e != nil {
-			err = errors.Join(err, e.Synchronize())
-		}
-	}
 	// Batches produced but never consumed: let CUDA release them so that
 	// Vulkan's queue can drain.
-	for r.nCons < r.nProd {
-		err = errors.Join(err, r.toVK.cu.Signal(r.d.stream, r.nProd))
+	if r.nCons < r.nProd {
+		err = r.toVK.cu.signal(d.stream, r.nProd)
 		r.nCons = r.nProd
 	}
-	err = errors.Join(err, r.d.stream.Synchronize())
-	err = errors.Join(err, r.cmds.close())
-	r.d.mu.Lock()
+	err = errors.Join(err, hostWait(d.cs, d.stream))
+	// The slots' last Vulkan use (the release) must finish before the
+	// semaphores go: the Vulkan semaphore's Close waits for its batches.
+	d.mu.Lock()
 	for i, s := range r.slots {
-		if st := s.st(); !st.closed {
-			if r.touched[i] {
-				st.owner = returning
-				r.d.pending = append(r.d.pending, s)
-			} else {
-				st.owner = ownedByVulkan
+		st := s.st()
+		st.ring = nil
+		if st.closed {
+			continue
+		}
+		if r.touched[i] {
+			st.owner = returning
+			if r.fromDev[i] && r.devWait > 0 {
+				// Never used by the ring: still waiting for the Device's
+				// CUDA signal, which the Device's next submission waits for.
+				d.vkWaited = min(d.vkWaited, r.devWait-1)
 			}
+			d.pending = append(d.pending, s)
+		} else {
+			st.owner = ownedByVulkan
 		}
 	}
-	r.d.mu.Unlock()
+	delete(d.rings, r)
+	d.mu.Unlock()
 	return errors.Join(err, r.free())
 }

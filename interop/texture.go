@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/gfxcuda/gfxcuda/cuda"
 	"github.com/gfxcuda/gfxcuda/format"
@@ -30,7 +31,9 @@ type Texture struct {
 	vk   *vulkan.Image
 	ext  *cuda.ExternalMemory
 	arr  *cuda.Array
-	surf cuda.SurfObject
+
+	surfMu sync.Mutex
+	surf   cuda.SurfObject // made on first use
 }
 
 // shareable reports whether f can be shared as a texture on this device.
@@ -126,16 +129,17 @@ func (d *Device) NewTexture(o TextureOptions) (*Texture, error) {
 		return nil, err
 	}
 	t := &Texture{s: state{d: d}, o: o, info: in, vk: img, ext: ext, arr: arr}
-	d.kids[t] = struct{}{}
+	d.adopt(t, &t.s, img.SetGuard)
 	return t, nil
 }
 
 // NewTextureFromCUDA is Gfx2Cuda's texture(tensor): it creates a texture
 // shaped like a CUDA image of width×height texels of channels elements of
 // dtype (rows pitch bytes apart at ptr; 0 = tightly packed) and copies the
-// image into it. 8-bit integers become UNORM formats (SNORM when signed),
-// 16/32-bit integers UINT/SINT, floats FLOAT.
-func (d *Device) NewTextureFromCUDA(ptr cuda.DevicePtr, pitch uint64, width, height, channels uint32, dtype format.DType) (*Texture, error) {
+// image into it, reading it in order with stream s as CopyFromSync does
+// (nil: the legacy default stream). 8-bit integers become UNORM formats
+// (SNORM when signed), 16/32-bit integers UINT/SINT, floats FLOAT.
+func (d *Device) NewTextureFromCUDA(s *cuda.Stream, ptr cuda.DevicePtr, pitch uint64, width, height, channels uint32, dtype format.DType) (*Texture, error) {
 	f, err := format.ForDType(dtype, int(channels))
 	if err != nil {
 		return nil, err
@@ -144,9 +148,8 @@ func (d *Device) NewTextureFromCUDA(ptr cuda.DevicePtr, pitch uint64, width, hei
 	if err != nil {
 		return nil, err
 	}
-	if err := t.CopyFromSync(ptr, pitch); err != nil {
-		t.Close()
-		return nil, err
+	if err := t.CopyFromSync(s, ptr, pitch); err != nil {
+		return nil, errors.Join(err, t.Close())
 	}
 	return t, nil
 }
@@ -180,6 +183,8 @@ func (t *Texture) Array() *cuda.Array { return t.arr }
 // Surface returns a CUDA surface object for kernels (surf2Dread/write; the
 // x coordinate is in bytes). The texture needs storage usage.
 func (t *Texture) Surface() (cuda.SurfObject, error) {
+	t.surfMu.Lock()
+	defer t.surfMu.Unlock()
 	if t.surf != 0 {
 		return t.surf, nil
 	}
@@ -279,22 +284,38 @@ func (t *Texture) CopyFrom(s *cuda.Stream, ptr cuda.DevicePtr, pitch uint64) err
 }
 
 // CopyToSync hands the texture to CUDA, copies it to ptr, hands it back and
-// waits for the copy to finish.
-func (t *Texture) CopyToSync(ptr cuda.DevicePtr, pitch uint64) error {
-	return t.syncCopy(ptr, pitch, true)
+// waits for the copy to finish. The copy runs on stream s, after the work
+// queued on s before the call (so that it sees what that work wrote at
+// ptr); nil means the legacy default stream (CUDA's stream 0, what
+// cudaMemcpy and kernels launched without a stream use): the copy then runs
+// on the Device's stream, after an event recorded on the legacy default
+// stream. A caller that wrote ptr on another stream passes that stream.
+func (t *Texture) CopyToSync(s *cuda.Stream, ptr cuda.DevicePtr, pitch uint64) error {
+	return t.syncCopy(s, ptr, pitch, true)
 }
 
-// CopyFromSync is CopyToSync's reverse.
-func (t *Texture) CopyFromSync(ptr cuda.DevicePtr, pitch uint64) error {
-	return t.syncCopy(ptr, pitch, false)
+// CopyFromSync is CopyToSync's reverse: the texture's texels from CUDA
+// memory at ptr, read in order with stream s (nil: the legacy default
+// stream).
+func (t *Texture) CopyFromSync(s *cuda.Stream, ptr cuda.DevicePtr, pitch uint64) error {
+	return t.syncCopy(s, ptr, pitch, false)
 }
 
-func (t *Texture) syncCopy(ptr cuda.DevicePtr, pitch uint64, to bool) error {
-	err := t.Map(nil, func(_ *cuda.Array, s *cuda.Stream) error { return t.copy(s, ptr, pitch, to) })
+func (t *Texture) syncCopy(s *cuda.Stream, ptr cuda.DevicePtr, pitch uint64, to bool) error {
+	d := t.s.d
+	on := s
+	if s == nil {
+		// Order the Device's stream after the legacy default stream's work.
+		on = d.stream
+		if err := order(d.cs, nil, on); err != nil {
+			return err
+		}
+	}
+	err := t.Map(on, func(_ *cuda.Array, s *cuda.Stream) error { return t.copy(s, ptr, pitch, to) })
 	if err != nil {
 		return err
 	}
-	return t.s.d.stream.Synchronize()
+	return hostWait(d.cs, on)
 }
 
 // Map hands the texture to CUDA on stream s (nil: the Device's stream),
@@ -314,7 +335,15 @@ func (t *Texture) closeLocked() error {
 		return nil
 	}
 	t.s.closed = true
-	err := t.ext.Close() // destroys the array and its surfaces
+	return t.free()
+}
+
+// free destroys the texture in both APIs.
+func (t *Texture) free() error {
+	var err error
+	if t.ext != nil {
+		err = t.ext.Close() // destroys the array and its surfaces
+	}
 	return errors.Join(err, t.vk.Close())
 }
 
@@ -324,11 +353,20 @@ func (t *Texture) closeLocked() error {
 func (t *Texture) Close() error {
 	d := t.s.d
 	d.mu.Lock()
-	defer d.mu.Unlock()
 	if t.s.closed || d.closed {
+		d.mu.Unlock()
 		return nil
 	}
+	if t.s.ring != nil {
+		d.mu.Unlock()
+		return fmt.Errorf("interop: Close: %w: close its Ring first", ErrHeldByCUDA)
+	}
 	delete(d.kids, t)
-	err := d.quiesce()
-	return errors.Join(err, t.closeLocked())
+	t.s.closed = true // no new hand-offs
+	d.mu.Unlock()
+	// Without the Device's lock, so that other hand-offs go on: wait for
+	// the CUDA work queued on the Device's stream so far; the Vulkan
+	// objects wait for their own last use when closed.
+	err := hostWait(d.cs, d.stream)
+	return errors.Join(err, t.free())
 }

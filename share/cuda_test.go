@@ -215,7 +215,7 @@ func cudaChild(t *testing.T, role string, tok Token) {
 		if err != nil {
 			childFail("alloc: %v", err)
 		}
-		if err := tex.CopyToSync(dm.Ptr(), 0); err != nil {
+		if err := tex.CopyToSync(nil, dm.Ptr(), 0); err != nil {
 			childFail("copy: %v", err)
 		}
 		got := poisoned(n)

@@ -495,6 +495,9 @@ func (b *Buffer) Upload(off uint64, data []byte) error {
 		return err
 	}
 	defer b.life.release()
+	if err := b.guarded("Upload", nil); err != nil {
+		return err
+	}
 	if err := b.checkRange("Upload", off, len(data)); err != nil || len(data) == 0 {
 		return err
 	}
@@ -516,6 +519,9 @@ func (b *Buffer) Readback(off uint64, dst []byte) error {
 		return err
 	}
 	defer b.life.release()
+	if err := b.guarded("Readback", nil); err != nil {
+		return err
+	}
 	if err := b.checkRange("Readback", off, len(dst)); err != nil || len(dst) == 0 {
 		return err
 	}

@@ -22,9 +22,11 @@ import (
 // Images remember their layout as commands are recorded (Image.Layout):
 // TransitionImage and the ownership transfers record a barrier from the
 // remembered layout and update it. The remembered layout is right as long
-// as batches that use an image run in the order they were recorded; a
-// batch discarded without submission (Reset, Close, failed Submit) restores
-// the layouts it changed.
+// as batches that use an image are submitted in the order they were
+// recorded; Submit checks this, and refuses a batch that expects an image
+// in another layout than the batches submitted before left it in (it stays
+// recorded: submit the earlier batch first). A batch discarded without
+// submission (Reset, Close) restores the layouts it changed.
 type Commands struct {
 	life   life
 	d      *Device
@@ -38,6 +40,11 @@ type Commands struct {
 	// batch changed, as they were before: a batch discarded without being
 	// submitted restores them.
 	layouts map[*Image]ImageLayout
+	// start holds, for every image the batch uses, the layout it expects
+	// the image in when it starts; after the layout it leaves the images
+	// it moves in. Submit checks start against Image.submitted.
+	start, after map[*Image]ImageLayout
+	from         *Pool // the Pool it came from, if any
 	// cs is the state of dispatches and of the barriers between commands
 	// (dispatch.go).
 	cs computeState
@@ -66,7 +73,8 @@ func (d *Device) NewCommands() (*Commands, error) {
 	if err != nil {
 		return nil, fmt.Errorf("vulkan: NewCommands: %w", err)
 	}
-	c := &Commands{d: d, pool: pool, refs: map[*resource]struct{}{}, layouts: map[*Image]ImageLayout{}}
+	c := &Commands{d: d, pool: pool, refs: map[*resource]struct{}{}, layouts: map[*Image]ImageLayout{},
+		start: map[*Image]ImageLayout{}, after: map[*Image]ImageLayout{}}
 	if c.cb, err = d.raw.AllocateCommandBuffer(pool); err == nil {
 		err = d.raw.BeginCommandBuffer(c.cb, true)
 	}
@@ -382,6 +390,7 @@ func (c *Commands) copyImage(what string, img *Image, buf *Buffer, r BufferImage
 		return
 	}
 	defer c.unhold(&img.resource, &buf.resource)
+	c.expect(img)
 	if toImage {
 		c.track(acc{&buf.resource, accRead}, acc{&img.resource, accWrite})
 		c.d.raw.CmdCopyBufferToImage(c.cb, buf.h, img.h, uint32(img.Layout()), []vk.BufferImageCopy{region})
@@ -444,9 +453,6 @@ func (c *Commands) imageBarrier(what string, img *Image, old, newLayout ImageLay
 		return
 	}
 	defer c.unhold(&img.resource)
-	if _, ok := c.layouts[img]; !ok {
-		c.layouts[img] = img.Layout()
-	}
 	if old == ^ImageLayout(0) {
 		old = img.Layout()
 	}
@@ -457,10 +463,39 @@ func (c *Commands) imageBarrier(what string, img *Image, old, newLayout ImageLay
 		Image: img.h, Aspect: img.aspect,
 		MipCount: vk.RemainingMipLevels, Layers: vk.RemainingArrayLayers,
 	}}})
-	img.layout.Store(uint32(newLayout))
+	c.setLayout(img, newLayout)
 	if m == fullBarrier {
 		c.synced(&img.resource)
 	}
+}
+
+// expect notes that the batch uses img in its remembered layout.
+func (c *Commands) expect(img *Image) {
+	if _, ok := c.start[img]; !ok {
+		c.start[img] = img.Layout()
+	}
+}
+
+// setLayout records that the batch leaves img in layout l.
+func (c *Commands) setLayout(img *Image, l ImageLayout) {
+	c.expect(img)
+	if _, ok := c.layouts[img]; !ok {
+		c.layouts[img] = img.Layout()
+	}
+	c.after[img] = l
+	img.layout.Store(uint32(l))
+}
+
+// checkLayouts returns an error if an image the batch uses is not, after
+// the batches submitted so far, in the layout the batch was recorded for.
+func (c *Commands) checkLayouts() error {
+	for img, l := range c.start {
+		if now := img.Submitted(); now != l {
+			return fmt.Errorf("vulkan: Submit: %w: the batch was recorded for an image in layout %v, but the batches submitted so far leave it in %v; submit batches that use an image in the order they were recorded",
+				ErrLayoutOrder, l, now)
+		}
+	}
+	return nil
 }
 
 // TransitionImage records a barrier that moves img from its remembered
@@ -567,6 +602,14 @@ func (c *Commands) Submit(o SubmitOptions) error {
 		return err
 	}
 	defer d.life.release()
+	for r := range c.refs {
+		if err := r.guarded("Submit", c); err != nil {
+			return err
+		}
+	}
+	if err := c.checkLayouts(); err != nil {
+		return err
+	}
 
 	held := make([]*resource, 0, len(c.refs)+len(o.Wait)+len(o.Signal))
 	defer func() { c.unhold(held...) }()
@@ -609,6 +652,11 @@ func (c *Commands) Submit(o SubmitOptions) error {
 	}
 
 	d.mu.Lock()
+	if err := c.checkLayouts(); err != nil { // again, in submission order
+		d.mu.Unlock()
+		c.state = cmdBroken
+		return err
+	}
 	serial := d.serial + 1
 	signal = append(signal, vk.SemaphoreSubmit{Semaphore: d.timeline, Value: serial, Stage: vk.PipelineStage2AllCommands})
 	info := vk.SubmitInfo{Wait: wait, CommandBuffers: []vk.CommandBuffer{c.cb}, Signal: signal}
@@ -622,6 +670,9 @@ func (c *Commands) Submit(o SubmitOptions) error {
 		for _, r := range held {
 			r.lastUse.Store(serial)
 		}
+		for img, l := range c.after {
+			img.submitted.Store(uint32(l))
+		}
 	}
 	d.mu.Unlock()
 	if err != nil {
@@ -630,6 +681,8 @@ func (c *Commands) Submit(o SubmitOptions) error {
 	}
 	c.state, c.serial = cmdSubmitted, serial
 	clear(c.layouts)
+	clear(c.start)
+	clear(c.after)
 	return nil
 }
 
@@ -640,6 +693,8 @@ func (c *Commands) restoreLayouts() {
 		img.layout.Store(uint32(l))
 	}
 	clear(c.layouts)
+	clear(c.start)
+	clear(c.after)
 }
 
 // Wait waits on the host until the submitted batch has finished. A
@@ -728,12 +783,6 @@ func (c *Commands) free() {
 	d.raw.DestroyCommandPool(c.pool)
 	d.mu.Lock()
 	delete(d.children, c)
-	for i, s := range d.spare {
-		if s == c {
-			d.spare = append(d.spare[:i], d.spare[i+1:]...)
-			break
-		}
-	}
 	d.mu.Unlock()
 }
 
@@ -743,42 +792,24 @@ const maxSpare = 4
 // Run records a batch with record, submits it, and waits for it: the
 // synchronous call for scripts and tests. If record returns an error, the
 // batch is discarded and Run returns that error. The *Commands is valid
-// only during the call to record.
+// only during the call to record. Batches come from the device's Pool.
 func (d *Device) Run(record func(*Commands) error) error {
-	var c *Commands
-	d.mu.Lock()
-	if n := len(d.spare); n > 0 {
-		c = d.spare[n-1]
-		d.spare = d.spare[:n-1]
-	}
-	d.mu.Unlock()
-	if c == nil {
-		var err error
-		if c, err = d.NewCommands(); err != nil {
-			return err
-		}
-	}
-	err := record(c)
-	if err == nil {
-		if err = c.Submit(SubmitOptions{}); err == nil {
-			err = c.Wait(-1)
-		}
-	}
-	d.recycle(c)
-	return err
+	return d.RunTimeout(-1, record)
 }
 
-// recycle resets c and keeps it for Run, or closes it.
-func (d *Device) recycle(c *Commands) {
-	if c.Reset() == nil {
-		d.mu.Lock()
-		if len(d.spare) < maxSpare && !d.life.isClosing() {
-			d.spare = append(d.spare, c)
-			c = nil
+// RunTimeout is Run with a limit on the host wait (negative: none); when it
+// passes, the error wraps ErrTimeout and the batch may still run.
+func (d *Device) RunTimeout(timeout time.Duration, record func(*Commands) error) error {
+	c, err := d.pool.Get()
+	if err != nil {
+		return err
+	}
+	err = record(c)
+	if err == nil {
+		if err = c.Submit(SubmitOptions{}); err == nil {
+			err = c.Wait(timeout)
 		}
-		d.mu.Unlock()
 	}
-	if c != nil {
-		c.Close()
-	}
+	d.pool.Put(c)
+	return err
 }

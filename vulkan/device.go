@@ -59,7 +59,7 @@ type Device struct {
 	mu       sync.Mutex // serializes queue access; guards the fields below
 	serial   uint64     // the value the last submission signals on timeline
 	children map[child]struct{}
-	spare    []*Commands // idle batches for Run
+	pool     *Pool // batches for Run
 }
 
 // NewDevice creates a logical device on pd with one queue of a
@@ -182,6 +182,7 @@ func (in *Instance) NewDevice(pd *PhysicalDevice, opts DeviceOptions) (*Device, 
 	d.raw = raw
 	d.queue = raw.Queue(d.family, 0)
 	d.children = map[child]struct{}{}
+	d.pool = &Pool{d: d, max: maxSpare}
 	d.sync2 = feats.Synchronization2 && raw.HasSynchronization2()
 	if feats.TimelineSemaphore && raw.HasTimelineCalls() {
 		d.timeline, err = raw.CreateSemaphore(vk.SemaphoreCreateInfo{Timeline: true})

@@ -740,13 +740,11 @@ func (c *Commands) dispatch(what string, p *Pipeline, bindings []Binding, push [
 	var imgs []vk.ImageBarrier
 	var moved []*Image
 	for img, l := range layouts {
+		c.expect(img)
 		if img.Layout() == l {
 			continue
 		}
 		moved = append(moved, img)
-		if _, ok := c.layouts[img]; !ok {
-			c.layouts[img] = img.Layout()
-		}
 		imgs = append(imgs, vk.ImageBarrier{
 			MemoryBarrier: fullBarrier,
 			OldLayout:     uint32(img.Layout()), NewLayout: uint32(l),
@@ -754,7 +752,7 @@ func (c *Commands) dispatch(what string, p *Pipeline, bindings []Binding, push [
 			Image: img.h, Aspect: img.aspect,
 			MipCount: vk.RemainingMipLevels, Layers: vk.RemainingArrayLayers,
 		})
-		img.layout.Store(uint32(l))
+		c.setLayout(img, l)
 	}
 	if len(imgs) > 0 {
 		c.barrier(vk.Dependency{Images: imgs})

@@ -262,7 +262,10 @@ func TestPipelineLifetime(t *testing.T) {
 		t.Errorf("dispatch of a closed pipeline: %v", err)
 	}
 	c.Reset()
-	p2, _ := d.NewComputePipeline(m)
+	p2, err := d.NewComputePipeline(m)
+	if err != nil {
+		t.Fatal(err)
+	}
 	buf2 := hostBuffer(t, d, make([]byte, 256))
 	c.Dispatch(p2, []Binding{{Buffer: buf2}}, push32(1), 1, 1, 1)
 	buf2.Close()

@@ -35,6 +35,13 @@ var ErrUnsupported = errors.New("not supported on this device")
 // message names the format, the usage and the device.
 var ErrFormatNotSupported = errors.New("image format not supported")
 
+// ErrLayoutOrder is wrapped by the error of Commands.Submit for a batch
+// recorded for image layouts that the batches submitted before it do not
+// leave the images in: batches that use an image were submitted in another
+// order than they were recorded (or the image was handed to another API in
+// between).
+var ErrLayoutOrder = errors.New("image layout out of order")
+
 // ErrForeignDevice is returned by Instance.NewDevice for a PhysicalDevice of
 // another instance.
 var ErrForeignDevice = errors.New("vulkan: physical device belongs to another instance")

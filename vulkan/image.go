@@ -115,6 +115,7 @@ type Image struct {
 	dedicated bool
 	aspect    uint32
 	layout    atomic.Uint32 // ImageLayout as of the last recorded command
+	submitted atomic.Uint32 // ImageLayout after the last submitted batch
 
 	viewMu sync.Mutex
 	view   vk.ImageView // made on first use
@@ -369,6 +370,10 @@ func (i *Image) Dedicated() bool { return i.dedicated }
 // Layout is the layout the image is left in by the commands recorded on it
 // so far (LayoutUndefined at creation).
 func (i *Image) Layout() ImageLayout { return ImageLayout(i.layout.Load()) }
+
+// Submitted is the layout the batches submitted so far leave the image in
+// (the layout it will be in once they have run).
+func (i *Image) Submitted() ImageLayout { return ImageLayout(i.submitted.Load()) }
 
 // handle returns the VkImage, for code of this package; use it while the
 // image is acquired.

@@ -84,6 +84,7 @@ func (l *life) shut(destroy func()) bool {
 type resource struct {
 	life    life
 	lastUse atomic.Uint64
+	guard   atomic.Pointer[Guard] // see SetGuard
 }
 
 // child is an object a Device owns and destroys when it closes.

@@ -47,8 +47,15 @@ void main() { uint i = gl_GlobalInvocationID.x; v[i] = v[i] * pc.mul + pc.add + 
 	for _, r := range p.Resources() {
 		fmt.Printf("set %d binding %d: %s %s, %d-byte elements\n", r.Set, r.Binding, r.Kind, r.Name, r.Stride)
 	}
-	buf, _ := d.NewBuffer(vulkan.BufferOptions{Size: 16, Heap: vulkan.HeapReadback})
-	buf.Upload(0, make([]byte, 16))
+	buf, err := d.NewBuffer(vulkan.BufferOptions{Size: 16, Heap: vulkan.HeapReadback})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := buf.Upload(0, make([]byte, 16)); err != nil {
+		fmt.Println(err)
+		return
+	}
 	push := func(mul, add uint32) []byte {
 		return binary.LittleEndian.AppendUint32(binary.LittleEndian.AppendUint32(nil, mul), add)
 	}

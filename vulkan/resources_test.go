@@ -692,8 +692,8 @@ func TestImageOptions(t *testing.T) {
 	if err != nil || v == 0 {
 		t.Errorf("view: %v, %v", v, err)
 	}
-	if v2, _ := img.viewHandle(); v2 != v {
-		t.Error("second view differs")
+	if v2, err := img.viewHandle(); err != nil || v2 != v {
+		t.Errorf("second view differs (%v)", err)
 	}
 	if _, err := img.ExportFD(); err == nil {
 		t.Error("ExportFD of a non-exportable image succeeded")
@@ -872,7 +872,7 @@ func TestExportImportBuffer(t *testing.T) {
 }
 
 func TestExportImportImage(t *testing.T) {
-	inA, a, _, b := exportPair(t)
+	_, a, _, b := exportPair(t)
 	o := ImageOptions{Format: uint32(fmtR8G8B8A8Unorm), Width: 123, Height: 45, Exportable: true}
 	if !a.ImageFormatSupported(o.Format, 0, true) {
 		unavailable(t, "%s cannot export rgba8 images", a)
@@ -948,7 +948,6 @@ func TestExportImportImage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_ = inA
 }
 
 func TestImportFailures(t *testing.T) {
@@ -968,7 +967,9 @@ func TestImportFailures(t *testing.T) {
 		t.Fatal(err)
 	}
 	fd, err := syscall.Dup(int(f.Fd()))
-	f.Close()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -984,9 +985,15 @@ func TestImportFailures(t *testing.T) {
 	}
 
 	// Images too.
-	f, _ = os.Open(os.DevNull)
-	fd, _ = syscall.Dup(int(f.Fd()))
-	f.Close()
+	if f, err = os.Open(os.DevNull); err != nil {
+		t.Fatal(err)
+	}
+	if fd, err = syscall.Dup(int(f.Fd())); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := b.NewImage(ImageOptions{Format: uint32(fmtR8G8B8A8Unorm), Width: 16, Height: 16, Import: &ImportFD{FD: fd, Size: 1024}}); err == nil {
 		t.Error("image import of /dev/null succeeded")
 	}
@@ -1021,7 +1028,10 @@ func TestImportFailures(t *testing.T) {
 	}
 	// Semaphore import, unsupported on lavapipe, closes the descriptor too.
 	if !b.raw.HasSemaphoreFD() {
-		fd, _ := src.ExportFD()
+		fd, err := src.ExportFD()
+		if err != nil {
+			t.Fatal(err)
+		}
 		if _, err := b.ImportSemaphoreFD(fd, true); !errors.Is(err, ErrUnsupported) {
 			t.Errorf("ImportSemaphoreFD = %v, want ErrUnsupported", err)
 		}
@@ -1097,8 +1107,8 @@ func TestTimelineSemaphore(t *testing.T) {
 	if c.Done() {
 		t.Error("the batch ran before its wait was signalled")
 	}
-	if v, _ := u.Value(); v != 0 {
-		t.Errorf("u = %d before the batch ran", v)
+	if v, err := u.Value(); err != nil || v != 0 {
+		t.Errorf("u = %d (%v) before the batch ran", v, err)
 	}
 	if err := c.Wait(10 * time.Millisecond); !errors.Is(err, ErrTimeout) {
 		t.Errorf("Wait on a blocked batch = %v, want ErrTimeout", err)

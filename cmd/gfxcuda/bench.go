@@ -23,8 +23,8 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	reps := fs.Int("reps", 15, "repetitions per figure (the median is reported)")
 	frames := fs.Int("frames", 4096, "frames per throughput repetition")
 	only := fs.String("only", "", "comma-separated groups to run: copy,texture,latency,gl,ring,onetime (default all)")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	if *quick {
 		*reps, *frames = 3, 512

@@ -66,3 +66,23 @@ func TestDevicesAndDoctor(t *testing.T) {
 		t.Errorf("doctor failed without saying how to fix it")
 	}
 }
+
+// Every command answers -h and --help with its usage and exit status 0,
+// and a bad flag with 2.
+func TestCommandHelpExitsZero(t *testing.T) {
+	for name := range commands {
+		for _, h := range []string{"-h", "--help"} {
+			var out, errOut bytes.Buffer
+			if code := run([]string{name, h}, &out, &errOut); code != 0 {
+				t.Errorf("gfxcuda %s %s: exit %d, want 0\n%s", name, h, code, errOut.String())
+			}
+			if !strings.Contains(out.String()+errOut.String(), "-") {
+				t.Errorf("gfxcuda %s %s printed no usage", name, h)
+			}
+		}
+		var out, errOut bytes.Buffer
+		if code := run([]string{name, "--no-such-flag"}, &out, &errOut); code != 2 {
+			t.Errorf("gfxcuda %s --no-such-flag: exit %d, want 2", name, code)
+		}
+	}
+}

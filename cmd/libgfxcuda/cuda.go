@@ -257,9 +257,9 @@ func gfxcuda_shared_texture_copy(tex C.uint64_t, ptr C.uint64_t, pitch C.uint64_
 			return err
 		}
 		if toCUDA != 0 {
-			return t.t.CopyToSync(cuda.DevicePtr(ptr), uint64(pitch))
+			return t.t.CopyToSync(nil, cuda.DevicePtr(ptr), uint64(pitch))
 		}
-		return t.t.CopyFromSync(cuda.DevicePtr(ptr), uint64(pitch))
+		return t.t.CopyFromSync(nil, cuda.DevicePtr(ptr), uint64(pitch))
 	})
 }
 
@@ -276,7 +276,7 @@ func gfxcuda_shared_texture_from_cuda(dev C.uint64_t, ptr, pitch C.uint64_t, w, 
 		if err := sd.d.CUDA().Synchronize(); err != nil {
 			return err
 		}
-		t, err := sd.d.NewTextureFromCUDA(cuda.DevicePtr(ptr), uint64(pitch), uint32(w), uint32(h), uint32(channels),
+		t, err := sd.d.NewTextureFromCUDA(nil, cuda.DevicePtr(ptr), uint64(pitch), uint32(w), uint32(h), uint32(channels),
 			format.DType{Code: uint8(code), Bits: uint8(bits), Lanes: 1})
 		if err != nil {
 			return &statusError{stUnsupported, err}

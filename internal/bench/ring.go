@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -198,7 +199,7 @@ func (h *RingHarness) RunRing(rc ringCase, mode Mode, frames int, verify bool, a
 	for consumed := 0; consumed < batches; {
 		// Keep the producer a ring ahead when it can be.
 		if produced < batches && produced < consumed+perRing {
-			if err := r.Produce(produce); err != nil {
+			if err := r.Produce(context.Background(), produce); err != nil {
 				r.Close()
 				return 0, err
 			}

@@ -7,6 +7,7 @@ import (
 	"github.com/gfxcuda/gfxcuda/cuda"
 	"github.com/gfxcuda/gfxcuda/internal/testpattern"
 	"github.com/gfxcuda/gfxcuda/interop"
+	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
 func openGPU(t testing.TB) *interop.Device {
@@ -19,8 +20,23 @@ func openGPU(t testing.TB) *interop.Device {
 		}
 		t.Skipf("no GPU shared by Vulkan and CUDA: %v", err)
 	}
-	t.Cleanup(func() { d.Close() })
+	inst := d.Vulkan().Instance()
+	t.Cleanup(func() {
+		if err := d.Close(); err != nil {
+			t.Errorf("Device.Close: %v", err)
+		}
+		failOnValidation(t, inst)
+	})
 	return d
+}
+
+// failOnValidation fails the test on the validation layer's error messages
+// since the last call.
+func failOnValidation(t testing.TB, inst *vulkan.Instance) {
+	t.Helper()
+	if msgs := inst.TakeValidationErrors(); len(msgs) > 0 {
+		t.Errorf("%d Vulkan validation errors, first: %s", len(msgs), msgs[0])
+	}
 }
 
 // TestRingStress streams 100,000 frames through every ring mode and checks
@@ -32,7 +48,11 @@ func TestRingStress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer h.Close()
+	defer func() {
+		if err := h.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
 	frames := 100000
 	if testing.Short() {
 		frames = 5000
@@ -67,6 +87,7 @@ func TestRingStress(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		failOnValidation(t, d.Vulkan().Instance())
 		t.Logf("%s: %d frames verified, %.0f frames/s with verification", c.name, n, fps)
 		if bad != 0 {
 			t.Errorf("%s: %d wrong texels (first at word %d)", c.name, bad, first)
@@ -86,7 +107,9 @@ func TestCheckerCatchesStaleFrames(t *testing.T) {
 	if _, err := h.RunRing(ringCase{1, 1}, CopyMode, 1, false); err != nil {
 		t.Fatal(err)
 	}
-	h.ResetErrors()
+	if err := h.ResetErrors(); err != nil {
+		t.Fatal(err)
+	}
 	// The tensor holds frame 0; check it as frame 1 (stale) and as frame 0.
 	s := d.Stream()
 	const n = frameW * frameH
@@ -95,7 +118,9 @@ func TestCheckerCatchesStaleFrames(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	s.Synchronize()
+	if err := s.Synchronize(); err != nil {
+		t.Fatal(err)
+	}
 	bad, _, err := h.ReadErrors()
 	if err != nil {
 		t.Fatal(err)

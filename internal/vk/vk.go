@@ -1349,3 +1349,14 @@ func (d *Device) Queue(family, index uint32) Queue {
 	C.gfx_vkGetDeviceQueue(d.fn.getDeviceQueue, d.h, C.uint32_t(family), C.uint32_t(index), &q)
 	return q
 }
+
+// Handle returns the VkInstance, for callers that pass it to other Vulkan
+// code; it stays owned by in.
+func (in *Instance) Handle() uintptr { return uintptr(unsafe.Pointer(in.h)) }
+
+// Handle returns the VkDevice; it stays owned by d.
+func (d *Device) Handle() uintptr { return uintptr(unsafe.Pointer(d.h)) }
+
+// HandleOf returns a dispatchable handle (VkPhysicalDevice, VkQueue) as an
+// integer.
+func HandleOf[T PhysicalDevice | Queue](h T) uintptr { return uintptr(unsafe.Pointer(h)) }
