@@ -121,6 +121,7 @@ func (k *Kernel) record(c *vulkan.Commands, x, y, z uint32, argsBuf *Buffer, off
 type Arg struct {
 	slot    int
 	class   shader.RegisterClass // 0: At's binding number
+	exact   bool                 // AtBinding: slot is the binding itself
 	space   uint32
 	name    string
 	elem    uint32
@@ -161,6 +162,13 @@ func SamplerAt(register int, s *Sampler) Arg {
 // itself. Resources in another set (an HLSL register space) take Space.
 func At(slot int, r Resource) Arg { return Arg{slot: slot, res: r} }
 
+// AtBinding binds r at a Vulkan descriptor set and binding exactly as the
+// SPIR-V declares them (HLSL register t3 is binding 1027; see
+// shader.RegisterBinding).
+func AtBinding(set, binding uint32, r Resource) Arg {
+	return Arg{slot: int(binding), space: set, exact: true, res: r}
+}
+
 // Named binds r to the shader variable called name (or the block type of
 // that name, such as an HLSL cbuffer's).
 func Named(name string, r Resource) Arg { return Arg{slot: -1, name: name, res: r} }
@@ -191,6 +199,8 @@ func (a Arg) Where() string {
 		return "Push"
 	case a.name != "":
 		return fmt.Sprintf("Named(%q)", a.name)
+	case a.exact:
+		return fmt.Sprintf("AtBinding(%d, %d)", a.space, a.slot)
 	case a.class == shader.ClassSRV:
 		s = fmt.Sprintf("SRV(%d)", a.slot)
 	case a.class == shader.ClassUAV:

@@ -438,6 +438,19 @@ func (d *Device) Sampler(filter Filter, address AddressMode) (*Sampler, error) {
 	return &Sampler{vk: s, own: true}, nil
 }
 
+// SamplerWith creates a sampler with its own minification and
+// magnification filters and an address mode per axis, as compushady's
+// Sampler(address_mode_u, address_mode_v, address_mode_w, filter_min,
+// filter_mag).
+func (d *Device) SamplerWith(sp SamplerSpec) (*Sampler, error) {
+	s, err := d.vk.NewSampler(vulkan.SamplerOptions{PerAxis: true, MinFilter: sp.MinFilter, MagFilter: sp.MagFilter,
+		AddressU: sp.AddressU, AddressV: sp.AddressV, AddressW: sp.AddressW})
+	if err != nil {
+		return nil, fmt.Errorf("compute: %w", err)
+	}
+	return &Sampler{vk: s, own: true}, nil
+}
+
 // Vulkan returns the Vulkan sampler.
 func (s *Sampler) Vulkan() *vulkan.Sampler { return s.vk }
 

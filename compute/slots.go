@@ -174,7 +174,7 @@ func (k *Kernel) Resolve(a Arg) (*shader.Resource, error) {
 		}
 		return r, nil
 	}
-	if !k.shifted || slot >= shader.RegisterRange {
+	if a.exact || !k.shifted || slot >= shader.RegisterRange {
 		r := k.p.Resource(a.space, slot)
 		if r == nil {
 			return nil, fmt.Errorf("compute: %s: the shader has no resource at set %d binding %d; %s", where, a.space, slot, k.ResourceList())
