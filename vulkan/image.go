@@ -502,6 +502,7 @@ func (d *Device) NewSampler(o SamplerOptions) (*Sampler, error) {
 		return nil, err
 	}
 	defer d.life.release()
+	given := o
 	if !o.PerAxis {
 		o.MinFilter, o.MagFilter = o.Filter, o.Filter
 		o.AddressU, o.AddressV, o.AddressW = o.Address, o.Address, o.Address
@@ -529,7 +530,7 @@ func (d *Device) NewSampler(o SamplerOptions) (*Sampler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("vulkan: NewSampler: %w", err)
 	}
-	s := &Sampler{d: d, opts: o, h: h}
+	s := &Sampler{d: d, opts: given, h: h}
 	d.register(s)
 	return s, nil
 }
