@@ -154,7 +154,9 @@ func (c *computeBench) run() error {
 		t := time.Now()
 		vulkan.ParallelCopy(dst, src)
 		return gbps(computeBytes, time.Since(t)), nil
-	}, func(f *Figure) { f.Note = fmt.Sprintf("up to %d goroutines, as staged transfers copy", min(runtime.GOMAXPROCS(0), 8)) }); err != nil {
+	}, func(f *Figure) {
+		f.Note = fmt.Sprintf("up to %d goroutines, as staged transfers copy", min(runtime.GOMAXPROCS(0), 8))
+	}); err != nil {
 		return err
 	}
 	if err := c.fig(ComputeBoundsGroup, "host memcpy 64 MiB into new bytes, parallel", "GB/s", func() (float64, error) {
