@@ -190,6 +190,11 @@ func PushValues(values ...any) Arg {
 	return Arg{isPush: true, push: b.Bytes()}
 }
 
+// whereOf describes a lazily, for error messages.
+type whereOf Arg
+
+func (w whereOf) String() string { return Arg(w).Where() }
+
 // Where describes what the argument binds to, as the API writes it:
 // "UAV(0)", "At(3)", "Named(\"o\")", with the space when not 0.
 func (a Arg) Where() string {
@@ -252,7 +257,7 @@ func (k *Kernel) bindings(args []Arg) ([]vulkan.Binding, []byte, error) {
 			push, pushed = a.push, true
 			continue
 		}
-		where := a.Where()
+		where := whereOf(a) // formatted only when printed
 		r, err := k.Resolve(a)
 		if err != nil {
 			return nil, nil, err
