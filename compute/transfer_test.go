@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/gfxcuda/gfxcuda/format"
+	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
 // TestBufferTransfers: uploads and readbacks of device-local buffers larger
@@ -12,7 +13,16 @@ import (
 // slices, compared byte for byte on random data; and copies between every
 // pair of heaps with offsets.
 func TestBufferTransfers(t *testing.T) {
+	for _, mode := range []vulkan.TransferMode{vulkan.TransferAuto, vulkan.TransferStaged} {
+		t.Run(map[vulkan.TransferMode]string{vulkan.TransferAuto: "auto", vulkan.TransferStaged: "staged"}[mode], func(t *testing.T) {
+			testBufferTransfers(t, mode)
+		})
+	}
+}
+
+func testBufferTransfers(t *testing.T, mode vulkan.TransferMode) {
 	d := openTest(t)
+	d.Vulkan().SetTransferMode(mode)
 	r := newRand(11)
 	const size = 37<<20 + 12
 	b, err := d.Buffer(size, HeapDefault)
@@ -46,6 +56,23 @@ func TestBufferTransfers(t *testing.T) {
 	if err := b.ReadbackAt(off, sub); err != nil || !bytes.Equal(sub, part) {
 		t.Fatalf("ReadbackAt(%d) differs (%v)", off, err)
 	}
+	// Unaligned host memory: an import of the middle, the ends staged.
+	odd := randomBytes(r, 5<<20+1001)[77:]
+	if err := b.UploadAt(3, odd); err != nil {
+		t.Fatal(err)
+	}
+	oddBack := poison(len(odd) + 200)[123:][:len(odd)]
+	if err := b.ReadbackAt(3, oddBack); err != nil || !bytes.Equal(oddBack, odd) {
+		t.Fatalf("unaligned round trip differs (%v)", err)
+	}
+	imports := d.Vulkan().HostImports()
+	switch {
+	case mode == vulkan.TransferStaged && imports != 0:
+		t.Errorf("%d host imports with TransferStaged", imports)
+	case mode == vulkan.TransferAuto && imports == 0 && d.Vulkan().Physical().HasExtension("VK_EXT_external_memory_host"):
+		t.Error("no host import with TransferAuto on a device with VK_EXT_external_memory_host")
+	}
+	t.Logf("%d transfers imported host memory", imports)
 
 	// Copies with offsets and sizes between every pair of heaps.
 	heaps := []Heap{HeapDefault, HeapUpload, HeapReadback}
@@ -77,7 +104,16 @@ func TestBufferTransfers(t *testing.T) {
 // by region, uploaded and read back through the staging rings; and
 // texture-to-texture copies of regions between slices.
 func TestTextureTransfers(t *testing.T) {
+	for _, mode := range []vulkan.TransferMode{vulkan.TransferAuto, vulkan.TransferStaged} {
+		t.Run(map[vulkan.TransferMode]string{vulkan.TransferAuto: "auto", vulkan.TransferStaged: "staged"}[mode], func(t *testing.T) {
+			testTextureTransfers(t, mode)
+		})
+	}
+}
+
+func testTextureTransfers(t *testing.T, mode vulkan.TransferMode) {
 	d := openTest(t)
+	d.Vulkan().SetTransferMode(mode)
 	r := newRand(12)
 	type mk func() (*Texture, error)
 	for _, c := range []struct {
@@ -178,6 +214,10 @@ func TestTextureTransfers(t *testing.T) {
 	}
 	if got, err := bt.Readback(); err != nil || !bytes.Equal(got, dst) {
 		t.Fatalf("CopyTexture region differs (%v)", err)
+	}
+	t.Logf("%d transfers imported host memory", d.Vulkan().HostImports())
+	if mode == vulkan.TransferStaged && d.Vulkan().HostImports() != 0 {
+		t.Error("host imports with TransferStaged")
 	}
 }
 

@@ -529,12 +529,21 @@ func (b *Buffer) Readback(off uint64, dst []byte) error {
 	return b.staged(off, nil, dst)
 }
 
-// staged uploads up, or reads back into down, through the device's
-// staging rings (staging.go): reused memory, pieces pipelined so that the
+// staged uploads up, or reads back into down: the page-aligned part of a
+// large transfer straight from or into the caller's memory, imported
+// (Device.SetTransferMode), and the rest through the device's staging
+// rings (staging.go): reused memory, pieces pipelined so that the
 // host copy of one overlaps the DMA of the others, each piece's copy
 // between full barriers (earlier work on the buffer finishes first; later
 // work, and the host, see the result).
 func (b *Buffer) staged(off uint64, up, down []byte) error {
+	host := up
+	if up == nil {
+		host = down
+	}
+	if ok, err := b.direct(off, host, up != nil); ok {
+		return err
+	}
 	if up != nil {
 		return b.d.stageUp(bufferPieces(b, off, up, true))
 	}

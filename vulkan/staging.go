@@ -2,9 +2,13 @@ package vulkan
 
 import (
 	"fmt"
+	"os"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"unsafe"
+
+	"github.com/gfxcuda/gfxcuda/internal/vk"
 )
 
 // Staged transfers: Upload and Readback of device-local buffers and of
@@ -39,7 +43,41 @@ type stagingRing struct {
 type stagingState struct {
 	mu       sync.Mutex
 	up, down *stagingRing
+	mode     TransferMode
+	noImport bool // a host import failed once: staging only from then on
+	imported atomic.Int64
 }
+
+// TransferMode says how Upload and Readback of device-local memory move
+// bytes.
+type TransferMode int
+
+// Transfer modes.
+const (
+	// TransferAuto imports the caller's memory (VK_EXT_external_memory_host)
+	// where it is page-aligned and large enough, so that the GPU copies from
+	// or into it directly with no host copy, and goes through the staging
+	// rings otherwise: for the unaligned head and tail, small transfers,
+	// and devices without the extension.
+	TransferAuto TransferMode = iota
+	// TransferStaged always copies through the staging rings.
+	TransferStaged
+)
+
+// hostImportMin is the smallest aligned run TransferAuto imports.
+const hostImportMin = 1 << 20
+
+// SetTransferMode chooses how Upload and Readback move bytes (TransferAuto
+// by default).
+func (d *Device) SetTransferMode(m TransferMode) {
+	d.stage.mu.Lock()
+	d.stage.mode = m
+	d.stage.mu.Unlock()
+}
+
+// HostImports counts the transfers that imported the caller's memory
+// instead of copying it, for tests and benchmarks.
+func (d *Device) HostImports() int64 { return d.stage.imported.Load() }
 
 // ring returns the device's ring for a direction, making it on first use.
 func (d *Device) ring(up bool) (*stagingRing, error) {
@@ -234,6 +272,144 @@ func ParallelCopy(dst, src []byte) int {
 	return n
 }
 
+// importedHost is host memory imported as a transfer buffer.
+type importedHost struct {
+	b   *Buffer
+	pin runtime.Pinner
+}
+
+// importHost imports p (page-aligned, a whole number of pages) as a
+// buffer the GPU copies from or into; close releases it.
+func (d *Device) importHost(p []byte) (*importedHost, error) {
+	if err := d.acquire(); err != nil {
+		return nil, err
+	}
+	defer d.life.release()
+	ptr := unsafe.Pointer(unsafe.SliceData(p))
+	h := &importedHost{}
+	h.pin.Pin(ptr) // the driver keeps the pointer until the memory is freed
+	fail := func(err error) (*importedHost, error) {
+		h.pin.Unpin()
+		return nil, err
+	}
+	bits, err := d.raw.HostPointerTypeBits(ptr)
+	if err != nil {
+		return fail(err)
+	}
+	b := &Buffer{d: d, size: uint64(len(p)), usage: bufferTransfer, heap: HeapUpload, allocSize: uint64(len(p))}
+	b.h, err = d.raw.CreateBuffer(vk.BufferCreateInfo{Size: b.size, Usage: uint32(bufferTransfer),
+		ExternalHandleTypes: vk.ExternalMemoryHandleTypeHostAllocation})
+	if err != nil {
+		return fail(err)
+	}
+	req := d.raw.BufferMemoryRequirements(b.h)
+	bits &= req.MemoryTypeBits
+	t := -1
+	for i := range d.pd.MemoryTypes {
+		if bits&(1<<i) != 0 && (t < 0 || d.pd.MemoryTypes[i].Flags&MemoryHostCoherent != 0 && d.pd.MemoryTypes[t].Flags&MemoryHostCoherent == 0) {
+			t = i
+		}
+	}
+	if t < 0 || req.Size > b.size {
+		d.raw.DestroyBuffer(b.h)
+		return fail(fmt.Errorf("no memory type to import host memory as a %d-byte buffer (types 0x%x, %d bytes needed)", b.size, bits, req.Size))
+	}
+	b.memFlags = d.pd.MemoryTypes[t].Flags
+	b.mem, err = d.raw.AllocateMemory(vk.MemoryAllocateInfo{Size: b.size, TypeIndex: uint32(t), HostPointer: ptr})
+	if err != nil {
+		d.raw.DestroyBuffer(b.h)
+		return fail(err)
+	}
+	if err := d.raw.BindBufferMemory(b.h, b.mem, 0); err != nil {
+		d.raw.DestroyBuffer(b.h)
+		d.raw.FreeMemory(b.mem)
+		return fail(err)
+	}
+	d.register(b)
+	h.b = b
+	return h, nil
+}
+
+// close frees the imported buffer (after the work that uses it) and
+// unpins the memory.
+func (h *importedHost) close() {
+	h.b.Close()
+	h.pin.Unpin()
+}
+
+// alignedRun returns the page-aligned run [lo, hi) of host, with hi-lo a
+// whole number of pages, or lo == hi when there is none worth importing.
+func alignedRun(host []byte) (lo, hi int) {
+	if len(host) < hostImportMin {
+		return 0, 0
+	}
+	page := uintptr(os.Getpagesize())
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(host)))
+	lo = int((page - start%page) % page)
+	hi = lo + (len(host)-lo)/int(page)*int(page)
+	if hi-lo < hostImportMin {
+		return 0, 0
+	}
+	return lo, hi
+}
+
+// direct moves [off, off+len(host)) of b by importing the aligned run of
+// host and copying it on the GPU in one batch; the unaligned head and tail
+// go through the staging rings. It reports false, with nothing done, when
+// the transfer should be staged instead.
+func (b *Buffer) direct(off uint64, host []byte, up bool) (bool, error) {
+	d := b.d
+	d.stage.mu.Lock()
+	skip := d.stage.mode == TransferStaged || d.stage.noImport || !d.raw.HasHostPointer()
+	d.stage.mu.Unlock()
+	if skip {
+		return false, nil
+	}
+	lo, hi := alignedRun(host)
+	if lo == hi {
+		return false, nil
+	}
+	h, err := d.importHost(host[lo:hi])
+	if err != nil {
+		d.stage.mu.Lock()
+		d.stage.noImport = true // say it once by falling back from now on
+		d.stage.mu.Unlock()
+		return false, nil
+	}
+	defer h.close()
+	d.stage.imported.Add(1)
+	n := uint64(hi - lo)
+	// The middle by DMA straight from or into the caller's memory, the
+	// ends through the rings meanwhile.
+	err = d.Run(func(c *Commands) error {
+		c.MemoryBarrier()
+		if up {
+			c.CopyBuffer(b, h.b, off+uint64(lo), 0, n)
+		} else {
+			c.CopyBuffer(h.b, b, 0, off+uint64(lo), n)
+		}
+		c.MemoryBarrier()
+		return nil
+	})
+	if err != nil {
+		return true, err
+	}
+	var ends []piece
+	if lo > 0 {
+		ends = append(ends, bufferPieces(b, off, host[:lo], up)...)
+	}
+	if hi < len(host) {
+		ends = append(ends, bufferPieces(b, off+uint64(hi), host[hi:], up)...)
+	}
+	if len(ends) == 0 {
+		return true, nil
+	}
+	if up {
+		return true, d.stageUp(ends)
+	}
+	return true, d.stageDown(ends)
+}
+
 // bufferPieces cuts [off, off+len(host)) of b into pieces.
 func bufferPieces(b *Buffer, off uint64, host []byte, up bool) []piece {
 	var ps []piece
@@ -362,6 +538,9 @@ func (i *Image) Upload(r ImageRegion, data []byte) error {
 	if need := rb * uint64(r.Height) * uint64(r.Depth) * uint64(r.Layers); uint64(len(data)) != need {
 		return fmt.Errorf("vulkan: Upload: %d bytes for a %dx%dx%d region of %d layers, which has %d", len(data), r.Width, r.Height, r.Depth, r.Layers, need)
 	}
+	if ok, err := i.direct(r, data, true); ok {
+		return err
+	}
 	return i.d.stageUp(imagePieces(i, r, rb, data, true))
 }
 
@@ -379,5 +558,53 @@ func (i *Image) Readback(r ImageRegion, dst []byte) error {
 	if need := rb * uint64(r.Height) * uint64(r.Depth) * uint64(r.Layers); uint64(len(dst)) != need {
 		return fmt.Errorf("vulkan: Readback: %d bytes for a %dx%dx%d region of %d layers, which has %d", len(dst), r.Width, r.Height, r.Depth, r.Layers, need)
 	}
+	if ok, err := i.direct(r, dst, false); ok {
+		return err
+	}
 	return i.d.stageDown(imagePieces(i, r, rb, dst, false))
+}
+
+// direct copies a region between the image and host, imported, in one
+// batch when host is page-aligned and a whole number of pages (a 1080p
+// RGBA8 frame is 2,025 pages). It reports false, with nothing done,
+// otherwise.
+func (i *Image) direct(r ImageRegion, host []byte, up bool) (bool, error) {
+	d := i.d
+	d.stage.mu.Lock()
+	skip := d.stage.mode == TransferStaged || d.stage.noImport || !d.raw.HasHostPointer()
+	d.stage.mu.Unlock()
+	if skip {
+		return false, nil
+	}
+	if lo, hi := alignedRun(host); lo != 0 || hi != len(host) {
+		return false, nil
+	}
+	h, err := d.importHost(host)
+	if err != nil {
+		d.stage.mu.Lock()
+		d.stage.noImport = true
+		d.stage.mu.Unlock()
+		return false, nil
+	}
+	defer h.close()
+	d.stage.imported.Add(1)
+	bc := BufferImageCopy{X: int32(r.X), Y: int32(r.Y), Z: int32(r.Z), Width: r.Width, Height: r.Height, Depth: r.Depth,
+		BaseLayer: r.Layer, Layers: r.Layers}
+	return true, d.Run(func(c *Commands) error {
+		want := LayoutTransferSrc
+		if up {
+			want = LayoutTransferDst
+		}
+		c.MemoryBarrier()
+		if l := i.Layout(); l != want && l != LayoutGeneral {
+			c.TransitionImage(i, LayoutGeneral)
+		}
+		if up {
+			c.CopyBufferToImage(i, h.b, bc)
+		} else {
+			c.CopyImageToBuffer(h.b, i, bc)
+		}
+		c.MemoryBarrier()
+		return nil
+	})
 }

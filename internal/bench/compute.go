@@ -60,7 +60,7 @@ func CompushadyReference() (map[string]Reference, error) {
 }
 
 // ComputeSteps is the number of progress steps of Compute.
-const ComputeSteps = 14
+const ComputeSteps = 16
 
 const (
 	computeBytes   = 64 << 20
@@ -296,7 +296,9 @@ func (c *computeBench) run() error {
 		return err
 	}
 
-	// 64 MiB transfers through Upload and Readback (random data each time).
+	// 64 MiB transfers through Upload and Readback (random data each time),
+	// first as they run by default (the caller's page-aligned memory
+	// imported), then through the staging rings alone.
 	data := [2][]byte{src, randomBytes(computeBytes, c.next())}
 	round := 0
 	if err := c.fig(ComputeGroup, "upload 64 MiB to device memory", "GB/s", func() (float64, error) {
@@ -381,6 +383,39 @@ func (c *computeBench) run() error {
 	}); err != nil {
 		return err
 	}
+
+	// The same through the staging rings only (pipelined, parallel copies).
+	d.Vulkan().SetTransferMode(vulkan.TransferStaged)
+	staged := func(name string, fn func() error, n int) error {
+		return c.fig(ComputeGroup, name, "GB/s", func() (float64, error) {
+			round++
+			t := time.Now()
+			if err := fn(); err != nil {
+				return 0, err
+			}
+			return gbps(n, time.Since(t)), nil
+		}, func(f *Figure) { f.Note = "TransferStaged: no host import" })
+	}
+	if err := staged("upload 64 MiB, staged", func() error { return local.Upload(data[round%2]) }, computeBytes); err != nil {
+		return err
+	}
+	want := data[round%2] // what the last staged upload wrote
+	if err := local.ReadbackInto(dst); err != nil || !bytes.Equal(dst, want) {
+		return fmt.Errorf("staged upload: bytes differ (%v)", err)
+	}
+	if err := staged("readback 64 MiB into a preallocated slice, staged", func() error {
+		clear(dst)
+		if err := local.ReadbackInto(dst); err != nil {
+			return err
+		}
+		if !bytes.Equal(dst, want) {
+			return fmt.Errorf("staged readback: bytes differ")
+		}
+		return nil
+	}, computeBytes); err != nil {
+		return err
+	}
+	d.Vulkan().SetTransferMode(vulkan.TransferAuto)
 
 	// HLSL compile: in process (cache off) and cached.
 	n := 0
