@@ -191,6 +191,27 @@ func (b *Buffer) Upload2D(data []byte, pitch, rowBytes uint64, height int) error
 	return b.UploadAt(0, full)
 }
 
+// UploadChunked writes data in chunks of stride bytes, each followed by
+// the bytes of filler, from the start of the buffer, as compushady's
+// upload_chunked does: how tightly packed float3s become float4s with a
+// filler of one float. len(data) must be a multiple of stride.
+func (b *Buffer) UploadChunked(data []byte, stride int, filler []byte) error {
+	if stride <= 0 || len(data)%stride != 0 {
+		return fmt.Errorf("compute: UploadChunked: %d bytes are not a whole number of %d-byte chunks", len(data), stride)
+	}
+	n := len(data) / stride
+	step := stride + len(filler)
+	if uint64(n)*uint64(step) > b.Size() {
+		return fmt.Errorf("compute: UploadChunked: %d chunks of %d+%d bytes need %d bytes; the buffer has %d", n, stride, len(filler), n*step, b.Size())
+	}
+	out := make([]byte, n*step)
+	for i := range n {
+		copy(out[i*step:], data[i*stride:(i+1)*stride])
+		copy(out[i*step+stride:], filler)
+	}
+	return b.UploadAt(0, out)
+}
+
 // Readback2D reads height rows of rowBytes bytes, pitch bytes apart in
 // the buffer, and returns them tightly packed.
 func (b *Buffer) Readback2D(pitch, rowBytes uint64, height int) ([]byte, error) {

@@ -280,3 +280,32 @@ cbuffer P : register(b0) { float2 uv; float2 pad; };
 		t.Errorf("ParseSampler: %+v, %v", sp, err)
 	}
 }
+
+// TestUploadChunked: float3s padded to float4s with a filler, as
+// compushady's upload_chunked does.
+func TestUploadChunked(t *testing.T) {
+	d := openTest(t)
+	r := newRand(31)
+	data := randomBytes(r, 12*100)
+	filler := []byte{1, 2, 3, 4}
+	b, err := d.Buffer(16*100, HeapDefault)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if err := b.UploadChunked(data, 12, filler); err != nil {
+		t.Fatal(err)
+	}
+	got := readback(t, b)
+	for i := range 100 {
+		if !bytes.Equal(got[16*i:16*i+12], data[12*i:12*i+12]) || !bytes.Equal(got[16*i+12:16*i+16], filler) {
+			t.Fatalf("chunk %d: %v", i, got[16*i:16*i+16])
+		}
+	}
+	if err := b.UploadChunked(data[:13], 12, filler); err == nil {
+		t.Error("13 bytes in 12-byte chunks accepted")
+	}
+	if err := b.UploadChunked(randomBytes(r, 12*101), 12, filler); err == nil {
+		t.Error("101 chunks into a 100-chunk buffer accepted")
+	}
+}
