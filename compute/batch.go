@@ -137,6 +137,37 @@ func (b *Batch) Copy(dst, src Resource) {
 	b.c.Fail(fmt.Errorf("compute: Copy: cannot copy %T into %T", src, dst))
 }
 
+// TextureCopy is the region of a copy between two textures, as
+// compushady's copy_to takes it: the first texel and slice in each, and
+// the extent (0: up to the source's edge; Slices 0: all from SrcSlice).
+type TextureCopy struct {
+	SrcX, SrcY, SrcZ, DstX, DstY, DstZ uint32
+	Width, Height, Depth               uint32
+	SrcSlice, DstSlice, Slices         uint32
+}
+
+// CopyTexture records a copy of a region of src into dst; the formats need
+// the same texel size.
+func (b *Batch) CopyTexture(dst, src *Texture, r TextureCopy) {
+	b.n++
+	if dst == nil || src == nil {
+		b.c.Fail(errors.New("compute: CopyTexture: nil texture"))
+		return
+	}
+	if l := src.vk.Layout(); l != vulkan.LayoutGeneral && l != vulkan.LayoutTransferSrc {
+		b.c.TransitionImage(src.vk, vulkan.LayoutGeneral)
+	}
+	if l := dst.vk.Layout(); l != vulkan.LayoutGeneral && l != vulkan.LayoutTransferDst {
+		b.c.TransitionImage(dst.vk, vulkan.LayoutGeneral)
+	}
+	b.c.CopyImage(dst.vk, src.vk, vulkan.ImageCopy{
+		SrcX: int32(r.SrcX), SrcY: int32(r.SrcY), SrcZ: int32(r.SrcZ),
+		DstX: int32(r.DstX), DstY: int32(r.DstY), DstZ: int32(r.DstZ),
+		Width: r.Width, Height: r.Height, Depth: r.Depth,
+		SrcLayer: r.SrcSlice, DstLayer: r.DstSlice, Layers: r.Slices,
+	})
+}
+
 // copyTexture records a copy of all of s into d.
 func (b *Batch) copyTexture(d, s *Texture) {
 	b.n++
@@ -163,8 +194,8 @@ func (b *Batch) copyTexture(d, s *Texture) {
 func (b *Batch) Barrier() { b.c.MemoryBarrier() }
 
 // Submit submits the batch in one submission and returns without waiting:
-// Wait or Done tell when it has run. On a Device made by NewInterop it goes
-// through the interop device, after CUDA's hand-backs.
+// Wait or Done tell when it has run. On a Device made by NewSubmitting (such
+// as cudacompute.New's) it goes through the Submitter, after CUDA's hand-backs.
 func (b *Batch) Submit() error { return b.SubmitWith(vulkan.SubmitOptions{}) }
 
 // SubmitWith is Submit, waiting for and signalling timeline semaphores (or

@@ -10,8 +10,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/gfxcuda/gfxcuda/cuda"
-	"github.com/gfxcuda/gfxcuda/interop"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
@@ -46,7 +44,10 @@ type DeviceInfo struct {
 }
 
 // UUIDString formats the UUID as CUDA does (8-4-4-4-12 hex digits).
-func (i DeviceInfo) UUIDString() string { return cuda.UUID(i.UUID).String() }
+func (i DeviceInfo) UUIDString() string {
+	h := hex.EncodeToString(i.UUID[:])
+	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
+}
 
 // String returns the index, name and kind of the device.
 func (i DeviceInfo) String() string {
@@ -197,10 +198,10 @@ type Options struct {
 // Device is a Vulkan device that runs compute shaders. Its methods are
 // safe for concurrent use.
 type Device struct {
-	vk     *vulkan.Device
-	inst   *vulkan.Instance // owned, when Open made it
-	shared *interop.Device  // when made by NewInterop
-	info   DeviceInfo
+	vk   *vulkan.Device
+	inst *vulkan.Instance // owned, when Open made it
+	sub  Submitter        // when made by NewSubmitting
+	info DeviceInfo
 
 	mu     sync.Mutex
 	spare  []*vulkan.Commands // idle batches for synchronous calls
@@ -253,13 +254,17 @@ func New(vd *vulkan.Device) *Device {
 	return &Device{vk: vd, info: infoOf(vd.Physical())}
 }
 
-// NewInterop runs compute work on the Vulkan side of an interop device:
-// every batch is submitted through d.Submit, so that buffers and textures
-// CUDA hands back (interop.Access.Done) are acquired before the work that
-// uses them. Wrap its shared resources with WrapBuffer and WrapTexture
-// (buf.Vulkan(), tex.Vulkan()). The Device borrows d: Close leaves it open.
-func NewInterop(d *interop.Device) *Device {
-	return &Device{vk: d.Vulkan(), shared: d, info: infoOf(d.Vulkan().Physical())}
+// Submitter submits batches on behalf of a Device made by NewSubmitting,
+// such as an interop.Device, which first acquires what CUDA handed back.
+type Submitter interface {
+	Submit(c *vulkan.Commands, o vulkan.SubmitOptions) error
+}
+
+// NewSubmitting runs compute work on vd, submitting every batch through s
+// (see package compute/cudacompute, which does this for an
+// interop.Device). The Device borrows vd and s: Close leaves them open.
+func NewSubmitting(vd *vulkan.Device, s Submitter) *Device {
+	return &Device{vk: vd, sub: s, info: infoOf(vd.Physical())}
 }
 
 // Info describes the device.
@@ -269,7 +274,7 @@ func (d *Device) Info() DeviceInfo { return d.info }
 func (d *Device) Vulkan() *vulkan.Device { return d.vk }
 
 // Instance returns the Vulkan instance Open made, or nil for a Device made
-// by New or NewInterop.
+// by New or NewSubmitting.
 func (d *Device) Instance() *vulkan.Instance { return d.inst }
 
 // Limits are the device's limits: the largest dispatch, workgroup and push
@@ -304,10 +309,10 @@ func (d *Device) Close() error {
 	return err
 }
 
-// submit submits c through the interop device when there is one.
+// submit submits c through the Submitter when there is one.
 func (d *Device) submit(c *vulkan.Commands, o vulkan.SubmitOptions) error {
-	if d.shared != nil {
-		return d.shared.Submit(c, o)
+	if d.sub != nil {
+		return d.sub.Submit(c, o)
 	}
 	return c.Submit(o)
 }

@@ -21,7 +21,7 @@ func Example() {
 
 	k, err := dev.Compile([]byte(`
 StructuredBuffer<float> inp : register(t0);
-RWStructuredBuffer<float> outp : register(u1);
+RWStructuredBuffer<float> outp : register(u0);
 [numthreads(8, 1, 1)]
 void main(uint3 id : SV_DispatchThreadID) { outp[id.x] = inp[id.x] * inp[id.x]; }`),
 		shader.Options{Filename: "square.hlsl"})
@@ -37,7 +37,7 @@ void main(uint3 id : SV_DispatchThreadID) { outp[id.x] = inp[id.x] * inp[id.x]; 
 	}
 	in.Upload(data)
 
-	if err := k.Dispatch(1, 1, 1, compute.At(0, in), compute.At(1, out)); err != nil {
+	if err := k.Dispatch(1, 1, 1, compute.SRV(0, in), compute.UAV(0, out)); err != nil {
 		fmt.Println(err)
 		return
 	}

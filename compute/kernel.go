@@ -12,9 +12,10 @@ import (
 
 // Kernel is a compiled compute shader on a device, ready to dispatch.
 type Kernel struct {
-	d *Device
-	m *shader.Module
-	p *vulkan.Pipeline
+	d       *Device
+	m       *shader.Module
+	p       *vulkan.Pipeline
+	shifted bool // bindings follow the HLSL register shifts
 }
 
 // Compile compiles an HLSL or GLSL compute shader (or checks a SPIR-V
@@ -47,7 +48,7 @@ func (d *Device) Kernel(m *shader.Module, entry string) (*Kernel, error) {
 	if err != nil {
 		return nil, fmt.Errorf("compute: %w", err)
 	}
-	return &Kernel{d: d, m: m, p: p}, nil
+	return &Kernel{d: d, m: m, p: p, shifted: shader.ShiftedRegisters(m)}, nil
 }
 
 // Module returns the kernel's SPIR-V module and its reflection.
@@ -114,10 +115,13 @@ func (k *Kernel) record(c *vulkan.Commands, x, y, z uint32, argsBuf *Buffer, off
 	}
 }
 
-// Arg is one argument of a dispatch: a resource bound to a slot or a name,
-// or the push constants. Make them with At, Named and Push.
+// Arg is one argument of a dispatch: a resource bound to an HLSL register,
+// a binding or a name, or the push constants. Make them with SRV, UAV, CBV,
+// SamplerAt, At, Named and Push.
 type Arg struct {
 	slot    int
+	class   shader.RegisterClass // 0: At's binding number
+	exact   bool                 // AtBinding: slot is the binding itself
 	space   uint32
 	name    string
 	elem    uint32
@@ -131,11 +135,39 @@ type Arg struct {
 	err     error
 }
 
-// At binds r (a *Buffer, *Texture or *Sampler) at slot: the binding
-// number, which is an HLSL register's number whatever its class (t, u, b
-// or s), or a GLSL layout(binding). Resources in another set (an HLSL
-// register space) take Space.
+// SRV binds r to HLSL register t<register> (a StructuredBuffer,
+// ByteAddressBuffer, Buffer<T> or Texture*; in GLSL, the read-only
+// resource at binding register). Another register space takes Space.
+func SRV(register int, r Resource) Arg { return Arg{slot: register, class: shader.ClassSRV, res: r} }
+
+// UAV binds r to HLSL register u<register> (an RWStructuredBuffer,
+// RWByteAddressBuffer, RWBuffer<T> or RWTexture*; in GLSL, the read-write
+// resource at binding register).
+func UAV(register int, r Resource) Arg { return Arg{slot: register, class: shader.ClassUAV, res: r} }
+
+// CBV binds buffer r to HLSL register b<register> (a cbuffer or
+// ConstantBuffer<T>; in GLSL, the uniform block at binding register).
+func CBV(register int, r Resource) Arg { return Arg{slot: register, class: shader.ClassCBV, res: r} }
+
+// SamplerAt binds sampler s to HLSL register s<register> (a SamplerState;
+// in GLSL, the sampler at binding register).
+func SamplerAt(register int, s *Sampler) Arg {
+	return Arg{slot: register, class: shader.ClassSampler, res: s}
+}
+
+// At binds r (a *Buffer, *Texture or *Sampler) at slot: a GLSL
+// layout(binding), or an HLSL register number when only one register class
+// uses that number (t0 alone; with t0 and u0 both declared, At(0) is
+// ambiguous: use SRV and UAV). A slot of 1024 or more is the binding
+// itself. Resources in another set (an HLSL register space) take Space.
 func At(slot int, r Resource) Arg { return Arg{slot: slot, res: r} }
+
+// AtBinding binds r at a Vulkan descriptor set and binding exactly as the
+// SPIR-V declares them (HLSL register t3 is binding 1027; see
+// shader.RegisterBinding).
+func AtBinding(set, binding uint32, r Resource) Arg {
+	return Arg{slot: int(binding), space: set, exact: true, res: r}
+}
 
 // Named binds r to the shader variable called name (or the block type of
 // that name, such as an HLSL cbuffer's).
@@ -156,6 +188,39 @@ func PushValues(values ...any) Arg {
 		}
 	}
 	return Arg{isPush: true, push: b.Bytes()}
+}
+
+// whereOf describes a lazily, for error messages.
+type whereOf Arg
+
+func (w whereOf) String() string { return Arg(w).Where() }
+
+// Where describes what the argument binds to, as the API writes it:
+// "UAV(0)", "At(3)", "Named(\"o\")", with the space when not 0.
+func (a Arg) Where() string {
+	var s string
+	switch {
+	case a.isPush:
+		return "Push"
+	case a.name != "":
+		return fmt.Sprintf("Named(%q)", a.name)
+	case a.exact:
+		return fmt.Sprintf("AtBinding(%d, %d)", a.space, a.slot)
+	case a.class == shader.ClassSRV:
+		s = fmt.Sprintf("SRV(%d)", a.slot)
+	case a.class == shader.ClassUAV:
+		s = fmt.Sprintf("UAV(%d)", a.slot)
+	case a.class == shader.ClassCBV:
+		s = fmt.Sprintf("CBV(%d)", a.slot)
+	case a.class == shader.ClassSampler:
+		s = fmt.Sprintf("SamplerAt(%d)", a.slot)
+	default:
+		s = fmt.Sprintf("At(%d)", a.slot)
+	}
+	if a.space != 0 {
+		s += fmt.Sprintf(".Space(%d)", a.space)
+	}
+	return s
 }
 
 // Space returns a with its descriptor set (HLSL register space) set.
@@ -192,19 +257,12 @@ func (k *Kernel) bindings(args []Arg) ([]vulkan.Binding, []byte, error) {
 			push, pushed = a.push, true
 			continue
 		}
-		where := fmt.Sprintf("slot %d", a.slot)
-		if a.name != "" {
-			where = fmt.Sprintf("%q", a.name)
-		} else if a.slot < 0 {
-			return nil, nil, fmt.Errorf("compute: negative slot %d", a.slot)
+		where := whereOf(a) // formatted only when printed
+		r, err := k.Resolve(a)
+		if err != nil {
+			return nil, nil, err
 		}
-		b := vulkan.Binding{Set: a.space, Binding: uint32(max(a.slot, 0)), Name: a.name, Element: a.elem}
-		var r *shader.Resource
-		if a.name != "" {
-			r = k.p.ResourceNamed(a.name)
-		} else {
-			r = k.p.Resource(a.space, uint32(a.slot))
-		}
+		b := vulkan.Binding{Set: r.Set, Binding: r.Binding, Element: a.elem}
 		switch res := a.res.(type) {
 		case *Buffer:
 			if res == nil {

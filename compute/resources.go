@@ -134,18 +134,24 @@ func (b *Buffer) UploadAt(off uint64, data []byte) error {
 	if len(data) == 0 {
 		return nil
 	}
-	if b.Heap() != HeapDefault {
+	if b.Heap() != HeapDefault || b.d.sub == nil {
+		// Mapped memory, or the device's reused, pipelined staging.
 		return b.vk.Upload(off, data)
 	}
 	return b.d.staged(b, off, data, nil)
 }
 
-// Readback returns the buffer's bytes, once the work submitted before that
-// uses it has finished.
+// Readback returns the buffer's bytes in a new slice, once the work
+// submitted before that uses it has finished.
 func (b *Buffer) Readback() ([]byte, error) {
 	out := make([]byte, b.Size())
 	return out, b.ReadbackAt(0, out)
 }
+
+// ReadbackInto copies the first len(dst) bytes of the buffer into dst, a
+// slice the caller keeps and reuses (no allocation), once the work
+// submitted before that uses the buffer has finished.
+func (b *Buffer) ReadbackInto(dst []byte) error { return b.ReadbackAt(0, dst) }
 
 // ReadbackAt copies the buffer's bytes from off into dst, once the work
 // submitted before that uses it has finished.
@@ -156,7 +162,7 @@ func (b *Buffer) ReadbackAt(off uint64, dst []byte) error {
 	if len(dst) == 0 {
 		return nil
 	}
-	if b.Heap() != HeapDefault {
+	if b.Heap() != HeapDefault || b.d.sub == nil {
 		return b.vk.Readback(off, dst)
 	}
 	return b.d.staged(b, off, nil, dst)
@@ -183,6 +189,27 @@ func (b *Buffer) Upload2D(data []byte, pitch, rowBytes uint64, height int) error
 		copy(full[y*pitch:y*pitch+rowBytes], data[y*rowBytes:])
 	}
 	return b.UploadAt(0, full)
+}
+
+// UploadChunked writes data in chunks of stride bytes, each followed by
+// the bytes of filler, from the start of the buffer, as compushady's
+// upload_chunked does: how tightly packed float3s become float4s with a
+// filler of one float. len(data) must be a multiple of stride.
+func (b *Buffer) UploadChunked(data []byte, stride int, filler []byte) error {
+	if stride <= 0 || len(data)%stride != 0 {
+		return fmt.Errorf("compute: UploadChunked: %d bytes are not a whole number of %d-byte chunks", len(data), stride)
+	}
+	n := len(data) / stride
+	step := stride + len(filler)
+	if uint64(n)*uint64(step) > b.Size() {
+		return fmt.Errorf("compute: UploadChunked: %d chunks of %d+%d bytes need %d bytes; the buffer has %d", n, stride, len(filler), n*step, b.Size())
+	}
+	out := make([]byte, n*step)
+	for i := range n {
+		copy(out[i*step:], data[i*stride:(i+1)*stride])
+		copy(out[i*step+stride:], filler)
+	}
+	return b.UploadAt(0, out)
 }
 
 // Readback2D reads height rows of rowBytes bytes, pitch bytes apart in
@@ -228,7 +255,8 @@ func (b *Buffer) Close() error {
 }
 
 // staged uploads up into b at off, or reads down from it, through a
-// staging buffer and copies submitted through the device.
+// staging buffer and copies submitted through the device's Submitter (so
+// that CUDA's hand-backs are acquired first).
 func (d *Device) staged(b *Buffer, off uint64, up, down []byte) error {
 	const chunk = 32 << 20
 	n, heap := len(up), HeapUpload
@@ -280,15 +308,15 @@ type Texture struct {
 
 func (*Texture) isResource() {}
 
-func (d *Device) texture(dim vulkan.ImageDim, w, h, depth uint32, f format.Format) (*Texture, error) {
+func (d *Device) texture(dim vulkan.ImageDim, w, h, depth, layers uint32, f format.Format) (*Texture, error) {
 	in, ok := format.Lookup(f)
 	if !ok {
 		return nil, fmt.Errorf("compute: unknown format %v", f)
 	}
-	if w == 0 || h == 0 || depth == 0 {
-		return nil, fmt.Errorf("compute: texture of %dx%dx%d texels", w, h, depth)
+	if w == 0 || h == 0 || depth == 0 || layers == 0 {
+		return nil, fmt.Errorf("compute: texture of %dx%dx%d texels and %d slices", w, h, depth, layers)
 	}
-	img, err := d.vk.NewImage(vulkan.ImageOptions{Dim: dim, Format: uint32(f), Width: w, Height: h, Depth: depth})
+	img, err := d.vk.NewImage(vulkan.ImageOptions{Dim: dim, Format: uint32(f), Width: w, Height: h, Depth: depth, Layers: layers})
 	if err != nil {
 		return nil, fmt.Errorf("compute: %s texture of %s: %w", dim, f, err)
 	}
@@ -297,17 +325,29 @@ func (d *Device) texture(dim vulkan.ImageDim, w, h, depth uint32, f format.Forma
 
 // Texture1D creates a 1D texture of width texels.
 func (d *Device) Texture1D(width uint32, f format.Format) (*Texture, error) {
-	return d.texture(vulkan.Image1D, width, 1, 1, f)
+	return d.texture(vulkan.Image1D, width, 1, 1, 1, f)
+}
+
+// Texture1DArray creates an array of slices 1D textures (Texture1DArray,
+// RWTexture1DArray; compushady's Texture1D with slices).
+func (d *Device) Texture1DArray(width, slices uint32, f format.Format) (*Texture, error) {
+	return d.texture(vulkan.Image1D, width, 1, 1, slices, f)
 }
 
 // Texture2D creates a 2D texture.
 func (d *Device) Texture2D(width, height uint32, f format.Format) (*Texture, error) {
-	return d.texture(vulkan.Image2D, width, height, 1, f)
+	return d.texture(vulkan.Image2D, width, height, 1, 1, f)
+}
+
+// Texture2DArray creates an array of slices 2D textures (Texture2DArray,
+// RWTexture2DArray; compushady's Texture2D with slices).
+func (d *Device) Texture2DArray(width, height, slices uint32, f format.Format) (*Texture, error) {
+	return d.texture(vulkan.Image2D, width, height, 1, slices, f)
 }
 
 // Texture3D creates a 3D texture.
 func (d *Device) Texture3D(width, height, depth uint32, f format.Format) (*Texture, error) {
-	return d.texture(vulkan.Image3D, width, height, depth, f)
+	return d.texture(vulkan.Image3D, width, height, depth, 1, f)
 }
 
 // WrapTexture makes a Texture of a Vulkan image of the device, such as a
@@ -332,6 +372,10 @@ func (t *Texture) Height() uint32 { return t.vk.Options().Height }
 // Depth is the texture's depth in texels.
 func (t *Texture) Depth() uint32 { return t.vk.Options().Depth }
 
+// Slices is the number of array slices (1 for a texture that is not an
+// array).
+func (t *Texture) Slices() uint32 { return t.vk.Options().Layers }
+
 // Dim is the texture's dimensionality.
 func (t *Texture) Dim() vulkan.ImageDim { return t.vk.Options().Dim }
 
@@ -352,13 +396,38 @@ func (t *Texture) Size() uint64 {
 // Vulkan returns the Vulkan image.
 func (t *Texture) Vulkan() *vulkan.Image { return t.vk }
 
+// TextureRegion is a box of texels in some slices of a texture: zero
+// sizes mean up to the texture's edge, Slices 0 all from Slice.
+type TextureRegion = vulkan.ImageRegion
+
 // Upload writes the whole texture from data, tightly packed rows of
 // texels, slice after slice (Size bytes).
 func (t *Texture) Upload(data []byte) error {
 	if uint64(len(data)) != t.Size() {
-		return fmt.Errorf("compute: Upload of %d bytes into a %dx%dx%d %s texture of %d bytes", len(data), t.Width(), t.Height(), t.Depth(), t.f, t.Size())
+		return fmt.Errorf("compute: Upload of %d bytes into a %dx%dx%d %s texture of %d slices, %d bytes", len(data), t.Width(), t.Height(), t.Depth(), t.f, t.Slices(), t.Size())
 	}
-	st, err := t.d.vk.NewBuffer(vulkan.BufferOptions{Size: t.Size(), Heap: HeapUpload})
+	return t.UploadRegion(TextureRegion{}, data)
+}
+
+// UploadRegion writes a region of the texture from data, tightly packed
+// rows of the region's texels, slice after slice (RegionSize bytes), and
+// returns when they are there, after the work submitted before that uses
+// the texture.
+func (t *Texture) UploadRegion(r TextureRegion, data []byte) error {
+	if t.d.sub == nil {
+		if err := t.vk.Upload(r, data); err != nil {
+			return fmt.Errorf("compute: %w", err)
+		}
+		return nil
+	}
+	n, err := t.RegionSize(r)
+	if err != nil {
+		return err
+	}
+	if uint64(len(data)) != n {
+		return fmt.Errorf("compute: UploadRegion of %d bytes into a region of %d", len(data), n)
+	}
+	st, err := t.d.vk.NewBuffer(vulkan.BufferOptions{Size: n, Heap: HeapUpload})
 	if err != nil {
 		return fmt.Errorf("compute: staging buffer: %w", err)
 	}
@@ -367,29 +436,71 @@ func (t *Texture) Upload(data []byte) error {
 		return err
 	}
 	return t.d.run(func(c *vulkan.Commands) error {
-		copyBufferTexture(c, t, st, Region{}, true)
+		copyBufferTexture(c, t, st, regionOf(r), true)
 		return nil
 	})
 }
 
-// Readback returns the whole texture, tightly packed rows of texels,
-// slice after slice, once the work submitted before that uses it has
-// finished.
-func (t *Texture) Readback() ([]byte, error) {
-	st, err := t.d.vk.NewBuffer(vulkan.BufferOptions{Size: t.Size(), Heap: HeapReadback})
+// RegionSize is the size of a region of the texture, tightly packed.
+func (t *Texture) RegionSize(r TextureRegion) (uint64, error) {
+	n, err := t.vk.RegionSize(r)
 	if err != nil {
-		return nil, fmt.Errorf("compute: staging buffer: %w", err)
+		return 0, fmt.Errorf("compute: %w", err)
+	}
+	return n, nil
+}
+
+// regionOf is the buffer-texture copy of a tightly packed region.
+func regionOf(r TextureRegion) Region {
+	return Region{X: r.X, Y: r.Y, Z: r.Z, Width: r.Width, Height: r.Height, Depth: r.Depth, Slice: r.Layer, Slices: r.Layers}
+}
+
+// Readback returns the whole texture in new bytes, tightly packed rows of
+// texels, slice after slice, once the work submitted before that uses it
+// has finished.
+func (t *Texture) Readback() ([]byte, error) {
+	out := make([]byte, t.Size())
+	return out, t.ReadbackInto(out)
+}
+
+// ReadbackInto reads the whole texture into dst (Size bytes), a slice the
+// caller keeps and reuses.
+func (t *Texture) ReadbackInto(dst []byte) error {
+	if uint64(len(dst)) != t.Size() {
+		return fmt.Errorf("compute: ReadbackInto %d bytes from a texture of %d", len(dst), t.Size())
+	}
+	return t.ReadbackRegion(TextureRegion{}, dst)
+}
+
+// ReadbackRegion reads a region of the texture into dst (RegionSize
+// bytes, laid out as UploadRegion takes them).
+func (t *Texture) ReadbackRegion(r TextureRegion, dst []byte) error {
+	if t.d.sub == nil {
+		if err := t.vk.Readback(r, dst); err != nil {
+			return fmt.Errorf("compute: %w", err)
+		}
+		return nil
+	}
+	n, err := t.RegionSize(r)
+	if err != nil {
+		return err
+	}
+	if uint64(len(dst)) != n {
+		return fmt.Errorf("compute: ReadbackRegion of a region of %d bytes into %d", n, len(dst))
+	}
+	st, err := t.d.vk.NewBuffer(vulkan.BufferOptions{Size: n, Heap: HeapReadback})
+	if err != nil {
+		return fmt.Errorf("compute: staging buffer: %w", err)
 	}
 	defer st.Close()
 	err = t.d.run(func(c *vulkan.Commands) error {
-		copyBufferTexture(c, t, st, Region{}, false)
+		copyBufferTexture(c, t, st, regionOf(r), false)
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return err
 	}
-	out := make([]byte, t.Size())
-	return out, st.Readback(0, out)
+	return st.Readback(0, dst)
 }
 
 // Close frees the texture (a wrapped one stays open). Idempotent.
@@ -438,6 +549,19 @@ func (d *Device) Sampler(filter Filter, address AddressMode) (*Sampler, error) {
 	return &Sampler{vk: s, own: true}, nil
 }
 
+// SamplerWith creates a sampler with its own minification and
+// magnification filters and an address mode per axis, as compushady's
+// Sampler(address_mode_u, address_mode_v, address_mode_w, filter_min,
+// filter_mag).
+func (d *Device) SamplerWith(sp SamplerSpec) (*Sampler, error) {
+	s, err := d.vk.NewSampler(vulkan.SamplerOptions{PerAxis: true, MinFilter: sp.MinFilter, MagFilter: sp.MagFilter,
+		AddressU: sp.AddressU, AddressV: sp.AddressV, AddressW: sp.AddressW})
+	if err != nil {
+		return nil, fmt.Errorf("compute: %w", err)
+	}
+	return &Sampler{vk: s, own: true}, nil
+}
+
 // Vulkan returns the Vulkan sampler.
 func (s *Sampler) Vulkan() *vulkan.Sampler { return s.vk }
 
@@ -461,6 +585,9 @@ type Region struct {
 	X, Y, Z uint32
 	// Width, Height, Depth is its extent; 0 means up to the texture's edge.
 	Width, Height, Depth uint32
+	// Slice and Slices are the array slices (Slices 0: all from Slice),
+	// one after the other in the buffer, SlicePitch apart as 3D slices are.
+	Slice, Slices uint32
 }
 
 // copyBufferTexture records a copy between buf and t (into t if toTexture),
@@ -468,7 +595,7 @@ type Region struct {
 func copyBufferTexture(c *vulkan.Commands, t *Texture, buf *vulkan.Buffer, r Region, toTexture bool) {
 	bpp := uint64(t.info.BytesPerTexel)
 	bc := vulkan.BufferImageCopy{BufferOffset: r.BufferOffset, X: int32(r.X), Y: int32(r.Y), Z: int32(r.Z),
-		Width: r.Width, Height: r.Height, Depth: r.Depth}
+		Width: r.Width, Height: r.Height, Depth: r.Depth, BaseLayer: r.Slice, Layers: r.Slices}
 	if r.RowPitch > 0 {
 		if r.RowPitch%bpp != 0 {
 			c.Fail(fmt.Errorf("compute: row pitch %d is not a multiple of the %d-byte texels of %s", r.RowPitch, bpp, t.f))

@@ -102,6 +102,11 @@ func cacheKey(src []byte, lang Language, stage Stage, entry string, opts Options
 	} else {
 		field("")
 	}
+	if opts.FlatRegisters && lang == HLSL {
+		field("flat-registers")
+	} else {
+		field("")
+	}
 	names := make([]string, 0, len(opts.Defines))
 	for k := range opts.Defines {
 		names = append(names, k)

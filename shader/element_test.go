@@ -11,7 +11,7 @@ ByteAddressBuffer raw : register(t2);
 RWStructuredBuffer<int> ints : register(u3);
 cbuffer C : register(b4) { float k; };
 [numthreads(1, 1, 1)]
-void main() { mixed[0].b = f4[0].x + asfloat(raw.Load(0)) + k; ints[0] = 1; }`), Options{Filename: "e.hlsl", NoCache: true})
+void main() { mixed[0].b = f4[0].x + asfloat(raw.Load(0)) + k; ints[0] = 1; }`), Options{Filename: "e.hlsl", NoCache: true, FlatRegisters: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,7 +25,8 @@ void main(uint3 id : SV_DispatchThreadID) {
 }
 `
 
-// Compile an HLSL compute shader and list what it needs bound.
+// Compile an HLSL compute shader and list what it needs bound. Each HLSL
+// register class has its own binding range: t0 is binding 1024, u1 2049.
 func ExampleCompile() {
 	m, err := shader.Compile([]byte(scaleHLSL), shader.Options{Filename: "scale.hlsl"})
 	if err != nil {
@@ -45,9 +46,9 @@ func ExampleCompile() {
 	fmt.Println("push constants:", m.PushConstants.Size, "bytes")
 	// Output:
 	// workgroup size: [64 1 1]
-	// set 0 binding 0: input  StorageBuffer stride=16 read-only=true
-	// set 0 binding 1: output StorageBuffer stride=16 read-only=false
-	// set 0 binding 2: image  StorageImage 2D Rgba32f
+	// set 0 binding 1024: input  StorageBuffer stride=16 read-only=true
+	// set 0 binding 2049: output StorageBuffer stride=16 read-only=false
+	// set 0 binding 2050: image  StorageImage 2D Rgba32f
 	// push constants: 8 bytes
 }
 

@@ -131,6 +131,13 @@ type Options struct {
 	// CacheDir overrides the cache directory ($GFXCUDA_CACHE_DIR, else
 	// os.UserCacheDir()/gfxcuda/shaders).
 	CacheDir string
+	// FlatRegisters gives HLSL resources the binding of their register
+	// number whatever its class (glslang's default), so that t0 and u0
+	// collide. By default each class has its own range: bN is binding N,
+	// tN 1024+N, uN 2048+N, sN 3072+N (see RegisterShiftSRV); register
+	// spaces are descriptor sets either way. [[vk::binding(N)]] is shifted
+	// like its class too. GLSL keeps its binding numbers.
+	FlatRegisters bool
 }
 
 // compilerRuns counts invocations of the compiler, for tests.
@@ -225,6 +232,15 @@ func Compile(src []byte, opts Options) (*Module, error) {
 	}
 	if lang == HLSL {
 		so.Language = shaderc.HLSL
+		if !opts.FlatRegisters {
+			so.HLSLIOMapping = true
+			so.BindingBase = map[shaderc.UniformKind]uint32{
+				shaderc.KindBuffer:  RegisterShiftCBV,
+				shaderc.KindTexture: RegisterShiftSRV,
+				shaderc.KindUAV:     RegisterShiftUAV,
+				shaderc.KindSampler: RegisterShiftSampler,
+			}
+		}
 	} else {
 		so.Language = shaderc.GLSL
 	}

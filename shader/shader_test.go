@@ -120,7 +120,7 @@ func checkResources(t *testing.T, m *Module, want []Resource) {
 func TestReflectHLSL(t *testing.T) {
 	for _, opt := range []bool{false, true} {
 		t.Run(fmt.Sprintf("optimize=%v", opt), func(t *testing.T) {
-			m := mustCompileFile(t, "testdata/all.hlsl", Options{Optimize: opt, NoCache: true})
+			m := mustCompileFile(t, "testdata/all.hlsl", Options{Optimize: opt, NoCache: true, FlatRegisters: true})
 			if m.Version != 0x00010300 || m.Version.String() != "1.3" {
 				t.Errorf("version %v (%#x), want 1.3", m.Version, uint32(m.Version))
 			}

@@ -131,9 +131,6 @@ type Buffer struct {
 	mapped     unsafe.Pointer // whole allocation; nil for HeapDefault
 }
 
-// stagingChunk bounds the staging buffers of Upload and Readback.
-const stagingChunk = 32 << 20
-
 // closeFD closes a file descriptor the caller handed over.
 func closeFD(fd int) {
 	if fd >= 0 {
@@ -488,8 +485,8 @@ func (b *Buffer) checkRange(what string, off uint64, n int) error {
 // Upload writes data into the buffer at byte offset off and returns when it
 // is there. It first waits for the batches submitted through Commands that
 // use the buffer. HeapUpload and HeapReadback buffers are written through
-// their mapping; HeapDefault buffers through a staging buffer and a copy on
-// the device's queue, in chunks of at most 32 MiB.
+// their mapping; HeapDefault buffers through the device's reused staging
+// memory and copies on its queue, pipelined in pieces of 4 MiB.
 func (b *Buffer) Upload(off uint64, data []byte) error {
 	if err := b.acquire(); err != nil {
 		return err
@@ -538,51 +535,25 @@ func (b *Buffer) Readback(off uint64, dst []byte) error {
 	return b.staged(off, nil, dst)
 }
 
-// staged uploads up, or reads back into down, through a staging buffer.
-// Each chunk is one batch: a full barrier (earlier work on the buffer
-// finishes first), the copy, and a full barrier (later work, and the host,
-// see the result).
+// staged uploads up, or reads back into down: the page-aligned part of a
+// large transfer straight from or into the caller's memory, imported
+// (Device.SetTransferMode), and the rest through the device's staging
+// rings (staging.go): reused memory, pieces pipelined so that the
+// host copy of one overlaps the DMA of the others, each piece's copy
+// between full barriers (earlier work on the buffer finishes first; later
+// work, and the host, see the result).
 func (b *Buffer) staged(off uint64, up, down []byte) error {
-	n, heap := len(up), HeapUpload
+	host := up
 	if up == nil {
-		n, heap = len(down), HeapReadback
+		host = down
 	}
-	chunk := min(n, stagingChunk)
-	st, err := b.d.NewBuffer(BufferOptions{Size: uint64(chunk), Usage: bufferTransfer, Heap: heap})
-	if err != nil {
+	if ok, err := b.direct(off, host, up != nil); ok {
 		return err
 	}
-	defer st.Close()
-	mapped := unsafe.Slice((*byte)(st.mapped), chunk)
-	for done := 0; done < n; done += chunk {
-		k := min(chunk, n-done)
-		if up != nil {
-			copy(mapped, up[done:done+k])
-			if err := st.flush(0, uint64(k)); err != nil {
-				return err
-			}
-		}
-		err := b.d.Run(func(c *Commands) error {
-			c.MemoryBarrier()
-			if up != nil {
-				c.CopyBuffer(b, st, off+uint64(done), 0, uint64(k))
-			} else {
-				c.CopyBuffer(st, b, 0, off+uint64(done), uint64(k))
-			}
-			c.MemoryBarrier()
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		if down != nil {
-			if err := st.invalidate(0, uint64(k)); err != nil {
-				return err
-			}
-			copy(down[done:done+k], mapped)
-		}
+	if up != nil {
+		return b.d.stageUp(bufferPieces(b, off, up, true))
 	}
-	return nil
+	return b.d.stageDown(bufferPieces(b, off, down, false))
 }
 
 // Close waits for the batches submitted through Commands that use the

@@ -60,6 +60,8 @@ type Device struct {
 	serial   uint64     // the value the last submission signals on timeline
 	children map[child]struct{}
 	pool     *Pool // batches for Run
+
+	stage stagingState // staging rings of Upload and Readback (staging.go)
 }
 
 // NewDevice creates a logical device on pd with one queue of a

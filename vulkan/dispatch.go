@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/gfxcuda/gfxcuda/internal/vk"
@@ -672,8 +673,14 @@ func (c *Commands) dispatch(what string, p *Pipeline, bindings []Binding, push [
 	sets := make([]vk.DescriptorSet, len(p.sets))
 	for si := range p.sets {
 		var writes []vk.WriteDescriptorSet
-		var key strings.Builder
-		fmt.Fprintf(&key, "%x", p.sets[si])
+		key := make([]byte, 0, 64)
+		hexa := func(tag byte, vs ...uint64) {
+			key = append(key, tag)
+			for _, v := range vs {
+				key = strconv.AppendUint(append(key, ':'), v, 16)
+			}
+		}
+		hexa('s', uint64(p.sets[si]))
 		for _, ri := range p.setRes[si] {
 			r := &p.res[ri]
 			for e := range r.ArraySize {
@@ -683,7 +690,7 @@ func (c *Commands) dispatch(what string, p *Pipeline, bindings []Binding, push [
 				switch r.Kind {
 				case spirv.UniformBuffer, spirv.StorageBuffer:
 					w.Buffers = []vk.DescriptorBufferInfo{{Buffer: b.Buffer.h, Offset: b.Offset, Range: s.rng}}
-					fmt.Fprintf(&key, "|b%x:%d:%d", b.Buffer.h, b.Offset, s.rng)
+					hexa('b', uint64(b.Buffer.h), b.Offset, s.rng)
 				case spirv.UniformTexelBuffer, spirv.StorageTexelBuffer:
 					v, err := c.texelView(b.Buffer, s.format, b.Offset, s.rng)
 					if err != nil {
@@ -691,7 +698,7 @@ func (c *Commands) dispatch(what string, p *Pipeline, bindings []Binding, push [
 						return
 					}
 					w.TexelViews = []vk.BufferView{v}
-					fmt.Fprintf(&key, "|t%x", v)
+					hexa('t', uint64(v))
 				default:
 					var info vk.DescriptorImageInfo
 					if b.Image != nil {
@@ -706,16 +713,16 @@ func (c *Commands) dispatch(what string, p *Pipeline, bindings []Binding, push [
 						info.Sampler = b.Sampler.h
 					}
 					w.Images = []vk.DescriptorImageInfo{info}
-					fmt.Fprintf(&key, "|i%x:%x:%d", info.View, info.Sampler, info.Layout)
+					hexa('i', uint64(info.View), uint64(info.Sampler), uint64(info.Layout))
 				}
 				writes = append(writes, w)
 			}
 		}
-		k := key.String()
-		if set, ok := c.cs.sets[k]; ok {
+		if set, ok := c.cs.sets[string(key)]; ok {
 			sets[si] = set
 			continue
 		}
+		k := string(key)
 		var need [8]uint32
 		for _, w := range writes {
 			need[w.Type] += uint32(len(w.Buffers) + len(w.Images) + len(w.TexelViews))

@@ -486,6 +486,11 @@ const (
 type SamplerOptions struct {
 	Filter  Filter      // minification and magnification
 	Address AddressMode // in every direction
+	// PerAxis uses MinFilter, MagFilter and AddressU, V, W instead of
+	// Filter and Address.
+	PerAxis                      bool
+	MinFilter, MagFilter         Filter
+	AddressU, AddressV, AddressW AddressMode
 }
 
 // Sampler is a VkSampler with normalized coordinates.
@@ -502,26 +507,35 @@ func (d *Device) NewSampler(o SamplerOptions) (*Sampler, error) {
 		return nil, err
 	}
 	defer d.life.release()
-	if o.Filter != FilterNearest && o.Filter != FilterLinear {
-		return nil, fmt.Errorf("vulkan: NewSampler: unknown filter %d", o.Filter)
+	given := o
+	if !o.PerAxis {
+		o.MinFilter, o.MagFilter = o.Filter, o.Filter
+		o.AddressU, o.AddressV, o.AddressW = o.Address, o.Address, o.Address
 	}
-	if o.Address < AddressRepeat || o.Address > AddressClampToBorder {
-		return nil, fmt.Errorf("vulkan: NewSampler: unknown address mode %d", o.Address)
+	for _, f := range []Filter{o.MinFilter, o.MagFilter} {
+		if f != FilterNearest && f != FilterLinear {
+			return nil, fmt.Errorf("vulkan: NewSampler: unknown filter %d", f)
+		}
+	}
+	for _, a := range []AddressMode{o.AddressU, o.AddressV, o.AddressW} {
+		if a < AddressRepeat || a > AddressClampToBorder {
+			return nil, fmt.Errorf("vulkan: NewSampler: unknown address mode %d", a)
+		}
 	}
 	mip := uint32(vk.SamplerMipmapModeNearest)
-	if o.Filter == FilterLinear {
+	if o.MinFilter == FilterLinear {
 		mip = vk.SamplerMipmapModeLinear
 	}
 	h, err := d.raw.CreateSampler(vk.SamplerCreateInfo{
-		MagFilter: uint32(o.Filter), MinFilter: uint32(o.Filter), MipmapMode: mip,
-		AddressU: uint32(o.Address), AddressV: uint32(o.Address), AddressW: uint32(o.Address),
+		MagFilter: uint32(o.MagFilter), MinFilter: uint32(o.MinFilter), MipmapMode: mip,
+		AddressU: uint32(o.AddressU), AddressV: uint32(o.AddressV), AddressW: uint32(o.AddressW),
 		BorderColor: vk.BorderColorFloatTransparentBlack,
 		MaxLod:      1000, // VK_LOD_CLAMP_NONE
 	})
 	if err != nil {
 		return nil, fmt.Errorf("vulkan: NewSampler: %w", err)
 	}
-	s := &Sampler{d: d, opts: o, h: h}
+	s := &Sampler{d: d, opts: given, h: h}
 	d.register(s)
 	return s, nil
 }

@@ -730,7 +730,7 @@ func TestImageOptions(t *testing.T) {
 			if err != nil {
 				t.Fatalf("NewSampler(%v, %v): %v", f, a, err)
 			}
-			if s.handle() == 0 || s.Options() != (SamplerOptions{f, a}) {
+			if s.handle() == 0 || s.Options() != (SamplerOptions{Filter: f, Address: a}) {
 				t.Error("sampler")
 			}
 			if a == AddressRepeat {

@@ -22,21 +22,34 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	quick := fs.Bool("quick", false, "fewer cases and repetitions (a smoke test, not for publishing)")
 	reps := fs.Int("reps", 15, "repetitions per figure (the median is reported)")
 	frames := fs.Int("frames", 4096, "frames per throughput repetition")
-	only := fs.String("only", "", "comma-separated groups to run: copy,texture,latency,gl,ring,onetime (default all)")
+	only := fs.String("only", "", "comma-separated groups to run: copy,texture,latency,gl,ring,onetime,compute (default all; compute needs Vulkan only)")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
 	if *quick {
 		*reps, *frames = 3, 512
 	}
-	dev, err := interop.Open(interop.Options{})
-	if err != nil {
-		fmt.Fprintf(stderr, "gfxcuda bench: %v\n", err)
-		return 1
+	want := map[string]bool{}
+	for _, k := range strings.Split(*only, ",") {
+		if k = strings.TrimSpace(k); k != "" {
+			want[k] = true
+		}
 	}
-	defer dev.Close()
-	s := &bench.Suite{D: dev, O: bench.Options{Reps: *reps, Frames: *frames, Quick: *quick}}
-	s.R.Device = dev.Vulkan().Physical().Name
+	s := &bench.Suite{O: bench.Options{Reps: *reps, Frames: *frames, Quick: *quick}}
+	if len(want) != 1 || !want["compute"] {
+		// Every group but compute needs Vulkan and CUDA on one GPU.
+		dev, err := interop.Open(interop.Options{})
+		if err != nil {
+			fmt.Fprintf(stderr, "gfxcuda bench: %v\n", err)
+			if len(want) == 0 {
+				fmt.Fprintln(stderr, "gfxcuda bench: (--only compute runs on Vulkan alone)")
+			}
+			return 1
+		}
+		defer dev.Close()
+		s.D = dev
+		s.R.Device = dev.Vulkan().Physical().Name
+	}
 	s.R.Date = time.Now()
 	s.R.Command = "gfxcuda bench " + strings.Join(args, " ")
 	steps := []struct {
@@ -53,12 +66,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		{"onetime", 1, func() error { return s.IPCOpen(ipcChild) }},
 		{"onetime", 2, func() error { return s.ShareOpen(shareOpenChild) }},
 		{"ring", 2, func() error { return s.ShareRing(shareRingChild) }},
-	}
-	want := map[string]bool{}
-	for _, k := range strings.Split(*only, ",") {
-		if k = strings.TrimSpace(k); k != "" {
-			want[k] = true
-		}
+		{"compute", bench.ComputeSteps, s.Compute},
 	}
 	total := 0
 	for _, st := range steps {

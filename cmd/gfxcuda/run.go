@@ -30,9 +30,12 @@ const runUsage = `usage: gfxcuda run SHADER [flags]
 Compiles SHADER (.hlsl; .glsl or .comp: GLSL; .spv: SPIR-V) in process,
 binds resources to its slots, dispatches it and writes the results.
 
-A SLOT is a binding number (an HLSL register's number, whatever its class;
-a GLSL layout(binding)), SET.BINDING for another set (an HLSL space), or a
-resource's name. Resources:
+A SLOT is an HLSL register's number, of the flag's class (--srv 0 is
+register t0, --uav 0 is u0, --cbv 0 is b0, --sampler 0 is s0: they are four
+different resources), SPACE.NUMBER for another register space, or a
+resource's name. For GLSL it is the layout(binding) number (SET.BINDING for
+another set). --random takes a register with its class (u0, t1) or a name.
+Resources:
 
   --uav SLOT:SPEC     read-write (RWStructuredBuffer, RWTexture2D, image2D, ...)
   --srv SLOT:SPEC     read-only (StructuredBuffer, Texture2D, texture2D, ...)
@@ -40,6 +43,11 @@ resource's name. Resources:
   --sampler SLOT:FILTER[:ADDRESS]   FILTER point|linear, ADDRESS wrap|mirror|clamp|border
   --random SLOT[:SIZE]              fill SLOT's resource with random bytes, or bind
                                     a buffer of SIZE random bytes there
+  (FILTER may be MIN,MAG; ADDRESS may be given per axis: ADDRESS_U:ADDRESS_V:ADDRESS_W)
+
+Example: with StructuredBuffer<float> a : register(t0) and
+RWStructuredBuffer<float> o : register(u0),
+  gfxcuda run k.hlsl --dispatch 16 --srv 0:a.npy --uav 0:4096 --out o.npy
 
 SPEC for buffers: SIZE (zero-filled bytes, with k/M/G suffixes), FILE.npy (its
 data), FILE (its raw bytes); typed buffers (Buffer<T>, RWBuffer<T>) may add
@@ -165,6 +173,8 @@ func (p progress) printf(format string, a ...any) {
 // slotRes is a shader resource and what binds it.
 type slotRes struct {
 	r       shader.Resource
+	slot    string // how flags name it: "0", "1.3"
+	reg     string // "u0", "binding 3": how the shader names it
 	flag    string // "--uav 0:4096": the flag that bound it
 	buf     *compute.Buffer
 	tex     *compute.Texture
@@ -173,57 +183,42 @@ type slotRes struct {
 }
 
 func (s *slotRes) label() string {
-	return fmt.Sprintf("%s %s", slotName(&s.r), s.r.Name)
+	return fmt.Sprintf("%s %s", s.reg, s.r.Name)
 }
 
-func slotName(r *shader.Resource) string {
+// slotText is how the flags name r: its register (or binding) number,
+// after its space (set) when not 0.
+func slotText(k *compute.Kernel, r *shader.Resource) string {
+	n := strconv.Itoa(int(k.RegisterNumber(r)))
 	if r.Set != 0 {
-		return fmt.Sprintf("%d.%d", r.Set, r.Binding)
+		return fmt.Sprintf("%d.%s", r.Set, n)
 	}
-	return strconv.Itoa(int(r.Binding))
+	return n
+}
+
+// flagClass maps the binding flags to register classes.
+var flagClass = map[string]shader.RegisterClass{
+	"--srv": shader.ClassSRV, "--uav": shader.ClassUAV, "--cbv": shader.ClassCBV, "--sampler": shader.ClassSampler,
 }
 
 // class is the flag that binds a kind of resource.
 func class(r *shader.Resource) string {
-	switch {
-	case r.Kind == shader.UniformBuffer:
+	switch compute.ClassOf(r) {
+	case shader.ClassCBV:
 		return "--cbv"
-	case r.Kind == shader.Sampler:
+	case shader.ClassSampler:
 		return "--sampler"
-	case r.ReadOnly:
+	case shader.ClassSRV:
 		return "--srv"
 	}
 	return "--uav"
 }
 
 // kindName describes a resource for messages.
-func kindName(r *shader.Resource) string {
-	switch r.Kind {
-	case shader.UniformBuffer:
-		return "constant buffer"
-	case shader.StorageBuffer:
-		if r.ReadOnly {
-			return "read-only buffer"
-		}
-		return "read-write buffer"
-	case shader.UniformTexelBuffer:
-		return "read-only typed buffer"
-	case shader.StorageTexelBuffer:
-		return "read-write typed buffer"
-	case shader.SampledImage:
-		return "read-only " + r.Dim.String() + " texture"
-	case shader.CombinedImageSampler:
-		return r.Dim.String() + " texture with sampler"
-	case shader.StorageImage:
-		return "read-write " + r.Dim.String() + " texture"
-	case shader.Sampler:
-		return "sampler"
-	}
-	return r.Kind.String()
-}
+func kindName(r *shader.Resource) string { return compute.KindName(r) }
 
-func example(r *shader.Resource) string {
-	slot := slotName(r)
+func example(k *compute.Kernel, r *shader.Resource) string {
+	slot := slotText(k, r)
 	switch r.Kind {
 	case shader.Sampler:
 		return "--sampler " + slot + ":linear:wrap"
@@ -241,14 +236,15 @@ func example(r *shader.Resource) string {
 }
 
 // resourceTable lists the shader's resources for messages.
-func resourceTable(rs []shader.Resource) string {
+func resourceTable(k *compute.Kernel) string {
+	rs := k.Resources()
 	if len(rs) == 0 {
 		return "the shader uses no resources"
 	}
 	var parts []string
 	for i := range rs {
 		r := &rs[i]
-		parts = append(parts, fmt.Sprintf("%s %s (%s, bind with %s)", slotName(r), r.Name, kindName(r), class(r)))
+		parts = append(parts, fmt.Sprintf("%s %s (%s, bind with %s)", k.Register(r), r.Name, kindName(r), example(k, r)))
 	}
 	return "the shader's resources: " + strings.Join(parts, "; ")
 }
@@ -351,8 +347,7 @@ func runShader(o *runOpts, stdout, stderr io.Writer) error {
 		}
 	}
 
-	res := k.Resources()
-	slots, err := bindResources(dev, res, o, pr)
+	slots, err := bindResources(dev, k, o, pr)
 	if err != nil {
 		return err
 	}
@@ -363,7 +358,7 @@ func runShader(o *runOpts, stdout, stderr io.Writer) error {
 			s.sampler.Close()
 		}
 	}()
-	outs, err := planOutputs(slots, o.out)
+	outs, err := planOutputs(k, slots, o.out)
 	if err != nil {
 		return err
 	}
@@ -377,16 +372,16 @@ func runShader(o *runOpts, stdout, stderr io.Writer) error {
 		var a compute.Arg
 		switch {
 		case s.buf != nil:
-			a = compute.At(int(s.r.Binding), s.buf)
+			a = compute.AtBinding(s.r.Set, s.r.Binding, s.buf)
 		case s.tex != nil:
-			a = compute.At(int(s.r.Binding), s.tex)
+			a = compute.AtBinding(s.r.Set, s.r.Binding, s.tex)
 			if s.withSmp != nil {
 				a = a.With(s.withSmp)
 			}
 		case s.sampler != nil:
-			a = compute.At(int(s.r.Binding), s.sampler)
+			a = compute.AtBinding(s.r.Set, s.r.Binding, s.sampler)
 		}
-		args = append(args, a.Space(s.r.Set))
+		args = append(args, a)
 	}
 	if push != nil {
 		args = append(args, compute.Push(push))
@@ -447,89 +442,59 @@ func runShader(o *runOpts, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// parseTriple parses X[,Y[,Z]] (also with x as separator); missing
-// components are 1.
-func parseTriple(s string) ([3]uint32, error) {
-	out := [3]uint32{1, 1, 1}
-	parts := strings.Split(strings.NewReplacer("x", ",", "X", ",", "×", ",").Replace(s), ",")
-	if len(parts) > 3 {
-		return out, fmt.Errorf("want 1 to 3 numbers")
-	}
-	for i, p := range parts {
-		v, err := strconv.ParseUint(strings.TrimSpace(p), 10, 32)
-		if err != nil {
-			return out, fmt.Errorf("%q is not a number", p)
+func parseTriple(s string) ([3]uint32, error) { return compute.ParseExtent(s) }
+
+func parseSize(s string) (uint64, bool) { return compute.ParseSize(s) }
+
+// findSlot finds the resource a flag's SLOT names, for a resource of
+// register class cl (0: any); its error is written for the command line.
+func findSlot(k *compute.Kernel, res []shader.Resource, slot string, cl shader.RegisterClass) (int, error) {
+	sl := compute.ParseSlot(slot)
+	r, err := k.Find(sl, cl)
+	if err != nil {
+		if strings.Contains(err.Error(), "ambiguous") {
+			_, msg, _ := strings.Cut(err.Error(), "is ambiguous: ")
+			msg = strings.NewReplacer("compute.SRV(", "--srv ", "compute.UAV(", "--uav ", "compute.CBV(", "--cbv ",
+				"compute.SamplerAt(", "--sampler ", ", buf)", ":…", ", tex)", ":…", ", sampler)", ":…").Replace(msg)
+			return -1, fmt.Errorf("slot %s is ambiguous: %s; name the register (t0, u0) or the resource", slot, strings.TrimSuffix(msg, "; bind by register class instead"))
 		}
-		out[i] = uint32(v)
-	}
-	return out, nil
-}
-
-// parseSize parses a byte count with an optional k, M or G suffix (powers
-// of 1024).
-func parseSize(s string) (uint64, bool) {
-	mul := uint64(1)
-	switch {
-	case strings.HasSuffix(s, "k"), strings.HasSuffix(s, "K"):
-		mul, s = 1<<10, s[:len(s)-1]
-	case strings.HasSuffix(s, "M"):
-		mul, s = 1<<20, s[:len(s)-1]
-	case strings.HasSuffix(s, "G"):
-		mul, s = 1<<30, s[:len(s)-1]
-	}
-	v, err := strconv.ParseUint(s, 10, 64)
-	if err != nil || v == 0 || v > math.MaxUint64/mul {
-		return 0, false
-	}
-	return v * mul, true
-}
-
-// findSlot finds the resource a SLOT names.
-func findSlot(res []shader.Resource, slot string) (int, bool) {
-	if set, b, ok := strings.Cut(slot, "."); ok {
-		s, err1 := strconv.ParseUint(set, 10, 32)
-		n, err2 := strconv.ParseUint(b, 10, 32)
-		if err1 == nil && err2 == nil {
+		what := "resource"
+		if c := sl.Class; c != 0 || cl != 0 {
+			if c == 0 {
+				c = cl
+			}
+			what = kindOfClass[c]
+		}
+		msg := fmt.Sprintf("the shader has no %s at slot %s", what, slot)
+		if sl.Name == "" {
 			for i := range res {
-				if res[i].Set == uint32(s) && res[i].Binding == uint32(n) {
-					return i, true
-				}
-			}
-			return -1, false
-		}
-	}
-	if n, err := strconv.ParseUint(slot, 10, 32); err == nil {
-		for i := range res {
-			if res[i].Set == 0 && res[i].Binding == uint32(n) {
-				return i, true
-			}
-		}
-		return -1, false
-	}
-	for i := range res {
-		if res[i].Name == slot || res[i].TypeName == slot {
-			return i, true
-		}
-	}
-	// A member of a block without an instance name (GLSL buffer Out {
-	// float y[]; }) names the block.
-	for i := range res {
-		if r := &res[i]; r.Kind.IsBuffer() && r.Name == r.TypeName {
-			for _, m := range r.Members {
-				if m.Name == slot {
-					return i, true
+				if r := &res[i]; r.Set == sl.Space && int(k.RegisterNumber(r)) == sl.Number {
+					msg += fmt.Sprintf(" (%s is %s, a %s: bind it with %s)", k.Register(r), r.Name, kindName(r), example(k, r))
+					break
 				}
 			}
 		}
+		return -1, fmt.Errorf("%s; %s", msg, resourceTable(k))
 	}
-	return -1, false
+	for i := range res {
+		if res[i].Set == r.Set && res[i].Binding == r.Binding {
+			return i, nil
+		}
+	}
+	return -1, fmt.Errorf("resource %s not found", r.Name)
+}
+
+var kindOfClass = map[shader.RegisterClass]string{
+	shader.ClassSRV: "read-only resource", shader.ClassUAV: "read-write resource",
+	shader.ClassCBV: "constant buffer", shader.ClassSampler: "sampler",
 }
 
 // bindResources creates and fills the resources the flags describe.
-func bindResources(dev *compute.Device, res []shader.Resource, o *runOpts, pr progress) ([]*slotRes, error) {
+func bindResources(dev *compute.Device, k *compute.Kernel, o *runOpts, pr progress) ([]*slotRes, error) {
+	res := k.Resources()
 	slots := make([]*slotRes, len(res))
 	for i := range res {
-		slots[i] = &slotRes{r: res[i]}
+		slots[i] = &slotRes{r: res[i], slot: slotText(k, &res[i]), reg: k.Register(&res[i])}
 	}
 	type spec struct{ flag, value string }
 	var specs []spec
@@ -545,9 +510,9 @@ func bindResources(dev *compute.Device, res []shader.Resource, o *runOpts, pr pr
 	randomAt := map[int]string{} // slot index → --random value
 	for _, v := range o.random {
 		slot, size, _ := strings.Cut(v, ":")
-		i, ok := findSlot(res, slot)
-		if !ok {
-			return nil, usagef("--random %s: the shader has no resource at slot %s; %s", v, slot, resourceTable(res))
+		i, err := findSlot(k, res, slot, 0)
+		if err != nil {
+			return nil, usagef("--random %s: %v", v, err)
 		}
 		if _, dup := randomAt[i]; dup {
 			return nil, usagef("--random %s: slot %s is given twice", v, slot)
@@ -560,9 +525,17 @@ func bindResources(dev *compute.Device, res []shader.Resource, o *runOpts, pr pr
 		if !ok || rest == "" {
 			return nil, usagef("%s: give SLOT:SPEC, such as %s 0:4096", full, sp.flag)
 		}
-		i, ok := findSlot(res, slot)
-		if !ok {
-			return nil, usagef("%s: the shader has no resource at slot %s; %s", full, slot, resourceTable(res))
+		cl := flagClass[sp.flag]
+		i, err := findSlot(k, res, slot, cl)
+		if err != nil && sp.flag == "--sampler" {
+			// A combined image sampler (GLSL sampler2D) takes its sampler
+			// from --sampler at the texture's slot.
+			if j, e := findSlot(k, res, slot, shader.ClassSRV); e == nil && res[j].Kind == shader.CombinedImageSampler {
+				i, err = j, nil
+			}
+		}
+		if err != nil {
+			return nil, usagef("%s: %v", full, err)
 		}
 		s := slots[i]
 		r := &s.r
@@ -579,10 +552,9 @@ func bindResources(dev *compute.Device, res []shader.Resource, o *runOpts, pr pr
 			continue
 		}
 		if sp.flag != want {
-			return nil, usagef("%s: slot %s is %s, a %s; bind it with %s, such as %s", full, slot, r.Name, kindName(r), want, example(r))
+			return nil, usagef("%s: %s is %s, a %s; bind it with %s, such as %s", full, s.reg, r.Name, kindName(r), want, example(k, r))
 		}
 		s.flag = full
-		var err error
 		switch r.Kind {
 		case shader.Sampler:
 			s.sampler, err = parseSampler(dev, rest)
@@ -603,16 +575,16 @@ func bindResources(dev *compute.Device, res []shader.Resource, o *runOpts, pr pr
 	for i, size := range randomAt {
 		s := slots[i]
 		r := &s.r
-		flag := "--random " + slotName(r)
+		flag := "--random " + s.slot
 		if size != "" {
 			flag += ":" + size
 		}
 		if s.flag == "" {
 			if size == "" {
-				return nil, usagef("%s: nothing is bound at slot %s; give a size (--random %s:4096) or bind it with %s", flag, slotName(r), slotName(r), class(r))
+				return nil, usagef("%s: nothing is bound at %s; give a size (--random %s:4096) or bind it with %s", flag, s.reg, s.slot, class(r))
 			}
 			if r.Kind != shader.UniformBuffer && r.Kind != shader.StorageBuffer && r.Kind != shader.UniformTexelBuffer && r.Kind != shader.StorageTexelBuffer {
-				return nil, usagef("%s: %s is a %s; bind it with %s, then --random %s fills it", flag, r.Name, kindName(r), example(r), slotName(r))
+				return nil, usagef("%s: %s is a %s; bind it with %s, then --random %s fills it", flag, r.Name, kindName(r), example(k, r), s.slot)
 			}
 			b, err := makeBuffer(dev, r, size)
 			if err != nil {
@@ -655,9 +627,9 @@ func bindResources(dev *compute.Device, res []shader.Resource, o *runOpts, pr pr
 	var missing []string
 	for _, s := range slots {
 		if s.flag == "" {
-			missing = append(missing, fmt.Sprintf("%s %s (%s: %s)", slotName(&s.r), s.r.Name, kindName(&s.r), example(&s.r)))
+			missing = append(missing, fmt.Sprintf("%s %s (%s: %s)", s.reg, s.r.Name, kindName(&s.r), example(k, &s.r)))
 		} else if s.r.Kind == shader.CombinedImageSampler && s.withSmp == nil {
-			missing = append(missing, fmt.Sprintf("the sampler of %s %s (--sampler %s:linear:clamp)", slotName(&s.r), s.r.Name, slotName(&s.r)))
+			missing = append(missing, fmt.Sprintf("the sampler of %s %s (--sampler %s:linear:clamp)", s.reg, s.r.Name, s.slot))
 		}
 	}
 	if len(missing) > 0 {
@@ -676,35 +648,17 @@ func bindResources(dev *compute.Device, res []shader.Resource, o *runOpts, pr pr
 		case s.sampler != nil:
 			what = "sampler"
 		}
-		pr.printf("slot %s: %s ← %s (%s)", slotName(&s.r), s.r.Name, what, s.flag)
+		pr.printf("%s: %s ← %s (%s)", s.reg, s.r.Name, what, s.flag)
 	}
 	return slots, nil
 }
 
 func parseSampler(dev *compute.Device, spec string) (*compute.Sampler, error) {
-	fs, as, _ := strings.Cut(spec, ":")
-	var filter compute.Filter
-	switch strings.ToLower(fs) {
-	case "point", "nearest":
-		filter = compute.FilterPoint
-	case "linear", "bilinear":
-		filter = compute.FilterLinear
-	default:
-		return nil, usagef("unknown filter %q: give point or linear", fs)
+	sp, err := compute.ParseSampler(spec)
+	if err != nil {
+		return nil, usagef("%v", err)
 	}
-	address := compute.AddressWrap
-	switch strings.ToLower(as) {
-	case "", "wrap", "repeat":
-	case "mirror":
-		address = compute.AddressMirror
-	case "clamp":
-		address = compute.AddressClamp
-	case "border":
-		address = compute.AddressBorder
-	default:
-		return nil, usagef("unknown address mode %q: give wrap, mirror, clamp or border", as)
-	}
-	return dev.Sampler(filter, address)
+	return dev.SamplerWith(sp)
 }
 
 // readInput reads a data file: an .npy's data, a PNG's RGBA8 pixels (with
@@ -788,17 +742,8 @@ func makeBuffer(dev *compute.Device, r *shader.Resource, spec string) (*compute.
 				r.Name, ts, f, size, ts, size/ts*ts, (size/ts+1)*ts)
 		}
 	case r.Kind.IsBuffer():
-		if size < uint64(r.Size) {
-			return nil, usagef("%s needs at least %d bytes (%s); %d bytes given", r.Name, r.Size, members(r), size)
-		}
-		if r.Stride > 0 && (size-uint64(r.Size))%uint64(r.Stride) != 0 {
-			n := (size - uint64(r.Size)) / uint64(r.Stride)
-			after := ""
-			if r.Size > 0 {
-				after = fmt.Sprintf(" after %d bytes", r.Size)
-			}
-			return nil, usagef("%s holds %d-byte elements%s; %d bytes is not a whole number of them (use %d or %d)",
-				r.Name, r.Stride, after, size, uint64(r.Size)+n*uint64(r.Stride), uint64(r.Size)+(n+1)*uint64(r.Stride))
+		if err := compute.CheckBufferSize(r, size); err != nil {
+			return nil, usagef("%v", err)
 		}
 	}
 	var b *compute.Buffer
@@ -821,19 +766,6 @@ func makeBuffer(dev *compute.Device, r *shader.Resource, spec string) (*compute.
 		return nil, err
 	}
 	return b, nil
-}
-
-func members(r *shader.Resource) string {
-	var ms []string
-	for _, m := range r.Members {
-		if m.Size > 0 {
-			ms = append(ms, fmt.Sprintf("%s at %d, %d bytes", m.Name, m.Offset, m.Size))
-		}
-	}
-	if len(ms) == 0 {
-		return "its block"
-	}
-	return strings.Join(ms, "; ")
 }
 
 // makeTexture makes the texture a SPEC describes for r.
@@ -935,7 +867,7 @@ type output struct {
 }
 
 // planOutputs pairs --out flags with slots.
-func planOutputs(slots []*slotRes, outs []string) ([]output, error) {
+func planOutputs(k *compute.Kernel, slots []*slotRes, outs []string) ([]output, error) {
 	var plan []output
 	var uavs []*slotRes
 	for _, s := range slots {
@@ -951,12 +883,15 @@ func planOutputs(slots []*slotRes, outs []string) ([]output, error) {
 			for i, c := range slots {
 				res[i] = c.r
 			}
-			if i, found := findSlot(res, slot); found {
-				s = slots[i]
+			// A plain number is a read-write register (u0), else any.
+			i, err := findSlot(k, res, slot, shader.ClassUAV)
+			if err != nil {
+				i, err = findSlot(k, res, slot, 0)
 			}
-			if s == nil {
-				return nil, usagef("--out %s: nothing is bound at slot %s", o, slot)
+			if err != nil {
+				return nil, usagef("--out %s: %v", o, err)
 			}
+			s = slots[i]
 		} else {
 			file = o
 			switch len(uavs) {
@@ -967,19 +902,19 @@ func planOutputs(slots []*slotRes, outs []string) ([]output, error) {
 			default:
 				var names []string
 				for _, u := range uavs {
-					names = append(names, slotName(&u.r)+" "+u.r.Name)
+					names = append(names, u.reg+" "+u.r.Name)
 				}
-				return nil, usagef("--out %s: the shader writes %s; say which: --out %s=%s", o, strings.Join(names, ", "), slotName(&uavs[0].r), o)
+				return nil, usagef("--out %s: the shader writes %s; say which: --out %s=%s", o, strings.Join(names, ", "), uavs[0].slot, o)
 			}
 		}
 		if s.sampler != nil {
-			return nil, usagef("--out %s: slot %s is a sampler", o, slotName(&s.r))
+			return nil, usagef("--out %s: %s is a sampler", o, s.reg)
 		}
 		switch strings.ToLower(filepath.Ext(file)) {
 		case ".npy":
 		case ".png":
 			if s.tex == nil {
-				return nil, usagef("--out %s: slot %s is a buffer; write it as .npy", o, slotName(&s.r))
+				return nil, usagef("--out %s: %s is a buffer; write it as .npy", o, s.reg)
 			}
 			if err := pngCheck(s.tex); err != nil {
 				return nil, usagef("--out %s: %v; write it as .npy", o, err)
@@ -1294,6 +1229,6 @@ func summarize(w io.Writer, m *shader.Module, s *slotRes) error {
 	if len(data) > 8*size {
 		more = " ..."
 	}
-	fmt.Fprintf(w, "%s %s %s %s: [%s%s]\n", slotName(&s.r), s.r.Name, dtype, shapeString(shape), strings.Join(vals, " "), more)
+	fmt.Fprintf(w, "%s %s %s %s: [%s%s]\n", s.reg, s.r.Name, dtype, shapeString(shape), strings.Join(vals, " "), more)
 	return nil
 }

@@ -105,7 +105,7 @@ void main() { outp[gl_GlobalInvocationID.x] = 2.0; }`), shader.Options{Filename:
 	// --batch repeats the dispatch in one submission; -q is silent;
 	// without --out the values are summarized on stdout.
 	rc, stdout, stderr = runCLI(t, dir, "k.hlsl", "--dispatch", "16", "--uav", "0:4k", "--batch", "4", "-q")
-	if rc != 0 || stderr != "" || !strings.HasPrefix(stdout, "0 outp <f4 (1024,): [4 5 6 7 8 9 10 11 ...]") {
+	if rc != 0 || stderr != "" || !strings.HasPrefix(stdout, "u0 outp <f4 (1024,): [4 5 6 7 8 9 10 11 ...]") {
 		t.Errorf("--batch 4: rc %d, stdout %q, stderr %q", rc, stdout, stderr)
 	}
 }
@@ -249,16 +249,16 @@ void main(uint3 id : SV_DispatchThreadID) { outp[id.x] = inp[id.x] * k.x; img[id
 		want []string
 	}{
 		{nil, 2, []string{"no shader given"}},
-		{[]string{"k.hlsl", "--uav", "7:4096"}, 2, []string{"--uav 7:4096", "no resource at slot 7", "2 outp (read-write buffer, bind with --uav)"}},
+		{[]string{"k.hlsl", "--uav", "7:4096"}, 2, []string{"--uav 7:4096", "no read-write resource at slot 7", "u2 outp (read-write buffer, bind with --uav 2:4096)"}},
 		{[]string{"k.hlsl", "--uav", "1:4096"}, 2, []string{"--uav 1:4096", "inp", "bind it with --srv"}},
 		{[]string{"k.hlsl", "--cbv", "0:8"}, 2, []string{"--cbv 0:8", "P needs at least 16 bytes", "k at 0, 16 bytes"}},
 		{[]string{"k.hlsl", "--srv", "1:4097"}, 2, []string{"--srv 1:4097", "4-byte elements", "use 4096 or 4100"}},
-		{[]string{"k.hlsl", "--cbv", "0:16"}, 2, []string{"nothing binds", "1 inp", "--srv 1:4096", "3 img", "--uav 3:tex2d"}},
+		{[]string{"k.hlsl", "--cbv", "0:16"}, 2, []string{"nothing binds", "t1 inp", "--srv 1:4096", "u3 img", "--uav 3:tex2d"}},
 		{with("--dispatch", "1,x"), 2, []string{"--dispatch 1,x", "X[,Y[,Z]]"}},
 		{with("--dispatch", "1,70000,1"), 2, []string{"--dispatch 1,70000,1", "in y exceed", "maxComputeWorkGroupCount"}},
 		{with("--out", "o.npy"), 2, []string{"--out o.npy", "say which: --out 2=o.npy"}},
 		{with("--out", "2=o.png"), 2, []string{"--out 2=o.png", "write it as .npy"}},
-		{with("--out", "9=o.npy"), 2, []string{"--out 9=o.npy", "nothing is bound at slot 9"}},
+		{with("--out", "9=o.npy"), 2, []string{"--out 9=o.npy", "no resource at slot 9"}},
 		{with("--push", "01000000"), 2, []string{"--push", "no push constants"}},
 		{with("--uav", "3:tex3d:rgba8_unorm:8x8x8"), 2, []string{"slot 3 is bound already"}},
 		{[]string{"k.hlsl", "--uav", "3:tex3d:rgba8_unorm:8x8x8"}, 2, []string{"--uav 3:tex3d", "2D texture", "use tex2d"}},

@@ -173,9 +173,30 @@ type Options struct {
 	HLSLIOMapping    bool // map HLSL register numbers with glslang's HLSL I/O mapper
 	HLSLOffsets      bool // lay out HLSL cbuffers with HLSL packing rules
 
+	// BindingBase shifts the bindings of each kind of resource
+	// (shaderc_compile_options_set_binding_base), explicit ones included:
+	// with HLSLIOMapping, HLSL registers b, t, u and s are the kinds
+	// UniformBuffer, Texture, UAV and Sampler, so bases like DXC's
+	// -fvk-{b,t,u,s}-shift give each register class its own range.
+	BindingBase map[UniformKind]uint32
+
 	// Include resolves #include directives; nil rejects them.
 	Include IncludeFunc
 }
+
+// UniformKind is a kind of resource that BindingBase shifts
+// (shaderc_uniform_kind).
+type UniformKind int
+
+// Resource kinds.
+const (
+	KindImage         UniformKind = C.shaderc_uniform_kind_image                 // storage images
+	KindSampler       UniformKind = C.shaderc_uniform_kind_sampler               // samplers (HLSL s)
+	KindTexture       UniformKind = C.shaderc_uniform_kind_texture               // sampled images (HLSL t)
+	KindBuffer        UniformKind = C.shaderc_uniform_kind_buffer                // uniform buffers (HLSL b)
+	KindStorageBuffer UniformKind = C.shaderc_uniform_kind_storage_buffer        // storage buffers
+	KindUAV           UniformKind = C.shaderc_uniform_kind_unordered_access_view // HLSL u
+)
 
 // Result is a successful compilation.
 type Result struct {
@@ -357,6 +378,12 @@ func (c *Compiler) compile(src []byte, o *Options, preprocessOnly bool) (*Result
 	C.shaderc_compile_options_set_auto_bind_uniforms(opts, C.bool(o.AutoBindUniforms))
 	C.shaderc_compile_options_set_hlsl_io_mapping(opts, C.bool(o.HLSLIOMapping))
 	C.shaderc_compile_options_set_hlsl_offsets(opts, C.bool(o.HLSLOffsets))
+	for k, base := range o.BindingBase {
+		if k < KindImage || k > KindUAV {
+			return nil, fmt.Errorf("shaderc: unknown uniform kind %d", int(k))
+		}
+		C.shaderc_compile_options_set_binding_base(opts, C.shaderc_uniform_kind(k), C.uint32_t(base))
+	}
 
 	if o.Include != nil {
 		st := &includeState{fn: o.Include}

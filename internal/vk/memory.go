@@ -55,6 +55,9 @@ static VkResult gfx_vkInvalidateMappedMemoryRanges(PFN_vkInvalidateMappedMemoryR
 static VkResult gfx_vkGetMemoryFdKHR(PFN_vkGetMemoryFdKHR f, VkDevice d, const VkMemoryGetFdInfoKHR *info, int *fd) {
 	return f(d, info, fd);
 }
+static VkResult gfx_vkGetMemoryHostPointerPropertiesEXT(PFN_vkGetMemoryHostPointerPropertiesEXT f, VkDevice d, void *p, VkMemoryHostPointerPropertiesEXT *props) {
+	return f(d, VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT, p, props);
+}
 static VkResult gfx_vkCreateImageView(PFN_vkCreateImageView f, VkDevice d, const VkImageViewCreateInfo *info, VkImageView *v) {
 	return f(d, info, NULL, v);
 }
@@ -273,6 +276,10 @@ type MemoryAllocateInfo struct {
 	// failure the caller still does.
 	ImportHandleType uint32
 	ImportFD         int
+	// HostPointer, when not nil, chains VkImportMemoryHostPointerInfoEXT
+	// (HOST_ALLOCATION): the allocation is that host memory, which must
+	// stay valid, and pinned if Go's, until the memory is freed.
+	HostPointer unsafe.Pointer
 }
 
 // AllocateMemory calls vkAllocateMemory.
@@ -298,6 +305,14 @@ func (d *Device) AllocateMemory(info MemoryAllocateInfo) (DeviceMemory, error) {
 		ded.image = C.VkImage(info.DedicatedImage)
 		*next = unsafe.Pointer(ded)
 		next = &ded.pNext
+	}
+	if info.HostPointer != nil {
+		hp := alloc[C.VkImportMemoryHostPointerInfoEXT](&a)
+		hp.sType = C.VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT
+		hp.handleType = C.VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT
+		hp.pHostPointer = info.HostPointer
+		*next = unsafe.Pointer(hp)
+		next = &hp.pNext
 	}
 	if info.ImportHandleType != 0 {
 		im := alloc[C.VkImportMemoryFdInfoKHR](&a)
@@ -384,6 +399,26 @@ func (d *Device) InvalidateMappedMemory(m DeviceMemory, offset, size uint64) err
 		return fmt.Errorf("vkInvalidateMappedMemoryRanges: %w", r)
 	}
 	return nil
+}
+
+// HasHostPointer reports whether VK_EXT_external_memory_host's
+// vkGetMemoryHostPointerPropertiesEXT is loaded.
+func (d *Device) HasHostPointer() bool { return d.fn.getMemoryHostPointerProps != nil }
+
+// HostPointerTypeBits returns the memory types host memory at p can be
+// imported as (vkGetMemoryHostPointerPropertiesEXT).
+func (d *Device) HostPointerTypeBits(p unsafe.Pointer) (uint32, error) {
+	if d.fn.getMemoryHostPointerProps == nil {
+		return 0, fmt.Errorf("%w: vkGetMemoryHostPointerPropertiesEXT (VK_EXT_external_memory_host not enabled)", ErrProcNotFound)
+	}
+	var a arena
+	defer a.free()
+	props := alloc[C.VkMemoryHostPointerPropertiesEXT](&a)
+	props.sType = C.VK_STRUCTURE_TYPE_MEMORY_HOST_POINTER_PROPERTIES_EXT
+	if r := Result(C.gfx_vkGetMemoryHostPointerPropertiesEXT(d.fn.getMemoryHostPointerProps, d.h, p, props)); r != Success {
+		return 0, fmt.Errorf("vkGetMemoryHostPointerPropertiesEXT: %w", r)
+	}
+	return uint32(props.memoryTypeBits), nil
 }
 
 // MemoryFD exports m as a new file descriptor of handleType

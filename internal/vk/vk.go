@@ -1139,6 +1139,7 @@ type deviceFuncs struct {
 	flushMappedMemoryRanges      C.PFN_vkFlushMappedMemoryRanges
 	invalidateMappedMemoryRanges C.PFN_vkInvalidateMappedMemoryRanges
 	getMemoryFdKHR               C.PFN_vkGetMemoryFdKHR
+	getMemoryHostPointerProps    C.PFN_vkGetMemoryHostPointerPropertiesEXT
 	createImageView              C.PFN_vkCreateImageView
 	destroyImageView             C.PFN_vkDestroyImageView
 	createSampler                C.PFN_vkCreateSampler
@@ -1217,6 +1218,7 @@ func (f *deviceFuncs) procs() []proc {
 		req(fp(&f.flushMappedMemoryRanges), "vkFlushMappedMemoryRanges"),
 		req(fp(&f.invalidateMappedMemoryRanges), "vkInvalidateMappedMemoryRanges"),
 		opt(fp(&f.getMemoryFdKHR), "vkGetMemoryFdKHR"),
+		opt(fp(&f.getMemoryHostPointerProps), "vkGetMemoryHostPointerPropertiesEXT"),
 		req(fp(&f.createImageView), "vkCreateImageView"),
 		req(fp(&f.destroyImageView), "vkDestroyImageView"),
 		req(fp(&f.createSampler), "vkCreateSampler"),

@@ -1,16 +1,19 @@
-package compute
+package cudacompute
 
 import (
 	"encoding/binary"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"strings"
 	"testing"
 
+	"github.com/gfxcuda/gfxcuda/compute"
 	"github.com/gfxcuda/gfxcuda/cuda"
 	"github.com/gfxcuda/gfxcuda/format"
 	"github.com/gfxcuda/gfxcuda/internal/kernels"
 	"github.com/gfxcuda/gfxcuda/interop"
+	"github.com/gfxcuda/gfxcuda/shader"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
@@ -18,7 +21,7 @@ import (
 // an interop device and a compute device on it; the test fails on
 // validation errors. Without such a GPU the test is skipped with the
 // reason, or fails under GFXCUDA_REQUIRE_CUDA=1.
-func openShared(t *testing.T) (*interop.Device, *Device) {
+func openShared(t *testing.T) (*interop.Device, *compute.Device) {
 	t.Helper()
 	skip := func(err error) {
 		t.Helper()
@@ -70,7 +73,7 @@ func openShared(t *testing.T) (*interop.Device, *Device) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			d := NewInterop(idev)
+			d := New(idev)
 			t.Cleanup(func() {
 				d.Close()
 				if err := idev.Close(); err != nil {
@@ -190,7 +193,7 @@ func TestCUDAHandOff(t *testing.T) {
 	for round := range 3 {
 		// Vulkan writes; CUDA reads both in place.
 		seed := r.Uint32()
-		if err := write.Dispatch((w+15)/16, (h+15)/16, 1, At(0, buf), At(1, tex), PushValues(seed, uint32(n), uint32(w), uint32(h))); err != nil {
+		if err := write.Dispatch((w+15)/16, (h+15)/16, 1, compute.At(0, buf), compute.At(1, tex), compute.PushValues(seed, uint32(n), uint32(w), uint32(h))); err != nil {
 			t.Fatal(err)
 		}
 		err := ib.Map(nil, func(p cuda.DevicePtr, s *cuda.Stream) error { return checkOnGPU(s, p, seed) })
@@ -228,12 +231,14 @@ func TestCUDAHandOff(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out, err := d.Buffer(8*n, HeapDefault)
+		out, err := d.Buffer(8*n, compute.HeapDefault)
 		if err != nil {
 			t.Fatal(err)
 		}
-		out.Upload(poison(8 * n))
-		if err := read.Dispatch((w+15)/16, (h+15)/16, 1, At(0, buf), At(1, tex), At(2, out), PushValues(uint32(w), uint32(h))); err != nil {
+		if err := out.Upload(poison(8 * n)); err != nil {
+			t.Fatal(err)
+		}
+		if err := read.Dispatch((w+15)/16, (h+15)/16, 1, compute.At(0, buf), compute.At(1, tex), compute.At(2, out), compute.PushValues(uint32(w), uint32(h))); err != nil {
 			t.Fatal(err)
 		}
 		got := u32s(readback(t, out))
@@ -278,7 +283,7 @@ void main(uint3 id : SV_DispatchThreadID) { v[id.x] += id.x + 1; }`)
 	}
 	for round := range 4 {
 		for range 100 {
-			b.Dispatch(inc, n/256, 1, 1, At(0, buf))
+			b.Dispatch(inc, n/256, 1, 1, compute.At(0, buf))
 		}
 		if err := b.Submit(); err != nil {
 			t.Fatal(err)
@@ -306,4 +311,40 @@ void main(uint3 id : SV_DispatchThreadID) { v[id.x] += id.x + 1; }`)
 			t.Fatalf("v[%d] = %#x, want %#x", i, got[i], want[i])
 		}
 	}
+}
+
+func compile(t testing.TB, d *compute.Device, name, src string) *compute.Kernel {
+	t.Helper()
+	k, err := d.Compile([]byte(src), shader.Options{Filename: name})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return k
+}
+
+func newRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)) }
+
+func poison(n int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = 0xCD
+	}
+	return b
+}
+
+func u32s(b []byte) []uint32 {
+	out := make([]uint32, len(b)/4)
+	for i := range out {
+		out[i] = binary.LittleEndian.Uint32(b[4*i:])
+	}
+	return out
+}
+
+func readback(t testing.TB, b *compute.Buffer) []byte {
+	t.Helper()
+	out, err := b.Readback()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

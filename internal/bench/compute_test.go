@@ -1,0 +1,54 @@
+package bench
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/gfxcuda/gfxcuda/vulkan"
+)
+
+// TestComputeQuick runs the compute group as `gfxcuda bench --only compute
+// --quick` does, on whatever Vulkan device there is (lavapipe in CI):
+// every transfer and dispatch is compared inside, so an error fails here.
+func TestComputeQuick(t *testing.T) {
+	s := &Suite{O: Options{Reps: 1, Quick: true}}
+	err := s.Compute()
+	if errors.Is(err, vulkan.ErrNoLoader) || errors.Is(err, vulkan.ErrNoDevice) {
+		if os.Getenv("GFXCUDA_REQUIRE_VULKAN") == "1" {
+			t.Fatalf("GFXCUDA_REQUIRE_VULKAN=1: %v", err)
+		}
+		t.Skipf("Vulkan unavailable: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.R.Compare()
+	want := map[string]bool{}
+	for _, n := range []string{"dispatch(1,1,1) waited, 1000 in a row", "1000 dispatches in one batch",
+		"upload 64 MiB to device memory", "readback 64 MiB into new bytes", "readback 64 MiB into a preallocated slice",
+		"1080p RGBA8 texture upload + readback", "HLSL compile, in process", "HLSL compile, cached",
+		"host memcpy 64 MiB, parallel", "DMA upload heap → device-local, 64 MiB", "empty submit + wait"} {
+		want[n] = true
+	}
+	for _, f := range s.R.Figures {
+		delete(want, f.Name)
+		if f.Value <= 0 {
+			t.Errorf("%s: %v %s", f.Name, f.Value, f.Unit)
+		}
+		if f.Group == ComputeGroup && f.Against != "" && f.Ratio == 0 {
+			t.Errorf("%s: not compared with %s", f.Name, f.Against)
+		}
+		if f.Group == ComputeGroup && f.Name == "upload 64 MiB to device memory" && !strings.Contains(f.Note, "target ≥ 13") {
+			t.Errorf("%s: note %q lacks the target", f.Name, f.Note)
+		}
+	}
+	for n := range want {
+		t.Errorf("no figure %q", n)
+	}
+	refs, err := CompushadyReference()
+	if err != nil || refs["upload-64MiB"].Value != 6.60 || refs["dispatch-waited"].Unit != "µs" {
+		t.Errorf("reference: %+v, %v", refs, err)
+	}
+}

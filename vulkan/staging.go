@@ -1,0 +1,610 @@
+package vulkan
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/gfxcuda/gfxcuda/internal/vk"
+)
+
+// Staged transfers: Upload and Readback of device-local buffers and of
+// images go through per-device staging rings that are made once and reused
+// (no allocation per call). A transfer is cut into pieces; each piece's
+// host copy runs while the DMA of the previous ones does, and large host
+// copies are spread over several goroutines (memory bandwidth and page
+// faults of fresh memory scale with cores). Readback rings live in
+// host-cached memory where the device has it, so the host reads them at
+// memory speed.
+
+const (
+	// stageSlot is the size of one slot of a staging ring, stageSlots the
+	// number of slots: up to stageSlots pieces are in flight.
+	stageSlot  = 8 << 20
+	stageSlots = 4
+	// stagePiece is the size transfers are cut into: small enough that the
+	// host copy of one overlaps the DMA of the others.
+	stagePiece = 4 << 20
+)
+
+// stagingRing is a host-visible buffer of stageSlots slots, each with the
+// batch that last used it.
+type stagingRing struct {
+	buf  *Buffer
+	cmds [stageSlots]*Commands
+	busy [stageSlots]bool
+}
+
+// stagingState is a device's rings, one per direction; mu serializes the
+// transfers that use them.
+type stagingState struct {
+	mu       sync.Mutex
+	up, down *stagingRing
+	mode     TransferMode
+	noImport bool // a host import failed once: staging only from then on
+	imported atomic.Int64
+}
+
+// TransferMode says how Upload and Readback of device-local memory move
+// bytes.
+type TransferMode int
+
+// Transfer modes.
+const (
+	// TransferAuto imports the caller's memory (VK_EXT_external_memory_host)
+	// where it is page-aligned and large enough, so that the GPU copies from
+	// or into it directly with no host copy, and goes through the staging
+	// rings otherwise: for the unaligned head and tail, small transfers,
+	// and devices without the extension.
+	TransferAuto TransferMode = iota
+	// TransferStaged always copies through the staging rings.
+	TransferStaged
+)
+
+// hostImportMin is the smallest aligned run TransferAuto imports.
+const hostImportMin = 1 << 20
+
+// SetTransferMode chooses how Upload and Readback move bytes (TransferAuto
+// by default).
+func (d *Device) SetTransferMode(m TransferMode) {
+	d.stage.mu.Lock()
+	d.stage.mode = m
+	d.stage.mu.Unlock()
+}
+
+// HostImports counts the transfers that imported the caller's memory
+// instead of copying it, for tests and benchmarks.
+func (d *Device) HostImports() int64 { return d.stage.imported.Load() }
+
+// ring returns the device's ring for a direction, making it on first use.
+func (d *Device) ring(up bool) (*stagingRing, error) {
+	r := &d.stage.down
+	heap := HeapReadback
+	if up {
+		r, heap = &d.stage.up, HeapUpload
+	}
+	if *r != nil {
+		return *r, nil
+	}
+	b, err := d.NewBuffer(BufferOptions{Size: stageSlot * stageSlots, Usage: bufferTransfer, Heap: heap})
+	if err != nil {
+		return nil, fmt.Errorf("staging buffer: %w", err)
+	}
+	ring := &stagingRing{buf: b}
+	for i := range ring.cmds {
+		if ring.cmds[i], err = d.NewCommands(); err != nil {
+			for _, c := range ring.cmds[:i] {
+				c.Close()
+			}
+			b.Close()
+			return nil, err
+		}
+	}
+	*r = ring
+	return ring, nil
+}
+
+// piece is one part of a staged transfer: the caller's bytes, and the
+// copy between the staging slot (at stOff of st) and the resource.
+type piece struct {
+	host   []byte
+	record func(c *Commands, st *Buffer, stOff uint64)
+}
+
+// slot waits until slot i of the ring is free and resets its batch.
+func (r *stagingRing) slot(i int) (*Commands, error) {
+	c := r.cmds[i]
+	if r.busy[i] {
+		r.busy[i] = false
+		if err := c.Wait(-1); err != nil {
+			c.Reset()
+			return nil, err
+		}
+		if err := c.Reset(); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// drain waits for every busy slot.
+func (r *stagingRing) drain() error {
+	var first error
+	for i := range r.cmds {
+		if r.busy[i] {
+			if _, err := r.slot(i); err != nil && first == nil {
+				first = err
+			}
+		}
+	}
+	return first
+}
+
+// submit records a piece's copy, between full barriers, in c and submits it.
+func (r *stagingRing) submit(i int, c *Commands, p piece) error {
+	c.MemoryBarrier()
+	p.record(c, r.buf, uint64(i)*stageSlot)
+	c.MemoryBarrier()
+	if err := c.Submit(SubmitOptions{}); err != nil {
+		c.Reset()
+		return err
+	}
+	r.busy[i] = true
+	return nil
+}
+
+// stageUp copies each piece's bytes into a staging slot and submits its
+// copy; the host copy of a piece overlaps the copies of the pieces before
+// it. It returns when every copy has finished.
+func (d *Device) stageUp(pieces []piece) error {
+	d.stage.mu.Lock()
+	defer d.stage.mu.Unlock()
+	r, err := d.ring(true)
+	if err != nil {
+		return err
+	}
+	mapped := unsafe.Slice((*byte)(r.buf.mapped), stageSlot*stageSlots)
+	for n, p := range pieces {
+		i := n % stageSlots
+		c, err := r.slot(i)
+		if err != nil {
+			r.drain()
+			return err
+		}
+		off := uint64(i) * stageSlot
+		parallelCopy(mapped[off:off+uint64(len(p.host))], p.host)
+		if err := r.buf.flush(off, uint64(len(p.host))); err != nil {
+			r.drain()
+			return err
+		}
+		if err := r.submit(i, c, p); err != nil {
+			r.drain()
+			return err
+		}
+	}
+	return r.drain()
+}
+
+// stageDown submits the copies of up to stageSlots pieces ahead and copies
+// each piece's bytes out of its slot once its copy has finished.
+func (d *Device) stageDown(pieces []piece) error {
+	d.stage.mu.Lock()
+	defer d.stage.mu.Unlock()
+	r, err := d.ring(false)
+	if err != nil {
+		return err
+	}
+	mapped := unsafe.Slice((*byte)(r.buf.mapped), stageSlot*stageSlots)
+	fail := func(err error) error {
+		r.drain()
+		return err
+	}
+	next := 0 // the next piece to submit
+	submitTo := func(limit int) error {
+		for ; next < len(pieces) && next < limit; next++ {
+			i := next % stageSlots
+			c, err := r.slot(i)
+			if err != nil {
+				return err
+			}
+			if err := r.submit(i, c, pieces[next]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := submitTo(stageSlots); err != nil {
+		return fail(err)
+	}
+	for n, p := range pieces {
+		i := n % stageSlots
+		if _, err := r.slot(i); err != nil { // waits for piece n's copy
+			return fail(err)
+		}
+		off := uint64(i) * stageSlot
+		if err := r.buf.invalidate(off, uint64(len(p.host))); err != nil {
+			return fail(err)
+		}
+		parallelCopy(p.host, mapped[off:off+uint64(len(p.host))])
+		if err := submitTo(n + 1 + stageSlots); err != nil {
+			return fail(err)
+		}
+	}
+	return nil
+}
+
+// parallelCopyMin is the size from which parallelCopy uses several
+// goroutines.
+const parallelCopyMin = 1 << 20
+
+// parallelCopy copies src into dst (of equal length) with up to
+// GOMAXPROCS goroutines (at most 8), each copying a contiguous part.
+func parallelCopy(dst, src []byte) {
+	n := len(src)
+	workers := min(runtime.GOMAXPROCS(0), 8, n/(parallelCopyMin/2))
+	if n < parallelCopyMin || workers < 2 {
+		copy(dst, src)
+		return
+	}
+	part := (n/workers + 4095) &^ 4095
+	var wg sync.WaitGroup
+	for start := part; start < n; start += part {
+		end := min(start+part, n)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			copy(dst[start:end], src[start:end])
+		}()
+	}
+	copy(dst[:min(part, n)], src[:min(part, n)])
+	wg.Wait()
+}
+
+// ParallelCopy copies src into dst, as the built-in copy does, spreading a
+// large copy over several goroutines; it returns the number of bytes
+// copied. The benchmarks time it as the host's memory bandwidth.
+func ParallelCopy(dst, src []byte) int {
+	n := min(len(dst), len(src))
+	parallelCopy(dst[:n], src[:n])
+	return n
+}
+
+// importedHost is host memory imported as a transfer buffer.
+type importedHost struct {
+	b   *Buffer
+	pin runtime.Pinner
+}
+
+// importHost imports p (page-aligned, a whole number of pages) as a
+// buffer the GPU copies from or into; close releases it.
+func (d *Device) importHost(p []byte) (*importedHost, error) {
+	if err := d.acquire(); err != nil {
+		return nil, err
+	}
+	defer d.life.release()
+	ptr := unsafe.Pointer(unsafe.SliceData(p))
+	h := &importedHost{}
+	h.pin.Pin(ptr) // the driver keeps the pointer until the memory is freed
+	fail := func(err error) (*importedHost, error) {
+		h.pin.Unpin()
+		return nil, err
+	}
+	bits, err := d.raw.HostPointerTypeBits(ptr)
+	if err != nil {
+		return fail(err)
+	}
+	b := &Buffer{d: d, size: uint64(len(p)), usage: bufferTransfer, heap: HeapUpload, allocSize: uint64(len(p))}
+	b.h, err = d.raw.CreateBuffer(vk.BufferCreateInfo{Size: b.size, Usage: uint32(bufferTransfer),
+		ExternalHandleTypes: vk.ExternalMemoryHandleTypeHostAllocation})
+	if err != nil {
+		return fail(err)
+	}
+	req := d.raw.BufferMemoryRequirements(b.h)
+	bits &= req.MemoryTypeBits
+	t := -1
+	for i := range d.pd.MemoryTypes {
+		if bits&(1<<i) != 0 && (t < 0 || d.pd.MemoryTypes[i].Flags&MemoryHostCoherent != 0 && d.pd.MemoryTypes[t].Flags&MemoryHostCoherent == 0) {
+			t = i
+		}
+	}
+	if t < 0 || req.Size > b.size {
+		d.raw.DestroyBuffer(b.h)
+		return fail(fmt.Errorf("no memory type to import host memory as a %d-byte buffer (types 0x%x, %d bytes needed)", b.size, bits, req.Size))
+	}
+	b.memFlags = d.pd.MemoryTypes[t].Flags
+	b.mem, err = d.raw.AllocateMemory(vk.MemoryAllocateInfo{Size: b.size, TypeIndex: uint32(t), HostPointer: ptr})
+	if err != nil {
+		d.raw.DestroyBuffer(b.h)
+		return fail(err)
+	}
+	if err := d.raw.BindBufferMemory(b.h, b.mem, 0); err != nil {
+		d.raw.DestroyBuffer(b.h)
+		d.raw.FreeMemory(b.mem)
+		return fail(err)
+	}
+	d.register(b)
+	h.b = b
+	return h, nil
+}
+
+// close frees the imported buffer (after the work that uses it) and
+// unpins the memory.
+func (h *importedHost) close() {
+	h.b.Close()
+	h.pin.Unpin()
+}
+
+// alignedRun returns the page-aligned run [lo, hi) of host, with hi-lo a
+// whole number of pages, or lo == hi when there is none worth importing.
+func alignedRun(host []byte) (lo, hi int) {
+	if len(host) < hostImportMin {
+		return 0, 0
+	}
+	page := uintptr(os.Getpagesize())
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(host)))
+	lo = int((page - start%page) % page)
+	hi = lo + (len(host)-lo)/int(page)*int(page)
+	if hi-lo < hostImportMin {
+		return 0, 0
+	}
+	return lo, hi
+}
+
+// direct moves [off, off+len(host)) of b by importing the aligned run of
+// host and copying it on the GPU in one batch; the unaligned head and tail
+// go through the staging rings. It reports false, with nothing done, when
+// the transfer should be staged instead.
+func (b *Buffer) direct(off uint64, host []byte, up bool) (bool, error) {
+	d := b.d
+	d.stage.mu.Lock()
+	skip := d.stage.mode == TransferStaged || d.stage.noImport || !d.raw.HasHostPointer()
+	d.stage.mu.Unlock()
+	if skip {
+		return false, nil
+	}
+	lo, hi := alignedRun(host)
+	if lo == hi {
+		return false, nil
+	}
+	h, err := d.importHost(host[lo:hi])
+	if err != nil {
+		d.stage.mu.Lock()
+		d.stage.noImport = true // say it once by falling back from now on
+		d.stage.mu.Unlock()
+		return false, nil
+	}
+	defer h.close()
+	d.stage.imported.Add(1)
+	n := uint64(hi - lo)
+	// The middle by DMA straight from or into the caller's memory, the
+	// ends through the rings meanwhile.
+	err = d.Run(func(c *Commands) error {
+		c.MemoryBarrier()
+		if up {
+			c.CopyBuffer(b, h.b, off+uint64(lo), 0, n)
+		} else {
+			c.CopyBuffer(h.b, b, 0, off+uint64(lo), n)
+		}
+		c.MemoryBarrier()
+		return nil
+	})
+	if err != nil {
+		return true, err
+	}
+	var ends []piece
+	if lo > 0 {
+		ends = append(ends, bufferPieces(b, off, host[:lo], up)...)
+	}
+	if hi < len(host) {
+		ends = append(ends, bufferPieces(b, off+uint64(hi), host[hi:], up)...)
+	}
+	if len(ends) == 0 {
+		return true, nil
+	}
+	if up {
+		return true, d.stageUp(ends)
+	}
+	return true, d.stageDown(ends)
+}
+
+// bufferPieces cuts [off, off+len(host)) of b into pieces.
+func bufferPieces(b *Buffer, off uint64, host []byte, up bool) []piece {
+	var ps []piece
+	for done := 0; done < len(host); done += stagePiece {
+		k := min(stagePiece, len(host)-done)
+		at := off + uint64(done)
+		ps = append(ps, piece{host: host[done : done+k], record: func(c *Commands, st *Buffer, stOff uint64) {
+			if up {
+				c.CopyBuffer(b, st, at, stOff, uint64(k))
+			} else {
+				c.CopyBuffer(st, b, stOff, at, uint64(k))
+			}
+		}})
+	}
+	return ps
+}
+
+// ImageRegion is a box of texels in some array layers of an image, for
+// Image.Upload and Readback; zero sizes mean up to the image's edge, Layers
+// 0 means all from Layer.
+type ImageRegion struct {
+	X, Y, Z              uint32
+	Width, Height, Depth uint32
+	Layer, Layers        uint32
+}
+
+// resolve fills in the region's defaults and checks it against the image;
+// it returns the bytes per row of the region, tightly packed.
+func (i *Image) resolve(r *ImageRegion) (rowBytes uint64, err error) {
+	o := i.opts
+	f := vkFormat(o.Format)
+	bs := uint64(f.blockSize())
+	bw, bh := f.blockExtent()
+	if bs == 0 || bw != 1 || bh != 1 {
+		return 0, fmt.Errorf("Upload and Readback of %v images are not supported", f)
+	}
+	rest := func(size, off uint32) uint32 {
+		if off >= size {
+			return 0
+		}
+		return size - off
+	}
+	if r.Width == 0 {
+		r.Width = rest(o.Width, r.X)
+	}
+	if r.Height == 0 {
+		r.Height = rest(o.Height, r.Y)
+	}
+	if r.Depth == 0 {
+		r.Depth = rest(o.Depth, r.Z)
+	}
+	if r.Layers == 0 {
+		r.Layers = rest(o.Layers, r.Layer)
+	}
+	if r.Width == 0 || r.Height == 0 || r.Depth == 0 || r.Layers == 0 ||
+		uint64(r.X)+uint64(r.Width) > uint64(o.Width) || uint64(r.Y)+uint64(r.Height) > uint64(o.Height) ||
+		uint64(r.Z)+uint64(r.Depth) > uint64(o.Depth) || uint64(r.Layer)+uint64(r.Layers) > uint64(o.Layers) {
+		return 0, fmt.Errorf("region (%d, %d, %d) %dx%dx%d, layers [%d, %d) outside the %dx%dx%d image of %d layers",
+			r.X, r.Y, r.Z, r.Width, r.Height, r.Depth, r.Layer, r.Layer+r.Layers, o.Width, o.Height, o.Depth, o.Layers)
+	}
+	rowBytes = uint64(r.Width) * bs
+	if rowBytes > stageSlot {
+		return 0, fmt.Errorf("rows of %d bytes exceed the %d-byte staging slots", rowBytes, stageSlot)
+	}
+	return rowBytes, nil
+}
+
+// RegionSize is the size of a region of the image, tightly packed: rows
+// of Width texels, Height rows per slice, Depth slices per layer.
+func (i *Image) RegionSize(r ImageRegion) (uint64, error) {
+	rb, err := i.resolve(&r)
+	if err != nil {
+		return 0, fmt.Errorf("vulkan: %w", err)
+	}
+	return rb * uint64(r.Height) * uint64(r.Depth) * uint64(r.Layers), nil
+}
+
+// imagePieces cuts the region into bands of rows of one slice of one layer.
+func imagePieces(img *Image, r ImageRegion, rowBytes uint64, host []byte, up bool) []piece {
+	rowsPer := uint32(max(1, stagePiece/rowBytes))
+	var ps []piece
+	var at uint64
+	for layer := r.Layer; layer < r.Layer+r.Layers; layer++ {
+		for z := r.Z; z < r.Z+r.Depth; z++ {
+			for y := r.Y; y < r.Y+r.Height; y += rowsPer {
+				rows := min(rowsPer, r.Y+r.Height-y)
+				n := uint64(rows) * rowBytes
+				bc := BufferImageCopy{X: int32(r.X), Y: int32(y), Z: int32(z), Width: r.Width, Height: rows, Depth: 1,
+					BaseLayer: layer, Layers: 1}
+				ps = append(ps, piece{host: host[at : at+n], record: func(c *Commands, st *Buffer, stOff uint64) {
+					want := LayoutTransferSrc
+					if up {
+						want = LayoutTransferDst
+					}
+					if l := img.Layout(); l != want && l != LayoutGeneral {
+						c.TransitionImage(img, LayoutGeneral)
+					}
+					bc.BufferOffset = stOff
+					if up {
+						c.CopyBufferToImage(img, st, bc)
+					} else {
+						c.CopyImageToBuffer(st, img, bc)
+					}
+				}})
+				at += n
+			}
+		}
+	}
+	return ps
+}
+
+// Upload writes a region of the image from data: tightly packed rows of
+// texels, slice after slice, layer after layer (RegionSize bytes). It
+// returns when the texels are there, after the batches submitted before it
+// that use the image, through reused staging memory, pipelined in bands of
+// rows. An image in a layout copies cannot use is moved to LayoutGeneral.
+func (i *Image) Upload(r ImageRegion, data []byte) error {
+	if err := i.acquire(); err != nil {
+		return err
+	}
+	defer i.life.release()
+	rb, err := i.resolve(&r)
+	if err != nil {
+		return fmt.Errorf("vulkan: Upload: %w", err)
+	}
+	if need := rb * uint64(r.Height) * uint64(r.Depth) * uint64(r.Layers); uint64(len(data)) != need {
+		return fmt.Errorf("vulkan: Upload: %d bytes for a %dx%dx%d region of %d layers, which has %d", len(data), r.Width, r.Height, r.Depth, r.Layers, need)
+	}
+	if ok, err := i.direct(r, data, true); ok {
+		return err
+	}
+	return i.d.stageUp(imagePieces(i, r, rb, data, true))
+}
+
+// Readback reads a region of the image into dst, laid out as Upload takes
+// it, once the batches submitted before it that use the image have run.
+func (i *Image) Readback(r ImageRegion, dst []byte) error {
+	if err := i.acquire(); err != nil {
+		return err
+	}
+	defer i.life.release()
+	rb, err := i.resolve(&r)
+	if err != nil {
+		return fmt.Errorf("vulkan: Readback: %w", err)
+	}
+	if need := rb * uint64(r.Height) * uint64(r.Depth) * uint64(r.Layers); uint64(len(dst)) != need {
+		return fmt.Errorf("vulkan: Readback: %d bytes for a %dx%dx%d region of %d layers, which has %d", len(dst), r.Width, r.Height, r.Depth, r.Layers, need)
+	}
+	if ok, err := i.direct(r, dst, false); ok {
+		return err
+	}
+	return i.d.stageDown(imagePieces(i, r, rb, dst, false))
+}
+
+// direct copies a region between the image and host, imported, in one
+// batch when host is page-aligned and a whole number of pages (a 1080p
+// RGBA8 frame is 2,025 pages). It reports false, with nothing done,
+// otherwise.
+func (i *Image) direct(r ImageRegion, host []byte, up bool) (bool, error) {
+	d := i.d
+	d.stage.mu.Lock()
+	skip := d.stage.mode == TransferStaged || d.stage.noImport || !d.raw.HasHostPointer()
+	d.stage.mu.Unlock()
+	if skip {
+		return false, nil
+	}
+	if lo, hi := alignedRun(host); lo != 0 || hi != len(host) {
+		return false, nil
+	}
+	h, err := d.importHost(host)
+	if err != nil {
+		d.stage.mu.Lock()
+		d.stage.noImport = true
+		d.stage.mu.Unlock()
+		return false, nil
+	}
+	defer h.close()
+	d.stage.imported.Add(1)
+	bc := BufferImageCopy{X: int32(r.X), Y: int32(r.Y), Z: int32(r.Z), Width: r.Width, Height: r.Height, Depth: r.Depth,
+		BaseLayer: r.Layer, Layers: r.Layers}
+	return true, d.Run(func(c *Commands) error {
+		want := LayoutTransferSrc
+		if up {
+			want = LayoutTransferDst
+		}
+		c.MemoryBarrier()
+		if l := i.Layout(); l != want && l != LayoutGeneral {
+			c.TransitionImage(i, LayoutGeneral)
+		}
+		if up {
+			c.CopyBufferToImage(i, h.b, bc)
+		} else {
+			c.CopyImageToBuffer(h.b, i, bc)
+		}
+		c.MemoryBarrier()
+		return nil
+	})
+}
