@@ -229,6 +229,8 @@ type Array struct {
 	desc   ArrayDesc
 	ok     bool
 	surfs  []cu.SurfObject
+	// borrowed: a graphics mapping's array (gl.go), owned by the mapping.
+	borrowed bool
 }
 
 // MapArray maps an image's memory (starting at offset) as a CUDA array of
@@ -297,6 +299,9 @@ func (a *Array) closeLocked() error {
 		}
 	}
 	a.surfs = nil
+	if a.borrowed {
+		return first
+	}
 	if a.parent != nil {
 		first = firstErr(first, check("cuMipmappedArrayDestroy", cu.MipmappedArrayDestroy(a.ctx.h, a.mip)))
 	} else {
