@@ -360,13 +360,21 @@ GLenum gfx_gl_get_buffer_sub_data(gfx_egl_ctx *c, GLuint id, GLintptr off, GLsiz
 	} else {
 		saved s;
 		save(c, &s);
+		// Buffers over imported memory (immutable, no map flags) cannot be
+		// mapped: copy them into a temporary buffer that can.
+		GLuint tmp = 0;
+		c->gl.GenBuffers(1, &tmp);
+		c->gl.BindBuffer(GL_COPY_WRITE_BUFFER, tmp);
+		c->gl.BufferData(GL_COPY_WRITE_BUFFER, size, NULL, GL_STREAM_READ);
 		c->gl.BindBuffer(GL_COPY_READ_BUFFER, id);
-		void *p = c->gl.MapBufferRange(GL_COPY_READ_BUFFER, off, size, GL_MAP_READ_BIT);
+		c->gl.CopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, off, 0, size);
+		void *p = c->gl.MapBufferRange(GL_COPY_WRITE_BUFFER, 0, size, GL_MAP_READ_BIT);
 		if (p) {
 			memcpy(data, p, (size_t)size);
-			c->gl.UnmapBuffer(GL_COPY_READ_BUFFER);
+			c->gl.UnmapBuffer(GL_COPY_WRITE_BUFFER);
 		}
 		restore(c, &s);
+		c->gl.DeleteBuffers(1, &tmp);
 	}
 	return gfx_gl_clear_errors(c);
 }
