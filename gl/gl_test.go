@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/gfxcuda/gfxcuda/format"
@@ -215,5 +216,28 @@ func TestClosed(t *testing.T) {
 	}
 	if err := b.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestSemaphoreUnsupported: where the driver has no GL_EXT_semaphore_fd
+// (llvmpipe), importing fails with ErrUnsupported and the fd is closed
+// (not leaked).
+func TestSemaphoreUnsupported(t *testing.T) {
+	c := open(t, Options{})
+	if c.SemaphoresSupported() {
+		t.Skipf("%s has GL_EXT_semaphore_fd", c.Info().Renderer)
+	}
+	before := fdCount(t)
+	for i := 0; i < 100; i++ {
+		fd, err := syscall.Open("/dev/null", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.ImportSemaphoreFD(fd); !errors.Is(err, ErrUnsupported) {
+			t.Fatalf("ImportSemaphoreFD: %v, want ErrUnsupported", err)
+		}
+	}
+	if after := fdCount(t); after != before {
+		t.Fatalf("%d fds leaked", after-before)
 	}
 }

@@ -254,3 +254,25 @@ func (st *SharedTexture) closeCUDA() error {
 
 // Close frees the texture in GL, CUDA and Vulkan. Idempotent.
 func (st *SharedTexture) Close() error { return st.GL.Close() }
+
+// ReleaseToGL records, in Vulkan commands, the hand-off of the image to GL
+// and CUDA: ownership moves to VK_QUEUE_FAMILY_EXTERNAL in the GENERAL
+// layout, the layout GL and CUDA expect. Submit the commands and wait for
+// them before GL uses the texture.
+func (st *SharedTexture) ReleaseToGL(c *vulkan.Commands) {
+	c.ReleaseImageToExternal(st.Vulkan, vulkan.LayoutGeneral)
+}
+
+// AcquireFromGL records taking the image back from GL and CUDA (after
+// their work on it finished: Context.Finish, or a stream synchronized),
+// moving it to newLayout.
+func (st *SharedTexture) AcquireFromGL(c *vulkan.Commands, newLayout vulkan.ImageLayout) {
+	c.AcquireImageFromExternal(st.Vulkan, vulkan.LayoutGeneral, newLayout)
+}
+
+// ReleaseToGL records the hand-off of the buffer to GL and CUDA
+// (ownership to VK_QUEUE_FAMILY_EXTERNAL after every earlier write).
+func (sb *SharedBuffer) ReleaseToGL(c *vulkan.Commands) { c.ReleaseBufferToExternal(sb.Vulkan) }
+
+// AcquireFromGL records taking the buffer back from GL and CUDA.
+func (sb *SharedBuffer) AcquireFromGL(c *vulkan.Commands) { c.AcquireBufferFromExternal(sb.Vulkan) }

@@ -100,8 +100,9 @@ func TestImportBufferMargin(t *testing.T) {
 	}
 }
 
-// uploadImage writes data into img through a staging buffer and leaves it
-// in the GENERAL layout, waiting for the copy.
+// uploadImage writes data into img through a staging buffer and releases
+// it to GL and CUDA (external queue family, GENERAL layout), waiting for
+// the copy.
 func uploadImage(d *vulkan.Device, img *vulkan.Image, data []byte) error {
 	st, err := d.NewBuffer(vulkan.BufferOptions{Size: uint64(len(data)), Heap: vulkan.HeapUpload})
 	if err != nil {
@@ -114,12 +115,13 @@ func uploadImage(d *vulkan.Device, img *vulkan.Image, data []byte) error {
 	return d.Run(func(c *vulkan.Commands) error {
 		c.TransitionImage(img, vulkan.LayoutTransferDst)
 		c.CopyBufferToImage(img, st, vulkan.BufferImageCopy{})
-		c.TransitionImage(img, vulkan.LayoutGeneral)
+		c.ReleaseImageToExternal(img, vulkan.LayoutGeneral)
 		return c.Err()
 	})
 }
 
-// downloadImage reads img's texels through a staging buffer.
+// downloadImage takes img back from GL (which has finished with it), reads
+// its texels through a staging buffer, and releases it again.
 func downloadImage(d *vulkan.Device, img *vulkan.Image, dst []byte) error {
 	st, err := d.NewBuffer(vulkan.BufferOptions{Size: uint64(len(dst)), Heap: vulkan.HeapReadback})
 	if err != nil {
@@ -127,9 +129,9 @@ func downloadImage(d *vulkan.Device, img *vulkan.Image, dst []byte) error {
 	}
 	defer st.Close()
 	err = d.Run(func(c *vulkan.Commands) error {
-		c.TransitionImage(img, vulkan.LayoutTransferSrc)
+		c.AcquireImageFromExternal(img, vulkan.LayoutGeneral, vulkan.LayoutTransferSrc)
 		c.CopyImageToBuffer(st, img, vulkan.BufferImageCopy{})
-		c.TransitionImage(img, vulkan.LayoutGeneral)
+		c.ReleaseImageToExternal(img, vulkan.LayoutGeneral)
 		return c.Err()
 	})
 	if err != nil {
