@@ -394,21 +394,21 @@ type device struct {
 	desc string
 	uuid *[16]byte // from EGL_EXT_device_persistent_id
 	cuda int       // from EGL_NV_device_cuda, or -1
+	exts string
 }
 
-func (c *Context) openDevice(o Options, client string) error {
-	if !hasExt(client, "EGL_EXT_platform_device") || C.gfx_egl_has_devices() == 0 {
-		return errors.New("device platform: EGL_EXT_platform_device not offered")
+// listDevices enumerates the EGL devices (EGL_EXT_device_enumeration).
+func listDevices() []device {
+	if C.gfx_egl_has_devices() == 0 {
+		return nil
 	}
 	var hs [64]C.uintptr_t
 	n := int(C.gfx_egl_devices(&hs[0], C.int(len(hs))))
-	if n <= 0 {
-		return errors.New("device platform: eglQueryDevicesEXT found no EGL device")
-	}
-	devs := make([]device, 0, n)
-	for _, h := range hs[:n] {
+	devs := make([]device, 0, max(n, 0))
+	for _, h := range hs[:max(n, 0)] {
 		d := device{h: h, cuda: -1}
 		exts := C.GoString(C.gfx_egl_device_string(h, C.EGL_EXTENSIONS))
+		d.exts = exts
 		if hasExt(exts, "EGL_NV_device_cuda") {
 			var ord C.int
 			if C.gfx_egl_device_cuda(h, &ord) == 0 {
@@ -431,6 +431,46 @@ func (c *Context) openDevice(o Options, client string) error {
 			}
 		}
 		devs = append(devs, d)
+	}
+	return devs
+}
+
+// DeviceInfo describes an EGL device (EGL_EXT_device_enumeration).
+type DeviceInfo struct {
+	Description string    // DRM device file, "software", or its extensions
+	Extensions  string    // EGL device extensions
+	UUID        *[16]byte // EGL_EXT_device_persistent_id, or nil
+	CUDADevice  int       // EGL_NV_device_cuda's CUDA ordinal, or -1
+}
+
+// Devices lists the EGL devices (none without EGL_EXT_device_enumeration).
+func Devices() ([]DeviceInfo, error) {
+	if err := Load(); err != nil {
+		return nil, err
+	}
+	var out []DeviceInfo
+	for _, d := range listDevices() {
+		out = append(out, DeviceInfo{Description: d.desc, Extensions: d.exts, UUID: d.uuid, CUDADevice: d.cuda})
+	}
+	return out, nil
+}
+
+// ClientExtensions returns EGL's client extensions (EGL_EXTENSIONS of
+// EGL_NO_DISPLAY): the platforms on offer.
+func ClientExtensions() (string, error) {
+	if err := Load(); err != nil {
+		return "", err
+	}
+	return C.GoString(C.gfx_egl_query_string(0, C.EGL_EXTENSIONS)), nil
+}
+
+func (c *Context) openDevice(o Options, client string) error {
+	if !hasExt(client, "EGL_EXT_platform_device") || C.gfx_egl_has_devices() == 0 {
+		return errors.New("device platform: EGL_EXT_platform_device not offered")
+	}
+	devs := listDevices()
+	if len(devs) == 0 {
+		return errors.New("device platform: eglQueryDevicesEXT found no EGL device")
 	}
 	// Devices whose CUDA ordinal or EGL UUID matches go first.
 	if o.DeviceUUID != nil || o.CUDADevice != nil {
