@@ -3,6 +3,7 @@ package gl
 import (
 	"fmt"
 	"sync"
+	"syscall"
 
 	"github.com/gfxcuda/gfxcuda/internal/egl"
 )
@@ -27,14 +28,12 @@ func (c *Context) SemaphoresSupported() bool { return c.Info().SemaphoreFD }
 // GL_EXT_semaphore_fd the error wraps ErrUnsupported.
 func (c *Context) ImportSemaphoreFD(fd int) (*Semaphore, error) {
 	if !c.SemaphoresSupported() {
-		err := c.do(func(e *egl.Context) error {
-			_, err := e.ImportSemaphoreFD(fd) // closes fd
-			return err
-		})
-		return nil, fmt.Errorf("%w: %v", ErrUnsupported, err)
+		syscall.Close(fd)
+		return nil, fmt.Errorf("%w: the GL context (%s) lacks GL_EXT_semaphore_fd; order GL's work with "+
+			"Context.Finish or a Ring's fences", ErrUnsupported, c.Info().Renderer)
 	}
 	var s egl.Semaphore
-	err := c.do(func(e *egl.Context) (err error) {
+	err := c.doFD(fd, func(e *egl.Context) (err error) {
 		s, err = e.ImportSemaphoreFD(fd)
 		return err
 	})

@@ -2,6 +2,7 @@ package gl
 
 import (
 	"fmt"
+	"syscall"
 
 	"github.com/gfxcuda/gfxcuda/cuda"
 	"github.com/gfxcuda/gfxcuda/format"
@@ -14,6 +15,20 @@ import (
 // rejects buffers closer than 48 bytes to the allocation's end); shared
 // buffers are allocated with this much room on every driver.
 const softMargin = 64
+
+// doFD runs f (which takes ownership of fd) on the context's thread, and
+// closes fd when f could not run (a closed context, the wrong thread).
+func (c *Context) doFD(fd int, f func(e *egl.Context) error) error {
+	ran := false
+	err := c.do(func(e *egl.Context) error {
+		ran = true
+		return f(e)
+	})
+	if !ran {
+		syscall.Close(fd)
+	}
+	return err
+}
 
 func (c *Context) needMemoryObject() error {
 	if !c.Info().MemoryObject {
@@ -45,7 +60,7 @@ func (c *Context) ImportBuffer(vb *vulkan.Buffer, size int) (*Buffer, error) {
 	}
 	var mem egl.MemoryObject
 	var id egl.Buffer
-	err = c.do(func(e *egl.Context) error {
+	err = c.doFD(fd, func(e *egl.Context) error {
 		var err error
 		if mem, err = e.ImportMemoryFD(fd, vb.AllocationSize(), vb.Dedicated()); err != nil {
 			return err
@@ -85,7 +100,7 @@ func (c *Context) ImportImage(img *vulkan.Image) (*Texture, error) {
 	}
 	var mem egl.MemoryObject
 	var id egl.Texture
-	err = c.do(func(e *egl.Context) error {
+	err = c.doFD(fd, func(e *egl.Context) error {
 		var err error
 		if mem, err = e.ImportMemoryFD(fd, img.AllocationSize(), true); err != nil {
 			return err
