@@ -241,3 +241,30 @@ func TestSemaphoreUnsupported(t *testing.T) {
 		t.Fatalf("%d fds leaked", after-before)
 	}
 }
+
+// TestMatchGPU: Open finds the GL device by the Vulkan device's UUID (Mesa
+// reports lavapipe's UUID for llvmpipe too), and RequireMatch refuses a GPU
+// that is not there.
+func TestMatchGPU(t *testing.T) {
+	c := open(t, Options{})
+	d := vkDevice(t, c)
+	u := d.Physical().DeviceUUID
+	for _, p := range []Platform{PlatformDevice, PlatformSurfaceless} {
+		t.Run(p.String(), func(t *testing.T) {
+			m := open(t, Options{DeviceUUID: &u, RequireMatch: true, Platform: p})
+			if in := m.Info(); !in.UUIDMatched || in.MatchedBy == "" {
+				t.Fatalf("not matched to %x: %+v", u, in)
+			}
+		})
+	}
+	bogus := [16]byte{1, 2, 3}
+	if _, err := Open(Options{DeviceUUID: &bogus, RequireMatch: true}); !errors.Is(err, ErrWrongGPU) {
+		t.Fatalf("Open on a missing GPU: %v, want ErrWrongGPU", err)
+	} else {
+		t.Log(err)
+	}
+	m := open(t, Options{DeviceUUID: &bogus}) // falls back to a working context
+	if m.Info().UUIDMatched {
+		t.Fatal("matched a bogus UUID")
+	}
+}
