@@ -268,3 +268,39 @@ func TestMatchGPU(t *testing.T) {
 		t.Fatal("matched a bogus UUID")
 	}
 }
+
+// TestCopyFromTexture: a texture's texels packed into a buffer on the GPU,
+// every byte compared, on GL and GLES.
+func TestCopyFromTexture(t *testing.T) {
+	for _, api := range []API{OpenGL, OpenGLES} {
+		t.Run(api.String(), func(t *testing.T) {
+			c := open(t, Options{API: api})
+			tex, err := c.NewTexture(TextureOptions{Format: format.RGBA8UNorm, Width: 123, Height: 45})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := randomTexels(format.RGBA8UNorm, tex.Bytes(), 9)
+			if err := tex.Upload(want); err != nil {
+				t.Fatal(err)
+			}
+			b, err := c.NewBuffer(tex.Bytes() + 100)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := b.CopyFromTexture(tex, 100); err != nil {
+				t.Fatal(err)
+			}
+			got := make([]byte, tex.Bytes())
+			poison(got)
+			if err := b.Readback(100, got); err != nil {
+				t.Fatal(err)
+			}
+			if i := firstDiff(got, want); i >= 0 {
+				t.Fatalf("byte %d differs", i)
+			}
+			if err := b.CopyFromTexture(tex, 200); err == nil {
+				t.Fatal("copy past the buffer's end accepted")
+			}
+		})
+	}
+}

@@ -273,3 +273,18 @@ func (t *Texture) close() error {
 	}
 	return err
 }
+
+// CopyFromTexture queues a GPU copy of t's texels (rows tightly packed)
+// into b at offset off: how a renderer puts a rendered frame into a Ring
+// slot or a registered buffer without a trip through host memory.
+func (b *Buffer) CopyFromTexture(t *Texture, off int) error {
+	if err := b.check(off, t.Bytes()); err != nil {
+		return err
+	}
+	if err := t.check(t.Bytes()); err != nil {
+		return err
+	}
+	return b.c.do(func(e *egl.Context) error {
+		return e.TextureToBuffer(egl.Texture(t.name), t.opts.Width, t.opts.Height, t.gf.format, t.gf.typ, egl.Buffer(b.name), off, b.size-off)
+	})
+}

@@ -572,3 +572,26 @@ GLenum gfx_gl_wait_semaphore(gfx_egl_ctx *c, GLuint sem, GLuint nb, const GLuint
 	c->gl.WaitSemaphoreEXT(sem, nb, bufs, nt, texs, layouts);
 	return gfx_gl_clear_errors(c);
 }
+
+GLenum gfx_gl_texture_to_buffer(gfx_egl_ctx *c, GLuint tex, GLsizei w, GLsizei h, GLenum fmt, GLenum type, GLuint buf, GLintptr off, GLsizei n) {
+	saved s;
+	gfx_gl_clear_errors(c);
+	save(c, &s);
+	c->gl.BindBuffer(GL_PIXEL_PACK_BUFFER, buf);
+	if (c->dsa) {
+		c->gl.GetTextureImage(tex, 0, fmt, type, n, (void *)off);
+	} else if (!c->es && c->gl.GetTexImage) {
+		c->gl.BindTexture(GL_TEXTURE_2D, tex);
+		c->gl.GetTexImage(GL_TEXTURE_2D, 0, fmt, type, (void *)off);
+	} else {
+		GLuint fb = 0;
+		c->gl.GenFramebuffers(1, &fb);
+		c->gl.BindFramebuffer(GL_READ_FRAMEBUFFER, fb);
+		c->gl.FramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, tex, 0);
+		c->gl.ReadPixels(0, 0, w, h, fmt, type, (void *)off);
+		c->gl.BindFramebuffer(GL_READ_FRAMEBUFFER, s.readFB);
+		c->gl.DeleteFramebuffers(1, &fb);
+	}
+	restore(c, &s);
+	return gfx_gl_clear_errors(c);
+}

@@ -199,6 +199,9 @@ GLenum gfx_gl_get_texture_image(gfx_egl_ctx *c, GLuint id, GLint level, GLsizei 
 GLenum gfx_gl_delete_texture(gfx_egl_ctx *c, GLuint id);
 GLenum gfx_gl_copy_buffer(gfx_egl_ctx *c, GLuint dst, GLuint src, GLintptr dstOff, GLintptr srcOff, GLsizeiptr n);
 void gfx_gl_flush(gfx_egl_ctx *c);
+// gfx_gl_texture_to_buffer packs level 0 of tex into buf at off (a pixel
+// pack buffer copy, on the GPU).
+GLenum gfx_gl_texture_to_buffer(gfx_egl_ctx *c, GLuint tex, GLsizei w, GLsizei h, GLenum fmt, GLenum type, GLuint buf, GLintptr off, GLsizei n);
 // gfx_gl_fence inserts a fence; gfx_gl_wait waits for it up to timeout ns
 // (returns 0 when signalled, 1 on timeout, 2 on error) and deletes it when
 // done is set.

@@ -216,3 +216,14 @@ func (c *Context) WaitSemaphore(s Semaphore, bufs []Buffer, texs []Texture, layo
 	defer C.free(mem)
 	return glErr("glWaitSemaphoreEXT", C.gfx_gl_wait_semaphore(c.c, C.GLuint(s), C.GLuint(len(bufs)), b, C.GLuint(len(texs)), t, l))
 }
+
+// TextureToBuffer packs level 0 of the w×h texture t into buffer b at
+// offset off, on the GPU (a pixel pack buffer read: glGetTextureImage, or
+// glReadPixels on OpenGL ES); n is the bytes available in b from off.
+func (c *Context) TextureToBuffer(t Texture, w, h int, format, typ uint32, b Buffer, off, n int) error {
+	if err := c.gl(); err != nil {
+		return err
+	}
+	e := C.gfx_gl_texture_to_buffer(c.c, C.GLuint(t), C.GLsizei(w), C.GLsizei(h), C.GLenum(format), C.GLenum(typ), C.GLuint(b), C.GLintptr(off), C.GLsizei(n))
+	return glErr("pixel pack of a texture into a buffer", e)
+}
