@@ -139,8 +139,9 @@ func Open(o Options) (*Context, error) {
 // own, e.g. a renderer's. cudaCtx (may be nil) is used by Register. The
 // Context has no thread of its own; its methods run their GL calls
 // directly and return ErrWrongThread on a thread where that context is not
-// current. Close releases the objects made through this Context and never
-// destroys the caller's context. Bindings the package changes on an
+// current. Close (call it where the context is current) deletes the
+// objects made through this Context and never destroys the caller's
+// context. Bindings the package changes on an
 // adopted context (buffer, texture and framebuffer bindings, pixel store)
 // are restored.
 func Adopt(cudaCtx *cuda.Context) (*Context, error) {

@@ -188,7 +188,8 @@ type Frame struct {
 // it completes. With a nil s, the frames are free again when f returns
 // (for consumers that finish their work inside f, e.g. with Vulkan's Run).
 // It returns the number of frames consumed; with none submitted it
-// returns 0 without calling f.
+// returns 0 without calling f. f must not call the Ring's methods (the
+// Ring is locked while it runs).
 func (r *Ring) Consume(s *cuda.Stream, f func(frames []Frame) error) (int, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
