@@ -305,12 +305,19 @@ func TestVulkanGLCUDA(t *testing.T) {
 
 // TestRingCUDA: GL renders (copies) random frames into the ring; CUDA
 // copies each batch out on a stream; every byte of every frame compared.
-func TestRingCUDA(t *testing.T) {
+// Host fences and CUDA events order the two.
+func TestRingCUDA(t *testing.T) { ringCUDA(t, false) }
+
+// TestRingCUDAGPUSync: the same, ordered on the GPU with timeline
+// semaphores shared by Vulkan, GL and CUDA (NVIDIA's GL).
+func TestRingCUDAGPUSync(t *testing.T) { ringCUDA(t, true) }
+
+func ringCUDA(t *testing.T, gpuSync bool) {
 	c, ctx, s := openCUDA(t)
 	d := vkDevice(t, c)
 	const frameBytes = 1<<20 + 16
 	const frames = 96
-	r, err := c.NewRing(RingOptions{Vulkan: d, FrameBytes: frameBytes, Batch: 8})
+	r, err := c.NewRing(RingOptions{Vulkan: d, FrameBytes: frameBytes, Batch: 8, GPUSync: gpuSync})
 	if err != nil {
 		t.Fatal(err)
 	}

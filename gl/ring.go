@@ -26,6 +26,12 @@ type RingOptions struct {
 	Slots int
 	// Timeout bounds each host wait (default 10 s).
 	Timeout time.Duration
+	// GPUSync orders GL and CUDA on the GPU, with two timeline semaphores
+	// made by Vulkan and shared with GL (GL_NV_timeline_semaphore, the
+	// NVIDIA driver) and CUDA, instead of a host wait per batch. It needs
+	// the Context's CUDA context; NewRing fails with ErrUnsupported where
+	// the GL driver lacks it (Mesa).
+	GPUSync bool
 }
 
 // ErrRingFull is returned by Next when every slot holds a frame not yet
@@ -44,12 +50,14 @@ var ErrRingFull = errors.New("gl: every ring slot holds an unconsumed frame: cal
 // A Ring is used by one producer and one consumer; they may be the same
 // goroutine (render Batch frames, Consume, repeat) or two.
 type Ring struct {
-	c      *Context
-	o      RingOptions
-	slots  []*SharedBuffer
-	slotEv []*ringEvent // per slot: the consumer's work on it, or nil
-	free   []*ringEvent // events not in use
-	all    []*ringEvent
+	c       *Context
+	o       RingOptions
+	slots   []*SharedBuffer
+	slotEv  []*ringEvent // per slot: the consumer's work on it, or nil
+	gpu     *ringSems    // with GPUSync
+	slotGPU []uint64     // per slot, with GPUSync: the cudaDone value GL waits for before writing it
+	free    []*ringEvent // events not in use
+	all     []*ringEvent
 
 	mu      sync.Mutex
 	next    int // frames handed out by Next
@@ -70,6 +78,96 @@ type ringEvent struct {
 type batch struct {
 	first, n int
 	fence    egl.Sync
+	value    uint64 // with GPUSync: the glDone value signalled after the batch
+}
+
+// ringSems are GPUSync's timeline semaphores: glDone (GL signals after a
+// batch, CUDA waits) and cudaDone (CUDA signals after consuming, GL waits
+// before writing the slots again), each in Vulkan, GL and CUDA.
+type ringSems struct {
+	vkGL, vkCUDA     *vulkan.Semaphore
+	glGL, glCUDA     egl.Semaphore
+	cuGL, cuCUDA     *cuda.ExternalSemaphore
+	glValue, cuValue uint64 // last values signalled
+	glWaited         uint64 // last cudaDone value GL was told to wait for
+}
+
+func (c *Context) newRingSems(dev *vulkan.Device) (*ringSems, error) {
+	if !c.Info().TimelineSemaphore {
+		return nil, fmt.Errorf("%w: GPUSync needs GL_NV_timeline_semaphore, which %s lacks", ErrUnsupported, c.Info().Renderer)
+	}
+	if c.cuda == nil {
+		return nil, ErrNoCUDA
+	}
+	rs := &ringSems{}
+	var err error
+	share := func(v **vulkan.Semaphore, g *egl.Semaphore, cu **cuda.ExternalSemaphore) error {
+		if *v, err = dev.NewTimelineSemaphore(0, true); err != nil {
+			return err
+		}
+		fd, err := (*v).ExportFD()
+		if err != nil {
+			return err
+		}
+		if err := c.doFD(fd, func(e *egl.Context) (err error) {
+			*g, err = e.ImportTimelineSemaphoreFD(fd)
+			return err
+		}); err != nil {
+			return err
+		}
+		if fd, err = (*v).ExportFD(); err != nil {
+			return err
+		}
+		*cu, err = c.cuda.ImportSemaphoreFD(fd, true)
+		return err
+	}
+	if err = share(&rs.vkGL, &rs.glGL, &rs.cuGL); err == nil {
+		err = share(&rs.vkCUDA, &rs.glCUDA, &rs.cuCUDA)
+	}
+	if err != nil {
+		rs.close(c, time.Second)
+		return nil, fmt.Errorf("gl: NewRing: sharing timeline semaphores: %w", err)
+	}
+	return rs, nil
+}
+
+// close waits (host) for the last values and frees the semaphores.
+func (rs *ringSems) close(c *Context, timeout time.Duration) error {
+	var first error
+	if rs.vkGL != nil && rs.glValue > 0 {
+		first = rs.vkGL.Wait(rs.glValue, timeout)
+	}
+	if rs.vkCUDA != nil && rs.cuValue > 0 {
+		first = firstErr(first, rs.vkCUDA.Wait(rs.cuValue, timeout))
+	}
+	c.e.Do(func() error {
+		for _, s := range []egl.Semaphore{rs.glGL, rs.glCUDA} {
+			if s != 0 {
+				first = firstErr(first, c.e.DeleteSemaphore(s))
+			}
+		}
+		return nil
+	})
+	for _, s := range []*cuda.ExternalSemaphore{rs.cuGL, rs.cuCUDA} {
+		if s != nil {
+			first = firstErr(first, s.Close())
+		}
+	}
+	for _, s := range []*vulkan.Semaphore{rs.vkGL, rs.vkCUDA} {
+		if s != nil {
+			first = firstErr(first, s.Close())
+		}
+	}
+	return first
+}
+
+// bufs lists the GL buffers of frames [first, first+n).
+func (r *Ring) bufs(first, n int) []egl.Buffer {
+	out := make([]egl.Buffer, n)
+	for k := range out {
+		out[k] = egl.Buffer(r.slots[(first+k)%r.o.Slots].GL.name)
+	}
+	return out
 }
 
 // NewRing makes a ring of shared buffers.
@@ -89,7 +187,13 @@ func (c *Context) NewRing(o RingOptions) (*Ring, error) {
 	if o.Timeout <= 0 {
 		o.Timeout = 10 * time.Second
 	}
-	r := &Ring{c: c, o: o, slotEv: make([]*ringEvent, o.Slots)}
+	r := &Ring{c: c, o: o, slotEv: make([]*ringEvent, o.Slots), slotGPU: make([]uint64, o.Slots)}
+	if o.GPUSync {
+		var err error
+		if r.gpu, err = c.newRingSems(o.Vulkan); err != nil {
+			return nil, err
+		}
+	}
 	for i := 0; i < o.Slots; i++ {
 		sb, err := c.NewSharedBuffer(o.Vulkan, o.FrameBytes)
 		if err != nil {
@@ -124,6 +228,22 @@ func (r *Ring) Next() (int, *Buffer, error) {
 		return 0, nil, ErrRingFull
 	}
 	i := r.next % r.o.Slots
+	if u := r.slotGPU[i]; u > 0 {
+		if u > r.gpu.glWaited {
+			err := r.c.do(func(e *egl.Context) error {
+				if err := e.SetTimelineValue(r.gpu.glCUDA, u); err != nil {
+					return err
+				}
+				// GL waits on the GPU for CUDA's work on every slot up to u.
+				return e.WaitSemaphore(r.gpu.glCUDA, r.bufs(0, r.o.Slots), nil, nil)
+			})
+			if err != nil {
+				return 0, nil, fmt.Errorf("gl: Ring.Next: %w", err)
+			}
+			r.gpu.glWaited = u
+		}
+		r.slotGPU[i] = 0
+	}
 	if re := r.slotEv[i]; re != nil {
 		if err := waitEvent(re.ev, r.o.Timeout); err != nil {
 			return 0, nil, fmt.Errorf("gl: Ring.Next: waiting for the consumer's work on slot %d: %w", i, err)
@@ -162,14 +282,26 @@ func (r *Ring) fenceLocked() error {
 		return nil
 	}
 	var s egl.Sync
+	var v uint64
 	err := r.c.do(func(e *egl.Context) (err error) {
+		if r.gpu != nil {
+			v = r.gpu.glValue + 1
+			if err := e.SetTimelineValue(r.gpu.glGL, v); err != nil {
+				return err
+			}
+			if err := e.SignalSemaphore(r.gpu.glGL, r.bufs(r.fenced, n), nil, nil); err != nil {
+				return err
+			}
+			r.gpu.glValue = v
+			return nil
+		}
 		s, err = e.Fence()
 		return err
 	})
 	if err != nil {
 		return fmt.Errorf("gl: Ring: %w", err)
 	}
-	r.batches = append(r.batches, batch{first: r.fenced, n: n, fence: s})
+	r.batches = append(r.batches, batch{first: r.fenced, n: n, fence: s, value: v})
 	r.fenced = r.sub
 	return nil
 }
@@ -207,6 +339,13 @@ func (r *Ring) Consume(s *cuda.Stream, f func(frames []Frame) error) (int, error
 	var frames []Frame
 	err := r.c.do(func(e *egl.Context) error {
 		var first error
+		if r.gpu != nil {
+			last := bs[len(bs)-1].value
+			if s != nil {
+				return r.gpu.cuGL.Wait(s, last) // the CUDA stream waits on the GPU
+			}
+			return r.gpu.vkGL.Wait(last, r.o.Timeout)
+		}
 		for _, b := range bs {
 			if first == nil {
 				first = e.WaitSync(b.fence, r.o.Timeout)
@@ -224,7 +363,16 @@ func (r *Ring) Consume(s *cuda.Stream, f func(frames []Frame) error) (int, error
 		}
 	}
 	ferr := f(frames)
-	if s != nil {
+	if s != nil && r.gpu != nil {
+		v := r.gpu.cuValue + 1
+		if err := r.gpu.cuCUDA.Signal(s, v); err != nil {
+			return 0, firstErr(ferr, err)
+		}
+		r.gpu.cuValue = v
+		for _, f := range frames {
+			r.slotGPU[f.Slot] = v
+		}
+	} else if s != nil {
 		for _, b := range bs {
 			var re *ringEvent
 			if n := len(r.free); n > 0 {
@@ -287,7 +435,10 @@ func (r *Ring) close() error {
 		first = firstErr(first, waitEvent(re.ev, r.o.Timeout))
 		first = firstErr(first, re.ev.Close())
 	}
-	if len(r.batches) > 0 {
+	if r.gpu != nil {
+		first = firstErr(first, r.gpu.close(r.c, r.o.Timeout))
+	}
+	if len(r.batches) > 0 && r.gpu == nil {
 		r.c.do(func(e *egl.Context) error {
 			for _, b := range r.batches {
 				e.DeleteSync(b.fence)

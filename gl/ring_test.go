@@ -164,3 +164,20 @@ func TestRingFromTexture(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestRingGPUSyncUnsupported: without GL_NV_timeline_semaphore (Mesa),
+// GPUSync is refused with ErrUnsupported and nothing leaks.
+func TestRingGPUSyncUnsupported(t *testing.T) {
+	c := open(t, Options{})
+	if c.Info().TimelineSemaphore {
+		t.Skipf("%s has GL_NV_timeline_semaphore", c.Info().Renderer)
+	}
+	d := vkDevice(t, c)
+	before := fdCount(t)
+	if _, err := c.NewRing(RingOptions{Vulkan: d, FrameBytes: 64, GPUSync: true}); !errors.Is(err, ErrUnsupported) {
+		t.Fatalf("NewRing with GPUSync: %v, want ErrUnsupported", err)
+	}
+	if after := fdCount(t); after != before {
+		t.Fatalf("%d fds leaked", after-before)
+	}
+}

@@ -276,7 +276,7 @@ func (s *Suite) GLBaseline() error {
 // frames of random bytes that GL writes (a buffer copy, as a renderer's
 // readback into a buffer would) and CUDA copies into a tensor.
 const (
-	GLFrameSteps = 3
+	GLFrameSteps = 4
 	glBatch      = 32
 	glFrameBytes = glTexW * glTexH * 4
 )
@@ -357,11 +357,6 @@ func (s *Suite) GLFrames() error {
 	}
 
 	// 2. the ring.
-	ring, err := c.NewRing(gl.RingOptions{Vulkan: s.D.Vulkan(), FrameBytes: glFrameBytes, Batch: glBatch, Slots: 2 * glBatch})
-	if err != nil {
-		return err
-	}
-	defer ring.Close()
 	consume := func(fs []gl.Frame) error {
 		for _, f := range fs {
 			if err := stream.CopyDtoD(tensor.Ptr(), f.Buffer.CUDA.Ptr(), glFrameBytes); err != nil {
@@ -370,33 +365,40 @@ func (s *Suite) GLFrames() error {
 		}
 		return nil
 	}
-	err = s.figure(GLGroup, fmt.Sprintf("GL → CUDA in batches of %d: gl.Ring (shared Vulkan memory)", glBatch), "µs", func() (float64, error) {
-		t0 := time.Now()
-		for i := 0; i < frames; i++ {
-			_, b, err := ring.Next()
-			if err != nil {
-				return 0, err
-			}
-			if err := b.CopyFrom(src[i%sources], 0, 0, glFrameBytes); err != nil {
-				return 0, err
-			}
-			if err := ring.Submit(); err != nil {
-				return 0, err
-			}
-			if (i+1)%glBatch == 0 {
-				if _, err := ring.Consume(stream, consume); err != nil {
+	ringFigure := func(name string, gpuSync bool) error {
+		ring, err := c.NewRing(gl.RingOptions{Vulkan: s.D.Vulkan(), FrameBytes: glFrameBytes, Batch: glBatch, Slots: 2 * glBatch, GPUSync: gpuSync})
+		if err != nil {
+			return err
+		}
+		defer ring.Close()
+		return s.figure(GLGroup, name, "µs", func() (float64, error) {
+			t0 := time.Now()
+			for i := 0; i < frames; i++ {
+				_, b, err := ring.Next()
+				if err != nil {
 					return 0, err
 				}
+				if err := b.CopyFrom(src[i%sources], 0, 0, glFrameBytes); err != nil {
+					return 0, err
+				}
+				if err := ring.Submit(); err != nil {
+					return 0, err
+				}
+				if (i+1)%glBatch == 0 {
+					if _, err := ring.Consume(stream, consume); err != nil {
+						return 0, err
+					}
+				}
 			}
-		}
-		if err := finish(); err != nil {
-			return 0, err
-		}
-		return perFrame(t0), nil
-	}, func(f *Figure) {
-		f.Against, f.Target, f.Note = baseline, 5, note
-	})
-	if err != nil {
+			if err := finish(); err != nil {
+				return 0, err
+			}
+			return perFrame(t0), nil
+		}, func(f *Figure) {
+			f.Against, f.Target, f.Note = baseline, 5, note
+		})
+	}
+	if err := ringFigure(fmt.Sprintf("GL → CUDA in batches of %d: gl.Ring (shared Vulkan memory, host fences)", glBatch), false); err != nil {
 		return err
 	}
 
@@ -414,7 +416,7 @@ func (s *Suite) GLFrames() error {
 		}
 		bufs, regs = append(bufs, b), append(regs, r)
 	}
-	return s.figure(GLGroup, fmt.Sprintf("GL → CUDA in batches of %d: one map of %d registered buffers", glBatch, glBatch), "µs", func() (float64, error) {
+	err = s.figure(GLGroup, fmt.Sprintf("GL → CUDA in batches of %d: one map of %d registered buffers", glBatch, glBatch), "µs", func() (float64, error) {
 		t0 := time.Now()
 		for i := 0; i < frames; i += glBatch {
 			for k := 0; k < glBatch; k++ {
@@ -439,4 +441,13 @@ func (s *Suite) GLFrames() error {
 		}
 		return perFrame(t0), nil
 	}, func(f *Figure) { f.Against, f.Note = baseline, note })
+	if err != nil {
+		return err
+	}
+
+	// 4. the ring ordered on the GPU (timeline semaphores), where GL has them.
+	if !c.Info().TimelineSemaphore {
+		return nil
+	}
+	return ringFigure(fmt.Sprintf("GL → CUDA in batches of %d: gl.Ring (shared Vulkan memory, GPU semaphores)", glBatch), true)
 }

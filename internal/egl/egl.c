@@ -180,6 +180,9 @@ static int load_gl(gfx_egl_ctx *c) {
 	GFX_GL_OPT(ImportSemaphoreFdEXT, "glImportSemaphoreFdEXT")
 	GFX_GL_OPT(SignalSemaphoreEXT, "glSignalSemaphoreEXT")
 	GFX_GL_OPT(WaitSemaphoreEXT, "glWaitSemaphoreEXT")
+	GFX_GL_OPT(SemaphoreParameterui64vEXT, "glSemaphoreParameterui64vEXT")
+	GFX_GL_OPT(CreateSemaphoresNV, "glCreateSemaphoresNV")
+	GFX_GL_OPT(SemaphoreParameterivNV, "glSemaphoreParameterivNV")
 	return 0;
 }
 
@@ -594,4 +597,23 @@ GLenum gfx_gl_texture_to_buffer(gfx_egl_ctx *c, GLuint tex, GLsizei w, GLsizei h
 	}
 	restore(c, &s);
 	return gfx_gl_clear_errors(c);
+}
+
+GLenum gfx_gl_import_timeline(gfx_egl_ctx *c, int fd, GLuint *sem) {
+	GLint type = GL_SEMAPHORE_TYPE_TIMELINE_NV;
+	*sem = 0;
+	gfx_gl_clear_errors(c);
+	c->gl.CreateSemaphoresNV(1, sem);
+	c->gl.SemaphoreParameterivNV(*sem, GL_SEMAPHORE_TYPE_NV, &type);
+	c->gl.ImportSemaphoreFdEXT(*sem, GL_HANDLE_TYPE_OPAQUE_FD_EXT, fd);
+	GLenum e = gfx_gl_clear_errors(c);
+	if (e != GL_NO_ERROR && *sem) {
+		c->gl.DeleteSemaphoresEXT(1, sem);
+		*sem = 0;
+	}
+	return e;
+}
+
+void gfx_gl_set_timeline_value(gfx_egl_ctx *c, GLuint sem, GLuint64 v) {
+	c->gl.SemaphoreParameterui64vEXT(sem, GL_TIMELINE_SEMAPHORE_VALUE_NV, &v);
 }

@@ -195,6 +195,9 @@ type Info struct {
 	MemoryObject bool
 	// SemaphoreFD reports GL_EXT_semaphore_fd (import of Vulkan semaphores).
 	SemaphoreFD bool
+	// TimelineSemaphore reports GL_NV_timeline_semaphore (timeline
+	// semaphores shared with Vulkan and CUDA).
+	TimelineSemaphore bool
 	// DSA reports direct state access (GL 4.5); without it (GLES, older GL)
 	// objects are made through binds that are saved and restored.
 	DSA bool
@@ -635,6 +638,7 @@ func (c *Context) fillInfo(p Platform, eglVersion, desc string) {
 	}
 	c.info.MemoryObject = c.hasGLExt("GL_EXT_memory_object_fd")
 	c.info.SemaphoreFD = c.hasGLExt("GL_EXT_semaphore_fd")
+	c.info.TimelineSemaphore = c.info.SemaphoreFD && c.hasGLExt("GL_NV_timeline_semaphore")
 	C.gfx_gl_clear_errors(cc)
 }
 

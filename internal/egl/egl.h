@@ -41,6 +41,14 @@ typedef void (APIENTRYP gfx_PFNGLGENSEMAPHORESEXTPROC)(GLsizei n, GLuint *semaph
 typedef void (APIENTRYP gfx_PFNGLDELETESEMAPHORESEXTPROC)(GLsizei n, const GLuint *semaphores);
 typedef void (APIENTRYP gfx_PFNGLIMPORTSEMAPHOREFDEXTPROC)(GLuint semaphore, GLenum handleType, GLint fd);
 typedef void (APIENTRYP gfx_PFNGLSIGNALSEMAPHOREEXTPROC)(GLuint semaphore, GLuint numBufferBarriers, const GLuint *buffers, GLuint numTextureBarriers, const GLuint *textures, const GLenum *dstLayouts);
+typedef void (APIENTRYP gfx_PFNGLCREATESEMAPHORESNVPROC)(GLsizei n, GLuint *semaphores);
+typedef void (APIENTRYP gfx_PFNGLSEMAPHOREPARAMETERIVNVPROC)(GLuint semaphore, GLenum pname, const GLint *params);
+typedef void (APIENTRYP gfx_PFNGLSEMAPHOREPARAMETERUI64VEXTPROC)(GLuint semaphore, GLenum pname, const GLuint64 *params);
+#ifndef GL_TIMELINE_SEMAPHORE_VALUE_NV
+#define GL_TIMELINE_SEMAPHORE_VALUE_NV 0x9595
+#define GL_SEMAPHORE_TYPE_NV 0x95B3
+#define GL_SEMAPHORE_TYPE_TIMELINE_NV 0x95B5
+#endif
 typedef void (APIENTRYP gfx_PFNGLWAITSEMAPHOREEXTPROC)(GLuint semaphore, GLuint numBufferBarriers, const GLuint *buffers, GLuint numTextureBarriers, const GLuint *textures, const GLenum *srcLayouts);
 
 // EGL_NV_device_cuda.
@@ -149,6 +157,9 @@ typedef struct {
 	gfx_PFNGLIMPORTSEMAPHOREFDEXTPROC ImportSemaphoreFdEXT;
 	gfx_PFNGLSIGNALSEMAPHOREEXTPROC SignalSemaphoreEXT;
 	gfx_PFNGLWAITSEMAPHOREEXTPROC WaitSemaphoreEXT;
+	gfx_PFNGLSEMAPHOREPARAMETERUI64VEXTPROC SemaphoreParameterui64vEXT;
+	gfx_PFNGLCREATESEMAPHORESNVPROC CreateSemaphoresNV;           // GL_NV_timeline_semaphore
+	gfx_PFNGLSEMAPHOREPARAMETERIVNVPROC SemaphoreParameterivNV; // GL_NV_timeline_semaphore
 } gfx_gl;
 
 // One display + context. Allocated in C memory: no driver handle is ever
@@ -215,6 +226,10 @@ GLenum gfx_gl_buffer_from_memory(gfx_egl_ctx *c, GLuint mem, GLsizeiptr size, GL
 GLenum gfx_gl_texture_from_memory(gfx_egl_ctx *c, GLuint mem, GLenum ifmt, GLsizei w, GLsizei h, GLuint *id);
 GLenum gfx_gl_import_semaphore(gfx_egl_ctx *c, int fd, GLuint *sem);
 GLenum gfx_gl_delete_semaphore(gfx_egl_ctx *c, GLuint sem);
+// gfx_gl_import_timeline imports a timeline semaphore (GL_NV_timeline_semaphore).
+GLenum gfx_gl_import_timeline(gfx_egl_ctx *c, int fd, GLuint *sem);
+// gfx_gl_set_timeline_value sets the value the next signal or wait uses.
+void gfx_gl_set_timeline_value(gfx_egl_ctx *c, GLuint sem, GLuint64 v);
 // signal/wait: nb buffers, nt textures with one layout each.
 GLenum gfx_gl_signal_semaphore(gfx_egl_ctx *c, GLuint sem, GLuint nb, const GLuint *bufs, GLuint nt, const GLuint *texs, const GLenum *layouts);
 GLenum gfx_gl_wait_semaphore(gfx_egl_ctx *c, GLuint sem, GLuint nb, const GLuint *bufs, GLuint nt, const GLuint *texs, const GLenum *layouts);

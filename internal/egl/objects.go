@@ -227,3 +227,29 @@ func (c *Context) TextureToBuffer(t Texture, w, h int, format, typ uint32, b Buf
 	e := C.gfx_gl_texture_to_buffer(c.c, C.GLuint(t), C.GLsizei(w), C.GLsizei(h), C.GLenum(format), C.GLenum(typ), C.GLuint(b), C.GLintptr(off), C.GLsizei(n))
 	return glErr("pixel pack of a texture into a buffer", e)
 }
+
+// ImportTimelineSemaphoreFD imports an OPAQUE_FD timeline semaphore (a
+// Vulkan one; GL_NV_timeline_semaphore). On success GL owns fd; on failure
+// it is closed.
+func (c *Context) ImportTimelineSemaphoreFD(fd int) (Semaphore, error) {
+	if err := c.needExt(c.info.TimelineSemaphore, "GL_NV_timeline_semaphore"); err != nil {
+		closeFD(fd)
+		return 0, err
+	}
+	var s C.GLuint
+	if err := glErr("glImportSemaphoreFdEXT (timeline)", C.gfx_gl_import_timeline(c.c, C.int(fd), &s)); err != nil {
+		closeFD(fd)
+		return 0, err
+	}
+	return Semaphore(s), nil
+}
+
+// SetTimelineValue sets the value the next SignalSemaphore or
+// WaitSemaphore on the timeline semaphore s signals or waits for.
+func (c *Context) SetTimelineValue(s Semaphore, v uint64) error {
+	if err := c.gl(); err != nil {
+		return err
+	}
+	C.gfx_gl_set_timeline_value(c.c, C.GLuint(s), C.GLuint64(v))
+	return glErr("glSemaphoreParameterui64vEXT", C.gfx_gl_clear_errors(c.c))
+}
