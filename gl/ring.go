@@ -315,9 +315,10 @@ type Frame struct {
 
 // Consume hands every frame submitted so far to f (a partial batch is
 // fenced first), after waiting on the host for GL to finish rendering them
-// (one wait per batch). f may queue CUDA work reading the frames on s:
-// Consume records an event on s after f, and GL reuses the slots only after
-// it completes. With a nil s, the frames are free again when f returns
+// (with GPUSync: after making s wait for them on the GPU). f may queue CUDA
+// work reading the frames on s: Consume records an event on s after f (with
+// GPUSync: a semaphore signal), and GL reuses the slots only after it
+// completes. With a nil s, the frames are free again when f returns
 // (for consumers that finish their work inside f, e.g. with Vulkan's Run).
 // It returns the number of frames consumed; with none submitted it
 // returns 0 without calling f. f must not call the Ring's methods (the
@@ -373,26 +374,25 @@ func (r *Ring) Consume(s *cuda.Stream, f func(frames []Frame) error) (int, error
 			r.slotGPU[f.Slot] = v
 		}
 	} else if s != nil {
-		for _, b := range bs {
-			var re *ringEvent
-			if n := len(r.free); n > 0 {
-				re, r.free = r.free[n-1], r.free[:n-1]
-			} else {
-				ev, err := s.Context().NewEvent(cuda.EventDisableTiming)
-				if err != nil {
-					return 0, firstErr(ferr, err)
-				}
-				re = &ringEvent{ev: ev}
-				r.all = append(r.all, re)
-			}
-			if err := re.ev.Record(s); err != nil {
-				r.free = append(r.free, re)
+		// One event after the consumer's work, shared by its slots.
+		var re *ringEvent
+		if n := len(r.free); n > 0 {
+			re, r.free = r.free[n-1], r.free[:n-1]
+		} else {
+			ev, err := s.Context().NewEvent(cuda.EventDisableTiming)
+			if err != nil {
 				return 0, firstErr(ferr, err)
 			}
-			re.refs = b.n
-			for k := b.first; k < b.first+b.n; k++ {
-				r.slotEv[k%r.o.Slots] = re
-			}
+			re = &ringEvent{ev: ev}
+			r.all = append(r.all, re)
+		}
+		if err := re.ev.Record(s); err != nil {
+			r.free = append(r.free, re)
+			return 0, firstErr(ferr, err)
+		}
+		re.refs = len(frames)
+		for _, f := range frames {
+			r.slotEv[f.Slot] = re
 		}
 	}
 	r.done += len(frames)
