@@ -243,6 +243,9 @@ type Array struct {
 
 	mu    sync.Mutex // guards surfs
 	surfs []cu.SurfObject
+	// borrowed: a graphics mapping's array (gl.go), owned by the mapping:
+	// Close drops only its surface objects.
+	borrowed bool
 }
 
 // MapArray maps an image's memory (starting at offset) as a CUDA array of
@@ -309,6 +312,9 @@ func (a *Array) Close() error {
 		var first error
 		for _, s := range surfs {
 			first = errors.Join(first, check("cuSurfObjectDestroy", cu.SurfObjectDestroy(a.ctx.h, s)))
+		}
+		if a.borrowed {
+			return first
 		}
 		if a.parent != nil {
 			return errors.Join(first, check("cuMipmappedArrayDestroy", cu.MipmappedArrayDestroy(a.ctx.h, a.mip)))

@@ -44,8 +44,17 @@ type Result struct {
 	OK bool `json:"ok"`
 }
 
-// Run checks the report that devices.Discover produced.
+// Run checks the report that devices.Discover produced, and OpenGL on EGL
+// (ProbeGL, CheckGL).
 func Run(r *devices.Report) Result {
+	res := RunVulkanCUDA(r)
+	res.Checks = append(res.Checks, CheckGL(ProbeGL(r))...)
+	return res
+}
+
+// RunVulkanCUDA checks the report that devices.Discover produced: Vulkan,
+// CUDA and interop between them, without probing anything.
+func RunVulkanCUDA(r *devices.Report) Result {
 	var res Result
 	add := func(name string, st Status, detail, fix string) {
 		res.Checks = append(res.Checks, Check{Name: name, Status: st, State: st.String(), Detail: detail, Fix: fix})

@@ -61,6 +61,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		{"texture", 12, s.TextureToTensor},
 		{"latency", 2, s.Latency},
 		{"gl", 3, s.GLBaseline},
+		{"gl", bench.GLFrameSteps, s.GLFrames},
 		{"ring", bench.RingSteps(*quick), s.Rings},
 		{"onetime", 1, s.OneTime},
 		{"onetime", 1, func() error { return s.IPCOpen(ipcChild) }},

@@ -158,3 +158,24 @@ func TestGLBaseline(t *testing.T) {
 		}
 	}
 }
+
+// TestGLFrames runs the GL → CUDA frame figures (quick) and checks that
+// each was measured and compared with the per-frame baseline.
+func TestGLFrames(t *testing.T) {
+	needGL(t)
+	d := openGPU(t)
+	s := &Suite{D: d, O: Options{Reps: 3, Frames: 512, Quick: true}}
+	if err := s.GLFrames(); err != nil {
+		t.Fatal(err)
+	}
+	s.R.Compare()
+	if len(s.R.Figures) < GLFrameSteps-1 { // the GPU-semaphore ring needs GL_NV_timeline_semaphore
+		t.Fatalf("%d figures, want %d", len(s.R.Figures), GLFrameSteps)
+	}
+	for i, f := range s.R.Figures {
+		t.Logf("%s: %.3g %s, %.2f× (%s)", f.Name, f.Value, f.Unit, f.Ratio, f.Note)
+		if f.Group != GLGroup || !(f.Value > 0) || (i > 0 && !(f.Ratio > 0)) {
+			t.Errorf("figure %d: %+v", i, f)
+		}
+	}
+}

@@ -35,11 +35,31 @@ import (
 	"github.com/gfxcuda/gfxcuda/internal/dl"
 )
 
-// GL requested by New: 4.5 core (Mesa's llvmpipe has no 4.6 core context).
+// GL requested by New: 4.5 core (Mesa's llvmpipe has no 4.6 core context),
+// or OpenGL ES 3.2.
 const (
-	GLMajor = 4
-	GLMinor = 5
+	GLMajor   = 4
+	GLMinor   = 5
+	GLESMajor = 3
+	GLESMinor = 2
 )
+
+// API is the client API of a context.
+type API int
+
+const (
+	// OpenGL is desktop OpenGL, core profile.
+	OpenGL API = iota
+	// OpenGLES is OpenGL ES 3.
+	OpenGLES
+)
+
+func (a API) String() string {
+	if a == OpenGLES {
+		return fmt.Sprintf("OpenGL ES %d.%d", GLESMajor, GLESMinor)
+	}
+	return fmt.Sprintf("OpenGL %d.%d core", GLMajor, GLMinor)
+}
 
 // GL enums used with this package.
 const (
@@ -66,7 +86,7 @@ var (
 var core = [C.GFX_EGL_NCORE]string{
 	"eglGetProcAddress", "eglGetError", "eglQueryString", "eglInitialize", "eglTerminate",
 	"eglBindAPI", "eglChooseConfig", "eglCreateContext", "eglDestroyContext", "eglMakeCurrent",
-	"eglReleaseThread", "eglGetPlatformDisplay",
+	"eglReleaseThread", "eglGetPlatformDisplay", "eglGetCurrentContext", "eglGetCurrentDisplay", "eglQueryContext",
 }
 
 var (
@@ -100,7 +120,7 @@ func load() error {
 	for i, n := range core {
 		p, err := lib.Sym(n)
 		ptrs[i] = p
-		if err != nil && i < len(core)-1 {
+		if err != nil && i < C.GFX_EGL_NREQUIRED {
 			missing = append(missing, n)
 		}
 	}
@@ -141,8 +161,13 @@ type Options struct {
 	// UUID — the Vulkan deviceUUID or CUDA device UUID — when one matches.
 	// Info.UUIDMatched tells whether one did.
 	DeviceUUID *[16]byte
+	// CUDADevice, when set, picks the EGL device that EGL_NV_device_cuda
+	// reports as this CUDA device ordinal; it is tried before DeviceUUID.
+	CUDADevice *int
 	// Platform forces one platform; the zero value tries both.
 	Platform Platform
+	// API is desktop OpenGL (4.5 core, the zero value) or OpenGL ES 3.2.
+	API API
 }
 
 // Info describes a Context.
@@ -156,9 +181,26 @@ type Info struct {
 	// EGL device's UUID (EGL_EXT_device_persistent_id); empty when neither
 	// is available.
 	DeviceUUIDs [][16]byte
-	UUIDMatched bool // Options.DeviceUUID was given and matched
+	UUIDMatched bool // Options.DeviceUUID or Options.CUDADevice was given and matched
+	// MatchedBy says how the device was matched: "EGL_NV_device_cuda",
+	// "EGL device UUID", "GL device UUID", or "" when it was not.
+	MatchedBy string
+	// CUDADevice is the CUDA ordinal EGL_NV_device_cuda reports for the
+	// EGL device, or -1.
+	CUDADevice int
+	API        API
+	// Adopted is set for a context adopted with Adopt (the caller's own).
+	Adopted bool
 	// MemoryObject reports GL_EXT_memory_object_fd (import of Vulkan memory).
 	MemoryObject bool
+	// SemaphoreFD reports GL_EXT_semaphore_fd (import of Vulkan semaphores).
+	SemaphoreFD bool
+	// TimelineSemaphore reports GL_NV_timeline_semaphore (timeline
+	// semaphores shared with Vulkan and CUDA).
+	TimelineSemaphore bool
+	// DSA reports direct state access (GL 4.5); without it (GLES, older GL)
+	// objects are made through binds that are saved and restored.
+	DSA bool
 }
 
 func (i Info) String() string {
@@ -171,6 +213,9 @@ type Context struct {
 	c    *C.gfx_egl_ctx // C memory
 	dpy  C.uintptr_t
 	tid  int // the context thread's id
+	// adopted: the caller's context, used on whichever thread has it
+	// current; no thread of our own.
+	adopted bool
 
 	jobs chan job
 	exit chan struct{}
@@ -318,7 +363,7 @@ func (c *Context) open(o Options) error {
 			errs = append(errs, err.Error())
 			continue
 		}
-		if o.DeviceUUID == nil || c.info.UUIDMatched {
+		if (o.DeviceUUID == nil && o.CUDADevice == nil) || c.info.UUIDMatched {
 			return nil
 		}
 		if fallback < 0 {
@@ -329,7 +374,7 @@ func (c *Context) open(o Options) error {
 	if fallback >= 0 {
 		return openers[fallback]()
 	}
-	return fmt.Errorf("egl: no headless GL %d.%d core context: %s; %s", GLMajor, GLMinor, strings.Join(errs, "; "), hint)
+	return fmt.Errorf("egl: no headless %v context: %s; %s", o.API, strings.Join(errs, "; "), hint)
 }
 
 func (c *Context) openSurfaceless(o Options, client string) error {
@@ -340,7 +385,7 @@ func (c *Context) openSurfaceless(o Options, client string) error {
 	if dpy == 0 {
 		return fmt.Errorf("surfaceless platform: eglGetPlatformDisplay failed: %v", eglError(C.gfx_egl_get_error()))
 	}
-	if err := c.create(dpy, PlatformSurfaceless, ""); err != nil {
+	if err := c.create(dpy, o.API, PlatformSurfaceless, ""); err != nil {
 		return fmt.Errorf("surfaceless platform: %w", err)
 	}
 	c.matchUUID(o, nil)
@@ -351,21 +396,28 @@ type device struct {
 	h    C.uintptr_t
 	desc string
 	uuid *[16]byte // from EGL_EXT_device_persistent_id
+	cuda int       // from EGL_NV_device_cuda, or -1
+	exts string
 }
 
-func (c *Context) openDevice(o Options, client string) error {
-	if !hasExt(client, "EGL_EXT_platform_device") || C.gfx_egl_has_devices() == 0 {
-		return errors.New("device platform: EGL_EXT_platform_device not offered")
+// listDevices enumerates the EGL devices (EGL_EXT_device_enumeration).
+func listDevices() []device {
+	if C.gfx_egl_has_devices() == 0 {
+		return nil
 	}
 	var hs [64]C.uintptr_t
 	n := int(C.gfx_egl_devices(&hs[0], C.int(len(hs))))
-	if n <= 0 {
-		return errors.New("device platform: eglQueryDevicesEXT found no EGL device")
-	}
-	devs := make([]device, 0, n)
-	for _, h := range hs[:n] {
-		d := device{h: h}
+	devs := make([]device, 0, max(n, 0))
+	for _, h := range hs[:max(n, 0)] {
+		d := device{h: h, cuda: -1}
 		exts := C.GoString(C.gfx_egl_device_string(h, C.EGL_EXTENSIONS))
+		d.exts = exts
+		if hasExt(exts, "EGL_NV_device_cuda") {
+			var ord C.int
+			if C.gfx_egl_device_cuda(h, &ord) == 0 {
+				d.cuda = int(ord)
+			}
+		}
 		if hasExt(exts, "EGL_EXT_device_drm") {
 			d.desc = C.GoString(C.gfx_egl_device_string(h, C.EGL_DRM_DEVICE_FILE_EXT))
 		}
@@ -383,11 +435,51 @@ func (c *Context) openDevice(o Options, client string) error {
 		}
 		devs = append(devs, d)
 	}
-	// Devices whose EGL UUID matches go first.
-	if o.DeviceUUID != nil {
+	return devs
+}
+
+// DeviceInfo describes an EGL device (EGL_EXT_device_enumeration).
+type DeviceInfo struct {
+	Description string    // DRM device file, "software", or its extensions
+	Extensions  string    // EGL device extensions
+	UUID        *[16]byte // EGL_EXT_device_persistent_id, or nil
+	CUDADevice  int       // EGL_NV_device_cuda's CUDA ordinal, or -1
+}
+
+// Devices lists the EGL devices (none without EGL_EXT_device_enumeration).
+func Devices() ([]DeviceInfo, error) {
+	if err := Load(); err != nil {
+		return nil, err
+	}
+	var out []DeviceInfo
+	for _, d := range listDevices() {
+		out = append(out, DeviceInfo{Description: d.desc, Extensions: d.exts, UUID: d.uuid, CUDADevice: d.cuda})
+	}
+	return out, nil
+}
+
+// ClientExtensions returns EGL's client extensions (EGL_EXTENSIONS of
+// EGL_NO_DISPLAY): the platforms on offer.
+func ClientExtensions() (string, error) {
+	if err := Load(); err != nil {
+		return "", err
+	}
+	return C.GoString(C.gfx_egl_query_string(0, C.EGL_EXTENSIONS)), nil
+}
+
+func (c *Context) openDevice(o Options, client string) error {
+	if !hasExt(client, "EGL_EXT_platform_device") || C.gfx_egl_has_devices() == 0 {
+		return errors.New("device platform: EGL_EXT_platform_device not offered")
+	}
+	devs := listDevices()
+	if len(devs) == 0 {
+		return errors.New("device platform: eglQueryDevicesEXT found no EGL device")
+	}
+	// Devices whose CUDA ordinal or EGL UUID matches go first.
+	if o.DeviceUUID != nil || o.CUDADevice != nil {
 		var first, rest []device
 		for _, d := range devs {
-			if d.uuid != nil && *d.uuid == *o.DeviceUUID {
+			if (o.CUDADevice != nil && d.cuda == *o.CUDADevice) || (o.DeviceUUID != nil && d.uuid != nil && *d.uuid == *o.DeviceUUID) {
 				first = append(first, d)
 			} else {
 				rest = append(rest, d)
@@ -403,11 +495,12 @@ func (c *Context) openDevice(o Options, client string) error {
 			errs = append(errs, fmt.Sprintf("device %s: eglGetPlatformDisplay: %v", d.desc, eglError(C.gfx_egl_get_error())))
 			continue
 		}
-		if err := c.create(dpy, PlatformDevice, d.desc); err != nil {
+		if err := c.create(dpy, o.API, PlatformDevice, d.desc); err != nil {
 			errs = append(errs, fmt.Sprintf("device %s: %v", d.desc, err))
 			continue
 		}
-		if c.matchUUID(o, d.uuid) || o.DeviceUUID == nil {
+		c.info.CUDADevice = d.cuda
+		if c.matchUUID(o, d.uuid) || (o.DeviceUUID == nil && o.CUDADevice == nil) {
 			return nil
 		}
 		// Not the wanted GPU: remember it, try the others.
@@ -419,9 +512,10 @@ func (c *Context) openDevice(o Options, client string) error {
 	if fallback >= 0 {
 		d := devs[fallback]
 		dpy := C.gfx_egl_display(C.EGL_PLATFORM_DEVICE_EXT, d.h)
-		if err := c.create(dpy, PlatformDevice, d.desc); err != nil {
+		if err := c.create(dpy, o.API, PlatformDevice, d.desc); err != nil {
 			return fmt.Errorf("device %s: %w", d.desc, err)
 		}
+		c.info.CUDADevice = d.cuda
 		c.matchUUID(o, d.uuid)
 		return nil
 	}
@@ -432,6 +526,11 @@ func (c *Context) openDevice(o Options, client string) error {
 func (c *Context) matchUUID(o Options, eglUUID *[16]byte) bool {
 	c.info.DeviceUUIDs = nil
 	c.info.UUIDMatched = false
+	c.info.MatchedBy = ""
+	if o.CUDADevice != nil && c.info.CUDADevice == *o.CUDADevice {
+		c.info.UUIDMatched = true
+		c.info.MatchedBy = "EGL_NV_device_cuda"
+	}
 	if eglUUID != nil {
 		c.info.DeviceUUIDs = append(c.info.DeviceUUIDs, *eglUUID)
 	}
@@ -447,10 +546,15 @@ func (c *Context) matchUUID(o Options, eglUUID *[16]byte) bool {
 		}
 		C.gfx_gl_clear_errors(c.c)
 	}
-	if o.DeviceUUID != nil {
-		for _, u := range c.info.DeviceUUIDs {
+	if o.DeviceUUID != nil && !c.info.UUIDMatched {
+		for i, u := range c.info.DeviceUUIDs {
 			if u == *o.DeviceUUID {
 				c.info.UUIDMatched = true
+				c.info.MatchedBy = "GL device UUID"
+				if i == 0 && eglUUID != nil {
+					c.info.MatchedBy = "EGL device UUID"
+				}
+				break
 			}
 		}
 	}
@@ -469,17 +573,22 @@ func (c *Context) hasGLExt(name string) bool {
 
 var stageNames = map[C.int]string{
 	C.GFX_EGL_STAGE_NO_SURFACELESS: "display lacks EGL_KHR_surfaceless_context",
-	C.GFX_EGL_STAGE_BIND_API:       "eglBindAPI(EGL_OPENGL_API)",
-	C.GFX_EGL_STAGE_CONFIG:         "eglChooseConfig found no OpenGL config",
-	C.GFX_EGL_STAGE_CONTEXT:        fmt.Sprintf("eglCreateContext (GL %d.%d core)", GLMajor, GLMinor),
+	C.GFX_EGL_STAGE_BIND_API:       "eglBindAPI",
+	C.GFX_EGL_STAGE_CONFIG:         "eglChooseConfig found no config for the API",
+	C.GFX_EGL_STAGE_CONTEXT:        "eglCreateContext",
 	C.GFX_EGL_STAGE_MAKE_CURRENT:   "eglMakeCurrent (no surface)",
-	C.GFX_EGL_STAGE_GL_ENTRY:       fmt.Sprintf("GL %d.%d entry points missing from eglGetProcAddress", GLMajor, GLMinor),
+	C.GFX_EGL_STAGE_GL_ENTRY:       "GL entry points missing from eglGetProcAddress",
+	C.GFX_EGL_STAGE_NO_CURRENT:     "no EGL context is current on this thread",
 }
 
 // create initializes dpy, creates the context and makes it current on
 // this thread; on failure it leaves nothing behind.
-func (c *Context) create(dpy C.uintptr_t, p Platform, desc string) error {
+func (c *Context) create(dpy C.uintptr_t, api API, p Platform, desc string) error {
 	var major, minor C.EGLint
+	capi, vmaj, vmin := C.int(C.GFX_API_GL), GLMajor, GLMinor
+	if api == OpenGLES {
+		capi, vmaj, vmin = C.GFX_API_GLES, GLESMajor, GLESMinor
+	}
 	displayMu.Lock()
 	defer displayMu.Unlock()
 	if C.gfx_egl_initialize(dpy, &major, &minor) == 0 {
@@ -487,29 +596,76 @@ func (c *Context) create(dpy C.uintptr_t, p Platform, desc string) error {
 	}
 	displayRefs[dpy]++
 	cc := (*C.gfx_egl_ctx)(C.calloc(1, C.sizeof_gfx_egl_ctx))
-	if st := C.gfx_egl_create(cc, dpy, GLMajor, GLMinor); st != 0 {
+	if st := C.gfx_egl_create(cc, dpy, capi, C.int(vmaj), C.int(vmin)); st != 0 {
 		e := eglError(C.gfx_egl_get_error())
 		C.free(unsafe.Pointer(cc))
 		c.unrefDisplayLocked(dpy)
-		msg := stageNames[st]
+		msg := stageNames[st] + " (" + api.String() + ")"
 		if st == C.GFX_EGL_STAGE_CONTEXT && e == 0x3009 {
-			msg += fmt.Sprintf(": the driver offers no OpenGL %d.%d core profile", GLMajor, GLMinor)
+			msg += fmt.Sprintf(": the driver offers no %v context", api)
 		}
 		return fmt.Errorf("%s: %v", msg, e)
 	}
 	c.c, c.dpy = cc, dpy
+	c.fillInfo(p, fmt.Sprintf("%d.%d", major, minor), desc)
+	return nil
+}
+
+// fillInfo reads the GL strings and extensions of the current context.
+func (c *Context) fillInfo(p Platform, eglVersion, desc string) {
+	cc, dpy := c.c, c.dpy
 	c.info = Info{
 		Vendor:     C.GoString(C.gfx_gl_get_string(cc, C.GL_VENDOR)),
 		Renderer:   C.GoString(C.gfx_gl_get_string(cc, C.GL_RENDERER)),
 		Version:    C.GoString(C.gfx_gl_get_string(cc, C.GL_VERSION)),
 		Platform:   p,
-		EGLVersion: fmt.Sprintf("%d.%d", major, minor),
+		EGLVersion: eglVersion,
 		EGLVendor:  C.GoString(C.gfx_egl_query_string(dpy, C.EGL_VENDOR)),
 		Device:     desc,
+		CUDADevice: -1,
+		Adopted:    c.adopted,
+	}
+	if cc.es != 0 || strings.HasPrefix(c.info.Version, "OpenGL ES") {
+		cc.es = 1
+		c.info.API = OpenGLES
+	}
+	var maj, min int
+	v := strings.TrimPrefix(c.info.Version, "OpenGL ES ")
+	fmt.Sscanf(v, "%d.%d", &maj, &min)
+	if cc.es == 0 && (maj > 4 || (maj == 4 && min >= 5) || c.hasGLExt("GL_ARB_direct_state_access")) {
+		cc.dsa = 1
+		c.info.DSA = true
 	}
 	c.info.MemoryObject = c.hasGLExt("GL_EXT_memory_object_fd")
+	c.info.SemaphoreFD = c.hasGLExt("GL_EXT_semaphore_fd")
+	c.info.TimelineSemaphore = c.info.SemaphoreFD && c.hasGLExt("GL_NV_timeline_semaphore")
 	C.gfx_gl_clear_errors(cc)
-	return nil
+}
+
+// Adopt wraps the EGL context current on the calling thread (the caller's
+// own, e.g. a renderer's). The returned Context has no thread of its own:
+// Do runs functions directly, and only on a thread where that context is
+// current (else it returns ErrWrongThread). Close forgets the context and
+// never destroys it. GL state changed by this package is saved and
+// restored where it is not the package's own objects.
+func Adopt() (*Context, error) {
+	if err := Load(); err != nil {
+		return nil, err
+	}
+	if C.gfx_egl_has_current() == 0 {
+		return nil, fmt.Errorf("egl: Adopt: %s lacks eglGetCurrentContext", libName)
+	}
+	c := &Context{adopted: true, exit: make(chan struct{})}
+	cc := (*C.gfx_egl_ctx)(C.calloc(1, C.sizeof_gfx_egl_ctx))
+	if st := C.gfx_egl_adopt(cc); st != 0 {
+		C.free(unsafe.Pointer(cc))
+		return nil, fmt.Errorf("egl: Adopt: %s: make your context current on this thread first (eglMakeCurrent)", stageNames[st])
+	}
+	c.c = cc
+	c.dpy = C.uintptr_t(uintptr(cc.dpy))
+	c.fillInfo(PlatformAuto, "", "")
+	c.info.EGLVersion = C.GoString(C.gfx_egl_query_string(c.dpy, C.EGL_VERSION))
+	return c, nil
 }
 
 func (c *Context) unrefDisplayLocked(dpy C.uintptr_t) {
@@ -537,14 +693,37 @@ func (c *Context) destroy() {
 // Info describes the context.
 func (c *Context) Info() Info { return c.info }
 
-// onThread reports whether the caller runs on the context's thread.
-func (c *Context) onThread() bool { return syscall.Gettid() == c.tid }
+// onThread reports whether the caller runs on the context's thread (for
+// an adopted context: whether the context is current on the calling thread).
+func (c *Context) onThread() bool {
+	if c.adopted {
+		c.mu.RLock()
+		defer c.mu.RUnlock()
+		return c.c != nil && C.gfx_egl_current() == C.uintptr_t(uintptr(c.c.ctx))
+	}
+	return syscall.Gettid() == c.tid
+}
 
 // Do runs f on the context's thread with the context current, and returns
 // its error. A panic in f is re-raised in the caller. Do may be called from
 // inside f (it then runs the function directly). CUDA calls that need the
 // GL context (cuGraphicsGL*) belong inside f.
 func (c *Context) Do(f func() error) error {
+	if c.adopted {
+		c.mu.RLock()
+		closed := c.closed
+		c.mu.RUnlock()
+		if closed {
+			return ErrClosed
+		}
+		// The caller's thread must stay the one with the context current.
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if !c.onThread() {
+			return ErrWrongThread
+		}
+		return f()
+	}
 	if c.onThread() {
 		if c.c == nil {
 			return ErrClosed
@@ -570,6 +749,16 @@ func (c *Context) Do(f func() error) error {
 // Context uses it, and ends the context's thread. It is idempotent; it must
 // not be called from inside Do.
 func (c *Context) Close() error {
+	if c.adopted {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if !c.closed {
+			c.closed = true
+			C.free(unsafe.Pointer(c.c))
+			c.c = nil
+		}
+		return nil
+	}
 	if c.onThread() {
 		return errors.New("egl: Context.Close called inside Do")
 	}
@@ -699,12 +888,20 @@ func (c *Context) TextureSubImage2D(t Texture, level, width, height int, format,
 	return glErr("glTextureSubImage2D", e)
 }
 
-// GetTextureImage reads a whole level back (glGetTextureImage).
+// GetTextureImage reads a whole level back (glGetTextureImage). On OpenGL
+// ES, use GetTextureImage2D (it reads through a framebuffer and needs the
+// level's size).
 func (c *Context) GetTextureImage(t Texture, level int, format, typ uint32, data []byte) error {
+	return c.GetTextureImage2D(t, level, 0, 0, format, typ, data)
+}
+
+// GetTextureImage2D reads a whole w×h level back: glGetTextureImage, or
+// on OpenGL ES glReadPixels through a framebuffer.
+func (c *Context) GetTextureImage2D(t Texture, level, w, h int, format, typ uint32, data []byte) error {
 	if err := c.gl(); err != nil {
 		return err
 	}
-	e := C.gfx_gl_get_texture_image(c.c, C.GLuint(t), C.GLint(level), C.GLenum(format), C.GLenum(typ), C.GLsizei(len(data)), ptr(data))
+	e := C.gfx_gl_get_texture_image(c.c, C.GLuint(t), C.GLint(level), C.GLsizei(w), C.GLsizei(h), C.GLenum(format), C.GLenum(typ), C.GLsizei(len(data)), ptr(data))
 	runtime.KeepAlive(data)
 	return glErr("glGetTextureImage", e)
 }
@@ -715,4 +912,10 @@ func (c *Context) DeleteTexture(t Texture) error {
 		return err
 	}
 	return glErr("glDeleteTextures", C.gfx_gl_delete_texture(c.c, C.GLuint(t)))
+}
+
+func closeFD(fd int) {
+	if fd >= 0 {
+		syscall.Close(fd)
+	}
 }

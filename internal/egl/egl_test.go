@@ -265,3 +265,54 @@ func TestNoLibraryChild(t *testing.T) {
 	}
 	t.Log(err)
 }
+
+// TestDevices lists the EGL devices and client extensions.
+func TestDevices(t *testing.T) {
+	newContext(t, Options{}) // skips without EGL
+	devs, err := Devices()
+	if err != nil {
+		t.Fatal(err)
+	}
+	exts, err := ClientExtensions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hasExt(exts, "EGL_EXT_platform_device") && len(devs) == 0 {
+		t.Fatal("device platform offered but no device listed")
+	}
+	for _, d := range devs {
+		t.Logf("%s (CUDA %d, UUID %x)", d.Description, d.CUDADevice, d.UUID)
+		if d.Extensions == "" {
+			t.Errorf("device %q without extensions", d.Description)
+		}
+	}
+}
+
+// TestGLES makes an OpenGL ES 3.2 context and round-trips a buffer
+// through the bind-based path.
+func TestGLES(t *testing.T) {
+	c := newContext(t, Options{API: OpenGLES})
+	in := c.Info()
+	if in.API != OpenGLES || in.DSA || !strings.HasPrefix(in.Version, "OpenGL ES 3") {
+		t.Fatalf("%+v", in)
+	}
+	want := make([]byte, 1000)
+	for i := range want {
+		want[i] = byte(rand.Uint32())
+	}
+	got := make([]byte, len(want))
+	err := c.Do(func() error {
+		b, err := c.CreateBuffer(len(want), want, StaticDraw)
+		if err != nil {
+			return err
+		}
+		defer c.DeleteBuffer(b)
+		return c.GetBufferSubData(b, 0, got)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatal("GLES buffer round trip differs")
+	}
+}
