@@ -76,7 +76,6 @@ func uploadImages(t *testing.T, vd *vulkan.Device, ims []tensor.Image) []*vulkan
 	return out
 }
 
-
 // TestTensorPassAllLayouts converts random textures of every source format,
 // three views at a time, into every layout (element type, NCHW/NHWC, 3 or 4
 // channels, with and without mean/std, with and without flip) on a real
