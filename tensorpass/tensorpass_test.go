@@ -126,7 +126,7 @@ func TestTensorPassAllLayouts(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i, f := range tensor.Sources {
-			bad, first, err := tensortest.Compare(l, srcs[f], m[uint64(i)*per:uint64(i+1)*per])
+			bad, first, err := tensor.Check(l, srcs[f], m[uint64(i)*per:uint64(i+1)*per])
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -174,7 +174,7 @@ func TestTensorPassManyViews(t *testing.T) {
 		t.Fatal(err)
 	}
 	out.Invalidate(0, out.Size())
-	bad, first, err := tensortest.Compare(l, srcs, m[off:off+n])
+	bad, first, err := tensor.Check(l, srcs, m[off:off+n])
 	if err != nil {
 		t.Fatal(err)
 	}

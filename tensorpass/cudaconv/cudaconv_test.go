@@ -177,7 +177,7 @@ func TestConvertAllLayouts(t *testing.T) {
 		}
 		for _, st := range sets {
 			got := convert(t, ctx, s, c, st.srcs, c.Bytes(views, w, h))
-			bad, first, err := tensortest.Compare(l, st.ims, got)
+			bad, first, err := tensor.Check(l, st.ims, got)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -212,7 +212,7 @@ func TestConvertManyViews(t *testing.T) {
 	}
 	defer c.Close()
 	got := convert(t, ctx, s, c, srcs, c.Bytes(len(srcs), 64, 9))
-	if bad, first, err := tensortest.Compare(l, ims, got); err != nil || bad > 0 {
+	if bad, first, err := tensor.Check(l, ims, got); err != nil || bad > 0 {
 		t.Errorf("%d elements wrong (%v); first: %s", bad, err, first)
 	}
 }
@@ -361,7 +361,7 @@ func TestBothSidesAgree(t *testing.T) {
 		}
 		cuBytes, vkBytes := both[:n], both[n:]
 		for side, got := range map[string][]byte{"Vulkan pass": vkBytes, "CUDA kernel": cuBytes} {
-			if bad, first, err := tensortest.Compare(l, ims, got); err != nil || bad > 0 {
+			if bad, first, err := tensor.Check(l, ims, got); err != nil || bad > 0 {
 				t.Errorf("%v %s: %d elements wrong (%v); first: %s", f, side, bad, err, first)
 			}
 		}

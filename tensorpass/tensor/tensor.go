@@ -340,3 +340,63 @@ func FloatToHalf(v float32) uint16 {
 	}
 	return sign | uint16(h)
 }
+
+// Check compares a converter's output got with the reference for views,
+// element by element: float32 within 1e-5 relative (the GPU may read a
+// UNORM texel an ulp off and fuse the normalization), float16 within one
+// unit in the last place, uint8 exactly for 8-bit sources without
+// normalization, else within 1 (rounding of ties may differ). It returns
+// the number of elements out of tolerance and a description of the first.
+func Check(l Layout, views []Image, got []byte) (bad int, first string, err error) {
+	want, err := Values(l, views)
+	if err != nil {
+		return 0, "", err
+	}
+	if need := len(want) * l.DType.Size(); len(got) != need {
+		return 0, "", fmt.Errorf("output has %d bytes, want %d", len(got), need)
+	}
+	g := Decode(l.DType, got)
+	exact8 := !l.Normalized() && (views[0].Format == format.RGBA8UNorm || views[0].Format == format.BGRA8UNorm)
+	for i, w := range want {
+		ok := false
+		switch l.DType {
+		case format.Float32:
+			ok = math.Abs(float64(g[i]-w)) <= 1e-5*math.Max(1, math.Abs(float64(w)))
+		case format.Float16:
+			ulp := math.Max(math.Ldexp(1, math.Ilogb(math.Abs(float64(w)))-10), math.Ldexp(1, -24))
+			ok = math.Abs(float64(g[i]-w)) <= ulp*1.001
+		case format.Uint8:
+			r := float32(ToUint8(w))
+			if exact8 {
+				ok = g[i] == r
+			} else {
+				ok = math.Abs(float64(g[i]-r)) <= 1
+			}
+		}
+		if !ok {
+			if bad == 0 {
+				first = fmt.Sprintf("element %d: got %g, want %g (%s)", i, g[i], w, where(l, len(views), views[0].Width, views[0].Height, i))
+			}
+			bad++
+		}
+	}
+	return bad, first, nil
+}
+
+// where names the view, channel and texel of element i.
+func where(l Layout, n int, w, h uint32, i int) string {
+	ch := l.C()
+	per := int(w) * int(h) * ch
+	v, r := i/per, i%per
+	var c, p int
+	if l.Planar {
+		c, p = r/(int(w)*int(h)), r%(int(w)*int(h))
+	} else {
+		c, p = r%ch, r/ch
+	}
+	y := p / int(w)
+	if l.FlipY {
+		y = int(h) - 1 - y
+	}
+	return fmt.Sprintf("view %d of %d, texel (%d, %d), channel %d", v, n, p%int(w), y, c)
+}

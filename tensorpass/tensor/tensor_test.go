@@ -3,6 +3,7 @@ package tensor
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/gfxcuda/gfxcuda/format"
@@ -110,5 +111,34 @@ func TestLayoutErrors(t *testing.T) {
 	}
 	if n := l.Bytes(4, 3); n != 4*3*3*2 {
 		t.Errorf("bytes %d", n)
+	}
+}
+
+// TestCheckCatches checks that Check accepts the reference and rejects a
+// tensor with one element changed by more than the tolerance.
+func TestCheckCatches(t *testing.T) {
+	rng := rand.New(rand.NewPCG(rand.Uint64(), 9))
+	pix := make([]byte, 8*4*4)
+	for i := range pix {
+		pix[i] = byte(rng.Uint32())
+	}
+	views := []Image{{Format: format.RGBA8UNorm, Width: 8, Height: 4, Pix: pix}}
+	for _, d := range DTypes {
+		l := Layout{DType: d, Planar: true, FlipY: true}
+		ref, err := Reference(l, views)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bad, first, err := Check(l, views, ref); bad != 0 || err != nil {
+			t.Fatalf("%s: reference rejected: %d, %s, %v", l, bad, first, err)
+		}
+		i := rng.IntN(len(ref)/d.Size()) * d.Size()
+		ref[i+d.Size()-1] ^= 0x40 // the top byte: far beyond any rounding
+		if bad, first, _ := Check(l, views, ref); bad != 1 || !strings.Contains(first, "view 0 of 1") {
+			t.Errorf("%s: corrupted element: %d bad, %q", l, bad, first)
+		}
+		if _, _, err := Check(l, views, ref[1:]); err == nil {
+			t.Errorf("%s: short tensor accepted", l)
+		}
 	}
 }
