@@ -25,6 +25,7 @@ var commands = map[string]command{
 	"doctor":  {"check that Vulkan↔CUDA interop works here; exit 0 if it does", runDoctor},
 	"bench":   {"measure copies and hand-offs between Vulkan and CUDA on this GPU", runBench},
 	"run":     {"compile a compute shader, bind resources, dispatch it and write the results", runRun},
+	"demo":    {"render frames with Vulkan, hand them to CUDA as tensors, check them, time them, write pictures", runDemo},
 }
 
 func usage(w io.Writer) {
