@@ -233,7 +233,13 @@ func (dm *demo) main(outDir string, frames int) (err error) {
 		if verr != nil {
 			return fmt.Errorf("no Vulkan device either (%v); run `gfxcuda doctor` to see what is missing", verr)
 		}
-		defer func() { vd.Close(); inst.Close() }()
+		defer func() {
+			vd.Close()
+			if msgs := inst.TakeValidationErrors(); len(msgs) > 0 && err == nil {
+				err = fmt.Errorf("%d Vulkan validation errors, first: %s", len(msgs), msgs[0])
+			}
+			inst.Close()
+		}()
 		dm.vd = vd
 		dm.run = vd.Run
 	}
