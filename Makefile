@@ -1,5 +1,5 @@
 # gfxcuda — see README.md.
-#   make demo      build the tool and show what this machine can do
+#   make demo      build the tool, list the GPUs and run the demo (render → CUDA tensor; pictures in out/)
 #   make test      the whole CPU suite (Vulkan tests run for real on lavapipe)
 #   make gpu-test  bundle every test binary for a GPU machine without Go (.gpu/)
 #   make lib       the C library: build/lib/libgfxcuda.so and gfxcuda.h
@@ -30,8 +30,10 @@ demo: build
 	@echo "== gfxcuda devices"
 	@$(BIN) devices
 	@echo
-	@echo "== gfxcuda doctor"
-	@$(BIN) doctor || echo "(doctor: Vulkan↔CUDA interop is not possible on this machine; the checks above say why and how to fix it)"
+	@echo "== gfxcuda demo   (render → CUDA tensor; on a machine without CUDA, the Vulkan half; writes out/demo.png and out/demo.gif)"
+	@$(BIN) demo --out out
+	@echo
+	@echo "Next: '$(BIN) doctor' checks this machine for Vulkan↔CUDA interop and says how to fix what is missing."
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

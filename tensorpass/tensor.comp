@@ -1,62 +1,71 @@
-// The tensor pass: gen.go compiles it into shaders_gen.go (go generate ./tensorpass).
-// Each invocation converts 4 consecutive texels of a row (so that 8- and
-// 16-bit outputs are written as whole 32-bit words).
-// DTYPE: 0 float32, 1 float16, 2 uint8; PLANAR: 1 NCHW, 0 NHWC; CH: channels (3u or 4u).
 #version 450
+#extension GL_EXT_samplerless_texture_functions : require
 layout(local_size_x = 64, local_size_y = 4) in;
-layout(set = 0, binding = 0, rgba8) uniform readonly image2D src;
+layout(set = 0, binding = 0) uniform texture2D src[8];
 layout(std430, set = 0, binding = 1) writeonly buffer Dst { uint words[]; };
-layout(push_constant) uniform PC { uint width; uint height; } pc;
+layout(push_constant) uniform PC { uint width; uint height; uint base; uint flip; vec4 mean; vec4 scale; } pc;
 
-#if DTYPE == 0
-#define PUT(i, v) words[i] = floatBitsToUint(v)
-#endif
+vec4 fetch(uint v, ivec2 p) {
+	switch (v) {
+	case 0u: return texelFetch(src[0], p, 0);
+	case 1u: return texelFetch(src[1], p, 0);
+	case 2u: return texelFetch(src[2], p, 0);
+	case 3u: return texelFetch(src[3], p, 0);
+	case 4u: return texelFetch(src[4], p, 0);
+	case 5u: return texelFetch(src[5], p, 0);
+	case 6u: return texelFetch(src[6], p, 0);
+	default: return texelFetch(src[7], p, 0);
+	}
+}
 
 void main() {
 	uint x0 = gl_GlobalInvocationID.x * 4u;
 	uint y = gl_GlobalInvocationID.y;
+	uint v = gl_WorkGroupID.z;
 	if (x0 >= pc.width || y >= pc.height) return;
+	int sy = int(pc.flip != 0u ? pc.height - 1u - y : y);
 	vec4 t[4];
 	for (uint k = 0u; k < 4u; k++)
-		t[k] = x0 + k < pc.width ? imageLoad(src, ivec2(x0 + k, y)) : vec4(0);
-	uint pix = y * pc.width + x0;
+		t[k] = x0 + k < pc.width ? (fetch(v, ivec2(x0 + k, sy)) - pc.mean) * pc.scale : vec4(0);
 	uint plane = pc.width * pc.height;
+	uint pix = pc.base + v * plane * CH + y * pc.width + x0; // planar: element of channel 0
+	uint pixi = pc.base + v * plane * CH + (y * pc.width + x0) * CH; // interleaved
 	uint n = min(4u, pc.width - x0);
 #if DTYPE == 0
 	for (uint k = 0u; k < n; k++)
 		for (uint c = 0u; c < CH; c++)
 #if PLANAR
-			PUT(c * plane + pix + k, t[k][c]);
+			words[pix + c * plane + k] = floatBitsToUint(t[k][c]);
 #else
-			PUT((pix + k) * CH + c, t[k][c]);
+			words[pixi + k * CH + c] = floatBitsToUint(t[k][c]);
 #endif
 #elif DTYPE == 1
 #if PLANAR
 	// Widths are a multiple of 4 here, so 4 texels are 2 words per plane.
 	for (uint c = 0u; c < CH; c++) {
-		words[(c * plane + pix) / 2u] = packHalf2x16(vec2(t[0][c], t[1][c]));
-		words[(c * plane + pix) / 2u + 1u] = packHalf2x16(vec2(t[2][c], t[3][c]));
+		words[(pix + c * plane) / 2u] = packHalf2x16(vec2(t[0][c], t[1][c]));
+		words[(pix + c * plane) / 2u + 1u] = packHalf2x16(vec2(t[2][c], t[3][c]));
 	}
 #else
 	// 4 texels × CH halves = 2·CH words.
-	float v[16];
+	float f[16];
 	for (uint k = 0u; k < 4u; k++)
 		for (uint c = 0u; c < CH; c++)
-			v[k * CH + c] = t[k][c];
+			f[k * CH + c] = t[k][c];
 	for (uint w = 0u; w < 2u * CH; w++)
-		words[(pix * CH) / 2u + w] = packHalf2x16(vec2(v[2u * w], v[2u * w + 1u]));
+		words[pixi / 2u + w] = packHalf2x16(vec2(f[2u * w], f[2u * w + 1u]));
 #endif
 #else
 #if PLANAR
 	for (uint c = 0u; c < CH; c++)
-		words[(c * plane + pix) / 4u] = packUnorm4x8(vec4(t[0][c], t[1][c], t[2][c], t[3][c]));
+		words[(pix + c * plane) / 4u] = packUnorm4x8(vec4(t[0][c], t[1][c], t[2][c], t[3][c]));
 #else
-	float v[16];
+	float f[16];
 	for (uint k = 0u; k < 4u; k++)
 		for (uint c = 0u; c < CH; c++)
-			v[k * CH + c] = t[k][c];
+			f[k * CH + c] = t[k][c];
 	for (uint w = 0u; w < CH; w++)
-		words[(pix * CH) / 4u + w] = packUnorm4x8(vec4(v[4u * w], v[4u * w + 1u], v[4u * w + 2u], v[4u * w + 3u]));
+		words[pixi / 4u + w] = packUnorm4x8(vec4(f[4u * w], f[4u * w + 1u], f[4u * w + 2u], f[4u * w + 3u]));
 #endif
 #endif
 }

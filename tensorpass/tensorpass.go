@@ -1,9 +1,17 @@
-// Package tensorpass is a Vulkan compute pass that writes an RGBA8 image
-// in the layout a learning framework wants (NCHW or NHWC; float32, float16
-// or uint8; 3 or 4 channels) into a buffer. Recorded right after
-// rendering into a buffer shared with CUDA (package interop), it makes each
-// frame ready for PyTorch with no CUDA work at all; it needs no CUDA itself
+// Package tensorpass is a Vulkan compute pass that converts textures into
+// the tensor a learning framework wants, writing straight into a buffer:
+// NCHW or NHWC; float32, float16 or uint8; 3 or 4 channels; optional
+// per-channel mean and std and a vertical flip; several views (cameras)
+// into one [N, C, H, W] tensor in one dispatch. Recorded right after
+// rendering, into a buffer shared with CUDA (package interop), it makes each
+// frame ready for PyTorch with no CUDA work at all. It needs no CUDA itself
 // and runs on any Vulkan device.
+//
+// Sources are 2D textures in RGBA8, BGRA8, RGBA16F or RGBA32F with sampled
+// usage (interop textures have it). The layout and the Go reference the pass
+// is tested against are in package tensorpass/tensor; for textures that
+// only CUDA holds (from OpenGL or another renderer), package
+// tensorpass/cudaconv does the same conversion with a CUDA kernel.
 //
 // The pass is GLSL (tensor.comp), compiled for every layout by go generate
 // into shaders_gen.go: the package links no shader compiler.
@@ -12,63 +20,42 @@ package tensorpass
 import (
 	"encoding/base64"
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"math"
 
 	"github.com/gfxcuda/gfxcuda/format"
 	"github.com/gfxcuda/gfxcuda/spirv"
+	"github.com/gfxcuda/gfxcuda/tensorpass/tensor"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
-//go:generate go run gen.go
+// Layout says how a Pass lays textures out in a buffer: see tensor.Layout.
+type Layout = tensor.Layout
 
-// Layout says how a Pass lays an image out in a buffer for CUDA: the shape
-// a learning framework wants, so that CUDA does nothing per frame.
-type Layout struct {
-	Planar bool // NCHW (channel planes); false: NHWC (interleaved)
-	// DType is the element type: format.Float32 or format.Float16
-	// (normalized to [0, 1] from the UNORM image) or format.Uint8 (the
-	// bytes as they are).
-	DType format.DType
-	// Channels to write: 3 (RGB, alpha dropped) or 4. 0 means 4.
-	Channels int
+// MaxViewsPerDispatch is how many views one dispatch converts; RecordViews
+// records one dispatch per this many views.
+const MaxViewsPerDispatch = 8
+
+// Pass is a compiled conversion for one Layout.
+type Pass struct {
+	l    Layout
+	pipe *vulkan.Pipeline
 }
 
-// dtypeCode is the DTYPE the shader is compiled with, or -1 for an element
-// type the pass cannot write.
+// dtypeCode is the DTYPE the shader is compiled with.
 func dtypeCode(d format.DType) int {
 	switch d {
 	case format.Float32:
 		return 0
 	case format.Float16:
 		return 1
-	case format.Uint8:
-		return 2
 	}
-	return -1
+	return 2
 }
 
-// Bytes returns the tensor's size for a width×height image.
-func (l Layout) Bytes(width, height uint32) uint64 {
-	return uint64(width) * uint64(height) * uint64(l.channels()) * uint64(l.DType.Size())
-}
-
-func (l Layout) channels() int {
-	if l.Channels == 0 {
-		return 4
-	}
-	return l.Channels
-}
-
-// Pass is a Vulkan compute pass that converts an RGBA image (a storage
-// image in the GENERAL layout) into a tensor layout in a buffer.
-type Pass struct {
-	l      Layout
-	pipe   *vulkan.Pipeline
-	module *spirv.Module
-}
-
-// variant selects a precompiled module: the shader's DTYPE, PLANAR and
-// channels.
+// variant selects a precompiled module (shaders_gen.go): the shader's
+// DTYPE, PLANAR and channels.
 type variant struct {
 	dtype    int
 	planar   bool
@@ -76,55 +63,112 @@ type variant struct {
 }
 
 // New creates the conversion for layout l on a Vulkan device. It needs no
-// CUDA and no shader compiler: any Vulkan device can run it.
+// CUDA and no shader compiler (the pass is GLSL, tensor.comp, compiled for
+// every layout by go generate into shaders_gen.go): any Vulkan device can
+// run it.
 func New(vd *vulkan.Device, l Layout) (*Pass, error) {
-	if ch := l.channels(); ch != 3 && ch != 4 {
-		return nil, fmt.Errorf("tensorpass: tensor of %d channels (3 or 4)", ch)
+	if err := l.Validate(); err != nil {
+		return nil, fmt.Errorf("tensorpass: %w", err)
 	}
-	code := dtypeCode(l.DType)
-	if code < 0 {
-		return nil, fmt.Errorf("tensorpass: element type %s (want format.Float32, format.Float16 or format.Uint8)", l.DType)
-	}
-	enc, ok := modules[variant{code, l.Planar, l.channels()}]
+	enc, ok := modules[variant{dtypeCode(l.DType), l.Planar, l.C()}]
 	if !ok {
-		return nil, fmt.Errorf("tensorpass: no module for %+v: run go generate ./tensorpass", l)
+		return nil, fmt.Errorf("tensorpass: no module for %v: run go generate ./tensorpass", l)
 	}
 	b, err := base64.StdEncoding.DecodeString(enc)
 	if err != nil {
-		return nil, fmt.Errorf("tensorpass: module for %+v: %w", l, err)
+		return nil, fmt.Errorf("tensorpass: module for %v: %w", l, err)
 	}
 	m, err := spirv.Reflect(b)
 	if err != nil {
-		return nil, fmt.Errorf("tensorpass: module for %+v: %w", l, err)
+		return nil, fmt.Errorf("tensorpass: module for %v: %w", l, err)
 	}
 	p, err := vd.NewComputePipeline(m)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("tensorpass: %w", err)
 	}
-	return &Pass{l: l, pipe: p, module: m}, nil
+	return &Pass{l: l, pipe: p}, nil
 }
 
 // Layout returns the pass's layout.
 func (t *Pass) Layout() Layout { return t.l }
 
-// Record records the conversion of src (a 2D RGBA8 UNORM image with storage
-// usage) into dst from byte 0. The width must be a multiple of 4. For shared
-// resources pass tex.Vulkan() and buf.Vulkan().
+// ErrSource is wrapped by the errors of Record and RecordViews for sources
+// the pass cannot read (format, size, usage) and destinations too small.
+var ErrSource = errors.New("tensorpass: unusable source or destination")
+
+// Record records the conversion of src into dst from byte 0: one view,
+// a tensor of Layout().Bytes(width, height) bytes. For shared resources pass
+// tex.Vulkan() and buf.Vulkan().
 func (t *Pass) Record(c *vulkan.Commands, src *vulkan.Image, dst *vulkan.Buffer) error {
-	o := src.Options()
+	return t.RecordViews(c, []*vulkan.Image{src}, dst, 0)
+}
+
+// RecordViews records the conversion of len(srcs) views (2D images of one
+// size and a source format, with sampled usage) into one tensor of shape
+// Layout().Shape(len(srcs), width, height) in dst from byte off (a multiple
+// of 4): one dispatch per MaxViewsPerDispatch views. The width must be a
+// multiple of 4.
+func (t *Pass) RecordViews(c *vulkan.Commands, srcs []*vulkan.Image, dst *vulkan.Buffer, off uint64) error {
+	if len(srcs) == 0 {
+		return fmt.Errorf("%w: no views", ErrSource)
+	}
+	o := srcs[0].Options()
+	for i, s := range srcs {
+		so := s.Options()
+		if so.Width != o.Width || so.Height != o.Height {
+			return fmt.Errorf("%w: view %d is %dx%d, view 0 %dx%d", ErrSource, i, so.Width, so.Height, o.Width, o.Height)
+		}
+		if err := tensor.CheckSource(format.Format(so.Format)); err != nil {
+			return fmt.Errorf("%w: view %d: %v", ErrSource, i, err)
+		}
+		if so.Usage&vulkan.ImageSampled == 0 {
+			return fmt.Errorf("%w: view %d has no sampled usage (usage %v)", ErrSource, i, so.Usage)
+		}
+		if so.Dim != 0 && so.Dim != vulkan.Image2D || so.Layers > 1 {
+			return fmt.Errorf("%w: view %d is not a plain 2D image (one layer)", ErrSource, i)
+		}
+	}
 	if o.Width%4 != 0 {
-		return fmt.Errorf("tensorpass: width %d is not a multiple of 4", o.Width)
+		return fmt.Errorf("%w: width %d is not a multiple of 4", ErrSource, o.Width)
 	}
-	if need := t.l.Bytes(o.Width, o.Height); dst.Size() < need {
-		return fmt.Errorf("tensorpass: %dx%d as %d×%s needs %d bytes, buffer has %d", o.Width, o.Height, t.l.channels(), t.l.DType, need, dst.Size())
+	if off%4 != 0 {
+		return fmt.Errorf("%w: offset %d is not a multiple of 4", ErrSource, off)
 	}
-	push := make([]byte, 8)
-	binary.LittleEndian.PutUint32(push[0:], o.Width)
-	binary.LittleEndian.PutUint32(push[4:], o.Height)
-	c.Dispatch(t.pipe, []vulkan.Binding{{Binding: 0, Image: src}, {Binding: 1, Buffer: dst}}, push,
-		(o.Width/4+63)/64, (o.Height+3)/4, 1)
+	per := t.l.Bytes(o.Width, o.Height)
+	if need := off + per*uint64(len(srcs)); dst.Size() < need {
+		return fmt.Errorf("%w: %d views of %dx%d as %s need %d bytes from offset %d, buffer has %d", ErrSource, len(srcs), o.Width, o.Height, t.l, per*uint64(len(srcs)), off, dst.Size())
+	}
+	if (off+per*uint64(len(srcs)))/uint64(t.l.DType.Size()) > math.MaxUint32 {
+		return fmt.Errorf("%w: tensor of %d bytes is too large for one pass", ErrSource, per*uint64(len(srcs)))
+	}
+	scale := t.l.Scale()
+	for v0 := 0; v0 < len(srcs); v0 += MaxViewsPerDispatch {
+		group := srcs[v0:min(len(srcs), v0+MaxViewsPerDispatch)]
+		b := make([]vulkan.Binding, 0, MaxViewsPerDispatch+1)
+		for e := 0; e < MaxViewsPerDispatch; e++ {
+			img := group[0] // unused elements repeat a real view
+			if e < len(group) {
+				img = group[e]
+			}
+			b = append(b, vulkan.Binding{Binding: 0, Element: uint32(e), Image: img})
+		}
+		b = append(b, vulkan.Binding{Binding: 1, Buffer: dst})
+		push := make([]byte, 48)
+		binary.LittleEndian.PutUint32(push[0:], o.Width)
+		binary.LittleEndian.PutUint32(push[4:], o.Height)
+		// base: the group's first element (the shader's views are relative).
+		binary.LittleEndian.PutUint32(push[8:], uint32((off+per*uint64(v0))/uint64(t.l.DType.Size())))
+		if t.l.FlipY {
+			binary.LittleEndian.PutUint32(push[12:], 1)
+		}
+		for i := 0; i < 4; i++ {
+			binary.LittleEndian.PutUint32(push[16+4*i:], math.Float32bits(t.l.Mean[i]))
+			binary.LittleEndian.PutUint32(push[32+4*i:], math.Float32bits(scale[i]))
+		}
+		c.Dispatch(t.pipe, b, push, (o.Width/4+63)/64, (o.Height+3)/4, uint32(len(group)))
+	}
 	return c.Err()
 }
 
-// Close frees the pipeline.
+// Close frees the pipeline. Idempotent.
 func (t *Pass) Close() error { return t.pipe.Close() }

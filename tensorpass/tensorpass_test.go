@@ -1,15 +1,15 @@
 package tensorpass
 
 import (
-	"encoding/binary"
-	"math"
+	"errors"
 	"math/rand/v2"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/gfxcuda/gfxcuda/format"
-	"github.com/gfxcuda/gfxcuda/internal/testpattern"
+	"github.com/gfxcuda/gfxcuda/tensorpass/internal/tensortest"
+	"github.com/gfxcuda/gfxcuda/tensorpass/tensor"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
@@ -43,53 +43,64 @@ func vulkanOnly(t *testing.T) *vulkan.Device {
 	return vd
 }
 
-// halfToFloat decodes an IEEE half.
-func halfToFloat(h uint16) float32 {
-	sign := uint32(h>>15) << 31
-	exp := int(h>>10) & 0x1f
-	man := uint32(h & 0x3ff)
-	switch exp {
-	case 0:
-		return math.Float32frombits(sign) + float32(man)/1024/16384*float32(1-2*int(h>>15))
-	case 31:
-		return math.Float32frombits(sign | 0x7f800000 | man<<13)
+// uploadImages makes one sampled image per host image, filled with its texels.
+func uploadImages(t *testing.T, vd *vulkan.Device, ims []tensor.Image) []*vulkan.Image {
+	t.Helper()
+	var out []*vulkan.Image
+	for _, im := range ims {
+		img, err := vd.NewImage(vulkan.ImageOptions{Format: uint32(im.Format), Width: im.Width, Height: im.Height,
+			Usage: vulkan.ImageSampled | vulkan.ImageTransferDst})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { img.Close() })
+		st, err := vd.NewBuffer(vulkan.BufferOptions{Size: uint64(len(im.Pix)), Heap: vulkan.HeapUpload})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := st.Map()
+		if err != nil {
+			t.Fatal(err)
+		}
+		copy(m, im.Pix)
+		if err := vd.Run(func(c *vulkan.Commands) error {
+			c.TransitionImage(img, vulkan.LayoutTransferDst)
+			c.CopyBufferToImage(img, st, vulkan.BufferImageCopy{})
+			return c.Err()
+		}); err != nil {
+			t.Fatal(err)
+		}
+		st.Close()
+		out = append(out, img)
 	}
-	return math.Float32frombits(sign | uint32(exp-15+127)<<23 | man<<13)
+	return out
 }
 
-// TestTensorPass renders the test pattern and converts it into every tensor
-// layout on a real Vulkan device, checking every element against Go.
-func TestTensorPass(t *testing.T) {
+// TestTensorPassAllLayouts converts random textures of every source format,
+// three views at a time, into every layout (element type, NCHW/NHWC, 3 or 4
+// channels, with and without mean/std, with and without flip) on a real
+// Vulkan device, and checks every element against the Go reference.
+func TestTensorPassAllLayouts(t *testing.T) {
 	vd := vulkanOnly(t)
-	const w, h = 36, 10
-	img, err := vd.NewImage(vulkan.ImageOptions{Dim: vulkan.Image2D, Format: uint32(format.RGBA8UNorm), Width: w, Height: h,
-		Usage: vulkan.ImageStorage | vulkan.ImageTransferSrc})
-	if err != nil {
-		t.Fatal(err)
+	seed := rand.Uint64()
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 2))
+	const w, h, views = 20, 6, 3
+	srcs := map[format.Format][]tensor.Image{}
+	imgs := map[format.Format][]*vulkan.Image{}
+	for _, f := range tensor.Sources {
+		for v := 0; v < views; v++ {
+			srcs[f] = append(srcs[f], tensortest.RandomImage(rng, f, w, h))
+		}
+		imgs[f] = uploadImages(t, vd, srcs[f])
 	}
-	defer img.Close()
-	prod, err := testpattern.NewProducer(vd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer prod.Close()
-	frame := rand.Uint64() // a different pattern on every run
-	t.Logf("frame %d", frame)
-	seed := testpattern.Seed(frame)
-	texel := func(i, c int) uint8 { return uint8(testpattern.Texel(uint32(i), seed) >> (8 * c)) }
-
-	f32, f16, u8 := format.Float32, format.Float16, format.Uint8
-	for _, l := range []Layout{
-		{DType: f32}, {DType: f32, Planar: true}, {DType: f32, Channels: 3, Planar: true},
-		{DType: f16}, {DType: f16, Planar: true}, {DType: f16, Channels: 3},
-		{DType: u8}, {DType: u8, Planar: true}, {DType: u8, Channels: 3},
-	} {
+	for _, l := range tensortest.Layouts() {
 		pass, err := New(vd, l)
 		if err != nil {
-			t.Fatalf("%+v: %v", l, err)
+			t.Fatalf("%s: %v", l, err)
 		}
-		n := l.Bytes(w, h)
-		out, err := vd.NewBuffer(vulkan.BufferOptions{Size: n, Heap: vulkan.HeapReadback})
+		per := l.Bytes(w, h) * views
+		out, err := vd.NewBuffer(vulkan.BufferOptions{Size: per * uint64(len(tensor.Sources)), Heap: vulkan.HeapReadback})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -101,51 +112,85 @@ func TestTensorPass(t *testing.T) {
 			m[i] = 0xCD
 		}
 		err = vd.Run(func(c *vulkan.Commands) error {
-			prod.Record(c, img, frame)
-			return pass.Record(c, img, out)
-		})
-		if err != nil {
-			t.Fatalf("%+v: %v", l, err)
-		}
-		ch := l.channels()
-		bad := 0
-		for i := 0; i < w*h && bad < 5; i++ {
-			for c := 0; c < ch; c++ {
-				idx := i*ch + c
-				if l.Planar {
-					idx = c*w*h + i
-				}
-				want := texel(i, c)
-				var ok bool
-				switch l.DType {
-				case f32:
-					got := math.Float32frombits(binary.LittleEndian.Uint32(m[4*idx:]))
-					// UNORM→float may be off by an ulp (the Vulkan spec allows it).
-					ok = math.Abs(float64(got)-float64(want)/255) <= 1e-6
-				case f16:
-					got := halfToFloat(binary.LittleEndian.Uint16(m[2*idx:]))
-					ok = math.Abs(float64(got)-float64(want)/255) <= 1.0/2048
-				case u8:
-					ok = m[idx] == want
-				}
-				if !ok {
-					bad++
-					t.Errorf("%+v: texel %d channel %d wrong (want byte %d)", l, i, c, want)
+			for i, f := range tensor.Sources {
+				if err := pass.RecordViews(c, imgs[f], out, uint64(i)*per); err != nil {
+					return err
 				}
 			}
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("%s: %v", l, err)
 		}
-		if err := out.Close(); err != nil {
-			t.Error(err)
+		if err := out.Invalidate(0, out.Size()); err != nil {
+			t.Fatal(err)
 		}
-		if err := pass.Close(); err != nil {
-			t.Error(err)
+		for i, f := range tensor.Sources {
+			bad, first, err := tensor.Check(l, srcs[f], m[uint64(i)*per:uint64(i+1)*per])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if bad > 0 {
+				in, _ := format.Lookup(f)
+				t.Errorf("%s from %s: %d of %d elements wrong; first: %s", l, in.Name, bad, per/uint64(l.DType.Size()), first)
+			}
+		}
+		out.Close()
+		pass.Close()
+	}
+}
+
+// TestTensorPassManyViews converts more views than one dispatch takes into
+// the middle of a buffer, and checks that the bytes around the tensor are
+// untouched.
+func TestTensorPassManyViews(t *testing.T) {
+	vd := vulkanOnly(t)
+	seed := rand.Uint64()
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 3))
+	const w, h, views, off = 68, 5, MaxViewsPerDispatch + 3, 64
+	var srcs []tensor.Image
+	for v := 0; v < views; v++ {
+		srcs = append(srcs, tensortest.RandomImage(rng, format.BGRA8UNorm, w, h))
+	}
+	imgs := uploadImages(t, vd, srcs)
+	l := tensor.Layout{Planar: true, DType: format.Float16, Channels: 3, FlipY: true, Mean: [4]float32{0.5, 0.5, 0.5}, Std: [4]float32{0.5, 0.25, 2}}
+	pass, err := New(vd, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pass.Close()
+	n := l.Bytes(w, h) * views
+	out, err := vd.NewBuffer(vulkan.BufferOptions{Size: off + n + 64, Heap: vulkan.HeapReadback})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	m, _ := out.Map()
+	for i := range m {
+		m[i] = 0xCD
+	}
+	if err := vd.Run(func(c *vulkan.Commands) error { return pass.RecordViews(c, imgs, out, off) }); err != nil {
+		t.Fatal(err)
+	}
+	out.Invalidate(0, out.Size())
+	bad, first, err := tensor.Check(l, srcs, m[off:off+n])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bad > 0 {
+		t.Errorf("%d elements wrong; first: %s", bad, first)
+	}
+	for i, b := range append(append([]byte{}, m[:off]...), m[off+n:]...) {
+		if b != 0xCD {
+			t.Fatalf("byte %d outside the tensor was written", i)
 		}
 	}
 }
 
-// TestBadLayout checks that layouts the pass cannot write are refused with
-// an error naming what is wrong, before any shader is compiled.
-func TestBadLayout(t *testing.T) {
+// TestBadInput checks that layouts and sources the pass cannot handle are
+// refused with an error naming what is wrong.
+func TestBadInput(t *testing.T) {
 	vd := vulkanOnly(t)
 	for _, c := range []struct {
 		l    Layout
@@ -153,7 +198,7 @@ func TestBadLayout(t *testing.T) {
 	}{
 		{Layout{DType: format.Float32, Channels: 2}, "2 channels"},
 		{Layout{DType: format.Int16}, "int16"},
-		{Layout{}, "DType{0,0,0}"},
+		{Layout{}, "element type"},
 	} {
 		p, err := New(vd, c.l)
 		if err == nil {
@@ -163,7 +208,41 @@ func TestBadLayout(t *testing.T) {
 			t.Errorf("%+v: %v, want it to mention %q", c.l, err, c.want)
 		}
 	}
-	if n := (Layout{DType: format.Float16, Channels: 3}).Bytes(8, 2); n != 8*2*3*2 {
-		t.Errorf("Bytes = %d", n)
+	pass, err := New(vd, Layout{DType: format.Uint8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pass.Close()
+	mk := func(f format.Format, w, h uint32, u vulkan.ImageUsage) *vulkan.Image {
+		img, err := vd.NewImage(vulkan.ImageOptions{Format: uint32(f), Width: w, Height: h, Usage: u})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { img.Close() })
+		return img
+	}
+	buf, err := vd.NewBuffer(vulkan.BufferOptions{Size: 4096})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer buf.Close()
+	ok := mk(format.RGBA8UNorm, 8, 8, vulkan.ImageSampled)
+	for _, c := range []struct {
+		srcs []*vulkan.Image
+		off  uint64
+		want string
+	}{
+		{nil, 0, "no views"},
+		{[]*vulkan.Image{mk(format.R8UNorm, 8, 8, vulkan.ImageSampled)}, 0, "r8_unorm"},
+		{[]*vulkan.Image{mk(format.RGBA8UNorm, 6, 8, vulkan.ImageSampled)}, 0, "multiple of 4"},
+		{[]*vulkan.Image{mk(format.RGBA8UNorm, 8, 8, vulkan.ImageStorage)}, 0, "sampled usage"},
+		{[]*vulkan.Image{ok, mk(format.RGBA8UNorm, 8, 4, vulkan.ImageSampled)}, 0, "view 1 is 8x4"},
+		{[]*vulkan.Image{ok}, 2, "offset 2"},
+		{[]*vulkan.Image{ok}, 4096 - 100, "need 256 bytes"},
+	} {
+		err := vd.Run(func(cm *vulkan.Commands) error { return pass.RecordViews(cm, c.srcs, buf, c.off) })
+		if err == nil || !errors.Is(err, ErrSource) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("got %v, want ErrSource mentioning %q", err, c.want)
+		}
 	}
 }

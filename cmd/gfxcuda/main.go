@@ -29,6 +29,7 @@ var commands = map[string]command{
 	"run":     {"compile a compute shader, bind resources, dispatch it and write the results", runRun},
 	"share":   {"produce frames into a ring other processes open with `gfxcuda open TOKEN`", runShare},
 	"open":    {"consume and check the frames of a ring shared by `gfxcuda share`", runOpen},
+	"demo":    {"render frames with Vulkan, hand them to CUDA as tensors, check them, time them, write pictures", runDemo},
 }
 
 func usage(w io.Writer) {

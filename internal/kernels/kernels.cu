@@ -131,3 +131,70 @@ extern "C" __global__ void gfx_surf_linear(cudaSurfaceObject_t s, uint32_t width
 	}
 #undef GFX_COPY
 }
+
+#include <cuda_fp16.h>
+
+// gfx_tex_to_tensor converts views of RGBA textures into one tensor in a
+// single launch (used by package tensorpass/cudaconv; the Go reference is
+// package tensorpass/tensor). View z = blockIdx.z reads surface s<z> (layer
+// l<z> when bit z of layered is set); one thread per texel. fmt: 0 RGBA8,
+// 1 BGRA8, 2 RGBA16F, 3 RGBA32F (UNORM read as [0, 1], red first).
+// Each channel c < channels becomes (v - m<c>) * k<c> and is stored as
+// dtype 0 float32, 1 float16 (round to nearest even), 2 uint8 (clamped to
+// [0, 1], times 255, rounded), NCHW (planar) or NHWC, at element
+// base + z·width·height·channels of dst; flip writes row y as row height-1-y.
+extern "C" __global__ void gfx_tex_to_tensor(
+		cudaSurfaceObject_t s0, cudaSurfaceObject_t s1, cudaSurfaceObject_t s2, cudaSurfaceObject_t s3,
+		cudaSurfaceObject_t s4, cudaSurfaceObject_t s5, cudaSurfaceObject_t s6, cudaSurfaceObject_t s7,
+		uint32_t l0, uint32_t l1, uint32_t l2, uint32_t l3, uint32_t l4, uint32_t l5, uint32_t l6, uint32_t l7,
+		uint32_t layered, uint32_t width, uint32_t height, uint32_t fmt,
+		void *dst, uint64_t base, uint32_t dtype, uint32_t planar, uint32_t channels, uint32_t flip,
+		float m0, float m1, float m2, float m3, float k0, float k1, float k2, float k3) {
+	uint32_t x = blockIdx.x * blockDim.x + threadIdx.x;
+	uint32_t y = blockIdx.y * blockDim.y + threadIdx.y;
+	uint32_t z = blockIdx.z;
+	if (x >= width || y >= height || z >= 8) return;
+	const cudaSurfaceObject_t ss[8] = {s0, s1, s2, s3, s4, s5, s6, s7};
+	const uint32_t ls[8] = {l0, l1, l2, l3, l4, l5, l6, l7};
+	cudaSurfaceObject_t s = ss[z];
+	uint32_t layer = ls[z];
+	bool lay = (layered >> z) & 1u;
+	float v[4];
+	switch (fmt) {
+	case 0:
+	case 1: {
+		uchar4 p = lay ? surf2DLayeredread<uchar4>(s, x * 4, y, layer) : surf2Dread<uchar4>(s, x * 4, y);
+		v[0] = p.x / 255.0f; v[1] = p.y / 255.0f; v[2] = p.z / 255.0f; v[3] = p.w / 255.0f;
+		if (fmt == 1) { float t = v[0]; v[0] = v[2]; v[2] = t; }
+		break;
+	}
+	case 2: {
+		ushort4 p = lay ? surf2DLayeredread<ushort4>(s, x * 8, y, layer) : surf2Dread<ushort4>(s, x * 8, y);
+		v[0] = __half2float(__ushort_as_half(p.x)); v[1] = __half2float(__ushort_as_half(p.y));
+		v[2] = __half2float(__ushort_as_half(p.z)); v[3] = __half2float(__ushort_as_half(p.w));
+		break;
+	}
+	default: {
+		float4 p = lay ? surf2DLayeredread<float4>(s, x * 16, y, layer) : surf2Dread<float4>(s, x * 16, y);
+		v[0] = p.x; v[1] = p.y; v[2] = p.z; v[3] = p.w;
+		break;
+	}
+	}
+	const float m[4] = {m0, m1, m2, m3};
+	const float k[4] = {k0, k1, k2, k3};
+	uint64_t plane = (uint64_t)width * height;
+	uint64_t oy = flip ? height - 1 - y : y;
+	uint64_t pix = oy * width + x;
+	uint64_t vb = base + (uint64_t)z * plane * channels;
+#pragma unroll
+	for (uint32_t c = 0; c < 4; c++) {
+		if (c >= channels) break;
+		uint64_t i = planar ? vb + c * plane + pix : vb + pix * channels + c;
+		float r = __fmul_rn(__fsub_rn(v[c], m[c]), k[c]);
+		switch (dtype) {
+		case 0: ((float *)dst)[i] = r; break;
+		case 1: ((__half *)dst)[i] = __float2half_rn(r); break;
+		default: ((uint8_t *)dst)[i] = (uint8_t)__float2uint_rn(__saturatef(r) * 255.0f); break;
+		}
+	}
+}

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"bytes"
+	"image/gif"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gfxcuda/gfxcuda/cuda"
+)
+
+// TestDemo runs `gfxcuda demo` small on this machine: the Vulkan half on
+// any Vulkan device (lavapipe in CI), the CUDA half where there is CUDA
+// (required under GFXCUDA_REQUIRE_CUDA=1). It checks the pictures: a PNG
+// and a GIF of 24 frames of which no two neighbours are the same.
+func TestDemo(t *testing.T) {
+	dir := t.TempDir()
+	var out, errb bytes.Buffer
+	rc := run([]string{"demo", "--out", dir, "--frames", "8", "--size", "64x40", "--cameras", "2", "--batch", "4"}, &out, &errb)
+	t.Log("\n" + out.String())
+	if rc != 0 {
+		if os.Getenv("GFXCUDA_REQUIRE_VULKAN") != "1" && strings.Contains(errb.String(), "no Vulkan device") {
+			t.Skip(strings.TrimSpace(errb.String()))
+		}
+		t.Fatalf("demo: rc %d: %s", rc, errb.String())
+	}
+	text := out.String()
+	if !strings.Contains(text, "check: Vulkan tensor pass vs Go reference            OK") {
+		t.Error("the Vulkan check did not run")
+	}
+	if cuda.Init() == nil {
+		for _, want := range []string{"check: CUDA kernel's tensor vs Go reference", "check: Vulkan pass's tensor (in CUDA)", "every path ran"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("output lacks %q", want)
+			}
+		}
+	} else {
+		if os.Getenv("GFXCUDA_REQUIRE_CUDA") == "1" {
+			t.Fatal("GFXCUDA_REQUIRE_CUDA=1 but CUDA is missing")
+		}
+		if !strings.Contains(text, "SKIPPED: the CUDA half") || !strings.Contains(text, "CUDA: not available: ") {
+			t.Error("the skipped CUDA half is not explained")
+		}
+	}
+	f, err := os.Open(filepath.Join(dir, "demo.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := img.Bounds(); b.Dx() != 2*64 || b.Dy() != 40 {
+		t.Errorf("PNG is %v, want 128x40 (two cameras side by side)", b)
+	}
+	f, err = os.Open(filepath.Join(dir, "demo.gif"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := gif.DecodeAll(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Image) != demoGIFFrames {
+		t.Fatalf("GIF has %d frames, want %d", len(g.Image), demoGIFFrames)
+	}
+	for i := 1; i < len(g.Image); i++ {
+		if bytes.Equal(g.Image[i].Pix, g.Image[i-1].Pix) {
+			t.Errorf("GIF frames %d and %d are the same: the scene does not move", i-1, i)
+		}
+	}
+	// The scene is not blank: many colours in one frame.
+	seen := map[uint8]bool{}
+	for _, p := range g.Image[0].Pix {
+		seen[p] = true
+	}
+	if len(seen) < 16 {
+		t.Errorf("GIF frame 0 has %d colours", len(seen))
+	}
+}
+
+func TestDemoFlags(t *testing.T) {
+	for _, args := range [][]string{{"--size", "63x40"}, {"--size", "x"}, {"--cameras", "0"}, {"--batch", "0"}, {"--frames", "-1"}} {
+		var out, errb bytes.Buffer
+		if rc := run(append([]string{"demo"}, args...), &out, &errb); rc != 2 {
+			t.Errorf("%v: rc %d, want 2", args, rc)
+		}
+	}
+}

@@ -1,0 +1,36 @@
+package devices_test
+
+import (
+	"fmt"
+
+	"github.com/gfxcuda/gfxcuda/devices"
+)
+
+// Discover never fails: what it cannot find is recorded with the reason.
+// Pairs are the GPUs both APIs see, matched by UUID.
+func ExampleDiscover() {
+	r := devices.Discover()
+	if r.VulkanErr != nil {
+		fmt.Println("Vulkan:", r.VulkanErr)
+	}
+	for _, d := range r.Vulkan {
+		fmt.Println("Vulkan device:", d.Name)
+	}
+	if r.CUDAErr != nil {
+		fmt.Println("CUDA:", r.CUDAErr)
+	}
+	fmt.Println("GPUs shared by Vulkan and CUDA:", len(r.Pairs))
+}
+
+// Match pairs devices by UUID, never by index: the APIs enumerate in
+// different orders.
+func ExampleMatch() {
+	a := devices.UUID{1}
+	b := devices.UUID{2}
+	for _, p := range devices.Match([]devices.UUID{a, b}, []devices.UUID{b, a}) {
+		fmt.Printf("Vulkan %d = CUDA %d\n", p.Vulkan, p.CUDA)
+	}
+	// Output:
+	// Vulkan 0 = CUDA 1
+	// Vulkan 1 = CUDA 0
+}

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/gfxcuda/gfxcuda/cuda"
+	"github.com/gfxcuda/gfxcuda/tensorpass/cudaconv"
+)
+
+// TestProgram runs the program of docs/render-to-pytorch.md. It needs a GPU
+// shared by Vulkan and CUDA.
+func TestProgram(t *testing.T) {
+	if err := cuda.Init(); err != nil || !cudaconv.HasKernel() {
+		if os.Getenv("GFXCUDA_REQUIRE_CUDA") == "1" {
+			t.Fatalf("CUDA required: %v (kernel present: %v)", err, cudaconv.HasKernel())
+		}
+		if err == nil {
+			err = cudaconv.ErrNoKernel
+		}
+		t.Skipf("no CUDA: %v", err)
+	}
+	var out bytes.Buffer
+	if err := run(&out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "checked") {
+		t.Errorf("output %q", out.String())
+	}
+}
+
+// TestDocEmbedsProgram checks that the page shows this very program.
+func TestDocEmbedsProgram(t *testing.T) {
+	checkEmbedded(t, "../../render-to-pytorch.md", "main.go")
+}
+
+func checkEmbedded(t *testing.T, doc, prog string) {
+	md, err := os.ReadFile(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile(prog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(md, append(append([]byte("```go\n"), src...), []byte("```")...)) {
+		t.Errorf("%s does not show %s verbatim in a ```go block: copy it there", doc, prog)
+	}
+}
