@@ -303,8 +303,8 @@ func OpenTexture(ctx context.Context, dev *interop.Device, tok Token) (*interop.
 
 // CUDABuffer is a shared buffer imported into CUDA alone.
 type CUDABuffer struct {
-	ext  *cuda.ExternalMemory   // a Vulkan allocation
-	buf  *cuda.MappedBuffer     // (mapped from ext)
+	ext  *cuda.ExternalMemory  // a Vulkan allocation
+	buf  *cuda.MappedBuffer    // (mapped from ext)
 	cu   *cuda.ShareableMemory // or a CUDA one
 	size uint64
 }
