@@ -655,6 +655,9 @@ func (c *Consumer) Next(ctx context.Context) (*Frame, error) {
 				best, bestSeq = s, q
 			}
 		}
+		if best >= 0 && atomic.LoadUint32(c.m.u32(offPub)) != pub {
+			continue // frames were published during the scan: it may have missed an older one
+		}
 		if best >= 0 {
 			so := c.slotOff(best)
 			h := c.m.u32(so + 28)
