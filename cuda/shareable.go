@@ -62,24 +62,7 @@ func (m *ShareableMemory) setup() error {
 	if err := check("cuMemCreate", r); err != nil {
 		return err
 	}
-	p, r := cu.MemAddressReserve(c.h, m.size, 0)
-	if err := check("cuMemAddressReserve", r); err != nil {
-		cu.MemRelease(c.h, h)
-		return err
-	}
-	if err := check("cuMemMap", cu.MemMap(c.h, p, m.size, 0, h)); err != nil {
-		cu.MemAddressFree(c.h, p, m.size)
-		cu.MemRelease(c.h, h)
-		return err
-	}
-	if err := check("cuMemSetAccess", cu.MemSetAccessRW(c.h, p, m.size, c.dev.h)); err != nil {
-		cu.MemUnmap(c.h, p, m.size)
-		cu.MemAddressFree(c.h, p, m.size)
-		cu.MemRelease(c.h, h)
-		return err
-	}
-	m.h, m.ptr = h, DevicePtr(p)
-	return nil
+	return m.mapHandle(h)
 }
 
 // Ptr returns the device address, or 0 after Close.
@@ -119,4 +102,57 @@ func (m *ShareableMemory) Close() error {
 		err = errors.Join(err, check("cuMemRelease", cu.MemRelease(c.h, m.h)))
 		return errors.Join(err, c.release())
 	})
+}
+
+// ImportShareableFD maps, in this context, an allocation another process
+// exported with ShareableMemory.ExportFD (cuMemImportFromShareableHandle,
+// cuMemMap, cuMemSetAccess: NVIDIA's documented path for cuMemCreate
+// memory, which cuImportExternalMemory is not documented to accept). size
+// is the exporter's Size. The caller keeps fd (close it after the call).
+// The result is a ShareableMemory like the exporter's: Ptr, Size, ExportFD
+// and Close work on it, and the memory lives while either side holds it.
+func (c *Context) ImportShareableFD(fd int, size uint64) (*ShareableMemory, error) {
+	g, err := c.Granularity()
+	if err != nil {
+		return nil, err
+	}
+	if size == 0 || size%g != 0 {
+		return nil, fmt.Errorf("cuda: ImportShareableFD of %d bytes: not a multiple of the granularity %d: %w", size, g, ErrorInvalidValue)
+	}
+	if err := c.acquire(); err != nil {
+		return nil, err
+	}
+	m := &ShareableMemory{ctx: c, size: size}
+	h, r := cu.MemImportFromFD(c.h, fd)
+	if err := check("cuMemImportFromShareableHandle", r); err != nil {
+		return nil, errors.Join(fmt.Errorf("importing a shareable allocation from fd %d: %w", fd, err), c.release())
+	}
+	if err := m.mapHandle(h); err != nil {
+		return nil, errors.Join(fmt.Errorf("mapping an imported shareable allocation: %w", err), c.release())
+	}
+	return m, nil
+}
+
+// mapHandle reserves, maps and grants access to h; on error it releases h
+// and undoes what it did.
+func (m *ShareableMemory) mapHandle(h cu.MemHandle) error {
+	c := m.ctx
+	p, r := cu.MemAddressReserve(c.h, m.size, 0)
+	if err := check("cuMemAddressReserve", r); err != nil {
+		cu.MemRelease(c.h, h)
+		return err
+	}
+	if err := check("cuMemMap", cu.MemMap(c.h, p, m.size, 0, h)); err != nil {
+		cu.MemAddressFree(c.h, p, m.size)
+		cu.MemRelease(c.h, h)
+		return err
+	}
+	if err := check("cuMemSetAccess", cu.MemSetAccessRW(c.h, p, m.size, c.dev.h)); err != nil {
+		cu.MemUnmap(c.h, p, m.size)
+		cu.MemAddressFree(c.h, p, m.size)
+		cu.MemRelease(c.h, h)
+		return err
+	}
+	m.h, m.ptr = h, DevicePtr(p)
+	return nil
 }

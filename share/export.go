@@ -303,22 +303,36 @@ func OpenTexture(ctx context.Context, dev *interop.Device, tok Token) (*interop.
 
 // CUDABuffer is a shared buffer imported into CUDA alone.
 type CUDABuffer struct {
-	ext  *cuda.ExternalMemory
-	buf  *cuda.MappedBuffer
+	ext  *cuda.ExternalMemory  // a Vulkan allocation
+	buf  *cuda.MappedBuffer    // (mapped from ext)
+	cu   *cuda.ShareableMemory // or a CUDA one
 	size uint64
 }
 
 // Ptr is the device pointer to the buffer's first byte.
-func (b *CUDABuffer) Ptr() cuda.DevicePtr { return b.buf.Ptr() }
+func (b *CUDABuffer) Ptr() cuda.DevicePtr {
+	if b.cu != nil {
+		return b.cu.Ptr()
+	}
+	return b.buf.Ptr()
+}
 
 // Size is the buffer's size in bytes.
 func (b *CUDABuffer) Size() uint64 { return b.size }
 
 // Close releases the import. Idempotent.
-func (b *CUDABuffer) Close() error { return b.ext.Close() }
+func (b *CUDABuffer) Close() error {
+	if b.cu != nil {
+		return b.cu.Close()
+	}
+	return b.ext.Close()
+}
 
 // OpenCUDABuffer imports a shared buffer (from Vulkan or CUDA) into the
-// CUDA context c, mapped as one linear range.
+// CUDA context c, mapped as one linear range. Vulkan allocations are
+// imported as external memory (cuImportExternalMemory); CUDA shareable
+// allocations (ExportCUDA) through cuMemImportFromShareableHandle and
+// cuMemMap, the path NVIDIA documents for cuMemCreate memory.
 func OpenCUDABuffer(ctx context.Context, c *cuda.Context, tok Token) (*CUDABuffer, error) {
 	uuid, err := c.Device().UUID()
 	if err != nil {
@@ -327,6 +341,14 @@ func OpenCUDABuffer(ctx context.Context, c *cuda.Context, tok Token) (*CUDABuffe
 	t, fd, err := prepare(ctx, tok, KindBuffer, uuid)
 	if err != nil {
 		return nil, err
+	}
+	if t.FromCUDA() {
+		defer closeAll([]int{fd})
+		m, err := c.ImportShareableFD(fd, t.AllocationSize)
+		if err != nil {
+			return nil, fmt.Errorf("share: importing a CUDA allocation into CUDA: %w", err)
+		}
+		return &CUDABuffer{cu: m, size: t.Size}, nil
 	}
 	ext, err := c.ImportMemoryFD(fd, t.AllocationSize, t.Dedicated()) // takes fd
 	if err != nil {

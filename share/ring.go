@@ -44,12 +44,15 @@ const (
 	offRel       = 32 // futex: bumped on every release
 	offTokLen    = 36
 	offNextSeq   = 40
+	offReadyMax  = 48 // u64: the highest "frame ready" value the producer submitted
+	offGPU       = 56 // u32: 1 when the producer synchronizes on the GPU (semaphores travel with each open)
 	hdrSize      = 64
 	maxConsumers = 16
 	consStride   = 32 // active u32, pid i32, lastSeq u64, holding u64, pad
 	offCons      = hdrSize
 	offSlotTab   = offCons + maxConsumers*consStride
-	slotHdr      = 48 // seq u64, timestamp i64, wait u64, userLen u32, held u32, 16 pad
+	slotHdr      = 48 // seq u64, timestamp i64, wait u64, userLen u32, held u32, gpuRel u32, 12 pad
+	slotGPURel   = 32 // consumers that released the slot's frame with a GPU signal
 	writing      = uint64(1) << 63
 	maxUserBytes = 4096
 	maxRingSlots = 64
@@ -162,11 +165,15 @@ type Ring struct {
 	stride  int
 	mu      sync.Mutex
 	seqs    []uint64 // the producer's own copy of each slot's frame
-	writing int      // slot between Acquire and Publish, or -1
+	writing []bool   // slots between Acquire and Publish
 	cons    [maxConsumers]procWatch
 	active  [maxConsumers]bool
 	closed  bool
 	ex      *Shared
+	gpu     *ringGPU // semaphores of a Producer; nil for host-only rings
+	// waits[s]: what the next write of slot s must wait for on the GPU
+	// (consumers' "slot free" values), set by Acquire.
+	waits [][]freeWait
 }
 
 // NewRing makes the shared control block for slots already exported.
@@ -213,7 +220,7 @@ func NewRing(o RingOptions) (*Ring, error) {
 		unix.Close(fd)
 		return nil, fmt.Errorf("share: NewRing: mmap: %w", err)
 	}
-	r := &Ring{o: o, fd: fd, m: shm{mem}, stride: stride, seqs: make([]uint64, n), writing: -1}
+	r := &Ring{o: o, fd: fd, m: shm{mem}, stride: stride, seqs: make([]uint64, n), writing: make([]bool, n), waits: make([][]freeWait, n)}
 	for i := range r.cons {
 		r.cons[i].pidfd = -1
 	}
@@ -275,6 +282,15 @@ func (r *Ring) open(p peer) ([]int, []byte, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	fds := []int{fd}
+	if r.gpu != nil {
+		more, err := r.gpu.attach(idx)
+		if err != nil {
+			unix.Close(fd)
+			return nil, nil, err
+		}
+		fds = append(fds, more...)
+	}
 	c := offCons + idx*consStride
 	atomic.StoreUint64(r.m.u64(c+16), 0)
 	atomic.StoreUint64(r.m.u64(c+8), atomic.LoadUint64(r.m.u64(offNextSeq))-1)
@@ -282,7 +298,7 @@ func (r *Ring) open(p peer) ([]int, []byte, error) {
 	atomic.StoreUint32(r.m.u32(c), 1)
 	r.active[idx] = true
 	r.cons[idx] = watch(p.pid)
-	return []int{fd}, binary.LittleEndian.AppendUint32(nil, uint32(idx)), nil
+	return fds, binary.LittleEndian.AppendUint32(nil, uint32(idx)), nil
 }
 
 // reapLocked drops consumers whose process exited or who closed: their
@@ -305,16 +321,34 @@ func (r *Ring) reapLocked() int {
 		r.active[i] = false
 		r.cons[i].close()
 		for s := range r.seqs {
-			h := r.m.u32(r.slotOff(s) + 28)
-			for {
-				old := atomic.LoadUint32(h)
-				if atomic.CompareAndSwapUint32(h, old, old&^(1<<i)) {
-					break
-				}
-			}
+			clearBit(r.m.u32(r.slotOff(s)+28), i)
+			clearBit(r.m.u32(r.slotOff(s)+slotGPURel), i)
+		}
+		if r.gpu != nil {
+			// Its "slot free" signals may never come (a killed process):
+			// signal past every value a submitted batch waits for.
+			r.gpu.detach(i, atomic.LoadUint64(r.m.u64(offNextSeq)))
 		}
 	}
 	return n
+}
+
+func clearBit(h *uint32, i int) {
+	for {
+		old := atomic.LoadUint32(h)
+		if atomic.CompareAndSwapUint32(h, old, old&^(1<<i)) {
+			return
+		}
+	}
+}
+
+func setBit(h *uint32, i int) {
+	for {
+		old := atomic.LoadUint32(h)
+		if atomic.CompareAndSwapUint32(h, old, old|1<<i) {
+			return
+		}
+	}
 }
 
 // Consumers reports how many consumers are attached (after dropping those
@@ -341,7 +375,8 @@ func (r *Ring) WaitConsumers(ctx context.Context, n int) error {
 // oldest slot every attached consumer has released; with DropOldest the
 // oldest slot no consumer holds. It waits while there is none, until ctx
 // ends. Consumers that exit meanwhile are dropped and their slots
-// reclaimed.
+// reclaimed. Several slots may be acquired before they are published (a
+// batch); Publish them in the order acquired.
 func (r *Ring) Acquire(ctx context.Context) (int, error) {
 	for {
 		slot, word, rel, err := r.tryAcquire()
@@ -370,9 +405,6 @@ func (r *Ring) tryAcquire() (int, *uint32, uint32, error) {
 }
 
 func (r *Ring) pickLocked() (int, error) {
-	if r.writing >= 0 {
-		return -1, errors.New("share: Ring.Acquire: the previous slot was not published")
-	}
 	r.reapLocked()
 	// Slots from the oldest frame on.
 	order := make([]int, len(r.seqs))
@@ -385,13 +417,19 @@ func (r *Ring) pickLocked() (int, error) {
 		}
 	}
 	for _, s := range order {
+		if r.writing[s] {
+			continue
+		}
 		if !r.o.DropOldest && !r.consumedLocked(r.seqs[s]) {
 			return -1, nil // the oldest frame is still unread: wait
 		}
 		so := r.slotOff(s)
 		atomic.StoreUint64(r.m.u64(so), r.seqs[s]|writing)
 		if atomic.LoadUint32(r.m.u32(so+28)) == 0 {
-			r.writing = s
+			r.writing[s] = true
+			if g := atomic.SwapUint32(r.m.u32(so+slotGPURel), 0); g != 0 && r.gpu != nil {
+				r.waits[s] = r.gpu.waitsFor(g, r.seqs[s], r.waits[s])
+			}
 			return s, nil
 		}
 		atomic.StoreUint64(r.m.u64(so), r.seqs[s]) // a consumer holds it
@@ -425,7 +463,7 @@ func (r *Ring) Publish(slot int, user []byte, wait uint64) (uint64, error) {
 	if r.closed {
 		return 0, ErrRingClosed
 	}
-	if slot != r.writing || slot < 0 {
+	if slot < 0 || slot >= len(r.writing) || !r.writing[slot] {
 		return 0, fmt.Errorf("share: Ring.Publish: slot %d was not acquired", slot)
 	}
 	if len(user) > r.o.UserBytes {
@@ -441,7 +479,7 @@ func (r *Ring) Publish(slot int, user []byte, wait uint64) (uint64, error) {
 	atomic.StoreUint64(r.m.u64(so), seq)
 	atomic.StoreUint64(r.m.u64(offNextSeq), seq+1)
 	r.seqs[slot] = seq
-	r.writing = -1
+	r.writing[slot] = false
 	atomic.AddUint32(r.m.u32(offPub), 1)
 	futexWake(r.m.u32(offPub))
 	return seq, nil
@@ -485,9 +523,15 @@ type Consumer struct {
 	userMax int
 	prod    procWatch
 	mu      sync.Mutex
-	held    *Frame
-	last    uint64
+	held    []*Frame // in sequence order
+	last    uint64   // the newest frame taken
+	signal  uint64   // the last "slot free" value signalled on the GPU
 	closed  bool
+	// gpuImported: the semaphores' descriptors were imported.
+	gpuImported bool
+	// GPU rings: the producer's "frame ready" semaphore and this
+	// consumer's "slot free" one (descriptors until imported), or -1.
+	readyFD, freeFD int
 }
 
 // OpenRing attaches to a ring shared by another process as one more
@@ -505,7 +549,7 @@ func OpenRing(ctx context.Context, tok Token) (*Consumer, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(r.fds) != 1 || len(r.extra) != 4 {
+	if (len(r.fds) != 1 && len(r.fds) != 3) || len(r.extra) != 4 {
 		closeAll(r.fds)
 		return nil, errors.New("share: OpenRing: malformed reply from the producer")
 	}
@@ -514,7 +558,12 @@ func OpenRing(ctx context.Context, tok Token) (*Consumer, error) {
 	idx := int(binary.LittleEndian.Uint32(r.extra))
 	c, err := mapConsumer(fd, idx)
 	if err != nil {
+		closeAll(r.fds[1:])
 		return nil, err
+	}
+	c.readyFD, c.freeFD = -1, -1
+	if len(r.fds) == 3 {
+		c.readyFD, c.freeFD = r.fds[1], r.fds[2]
 	}
 	c.prod = watch(r.pid)
 	return c, nil
@@ -555,7 +604,7 @@ func mapConsumer(fd, idx int) (*Consumer, error) {
 	if len(lines) != n && len(lines) != n+1 {
 		return fail("slot tokens")
 	}
-	c := &Consumer{m: shm{mem}, idx: idx, stride: stride, userMax: um}
+	c := &Consumer{m: shm{mem}, idx: idx, stride: stride, userMax: um, readyFD: -1, freeFD: -1}
 	for _, l := range lines[:n] {
 		c.slots = append(c.slots, Token(l))
 	}
@@ -574,8 +623,16 @@ func (c *Consumer) Semaphore() Token { return c.sem }
 
 func (c *Consumer) slotOff(i int) int { return offSlotTab + i*c.stride }
 
+// GPUSync reports whether the ring's producer synchronizes on the GPU
+// (Producer with external semaphores): a frame's content is then complete
+// only once the producer's "frame ready" semaphore reaches Frame.Wait.
+// CUDAConsumer and VulkanConsumer order their work after it; users of
+// Next and Release alone must wait for it themselves.
+func (c *Consumer) GPUSync() bool { return c.readyFD >= 0 || c.gpuImported }
+
 // Next waits for the next frame (the oldest one this consumer has not seen)
-// and holds its slot until Release. It fails with ErrRingClosed after the
+// and holds its slot until Release. A consumer may hold several frames at
+// once (up to the number of slots). It fails with ErrRingClosed after the
 // last frame of a closed ring, and with ErrProducerGone within about 20 ms
 // of the producer's death.
 func (c *Consumer) Next(ctx context.Context) (*Frame, error) {
@@ -584,8 +641,8 @@ func (c *Consumer) Next(ctx context.Context) (*Frame, error) {
 	if c.closed {
 		return nil, errors.New("share: Consumer.Next after Close")
 	}
-	if c.held != nil {
-		return nil, errors.New("share: Consumer.Next: Release the previous frame first")
+	if len(c.held) >= len(c.slots) {
+		return nil, errors.New("share: Consumer.Next: every slot is held by this consumer; Release a frame first")
 	}
 	n := len(c.slots)
 	bit := uint32(1) << c.idx
@@ -597,6 +654,9 @@ func (c *Consumer) Next(ctx context.Context) (*Frame, error) {
 			if q&writing == 0 && q > c.last && (best < 0 || q < bestSeq) {
 				best, bestSeq = s, q
 			}
+		}
+		if best >= 0 && atomic.LoadUint32(c.m.u32(offPub)) != pub {
+			continue // frames were published during the scan: it may have missed an older one
 		}
 		if best >= 0 {
 			so := c.slotOff(best)
@@ -620,7 +680,8 @@ func (c *Consumer) Next(ctx context.Context) (*Frame, error) {
 				Wait: le.Uint64(c.m.mem[so+16:]), User: append([]byte(nil), c.m.mem[so+slotHdr:so+slotHdr+ul]...),
 				Dropped: bestSeq - c.last - 1}
 			atomic.StoreUint64(c.m.u64(offCons+c.idx*consStride+16), bestSeq)
-			c.held = f
+			c.held = append(c.held, f)
+			c.last = bestSeq
 			return f, nil
 		}
 		if atomic.LoadUint32(c.m.u32(offClosed)) != 0 {
@@ -650,23 +711,60 @@ func (c *Consumer) unhold(slot int) {
 	}
 }
 
-// Release gives the frame's slot back to the producer.
+// Release gives the frame's slot back to the producer. The consumer must
+// be done with the slot, on the GPU too: on a GPU-synchronized ring the
+// producer overwrites it without waiting (CUDAConsumer.Release and
+// VulkanConsumer.Consume release after GPU work instead).
 func (c *Consumer) Release(f *Frame) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.closed || c.held == nil || c.held != f {
+	return c.releaseLocked(f, nil)
+}
+
+// releaseLocked releases f; with signal, it first queues the GPU signal of
+// this consumer's "slot free" semaphore at f.Seq (after the consumer's
+// work on f) and marks the slot so that the producer's next write waits
+// for it on the GPU. Signals must go up: frames are released in order.
+func (c *Consumer) releaseLocked(f *Frame, signal func(v uint64) error) error {
+	i := c.heldIndex(f)
+	if c.closed || i < 0 {
 		return errors.New("share: Consumer.Release of a frame not held")
 	}
+	if signal != nil {
+		if f.Seq <= c.signal {
+			return fmt.Errorf("share: Release of frame %d after frame %d: release frames in the order Next returned them", f.Seq, c.signal)
+		}
+		if err := signal(f.Seq); err != nil {
+			return err
+		}
+		c.signal = f.Seq
+		setBit(c.m.u32(c.slotOff(f.Slot)+slotGPURel), c.idx)
+	}
 	co := offCons + c.idx*consStride
-	atomic.StoreUint64(c.m.u64(co+8), f.Seq)
-	atomic.StoreUint64(c.m.u64(co+16), 0)
+	if atomic.LoadUint64(c.m.u64(co+8)) < f.Seq {
+		atomic.StoreUint64(c.m.u64(co+8), f.Seq)
+	}
 	c.unhold(f.Slot)
-	c.last = f.Seq
-	c.held = nil
+	c.held = append(c.held[:i], c.held[i+1:]...)
+	if len(c.held) == 0 {
+		atomic.StoreUint64(c.m.u64(co+16), 0)
+	}
 	atomic.AddUint32(c.m.u32(offRel), 1)
 	futexWake(c.m.u32(offRel))
 	return nil
 }
+
+func (c *Consumer) heldIndex(f *Frame) int {
+	for i, h := range c.held {
+		if h == f {
+			return i
+		}
+	}
+	return -1
+}
+
+// readyMax is the highest "frame ready" value the producer submitted.
+func (c *Consumer) readyMax() uint64 { return atomic.LoadUint64(c.m.u64(offReadyMax)) }
 
 // Close detaches the consumer (releasing a held frame). Idempotent.
 func (c *Consumer) Close() error {
@@ -676,10 +774,16 @@ func (c *Consumer) Close() error {
 		return nil
 	}
 	c.closed = true
-	if c.held != nil {
-		c.unhold(c.held.Slot)
-		c.held = nil
+	for _, f := range c.held {
+		c.unhold(f.Slot)
 	}
+	c.held = nil
+	for _, fd := range []int{c.readyFD, c.freeFD} {
+		if fd >= 0 {
+			unix.Close(fd)
+		}
+	}
+	c.readyFD, c.freeFD = -1, -1
 	atomic.StoreUint32(c.m.u32(offCons+c.idx*consStride), 0)
 	atomic.AddUint32(c.m.u32(offRel), 1)
 	futexWake(c.m.u32(offRel))

@@ -66,7 +66,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		{"onetime", 1, s.OneTime},
 		{"onetime", 1, func() error { return s.IPCOpen(ipcChild) }},
 		{"onetime", 2, func() error { return s.ShareOpen(shareOpenChild) }},
-		{"ring", 2, func() error { return s.ShareRing(shareRingChild) }},
+		{"ring", 4, func() error { return s.ShareRing(shareRingChild) }},
 		{"compute", bench.ComputeSteps, s.Compute},
 	}
 	total := 0

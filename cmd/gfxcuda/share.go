@@ -68,11 +68,15 @@ func runShare(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("share", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	slots := fs.Int("slots", 3, "ring slots")
-	size := fs.Int("size", 1<<20, "bytes per frame (a multiple of 8)")
+	batch := fs.Int("batch", 1, "frames per GPU hand-off (GPU frames)")
+	width := fs.Int("width", 1920, "frame width in texels (GPU frames)")
+	height := fs.Int("height", 1080, "frame height in texels (GPU frames)")
+	cpu := fs.Bool("cpu", false, "write frames with the CPU into host-visible buffers instead of with a compute shader into textures")
+	size := fs.Int("size", 1<<20, "bytes per frame with --cpu (a multiple of 8)")
 	frames := fs.Int("frames", 10000, "frames to produce (0: until interrupted)")
 	drop := fs.Bool("drop", false, "drop the oldest frame instead of waiting for slow consumers")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: gfxcuda share [flags]\n\nProduces frames into a ring shared with other processes; run the printed\n`gfxcuda open TOKEN` in another terminal to consume and check them.")
+		fmt.Fprintln(stderr, "usage: gfxcuda share [flags]\n\nProduces frames into a ring shared with other processes; run the printed\n`gfxcuda open TOKEN` (or `gfxcuda open --cuda TOKEN`) in another terminal to\nconsume and check them. By default a compute shader writes each frame's test\npattern into RGBA8 textures, handed over on the GPU (exported timeline\nsemaphores) where the driver can.")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -92,6 +96,13 @@ func runShare(args []string, stdout, stderr io.Writer) int {
 	}
 	defer in.Close()
 	defer d.Close()
+	if !*cpu {
+		if *batch < 1 || *batch > *slots || *width < 1 || *height < 1 {
+			fmt.Fprintln(stderr, "gfxcuda share: need 1 ≤ --batch ≤ --slots and a positive --width and --height")
+			return 2
+		}
+		return shareGPU(d, *slots, *batch, *width, *height, *frames, *drop, stdout, stderr)
+	}
 	var maps [][]byte
 	var bufs []*vulkan.Buffer
 	var exs []*share.Shared
@@ -167,8 +178,9 @@ func runShare(args []string, stdout, stderr io.Writer) int {
 func runOpen(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("open", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	useCUDA := fs.Bool("cuda", false, "consume in CUDA (the frames' texels are checked on the GPU) instead of Vulkan")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: gfxcuda open TOKEN\n\nConsumes the frames of a ring shared by `gfxcuda share`, checks every byte\nand prints the frame rate.")
+		fmt.Fprintln(stderr, "usage: gfxcuda open [--cuda] TOKEN\n\nConsumes the frames of a ring shared by `gfxcuda share`, checks every byte\nand prints the frame rate.")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -186,6 +198,9 @@ func runOpen(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "gfxcuda open:", err)
 		return 2
 	}
+	if *useCUDA {
+		return openCUDA(tok, stdout, stderr)
+	}
 	in, d, err := shareDevice()
 	if err != nil {
 		fmt.Fprintln(stderr, "gfxcuda open:", err)
@@ -199,6 +214,10 @@ func runOpen(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, "gfxcuda open:", err)
 		return 1
+	}
+	if m, err := c.Slots()[0].Meta(); err == nil && m.Kind == share.KindTexture {
+		c.Close()
+		return openVulkan(ctx, d, tok, stdout, stderr)
 	}
 	defer c.Close()
 	var maps [][]byte
@@ -276,6 +295,27 @@ func runShareChild(cmd string, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	u := cuda.UUID(m.UUID)
+	if cmd == shareRingChildCmd {
+		frames := 0
+		if len(args) == 2 {
+			frames, _ = strconv.Atoi(args[1])
+		}
+		cx, err := cudaContext(u)
+		if err != nil {
+			fmt.Fprintln(stderr, err)
+			return 1
+		}
+		defer cx.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+		defer cancel()
+		fps, err := bench.ConsumeRingCUDA(ctx, cx, tok, frames)
+		if err != nil {
+			fmt.Fprintln(stderr, err)
+			return 1
+		}
+		fmt.Fprintln(stdout, fps)
+		return 0
+	}
 	dev, err := interop.Open(interop.Options{UUID: &u})
 	if err != nil {
 		fmt.Fprintln(stderr, err)
@@ -284,17 +324,6 @@ func runShareChild(cmd string, args []string, stdout, stderr io.Writer) int {
 	defer dev.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	if cmd == shareRingChildCmd {
-		frames := 0
-		if len(args) == 2 {
-			frames, _ = strconv.Atoi(args[1])
-		}
-		if err := bench.ConsumeRing(ctx, dev.Vulkan(), tok, frames); err != nil {
-			fmt.Fprintln(stderr, err)
-			return 1
-		}
-		return 0
-	}
 	t0 := time.Now()
 	var c interface{ Close() error }
 	if m.Kind == share.KindTexture {
@@ -336,7 +365,10 @@ func shareOpenChild(tok share.Token) (time.Duration, error) {
 	return time.Duration(ns), err
 }
 
-func shareRingChild(tok share.Token, frames int) error {
-	_, err := shareChild(shareRingChildCmd, string(tok), strconv.Itoa(frames))
-	return err
+func shareRingChild(tok share.Token, frames int) (float64, error) {
+	out, err := shareChild(shareRingChildCmd, string(tok), strconv.Itoa(frames))
+	if err != nil {
+		return 0, err
+	}
+	return strconv.ParseFloat(strings.TrimSpace(string(out)), 64)
 }

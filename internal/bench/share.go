@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/gfxcuda/gfxcuda/cuda"
 	"github.com/gfxcuda/gfxcuda/format"
+	"github.com/gfxcuda/gfxcuda/internal/kernels"
+	"github.com/gfxcuda/gfxcuda/internal/testpattern"
 	"github.com/gfxcuda/gfxcuda/interop"
 	"github.com/gfxcuda/gfxcuda/share"
 	"github.com/gfxcuda/gfxcuda/vulkan"
@@ -49,136 +52,182 @@ func (s *Suite) ShareOpen(child func(tok share.Token) (time.Duration, error)) er
 	return nil
 }
 
-// ShareRingSlot is the frame size of ShareRing.
-const ShareRingSlot = 1 << 20
+// shareRings are the shapes ShareRing compares: slots, frames per batch.
+var shareRings = []ringCase{{3, 1}, {16, 8}}
 
-// ShareRing measures a 3-slot share.Ring of 1 MiB host-visible Vulkan
-// slots, the producer writing every frame: with the consumer in another
-// process (child consumes frames frames of the ring's token and returns
-// when done), and with the consumer in this process, in the same run.
-func (s *Suite) ShareRing(child func(tok share.Token, frames int) error) error {
-	frames := s.O.Frames
-	run := func(cross bool) (float64, error) {
-		d := s.D.Vulkan()
-		var bufs []*vulkan.Buffer
-		var maps [][]byte
-		var exs []*share.Shared
-		defer func() {
-			for _, e := range exs {
-				e.Close()
-			}
-			for _, b := range bufs {
-				b.Close()
-			}
-		}()
-		for i := 0; i < 3; i++ {
-			b, err := d.NewBuffer(vulkan.BufferOptions{Size: ShareRingSlot, Heap: vulkan.HeapUpload, Exportable: true})
-			if err != nil {
-				return 0, err
-			}
-			bufs = append(bufs, b)
-			m, err := b.Map()
-			if err != nil {
-				return 0, err
-			}
-			maps = append(maps, m)
-			e, err := share.ExportVulkan(d, b)
-			if err != nil {
-				return 0, err
-			}
-			exs = append(exs, e)
-		}
-		r, err := share.NewRing(share.RingOptions{Slots: exs})
-		if err != nil {
-			return 0, err
-		}
-		defer r.Close()
-		ex, err := share.Export(r)
-		if err != nil {
-			return 0, err
-		}
-		done := make(chan error, 1)
-		if cross {
-			go func() { done <- child(ex.Token(), frames) }()
-		} else {
-			go func() { done <- ConsumeRing(context.Background(), s.D.Vulkan(), ex.Token(), frames) }()
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		if err := r.WaitConsumers(ctx, 1); err != nil {
-			return 0, err
-		}
-		t0 := time.Now()
-		for i := 0; i < frames; i++ {
-			slot, err := r.Acquire(ctx)
-			if err != nil {
-				return 0, err
-			}
-			seq := r.NextSeq()
-			fillFrame(seq, maps[slot])
-			if _, err := r.Publish(slot, binary.LittleEndian.AppendUint64(nil, seq), 0); err != nil {
-				return 0, err
-			}
-		}
-		if err := <-done; err != nil {
-			return 0, err
-		}
-		return float64(frames) / time.Since(t0).Seconds(), nil
-	}
-	const inName = "share.Ring, consumer in this process (3 × 1 MiB)"
-	if err := s.figure("ring", inName, "frames/s", func() (float64, error) { return run(false) }, nil); err != nil {
-		return err
-	}
-	return s.figure("ring", "share.Ring, consumer in another process (3 × 1 MiB)", "frames/s", func() (float64, error) { return run(true) },
-		func(f *Figure) { f.Against, f.Target = inName, 0.9 })
-}
-
-// fillFrame writes frame seq's checkable content (a cheap pattern: the
-// producer's cost should be the ring's, not a random generator's; it
-// varies with seq and position, never constant).
-func fillFrame(seq uint64, b []byte) {
-	x := seq*0x9e3779b97f4a7c15 | 1
-	for i := 0; i+8 <= len(b); i += 8 {
-		x ^= x << 13
-		x ^= x >> 7
-		x ^= x << 17
-		binary.LittleEndian.PutUint64(b[i:], x)
-	}
-}
-
-// ConsumeRing consumes frames frames of a ring on d, checking every
-// frame's first and last words and its metadata; ShareRing's consumer.
-func ConsumeRing(ctx context.Context, d *vulkan.Device, tok share.Token, frames int) error {
-	c, err := share.OpenRing(ctx, tok)
+// ShareRing measures a share.Producer (Vulkan, 1080p RGBA8 frames written
+// by a compute shader) handing frames to a CUDA consumer in another
+// process (child: it consumes frames frames of the ring's token and
+// returns the frame rate it saw), next to interop.Ring in this process
+// with the same shape and the same consumer work, in the same run. Both
+// consumers copy every frame out of its CUDA array and check every texel
+// on the GPU (gfx_check_hash): the figures include a full check of every
+// frame, and a wrong texel fails the benchmark.
+func (s *Suite) ShareRing(child func(tok share.Token, frames int) (float64, error)) error {
+	h, err := NewRingHarness(s.D, 16, 8)
 	if err != nil {
 		return err
 	}
-	defer c.Close()
-	var maps [][]byte
-	for _, st := range c.Slots() {
-		b, err := share.OpenVulkanBuffer(ctx, d, st)
+	defer h.Close()
+	frames := s.O.Frames
+	for _, rc := range shareRings {
+		frames := (frames + rc.batch - 1) / rc.batch * rc.batch
+		inName := fmt.Sprintf("interop.Ring in one process, %d slots, batches of %d (1080p, every texel checked)", rc.slots, rc.batch)
+		err := s.figure("ring", inName, "frames/s", func() (float64, error) {
+			if err := h.ResetErrors(); err != nil {
+				return 0, err
+			}
+			fps, err := h.RunRing(rc, CopyMode, frames, true)
+			if err != nil {
+				return 0, err
+			}
+			if n, first, err := h.ReadErrors(); err != nil || n != 0 {
+				return 0, fmt.Errorf("%d wrong texels (first at word %d): %v", n, first, err)
+			}
+			return fps, nil
+		}, nil)
 		if err != nil {
 			return err
 		}
-		defer b.Close()
-		m, err := b.Map()
+		name := fmt.Sprintf("share.Producer → CUDA consumer in another process, %d slots, batches of %d (1080p, every texel checked)", rc.slots, rc.batch)
+		err = s.figure("ring", name, "frames/s", func() (float64, error) { return s.crossRing(h, rc, frames, child) },
+			func(f *Figure) { f.Against, f.Target = inName, 0.9 })
 		if err != nil {
 			return err
 		}
-		maps = append(maps, m)
-	}
-	want := make([]byte, ShareRingSlot)
-	for i := 0; i < frames; i++ {
-		f, err := c.Next(ctx)
-		if err != nil {
-			return fmt.Errorf("frame %d: %w", i, err)
-		}
-		fillFrame(f.Seq, want[:64])
-		m := maps[f.Slot]
-		if string(m[:64]) != string(want[:64]) || binary.LittleEndian.Uint64(f.User) != f.Seq {
-			return errors.New("share ring: a frame's content differs")
-		}
-		c.Release(f)
 	}
 	return nil
+}
+
+// crossRing runs one cross-process ring: it produces frames frames and
+// returns the consumer's frame rate.
+func (s *Suite) crossRing(h *RingHarness, rc ringCase, frames int, child func(share.Token, int) (float64, error)) (float64, error) {
+	d := s.D.Vulkan()
+	var slots []any
+	for i := 0; i < rc.slots; i++ {
+		img, err := d.NewImage(vulkan.ImageOptions{Format: uint32(format.RGBA8UNorm), Width: frameW, Height: frameH, Exportable: true})
+		if err != nil {
+			return 0, err
+		}
+		defer img.Close()
+		slots = append(slots, img)
+	}
+	p, err := share.NewProducer(d, share.ProducerOptions{Slots: slots, Batch: rc.batch})
+	if err != nil {
+		return 0, err
+	}
+	defer p.Close()
+	if !p.GPUSync() {
+		return 0, fmt.Errorf("%s cannot export timeline semaphores: the cross-process ring would synchronize on the host", d)
+	}
+	type result struct {
+		fps float64
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		fps, err := child(p.Token(), frames)
+		done <- result{fps, err}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	wait := func() error {
+		for p.Ring().Consumers() < 1 {
+			select {
+			case r := <-done:
+				return fmt.Errorf("the consumer process ended before attaching: %v", r.err)
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+		return nil
+	}
+	if err := wait(); err != nil {
+		return 0, err
+	}
+	record := func(c *vulkan.Commands, slot int, seq uint64) ([]byte, error) {
+		h.Prod.Record(c, slots[slot].(*vulkan.Image), seq)
+		return nil, c.Err()
+	}
+	for n := 0; n < frames; n += rc.batch {
+		if _, err := p.Produce(ctx, record); err != nil {
+			return 0, err
+		}
+	}
+	r := <-done
+	return r.fps, r.err
+}
+
+// ConsumeRingCUDA consumes frames frames of a ring of 1080p RGBA8 images
+// in CUDA context cx, as ShareRing's consumer process: each frame is copied
+// out of its CUDA array and every texel checked against the test pattern
+// on the GPU. It returns the frame rate from the first frame's arrival to
+// the last one's check, and fails on any wrong texel.
+func ConsumeRingCUDA(ctx context.Context, cx *cuda.Context, tok share.Token, frames int) (float64, error) {
+	cc, err := share.OpenCUDAConsumer(ctx, cx, tok)
+	if err != nil {
+		return 0, err
+	}
+	defer cc.Close()
+	s, err := cx.NewStream(cuda.StreamNonBlocking)
+	if err != nil {
+		return 0, err
+	}
+	defer s.Close()
+	mod, err := cx.LoadModule(kernels.PTX)
+	if err != nil {
+		return 0, err
+	}
+	defer mod.Close()
+	check, err := mod.Function(kernels.CheckHash)
+	if err != nil {
+		return 0, err
+	}
+	const n = frameW * frameH
+	lin, err := cx.Alloc(8 * n * 4)
+	if err != nil {
+		return 0, err
+	}
+	defer lin.Close()
+	errs, err := cx.Alloc(16)
+	if err != nil {
+		return 0, err
+	}
+	defer errs.Close()
+	if err := errors.Join(s.Memset8(errs.Ptr(), 0, 8), s.Memset32(errs.Ptr().Add(8), 0xffffffff, 1)); err != nil {
+		return 0, err
+	}
+	var t0 time.Time
+	for i := 0; i < frames; i++ {
+		f, err := cc.Next(ctx, s)
+		if err != nil {
+			return 0, fmt.Errorf("frame %d: %w", i, err)
+		}
+		if i == 0 {
+			t0 = time.Now()
+		}
+		dst := lin.Ptr().Add(uint64(i%8) * n * 4)
+		if err := s.CopyFromArray(cuda.ArrayCopy{Array: cc.Array(f), Ptr: dst}); err != nil {
+			return 0, err
+		}
+		if err := check.Launch(s, cuda.Dim3{X: 264}, cuda.Dim3{X: 256}, 0, dst, uint64(n), testpattern.Seed(f.Seq), errs.Ptr(), errs.Ptr().Add(8)); err != nil {
+			return 0, err
+		}
+		if err := cc.Release(f, s); err != nil {
+			return 0, err
+		}
+	}
+	var b [16]byte
+	if err := s.CopyDtoH(b[:], errs.Ptr()); err != nil {
+		return 0, err
+	}
+	if err := s.Synchronize(); err != nil {
+		return 0, err
+	}
+	el := time.Since(t0)
+	if bad := binary.LittleEndian.Uint64(b[:]); bad != 0 {
+		return 0, fmt.Errorf("share ring: %d wrong texels over %d frames (first at word %d)", bad, frames, binary.LittleEndian.Uint32(b[8:]))
+	}
+	return float64(frames-1) / el.Seconds(), nil
 }
