@@ -318,6 +318,7 @@ func (t *sharedTexture) copy(s *cuda.Stream, ptr cuda.DevicePtr, pitch uint64, t
 
 // close stops using the wrapped legacy stream and closes the device.
 func (sd *sharedDevice) close() error {
+	sd.legacyOnce.Do(func() {}) // orders the read after a wrap
 	if sd.legacy != nil {
 		sd.legacy.Close()
 	}
