@@ -28,6 +28,11 @@ const (
 	kindSharedBuffer  = 8
 	kindSharedTexture = 9
 	kindImported      = 10
+	kindHostMemory    = 11
+	kindRing          = 12
+	kindRingReader    = 13
+	kindAccess        = 14
+	kindSemaphore     = 15
 )
 
 func kindName(o any) string {
@@ -42,6 +47,28 @@ func kindName(o any) string {
 		return "sampler"
 	case *kernel:
 		return "compute pipeline"
+	case *sharedDevice:
+		return "shared device"
+	case *sharedBuffer:
+		return "shared buffer"
+	case *sharedTexture:
+		return "shared texture"
+	case *cudaMem, *wrappedMem:
+		return "CUDA memory"
+	case *hostSlot:
+		return "host-visible ring slot"
+	case *ring:
+		return "ring"
+	case *ringReader:
+		return "ring reader"
+	case *access:
+		return "hand-off"
+	case *cudaSemaphore:
+		return "CUDA semaphore"
+	case *vkSemaphore:
+		return "Vulkan semaphore"
+	case *imported:
+		return "imported tensor"
 	}
 	return fmt.Sprintf("%T", o)
 }

@@ -7,6 +7,7 @@ package main
 import "C"
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"unsafe"
@@ -15,6 +16,7 @@ import (
 	"github.com/gfxcuda/gfxcuda/dlpack"
 	"github.com/gfxcuda/gfxcuda/format"
 	"github.com/gfxcuda/gfxcuda/interop"
+	"github.com/gfxcuda/gfxcuda/share"
 )
 
 // contexts holds the primary context of each CUDA device used, retained
@@ -60,17 +62,59 @@ type wrappedMem struct {
 type sharedDevice struct {
 	d       *interop.Device
 	ordinal int
+
+	legacyOnce sync.Once
+	legacy     *cuda.Stream // the legacy default stream, wrapped once
+	legacyErr  error
 }
 
 type sharedBuffer struct {
 	b       *interop.Buffer
+	sd      *sharedDevice
 	ordinal int
+
+	mu   sync.Mutex
+	ex   *share.Shared
+	held *interop.Access
+}
+
+func (b *sharedBuffer) close() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var errs []error
+	if b.ex != nil {
+		errs = append(errs, b.ex.Close())
+	}
+	if b.held != nil {
+		errs = append(errs, b.held.Done())
+	}
+	errs = append(errs, b.b.Close())
+	return errors.Join(errs...)
 }
 
 type sharedTexture struct {
 	t       *interop.Texture
 	sd      *sharedDevice
 	ordinal int
+
+	mu   sync.Mutex
+	ex   *share.Shared   // the cross-process export, made on first ipc_handle
+	held *interop.Access // an explicit hand-off to CUDA (gfxcuda_to_cuda)
+}
+
+// close withdraws the texture's export, ends a hand-off and frees it.
+func (t *sharedTexture) close() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var errs []error
+	if t.ex != nil {
+		errs = append(errs, t.ex.Close())
+	}
+	if t.held != nil {
+		errs = append(errs, t.held.Done())
+	}
+	errs = append(errs, t.t.Close())
+	return errors.Join(errs...)
 }
 
 type imported struct {
@@ -184,7 +228,8 @@ func gfxcuda_shared_open(device C.int, out *C.uint64_t) C.int {
 		if err != nil {
 			return &statusError{stNoDevice, err}
 		}
-		return store(out, &sharedDevice{d, int(device)}, d.Close)
+		sd := &sharedDevice{d: d, ordinal: int(device)}
+		return store(out, sd, sd.close)
 	})
 }
 
@@ -205,7 +250,8 @@ func gfxcuda_shared_buffer_new(dev C.uint64_t, size C.uint64_t, out *C.uint64_t)
 		if err != nil {
 			return err
 		}
-		return store(out, &sharedBuffer{b, sd.ordinal}, b.Close, uint64(dev))
+		sb := &sharedBuffer{b: b, sd: sd, ordinal: sd.ordinal}
+		return store(out, sb, sb.close, uint64(dev))
 	})
 }
 
@@ -226,21 +272,9 @@ func gfxcuda_shared_texture_new(dev C.uint64_t, f C.uint32_t, w, h, layers C.uin
 		if err != nil {
 			return &statusError{stUnsupported, err}
 		}
-		return store(out, &sharedTexture{t, sd, sd.ordinal}, t.Close, uint64(dev))
+		st := &sharedTexture{t: t, sd: sd, ordinal: sd.ordinal}
+		return store(out, st, st.close, uint64(dev))
 	})
-}
-
-// syncCaller makes a copy ordered after the caller's earlier CUDA work and
-// complete before its later work: it waits for the context's pending work
-// (the legacy default stream and every other stream of the context), and
-// the copy itself is synchronous.
-//
-// MERGE NOTE: with cuda.WrapStream(ctx, handle) (branch cudax) a copy given
-// stream= runs asynchronously on that stream instead: Map(WrapStream(...),
-// CopyTo) without the two host waits.
-func syncCaller(t *sharedTexture, stream uint64) error {
-	_ = stream
-	return t.sd.d.CUDA().Synchronize()
 }
 
 //export gfxcuda_shared_texture_copy
@@ -253,14 +287,89 @@ func gfxcuda_shared_texture_copy(tex C.uint64_t, ptr C.uint64_t, pitch C.uint64_
 		if ptr == 0 {
 			return errorf(stInvalid, "gfxcuda: copy to or from a null device pointer")
 		}
-		if err := syncCaller(t, uint64(stream)); err != nil {
+		s, done, err := t.sd.stream(uint64(stream))
+		if err != nil {
 			return err
 		}
-		if toCUDA != 0 {
-			return t.t.CopyToSync(nil, cuda.DevicePtr(ptr), uint64(pitch))
-		}
-		return t.t.CopyFromSync(nil, cuda.DevicePtr(ptr), uint64(pitch))
+		defer done()
+		return t.copy(s, cuda.DevicePtr(ptr), uint64(pitch), toCUDA != 0)
 	})
+}
+
+// copy queues a copy between the texture and CUDA memory on s, ordered
+// after the work queued on s before and before the work queued after: it
+// hands the texture to CUDA on s and back after the copy (or, during an
+// explicit hand-off, orders s after and before the hand-off's stream). No
+// host wait.
+func (t *sharedTexture) copy(s *cuda.Stream, ptr cuda.DevicePtr, pitch uint64, to bool) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	cp := func(s *cuda.Stream) error {
+		if to {
+			return t.t.CopyTo(s, ptr, pitch)
+		}
+		return t.t.CopyFrom(s, ptr, pitch)
+	}
+	if t.held != nil {
+		return t.sd.within(t.held.Stream(), s, cp)
+	}
+	return t.t.Map(s, func(_ *cuda.Array, s *cuda.Stream) error { return cp(s) })
+}
+
+// close stops using the wrapped legacy stream and closes the device.
+func (sd *sharedDevice) close() error {
+	sd.legacyOnce.Do(func() {}) // orders the read after a wrap
+	if sd.legacy != nil {
+		sd.legacy.Close()
+	}
+	return sd.d.Close()
+}
+
+// stream returns the CUDA stream of a caller's handle: 0 or 1 the legacy
+// default stream (wrapped once per device), 2 the per-thread default
+// stream, any other value a CUstream of the device's primary context
+// (torch.cuda.current_stream().cuda_stream, CuPy's stream.ptr). done stops
+// using it.
+func (sd *sharedDevice) stream(h uint64) (s *cuda.Stream, done func(), err error) {
+	if h == 0 || h == uint64(cuda.LegacyDefaultStream) {
+		sd.legacyOnce.Do(func() {
+			sd.legacy, sd.legacyErr = cuda.WrapStream(sd.d.CUDA(), cuda.LegacyDefaultStream)
+		})
+		return sd.legacy, func() {}, sd.legacyErr
+	}
+	s, err = cuda.WrapStream(sd.d.CUDA(), uintptr(h))
+	if err != nil {
+		return nil, nil, &statusError{stInvalid, fmt.Errorf("gfxcuda: stream %#x: %w", h, err)}
+	}
+	return s, func() { s.Close() }, nil
+}
+
+// within runs f on s while the resource is handed to CUDA on held: when s
+// is another stream, s waits for held first and held for s after, so the
+// work stays inside the hand-off.
+func (sd *sharedDevice) within(held, s *cuda.Stream, f func(*cuda.Stream) error) error {
+	if s.Handle() == held.Handle() {
+		return f(s)
+	}
+	if err := orderAfter(s, held); err != nil {
+		return err
+	}
+	ferr := f(s)
+	return errors.Join(ferr, orderAfter(held, s))
+}
+
+// orderAfter makes later work on waiter wait, on the GPU, for the work
+// queued on signaler so far.
+func orderAfter(waiter, signaler *cuda.Stream) error {
+	ev, err := waiter.Context().NewEvent(cuda.EventDisableTiming)
+	if err != nil {
+		return err
+	}
+	defer ev.Close() // the driver keeps it until the wait resolves
+	if err := ev.Record(signaler); err != nil {
+		return err
+	}
+	return waiter.WaitEvent(ev)
 }
 
 //export gfxcuda_shared_texture_from_cuda
@@ -281,31 +390,8 @@ func gfxcuda_shared_texture_from_cuda(dev C.uint64_t, ptr, pitch C.uint64_t, w, 
 		if err != nil {
 			return &statusError{stUnsupported, err}
 		}
-		return store(out, &sharedTexture{t, sd, sd.ordinal}, t.Close, uint64(dev))
-	})
-}
-
-// MERGE NOTE (branch share): gfxcuda_shared_texture_ipc_handle and
-// gfxcuda_shared_texture_open_ipc are the only two functions to fill in
-// with the share package's cross-process tokens.
-
-//export gfxcuda_shared_texture_ipc_handle
-func gfxcuda_shared_texture_ipc_handle(tex C.uint64_t, out *unsafe.Pointer, n *C.size_t) C.int {
-	return call(func() error {
-		if _, err := get[*sharedTexture](uint64(tex), "shared texture"); err != nil {
-			return err
-		}
-		return errorf(stNotImplemented, "gfxcuda: cross-process texture handles are not in this build yet (they come with the share package)")
-	})
-}
-
-//export gfxcuda_shared_texture_open_ipc
-func gfxcuda_shared_texture_open_ipc(dev C.uint64_t, handle unsafe.Pointer, n C.size_t, out *C.uint64_t) C.int {
-	return call(func() error {
-		if _, err := get[*sharedDevice](uint64(dev), "shared device"); err != nil {
-			return err
-		}
-		return errorf(stNotImplemented, "gfxcuda: cross-process texture handles are not in this build yet (they come with the share package)")
+		st := &sharedTexture{t: t, sd: sd, ordinal: sd.ordinal}
+		return store(out, st, st.close, uint64(dev))
 	})
 }
 
@@ -328,29 +414,60 @@ func cudaInfo(o any, out *C.gfxcuda_resource_info_t) error {
 		out.kind, out.size, out.device_ptr, out.cuda_device = kindCUDAMemory, C.uint64_t(o.size), C.uint64_t(o.ptr), C.int32_t(o.ordinal)
 	case *imported:
 		out.kind = kindImported
+	case *hostSlot:
+		out.kind, out.size, out.device_ptr, out.cuda_device = kindHostMemory, C.uint64_t(len(o.mem)), C.uint64_t(o.ptr()), -1
+	case *ring:
+		out.kind, out.slices, out.size, out.cuda_device = kindRing, C.uint32_t(len(o.objs)), C.uint64_t(sizeOf(o.objs[0])), -1
+		if o.sd != nil {
+			out.cuda_device = C.int32_t(o.sd.ordinal)
+		}
+	case *ringReader:
+		out.kind, out.slices, out.size, out.cuda_device = kindRingReader, C.uint32_t(len(o.objs)), C.uint64_t(sizeOf(o.objs[0])), -1
+		if o.sd != nil {
+			out.cuda_device = C.int32_t(o.sd.ordinal)
+		}
+	case *access:
+		out.kind, out.cuda_device = kindAccess, C.int32_t(o.sd.ordinal)
+	case *cudaSemaphore:
+		out.kind, out.cuda_device = kindSemaphore, C.int32_t(o.sd.ordinal)
+	case *vkSemaphore:
+		out.kind, out.cuda_device = kindSemaphore, -1
 	default:
 		return errorf(stInvalid, "gfxcuda: no resource info for a %T", o)
 	}
 	return nil
 }
 
-// memoryOf returns the device memory range of a handle DLPack can export.
-func memoryOf(h uint64) (ptr, size uint64, ordinal int, err error) {
+// memoryOf returns the memory range of a handle DLPack can export: CUDA
+// memory (device type CUDA) or a host-visible ring slot (CPU, ordinal 0).
+func memoryOf(h uint64) (ptr, size uint64, dev dlpack.DeviceType, ordinal int, err error) {
 	handles.Lock()
 	e, ok := handles.m[h]
 	handles.Unlock()
 	if !ok {
-		return 0, 0, 0, errorf(stBadHandle, "gfxcuda: %d is not a live handle", h)
+		return 0, 0, 0, 0, errorf(stBadHandle, "gfxcuda: %d is not a live handle", h)
 	}
 	switch o := e.obj.(type) {
 	case *cudaMem:
-		return uint64(o.m.Ptr()), o.m.Size(), o.ordinal, nil
+		return uint64(o.m.Ptr()), o.m.Size(), dlpack.CUDA, o.ordinal, nil
 	case *sharedBuffer:
-		return uint64(o.b.Ptr()), o.b.Size(), o.ordinal, nil
+		return uint64(o.b.Ptr()), o.b.Size(), dlpack.CUDA, o.ordinal, nil
 	case *wrappedMem:
-		return o.ptr, o.size, o.ordinal, nil
+		return o.ptr, o.size, dlpack.CUDA, o.ordinal, nil
+	case *hostSlot:
+		return o.ptr(), uint64(len(o.mem)), dlpack.CPU, 0, nil
 	}
-	return 0, 0, 0, errorf(stUnsupported, "gfxcuda: a %T has no linear CUDA memory to export", e.obj)
+	return 0, 0, 0, 0, errorf(stUnsupported, "gfxcuda: a %s has no linear memory to export", kindName(e.obj))
+}
+
+func sizeOf(o any) uint64 {
+	switch o := o.(type) {
+	case *hostSlot:
+		return uint64(len(o.mem))
+	case *sharedBuffer:
+		return o.b.Size()
+	}
+	return 0
 }
 
 // tensorOf converts the C description.
@@ -410,7 +527,7 @@ func gfxcuda_dlpack_export(owner C.uint64_t, desc *C.gfxcuda_tensor_t, versioned
 		if err != nil {
 			return &statusError{stInvalid, err}
 		}
-		ptr, size, ordinal, err := memoryOf(uint64(owner))
+		ptr, size, devType, ordinal, err := memoryOf(uint64(owner))
 		if err != nil {
 			return err
 		}
@@ -418,8 +535,8 @@ func gfxcuda_dlpack_export(owner C.uint64_t, desc *C.gfxcuda_tensor_t, versioned
 		if uint64(t.Data) < ptr || lo < 0 || uint64(t.Data)-ptr+uint64(hi) > size {
 			return errorf(stRange, "gfxcuda: the tensor spans bytes [%d, %d) from %#x, outside the %d bytes at %#x it is made from", lo, hi, t.Data, size, ptr)
 		}
-		if t.Device.Type != dlpack.CUDA || int(t.Device.ID) != ordinal {
-			return errorf(stInvalid, "gfxcuda: the memory is on CUDA device %d, the tensor says %s:%d", ordinal, t.Device.Type, t.Device.ID)
+		if t.Device.Type != devType || int(t.Device.ID) != ordinal {
+			return errorf(stInvalid, "gfxcuda: the memory is on %s device %d, the tensor says %s:%d", devType, ordinal, t.Device.Type, t.Device.ID)
 		}
 		if err := retain(uint64(owner)); err != nil {
 			return err

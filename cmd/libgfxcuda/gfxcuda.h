@@ -44,7 +44,9 @@ typedef enum {
 	GFXCUDA_ERR_NO_CUDA = 7,         /* no usable NVIDIA CUDA driver */
 	GFXCUDA_ERR_COMPILE = 8,         /* a shader did not compile; the message has file:line diagnostics */
 	GFXCUDA_ERR_FAILED = 9,          /* the GPU or driver failed */
-	GFXCUDA_ERR_INTERNAL = 10        /* a bug in gfxcuda; the message has a stack trace to report */
+	GFXCUDA_ERR_INTERNAL = 10,       /* a bug in gfxcuda; the message has a stack trace to report */
+	GFXCUDA_ERR_CLOSED = 11,         /* a ring's producer closed it and every frame was read */
+	GFXCUDA_ERR_TIMEOUT = 12         /* a wait with a timeout ran out of time */
 } gfxcuda_status;
 
 /* Heaps of gfxcuda_buffer_new. */
@@ -54,8 +56,17 @@ enum { GFXCUDA_HEAP_DEFAULT = 0, GFXCUDA_HEAP_UPLOAD = 1, GFXCUDA_HEAP_READBACK 
 enum {
 	GFXCUDA_KIND_DEVICE = 1, GFXCUDA_KIND_BUFFER = 2, GFXCUDA_KIND_TEXTURE = 3, GFXCUDA_KIND_SAMPLER = 4,
 	GFXCUDA_KIND_COMPUTE = 5, GFXCUDA_KIND_CUDA_MEMORY = 6, GFXCUDA_KIND_SHARED_DEVICE = 7,
-	GFXCUDA_KIND_SHARED_BUFFER = 8, GFXCUDA_KIND_SHARED_TEXTURE = 9, GFXCUDA_KIND_IMPORTED_TENSOR = 10
+	GFXCUDA_KIND_SHARED_BUFFER = 8, GFXCUDA_KIND_SHARED_TEXTURE = 9, GFXCUDA_KIND_IMPORTED_TENSOR = 10,
+	GFXCUDA_KIND_HOST_MEMORY = 11, /* a host-visible ring slot: device_ptr is a host address */
+	GFXCUDA_KIND_RING = 12, GFXCUDA_KIND_RING_READER = 13, /* slices: slot count, size: slot bytes */
+	GFXCUDA_KIND_HANDOFF = 14, GFXCUDA_KIND_SEMAPHORE = 15
 };
+
+/* Streams: wherever a function takes a uint64_t stream, 0 and 1 mean the
+ * legacy default stream of the device's primary context (what PyTorch uses
+ * unless told otherwise), 2 the per-thread default stream, anything else a
+ * CUstream of that context (torch.cuda.current_stream().cuda_stream, CuPy's
+ * stream.ptr). Work is queued on it; no host wait unless said. */
 
 /* Shader languages of gfxcuda_shader_compile. */
 enum { GFXCUDA_HLSL = 0, GFXCUDA_GLSL = 1 };
@@ -193,22 +204,108 @@ int gfxcuda_shared_texture_new(uint64_t shared_device, uint32_t format, uint32_t
  * per texel), holding a copy of it. */
 int gfxcuda_shared_texture_from_cuda(uint64_t shared_device, uint64_t ptr, uint64_t pitch, uint32_t width, uint32_t height,
 	uint32_t channels, int code, int bits, uint64_t *texture);
-/* Copies the texture to (to_cuda != 0) or from CUDA memory at ptr, rows
- * pitch bytes apart (0: packed). The copy comes after the caller's earlier
- * CUDA work and is complete on return, so later work on any stream sees
- * it. stream (a CUstream, 0 for none) is accepted; in this build the copy
- * is synchronous on it too. */
+/* Queues on stream a copy of the texture to (to_cuda != 0) or from CUDA
+ * memory at ptr, rows pitch bytes apart (0: packed), with the texture's
+ * hand-off to CUDA and back around it: it runs after the work queued on the
+ * stream before and later work on the stream sees it. No host wait. During
+ * a gfxcuda_to_cuda hand-off of the texture, a copy on another stream is
+ * ordered after and before the hand-off's stream with events. */
 int gfxcuda_shared_texture_copy(uint64_t texture, uint64_t ptr, uint64_t pitch, int to_cuda, uint64_t stream);
-/* A token another process opens with gfxcuda_shared_texture_open_ipc.
- * GFXCUDA_ERR_NOT_IMPLEMENTED in this build. */
+/* A token (printable bytes) another process of the same user opens with
+ * gfxcuda_shared_texture_open_ipc; valid while the texture lives. Free
+ * *token. Same as gfxcuda_share_token. */
 int gfxcuda_shared_texture_ipc_handle(uint64_t texture, void **token, size_t *len);
-/* Opens a texture another process shared. GFXCUDA_ERR_NOT_IMPLEMENTED in this build. */
+/* Opens a texture another process shared (its token, len bytes). */
 int gfxcuda_shared_texture_open_ipc(uint64_t shared_device, const void *token, size_t len, uint64_t *texture);
+/* The token of a shared buffer, shared texture or ring (exported on first
+ * call; withdrawn when the object goes). Free *token. */
+int gfxcuda_share_token(uint64_t handle, void **token, size_t *len);
+/* Opens a buffer another process shared (its token, len bytes). */
+int gfxcuda_shared_buffer_open_ipc(uint64_t shared_device, const void *token, size_t len, uint64_t *buffer);
+
+/* ---- Foreign renderers: file descriptors, semaphores, hand-offs ---- */
+
+/* Imports size bytes of a renderer's exported Vulkan memory (an OPAQUE_FD;
+ * alloc_size: the exporter's allocation size, dedicated: a dedicated
+ * allocation) as a shared buffer. Takes ownership of fd when it is open
+ * (closed on failure). */
+int gfxcuda_shared_buffer_import_fd(uint64_t shared_device, int fd, uint64_t size, uint64_t alloc_size, int dedicated, uint64_t *buffer);
+/* Imports a renderer's exported 2D image (OPAQUE_FD, dedicated allocation
+ * of alloc_size bytes; format a VkFormat, usage its VkImageUsageFlags or 0
+ * for gfxcuda's default) as a shared texture. The renderer must leave it in
+ * the GENERAL layout. Takes ownership of fd. */
+int gfxcuda_shared_texture_import_fd(uint64_t shared_device, int fd, uint32_t format, uint32_t width, uint32_t height,
+	uint32_t layers, uint32_t usage, uint64_t alloc_size, uint64_t *texture);
+/* Exports a shared buffer's or texture's memory, or an exportable Vulkan
+ * semaphore, as a new OPAQUE_FD the caller owns, with what an importer
+ * needs (alloc_size, dedicated, usage; 0 for semaphores). */
+int gfxcuda_shared_export_fd(uint64_t handle, int *fd, uint64_t *alloc_size, int *dedicated, uint32_t *usage);
+/* Imports a Vulkan semaphore's OPAQUE_FD into CUDA (timeline != 0: a
+ * timeline semaphore). Takes ownership of fd. */
+int gfxcuda_cuda_semaphore_import_fd(uint64_t shared_device, int fd, int timeline, uint64_t *semaphore);
+/* Makes later work on stream wait until the semaphore reaches value. */
+int gfxcuda_cuda_semaphore_wait(uint64_t semaphore, uint64_t value, uint64_t stream);
+/* Sets the semaphore to value once the work queued on stream has finished. */
+int gfxcuda_cuda_semaphore_signal(uint64_t semaphore, uint64_t value, uint64_t stream);
+/* A Vulkan timeline semaphore on a compute or shared device (a renderer's
+ * side; exportable needs VK_KHR_external_semaphore_fd, which lavapipe lacks). */
+int gfxcuda_vk_semaphore_new(uint64_t device, uint64_t initial, int exportable, uint64_t *semaphore);
+/* Sets a Vulkan timeline semaphore to value from the host. */
+int gfxcuda_vk_semaphore_signal(uint64_t semaphore, uint64_t value);
+/* Waits on the host until the semaphore reaches value (timeout_ms < 0: no
+ * limit); GFXCUDA_ERR_TIMEOUT when the time runs out. */
+int gfxcuda_vk_semaphore_wait(uint64_t semaphore, uint64_t value, int64_t timeout_ms);
+/* The current value of a Vulkan timeline semaphore. */
+int gfxcuda_vk_semaphore_value(uint64_t semaphore, uint64_t *value);
+/* Hands n shared buffers/textures (of one shared device) from Vulkan to
+ * CUDA on stream: the stream waits, on the GPU, for the Vulkan work before.
+ * Until gfxcuda_to_vulkan (or the hand-off's release), CUDA owns them. */
+int gfxcuda_to_cuda(const uint64_t *resources, size_t n, uint64_t stream, uint64_t *handoff);
+/* Ends a hand-off: once the work queued on its stream has finished, the
+ * resources go back to Vulkan. No host wait. Idempotent. */
+int gfxcuda_to_vulkan(uint64_t handoff);
+/* Makes later work on stream waiter wait for the work queued on stream
+ * signaler so far (an event; no host wait). */
+int gfxcuda_cuda_stream_wait(uint64_t shared_device, uint64_t waiter, uint64_t signaler);
+
+/* ---- Rings of frames between processes ---- */
+
+/* A producer's ring of slots slot_bytes each, shared with consumers in
+ * other processes (its token: gfxcuda_share_token). On a compute device the
+ * slots are host-visible Vulkan buffers (write them through
+ * gfxcuda_ring_slot's host address); on a shared device, shared buffers
+ * CUDA writes. drop_oldest: overwrite the oldest frame no consumer holds
+ * instead of waiting for every consumer. */
+int gfxcuda_ring_new(uint64_t device, uint64_t slot_bytes, uint32_t slots, int drop_oldest, uint64_t *ring);
+/* The handle of slot i of a ring or ring reader (a new reference: release
+ * it): host memory or a shared buffer, which gfxcuda_dlpack_export takes. */
+int gfxcuda_ring_slot(uint64_t ring, uint32_t i, uint64_t *slot);
+/* Waits until n consumers are attached (timeout_ms < 0: no limit). */
+int gfxcuda_ring_wait_consumers(uint64_t ring, int n, int64_t timeout_ms);
+/* A slot the producer may write. */
+int gfxcuda_ring_acquire(uint64_t ring, int64_t timeout_ms, uint32_t *slot);
+/* Publishes the frame in slot with n bytes of user metadata; for CUDA
+ * slots, first waits (host, up to timeout_ms) for the work queued on
+ * stream, so the frame is complete. *seq: its sequence number. */
+int gfxcuda_ring_publish(uint64_t ring, uint32_t slot, const void *user, size_t n, uint64_t stream, int64_t timeout_ms, uint64_t *seq);
+/* Attaches to another process's ring (its token) as a consumer: on a
+ * compute device the slots are opened host-visible, on a shared device as
+ * shared buffers. */
+int gfxcuda_ring_open(uint64_t device, const void *token, size_t len, uint64_t *reader);
+/* Releases the frame held, waits for the next one and holds its slot until
+ * gfxcuda_ring_release: *slot, *seq, *dropped (frames missed before it),
+ * its metadata (up to user_cap bytes into user; *user_len its length).
+ * When the producer's frame has a semaphore value, stream (CUDA slots) or
+ * the host waits for it. GFXCUDA_ERR_CLOSED after the last frame. */
+int gfxcuda_ring_next(uint64_t reader, int64_t timeout_ms, uint64_t stream, uint32_t *slot, uint64_t *seq, uint64_t *dropped,
+	void *user, size_t user_cap, size_t *user_len);
+/* Gives the held frame's slot back to the producer. */
+int gfxcuda_ring_release(uint64_t reader);
 
 /* ---- DLPack ---- */
 
-/* Exports the tensor *desc over the memory of owner (CUDA memory or a
- * shared buffer; the tensor must lie inside it) as a DLManagedTensorVersioned
+/* Exports the tensor *desc over the memory of owner (CUDA memory, a
+ * shared buffer or a host ring slot; the tensor must lie inside it) as a DLManagedTensorVersioned
  * (versioned != 0, DLPack 1.x, desc->flags its flags) or a legacy
  * DLManagedTensor. The owner stays alive until the tensor's deleter runs;
  * the deleter frees the struct and runs exactly once. */

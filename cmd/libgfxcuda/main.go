@@ -43,6 +43,8 @@ const (
 	stCompile        = 8
 	stFailed         = 9
 	stInternal       = 10
+	stClosed         = 11
+	stTimeout        = 12
 )
 
 // statusError carries a status code.

@@ -3,6 +3,8 @@
 - compushady's API (``import gfxcuda as compushady``): devices, Buffer,
   Texture1D/2D/3D, Sampler, Compute, shaders.hlsl/glsl.compile, formats.
 - Gfx2Cuda's API: texture(), Texture.copy_to/copy_from, open_ipc_texture.
+- Sharing: ipc_handle/open_ipc_buffer, rings (Ring, open_ring), foreign
+  renderers (import_fd, Semaphore, to_cuda/to_vulkan hand-offs).
 - Zero-copy arrays: CudaBuffer and SharedBuffer expose
   __cuda_array_interface__ (v3) and DLPack (__dlpack__, __dlpack_device__).
 
@@ -21,8 +23,10 @@ from ._compute import (  # noqa: F401
     get_discovered_devices, get_best_device, get_current_device, set_current_device,
 )
 from ._cuda import (  # noqa: F401
-    CudaBuffer, SharedBuffer, Texture, texture, open_ipc_texture, cuda_available, cuda_device_count,
+    CudaBuffer, SharedBuffer, Texture, texture, open_ipc_texture, open_ipc_buffer, cuda_available, cuda_device_count,
+    Handoff, to_cuda, Semaphore, VulkanSemaphore,
 )
+from ._ring import Ring, RingReader, Frame, Slot, open_ring  # noqa: F401
 
 __version__ = _lib.lib.gfxcuda_version().decode()
 

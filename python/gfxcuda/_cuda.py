@@ -42,7 +42,9 @@ def _dtype_of(dtype):
 
 
 def _stream_int(stream):
-    """A CUDA stream as an int: None, an int, or a torch/CuPy/Numba stream."""
+    """A CUDA stream as an int: None (the legacy default stream, 0), an int
+    (a cudaStream_t; 1 legacy, 2 per-thread default), or a torch/CuPy/Numba
+    stream object."""
     if stream is None:
         return 0
     if isinstance(stream, int):
@@ -51,7 +53,7 @@ def _stream_int(stream):
         v = getattr(stream, attr, None)
         if v is not None:
             v = getattr(v, "value", v)
-            return int(v)
+            return int(v or 0)
     raise errors.InvalidArgumentError("gfxcuda: stream %r: pass an int (a cudaStream_t) or a torch/CuPy/Numba stream" % (stream,))
 
 
@@ -68,15 +70,24 @@ class _Array:
         self.device = device
         self.strides = tuple(strides) if strides is not None else None  # bytes
         self._owner = owner
-        # The stream pending work on the memory is on; None: nothing pending
-        # (gfxcuda's own copies are complete when they return).
-        self.stream = None
+        # The stream of a hand-off to CUDA in progress (to_cuda): consumers
+        # wait for it. None: nothing pending.
+        self._pending = None
         self._desc = None
         self._lock = threading.Lock()
 
     @property
     def handle(self):
         return self._h.handle
+
+    @property
+    def stream(self):
+        """The stream consumers must wait for (a hand-off in progress), as
+        __cuda_array_interface__ reports it; None when nothing is pending."""
+        p = self._pending
+        if p is None:
+            return None
+        return p or 1
 
     @property
     def size(self):
@@ -127,12 +138,14 @@ class _Array:
                               % (self.device, tuple(dl_device)))
         if stream == 0:
             raise ValueError("gfxcuda: stream 0 is ambiguous in DLPack; pass 1 (legacy default), 2 (per-thread) or a stream handle")
+        pending = self._pending
+        if pending is not None and stream != -1:
+            # The consumer's stream waits for the hand-off's stream.
+            _lib.call("gfxcuda_cuda_stream_wait", _shared_device(self.device), int(stream or 1), int(pending or 1))
         src = self
         if copy:
             src = CudaBuffer(self.shape, self.dtype, device=self.device)
             _lib.call("gfxcuda_cuda_memcpy", self.device, src.ptr, self.ptr, self.nbytes, 2)
-        # Pending work: gfxcuda's copies are synchronous, so the consumer's
-        # stream has nothing to wait for (see docs/python.md).
         versioned = max_version is not None and tuple(max_version)[0] >= 1
         t = src._tensor()
         t.flags = 2 if copy else 0
@@ -230,6 +243,171 @@ class SharedBuffer(_Array):
         h = _lib.new_handle("gfxcuda_shared_buffer_new", sd, max(n, 1))
         self._setup(h, _lib.info(h).device_ptr, shape, dtype, device)
 
+    @classmethod
+    def _from_handle(cls, h, shape, dtype, device):
+        self = cls.__new__(cls)
+        i = _lib.info(h)
+        _, _, _, itemsize = _dtype_of(dtype)
+        if _nbytes(shape, itemsize) > i.size:
+            _lib.call("gfxcuda_release", h)
+            raise errors.OutOfRangeError("gfxcuda: shape %r of %s needs %d bytes; the buffer has %d"
+                                         % (tuple(shape), dtype, _nbytes(shape, itemsize), i.size))
+        self._setup(h, i.device_ptr, shape, dtype, device)
+        return self
+
+    @property
+    def ipc_handle(self):
+        """A token (bytes) another process of this user opens with
+        gfxcuda.open_ipc_buffer; valid while this buffer lives."""
+        return _lib.take_bytes("gfxcuda_share_token", self.handle)
+
+    def to_cuda(self, stream=None):
+        """Hands the buffer from Vulkan to CUDA on stream (None: the legacy
+        default stream); see gfxcuda.to_cuda."""
+        return to_cuda([self], stream)
+
+    def export_fd(self):
+        """A new OPAQUE_FD of the buffer's memory (the caller closes it) and
+        what an importer needs: (fd, size, allocation_size, dedicated)."""
+        fd, alloc, ded, _ = _export_fd(self.handle)
+        return fd, _lib.info(self.handle).size, alloc, ded
+
+    @classmethod
+    def import_fd(cls, fd, shape, dtype="float32", allocation_size=0, dedicated=True, device=0):
+        """Imports a renderer's exported Vulkan buffer memory (an OPAQUE_FD,
+        which this call takes) as a shared buffer of shape and dtype."""
+        if isinstance(shape, int):
+            shape = (shape,)
+        _, _, _, itemsize = _dtype_of(dtype)
+        n = _nbytes(shape, itemsize)
+        h = _lib.new_handle("gfxcuda_shared_buffer_import_fd", _shared_device(device), int(fd), max(n, 1),
+                            int(allocation_size), int(bool(dedicated)))
+        return cls._from_handle(h, shape, dtype, device)
+
+
+def open_ipc_buffer(handle, shape, dtype="float32", device=0):
+    """Opens a shared buffer another process shared (its ipc_handle) as an
+    array of shape and dtype."""
+    handle = _token(handle)
+    if isinstance(shape, int):
+        shape = (shape,)
+    h = _lib.new_handle("gfxcuda_shared_buffer_open_ipc", _shared_device(device), handle, len(handle))
+    return SharedBuffer._from_handle(h, shape, dtype, device)
+
+
+def _token(handle):
+    if isinstance(handle, str):
+        handle = handle.encode()
+    return bytes(handle)
+
+
+def _export_fd(h):
+    fd, alloc, ded, usage = ctypes.c_int(), ctypes.c_uint64(), ctypes.c_int(), ctypes.c_uint32()
+    _lib.call("gfxcuda_shared_export_fd", h, ctypes.byref(fd), ctypes.byref(alloc), ctypes.byref(ded), ctypes.byref(usage))
+    return fd.value, alloc.value, bool(ded.value), usage.value
+
+
+class Handoff:
+    """Shared buffers and textures handed from Vulkan to CUDA on a stream
+    (gfxcuda.to_cuda): CUDA work queued on the stream after it sees what
+    Vulkan did before; to_vulkan() (or leaving the with block) hands them
+    back once the stream's work so far has finished. Nothing blocks the
+    host."""
+
+    def __init__(self, resources, stream):
+        self.resources = list(resources)
+        self.stream = _stream_int(stream)
+        hs = (ctypes.c_uint64 * len(self.resources))(*[r.handle for r in self.resources])
+        self._h = _lib.Handle(_lib.new_handle("gfxcuda_to_cuda", hs, len(self.resources), self.stream))
+        for r in self.resources:
+            r._pending = self.stream
+            r._handoff = self
+
+    def to_vulkan(self):
+        """Ends the hand-off (idempotent)."""
+        if not self._h._h:
+            return
+        try:
+            _lib.call("gfxcuda_to_vulkan", self._h.handle)
+        finally:
+            for r in self.resources:
+                if getattr(r, "_handoff", None) is self:
+                    r._pending = None
+                    r._handoff = None
+            self._h.release()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.to_vulkan()
+        return False
+
+
+def to_cuda(resources, stream=None):
+    """Hands shared buffers and textures (of one CUDA device) to CUDA on
+    stream (an int cudaStream_t, a torch/CuPy stream, None: the legacy
+    default stream). Use as ``with gfxcuda.to_cuda([buf, tex], s):`` or
+    call .to_vulkan() on the result."""
+    return Handoff(resources, stream)
+
+
+class Semaphore:
+    """A timeline semaphore a renderer exported, imported into CUDA: wait()
+    and signal() queue on a CUDA stream (no host wait)."""
+
+    def __init__(self, h, device):
+        self._h = _lib.Handle(h)
+        self.device = device
+
+    @classmethod
+    def import_fd(cls, fd, device=0, timeline=True):
+        """Imports a Vulkan semaphore's OPAQUE_FD (this call takes fd)."""
+        return cls(_lib.new_handle("gfxcuda_cuda_semaphore_import_fd", _shared_device(device), int(fd), int(bool(timeline))),
+                   device)
+
+    def wait(self, value, stream=None):
+        """Later work on stream waits until the semaphore reaches value."""
+        _lib.call("gfxcuda_cuda_semaphore_wait", self._h.handle, int(value), _stream_int(stream))
+
+    def signal(self, value, stream=None):
+        """The semaphore becomes value once stream's work so far is done."""
+        _lib.call("gfxcuda_cuda_semaphore_signal", self._h.handle, int(value), _stream_int(stream))
+
+    def release(self):
+        self._h.release()
+
+
+class VulkanSemaphore:
+    """A Vulkan timeline semaphore (a renderer's side, e.g. in tests):
+    host signal/wait, and export_fd for CUDA to import."""
+
+    def __init__(self, device=None, initial=0, exportable=True):
+        dev = device.handle if device is not None and not isinstance(device, int) else _shared_device(device or 0)
+        self._h = _lib.Handle(_lib.new_handle("gfxcuda_vk_semaphore_new", dev, int(initial), int(bool(exportable))))
+
+    def signal(self, value):
+        _lib.call("gfxcuda_vk_semaphore_signal", self._h.handle, int(value))
+
+    def wait(self, value, timeout=None):
+        """Waits on the host until the value is reached (timeout seconds;
+        None: no limit); gfxcuda.WaitTimeoutError when it runs out."""
+        ms = -1 if timeout is None else int(timeout * 1000)
+        _lib.call("gfxcuda_vk_semaphore_wait", self._h.handle, int(value), ms)
+
+    @property
+    def value(self):
+        v = ctypes.c_uint64()
+        _lib.call("gfxcuda_vk_semaphore_value", self._h.handle, ctypes.byref(v))
+        return v.value
+
+    def export_fd(self):
+        """A new OPAQUE_FD of the semaphore (the caller closes it)."""
+        return _export_fd(self._h.handle)[0]
+
+    def release(self):
+        self._h.release()
+
 
 _shared = {}
 _shared_lock = threading.Lock()
@@ -307,6 +485,9 @@ class Texture:
     def __init__(self, handle, device):
         self._h = _lib.Handle(handle)
         self.device = device
+        self._pending = None
+        self._handoff = None
+        self._with = []
         i = _lib.info(handle)
         self.width, self.height, self.layers = i.width, i.height, i.slices
         self.format = i.format
@@ -324,29 +505,72 @@ class Texture:
 
     def copy_to(self, dst, pitch=0, stream=None):
         """Copies the texture into dst (a device pointer as an int, or a
-        torch/CuPy/Numba array). Complete before later work on any stream."""
+        torch/CuPy/Numba array), queued on stream (None: the legacy default
+        stream, so any later PyTorch operation sees the data; an int
+        cudaStream_t or a torch/CuPy stream: asynchronous on it). No host
+        wait."""
         ptr, p, keep = _pointer(dst, self.nbytes)
         _lib.call("gfxcuda_shared_texture_copy", self.handle, ptr, pitch or p, 1, _stream_int(stream))
         del keep
 
     def copy_from(self, src, pitch=0, stream=None):
         """Copies src (a device pointer or a CUDA array) into the texture,
-        after the caller's earlier CUDA work."""
+        queued on stream as copy_to is: after the stream's earlier work."""
         ptr, p, keep = _pointer(src, self.nbytes)
         _lib.call("gfxcuda_shared_texture_copy", self.handle, ptr, pitch or p, 0, _stream_int(stream))
         del keep
 
     def __enter__(self):
+        """Hands the texture to CUDA on the legacy default stream for the
+        with block (Gfx2Cuda's map); copies inside run without a hand-off
+        each. Returns the texture."""
         _lib.check_fork()
+        self._with.append(Handoff([self], None) if self._handoff is None else None)
         return self
 
     def __exit__(self, *exc):
+        h = self._with.pop() if self._with else None
+        if h is not None:
+            h.to_vulkan()
         return False
+
+    def to_cuda(self, stream=None):
+        """Hands the texture to CUDA on stream; see gfxcuda.to_cuda."""
+        return to_cuda([self], stream)
 
     @property
     def ipc_handle(self):
-        """A token another process opens with gfxcuda.open_ipc_texture."""
+        """A token (bytes) another process of this user opens with
+        gfxcuda.open_ipc_texture; valid while this texture lives."""
         return _lib.take_bytes("gfxcuda_shared_texture_ipc_handle", self.handle)
+
+    def linear(self, stream=None):
+        """A linear copy of the texels as a CudaBuffer of shape (H, W[, C])
+        (layers > 1: (L, H, W[, C])), copied on stream: a copy, not a view
+        (the texture's memory is tiled; only CUDA's array reaches it)."""
+        f = formats.by_value[self.format]
+        shape = self.shape if self.layers <= 1 else (self.layers,) + self.shape
+        kind = {0: "int", 1: "uint", 2: "float"}[f["dl_code"]]
+        b = CudaBuffer(shape, "%s%d" % (kind, f["dl_bits"]), device=self.device)
+        self.copy_to(b.ptr, stream=stream)
+        return b
+
+    def export_fd(self):
+        """A new OPAQUE_FD of the texture's memory (the caller closes it)
+        and what an importer needs: (fd, allocation_size, usage)."""
+        fd, alloc, _, usage = _export_fd(self.handle)
+        return fd, alloc, usage
+
+    @classmethod
+    def import_fd(cls, fd, shape, format, allocation_size, usage=0, layers=1, device=0):
+        """Imports a renderer's exported Vulkan image (OPAQUE_FD of a
+        dedicated allocation, left in the GENERAL layout; this call takes
+        fd) of shape (height, width[, ...]) and format (a gfxcuda.formats
+        value or name)."""
+        fmt = formats.lookup(format)["value"]
+        h = _lib.new_handle("gfxcuda_shared_texture_import_fd", _shared_device(device), int(fd), fmt, shape[1], shape[0],
+                            layers, usage, int(allocation_size))
+        return cls(h, device)
 
     def release(self):
         self._h.release()
@@ -392,6 +616,6 @@ def texture(obj_or_shape, format=None, dtype="float32", device=0):
 
 def open_ipc_texture(handle, device=0):
     """Opens a texture another process shared (its tex.ipc_handle)."""
-    handle = bytes(handle)
+    handle = _token(handle)
     sd = _shared_device(device)
     return Texture(_lib.new_handle("gfxcuda_shared_texture_open_ipc", sd, handle, len(handle)), device)

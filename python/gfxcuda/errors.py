@@ -56,6 +56,14 @@ class ForkedProcessError(GfxcudaError, RuntimeError):
     """gfxcuda used in a child forked after the library was loaded."""
 
 
+class ClosedError(GfxcudaError, EOFError):
+    """A ring's producer closed it and every frame was read."""
+
+
+class WaitTimeoutError(GfxcudaError, TimeoutError):
+    """A wait with a timeout ran out of time (also the builtin TimeoutError)."""
+
+
 # compushady's exception names, as subclasses so that both spellings catch.
 class BufferException(InvalidArgumentError):
     """compushady: a buffer could not be made."""
@@ -88,4 +96,6 @@ BY_STATUS = {
     8: CompileError,
     9: DeviceFailedError,
     10: InternalError,
+    11: ClosedError,
+    12: WaitTimeoutError,
 }

@@ -85,10 +85,7 @@ def test_gfx2cuda_example_ipc(torch):
     shape = [4, 4, 4]
     tensor = torch.zeros(shape).contiguous().cuda()
     tex = gfxcuda.texture(tensor)
-    try:
-        handle = tex.ipc_handle
-    except gfxcuda.NotImplementedYetError as e:
-        pytest.xfail("cross-process textures come with the share package: %s" % e)
+    handle = tex.ipc_handle
     ctx = multiprocessing.get_context("spawn")
     q = ctx.Queue()
     p = ctx.Process(target=_ipc_child, args=(handle, q))

@@ -1,0 +1,578 @@
+package main
+
+/*
+#include <stdlib.h>
+#include "capi.h"
+*/
+import "C"
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"github.com/gfxcuda/gfxcuda/compute"
+	"github.com/gfxcuda/gfxcuda/cuda"
+	"github.com/gfxcuda/gfxcuda/format"
+	"github.com/gfxcuda/gfxcuda/interop"
+	"github.com/gfxcuda/gfxcuda/share"
+	"github.com/gfxcuda/gfxcuda/vulkan"
+)
+
+// Cross-process sharing (tokens of package share), file descriptors of
+// foreign renderers, external semaphores, explicit hand-offs and rings.
+
+// openTimeout bounds opening a token: the exporter answers within 2 s or
+// is gone.
+const openTimeout = 10 * time.Second
+
+func tokenOf(p unsafe.Pointer, n C.size_t) (share.Token, error) {
+	if p == nil || n == 0 || n > 4096 {
+		return "", errorf(stInvalid, "gfxcuda: a token of %d bytes; pass the bytes ipc_handle/token returned", n)
+	}
+	tok := share.Token(C.GoStringN((*C.char)(p), C.int(n)))
+	if _, err := tok.Meta(); err != nil {
+		return "", &statusError{stInvalid, err}
+	}
+	return tok, nil
+}
+
+// shareStatus maps share's errors to statuses.
+func shareStatus(err error) error {
+	switch {
+	case errors.Is(err, share.ErrBadToken):
+		return &statusError{stInvalid, err}
+	case errors.Is(err, share.ErrWithdrawn):
+		return &statusError{stBadHandle, err}
+	case errors.Is(err, share.ErrRingClosed):
+		return &statusError{stClosed, err}
+	case errors.Is(err, context.DeadlineExceeded):
+		return &statusError{stTimeout, err}
+	}
+	return err
+}
+
+func timeoutCtx(ms C.int64_t) (context.Context, context.CancelFunc) {
+	if ms < 0 {
+		return context.WithTimeout(context.Background(), 24*365*time.Hour)
+	}
+	return context.WithTimeout(context.Background(), time.Duration(ms)*time.Millisecond)
+}
+
+//export gfxcuda_share_token
+func gfxcuda_share_token(h C.uint64_t, out *unsafe.Pointer, n *C.size_t) C.int {
+	return call(func() error { return shareToken(uint64(h), out, n) })
+}
+
+// shareToken exports a shared buffer, texture or ring (once) and returns
+// its token.
+func shareToken(h uint64, out *unsafe.Pointer, n *C.size_t) error {
+	{
+		handles.Lock()
+		e, ok := handles.m[h]
+		handles.Unlock()
+		if !ok {
+			return errorf(stBadHandle, "gfxcuda: %d is not a live handle", h)
+		}
+		var tok share.Token
+		var err error
+		switch o := e.obj.(type) {
+		case *sharedTexture:
+			tok, err = exportOnce(&o.mu, &o.ex, o.t)
+		case *sharedBuffer:
+			tok, err = exportOnce(&o.mu, &o.ex, o.b)
+		case *ring:
+			tok = o.ex.Token()
+		default:
+			return errorf(stInvalid, "gfxcuda: a %s cannot be shared with other processes (shared buffers, textures and rings can)", kindName(e.obj))
+		}
+		if err != nil {
+			return &statusError{stUnsupported, err}
+		}
+		return cBytes([]byte(tok), out, n)
+	}
+}
+
+func exportOnce(mu *sync.Mutex, ex **share.Shared, res any) (share.Token, error) {
+	mu.Lock()
+	defer mu.Unlock()
+	if *ex == nil {
+		e, err := share.Export(res)
+		if err != nil {
+			return "", err
+		}
+		*ex = e
+	}
+	return (*ex).Token(), nil
+}
+
+//export gfxcuda_shared_texture_ipc_handle
+func gfxcuda_shared_texture_ipc_handle(tex C.uint64_t, out *unsafe.Pointer, n *C.size_t) C.int {
+	return call(func() error {
+		if _, err := get[*sharedTexture](uint64(tex), "shared texture"); err != nil {
+			return err
+		}
+		return shareToken(uint64(tex), out, n)
+	})
+}
+
+//export gfxcuda_shared_texture_open_ipc
+func gfxcuda_shared_texture_open_ipc(dev C.uint64_t, handle unsafe.Pointer, n C.size_t, out *C.uint64_t) C.int {
+	return call(func() error {
+		sd, err := get[*sharedDevice](uint64(dev), "shared device")
+		if err != nil {
+			return err
+		}
+		if out == nil {
+			return errorf(stInvalid, "gfxcuda_shared_texture_open_ipc: null output")
+		}
+		tok, err := tokenOf(handle, n)
+		if err != nil {
+			return err
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), openTimeout)
+		defer cancel()
+		t, err := share.OpenTexture(ctx, sd.d, tok)
+		if err != nil {
+			return shareStatus(err)
+		}
+		st := &sharedTexture{t: t, sd: sd, ordinal: sd.ordinal}
+		return store(out, st, st.close, uint64(dev))
+	})
+}
+
+//export gfxcuda_shared_buffer_open_ipc
+func gfxcuda_shared_buffer_open_ipc(dev C.uint64_t, handle unsafe.Pointer, n C.size_t, out *C.uint64_t) C.int {
+	return call(func() error {
+		sd, err := get[*sharedDevice](uint64(dev), "shared device")
+		if err != nil {
+			return err
+		}
+		if out == nil {
+			return errorf(stInvalid, "gfxcuda_shared_buffer_open_ipc: null output")
+		}
+		tok, err := tokenOf(handle, n)
+		if err != nil {
+			return err
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), openTimeout)
+		defer cancel()
+		b, err := share.OpenBuffer(ctx, sd.d, tok)
+		if err != nil {
+			return shareStatus(err)
+		}
+		sb := &sharedBuffer{b: b, sd: sd, ordinal: sd.ordinal}
+		return store(out, sb, sb.close, uint64(dev))
+	})
+}
+
+// ---- file descriptors of foreign renderers ----
+
+// checkFD refuses what is not an open descriptor before an import takes it.
+func checkFD(fd C.int) error {
+	if fd < 0 {
+		return errorf(stInvalid, "gfxcuda: file descriptor %d", fd)
+	}
+	var st syscall.Stat_t
+	if err := syscall.Fstat(int(fd), &st); err != nil {
+		return errorf(stInvalid, "gfxcuda: file descriptor %d is not open: %v", fd, err)
+	}
+	return nil
+}
+
+//export gfxcuda_shared_buffer_import_fd
+func gfxcuda_shared_buffer_import_fd(dev C.uint64_t, fd C.int, size, allocSize C.uint64_t, dedicated C.int, out *C.uint64_t) C.int {
+	return call(func() error {
+		sd, err := get[*sharedDevice](uint64(dev), "shared device")
+		if err != nil {
+			return err
+		}
+		if out == nil || size == 0 {
+			return errorf(stInvalid, "gfxcuda_shared_buffer_import_fd: null output or zero size")
+		}
+		if err := checkFD(fd); err != nil {
+			return err
+		}
+		b, err := sd.d.ImportBuffer(int(fd), uint64(size), interop.ImportOptions{AllocationSize: max(uint64(allocSize), uint64(size)), Dedicated: dedicated != 0})
+		if err != nil {
+			return &statusError{stUnsupported, err}
+		}
+		sb := &sharedBuffer{b: b, sd: sd, ordinal: sd.ordinal}
+		return store(out, sb, sb.close, uint64(dev))
+	})
+}
+
+//export gfxcuda_shared_texture_import_fd
+func gfxcuda_shared_texture_import_fd(dev C.uint64_t, fd C.int, f, w, h, layers, usage C.uint32_t, allocSize C.uint64_t, out *C.uint64_t) C.int {
+	return call(func() error {
+		sd, err := get[*sharedDevice](uint64(dev), "shared device")
+		if err != nil {
+			return err
+		}
+		if out == nil || allocSize == 0 {
+			return errorf(stInvalid, "gfxcuda_shared_texture_import_fd: null output or zero allocation size")
+		}
+		if _, ok := format.Lookup(format.Format(f)); !ok {
+			return errorf(stInvalid, "gfxcuda: unknown texture format %d", f)
+		}
+		if err := checkFD(fd); err != nil {
+			return err
+		}
+		t, err := sd.d.ImportTexture(int(fd), interop.TextureOptions{Format: format.Format(f), Width: uint32(w), Height: uint32(h),
+			Layers: max(uint32(layers), 1), Usage: vulkan.ImageUsage(usage)}, interop.ImportOptions{AllocationSize: uint64(allocSize), Dedicated: true})
+		if err != nil {
+			return &statusError{stUnsupported, err}
+		}
+		st := &sharedTexture{t: t, sd: sd, ordinal: sd.ordinal}
+		return store(out, st, st.close, uint64(dev))
+	})
+}
+
+//export gfxcuda_shared_export_fd
+func gfxcuda_shared_export_fd(h C.uint64_t, fd *C.int, allocSize *C.uint64_t, dedicated *C.int, usage *C.uint32_t) C.int {
+	return call(func() error {
+		if fd == nil || allocSize == nil || dedicated == nil || usage == nil {
+			return errorf(stInvalid, "gfxcuda_shared_export_fd: null output")
+		}
+		handles.Lock()
+		e, ok := handles.m[uint64(h)]
+		handles.Unlock()
+		if !ok {
+			return errorf(stBadHandle, "gfxcuda: %d is not a live handle", h)
+		}
+		switch o := e.obj.(type) {
+		case *sharedBuffer:
+			d, err := o.b.ExportFD()
+			if err != nil {
+				return &statusError{stUnsupported, err}
+			}
+			*fd, *allocSize, *usage = C.int(d), C.uint64_t(o.b.AllocationSize()), C.uint32_t(o.b.Vulkan().Usage())
+			*dedicated = 0
+			if o.b.Dedicated() {
+				*dedicated = 1
+			}
+		case *sharedTexture:
+			d, err := o.t.ExportFD()
+			if err != nil {
+				return &statusError{stUnsupported, err}
+			}
+			*fd, *allocSize, *dedicated, *usage = C.int(d), C.uint64_t(o.t.AllocationSize()), 1, C.uint32_t(o.t.Vulkan().Options().Usage)
+		case *vkSemaphore:
+			d, err := o.s.ExportFD()
+			if err != nil {
+				return &statusError{stUnsupported, err}
+			}
+			*fd, *allocSize, *dedicated, *usage = C.int(d), 0, 0, 0
+		default:
+			return errorf(stInvalid, "gfxcuda: a %s has no file descriptor to export", kindName(e.obj))
+		}
+		return nil
+	})
+}
+
+// ---- semaphores ----
+
+// cudaSemaphore is a timeline semaphore imported into CUDA.
+type cudaSemaphore struct {
+	s  *cuda.ExternalSemaphore
+	sd *sharedDevice
+}
+
+// vkSemaphore is a Vulkan timeline semaphore (a renderer's side).
+type vkSemaphore struct {
+	s *vulkan.Semaphore
+}
+
+//export gfxcuda_cuda_semaphore_import_fd
+func gfxcuda_cuda_semaphore_import_fd(dev C.uint64_t, fd C.int, timeline C.int, out *C.uint64_t) C.int {
+	return call(func() error {
+		sd, err := get[*sharedDevice](uint64(dev), "shared device")
+		if err != nil {
+			return err
+		}
+		if out == nil {
+			return errorf(stInvalid, "gfxcuda_cuda_semaphore_import_fd: null output")
+		}
+		if err := checkFD(fd); err != nil {
+			return err
+		}
+		s, err := sd.d.CUDA().ImportSemaphoreFD(int(fd), timeline != 0)
+		if err != nil {
+			return &statusError{stUnsupported, err}
+		}
+		return store(out, &cudaSemaphore{s, sd}, s.Close, uint64(dev))
+	})
+}
+
+//export gfxcuda_cuda_semaphore_wait
+func gfxcuda_cuda_semaphore_wait(sem C.uint64_t, value C.uint64_t, stream C.uint64_t) C.int {
+	return call(func() error {
+		s, err := get[*cudaSemaphore](uint64(sem), "CUDA semaphore")
+		if err != nil {
+			return err
+		}
+		st, done, err := s.sd.stream(uint64(stream))
+		if err != nil {
+			return err
+		}
+		defer done()
+		return s.s.Wait(st, uint64(value))
+	})
+}
+
+//export gfxcuda_cuda_semaphore_signal
+func gfxcuda_cuda_semaphore_signal(sem C.uint64_t, value C.uint64_t, stream C.uint64_t) C.int {
+	return call(func() error {
+		s, err := get[*cudaSemaphore](uint64(sem), "CUDA semaphore")
+		if err != nil {
+			return err
+		}
+		st, done, err := s.sd.stream(uint64(stream))
+		if err != nil {
+			return err
+		}
+		defer done()
+		return s.s.Signal(st, uint64(value))
+	})
+}
+
+// vulkanOf returns the Vulkan device of a compute or shared device handle.
+func vulkanOf(h uint64) (*vulkan.Device, error) {
+	handles.Lock()
+	e, ok := handles.m[h]
+	handles.Unlock()
+	if !ok {
+		return nil, errorf(stBadHandle, "gfxcuda: %d is not a live handle", h)
+	}
+	switch o := e.obj.(type) {
+	case *compute.Device:
+		return o.Vulkan(), nil
+	case *sharedDevice:
+		return o.d.Vulkan(), nil
+	}
+	return nil, errorf(stInvalid, "gfxcuda: handle %d is a %s, not a device", h, kindName(e.obj))
+}
+
+//export gfxcuda_vk_semaphore_new
+func gfxcuda_vk_semaphore_new(dev C.uint64_t, initial C.uint64_t, exportable C.int, out *C.uint64_t) C.int {
+	return call(func() error {
+		vd, err := vulkanOf(uint64(dev))
+		if err != nil {
+			return err
+		}
+		if out == nil {
+			return errorf(stInvalid, "gfxcuda_vk_semaphore_new: null output")
+		}
+		s, err := vd.NewTimelineSemaphore(uint64(initial), exportable != 0)
+		if err != nil {
+			return &statusError{stUnsupported, err}
+		}
+		return store(out, &vkSemaphore{s}, s.Close, uint64(dev))
+	})
+}
+
+//export gfxcuda_vk_semaphore_signal
+func gfxcuda_vk_semaphore_signal(sem C.uint64_t, value C.uint64_t) C.int {
+	return call(func() error {
+		s, err := get[*vkSemaphore](uint64(sem), "Vulkan semaphore")
+		if err != nil {
+			return err
+		}
+		if err := s.s.Signal(uint64(value)); err != nil {
+			return &statusError{stInvalid, err}
+		}
+		return nil
+	})
+}
+
+//export gfxcuda_vk_semaphore_wait
+func gfxcuda_vk_semaphore_wait(sem C.uint64_t, value C.uint64_t, timeoutMS C.int64_t) C.int {
+	return call(func() error {
+		s, err := get[*vkSemaphore](uint64(sem), "Vulkan semaphore")
+		if err != nil {
+			return err
+		}
+		d := time.Duration(timeoutMS) * time.Millisecond
+		if timeoutMS < 0 {
+			d = -1
+		}
+		if err := s.s.Wait(uint64(value), d); err != nil {
+			if errors.Is(err, vulkan.ErrTimeout) {
+				return &statusError{stTimeout, err}
+			}
+			return err
+		}
+		return nil
+	})
+}
+
+//export gfxcuda_vk_semaphore_value
+func gfxcuda_vk_semaphore_value(sem C.uint64_t, out *C.uint64_t) C.int {
+	return call(func() error {
+		s, err := get[*vkSemaphore](uint64(sem), "Vulkan semaphore")
+		if err != nil {
+			return err
+		}
+		if out == nil {
+			return errorf(stInvalid, "gfxcuda_vk_semaphore_value: null output")
+		}
+		v, err := s.s.Value()
+		*out = C.uint64_t(v)
+		return err
+	})
+}
+
+// ---- explicit hand-offs ----
+
+// access is an explicit hand-off of shared resources to CUDA.
+type access struct {
+	a   *interop.Access
+	sd  *sharedDevice
+	res []any // *sharedBuffer, *sharedTexture
+	s   *cuda.Stream
+	end func() // stops using a wrapped stream
+	mu  sync.Mutex
+	ok  bool // Done not called yet
+}
+
+func (a *access) done() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if !a.ok {
+		return nil
+	}
+	a.ok = false
+	for _, r := range a.res {
+		switch r := r.(type) {
+		case *sharedBuffer:
+			r.mu.Lock()
+			r.held = nil
+			r.mu.Unlock()
+		case *sharedTexture:
+			r.mu.Lock()
+			r.held = nil
+			r.mu.Unlock()
+		}
+	}
+	err := a.a.Done()
+	a.end()
+	return err
+}
+
+//export gfxcuda_to_cuda
+func gfxcuda_to_cuda(hs *C.uint64_t, n C.size_t, stream C.uint64_t, out *C.uint64_t) C.int {
+	return call(func() error {
+		if out == nil || hs == nil || n == 0 || n > 1024 {
+			return errorf(stInvalid, "gfxcuda_to_cuda: give 1 to 1024 resources and an output")
+		}
+		list := unsafe.Slice((*uint64)(unsafe.Pointer(hs)), n)
+		var sd *sharedDevice
+		var res []interop.Resource
+		var objs []any
+		for _, h := range list {
+			handles.Lock()
+			e, ok := handles.m[h]
+			handles.Unlock()
+			if !ok {
+				return errorf(stBadHandle, "gfxcuda: %d is not a live handle", h)
+			}
+			var d *sharedDevice
+			switch o := e.obj.(type) {
+			case *sharedBuffer:
+				d = o.sd
+				res = append(res, o.b)
+			case *sharedTexture:
+				d = o.sd
+				res = append(res, o.t)
+			default:
+				return errorf(stInvalid, "gfxcuda: a %s cannot be handed to CUDA (shared buffers and textures can)", kindName(e.obj))
+			}
+			if sd != nil && d != sd {
+				return errorf(stInvalid, "gfxcuda: to_cuda: the resources belong to different shared devices")
+			}
+			sd = d
+			objs = append(objs, e.obj)
+		}
+		s, end, err := sd.stream(uint64(stream))
+		if err != nil {
+			return err
+		}
+		// Lock every resource (in list order; the C API forbids listing
+		// one twice, interop refuses it) while the hand-off is set up.
+		for _, o := range objs {
+			lockOf(o).Lock()
+		}
+		a, err := sd.d.ToCUDA(s, res...)
+		if err == nil {
+			for _, o := range objs {
+				setHeld(o, a)
+			}
+		}
+		for _, o := range objs {
+			lockOf(o).Unlock()
+		}
+		if err != nil {
+			end()
+			if errors.Is(err, interop.ErrHeldByCUDA) {
+				return &statusError{stInvalid, fmt.Errorf("%w (end the other hand-off with to_vulkan first)", err)}
+			}
+			return err
+		}
+		ac := &access{a: a, sd: sd, res: objs, s: s, end: end, ok: true}
+		return store(out, ac, ac.done, list...)
+	})
+}
+
+func lockOf(o any) *sync.Mutex {
+	if b, ok := o.(*sharedBuffer); ok {
+		return &b.mu
+	}
+	return &o.(*sharedTexture).mu
+}
+
+func setHeld(o any, a *interop.Access) {
+	if b, ok := o.(*sharedBuffer); ok {
+		b.held = a
+	} else {
+		o.(*sharedTexture).held = a
+	}
+}
+
+//export gfxcuda_to_vulkan
+func gfxcuda_to_vulkan(acc C.uint64_t) C.int {
+	return call(func() error {
+		a, err := get[*access](uint64(acc), "hand-off")
+		if err != nil {
+			return err
+		}
+		return a.done()
+	})
+}
+
+//export gfxcuda_cuda_stream_wait
+func gfxcuda_cuda_stream_wait(dev C.uint64_t, waiter, signaler C.uint64_t) C.int {
+	return call(func() error {
+		sd, err := get[*sharedDevice](uint64(dev), "shared device")
+		if err != nil {
+			return err
+		}
+		if waiter == signaler {
+			return nil
+		}
+		w, wdone, err := sd.stream(uint64(waiter))
+		if err != nil {
+			return err
+		}
+		defer wdone()
+		s, sdone, err := sd.stream(uint64(signaler))
+		if err != nil {
+			return err
+		}
+		defer sdone()
+		return orderAfter(w, s)
+	})
+}

@@ -1,0 +1,250 @@
+"""Frame rings between processes: a producer's Ring and a consumer's
+RingReader (open_ring), whose frames are arrays through DLPack."""
+
+import ctypes
+
+from . import _lib, errors
+from ._cuda import _Array, _dtype_of, _nbytes, _shared_device, _stream_int, kDLCPU, kDLCUDA
+
+_HOST_MEMORY = 11
+
+
+def _device_handle(device, cuda):
+    """(library handle, CUDA ordinal or None) of where slots live: a CUDA
+    ordinal (shared slots) or a compushady-style Device (host slots)."""
+    if cuda is not None:
+        return _shared_device(cuda), cuda
+    if device is None:
+        from ._compute import get_current_device
+        device = get_current_device()
+    return device.handle, None
+
+
+class Slot(_Array):
+    """One slot of a ring as an array: host memory (numpy.from_dlpack,
+    __array_interface__) or CUDA memory (torch.from_dlpack,
+    __cuda_array_interface__). Its memory lives while any array made from
+    it does; its content is the frame's only while the frame is held."""
+
+    def __init__(self, h, shape, dtype, cuda):
+        i = _lib.info(h)
+        _, _, _, itemsize = _dtype_of(dtype)
+        if _nbytes(shape, itemsize) > i.size:
+            _lib.call("gfxcuda_release", h)
+            raise errors.OutOfRangeError("gfxcuda: frames of shape %r and %s need %d bytes; the ring's slots have %d"
+                                         % (tuple(shape), dtype, _nbytes(shape, itemsize), i.size))
+        self.host = i.kind == _HOST_MEMORY
+        self._setup(h, i.device_ptr, shape, dtype, 0 if self.host else cuda)
+
+    @property
+    def __cuda_array_interface__(self):
+        if self.host:
+            raise AttributeError("a host-visible ring slot is not CUDA memory; use numpy.from_dlpack or numpy.asarray")
+        return _Array.__cuda_array_interface__.fget(self)
+
+    @property
+    def __array_interface__(self):
+        if not self.host:
+            raise AttributeError("a CUDA ring slot is not host memory; use torch.from_dlpack or cupy.asarray")
+        return {"shape": self.shape, "typestr": self.typestr, "data": (self.ptr, False), "version": 3, "strides": self.strides}
+
+    def __dlpack_device__(self):
+        return (kDLCPU, 0) if self.host else (kDLCUDA, self.device)
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        if self.host:
+            if dl_device is not None and tuple(dl_device) != (kDLCPU, 0):
+                raise BufferError("gfxcuda: a host-visible ring slot is CPU memory, not device %r" % (tuple(dl_device),))
+            if copy:
+                raise BufferError("gfxcuda: copy=True of a host ring slot: use numpy.array(slot) instead")
+            versioned = max_version is not None and tuple(max_version)[0] >= 1
+            t = self._tensor()
+            t.device_type, t.device_id, t.flags = kDLCPU, 0, 0
+            out = ctypes.c_void_p()
+            _lib.call("gfxcuda_dlpack_export", self.handle, ctypes.byref(t), int(versioned), ctypes.byref(out))
+            from ._cuda import _NAMES
+            return _lib.PyCapsule_New(out, _NAMES[versioned], _lib.capsule_destructor)
+        return _Array.__dlpack__(self, stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
+
+    def write(self, data):
+        """Host slots: copies a host array (bytes-like, nbytes long) in."""
+        if not self.host:
+            raise errors.InvalidArgumentError("gfxcuda: write() is for host slots; write CUDA slots with torch/CuPy")
+        mv = memoryview(data).cast("B")
+        if len(mv) > self.nbytes:
+            raise errors.OutOfRangeError("gfxcuda: %d bytes into a slot of %d" % (len(mv), self.nbytes))
+        ctypes.memmove(self.ptr, bytes(mv) if mv.readonly else (ctypes.c_char * len(mv)).from_buffer(mv), len(mv))
+
+    def __repr__(self):
+        return "<gfxcuda.Slot %s shape=%s dtype=%s>" % ("host" if self.host else "cuda:%d" % self.device, self.shape,
+                                                        self.typestr)
+
+
+class Ring:
+    """The producer's side of a frame ring shared with other processes:
+    ``slots`` slots of ``shape`` and ``dtype``, host-visible (on a
+    compushady-style ``device``) or CUDA memory (``cuda=ordinal``). Give
+    ``token`` to consumers (gfxcuda.open_ring). For each frame: ``i =
+    ring.acquire()``, write ``ring.slot(i)``, ``ring.publish(i)``."""
+
+    def __init__(self, shape, dtype="float32", slots=3, device=None, cuda=None, drop_oldest=False):
+        if isinstance(shape, int):
+            shape = (shape,)
+        self.shape, self.dtype = tuple(shape), dtype
+        _, _, _, itemsize = _dtype_of(dtype)
+        dev, self.cuda = _device_handle(device, cuda)
+        self._h = _lib.Handle(_lib.new_handle("gfxcuda_ring_new", dev, max(_nbytes(shape, itemsize), 1), slots,
+                                              int(bool(drop_oldest))))
+        self.slots = [Slot(_lib.new_handle("gfxcuda_ring_slot", self._h.handle, i), self.shape, dtype, self.cuda)
+                      for i in range(slots)]
+
+    @property
+    def token(self):
+        """The ring's token (str) for consumers in other processes."""
+        return _lib.take_bytes("gfxcuda_share_token", self._h.handle).decode()
+
+    def wait_consumers(self, n=1, timeout=None):
+        _lib.call("gfxcuda_ring_wait_consumers", self._h.handle, n, _ms(timeout))
+
+    def acquire(self, timeout=None):
+        """A slot index the producer may write (waits for one)."""
+        s = ctypes.c_uint32()
+        _lib.call("gfxcuda_ring_acquire", self._h.handle, _ms(timeout), ctypes.byref(s))
+        return s.value
+
+    def slot(self, i):
+        return self.slots[i]
+
+    def publish(self, i, user=b"", stream=None, timeout=None):
+        """Publishes slot i as the next frame, with user metadata (bytes);
+        CUDA slots: first waits for the work queued on stream (None: the
+        legacy default stream). Returns the frame's sequence number."""
+        u = bytes(user)
+        seq = ctypes.c_uint64()
+        _lib.call("gfxcuda_ring_publish", self._h.handle, i, u, len(u), _stream_int(stream), _ms(timeout),
+                  ctypes.byref(seq))
+        return seq.value
+
+    def close(self):
+        """Tells consumers no frame follows; they finish the published ones."""
+        self.slots = []
+        self._h.release()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+
+def _ms(timeout):
+    return -1 if timeout is None else int(timeout * 1000)
+
+
+class Frame:
+    """A frame held by a RingReader: ``array`` is its slot (DLPack/array
+    interfaces: ``torch.from_dlpack(frame)``, ``numpy.from_dlpack(frame)``
+    work on the frame itself too). release() (or the with block, or the
+    reader's next frame) gives the slot back to the producer; after that the
+    producer may overwrite what arrays made from it show."""
+
+    def __init__(self, reader, slot, seq, dropped, user):
+        self._reader, self.slot, self.seq, self.dropped, self.user = reader, slot, seq, dropped, user
+        self.array = reader.slots[slot]
+        self.released = False
+
+    def __dlpack__(self, **kw):
+        return self.array.__dlpack__(**kw)
+
+    def __dlpack_device__(self):
+        return self.array.__dlpack_device__()
+
+    @property
+    def __cuda_array_interface__(self):
+        return self.array.__cuda_array_interface__
+
+    @property
+    def __array_interface__(self):
+        return self.array.__array_interface__
+
+    def numpy(self):
+        """A numpy copy of the frame (host slots)."""
+        import numpy
+        return numpy.array(self.array)
+
+    def release(self):
+        if not self.released:
+            self.released = True
+            if self._reader._frame is self:
+                self._reader._frame = None
+                _lib.call("gfxcuda_ring_release", self._reader._h.handle)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.release()
+        return False
+
+
+class RingReader:
+    """A consumer of another process's ring (gfxcuda.open_ring). Iterate it
+    for Frames; iteration ends when the producer closes the ring."""
+
+    def __init__(self, token, shape, dtype="float32", device=None, cuda=None, timeout=None, stream=None):
+        if isinstance(shape, int):
+            shape = (shape,)
+        tok = token.encode() if isinstance(token, str) else bytes(token)
+        dev, self.cuda = _device_handle(device, cuda)
+        self._h = _lib.Handle(_lib.new_handle("gfxcuda_ring_open", dev, tok, len(tok)))
+        n = _lib.info(self._h.handle).slices
+        self.slots = [Slot(_lib.new_handle("gfxcuda_ring_slot", self._h.handle, i), shape, dtype, self.cuda)
+                      for i in range(n)]
+        self.timeout, self.stream = timeout, stream
+        self._frame = None
+        self._user = ctypes.create_string_buffer(4096)
+
+    def next(self, timeout=None, stream=None):
+        """Releases the frame held and waits for the next one (timeout
+        seconds, None: the reader's). Raises gfxcuda.ClosedError after the
+        last frame of a closed ring."""
+        if self._frame is not None:
+            self._frame.released = True
+            self._frame = None
+        slot, seq, dropped, n = ctypes.c_uint32(), ctypes.c_uint64(), ctypes.c_uint64(), ctypes.c_size_t()
+        _lib.call("gfxcuda_ring_next", self._h.handle, _ms(self.timeout if timeout is None else timeout),
+                  _stream_int(stream if stream is not None else self.stream), ctypes.byref(slot), ctypes.byref(seq),
+                  ctypes.byref(dropped), self._user, len(self._user), ctypes.byref(n))
+        f = Frame(self, slot.value, seq.value, dropped.value, self._user.raw[:min(n.value, len(self._user))])
+        self._frame = f
+        return f
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        try:
+            return self.next()
+        except errors.ClosedError:
+            raise StopIteration from None
+
+    def close(self):
+        self._frame = None
+        self.slots = []
+        self._h.release()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+
+def open_ring(token, shape, dtype="float32", device=None, cuda=None, timeout=None, stream=None):
+    """Attaches to the ring another process shared (its Ring.token): frames
+    of shape and dtype, in host memory (device: a compushady-style Device,
+    default the current one) or CUDA memory (cuda=ordinal: frames for
+    torch.from_dlpack). Iterate it; release each frame when done."""
+    return RingReader(token, shape, dtype, device=device, cuda=cuda, timeout=timeout, stream=stream)

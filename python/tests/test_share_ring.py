@@ -1,0 +1,152 @@
+"""Rings and sharing across processes on the CPU (lavapipe: host-visible
+slots exported and imported through file descriptors), and the error paths
+of the sharing API that need no CUDA."""
+
+import multiprocessing
+import os
+
+import numpy
+import pytest
+
+import gfxcuda
+
+SHAPE = (37, 53)
+
+
+def _frame(seed, seq):
+    return numpy.random.default_rng([seed, seq]).random(SHAPE, dtype=numpy.float32)
+
+
+def _producer(q, back, seed, frames, drop_oldest):
+    import gfxcuda as g
+    with g.Ring(SHAPE, "float32", slots=3, drop_oldest=drop_oldest) as r:
+        q.put(r.token)
+        r.wait_consumers(1, timeout=60)
+        for seq in range(1, frames + 1):
+            i = r.acquire(timeout=60)
+            r.slot(i).write(_frame(seed, seq))
+            assert r.publish(i, user=b"frame %d" % seq) == seq
+        q.put("done")
+        back.get(timeout=60)  # keep the exporter alive until the reader is done
+
+
+def test_ring_across_processes_host():
+    """A producer process writes random frames; this process iterates them
+    as numpy arrays through DLPack (zero-copy on the mapped slots)."""
+    seed = int.from_bytes(os.urandom(4), "little")
+    frames = 200
+    ctx = multiprocessing.get_context("spawn")
+    q, back = ctx.Queue(), ctx.Queue()
+    p = ctx.Process(target=_producer, args=(q, back, seed, frames, False))
+    p.start()
+    try:
+        token = q.get(timeout=120)
+        gfxcuda.get_current_device().handle
+        before = gfxcuda.live_handles()
+        got = 0
+        with gfxcuda.open_ring(token, SHAPE, "float32", timeout=60) as reader:
+            for f in reader:
+                with f:
+                    a = numpy.from_dlpack(f)
+                    assert a.shape == SHAPE and a.dtype == numpy.float32
+                    assert f.user == b"frame %d" % f.seq and f.dropped == 0
+                    assert numpy.array_equal(a, _frame(seed, f.seq)), "frame %d differs" % f.seq
+                    assert numpy.asarray(f.array).__array_interface__["data"][0] == f.array.ptr
+                got += 1
+                assert f.seq == got
+                if got == frames:
+                    assert q.get(timeout=60) == "done"
+                    back.put("bye")
+        assert got == frames
+        del a, f
+        assert gfxcuda.live_handles() == before
+    finally:
+        back.put("bye")
+        p.join(60)
+    assert p.exitcode == 0
+
+
+def test_ring_in_process_lifetime(rng):
+    """Arrays made from a slot keep its memory alive after the reader and
+    ring are closed; nothing leaks."""
+    gfxcuda.get_current_device().handle
+    before, dl = gfxcuda.live_handles(), gfxcuda.live_dlpack_tensors()
+    r = gfxcuda.Ring((16,), "int32", slots=2)
+    rd = gfxcuda.open_ring(r.token, (16,), "int32", timeout=10)
+    data = rng.integers(-2**31, 2**31 - 1, 16, dtype=numpy.int32)
+    i = r.acquire(timeout=10)
+    r.slot(i).write(data)
+    r.publish(i)
+    f = rd.next()
+    a = numpy.from_dlpack(f)
+    f.release()
+    rd.close()
+    r.close()
+    assert numpy.array_equal(a, data)
+    with pytest.raises(gfxcuda.GfxcudaError):
+        rd.next()
+    del a, f, rd, r
+    assert gfxcuda.live_handles() == before
+    assert gfxcuda.live_dlpack_tensors() == dl
+
+
+def test_ring_errors():
+    with pytest.raises(gfxcuda.InvalidArgumentError):
+        gfxcuda.open_ring("gfxcuda1.garbage", (4,), timeout=1)
+    with pytest.raises(gfxcuda.InvalidArgumentError):
+        gfxcuda.open_ring(b"", (4,), timeout=1)
+    with pytest.raises(gfxcuda.InvalidArgumentError):
+        gfxcuda.Ring((4,), slots=1)
+    with gfxcuda.Ring((4,), "float32", slots=2) as r:
+        with pytest.raises(gfxcuda.OutOfRangeError):
+            gfxcuda.open_ring(r.token, (5,), "float32", timeout=5)  # frames larger than the slots
+        with pytest.raises(gfxcuda.WaitTimeoutError):
+            r.wait_consumers(1, timeout=0.05)
+        with pytest.raises(gfxcuda.OutOfRangeError):
+            r.slot(0).write(b"x" * 17)
+        rd = gfxcuda.open_ring(r.token, (4,), "float32", timeout=5)
+        with pytest.raises(gfxcuda.WaitTimeoutError):
+            rd.next(timeout=0.05)
+        with pytest.raises(BufferError):
+            r.slot(0).__dlpack__(dl_device=(2, 0))
+        with pytest.raises(AttributeError):
+            r.slot(0).__cuda_array_interface__
+        rd.close()
+
+
+def test_withdrawn_token():
+    r = gfxcuda.Ring((4,), "float32", slots=2)
+    tok = r.token
+    r.close()
+    with pytest.raises(gfxcuda.GfxcudaError):
+        gfxcuda.open_ring(tok, (4,), timeout=5)
+
+
+def test_vulkan_semaphore_host():
+    """Timeline semaphores on the host (lavapipe has them, but cannot
+    export them: that part is a GPU test)."""
+    d = gfxcuda.get_current_device()
+    s = gfxcuda.VulkanSemaphore(d, initial=3, exportable=False)
+    assert s.value == 3
+    s.signal(7)
+    s.wait(7, timeout=1)
+    with pytest.raises(gfxcuda.WaitTimeoutError):
+        s.wait(8, timeout=0.02)
+    with pytest.raises(gfxcuda.InvalidArgumentError):
+        s.signal(5)  # timelines only go up
+    s.release()
+
+
+def test_fd_imports_refuse_bad_descriptors():
+    """Bad descriptors are refused before anything takes them (on the CPU
+    machine the shared device itself is refused: no CUDA)."""
+    r, w = os.pipe()
+    try:
+        for bad in (-1, 987654):
+            with pytest.raises(gfxcuda.GfxcudaError):
+                gfxcuda.SharedBuffer.import_fd(bad, (16,), "float32", allocation_size=64)
+            with pytest.raises(gfxcuda.GfxcudaError):
+                gfxcuda.Semaphore.import_fd(bad)
+    finally:
+        os.close(r)
+        os.close(w)
