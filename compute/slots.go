@@ -1,6 +1,7 @@
 package compute
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -131,6 +132,11 @@ func (k *Kernel) ResourceList() string {
 	return "the shader's resources: " + strings.Join(parts, "; ")
 }
 
+// ErrNoSuchResource is wrapped by the errors of Resolve (and of dispatches)
+// for arguments that name a register, binding or name the shader does not
+// declare.
+var ErrNoSuchResource = errors.New("the shader declares no such resource")
+
 // Resolve returns the shader resource an argument binds, or an error that
 // names the argument, lists the shader's resources and says which call
 // binds what.
@@ -148,7 +154,7 @@ func (k *Kernel) Resolve(a Arg) (*shader.Resource, error) {
 	if a.name != "" {
 		r := k.p.ResourceNamed(a.name)
 		if r == nil {
-			return nil, fmt.Errorf("compute: %s: the shader has no resource called %q; %s", where, a.name, k.ResourceList())
+			return nil, fmt.Errorf("compute: %s: %w: no resource called %q; %s", where, ErrNoSuchResource, a.name, k.ResourceList())
 		}
 		return r, nil
 	}
@@ -167,7 +173,7 @@ func (k *Kernel) Resolve(a Arg) (*shader.Resource, error) {
 		}
 		r := k.p.Resource(a.space, binding)
 		if r == nil {
-			return nil, fmt.Errorf("compute: %s: the shader has no %s; %s", where, k.wanted(a.class, slot, a.space), k.hint(a))
+			return nil, fmt.Errorf("compute: %s: %w: no %s; %s", where, ErrNoSuchResource, k.wanted(a.class, slot, a.space), k.hint(a))
 		}
 		if c := ClassOf(r); c != a.class {
 			return nil, fmt.Errorf("compute: %s: %s is %s, a %s; bind it with %s", where, k.Register(r), r.Name, KindName(r), k.BindExample(r))
@@ -177,7 +183,7 @@ func (k *Kernel) Resolve(a Arg) (*shader.Resource, error) {
 	if a.exact || !k.shifted || slot >= shader.RegisterRange {
 		r := k.p.Resource(a.space, slot)
 		if r == nil {
-			return nil, fmt.Errorf("compute: %s: the shader has no resource at set %d binding %d; %s", where, a.space, slot, k.ResourceList())
+			return nil, fmt.Errorf("compute: %s: %w: no resource at set %d binding %d; %s", where, ErrNoSuchResource, a.space, slot, k.ResourceList())
 		}
 		return r, nil
 	}
@@ -191,7 +197,7 @@ func (k *Kernel) Resolve(a Arg) (*shader.Resource, error) {
 	}
 	switch len(found) {
 	case 0:
-		return nil, fmt.Errorf("compute: %s: the shader has no register numbered %d in space %d; %s", where, slot, a.space, k.ResourceList())
+		return nil, fmt.Errorf("compute: %s: %w: no register numbered %d in space %d; %s", where, ErrNoSuchResource, slot, a.space, k.ResourceList())
 	case 1:
 		return found[0], nil
 	}

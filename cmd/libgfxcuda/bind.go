@@ -2,79 +2,50 @@ package main
 
 // bind.go maps compushady's binding model (lists of constant buffers,
 // shader resources, unordered-access resources and samplers: entry i of a
-// list binds HLSL register b<i>, t<i>, u<i> or s<i>) onto package compute.
-//
-// MERGE NOTE: today's compute binds by slot (compute.At): an HLSL
-// register's number is its binding whatever its class, so t0 and u0 collide.
-// With class-aware binding (compute.CBV(i, r), compute.SRV(i, r),
-// compute.UAV(i, r), compute.SamplerAt(i, s)) this file becomes one call per
-// entry and the collision check below goes away.
+// list binds HLSL register b<i>, t<i>, u<i> or s<i>) onto package compute's
+// class-aware binding (compute.CBV, SRV, UAV, SamplerAt). For GLSL, entry i
+// of a list binds the resource of that class at binding i.
 
 import (
-	"slices"
+	"errors"
 
 	"github.com/gfxcuda/gfxcuda/compute"
-	"github.com/gfxcuda/gfxcuda/shader"
 )
 
 var classNames = [4]string{"cbv", "srv", "uav", "samplers"}
 
-// classOf is the compushady class (0 cbv, 1 srv, 2 uav, 3 samplers) of a
-// reflected resource.
-func classOf(r shader.Resource) int {
-	switch r.Kind {
-	case shader.UniformBuffer:
-		return 0
-	case shader.Sampler:
-		return 3
-	case shader.StorageImage, shader.StorageTexelBuffer:
-		return 2
-	case shader.StorageBuffer:
-		if r.ReadOnly {
-			return 1
-		}
-		return 2
-	}
-	return 1 // sampled images, uniform texel buffers, combined image samplers
-}
-
 // bindClasses turns the four class lists (handles) into dispatch arguments
 // and the handles the pipeline must keep alive. Entries whose register the
-// shader does not use are kept alive but not bound, as compushady allows.
+// shader does not declare are kept alive but not bound, as compushady
+// allows; any other mismatch (a texture where the shader wants a buffer,
+// say) is an error naming the entry.
 func bindClasses(k *compute.Kernel, lists [4][]uint64) ([]compute.Arg, []uint64, error) {
-	// The classes of the shader's resources at each binding of set 0.
-	at := map[uint32][]int{}
-	for _, r := range k.Module().Resources {
-		if r.Set == 0 {
-			at[r.Binding] = append(at[r.Binding], classOf(r))
-		}
-	}
 	var args []compute.Arg
 	var deps []uint64
 	for class, list := range lists {
 		for i, h := range list {
-			var res compute.Resource
-			var err error
+			var arg compute.Arg
 			if class == 3 {
-				res, err = get[*compute.Sampler](h, "sampler")
+				s, err := get[*compute.Sampler](h, "sampler")
+				if err != nil {
+					return nil, nil, errorf(statusOf(err), "gfxcuda: %s[%d]: %v", classNames[class], i, err)
+				}
+				arg = compute.SamplerAt(i, s)
 			} else {
-				res, err = resourceOf(h)
-			}
-			if err != nil {
-				return nil, nil, errorf(statusOf(err), "gfxcuda: %s[%d]: %v", classNames[class], i, err)
+				res, err := resourceOf(h)
+				if err != nil {
+					return nil, nil, errorf(statusOf(err), "gfxcuda: %s[%d]: %v", classNames[class], i, err)
+				}
+				arg = [3]func(int, compute.Resource) compute.Arg{compute.CBV, compute.SRV, compute.UAV}[class](i, res)
 			}
 			deps = append(deps, h)
-			classes := at[uint32(i)]
-			if !slices.Contains(classes, class) {
-				continue // the shader has no register of this class and number
+			if _, err := k.Resolve(arg); err != nil {
+				if errors.Is(err, compute.ErrNoSuchResource) {
+					continue // the shader has no register of this class and number
+				}
+				return nil, nil, errorf(stInvalid, "gfxcuda: %s[%d]: %v", classNames[class], i, err)
 			}
-			if len(classes) > 1 {
-				return nil, nil, errorf(stNotImplemented,
-					"gfxcuda: the shader has registers of %d classes numbered %d (e.g. t%d and u%d), which share binding %d in this build "+
-						"(compute binds by register number whatever the class); class-aware binding comes with compute.SRV/UAV/CBV: "+
-						"use distinct register numbers meanwhile", len(classes), i, i, i, i)
-			}
-			args = append(args, compute.At(i, res))
+			args = append(args, arg)
 		}
 	}
 	return args, deps, nil

@@ -211,10 +211,7 @@ def test_srv_uav_distinct_registers(rng):
 
 def test_srv_t0_uav_u0(rng):
     """The CI check of issue 11: an SRV at t0 and a UAV at u0."""
-    try:
-        _srv_uav(0, 0, rng)
-    except compushady.NotImplementedYetError as e:
-        pytest.xfail("needs class-aware binding in package compute (branch compute): %s" % e)
+    _srv_uav(0, 0, rng)
 
 
 def test_texture_compute_and_sampler(rng):
