@@ -7,7 +7,8 @@
 # summary line per package and a total.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-logs=${OUT:-$here}/gpu-test-logs
+logs=${GFXCUDA_GPU_LOGS:-/tmp/gpu-test-logs}
+rm -rf "$logs"
 mkdir -p "$logs"
 # The bundle is compressed to fit the transfer limit; unpack it once.
 [ -d "$here/pkg" ] || tar xJf "$here/pkg.txz" -C "$here"
@@ -26,23 +27,33 @@ export GFXCUDA_CACHE_DIR=${GFXCUDA_CACHE_DIR:-/tmp/gfxcuda-cache}
 
 tp=0 tf=0 ts=0 bad=0
 summary=()
+# Packages run in parallel (GFXCUDA_GPU_JOBS, default 4): one GPU, many
+# cores; each package's log is read afterwards in a fixed order.
+runpkg() {
+	dir=$1
+	name=$(basename "$dir")
+	start=$SECONDS
+	(cd "$dir" && "./$name.test" -test.v -test.count=1 -test.timeout=9m) >"$logs/$name.log" 2>&1
+	echo "$? $((SECONDS - start))" >"$logs/$name.rc"
+}
+export -f runpkg
+export logs
+for dir in "$here"/pkg/*/; do [ -f "$dir/IMPORTPATH" ] && echo "$dir"; done |
+	xargs -P "${GFXCUDA_GPU_JOBS:-4}" -I{} bash -c 'runpkg {}'
 for dir in "$here"/pkg/*/; do
 	name=$(basename "$dir")
 	[ -f "$dir/IMPORTPATH" ] || continue
 	pkg=$(cat "$dir/IMPORTPATH")
-	start=$SECONDS
-	(cd "$dir" && "./$name.test" -test.v -test.count=1 -test.timeout=9m "$@") >"$logs/$name.log" 2>&1
-	rc=$?
-	secs=$((SECONDS - start))
+	read -r rc secs <"$logs/$name.rc"
 	p=$(grep -cE '^\s*--- PASS' "$logs/$name.log")
 	f=$(grep -cE '^\s*--- FAIL' "$logs/$name.log")
 	s=$(grep -cE '^\s*--- SKIP' "$logs/$name.log")
 	st=ok
-	if [ $rc != 0 ]; then st=FAIL; bad=1; [ "$f" = 0 ] && f=1; fi
+	if [ "$rc" != 0 ]; then st=FAIL; bad=1; [ "$f" = 0 ] && f=1; fi
 	tp=$((tp + p)) tf=$((tf + f)) ts=$((ts + s))
 	line=$(printf '%-4s %-50s passed=%-4d failed=%-3d skipped=%-3d %ss' "$st" "$pkg" "$p" "$f" "$s" "$secs")
 	summary+=("$line")
-	if [ $st = FAIL ]; then grep -E -B2 -A20 '^\s*--- FAIL|^panic|^FAIL' "$logs/$name.log" | head -80; fi
+	if [ $st = FAIL ]; then grep -E -B2 -A20 '^\s*--- FAIL|^panic|^FAIL' "$logs/$name.log" | head -60; fi
 	grep -E '^\s*--- SKIP' -A1 "$logs/$name.log" | head -20
 done
 
@@ -71,4 +82,6 @@ echo
 echo "== summary"
 printf '%s\n' "${summary[@]}"
 printf 'TOTAL passed=%d failed=%d skipped=%d doctor_exit=%d\n' "$tp" "$tf" "$ts" "$drc"
+# One archive of every log (the device tool brings back few files).
+[ -n "${OUT:-}" ] && tar czf "$OUT/gpu-test-logs.tgz" -C "$(dirname "$logs")" "$(basename "$logs")"
 [ $bad = 0 ] && [ "$tf" = 0 ]
