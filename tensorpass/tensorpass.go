@@ -54,6 +54,8 @@ func dtypeCode(d format.DType) int {
 	return 2
 }
 
+//go:generate go run gen.go
+
 // variant selects a precompiled module (shaders_gen.go): the shader's
 // DTYPE, PLANAR and channels.
 type variant struct {
