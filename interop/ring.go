@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gfxcuda/gfxcuda/cuda"
+	"github.com/gfxcuda/gfxcuda/format"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
@@ -32,6 +33,9 @@ import (
 // Produce blocks while every slot holds a frame not yet consumed, until a
 // Consume or the context ends. The ring belongs to its Device, which closes
 // it when it closes.
+//
+// A ring made with RingOptions.HostObserved (learner mode) keeps CUDA off
+// the GPU until the learner has work: see NewRingWith and Next.
 type Ring struct {
 	d       *Device
 	slots   []Resource
@@ -53,7 +57,31 @@ type Ring struct {
 	nProd   uint64     // batches produced
 	nCons   uint64     // batches consumed
 	closed  bool
-	changed chan struct{} // closed when nCons grows or the ring closes
+	changed chan struct{} // closed when nCons or nProd grows, or the ring closes
+
+	learner *learner // learner mode (RingOptions.HostObserved); nil otherwise
+}
+
+// RingOptions configure NewRingWith.
+type RingOptions struct {
+	// Batch is the number of frames handed over per synchronization
+	// (default 1). The number of slots must be a multiple of it.
+	Batch int
+	// HostObserved selects learner mode: CUDA has no part in the ring
+	// until the learner asks for a batch. The host observes the producer's
+	// completion through the Vulkan timeline's counter value
+	// (vkGetSemaphoreCounterValue, no wait), Next returns the newest
+	// complete batch with no GPU wait at all, and the learner's release is
+	// a CUDA event on its stream that the producer polls (cuEventQuery)
+	// before it reuses the slots. Slots must be Buffers; use Next instead
+	// of Consume. Needs at least two batches of slots (one the learner
+	// holds, one the producer fills); more let the producer run ahead.
+	HostObserved bool
+	// Shape and DType describe the tensor each slot holds, for the views
+	// Next returns (learner mode only); default: the slot's bytes, [size]
+	// uint8. Shape's elements × DType's size must fit in every slot.
+	Shape []int64
+	DType format.DType
 }
 
 // NewRing makes a ring over slots (shared buffers or textures of this
@@ -61,12 +89,34 @@ type Ring struct {
 // frames at a time. len(slots) must be a multiple of batch; 2×batch slots
 // let the producer fill one batch while the consumer reads the other.
 func (d *Device) NewRing(slots []Resource, batch int) (*Ring, error) {
+	return d.NewRingWith(slots, RingOptions{Batch: batch})
+}
+
+// NewRingWith makes a ring over slots with options: NewRing's ring, or
+// with o.HostObserved a learner-mode ring (see Next).
+func (d *Device) NewRingWith(slots []Resource, o RingOptions) (*Ring, error) {
+	batch := o.Batch
+	if batch == 0 {
+		batch = 1
+	}
 	if batch < 1 || len(slots) < batch || len(slots)%batch != 0 {
 		return nil, fmt.Errorf("interop: ring of %d slots in batches of %d: slots must be a positive multiple of the batch", len(slots), batch)
 	}
 	slots = slices.Clone(slots)
 	r := &Ring{d: d, slots: slots, batch: batch, perRing: uint64(len(slots) / batch),
 		touched: make([]bool, len(slots)), fromDev: make([]bool, len(slots)), changed: make(chan struct{})}
+	if o.HostObserved {
+		if err := r.newLearner(o); err != nil {
+			return nil, errors.Join(err, r.free())
+		}
+		if err := r.take(); err != nil {
+			return nil, errors.Join(err, r.free())
+		}
+		return r, nil
+	}
+	if o.Shape != nil || o.DType != (format.DType{}) {
+		return nil, errors.New("interop: RingOptions.Shape and DType describe learner-mode tensors: set HostObserved")
+	}
 	var err error
 	if r.toCUDA, err = newTimeline(d.vk, d.cs); err != nil {
 		return nil, err
@@ -143,6 +193,13 @@ func (r *Ring) free() error {
 			err = errors.Join(err, e.close())
 		}
 	}
+	if r.learner != nil {
+		for _, p := range r.learner.pos {
+			if p.ev != nil {
+				err = errors.Join(err, p.ev.close())
+			}
+		}
+	}
 	err = errors.Join(err, r.toVK.close())
 	return errors.Join(err, r.toCUDA.close())
 }
@@ -156,15 +213,15 @@ func (r *Ring) Batch() int { return r.batch }
 // Slot returns slot i's resource.
 func (r *Ring) Slot(i int) Resource { return r.slots[i] }
 
-// Produced and Consumed return the numbers of batches produced and consumed
-// so far.
+// Produced returns the number of batches produced so far.
 func (r *Ring) Produced() uint64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.nProd
 }
 
-// Consumed returns the number of batches consumed so far.
+// Consumed returns the number of batches consumed so far; in learner mode,
+// the batches Next returned or skipped.
 func (r *Ring) Consumed() uint64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -196,9 +253,17 @@ func waitEvent(ctx context.Context, e event) error {
 // goroutine) or for ctx to end (the error then wraps ctx.Err()); it also
 // blocks when the host is far ahead of the GPU (a CUDA event wait). If
 // record fails, nothing is submitted and the ring is unchanged.
+//
+// In learner mode (RingOptions.HostObserved), the batch waits for nothing
+// CUDA does on the GPU: before reusing slots, Produce waits on the host
+// until the learner has taken or skipped the batch that last used them and
+// its stream has passed them (a CUDA event, polled), bounded by ctx.
 func (r *Ring) Produce(ctx context.Context, record func(c *vulkan.Commands, slot int, frame uint64) error) error {
 	r.prodMu.Lock()
 	defer r.prodMu.Unlock()
+	if r.learner != nil {
+		return r.produceLearner(ctx, record)
+	}
 	r.mu.Lock()
 	for !r.closed && r.nProd >= r.nCons+r.perRing {
 		ch := r.changed
@@ -222,15 +287,29 @@ func (r *Ring) Produce(ctx context.Context, record func(c *vulkan.Commands, slot
 			return fmt.Errorf("interop: Ring.Produce: %w", err)
 		}
 	}
+	var wait []vulkan.SemaphoreValue
+	if k >= r.perRing { // these slots were used by batch k-perRing
+		wait = append(wait, vulkan.SemaphoreValue{Semaphore: r.toVK.vk, Value: k - r.perRing + 1})
+	}
+	if err := r.submit(k, wait, record); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	r.nProd++
+	r.mu.Unlock()
+	return nil
+}
+
+// submit records and submits batch k: the acquire of its slots, the
+// producer's commands, their release to CUDA and the signal of value k+1,
+// waiting for wait (and for the Device's CUDA signal where slots came from
+// the Device). Called with prodMu held.
+func (r *Ring) submit(k uint64, wait []vulkan.SemaphoreValue, record func(c *vulkan.Commands, slot int, frame uint64) error) error {
 	c, err := r.d.cmds.Get()
 	if err != nil {
 		return err
 	}
 	first := int(k%r.perRing) * r.batch
-	var wait []vulkan.SemaphoreValue
-	if k >= r.perRing { // these slots were used by batch k-perRing
-		wait = append(wait, vulkan.SemaphoreValue{Semaphore: r.toVK.vk, Value: k - r.perRing + 1})
-	}
 	devWait := false
 	for i := 0; i < r.batch; i++ {
 		s := first + i
@@ -258,10 +337,13 @@ func (r *Ring) Produce(ctx context.Context, record func(c *vulkan.Commands, slot
 	for i := 0; i < r.batch; i++ {
 		r.touched[first+i], r.fromDev[first+i] = true, false
 	}
-	r.mu.Lock()
-	r.nProd++
-	r.mu.Unlock()
 	return nil
+}
+
+// notify wakes whoever waits for the ring to change. Called with r.mu held.
+func (r *Ring) notify() {
+	close(r.changed)
+	r.changed = make(chan struct{})
 }
 
 // Consume queues CUDA work for the oldest produced batch on stream s (nil:
@@ -271,6 +353,9 @@ func (r *Ring) Produce(ctx context.Context, record func(c *vulkan.Commands, slot
 // stream, after an event on s, so that batches consumed on several streams
 // release their slots in order. It never blocks the host.
 func (r *Ring) Consume(s *cuda.Stream, consume func(slot int, frame uint64, s *cuda.Stream) error) error {
+	if r.learner != nil {
+		return errLearnerMode
+	}
 	r.consMu.Lock()
 	defer r.consMu.Unlock()
 	r.mu.Lock()
@@ -292,6 +377,9 @@ func (r *Ring) Consume(s *cuda.Stream, consume func(slot int, frame uint64, s *c
 // once per call however many frames it covers. It returns the number of
 // frames consumed (0 when nothing was produced).
 func (r *Ring) ConsumeAll(s *cuda.Stream, consume func(slot int, frame uint64, s *cuda.Stream) error) (int, error) {
+	if r.learner != nil {
+		return 0, errLearnerMode
+	}
 	r.consMu.Lock()
 	defer r.consMu.Unlock()
 	r.mu.Lock()
@@ -339,8 +427,7 @@ func (r *Ring) consume(s *cuda.Stream, from, to uint64, consume func(slot int, f
 	}
 	r.mu.Lock()
 	r.nCons = to
-	close(r.changed)
-	r.changed = make(chan struct{})
+	r.notify()
 	r.mu.Unlock()
 	return n, err
 }
@@ -349,6 +436,10 @@ func (r *Ring) consume(s *cuda.Stream, from, to uint64, consume func(slot int, f
 // slots return to the Device (owned by Vulkan again after the Device's next
 // submission). A Produce waiting for a free slot returns ErrClosed. The
 // Device's Close closes its rings. Idempotent.
+//
+// In learner mode, a Next waiting for a batch returns ErrClosed, and Close
+// waits on the host until the learner's stream has passed the batch it
+// holds (as if its Done had been called now) and the batches it released.
 func (r *Ring) Close() error {
 	r.mu.Lock()
 	if r.closed {
@@ -356,8 +447,7 @@ func (r *Ring) Close() error {
 		return nil
 	}
 	r.closed = true
-	close(r.changed)
-	r.changed = make(chan struct{})
+	r.notify()
 	r.mu.Unlock()
 	// Let a Produce and a Consume in progress finish.
 	r.prodMu.Lock()
@@ -366,13 +456,19 @@ func (r *Ring) Close() error {
 	defer r.consMu.Unlock()
 	d := r.d
 	var err error
-	// Batches produced but never consumed: let CUDA release them so that
-	// Vulkan's queue can drain.
-	if r.nCons < r.nProd {
-		err = r.toVK.cu.signal(d.stream, r.nProd)
-		r.nCons = r.nProd
+	if r.learner != nil {
+		// Nothing of CUDA's waits for the ring: only the learner's
+		// stream, which must pass the slots before they go back.
+		err = r.closeLearner()
+	} else {
+		// Batches produced but never consumed: let CUDA release them so
+		// that Vulkan's queue can drain.
+		if r.nCons < r.nProd {
+			err = r.toVK.cu.signal(d.stream, r.nProd)
+			r.nCons = r.nProd
+		}
+		err = errors.Join(err, hostWait(d.cs, d.stream))
 	}
-	err = errors.Join(err, hostWait(d.cs, d.stream))
 	// The slots' last Vulkan use (the release) must finish before the
 	// semaphores go: the Vulkan semaphore's Close waits for its batches.
 	d.mu.Lock()

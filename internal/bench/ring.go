@@ -23,7 +23,7 @@ type ringCase struct {
 var copyRings = []ringCase{{1, 1}, {3, 1}, {8, 1}, {16, 8}, {64, 32}, {128, 32}}
 
 // RingSteps is the number of figures Rings adds.
-func RingSteps(quick bool) int { return 3 + len(copyRings) + 5 }
+func RingSteps(quick bool) int { return 3 + len(copyRings) + 6 }
 
 // Frames of the ring benchmarks: 1080p RGBA8, written by a Vulkan compute
 // shader (testpattern), consumed by CUDA.
@@ -226,6 +226,88 @@ func (h *RingHarness) RunRing(rc ringCase, mode Mode, frames int, verify bool, a
 	return float64(batches*rc.batch) / el.Seconds(), err
 }
 
+// LearnerResult is what a learner-mode run measured.
+type LearnerResult struct {
+	// FPS is frames produced per second, from the first Produce until the
+	// ring closed (the learner's stream and Vulkan finished).
+	FPS float64
+	// Returned and Skipped count the frames Next returned and skipped.
+	Returned, Skipped int
+}
+
+// learnerRing is the learner-mode ring of the benchmark and stress test.
+var learnerRing = ringCase{128, 32}
+
+// RunLearner streams frames through a learner-mode ring
+// (interop.RingOptions.HostObserved) of buffers the producer writes in
+// tensor layout (NHWC uint8): the producer runs on its own goroutine, the
+// learner calls Next on its own stream as fast as it can. With verify, the
+// learner checks every texel of every frame Next returns on its stream
+// (gfx_check_hash; the error counter says how many were wrong) before
+// releasing it; without, the learner queues no work. Frames of skipped
+// batches are counted, not checked: the producer may reuse their slots at
+// once.
+func (h *RingHarness) RunLearner(rc ringCase, frames int, verify bool) (LearnerResult, error) {
+	d := h.D
+	if rc.slots > len(h.bufs) {
+		return LearnerResult{}, fmt.Errorf("ring of %d slots: harness has %d", rc.slots, len(h.bufs))
+	}
+	slots := make([]interop.Resource, rc.slots)
+	for i := range slots {
+		slots[i] = h.bufs[i]
+	}
+	stream, err := d.CUDA().NewStream(cuda.StreamNonBlocking)
+	if err != nil {
+		return LearnerResult{}, err
+	}
+	r, err := d.NewRingWith(slots, interop.RingOptions{Batch: rc.batch, HostObserved: true,
+		Shape: []int64{frameH, frameW, 4}, DType: format.Uint8})
+	if err != nil {
+		return LearnerResult{}, errors.Join(err, stream.Close())
+	}
+	const n = frameW * frameH
+	scratch := h.texs[len(h.texs)-1].Vulkan()
+	produce := func(c *vulkan.Commands, slot int, frame uint64) error {
+		h.Prod.Record(c, scratch, frame)
+		return h.Pass.Record(c, scratch, h.bufs[slot].Vulkan())
+	}
+	batches := (frames + rc.batch - 1) / rc.batch
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	t0 := time.Now()
+	perr := make(chan error, 1)
+	go func() {
+		var err error
+		for k := 0; k < batches && err == nil; k++ {
+			err = r.Produce(ctx, produce)
+		}
+		if err != nil {
+			cancel() // the learner would wait for batches that never come
+		}
+		perr <- err
+	}()
+	var res LearnerResult
+	var lerr error
+	for r.Consumed() < uint64(batches) && lerr == nil {
+		var b *interop.Batch
+		if b, lerr = r.Next(ctx, stream); lerr != nil {
+			cancel()
+			break
+		}
+		res.Returned += b.Frames()
+		for i := 0; i < b.Frames() && verify && lerr == nil; i++ {
+			v := b.Tensor(i)
+			lerr = h.Check.Launch(stream, cuda.Dim3{X: 264}, cuda.Dim3{X: 256}, 0, v.Ptr, uint64(n), testpattern.Seed(b.Frame(i)), h.Errors.Ptr(), h.Errors.Ptr().Add(8))
+		}
+	}
+	err = errors.Join(<-perr, lerr)
+	err = errors.Join(err, r.Close()) // waits for the learner's stream and the last batch
+	el := time.Since(t0)
+	res.Skipped = int(r.Skipped()) * rc.batch
+	res.FPS = float64(batches*rc.batch) / el.Seconds()
+	return res, errors.Join(err, stream.Close())
+}
+
 // ProducerAlone runs the producer with no CUDA involvement: frames/s.
 func (h *RingHarness) ProducerAlone(mode Mode, batch, frames int) (float64, error) {
 	vd := h.D.Vulkan()
@@ -350,7 +432,18 @@ func (s *Suite) Rings() error {
 		func(f *Figure) { f.Against = "producer alone (render + tensor pass)" }); err != nil {
 		return err
 	}
-	return s.figure(g2, "ring 128 slots, batch 32, consumer adaptive", "frames/s",
+	if err := s.figure(g2, "ring 128 slots, batch 32, consumer adaptive", "frames/s",
 		func() (float64, error) { return h.RunRing(ringCase{128, 32}, TensorMode, frames, false, true) },
-		func(f *Figure) { f.Against = "producer alone (render + tensor pass)" })
+		func(f *Figure) { f.Against = "producer alone (render + tensor pass)" }); err != nil {
+		return err
+	}
+	// Learner mode: CUDA stays off the GPU until the learner has work
+	// (host-observed completion, Next per learner step, release by CUDA
+	// event); the learner here queues no work of its own.
+	return s.figure(g2, "learner mode (host-observed, Next per step), 128 slots, batch 32", "frames/s",
+		func() (float64, error) {
+			res, err := h.RunLearner(learnerRing, frames, false)
+			return res.FPS, err
+		},
+		func(f *Figure) { f.Against, f.Target = "producer alone (render + tensor pass)", 0.95 })
 }

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"fmt"
 	"os"
 	"testing"
 
@@ -93,6 +94,37 @@ func TestRingStress(t *testing.T) {
 			t.Errorf("%s: %d wrong texels (first at word %d)", c.name, bad, first)
 		}
 	}
+	// Learner mode (host-observed, Next per step): every frame Next
+	// returns is checked on the learner's stream before its slots are
+	// released; skipped frames are counted, and returned + skipped must
+	// be every frame produced.
+	for _, rc := range []ringCase{learnerRing, {6, 2}, {3, 1}} {
+		name := fmt.Sprintf("learner mode, %d slots, batch %d", rc.slots, rc.batch)
+		n := frames
+		if rc.batch == 1 && !testing.Short() {
+			n = frames / 5
+		}
+		if err := h.ResetErrors(); err != nil {
+			t.Fatal(err)
+		}
+		res, err := h.RunLearner(rc, n, true)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		bad, first, err := h.ReadErrors()
+		if err != nil {
+			t.Fatal(err)
+		}
+		failOnValidation(t, d.Vulkan().Instance())
+		t.Logf("%s: %d frames produced, %d returned by Next and verified, %d skipped; %.0f frames/s with verification",
+			name, n, res.Returned, res.Skipped, res.FPS)
+		if res.Returned+res.Skipped != n || res.Returned == 0 {
+			t.Errorf("%s: %d frames returned + %d skipped, want %d in all, some returned", name, res.Returned, res.Skipped, n)
+		}
+		if bad != 0 {
+			t.Errorf("%s: %d wrong texels (first at word %d)", name, bad, first)
+		}
+	}
 }
 
 // TestCheckerCatchesStaleFrames makes sure the verification can fail: a
@@ -145,4 +177,23 @@ func BenchmarkRing32(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportMetric(fps, "frames/s")
+}
+
+// BenchmarkRingLearner is the learner-mode ring (128 slots, batch 32,
+// tensor layout, host-observed hand-off, a learner with no work) as a Go
+// benchmark; b.N frames.
+func BenchmarkRingLearner(b *testing.B) {
+	d := openGPU(b)
+	h, err := NewRingHarness(d, learnerRing.slots+1, learnerRing.batch)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer h.Close()
+	b.ResetTimer()
+	res, err := h.RunLearner(learnerRing, max(b.N, 32*learnerRing.batch), false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(res.FPS, "frames/s")
+	b.ReportMetric(float64(res.Skipped)/float64(res.Returned+res.Skipped), "skipped/frame")
 }
