@@ -323,6 +323,25 @@ void gfxcuda_set_python_capsule_api(void *is_valid, void *get_pointer);
  * calls the tensor's deleter when no consumer renamed the capsule "used_*". */
 void gfxcuda_dlpack_capsule_destructor(void *capsule);
 
+/* ---- compushady's copy and dispatch rules; compute on a shared device ---- */
+
+/* Copies between a buffer and a texture or between two textures, one array
+ * slice (src_slice, dst_slice) at a time, with regions in either texture
+ * (2D into a 3D texture's dst_z too). A nonzero region->size must cover the
+ * texels copied. GFXCUDA_ERR_RANGE when the copy does not fit. */
+int gfxcuda_copy_ex(uint64_t src, uint64_t dst, const gfxcuda_copy_region_t *region);
+/* Dispatches with the workgroup counts (3 uint32) read by the GPU from
+ * buffer args at offset (a multiple of 4), and waits. */
+int gfxcuda_compute_dispatch_indirect(uint64_t compute, uint64_t args, uint64_t offset, const void *push, size_t npush);
+/* A compute device (use it as gfxcuda_device_open's) that runs on the Vulkan
+ * side of a shared device: its work is ordered after CUDA's hand-backs. */
+int gfxcuda_shared_compute_device(uint64_t shared_device, uint64_t *device);
+/* A texture or buffer handle of a compute device (from
+ * gfxcuda_shared_compute_device) over a shared texture's or buffer's memory:
+ * bind it in gfxcuda_compute_new and copy it with gfxcuda_copy_ex; CUDA sees
+ * the same memory (hand it over with gfxcuda_to_cuda). */
+int gfxcuda_shared_compute_view(uint64_t device, uint64_t resource, uint64_t *view);
+
 #ifdef __cplusplus
 }
 #endif
