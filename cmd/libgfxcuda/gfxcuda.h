@@ -168,9 +168,10 @@ int gfxcuda_copy(uint64_t src, uint64_t dst, const gfxcuda_copy_region_t *region
 int gfxcuda_shader_compile(const char *source, size_t n, int language, const char *entry, void **spirv, size_t *len);
 /* Creates a compute pipeline of a SPIR-V module with its resources bound as
  * compushady binds them: cbv[i] at register b<i>, srv[i] at t<i>, uav[i] at
- * u<i>, samplers[i] at s<i>. In this build registers of different classes
- * with the same number share a binding: such lists return
- * GFXCUDA_ERR_NOT_IMPLEMENTED. */
+ * u<i>, samplers[i] at s<i> (each class has its own bindings). GLSL: entry i
+ * binds that class's resource at binding i, or, when that leaves the
+ * shader's resources unbound, the class's i-th resource in binding order
+ * (compushady's GLSL rule). Entries the shader does not use are allowed. */
 int gfxcuda_compute_new(uint64_t device, const void *spirv, size_t n,
 	const uint64_t *cbv, size_t ncbv, const uint64_t *srv, size_t nsrv,
 	const uint64_t *uav, size_t nuav, const uint64_t *samplers, size_t nsamplers, uint64_t *compute);
