@@ -557,6 +557,11 @@ func gfxcuda_compute_new(dev C.uint64_t, spirv unsafe.Pointer, n C.size_t,
 			return err
 		}
 		args, deps, err := bindClasses(k, lists)
+		if err != nil || !allBound(k, args) {
+			if a, d, ok := bindCompushadyGLSL(k, lists); ok { // bindglsl.go
+				args, deps, err = a, d, nil
+			}
+		}
 		if err != nil {
 			k.Close()
 			return err

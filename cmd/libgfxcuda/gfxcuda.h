@@ -168,9 +168,10 @@ int gfxcuda_copy(uint64_t src, uint64_t dst, const gfxcuda_copy_region_t *region
 int gfxcuda_shader_compile(const char *source, size_t n, int language, const char *entry, void **spirv, size_t *len);
 /* Creates a compute pipeline of a SPIR-V module with its resources bound as
  * compushady binds them: cbv[i] at register b<i>, srv[i] at t<i>, uav[i] at
- * u<i>, samplers[i] at s<i>. In this build registers of different classes
- * with the same number share a binding: such lists return
- * GFXCUDA_ERR_NOT_IMPLEMENTED. */
+ * u<i>, samplers[i] at s<i> (each class has its own bindings). GLSL: entry i
+ * binds that class's resource at binding i, or, when that leaves the
+ * shader's resources unbound, the class's i-th resource in binding order
+ * (compushady's GLSL rule). Entries the shader does not use are allowed. */
 int gfxcuda_compute_new(uint64_t device, const void *spirv, size_t n,
 	const uint64_t *cbv, size_t ncbv, const uint64_t *srv, size_t nsrv,
 	const uint64_t *uav, size_t nuav, const uint64_t *samplers, size_t nsamplers, uint64_t *compute);
@@ -322,6 +323,25 @@ void gfxcuda_set_python_capsule_api(void *is_valid, void *get_pointer);
 /* A PyCapsule destructor for "dltensor" / "dltensor_versioned" capsules:
  * calls the tensor's deleter when no consumer renamed the capsule "used_*". */
 void gfxcuda_dlpack_capsule_destructor(void *capsule);
+
+/* ---- compushady's copy and dispatch rules; compute on a shared device ---- */
+
+/* Copies between a buffer and a texture or between two textures, one array
+ * slice (src_slice, dst_slice) at a time, with regions in either texture
+ * (2D into a 3D texture's dst_z too). A nonzero region->size must cover the
+ * texels copied. GFXCUDA_ERR_RANGE when the copy does not fit. */
+int gfxcuda_copy_ex(uint64_t src, uint64_t dst, const gfxcuda_copy_region_t *region);
+/* Dispatches with the workgroup counts (3 uint32) read by the GPU from
+ * buffer args at offset (a multiple of 4), and waits. */
+int gfxcuda_compute_dispatch_indirect(uint64_t compute, uint64_t args, uint64_t offset, const void *push, size_t npush);
+/* A compute device (use it as gfxcuda_device_open's) that runs on the Vulkan
+ * side of a shared device: its work is ordered after CUDA's hand-backs. */
+int gfxcuda_shared_compute_device(uint64_t shared_device, uint64_t *device);
+/* A texture or buffer handle of a compute device (from
+ * gfxcuda_shared_compute_device) over a shared texture's or buffer's memory:
+ * bind it in gfxcuda_compute_new and copy it with gfxcuda_copy_ex; CUDA sees
+ * the same memory (hand it over with gfxcuda_to_cuda). */
+int gfxcuda_shared_compute_view(uint64_t device, uint64_t resource, uint64_t *view);
 
 #ifdef __cplusplus
 }

@@ -12,7 +12,7 @@ The library is not usable in a child process forked after import: start
 children with the 'spawn' or 'forkserver' start method.
 """
 
-from . import _lib, errors, formats, shaders  # noqa: F401
+from . import _lib, config, errors, formats, shaders  # noqa: F401
 from .shaders import glsl, hlsl  # noqa: F401
 from .errors import *  # noqa: F401,F403
 from ._compute import (  # noqa: F401
@@ -22,13 +22,39 @@ from ._compute import (  # noqa: F401
     Device, Resource, Buffer, Texture1D, Texture2D, Texture3D, Sampler, Compute,
     get_discovered_devices, get_best_device, get_current_device, set_current_device,
 )
+from ._compute import Heap  # noqa: F401
 from ._cuda import (  # noqa: F401
-    CudaBuffer, SharedBuffer, Texture, texture, open_ipc_texture, open_ipc_buffer, cuda_available, cuda_device_count,
+    compute_device, CudaBuffer, SharedBuffer, Texture, texture, open_ipc_texture, open_ipc_buffer, cuda_available, cuda_device_count,
     Handoff, to_cuda, Semaphore, VulkanSemaphore,
 )
 from ._ring import Ring, RingReader, Frame, Slot, open_ring  # noqa: F401
 
 __version__ = _lib.lib.gfxcuda_version().decode()
+
+# compushady's shader binary types; gfxcuda runs SPIR-V (Vulkan) only.
+SHADER_BINARY_TYPE_SPIRV = 0
+SHADER_BINARY_TYPE_DXIL = 1
+SHADER_BINARY_TYPE_DXBC = 2
+SHADER_BINARY_TYPE_MSL = 3
+SHADER_BINARY_TYPE_GLSL = 4
+
+
+class _Backend:
+    """compushady's backend object: gfxcuda's is always Vulkan."""
+
+    name = "vulkan"
+
+    @staticmethod
+    def get_shader_binary_type():
+        return SHADER_BINARY_TYPE_SPIRV
+
+    def __repr__(self):
+        return "<gfxcuda backend vulkan>"
+
+
+def get_backend():
+    """compushady's get_backend(): Vulkan, with SPIR-V shaders."""
+    return _Backend()
 
 
 def live_handles():

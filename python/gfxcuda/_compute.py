@@ -79,6 +79,27 @@ class Device:
             self.index, self.name, kind, self.dedicated_video_memory >> 20)
 
 
+class _ViewDevice(Device):
+    """The compute device on the Vulkan side of a shared (Vulkan + CUDA)
+    device: see gfxcuda.compute_device."""
+
+    def __init__(self, handle, keep):
+        Device.__init__(self, _lib.take_json("gfxcuda_device_info_json", handle))
+        self._handle = _lib.Handle(handle)
+        self._keep = keep
+
+
+def _view(cls, handle, device, fmt=0):
+    """A compushady resource object over a compute view handle."""
+    r = cls.__new__(cls)
+    Resource.__init__(r, handle, device)
+    if cls is Buffer:
+        r.heap_type, r.stride, r.format = HEAP_DEFAULT, 0, 0
+    else:
+        r.format = fmt
+    return r
+
+
 _devices = None
 _current = None
 _dev_lock = threading.Lock()
@@ -135,6 +156,31 @@ def get_current_device():
     return _current
 
 
+_HEAP_MESSAGE = ("gfxcuda: %s are not supported: every buffer and texture has its own memory "
+                 "(compushady's Heap, heap=, heap_offset= and sparse=/bind_tile are not implemented)")
+
+
+def _no_heaps(heap, sparse):
+    if heap is not None:
+        raise errors.NotImplementedYetError(_HEAP_MESSAGE % "resources placed in a Heap")
+    if sparse:
+        raise errors.NotImplementedYetError(_HEAP_MESSAGE % "sparse resources")
+
+
+class Heap:
+    """compushady's Heap (memory that resources are placed in, aliasing
+    each other): not implemented; creating one raises
+    NotImplementedYetError after checking its arguments as compushady does
+    (HeapException for a zero size or an unknown heap type)."""
+
+    def __init__(self, heap_type, size, device=None):
+        if heap_type not in _HEAP_NAMES:
+            raise errors.HeapException("gfxcuda: unknown heap type %r" % (heap_type,))
+        if size <= 0:
+            raise errors.HeapException("gfxcuda: a heap of %d bytes; the size must be at least 1" % size)
+        raise errors.NotImplementedYetError(_HEAP_MESSAGE % "heaps")
+
+
 class Resource:
     """A buffer or texture."""
 
@@ -167,7 +213,12 @@ class Resource:
         ValueError (gfxcuda.OutOfRangeError) when the copy does not fit."""
         r = _lib.CopyRegion(size, src_offset, dst_offset, width, height, depth,
                             src_x, src_y, src_z, dst_x, dst_y, dst_z, src_slice, dst_slice)
-        _lib.call("gfxcuda_copy", self.handle, destination.handle, ctypes.byref(r))
+        if isinstance(self, _Texture) or isinstance(destination, _Texture):
+            # compushady's rules: one slice at a time, regions in either
+            # texture, 2D into 3D, a size that must cover the texels.
+            _lib.call("gfxcuda_copy_ex", self.handle, destination.handle, ctypes.byref(r))
+        else:
+            _lib.call("gfxcuda_copy", self.handle, destination.handle, ctypes.byref(r))
 
 
 class Buffer(Resource):
@@ -175,8 +226,13 @@ class Buffer(Resource):
     or HEAP_READBACK (host-visible). stride makes a structured buffer,
     format a typed one."""
 
-    def __init__(self, size, heap_type=HEAP_DEFAULT, stride=0, format=0, device=None):
+    def __init__(self, size, heap_type=HEAP_DEFAULT, stride=0, format=0, device=None, heap=None, heap_offset=0,
+                 sparse=False):
+        _no_heaps(heap, sparse)
         device = device or get_current_device()
+        if heap_type not in _HEAP_NAMES:
+            raise errors.BufferException("gfxcuda: unknown heap type %r; use HEAP_DEFAULT, HEAP_UPLOAD or HEAP_READBACK"
+                                         % (heap_type,))
         if size <= 0:
             raise errors.BufferException("gfxcuda: a buffer of %d bytes; the size must be at least 1" % size)
         h = _lib.new_handle("gfxcuda_buffer_new", device.handle, size, heap_type, stride, format,
@@ -285,7 +341,8 @@ class Texture1D(_Texture):
     """A 1D texture (slices > 1: an array)."""
     _dim = 1
 
-    def __init__(self, width, format, slices=1, device=None):
+    def __init__(self, width, format, slices=1, device=None, heap=None, heap_offset=0, sparse=False):
+        _no_heaps(heap, sparse)
         self._make(width, 1, 1, format, slices, device, errors.Texture1DException)
 
 
@@ -293,7 +350,8 @@ class Texture2D(_Texture):
     """A 2D texture (slices > 1: an array)."""
     _dim = 2
 
-    def __init__(self, width, height, format, slices=1, device=None):
+    def __init__(self, width, height, format, slices=1, device=None, heap=None, heap_offset=0, sparse=False):
+        _no_heaps(heap, sparse)
         self._make(width, height, 1, format, slices, device, errors.Texture2DException)
 
 
@@ -301,7 +359,8 @@ class Texture3D(_Texture):
     """A 3D texture."""
     _dim = 3
 
-    def __init__(self, width, height, depth, format, device=None):
+    def __init__(self, width, height, depth, format, device=None, heap=None, heap_offset=0, sparse=False):
+        _no_heaps(heap, sparse)
         self._make(width, height, depth, format, 1, device, errors.Texture3DException)
 
 
@@ -341,6 +400,13 @@ class Compute:
     srv[i] at t<i>, uav[i] at u<i>, samplers[i] at s<i>."""
 
     def __init__(self, shader, cbv=(), srv=(), uav=(), samplers=(), push_size=0, bindless=False, device=None):
+        if device is None:
+            # The device of the resources (a shared device's compute views
+            # live on its own), else the current one.
+            for r in list(cbv) + list(srv) + list(uav) + list(samplers):
+                if getattr(r, "device", None) is not None:
+                    device = r.device
+                    break
         self.device = device or get_current_device()
         if bindless:
             raise errors.UnsupportedError("gfxcuda: bindless compute pipelines are not supported")
@@ -362,6 +428,15 @@ class Compute:
             _lib.call("gfxcuda_compute_dispatch", self._h.handle, x, y, z, push, len(push))
         else:
             _lib.call("gfxcuda_compute_dispatch", self._h.handle, x, y, z, None, 0)
+
+    def dispatch_indirect(self, indirect_buffer, offset=0, push=None):
+        """Runs the number of workgroups the GPU reads from indirect_buffer
+        at offset (three uint32: x, y, z), and waits."""
+        push = bytes(push) if push else b""
+        if self.push_size and len(push) > self.push_size:
+            raise errors.InvalidArgumentError("gfxcuda: %d bytes of push constants; push_size is %d" % (len(push), self.push_size))
+        _lib.call("gfxcuda_compute_dispatch_indirect", self._h.handle, indirect_buffer.handle, offset,
+                  push or None, len(push))
 
     def __repr__(self):
         c, s, u, sm = self._resources

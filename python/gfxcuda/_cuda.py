@@ -266,6 +266,14 @@ class SharedBuffer(_Array):
         default stream); see gfxcuda.to_cuda."""
         return to_cuda([self], stream)
 
+    def compute_view(self):
+        """The buffer as a compushady Buffer of gfxcuda.compute_device()
+        (the same memory), for Compute pipelines and Vulkan copies."""
+        from . import _compute
+        dev = compute_device(self.device)
+        h = _lib.new_handle("gfxcuda_shared_compute_view", dev.handle, self.handle)
+        return _compute._view(_compute.Buffer, h, dev)
+
     def export_fd(self):
         """A new OPAQUE_FD of the buffer's memory (the caller closes it) and
         what an importer needs: (fd, size, allocation_size, dedicated)."""
@@ -411,6 +419,21 @@ class VulkanSemaphore:
 
 _shared = {}
 _shared_lock = threading.Lock()
+_compute_devs = {}
+
+
+def compute_device(device=0):
+    """The compushady-style compute Device on the Vulkan side of CUDA
+    device `device`: Compute pipelines over the compute views of shared
+    textures and buffers (tex.compute_view(), buf.compute_view()) run there,
+    ordered after what CUDA handed back."""
+    from . import _compute
+    sd = _shared_device(device)
+    with _shared_lock:
+        d = _compute_devs.get(device)
+        if d is None:
+            d = _compute_devs[device] = _compute._ViewDevice(_lib.new_handle("gfxcuda_shared_compute_device", sd), sd)
+        return d
 
 
 def _shared_device(ordinal):
@@ -537,6 +560,15 @@ class Texture:
     def to_cuda(self, stream=None):
         """Hands the texture to CUDA on stream; see gfxcuda.to_cuda."""
         return to_cuda([self], stream)
+
+    def compute_view(self):
+        """The texture as a compushady Texture2D of gfxcuda.compute_device()
+        (the same memory): bind it in Compute (a shader renders into it),
+        copy it to a HEAP_READBACK Buffer to read it through Vulkan."""
+        from . import _compute
+        dev = compute_device(self.device)
+        h = _lib.new_handle("gfxcuda_shared_compute_view", dev.handle, self.handle)
+        return _compute._view(_compute.Texture2D, h, dev, self.format)
 
     @property
     def ipc_handle(self):

@@ -110,6 +110,10 @@ _sigs = {
     "gfxcuda_dlpack_export": [u64, P(Tensor), i32, P(vp)],
     "gfxcuda_dlpack_import": [vp, i32, P(u64), P(Tensor)],
     "gfxcuda_dlpack_live": [P(u64)],
+    "gfxcuda_copy_ex": [u64, u64, P(CopyRegion)],
+    "gfxcuda_compute_dispatch_indirect": [u64, u64, u64, vp, sz],
+    "gfxcuda_shared_compute_device": [u64, P(u64)],
+    "gfxcuda_shared_compute_view": [u64, u64, P(u64)],
 }
 for _name, _args in _sigs.items():
     _f = getattr(lib, _name)

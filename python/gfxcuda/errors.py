@@ -40,8 +40,9 @@ class NoCUDAError(NoDeviceError):
     """No usable NVIDIA CUDA driver."""
 
 
-class CompileError(GfxcudaError):
-    """A shader did not compile; the message has file:line diagnostics."""
+class CompileError(GfxcudaError, ValueError):
+    """A shader did not compile; the message has file:line diagnostics
+    (also a ValueError, which compushady raises)."""
 
 
 class DeviceFailedError(GfxcudaError):
@@ -79,6 +80,10 @@ class Texture2DException(InvalidArgumentError):
 
 class Texture3DException(InvalidArgumentError):
     """compushady: a 3D texture could not be made."""
+
+
+class HeapException(InvalidArgumentError):
+    """compushady: a heap could not be made."""
 
 
 class SamplerException(InvalidArgumentError):

@@ -1,0 +1,115 @@
+"""docs/examples/python/render_to_torch.py, the Python demo of
+docs/render-to-pytorch-python.md: the page shows the program verbatim, its
+CPU half runs here on lavapipe, the whole path (render → CUDA → torch) on a
+CUDA machine with torch."""
+
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+
+import numpy
+import pytest
+
+import gfxcuda
+from conftest import need_cuda
+
+here = os.path.dirname(os.path.abspath(__file__))
+# In the repository: docs/examples/python; in the GPU bundle: ../examples.
+_candidates = [os.path.join(here, "..", "..", "docs", "examples", "python"), os.path.join(here, "..", "examples")]
+EXAMPLES = next((os.path.abspath(p) for p in _candidates if os.path.exists(os.path.join(p, "render_to_torch.py"))), None)
+PAGE = os.path.join(here, "..", "..", "docs", "render-to-pytorch-python.md")
+
+
+@pytest.fixture(scope="module")
+def demo():
+    if EXAMPLES is None:
+        pytest.fail("render_to_torch.py is in neither %s" % _candidates)
+    spec = importlib.util.spec_from_file_location("render_to_torch", os.path.join(EXAMPLES, "render_to_torch.py"))
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    return m
+
+
+def test_page_shows_the_program():
+    if not os.path.exists(PAGE):
+        pytest.skip("the docs are not next to this checkout (GPU bundle)")
+    blocks = re.findall(r"```python\n(.*?)```", open(PAGE).read(), re.S)
+    program = open(os.path.join(EXAMPLES, "render_to_torch.py")).read()
+    assert program in blocks, "docs/render-to-pytorch-python.md must embed render_to_torch.py verbatim"
+
+
+def test_reference_tells_frames_apart(demo):
+    a, b = demo.reference(3), demo.reference(4)
+    assert a.shape == (demo.HEIGHT, demo.WIDTH, 4) and a.dtype == numpy.uint8
+    assert int(numpy.abs(a.astype(int) - b).max()) > 1
+
+
+def test_cpu_path(demo, rng):
+    frames = int(rng.integers(2, 8))
+    lines = []
+    tex = gfxcuda.Texture2D(demo.WIDTH, demo.HEIGHT, gfxcuda.formats.R8G8B8A8_UNORM)
+    poison = gfxcuda.Buffer(tex.size, gfxcuda.HEAP_UPLOAD)
+    poison.upload(rng.integers(0, 256, tex.size, dtype=numpy.uint8))
+    poison.copy_to(tex)
+    with pytest.raises(AssertionError):
+        demo.check_frame(demo.read_back(tex), 0)  # the poison is no frame
+    x, pixels = demo.run_cpu(frames, out=lines.append)
+    assert x.shape == (1, 3, demo.HEIGHT, demo.WIDTH) and x.dtype == numpy.float32
+    assert demo.check_frame(pixels, frames - 1) <= 1
+    with pytest.raises(AssertionError):
+        demo.check_frame(pixels, frames)  # the next frame is another picture
+    want = (pixels[..., :3].astype(numpy.float32) / 255 - demo.MEAN) / demo.STD
+    assert numpy.array_equal(x[0], want.transpose(2, 0, 1))
+    assert "checked" in lines[0]
+
+
+def test_script_runs(demo):
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(gfxcuda.__file__)))
+    r = subprocess.run([sys.executable, os.path.join(EXAMPLES, "render_to_torch.py"), "--frames", "3"],
+                       capture_output=True, text=True, timeout=300, env=env)
+    assert r.returncode == 0, r.stderr
+    assert "checked" in r.stdout
+
+
+def test_cuda_path(demo, rng):
+    """The whole demo on the GPU: shared texture, Compute into it, copy_to a
+    poisoned torch tensor on the default stream, normalize in torch, checked
+    against the Vulkan readback."""
+    need_cuda()
+    torch = pytest.importorskip("torch")
+    frames = int(rng.integers(2, 12))
+    lines = []
+    x, pixels = demo.run_cuda(frames, out=lines.append)
+    assert x.is_cuda and tuple(x.shape) == (1, 3, demo.HEIGHT, demo.WIDTH) and x.dtype == torch.float32
+    assert demo.check_frame(pixels, frames - 1) <= 1
+    want = torch.from_numpy(demo.normalize(pixels)).cuda()
+    assert torch.allclose(x, want, rtol=0, atol=1e-5)
+    assert "checked" in lines[0]
+
+
+def test_compute_view_shares_memory(rng):
+    """A shared texture's compute view is the texture CUDA reads: texels
+    written through CUDA (copy_from) read back through Vulkan, and a
+    Compute write is seen by CUDA (copy_to)."""
+    need_cuda()
+    torch = pytest.importorskip("torch")
+    src = torch.randint(0, 2**31, (16, 32), dtype=torch.int32, device="cuda")  # r32_uint texels, as int32
+    tex = gfxcuda.texture((16, 32), format="r32_uint")
+    tex.copy_from(src)
+    view = tex.compute_view()
+    assert (view.width, view.height) == (32, 16)
+    rb = gfxcuda.Buffer(view.size, gfxcuda.HEAP_READBACK, device=view.device)
+    view.copy_to(rb)
+    got = numpy.frombuffer(rb.readback2d(view.row_pitch, 32, 16, 4), numpy.uint32).reshape(16, 32)
+    assert numpy.array_equal(got, src.cpu().numpy().view(numpy.uint32))
+    k = int(rng.integers(1, 1 << 20))
+    gfxcuda.Compute(gfxcuda.hlsl.compile("""
+    RWTexture2D<uint> t : register(u0);
+    [numthreads(8, 8, 1)]
+    void main(uint3 id : SV_DispatchThreadID) { t[id.xy] = t[id.xy] ^ %du; }
+    """ % k), uav=[view]).dispatch(4, 2, 1)
+    out = torch.zeros_like(src)
+    tex.copy_to(out)
+    assert numpy.array_equal(out.cpu().numpy().view(numpy.uint32), src.cpu().numpy().view(numpy.uint32) ^ k)
