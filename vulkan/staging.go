@@ -20,24 +20,28 @@ import (
 // piece overlaps the DMA of the others. Large host copies are spread over
 // several goroutines (memory bandwidth and page faults of fresh memory
 // scale with cores). Both rings live in host-cached, coherent memory where
-// the device has it: the host reads and writes it at memory speed (the
-// upload heap's write-combined memory is slow to write from several cores
-// and very slow to read), and the GPU reads and writes it over PCIe at the
-// same rate as any pinned host memory.
+// the device has it (the readback heap's type): the host reads and writes
+// it as ordinary memory, where the upload heap's uncached type is
+// write-combined on discrete GPUs (very slow to read, and not what the
+// host memcpy bound measures); the GPU reaches both over PCIe as pinned
+// host memory. `gfxcuda bench` times the host copy into and out of this
+// memory and the DMA from it.
 //
-// Why staging is the default (TransferAuto) rather than importing the
-// caller's memory per call (TransferImport): on the H100 with NVIDIA's
-// driver, importing and releasing 64 MiB of host memory
-// (VK_EXT_external_memory_host pins every page and maps it for the GPU)
-// took about 6.5 ms, longer than copying the same bytes through a staging
-// ring on 8 cores (about 2.5 ms at the 26.8 GB/s the same run measured):
-// direct upload 8.8 GB/s against 10.1 staged, and a 1080p frame's
-// round trip 2.8 ms, almost all of it two imports of 8.3 MB. An import pays
-// only where the host copy costs more than the pinning, which on lavapipe
-// (whose "DMA" is itself a host copy) is always, and on NVIDIA never at
-// the sizes measured. Device.TransferStats splits the time of each path
-// into host copy, submit, wait, import and release, so the choice can be
-// checked on each machine (`gfxcuda bench --only compute` prints it).
+// Why staging is the default on GPUs (TransferAuto) rather than importing
+// the caller's memory per call (TransferImport): on the H100 with NVIDIA's
+// driver the direct path (VK_EXT_external_memory_host pins every page and
+// maps it for the GPU) read 64 MiB back in 8.1 ms, of which the DMA at the
+// 49 GB/s the same run measured is 1.4 ms: about 6.5 ms went to importing
+// and releasing, more than copying the same bytes on 8 cores (2.5 ms at the
+// 26.8 GB/s measured). Uploads: direct 8.8 GB/s, staged (then through the
+// upload heap, 4 MiB pieces) 10.1; a 1080p frame's round trip took 2.8 ms
+// direct, almost all of it two imports of 8.3 MB. An import pays only where
+// the host copy costs more than the pinning, which on lavapipe (whose
+// "DMA" is itself a host copy) is always, and on NVIDIA was never at the
+// sizes measured; so TransferAuto imports on CPU devices only.
+// Device.TransferStats splits the time of each path into host copy,
+// submit, wait, import and release, so the choice can be checked on each
+// machine (`gfxcuda bench --only compute` prints it per row).
 
 const (
 	// stageSlot is the size of one slot of a staging ring, stageSlots the
@@ -85,10 +89,12 @@ type TransferMode int
 
 // Transfer modes.
 const (
-	// TransferAuto chooses per transfer; today it stages every transfer
-	// through the reused rings (see TransferImport for why not the
-	// import), which measured fastest on the H100 in both directions and
-	// for textures.
+	// TransferAuto chooses by device, by what each path measured: on GPUs
+	// it stages every transfer through the reused rings (on the H100 the
+	// per-call import cost more than the host copy it saves, in both
+	// directions and for textures: see TransferImport); on CPU devices
+	// (lavapipe), whose "DMA" is itself a host copy, it imports as
+	// TransferImport does, saving one of the two copies.
 	TransferAuto TransferMode = iota
 	// TransferStaged always copies through the staging rings.
 	TransferStaged
@@ -115,7 +121,23 @@ func (m TransferMode) String() string {
 	return fmt.Sprintf("TransferMode(%d)", int(m))
 }
 
-// hostImportMin is the smallest aligned run TransferImport imports.
+// importsFor reports whether a transfer mode imports the caller's memory
+// on this device: TransferImport always, TransferAuto on CPU devices only.
+func (d *Device) importsFor(m TransferMode) bool {
+	return m == TransferImport || m == TransferAuto && d.pd.IsSoftware()
+}
+
+// ImportsHostMemory reports whether Upload and Readback import the
+// caller's page-aligned memory instead of staging it, in the device's
+// current transfer mode (where the device has VK_EXT_external_memory_host
+// and no import failed).
+func (d *Device) ImportsHostMemory() bool {
+	d.stage.mu.Lock()
+	defer d.stage.mu.Unlock()
+	return d.importsFor(d.stage.mode) && !d.stage.noImport && d.raw.HasHostPointer()
+}
+
+// hostImportMin is the smallest aligned run an import covers.
 const hostImportMin = 1 << 20
 
 // SetTransferMode chooses how Upload and Readback move bytes (TransferAuto
@@ -519,7 +541,7 @@ func alignedRun(host []byte) (lo, hi int) {
 func (b *Buffer) direct(off uint64, host []byte, up bool) (bool, error) {
 	d := b.d
 	d.stage.mu.Lock()
-	skip := d.stage.mode != TransferImport || d.stage.noImport || !d.raw.HasHostPointer()
+	skip := !d.importsFor(d.stage.mode) || d.stage.noImport || !d.raw.HasHostPointer()
 	d.stage.mu.Unlock()
 	if skip {
 		return false, nil
@@ -731,7 +753,7 @@ func (i *Image) Readback(r ImageRegion, dst []byte) error {
 func (i *Image) direct(r ImageRegion, host []byte, up bool) (bool, error) {
 	d := i.d
 	d.stage.mu.Lock()
-	skip := d.stage.mode != TransferImport || d.stage.noImport || !d.raw.HasHostPointer()
+	skip := !d.importsFor(d.stage.mode) || d.stage.noImport || !d.raw.HasHostPointer()
 	d.stage.mu.Unlock()
 	if skip {
 		return false, nil

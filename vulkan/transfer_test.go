@@ -21,6 +21,26 @@ func TestStagePieceFor(t *testing.T) {
 	}
 }
 
+// TestImportRule: TransferAuto imports on CPU devices only; Staged never;
+// Import always.
+func TestImportRule(t *testing.T) {
+	in := newTestInstance(t)
+	d := testDevice(t, in)
+	soft := d.Physical().IsSoftware()
+	for _, tc := range []struct {
+		m    TransferMode
+		want bool
+	}{{TransferAuto, soft}, {TransferStaged, false}, {TransferImport, true}} {
+		if got := d.importsFor(tc.m); got != tc.want {
+			t.Errorf("importsFor(%v) on %s = %v", tc.m, d, got)
+		}
+		d.SetTransferMode(tc.m)
+		if got := d.ImportsHostMemory(); got != (tc.want && d.raw.HasHostPointer()) {
+			t.Errorf("ImportsHostMemory in %v on %s = %v", tc.m, d, got)
+		}
+	}
+}
+
 // TestTransferModes: Upload and Readback of a device-local buffer in every
 // transfer mode, at sizes around the piece and slot boundaries and the
 // ring's size, at offsets, from and into unaligned slices, every byte
@@ -71,16 +91,17 @@ func TestTransferModes(t *testing.T) {
 				copy(shadow[off:], data)
 				st := d.TransferStats().Sub(before)
 				imported := d.HostImports() - imports
+				viaImport := d.importsFor(mode) && importing
 				switch {
-				case mode != TransferImport && imported != 0:
+				case !viaImport && imported != 0:
 					t.Errorf("%s: %d host imports", name, imported)
-				case mode == TransferImport && importing && n >= 2*hostImportMin && imported != 2:
+				case viaImport && n >= 2*hostImportMin && imported != 2:
 					t.Errorf("%s: %d host imports, want 2 (an upload and a readback)", name, imported)
 				}
 				if st.Transfers < 2 || st.Pieces < 2 || st.StagedBytes+st.ImportedBytes < 2*int64(n) {
 					t.Errorf("%s: stats %+v", name, st)
 				}
-				if mode != TransferImport {
+				if !viaImport {
 					wantPieces := 2 * int64((n+stagePieceFor(n)-1)/stagePieceFor(n))
 					if st.Pieces != wantPieces || st.StagedBytes != 2*int64(n) {
 						t.Errorf("%s: %d pieces, %d bytes staged; want %d, %d", name, st.Pieces, st.StagedBytes, wantPieces, 2*n)

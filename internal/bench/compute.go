@@ -3,10 +3,12 @@ package bench
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	_ "embed"
 	"encoding/binary"
 	"fmt"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -60,7 +62,7 @@ func CompushadyReference() (map[string]Reference, error) {
 }
 
 // ComputeSteps is the number of progress steps of Compute.
-const ComputeSteps = 16
+const ComputeSteps = 20
 
 const (
 	computeBytes   = 64 << 20
@@ -217,6 +219,36 @@ func (c *computeBench) run() error {
 	if err := stDown.ReadbackInto(dst); err != nil || !bytes.Equal(dst, src) {
 		return fmt.Errorf("DMA copies: bytes differ (%v)", err)
 	}
+	// The staging rings' memory is host-cached and coherent, as a
+	// readback-heap buffer's: time the host's copies into and out of its
+	// mapping, and the GPU reading it.
+	mapped, err := stDown.Vulkan().Map()
+	if err != nil {
+		return err
+	}
+	stageNote := func(f *Figure) {
+		f.Note = fmt.Sprintf("mapped %v memory (flags %v), as the staging rings use; parallel", compute.HeapReadback, stDown.Vulkan().MemoryFlags())
+	}
+	if err := c.fig(ComputeBoundsGroup, "host memcpy 64 MiB into staging memory", "GB/s", func() (float64, error) {
+		t := time.Now()
+		vulkan.ParallelCopy(mapped, src)
+		return gbps(computeBytes, time.Since(t)), nil
+	}, stageNote); err != nil {
+		return err
+	}
+	if err := c.fig(ComputeBoundsGroup, "host memcpy 64 MiB out of staging memory", "GB/s", func() (float64, error) {
+		t := time.Now()
+		vulkan.ParallelCopy(dst, mapped)
+		return gbps(computeBytes, time.Since(t)), nil
+	}, stageNote); err != nil {
+		return err
+	}
+	if !bytes.Equal(dst, src) {
+		return fmt.Errorf("staging memcpy: bytes differ")
+	}
+	if err := c.fig(ComputeBoundsGroup, "DMA staging memory → device-local, 64 MiB", "GB/s", copyRate(local, stDown), nil); err != nil {
+		return err
+	}
 	if err := c.fig(ComputeBoundsGroup, "empty submit + wait", "µs", func() (float64, error) {
 		if err := batch.Reset(); err != nil {
 			return 0, err
@@ -297,25 +329,101 @@ func (c *computeBench) run() error {
 	}
 
 	// 64 MiB transfers through Upload and Readback (random data each time),
-	// first as they run by default (the caller's page-aligned memory
-	// imported), then through the staging rings alone.
+	// first as they run by default (TransferAuto: staged, pipelined), then
+	// importing the caller's memory per call (TransferImport). Only the
+	// transfer is timed; the checks run outside the timed part. Each row's
+	// note says where the host's time went (vulkan.TransferStats).
+	vd := d.Vulkan()
 	data := [2][]byte{src, randomBytes(computeBytes, c.next())}
 	round := 0
-	if err := c.fig(ComputeGroup, "upload 64 MiB to device memory", "GB/s", func() (float64, error) {
-		round++
+	// Each timed call's duration and stats, for the breakdown of the
+	// median call.
+	type call struct {
+		el time.Duration
+		st vulkan.TransferStats
+	}
+	var timedCalls []call
+	timed := func(fn func() error) (time.Duration, error) {
+		before := vd.TransferStats()
 		t := time.Now()
-		if err := local.Upload(data[round%2]); err != nil {
-			return 0, err
-		}
+		err := fn()
 		el := time.Since(t)
-		if err := local.ReadbackInto(dst); err != nil {
-			return 0, err
+		timedCalls = append(timedCalls, call{el, vd.TransferStats().Sub(before)})
+		return el, err
+	}
+	// breakdown notes where the time of the median call went.
+	breakdown := func(mode vulkan.TransferMode) func(*Figure) {
+		return func(f *Figure) {
+			cs := timedCalls
+			timedCalls = nil
+			if len(cs) > 1 {
+				cs = cs[1:] // not the warm-up
+			}
+			if len(cs) == 0 {
+				return
+			}
+			slices.SortFunc(cs, func(a, b call) int { return cmp.Compare(a.el, b.el) })
+			st := cs[len(cs)/2].st
+			ms := func(d time.Duration) string { return fmtNum(float64(d.Nanoseconds()) / 1e6) }
+			n := fmt.Sprintf("%v; the median call: host copy %s ms, submit %s ms, wait %s ms", mode, ms(st.HostCopy), ms(st.Submit), ms(st.Wait))
+			if st.Import+st.Release > 0 {
+				n += fmt.Sprintf(", import %s ms, release %s ms", ms(st.Import), ms(st.Release))
+			}
+			f.Note = n + fmt.Sprintf(", %d pieces", st.Pieces)
 		}
-		if !bytes.Equal(dst, data[round%2]) {
-			return 0, fmt.Errorf("upload: bytes differ")
-		}
-		return gbps(computeBytes, el), nil
-	}, func(f *Figure) { f.Against, f.Target = "compushady: upload 64 MiB", 2 }); err != nil {
+	}
+	upload := func(name string, mode vulkan.TransferMode, against string) error {
+		vd.SetTransferMode(mode)
+		defer vd.SetTransferMode(vulkan.TransferAuto)
+		return c.fig(ComputeGroup, name, "GB/s", func() (float64, error) {
+			round++
+			el, err := timed(func() error { return local.Upload(data[round%2]) })
+			if err != nil {
+				return 0, err
+			}
+			clear(dst)
+			if err := local.ReadbackInto(dst); err != nil {
+				return 0, err
+			}
+			if !bytes.Equal(dst, data[round%2]) {
+				return 0, fmt.Errorf("%s: bytes differ", name)
+			}
+			return gbps(computeBytes, el), nil
+		}, func(f *Figure) {
+			if against != "" {
+				f.Against, f.Target = against, 2
+			}
+			breakdown(mode)(f)
+		})
+	}
+	readbackInto := func(name string, mode vulkan.TransferMode, against string) error {
+		vd.SetTransferMode(mode)
+		defer vd.SetTransferMode(vulkan.TransferAuto)
+		return c.fig(ComputeGroup, name, "GB/s", func() (float64, error) {
+			round++
+			vd.SetTransferMode(vulkan.TransferAuto)
+			err := local.Upload(data[round%2])
+			vd.SetTransferMode(mode)
+			if err != nil {
+				return 0, err
+			}
+			clear(dst)
+			el, err := timed(func() error { return local.ReadbackInto(dst) })
+			if err != nil {
+				return 0, err
+			}
+			if !bytes.Equal(dst, data[round%2]) {
+				return 0, fmt.Errorf("%s: bytes differ", name)
+			}
+			return gbps(computeBytes, el), nil
+		}, func(f *Figure) {
+			if against != "" {
+				f.Against, f.Target = against, 2
+			}
+			breakdown(mode)(f)
+		})
+	}
+	if err := upload("upload 64 MiB to device memory", vulkan.TransferAuto, "compushady: upload 64 MiB"); err != nil {
 		return err
 	}
 	if err := c.fig(ComputeGroup, "readback 64 MiB into new bytes", "GB/s", func() (float64, error) {
@@ -323,9 +431,11 @@ func (c *computeBench) run() error {
 		if err := local.Upload(data[round%2]); err != nil {
 			return 0, err
 		}
-		t := time.Now()
-		out, err := local.Readback()
-		el := time.Since(t)
+		var out []byte
+		el, err := timed(func() (err error) {
+			out, err = local.Readback()
+			return err
+		})
 		if err != nil {
 			return 0, err
 		}
@@ -333,25 +443,13 @@ func (c *computeBench) run() error {
 			return 0, fmt.Errorf("readback: bytes differ")
 		}
 		return gbps(computeBytes, el), nil
-	}, func(f *Figure) { f.Against, f.Target = "compushady: readback 64 MiB into new bytes", 2 }); err != nil {
+	}, func(f *Figure) {
+		f.Against, f.Target = "compushady: readback 64 MiB into new bytes", 2
+		breakdown(vulkan.TransferAuto)(f)
+	}); err != nil {
 		return err
 	}
-	if err := c.fig(ComputeGroup, "readback 64 MiB into a preallocated slice", "GB/s", func() (float64, error) {
-		round++
-		if err := local.Upload(data[round%2]); err != nil {
-			return 0, err
-		}
-		t := time.Now()
-		err := local.ReadbackInto(dst)
-		el := time.Since(t)
-		if err != nil {
-			return 0, err
-		}
-		if !bytes.Equal(dst, data[round%2]) {
-			return 0, fmt.Errorf("readback: bytes differ")
-		}
-		return gbps(computeBytes, el), nil
-	}, func(f *Figure) { f.Against, f.Target = "compushady: readback 64 MiB into a preallocated slice", 2 }); err != nil {
+	if err := readbackInto("readback 64 MiB into a preallocated slice", vulkan.TransferAuto, "compushady: readback 64 MiB into a preallocated slice"); err != nil {
 		return err
 	}
 
@@ -363,59 +461,49 @@ func (c *computeBench) run() error {
 	defer tex.Close()
 	frames := [2][]byte{randomBytes(int(tex.Size()), c.next()), randomBytes(int(tex.Size()), c.next())}
 	back := make([]byte, tex.Size())
-	if err := c.fig(ComputeGroup, "1080p RGBA8 texture upload + readback", "ms", func() (float64, error) {
-		round++
-		t := time.Now()
-		if err := tex.Upload(frames[round%2]); err != nil {
-			return 0, err
-		}
-		if err := tex.ReadbackInto(back); err != nil {
-			return 0, err
-		}
-		el := time.Since(t)
-		if !bytes.Equal(back, frames[round%2]) {
-			return 0, fmt.Errorf("texture round trip: bytes differ")
-		}
-		return float64(el.Nanoseconds()) / 1e6, nil
-	}, func(f *Figure) {
-		f.Against, f.Target = "compushady: 1080p RGBA8 texture upload + readback", 2.002/0.5
-		f.Note = "per frame"
-	}); err != nil {
+	texture := func(name string, mode vulkan.TransferMode, against string) error {
+		vd.SetTransferMode(mode)
+		defer vd.SetTransferMode(vulkan.TransferAuto)
+		return c.fig(ComputeGroup, name, "ms", func() (float64, error) {
+			round++
+			clear(back)
+			el, err := timed(func() error {
+				if err := tex.Upload(frames[round%2]); err != nil {
+					return err
+				}
+				return tex.ReadbackInto(back)
+			})
+			if err != nil {
+				return 0, err
+			}
+			if !bytes.Equal(back, frames[round%2]) {
+				return 0, fmt.Errorf("texture round trip: bytes differ")
+			}
+			return float64(el.Nanoseconds()) / 1e6, nil
+		}, func(f *Figure) {
+			if against != "" {
+				f.Against, f.Target = against, 2.002/0.5
+			}
+			breakdown(mode)(f)
+			f.Note = "per frame; " + f.Note
+		})
+	}
+	if err := texture("1080p RGBA8 texture upload + readback", vulkan.TransferAuto, "compushady: 1080p RGBA8 texture upload + readback"); err != nil {
 		return err
 	}
 
-	// The same through the staging rings only (pipelined, parallel copies).
-	d.Vulkan().SetTransferMode(vulkan.TransferStaged)
-	staged := func(name string, fn func() error, n int) error {
-		return c.fig(ComputeGroup, name, "GB/s", func() (float64, error) {
-			round++
-			t := time.Now()
-			if err := fn(); err != nil {
-				return 0, err
-			}
-			return gbps(n, time.Since(t)), nil
-		}, func(f *Figure) { f.Note = "TransferStaged: no host import" })
-	}
-	if err := staged("upload 64 MiB, staged", func() error { return local.Upload(data[round%2]) }, computeBytes); err != nil {
+	// The same importing the caller's memory per call
+	// (VK_EXT_external_memory_host), which TransferAuto does not do: the
+	// rows show what the import costs on this device.
+	if err := upload("upload 64 MiB, host memory imported per call", vulkan.TransferImport, ""); err != nil {
 		return err
 	}
-	want := data[round%2] // what the last staged upload wrote
-	if err := local.ReadbackInto(dst); err != nil || !bytes.Equal(dst, want) {
-		return fmt.Errorf("staged upload: bytes differ (%v)", err)
-	}
-	if err := staged("readback 64 MiB into a preallocated slice, staged", func() error {
-		clear(dst)
-		if err := local.ReadbackInto(dst); err != nil {
-			return err
-		}
-		if !bytes.Equal(dst, want) {
-			return fmt.Errorf("staged readback: bytes differ")
-		}
-		return nil
-	}, computeBytes); err != nil {
+	if err := readbackInto("readback 64 MiB into a preallocated slice, imported per call", vulkan.TransferImport, ""); err != nil {
 		return err
 	}
-	d.Vulkan().SetTransferMode(vulkan.TransferAuto)
+	if err := texture("1080p RGBA8 texture upload + readback, imported per call", vulkan.TransferImport, ""); err != nil {
+		return err
+	}
 
 	// HLSL compile: in process (cache off) and cached.
 	n := 0
@@ -457,10 +545,30 @@ func (c *computeBench) run() error {
 // with the measured bound that stops a target not met.
 func (c *computeBench) targets() {
 	f := c.figs
-	memcpy := f["host memcpy 64 MiB, parallel"]
 	fresh := f["host memcpy 64 MiB into new bytes, parallel"]
-	dmaUp, dmaDown := f["DMA upload heap → device-local, 64 MiB"], f["DMA device-local → readback heap, 64 MiB"]
+	memIn, memOut := f["host memcpy 64 MiB into staging memory"], f["host memcpy 64 MiB out of staging memory"]
+	dmaUp, dmaDown := f["DMA staging memory → device-local, 64 MiB"], f["DMA device-local → readback heap, 64 MiB"]
 	empty := f["empty submit + wait"]
+	// A staged transfer of n bytes in pieces of p, pipelined, takes at
+	// least the host copy of all of it, plus the DMA of the one piece that
+	// nothing overlaps (the last up, the first down), plus one submit +
+	// wait; with no host copy at all (memory imported for free) the DMA of
+	// everything plus a submit + wait.
+	staged := func(n, p, memcpy, dma float64) float64 { return n/memcpy/1e9 + p/dma/1e9 + empty/1e6 }
+	const n64, p64 = float64(computeBytes), float64(8 << 20)
+	texN := float64(computeTexW * computeTexH * 4)
+	texP := float64(2 << 20)
+	rate := func(sec float64) string { return fmtNum(n64 / sec / 1e9) }
+	upBound := fmt.Sprintf("bound: %s GB/s staged (64 MiB copied at %s GB/s into staging memory, one 8 MiB piece at DMA %s GB/s, a submit + wait of %s µs); %s GB/s if the host copy were free (DMA alone)",
+		rate(staged(n64, p64, memIn, dmaUp)), fmtNum(memIn), fmtNum(dmaUp), fmtNum(empty), rate(n64/dmaUp/1e9+empty/1e6))
+	downBound := fmt.Sprintf("bound: %s GB/s staged (64 MiB copied at %s GB/s out of staging memory, one 8 MiB piece at DMA %s GB/s, a submit + wait of %s µs); %s GB/s if the host copy were free (DMA alone)",
+		rate(staged(n64, p64, memOut, dmaDown)), fmtNum(memOut), fmtNum(dmaDown), fmtNum(empty), rate(n64/dmaDown/1e9+empty/1e6))
+	newBound := fmt.Sprintf("bound: %s GB/s staged (copied into new bytes at %s GB/s, one 8 MiB piece at DMA %s GB/s, a submit + wait)",
+		rate(staged(n64, p64, fresh, dmaDown)), fmtNum(fresh), fmtNum(dmaDown))
+	texStaged := (staged(texN, texP, memIn, dmaUp) + staged(texN, texP, memOut, dmaDown)) * 1e3
+	texDMA := (texN/dmaUp/1e9 + texN/dmaDown/1e9 + 2*empty/1e6) * 1e3
+	texBound := fmt.Sprintf("bound: %s ms staged (2 × 8.3 MB copied at %s/%s GB/s into/out of staging memory, 2 × a 2 MB piece at DMA %s/%s GB/s, 2 submit + wait of %s µs); %s ms if the host copies were free (DMA alone, 2 submit + wait)",
+		fmtNum(texStaged), fmtNum(memIn), fmtNum(memOut), fmtNum(dmaUp), fmtNum(dmaDown), fmtNum(empty), fmtNum(texDMA))
 	type tgt struct {
 		name  string
 		goal  float64
@@ -470,10 +578,10 @@ func (c *computeBench) targets() {
 	for _, t := range []tgt{
 		{"dispatch(1,1,1) waited, 1000 in a row", 40, true, fmt.Sprintf("bound: an empty submit + wait takes %s µs", fmtNum(empty))},
 		{"1000 dispatches in one batch", 3, true, ""},
-		{"upload 64 MiB to device memory", 13, false, fmt.Sprintf("bounds: parallel memcpy %s GB/s, DMA %s GB/s", fmtNum(memcpy), fmtNum(dmaUp))},
-		{"readback 64 MiB into new bytes", 3.2, false, fmt.Sprintf("bounds: memcpy into new bytes %s GB/s, DMA %s GB/s", fmtNum(fresh), fmtNum(dmaDown))},
-		{"readback 64 MiB into a preallocated slice", 13, false, fmt.Sprintf("bounds: parallel memcpy %s GB/s, DMA %s GB/s", fmtNum(memcpy), fmtNum(dmaDown))},
-		{"1080p RGBA8 texture upload + readback", 0.5, true, fmt.Sprintf("bounds: 2 × 8.3 MB at memcpy %s GB/s and DMA %s/%s GB/s, plus 2 submit + wait of %s µs", fmtNum(memcpy), fmtNum(dmaUp), fmtNum(dmaDown), fmtNum(empty))},
+		{"upload 64 MiB to device memory", 13, false, upBound},
+		{"readback 64 MiB into new bytes", 3.2, false, newBound},
+		{"readback 64 MiB into a preallocated slice", 13, false, downBound},
+		{"1080p RGBA8 texture upload + readback", 0.5, true, texBound},
 	} {
 		for i := range c.s.R.Figures {
 			fg := &c.s.R.Figures[i]

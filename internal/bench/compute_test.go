@@ -29,7 +29,11 @@ func TestComputeQuick(t *testing.T) {
 	for _, n := range []string{"dispatch(1,1,1) waited, 1000 in a row", "1000 dispatches in one batch",
 		"upload 64 MiB to device memory", "readback 64 MiB into new bytes", "readback 64 MiB into a preallocated slice",
 		"1080p RGBA8 texture upload + readback", "HLSL compile, in process", "HLSL compile, cached",
-		"host memcpy 64 MiB, parallel", "DMA upload heap → device-local, 64 MiB", "empty submit + wait"} {
+		"host memcpy 64 MiB, parallel", "DMA upload heap → device-local, 64 MiB", "empty submit + wait",
+		"host memcpy 64 MiB into staging memory", "host memcpy 64 MiB out of staging memory",
+		"DMA staging memory → device-local, 64 MiB", "upload 64 MiB, host memory imported per call",
+		"readback 64 MiB into a preallocated slice, imported per call",
+		"1080p RGBA8 texture upload + readback, imported per call"} {
 		want[n] = true
 	}
 	for _, f := range s.R.Figures {
@@ -42,6 +46,16 @@ func TestComputeQuick(t *testing.T) {
 		}
 		if f.Group == ComputeGroup && f.Name == "upload 64 MiB to device memory" && !strings.Contains(f.Note, "target ≥ 13") {
 			t.Errorf("%s: note %q lacks the target", f.Name, f.Note)
+		}
+		// Transfer rows say where the time went; the imported ones that
+		// they imported (where the device can).
+		if f.Group == ComputeGroup && (strings.Contains(f.Name, "64 MiB") || strings.Contains(f.Name, "texture")) {
+			if !strings.Contains(f.Note, "host copy") {
+				t.Errorf("%s: note %q lacks the breakdown", f.Name, f.Note)
+			}
+			if strings.Contains(f.Name, "imported per call") != strings.Contains(f.Note, "import ") {
+				t.Errorf("%s: note %q: import shown where it did not run, or not shown", f.Name, f.Note)
+			}
 		}
 	}
 	for n := range want {
