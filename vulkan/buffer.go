@@ -486,7 +486,9 @@ func (b *Buffer) checkRange(what string, off uint64, n int) error {
 // is there. It first waits for the batches submitted through Commands that
 // use the buffer. HeapUpload and HeapReadback buffers are written through
 // their mapping; HeapDefault buffers through the device's reused staging
-// memory and copies on its queue, pipelined in pieces of 4 MiB.
+// memory and copies on its queue, pipelined in pieces (up to 8 MiB), or
+// straight from the caller's memory, imported, as Device.SetTransferMode
+// says.
 func (b *Buffer) Upload(off uint64, data []byte) error {
 	if err := b.acquire(); err != nil {
 		return err
@@ -537,7 +539,7 @@ func (b *Buffer) Readback(off uint64, dst []byte) error {
 
 // staged uploads up, or reads back into down: the page-aligned part of a
 // large transfer straight from or into the caller's memory, imported
-// (Device.SetTransferMode), and the rest through the device's staging
+// (where Device.SetTransferMode's mode imports on this device), and the rest through the device's staging
 // rings (staging.go): reused memory, pieces pipelined so that the
 // host copy of one overlaps the DMA of the others, each piece's copy
 // between full barriers (earlier work on the buffer finishes first; later

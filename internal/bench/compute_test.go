@@ -47,14 +47,15 @@ func TestComputeQuick(t *testing.T) {
 		if f.Group == ComputeGroup && f.Name == "upload 64 MiB to device memory" && !strings.Contains(f.Note, "target ≥ 13") {
 			t.Errorf("%s: note %q lacks the target", f.Name, f.Note)
 		}
-		// Transfer rows say where the time went; the imported ones that
-		// they imported (where the device can).
+		// Transfer rows say where the time went; the imported ones how
+		// long the import took.
 		if f.Group == ComputeGroup && (strings.Contains(f.Name, "64 MiB") || strings.Contains(f.Name, "texture")) {
 			if !strings.Contains(f.Note, "host copy") {
 				t.Errorf("%s: note %q lacks the breakdown", f.Name, f.Note)
 			}
-			if strings.Contains(f.Name, "imported per call") != strings.Contains(f.Note, "import ") {
-				t.Errorf("%s: note %q: import shown where it did not run, or not shown", f.Name, f.Note)
+			// lavapipe and the H100 both have VK_EXT_external_memory_host.
+			if strings.Contains(f.Name, "imported per call") && !strings.Contains(f.Note, "import ") {
+				t.Errorf("%s: note %q: the import's time is not shown", f.Name, f.Note)
 			}
 		}
 	}
