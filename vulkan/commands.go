@@ -3,6 +3,9 @@ package vulkan
 import (
 	"errors"
 	"fmt"
+	"os"
+	"strconv"
+	"sync"
 	"time"
 
 	"github.com/gfxcuda/gfxcuda/internal/vk"
@@ -709,8 +712,46 @@ func (c *Commands) Wait(timeout time.Duration) error {
 	if c.state != cmdSubmitted {
 		return errors.New("vulkan: Wait: the batch was not submitted")
 	}
-	return c.d.waitTimeline(c.d.timeline, c.serial, timeout, func() bool { return c.life.isClosing() || c.d.life.isClosing() })
+	// First poll the timeline for a moment, then block for up to one
+	// slice, in one call into C: short batches end here.
+	d := c.d
+	spin := time.Duration(0)
+	if d.pd.Type != DeviceTypeCPU {
+		spin = waitSpin()
+	}
+	first := waitSlice
+	if timeout >= 0 {
+		spin, first = min(spin, timeout), min(first, max(timeout-spin, 0))
+	}
+	t := time.Now()
+	switch r := d.raw.WaitTimeline(d.timeline, c.serial, uint64(spin.Nanoseconds()), uint64(first.Nanoseconds())); r {
+	case vk.Success:
+		return nil
+	case vk.Timeout:
+	default:
+		return fmt.Errorf("vulkan: vkWaitSemaphores: %w", r)
+	}
+	if timeout >= 0 {
+		if timeout -= time.Since(t); timeout <= 0 {
+			return fmt.Errorf("vulkan: waiting for value %d: %w", c.serial, ErrTimeout)
+		}
+	}
+	return d.waitTimeline(d.timeline, c.serial, timeout, func() bool { return c.life.isClosing() || d.life.isClosing() })
 }
+
+// defaultWaitSpin is how long Wait polls a GPU's timeline before blocking
+// in vkWaitSemaphores, whose wake-up costs more than a short batch takes
+// to run. CPU devices (lavapipe) are not polled: their work runs on the
+// cores a poll would take. GFXCUDA_WAIT_SPIN_US overrides it (0: never
+// poll).
+const defaultWaitSpin = 200 * time.Microsecond
+
+var waitSpin = sync.OnceValue(func() time.Duration {
+	if v, err := strconv.Atoi(os.Getenv("GFXCUDA_WAIT_SPIN_US")); err == nil && v >= 0 {
+		return time.Duration(v) * time.Microsecond
+	}
+	return defaultWaitSpin
+})
 
 // Done reports whether the submitted batch has finished.
 func (c *Commands) Done() bool {
