@@ -102,6 +102,7 @@ type computeState struct {
 	memo    dispatchPlan
 	push    []byte // push constants padded to the block's size
 	scratch []acc
+	rec     vk.DispatchScratch
 }
 
 // dispatchPlan is a dispatch resolved against its pipeline: what a
@@ -479,7 +480,7 @@ func (c *Commands) dispatch(what string, p *Pipeline, bindings []Binding, push [
 	} else {
 		dp.X, dp.Y, dp.Z = groups[0], groups[1], groups[2]
 	}
-	c.d.raw.RecordDispatch(c.cb, &dp)
+	c.d.raw.RecordDispatch(c.cb, &dp, &c.cs.rec)
 }
 
 // checkCall checks a dispatch's workgroup counts or indirect arguments and

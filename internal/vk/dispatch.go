@@ -62,6 +62,35 @@ static void gfx_record_dispatch(const gfx_dispatch_fns *f, VkCommandBuffer cb, c
 	}
 }
 
+// gfx_submit_one submits one command buffer that signals one timeline
+// semaphore at value, with structures on the stack: one call from Go.
+static VkResult gfx_submit_one(PFN_vkQueueSubmit submit, PFN_vkQueueSubmit2 submit2, VkQueue q, VkCommandBuffer cb,
+		VkSemaphore s, uint64_t value) {
+	if (submit2) {
+		VkCommandBufferSubmitInfo c = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO, .commandBuffer = cb};
+		VkSemaphoreSubmitInfo sig = {
+			.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO,
+			.semaphore = s, .value = value, .stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
+		};
+		VkSubmitInfo2 si = {
+			.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO_2,
+			.commandBufferInfoCount = 1, .pCommandBufferInfos = &c,
+			.signalSemaphoreInfoCount = 1, .pSignalSemaphoreInfos = &sig,
+		};
+		return submit2(q, 1, &si, VK_NULL_HANDLE);
+	}
+	VkTimelineSemaphoreSubmitInfo tl = {
+		.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
+		.signalSemaphoreValueCount = 1, .pSignalSemaphoreValues = &value,
+	};
+	VkSubmitInfo si = {
+		.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .pNext = &tl,
+		.commandBufferCount = 1, .pCommandBuffers = &cb,
+		.signalSemaphoreCount = 1, .pSignalSemaphores = &s,
+	};
+	return submit(q, 1, &si, VK_NULL_HANDLE);
+}
+
 static uint64_t gfx_now_ns(void) {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -97,7 +126,10 @@ static VkResult gfx_wait_timeline(PFN_vkGetSemaphoreCounterValue get, PFN_vkWait
 */
 import "C"
 
-import "unsafe"
+import (
+	"fmt"
+	"unsafe"
+)
 
 // MaxDispatchSets is the most descriptor sets RecordDispatch binds.
 const MaxDispatchSets = 8
@@ -124,13 +156,25 @@ type Dispatch struct {
 	X, Y, Z        uint32
 }
 
+// DispatchScratch is the memory RecordDispatch builds its C arguments in:
+// keeping one per recording goroutine (per command buffer) spares an
+// allocation per dispatch.
+type DispatchScratch struct {
+	c C.gfx_dispatch
+}
+
 // RecordDispatch records d with one call into C: the barrier, pipeline
 // and descriptor set bindings, push constants and the dispatch
 // (vkCmdPipelineBarrier[2], vkCmdBindPipeline, vkCmdBindDescriptorSets,
 // vkCmdPushConstants, vkCmdDispatch[Indirect]). Sets beyond
 // MaxDispatchSets are ignored: bind them with CmdBindComputeDescriptorSets.
-func (d *Device) RecordDispatch(cb CommandBuffer, dp *Dispatch) {
-	var c C.gfx_dispatch
+// s, when not nil, is the scratch memory to use.
+func (d *Device) RecordDispatch(cb CommandBuffer, dp *Dispatch, s *DispatchScratch) {
+	if s == nil {
+		s = new(DispatchScratch)
+	}
+	c := &s.c
+	*c = C.gfx_dispatch{}
 	if m := &dp.Barrier; m.SrcStage != 0 {
 		if dp.Sync2 {
 			c.barrier = 2
@@ -163,7 +207,7 @@ func (d *Device) RecordDispatch(cb CommandBuffer, dp *Dispatch) {
 	}
 	c.indirect, c.indirectOffset = C.VkBuffer(dp.Indirect), C.VkDeviceSize(dp.IndirectOffset)
 	c.x, c.y, c.z = C.uint32_t(dp.X), C.uint32_t(dp.Y), C.uint32_t(dp.Z)
-	C.gfx_record_dispatch(&d.dispatchFns, cb, &c, push)
+	C.gfx_record_dispatch(&d.dispatchFns, cb, c, push)
 }
 
 // dispatchFns is the table of entry points RecordDispatch calls.
@@ -180,6 +224,23 @@ func (d *Device) initDispatchFns() {
 		dispatch: d.fn.cmdDispatch,
 		indirect: d.fn.cmdDispatchIndirect,
 	}
+}
+
+// SubmitOne submits cb alone to q, signalling timeline semaphore s at
+// value when it finishes: QueueSubmit2 (with sync2) or QueueSubmit with
+// VkTimelineSemaphoreSubmitInfo, built on the C stack in one call.
+func (d *Device) SubmitOne(q Queue, cb CommandBuffer, s Semaphore, value uint64, sync2 bool) error {
+	var f2 C.PFN_vkQueueSubmit2
+	if sync2 {
+		f2 = d.fn.queueSubmit2
+	}
+	if r := Result(C.gfx_submit_one(d.fn.queueSubmit, f2, q, cb, C.VkSemaphore(s), C.uint64_t(value))); r != Success {
+		if sync2 {
+			return fmt.Errorf("vkQueueSubmit2: %w", r)
+		}
+		return fmt.Errorf("vkQueueSubmit: %w", r)
+	}
+	return nil
 }
 
 // WaitTimeline waits on the host until timeline semaphore s reaches value:
