@@ -60,7 +60,7 @@ func CompushadyReference() (map[string]Reference, error) {
 }
 
 // ComputeSteps is the number of progress steps of Compute.
-const ComputeSteps = 16
+const ComputeSteps = 18
 
 const (
 	computeBytes   = 64 << 20
