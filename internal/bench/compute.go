@@ -60,7 +60,7 @@ func CompushadyReference() (map[string]Reference, error) {
 }
 
 // ComputeSteps is the number of progress steps of Compute.
-const ComputeSteps = 16
+const ComputeSteps = 18
 
 const (
 	computeBytes   = 64 << 20
@@ -295,6 +295,61 @@ func (c *computeBench) run() error {
 	}, func(f *Figure) { f.Note = "each; recorded and run" }); err != nil {
 		return err
 	}
+	// The batch's two parts, as bounds: recording on the host, and running
+	// the recorded batch again as it is (one submit + wait, then the
+	// device's own time for the dispatches and the barriers between them:
+	// each writes the counter).
+	if err := c.fig(ComputeBoundsGroup, "1000 dispatches in one batch: host recording", "µs", func() (float64, error) {
+		start, err := setCounter()
+		if err != nil {
+			return 0, err
+		}
+		if err := batch.Reset(); err != nil {
+			return 0, err
+		}
+		t := time.Now()
+		for range dispatchInARow {
+			batch.Dispatch(k, 1, 1, 1, uav)
+		}
+		if err := batch.Err(); err != nil {
+			return 0, err
+		}
+		el := time.Since(t)
+		if err := batch.Run(); err != nil {
+			return 0, err
+		}
+		return float64(el.Nanoseconds()) / 1e3 / dispatchInARow, checkCounter(start, dispatchInARow)
+	}, func(f *Figure) { f.Note = "each" }); err != nil {
+		return err
+	}
+	if err := c.fig(ComputeBoundsGroup, "1000 dispatches in one batch: run again as recorded", "µs", func() (float64, error) {
+		start, err := setCounter()
+		if err != nil {
+			return 0, err
+		}
+		if err := batch.Reset(); err != nil {
+			return 0, err
+		}
+		for range dispatchInARow {
+			batch.Dispatch(k, 1, 1, 1, uav)
+		}
+		if err := batch.Run(); err != nil {
+			return 0, err
+		}
+		if err := batch.Commands().Reuse(); err != nil {
+			return 0, err
+		}
+		t := time.Now()
+		if err := batch.Run(); err != nil {
+			return 0, err
+		}
+		el := time.Since(t)
+		return float64(el.Nanoseconds()) / 1e3 / dispatchInARow, checkCounter(start, 2*dispatchInARow)
+	}, func(f *Figure) {
+		f.Note = "each; the device's time (with a barrier between dispatches) plus one submit + wait"
+	}); err != nil {
+		return err
+	}
 
 	// 64 MiB transfers through Upload and Readback (random data each time),
 	// first as they run by default (the caller's page-aligned memory
@@ -461,6 +516,7 @@ func (c *computeBench) targets() {
 	fresh := f["host memcpy 64 MiB into new bytes, parallel"]
 	dmaUp, dmaDown := f["DMA upload heap → device-local, 64 MiB"], f["DMA device-local → readback heap, 64 MiB"]
 	empty := f["empty submit + wait"]
+	rec, rerun := f["1000 dispatches in one batch: host recording"], f["1000 dispatches in one batch: run again as recorded"]
 	type tgt struct {
 		name  string
 		goal  float64
@@ -469,7 +525,7 @@ func (c *computeBench) targets() {
 	}
 	for _, t := range []tgt{
 		{"dispatch(1,1,1) waited, 1000 in a row", 40, true, fmt.Sprintf("bound: an empty submit + wait takes %s µs", fmtNum(empty))},
-		{"1000 dispatches in one batch", 3, true, ""},
+		{"1000 dispatches in one batch", 3, true, fmt.Sprintf("bounds: host recording %s µs and running the recorded batch again %s µs per dispatch", fmtNum(rec), fmtNum(rerun))},
 		{"upload 64 MiB to device memory", 13, false, fmt.Sprintf("bounds: parallel memcpy %s GB/s, DMA %s GB/s", fmtNum(memcpy), fmtNum(dmaUp))},
 		{"readback 64 MiB into new bytes", 3.2, false, fmt.Sprintf("bounds: memcpy into new bytes %s GB/s, DMA %s GB/s", fmtNum(fresh), fmtNum(dmaDown))},
 		{"readback 64 MiB into a preallocated slice", 13, false, fmt.Sprintf("bounds: parallel memcpy %s GB/s, DMA %s GB/s", fmtNum(memcpy), fmtNum(dmaDown))},
