@@ -126,7 +126,7 @@ func (c *Context) newRingSems(dev *vulkan.Device) (*ringSems, error) {
 	}
 	if err != nil {
 		rs.close(c, time.Second)
-		return nil, fmt.Errorf("gl: NewRing: sharing timeline semaphores: %w", err)
+		return nil, fmt.Errorf("gl: sharing timeline semaphores with CUDA: %w", err)
 	}
 	return rs, nil
 }
