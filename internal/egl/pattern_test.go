@@ -22,7 +22,7 @@ func TestPattern(t *testing.T) {
 		defer p.Delete()
 		for _, tc := range []struct {
 			size, fill, maxX int
-			seed          uint32
+			seed             uint32
 		}{
 			{1920 * 1080 * 4, 1920 * 1080 * 4, 65535, rng.Uint32()},
 			{1920 * 1080 * 4, 1920 * 1080 * 4, 65535, rng.Uint32()},
