@@ -190,9 +190,23 @@ func TestRingGPUSyncUnsupported(t *testing.T) {
 // through Vulkan, every byte compared; then again after the ring wraps.
 func TestRingManyBatches(t *testing.T) {
 	c := open(t, Options{})
+	ringManyBatches(t, c, false)
+}
+
+// TestRingGPUSyncNoStream: the same with GPUSync (NVIDIA's GL) and a
+// consumer without a CUDA stream (one GL fence waited on the host).
+func TestRingGPUSyncNoStream(t *testing.T) {
+	c, _, _ := openCUDA(t)
+	if !c.Info().TimelineSemaphore {
+		t.Skipf("%s lacks GL_NV_timeline_semaphore", c.Info().Renderer)
+	}
+	ringManyBatches(t, c, true)
+}
+
+func ringManyBatches(t *testing.T, c *Context, gpuSync bool) {
 	d := vkDevice(t, c)
 	const frameBytes = 64 * 1024
-	r, err := c.NewRing(RingOptions{Vulkan: d, FrameBytes: frameBytes, Batch: 2, Slots: 9})
+	r, err := c.NewRing(RingOptions{Vulkan: d, FrameBytes: frameBytes, Batch: 2, Slots: 9, GPUSync: gpuSync})
 	if err != nil {
 		t.Fatal(err)
 	}
