@@ -116,8 +116,7 @@ static GLenum gfx_pat_fill(GLuint p, GLint lseed, GLint ln, GLuint buf, GLuint w
 	gfx_pat.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, buf);
 	gfx_pat.DispatchCompute(gx, gy, 1);
 	// Later GL reads of the buffer (copies, readback, mapping) see the writes.
-	gfx_pat.MemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT | GL_SHADER_STORAGE_BARRIER_BIT |
-		GL_PIXEL_BUFFER_BARRIER_BIT | GL_CLIENT_MAPPED_BUFFER_BARRIER_BIT);
+	gfx_pat.MemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT | GL_SHADER_STORAGE_BARRIER_BIT | GL_PIXEL_BUFFER_BARRIER_BIT);
 	gfx_pat.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, (GLuint)bound);
 	gfx_pat.UseProgram((GLuint)prog);
 	return gfx_pat_errors();
