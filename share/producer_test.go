@@ -392,11 +392,11 @@ func ringChild(t *testing.T, role string, tok Token, in *bufio.Scanner) bool {
 			}
 		}
 		res := make([]byte, 32)
-		if err := s.CopyDtoH(res, errs.Ptr()); err != nil {
-			childFail("errors: %v", err)
-		}
-		if err := s.Synchronize(); err != nil {
+		if err := s.Synchronize(); err != nil { // s is non-blocking: the synchronous copy does not wait for it
 			childFail("sync: %v", err)
+		}
+		if err := cx.CopyDtoH(res, errs.Ptr()); err != nil {
+			childFail("errors: %v", err)
 		}
 		if bad := binary.LittleEndian.Uint64(res); bad != 0 {
 			childFail("%d wrong texels over %d frames (first at word %d)", bad, frames, binary.LittleEndian.Uint32(res[8:]))
