@@ -108,10 +108,21 @@ func (g *ringGPU) detachAll(next uint64) {
 	}
 }
 
-// close signals every consumer semaphore past any wait (so that the queue
-// drains) and destroys them all.
-func (g *ringGPU) close(next uint64) error {
-	g.detachAll(next)
+// close destroys every semaphore. With release, it first signals each
+// consumer's past any wait (so that the queue drains); without, the
+// producer's queue no longer waits for them and they are left alone: a
+// live consumer may still have "slot free" signals in flight, which a host
+// signal must not overtake.
+func (g *ringGPU) close(next uint64, release bool) error {
+	if release {
+		g.detachAll(next)
+	}
+	for i, s := range g.free {
+		if s != nil {
+			g.retired = append(g.retired, s)
+			g.free[i] = nil
+		}
+	}
 	var err error
 	for _, r := range append(g.retired, g.ready) {
 		if r != nil {
@@ -428,17 +439,19 @@ func (p *Producer) Close() error {
 		defer cancel()
 		return p.waitCommands(ctx, i)
 	}
-	released := false
+	released, drained := false, true
 	for i := range p.cmds {
-		if wait(i) != nil && p.gpu != nil && !released {
+		err := wait(i)
+		if err != nil && p.gpu != nil && !released {
 			// A live consumer that stopped signalling: release the queue
 			// (host signals of its semaphore only: nothing here signals
 			// it on a queue), then let it drain, bounded again.
 			p.gpu.detachAll(next)
 			released = true
 			deadline = time.Now().Add(5 * time.Second)
-			wait(i)
+			err = wait(i)
 		}
+		drained = drained && err == nil
 	}
 	if p.ring != nil {
 		err = p.ring.Close()
@@ -447,7 +460,7 @@ func (p *Producer) Close() error {
 		err = errors.Join(err, c.Close())
 	}
 	if p.gpu != nil {
-		err = errors.Join(err, p.gpu.close(next))
+		err = errors.Join(err, p.gpu.close(next, !drained))
 	}
 	if p.ex != nil {
 		p.ex.Close()
