@@ -523,8 +523,38 @@ func (c *Commands) ReleaseImageToExternal(img *Image, layout ImageLayout) {
 // VK_QUEUE_FAMILY_EXTERNAL: the external user left it in layout, and it
 // moves to newLayout (which may equal layout). Submit the batch waiting
 // for the semaphore the external user signals.
+//
+// The first acquisition of an image this device has not laid out yet (an
+// imported one, in LayoutUndefined here) with layout equal to newLayout
+// goes through a layout its usage allows and back (both content-preserving
+// transitions): with synchronization2 a barrier whose old and new layouts
+// are equal is no layout transition, and the validation layer would keep
+// believing the image UNDEFINED and report every later use of it in
+// newLayout. Taking over an imported image's content needs the acquire
+// from the exporter's layout; a transition from UNDEFINED would discard it.
 func (c *Commands) AcquireImageFromExternal(img *Image, layout, newLayout ImageLayout) {
+	if img != nil && layout == newLayout && img.Layout() == LayoutUndefined {
+		if via, ok := adoptionLayout(img.opts.Usage, layout); ok {
+			c.imageBarrier("AcquireImageFromExternal", img, layout, via, fullDst, vk.QueueFamilyExternal, c.family())
+			c.imageBarrier("AcquireImageFromExternal", img, via, newLayout, fullBarrier, vk.QueueFamilyIgnored, vk.QueueFamilyIgnored)
+			return
+		}
+	}
 	c.imageBarrier("AcquireImageFromExternal", img, layout, newLayout, fullDst, vk.QueueFamilyExternal, c.family())
+}
+
+// adoptionLayout is a layout other than l that an image of usage u may be
+// in, for AcquireImageFromExternal's first acquisition.
+func adoptionLayout(u ImageUsage, l ImageLayout) (ImageLayout, bool) {
+	for _, c := range []struct {
+		usage  ImageUsage
+		layout ImageLayout
+	}{{ImageTransferSrc, LayoutTransferSrc}, {ImageTransferDst, LayoutTransferDst}, {ImageSampled, LayoutShaderReadOnly}} {
+		if u&c.usage != 0 && c.layout != l {
+			return c.layout, true
+		}
+	}
+	return 0, false
 }
 
 func (c *Commands) family() uint32 {
