@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"slices"
+	"sync/atomic"
 
 	"github.com/gfxcuda/gfxcuda/format"
 	"github.com/gfxcuda/gfxcuda/shader"
@@ -16,6 +18,40 @@ type Kernel struct {
 	m       *shader.Module
 	p       *vulkan.Pipeline
 	shifted bool // bindings follow the HLSL register shifts
+	// last is the last argument list converted into bindings, so that a
+	// dispatch with the same arguments skips resolving them.
+	last atomic.Pointer[argsMemo]
+	// again is the batch of the last Dispatch (see Dispatch).
+	again atomic.Pointer[againBatch]
+}
+
+// argsMemo is an argument list (push constants left out) and its
+// bindings; never changed once stored.
+type argsMemo struct {
+	args []Arg
+	bs   []vulkan.Binding
+}
+
+// matches reports whether args bind what m's arguments bound; push
+// constants may differ.
+func (m *argsMemo) matches(args []Arg) bool {
+	if len(args) != len(m.args) {
+		return false
+	}
+	for i := range args {
+		a, b := &args[i], &m.args[i]
+		if a.isPush != b.isPush || a.err != nil {
+			return false
+		}
+		if a.isPush {
+			continue
+		}
+		if a.slot != b.slot || a.class != b.class || a.exact != b.exact || a.space != b.space || a.name != b.name ||
+			a.elem != b.elem || a.res != b.res || a.sampler != b.sampler || a.off != b.off || a.n != b.n || a.format != b.format {
+			return false
+		}
+	}
+	return true
 }
 
 // Compile compiles an HLSL or GLSL compute shader (or checks a SPIR-V
@@ -75,17 +111,83 @@ func (k *Kernel) Groups(width, height, depth uint32) (x, y, z uint32) {
 	return div(width, ls[0]), div(height, ls[1]), div(depth, ls[2])
 }
 
-// Close frees the kernel's pipeline. Idempotent.
-func (k *Kernel) Close() error { return k.p.Close() }
+// Close frees the kernel's pipeline and the batch it keeps. Idempotent.
+func (k *Kernel) Close() error {
+	if kb := k.again.Swap(nil); kb != nil {
+		k.d.recycle(kb.c)
+	}
+	return k.p.Close()
+}
 
 // Dispatch runs x×y×z workgroups of the kernel with args and waits for
 // them: the synchronous call for scripts. Use a Batch to submit many
 // dispatches at once.
+//
+// The kernel keeps the batch of its last Dispatch: the same workgroup
+// counts with the same arguments and push constants submit that batch
+// again, as recorded, without recording anything.
 func (k *Kernel) Dispatch(x, y, z uint32, args ...Arg) error {
-	return k.d.run(func(c *vulkan.Commands) error {
-		k.record(c, x, y, z, nil, 0, args)
-		return nil
-	})
+	if kb := k.again.Swap(nil); kb != nil {
+		if kb.matches(x, y, z, args) && kb.c.Reuse() == nil && k.d.submit(kb.c, vulkan.SubmitOptions{}) == nil {
+			err := kb.c.Wait(-1)
+			if err == nil {
+				k.keep(kb)
+			} else {
+				k.d.recycle(kb.c)
+			}
+			return err
+		}
+		k.d.recycle(kb.c)
+	}
+	c, err := k.d.commands()
+	if err != nil {
+		return err
+	}
+	m, push := k.record(c, x, y, z, nil, 0, args)
+	if err = c.Err(); err == nil {
+		if err = k.d.submit(c, vulkan.SubmitOptions{}); err == nil {
+			err = c.Wait(-1)
+		}
+	}
+	if err != nil || m == nil {
+		k.d.recycle(c)
+		return err
+	}
+	k.keep(&againBatch{c: c, m: m, groups: [3]uint32{x, y, z}, push: slices.Clone(push)})
+	return nil
+}
+
+// againBatch is the batch of a kernel's last Dispatch, which ran, and
+// what it was recorded with.
+type againBatch struct {
+	c      *vulkan.Commands
+	m      *argsMemo
+	groups [3]uint32
+	push   []byte
+}
+
+// matches reports whether a Dispatch of x, y, z with args records what kb
+// holds.
+func (kb *againBatch) matches(x, y, z uint32, args []Arg) bool {
+	if kb.groups != [3]uint32{x, y, z} || !kb.m.matches(args) {
+		return false
+	}
+	var push []byte
+	n := 0
+	for i := range args {
+		if args[i].isPush {
+			push = args[i].push
+			n++
+		}
+	}
+	return n <= 1 && bytes.Equal(push, kb.push)
+}
+
+// keep makes kb the kernel's batch for its next Dispatch.
+func (k *Kernel) keep(kb *againBatch) {
+	if old := k.again.Swap(kb); old != nil {
+		k.d.recycle(old.c)
+	}
 }
 
 // DispatchIndirect runs the kernel with the workgroup counts the
@@ -101,18 +203,20 @@ func (k *Kernel) DispatchIndirect(argsBuf *Buffer, off uint64, args ...Arg) erro
 	})
 }
 
-// record records a dispatch into c; errors become c's.
-func (k *Kernel) record(c *vulkan.Commands, x, y, z uint32, argsBuf *Buffer, off uint64, args []Arg) {
-	bs, push, err := k.bindings(args)
+// record records a dispatch into c; errors become c's. It returns the
+// memo of the arguments and the push constants (nil memo on error).
+func (k *Kernel) record(c *vulkan.Commands, x, y, z uint32, argsBuf *Buffer, off uint64, args []Arg) (*argsMemo, []byte) {
+	m, push, err := k.bindings(args)
 	if err != nil {
 		c.Fail(err)
-		return
+		return nil, nil
 	}
 	if argsBuf != nil {
-		c.DispatchIndirect(k.p, bs, push, argsBuf.vk, off)
+		c.DispatchIndirect(k.p, m.bs, push, argsBuf.vk, off)
 	} else {
-		c.Dispatch(k.p, bs, push, x, y, z)
+		c.Dispatch(k.p, m.bs, push, x, y, z)
 	}
+	return m, push
 }
 
 // Arg is one argument of a dispatch: a resource bound to an HLSL register,
@@ -241,8 +345,36 @@ func (a Arg) As(f format.Format) Arg { a.format = f; return a }
 // image samplers (GLSL sampler2D and the like).
 func (a Arg) With(s *Sampler) Arg { a.sampler = s; return a }
 
-// bindings converts args into Vulkan bindings and push constants.
-func (k *Kernel) bindings(args []Arg) ([]vulkan.Binding, []byte, error) {
+// bindings converts args into Vulkan bindings and push constants. The
+// bindings may be shared with later calls: they must not be changed.
+func (k *Kernel) bindings(args []Arg) (*argsMemo, []byte, error) {
+	if m := k.last.Load(); m != nil && m.matches(args) {
+		var push []byte
+		pushed := false
+		for i := range args {
+			if args[i].isPush {
+				if pushed {
+					return nil, nil, fmt.Errorf("compute: push constants given twice; pass one Push")
+				}
+				push, pushed = args[i].push, true
+			}
+		}
+		return m, push, nil
+	}
+	bs, push, err := k.resolveArgs(args)
+	if err != nil {
+		return nil, nil, err
+	}
+	m := &argsMemo{args: slices.Clone(args), bs: bs}
+	for i := range m.args {
+		m.args[i].push = nil
+	}
+	k.last.Store(m)
+	return m, push, nil
+}
+
+// resolveArgs is bindings without the memo.
+func (k *Kernel) resolveArgs(args []Arg) ([]vulkan.Binding, []byte, error) {
 	var bs []vulkan.Binding
 	var push []byte
 	pushed := false

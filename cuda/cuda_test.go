@@ -487,8 +487,10 @@ func TestNoLeaks(t *testing.T) {
 		t.Errorf("open fds %d → %d after 1000 cycles", fd0, fd1)
 	}
 	// Allow 2 MiB of allocator slack; a leak of 1 MiB per cycle is 1000 MiB.
+	// The figure is device-wide: scripts/gpu-run.sh runs this package alone
+	// on the GPU (GFXCUDA_GPU_SERIAL) so other processes do not move it.
 	if free0 > free1+2<<20 {
-		t.Errorf("free memory %d → %d after 1000 cycles", free0, free1)
+		t.Errorf("free memory %d → %d after 1000 cycles (device-wide: no other process may use the GPU meanwhile)", free0, free1)
 	}
 	pinned.Lock()
 	nPinned := len(pinned.ranges)

@@ -232,6 +232,10 @@ func TestWrapStream(t *testing.T) {
 		}
 	}()
 	const n = 1 << 20
+	// PerThreadDefaultStream names the calling OS thread's stream: queue and
+	// wait on one thread.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	for _, h := range []uintptr{0, LegacyDefaultStream, PerThreadDefaultStream, raw.Handle()} {
 		s, err := WrapStream(ctx, h)
 		if err != nil {
@@ -249,31 +253,34 @@ func TestWrapStream(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		host, err := ctx.AllocHost(n)
+		// Separate pinned buffers in and out: the driver reads in after
+		// CopyHtoD returns, so it must not be touched until the stream is
+		// done; out is poisoned before anything is queued.
+		in, err := ctx.AllocHost(n)
 		if err != nil {
 			t.Fatal(err)
 		}
-		copy(host.Bytes(), data)
-		if err := ctx.Memset8(dst.Ptr(), 0xa5, n); err != nil {
+		out, err := ctx.AllocHost(n)
+		if err != nil {
 			t.Fatal(err)
 		}
-		if err := s.CopyHtoD(src.Ptr(), host.Bytes()); err != nil {
-			t.Fatal(err)
-		}
-		if err := s.CopyDtoD(dst.Ptr(), src.Ptr(), n); err != nil {
-			t.Fatal(err)
-		}
-		poison(host.Bytes())
-		if err := s.CopyDtoH(host.Bytes(), dst.Ptr()); err != nil {
-			t.Fatal(err)
+		copy(in.Bytes(), data)
+		poison(out.Bytes())
+		if err := errors.Join(
+			s.Memset8(dst.Ptr(), 0xa5, n),
+			s.CopyHtoD(src.Ptr(), in.Bytes()),
+			s.CopyDtoD(dst.Ptr(), src.Ptr(), n),
+			s.CopyDtoH(out.Bytes(), dst.Ptr()),
+		); err != nil {
+			t.Fatalf("stream %#x: %v", h, err)
 		}
 		wctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		if err := s.Wait(wctx); err != nil {
 			t.Fatalf("stream %#x: %v", h, err)
 		}
 		cancel()
-		if !bytes.Equal(host.Bytes(), data) {
-			t.Errorf("stream %#x: bytes differ", h)
+		if i := firstDiff(out.Bytes(), data); i >= 0 {
+			t.Errorf("stream %#x: byte %d of %d: got %#x, want %#x", h, i, n, out.Bytes()[i], data[i])
 		}
 		if err := s.Close(); err != nil {
 			t.Fatal(err)
@@ -281,7 +288,7 @@ func TestWrapStream(t *testing.T) {
 		if err := s.Memset8(dst.Ptr(), 0, 1); !errors.Is(err, ErrClosed) {
 			t.Errorf("closed wrapper: %v, want ErrClosed", err)
 		}
-		for _, c := range []interface{ Close() error }{src, dst, host} {
+		for _, c := range []interface{ Close() error }{src, dst, in, out} {
 			if err := c.Close(); err != nil {
 				t.Error(err)
 			}
@@ -500,5 +507,93 @@ func closeOK(t *testing.T, c interface{ Close() error }) {
 	t.Helper()
 	if err := c.Close(); err != nil {
 		t.Errorf("%T.Close: %v", c, err)
+	}
+}
+
+// firstDiff returns the index of the first byte where a and b differ (or
+// where the shorter ends), or -1 when they are equal.
+func firstDiff(a, b []byte) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	if len(a) != len(b) {
+		return min(len(a), len(b))
+	}
+	return -1
+}
+
+// TestContextCallsComplete checks that Context's copies and memsets have
+// finished when they return, as documented: the driver returns from
+// cuMemsetD8/D32 and cuMemcpyDtoD before the device is done, and work on a
+// non-blocking stream is not ordered after the legacy stream they ran on.
+func TestContextCallsComplete(t *testing.T) {
+	ctx := needCUDA(t)
+	const n = 64 << 20
+	a, err := ctx.Alloc(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeOK(t, a)
+	b, err := ctx.Alloc(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeOK(t, b)
+	out, err := ctx.AllocHost(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeOK(t, out)
+	s, err := ctx.NewStream(StreamNonBlocking)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeOK(t, s)
+	read := func(p DevicePtr) []byte {
+		t.Helper()
+		poison(out.Bytes())
+		if err := s.CopyDtoH(out.Bytes(), p); err != nil {
+			t.Fatal(err)
+		}
+		wctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := s.Wait(wctx); err != nil {
+			t.Fatal(err)
+		}
+		return out.Bytes()
+	}
+	data := randomBytes(t, n)
+	for round := 0; round < 4; round++ {
+		if err := ctx.CopyHtoD(a.Ptr(), data); err != nil { // pageable
+			t.Fatal(err)
+		}
+		if i := firstDiff(read(a.Ptr()), data); i >= 0 {
+			t.Fatalf("round %d: CopyHtoD: byte %d differs", round, i)
+		}
+		v := byte(0x3c + round)
+		if err := ctx.Memset8(b.Ptr(), v, n); err != nil {
+			t.Fatal(err)
+		}
+		if got := read(b.Ptr()); bytes.Count(got, []byte{v}) != n {
+			t.Fatalf("round %d: Memset8: %d of %d bytes set", round, bytes.Count(got, []byte{v}), n)
+		}
+		if err := ctx.CopyDtoD(b.Ptr(), a.Ptr(), n); err != nil {
+			t.Fatal(err)
+		}
+		if i := firstDiff(read(b.Ptr()), data); i >= 0 {
+			t.Fatalf("round %d: CopyDtoD: byte %d differs", round, i)
+		}
+		w := uint32(0x9e3779b9) + uint32(round)
+		if err := ctx.Memset32(b.Ptr(), w, n/4); err != nil {
+			t.Fatal(err)
+		}
+		got := read(b.Ptr())
+		for i := 0; i < n; i += 4 {
+			if g := uint32(got[i]) | uint32(got[i+1])<<8 | uint32(got[i+2])<<16 | uint32(got[i+3])<<24; g != w {
+				t.Fatalf("round %d: Memset32: word %d is %#x, want %#x", round, i/4, g, w)
+			}
+		}
 	}
 }

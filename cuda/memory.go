@@ -160,6 +160,19 @@ func (h *HostMemory) Close() error {
 	})
 }
 
+// completed waits, after a Context-level copy or memset r, for the legacy
+// default stream it ran on. The driver returns from cuMemsetD8/D32,
+// cuMemcpyDtoD and pageable-to-device copies before the device is done
+// (only later work on the legacy stream is ordered after them), so without
+// this a caller's work on a non-blocking stream, or another API, could see
+// the old bytes.
+func (c *Context) completed(call string, r cu.Result) error {
+	if err := check(call, r); err != nil {
+		return err
+	}
+	return check("cuStreamSynchronize", cu.StreamSynchronizeIn(c.h, cu.Stream{}))
+}
+
 func bytesPtr(b []byte) unsafe.Pointer {
 	if len(b) == 0 {
 		return nil
@@ -177,7 +190,7 @@ func (c *Context) CopyHtoD(dst DevicePtr, src []byte) (err error) {
 	if len(src) == 0 {
 		return nil
 	}
-	return check("cuMemcpyHtoD", cu.MemcpyHtoD(c.h, cu.DevicePtr(dst), bytesPtr(src), uint64(len(src))))
+	return c.completed("cuMemcpyHtoD", cu.MemcpyHtoD(c.h, cu.DevicePtr(dst), bytesPtr(src), uint64(len(src))))
 }
 
 // CopyDtoH copies len(dst) bytes from device address src into dst and
@@ -193,31 +206,33 @@ func (c *Context) CopyDtoH(dst []byte, src DevicePtr) (err error) {
 	return check("cuMemcpyDtoH", cu.MemcpyDtoH(c.h, bytesPtr(dst), cu.DevicePtr(src), uint64(len(dst))))
 }
 
-// CopyDtoD copies n bytes between device addresses.
+// CopyDtoD copies n bytes between device addresses and returns when the
+// copy has completed.
 func (c *Context) CopyDtoD(dst, src DevicePtr, n uint64) (err error) {
 	if err := c.acquire(); err != nil {
 		return err
 	}
 	defer c.leave(&err)
-	return check("cuMemcpyDtoD", cu.MemcpyDtoD(c.h, cu.DevicePtr(dst), cu.DevicePtr(src), n))
+	return c.completed("cuMemcpyDtoD", cu.MemcpyDtoD(c.h, cu.DevicePtr(dst), cu.DevicePtr(src), n))
 }
 
-// Memset8 sets n bytes at p to v.
+// Memset8 sets n bytes at p to v and returns when they are set.
 func (c *Context) Memset8(p DevicePtr, v uint8, n uint64) (err error) {
 	if err := c.acquire(); err != nil {
 		return err
 	}
 	defer c.leave(&err)
-	return check("cuMemsetD8", cu.MemsetD8(c.h, cu.DevicePtr(p), v, n))
+	return c.completed("cuMemsetD8", cu.MemsetD8(c.h, cu.DevicePtr(p), v, n))
 }
 
-// Memset32 sets n 32-bit words at p (4-byte aligned) to v.
+// Memset32 sets n 32-bit words at p (4-byte aligned) to v and returns when
+// they are set.
 func (c *Context) Memset32(p DevicePtr, v uint32, n uint64) (err error) {
 	if err := c.acquire(); err != nil {
 		return err
 	}
 	defer c.leave(&err)
-	return check("cuMemsetD32", cu.MemsetD32(c.h, cu.DevicePtr(p), v, n))
+	return c.completed("cuMemsetD32", cu.MemsetD32(c.h, cu.DevicePtr(p), v, n))
 }
 
 // Pitched is one side of a 2D copy: device memory (Ptr) or host memory
@@ -293,5 +308,5 @@ func (c *Context) Copy2D(cp Copy2D) (err error) {
 	if rerr != nil {
 		return rerr
 	}
-	return check("cuMemcpy2D", cu.MemcpyTwoD(c.h, m))
+	return c.completed("cuMemcpy2D", cu.MemcpyTwoD(c.h, m))
 }

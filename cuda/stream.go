@@ -55,6 +55,9 @@ func (c *Context) NewStream(flags uint32) (*Stream, error) {
 // PerThreadDefaultStream. The stream must belong to c (for PyTorch and CuPy:
 // the device's primary context) and stay alive until the Stream is closed;
 // gfxcuda never synchronizes or destroys it: Close only stops using it.
+// PerThreadDefaultStream names the stream of whichever OS thread makes the
+// call, so use it only from a goroutine locked to its thread
+// (runtime.LockOSThread), as a C or Python caller's thread is.
 func WrapStream(c *Context, handle uintptr) (*Stream, error) {
 	if c == nil {
 		return nil, fmt.Errorf("cuda: WrapStream with a nil Context: %w", ErrorInvalidValue)

@@ -18,8 +18,11 @@ func findGL(t *testing.T, cs []Check, name string) Check {
 	return find(t, Result{Checks: cs}, name)
 }
 
-// fakeH100 is a CUDA device that no EGL device on the CPU machine matches.
-var fakeH100 = cuda.DeviceInfo{Name: "NVIDIA H100 80GB HBM3", UUID: cuda.UUID{0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12},
+// fakeH100 is a CUDA device that no EGL device on any machine matches: not
+// by UUID, and not by ordinal either (EGL_NV_device_cuda, on NVIDIA's EGL,
+// reports each device's real CUDA ordinal; ordinal 0 would match the first
+// GPU of a GPU machine).
+var fakeH100 = cuda.DeviceInfo{Ordinal: 99, Name: "NVIDIA H100 80GB HBM3", UUID: cuda.UUID{0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12},
 	UUIDString: "GPU-deadbeef-0102-0304-0506-0708090a0b0c"}
 
 // child runs this test binary's test name with extra environment and
@@ -113,6 +116,14 @@ func TestGLWrongDevice(t *testing.T) {
 	software := strings.Contains(c.Detail, "llvmpipe")
 	if software && !strings.Contains(c.Fix, "__EGL_VENDOR_LIBRARY_FILENAMES=") {
 		t.Fatalf("%+v", c)
+	}
+	// On a GPU machine GL runs on the GPU, which still is not the injected
+	// device: the fix points at the device list instead.
+	if !software && !strings.Contains(c.Fix, "CUDA_VISIBLE_DEVICES") {
+		t.Fatalf("%+v", c)
+	}
+	if os.Getenv("GFXCUDA_REQUIRE_HARDWARE") == "1" && software {
+		t.Fatalf("GFXCUDA_REQUIRE_HARDWARE=1 but GL runs on llvmpipe: %+v", c)
 	}
 	// Mesa's vendor file only, with CUDA present: the NVIDIA one is missing.
 	if v := findGL(t, cs, "gl: egl vendor files"); software && (v.State != "warn" || !strings.Contains(v.Detail, "no NVIDIA EGL vendor file")) {

@@ -255,25 +255,60 @@ func TestVulkanGLCUDA(t *testing.T) {
 	}
 	same(t, "Vulkan→GL", got, want)
 	want = randomTexels(format.R8UNorm, n, 2)
-	sb.GL.Upload(0, want)
-	if err := c.Finish(); err != nil {
+	if err := sb.GL.Upload(0, want); err != nil {
+		t.Fatal(err)
+	}
+	if err := sb.GLToCUDA(nil); err != nil {
 		t.Fatal(err)
 	}
 	same(t, "GL→CUDA", fromDevice(t, ctx, sb.CUDA.Ptr(), n), want)
+	// CUDA writes on a non-blocking stream, hands the buffer to GL without
+	// a host wait (on NVIDIA), and GL reads: it must see CUDA's bytes, not
+	// what it wrote itself before.
 	want = randomTexels(format.R8UNorm, n, 3)
-	if err := ctx.CopyHtoD(sb.CUDA.Ptr(), want); err != nil {
+	s, err := ctx.NewStream(cuda.StreamNonBlocking)
+	if err != nil {
 		t.Fatal(err)
 	}
-	poison(got)
-	if err := sb.Vulkan.Readback(0, got); err != nil {
+	defer s.Close()
+	host, err := ctx.AllocHost(n)
+	if err != nil {
 		t.Fatal(err)
 	}
-	same(t, "CUDA→Vulkan", got, want)
+	defer host.Close()
+	copy(host.Bytes(), want)
+	if err := s.CopyHtoD(sb.CUDA.Ptr(), host.Bytes()); err != nil {
+		t.Fatal(err)
+	}
+	if err := sb.CUDAToGL(s); err != nil {
+		t.Fatal(err)
+	}
 	poison(got)
 	if err := sb.GL.Readback(0, got); err != nil {
 		t.Fatal(err)
 	}
 	same(t, "CUDA→GL", got, want)
+	poison(got)
+	if err := sb.Vulkan.Readback(0, got); err != nil {
+		t.Fatal(err)
+	}
+	same(t, "CUDA→Vulkan", got, want)
+	// GL overwrites it again, CUDA reads it on the stream.
+	want = randomTexels(format.R8UNorm, n, 4)
+	if err := sb.GL.Upload(0, want); err != nil {
+		t.Fatal(err)
+	}
+	if err := sb.GLToCUDA(s); err != nil {
+		t.Fatal(err)
+	}
+	poison(host.Bytes())
+	if err := s.CopyDtoH(host.Bytes(), sb.CUDA.Ptr()); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Synchronize(); err != nil {
+		t.Fatal(err)
+	}
+	same(t, "GL→CUDA (stream)", host.Bytes(), want)
 
 	for _, f := range []format.Format{format.RGBA8UNorm, format.R32Float, format.RGBA16Float} {
 		st, err := c.NewSharedTexture(d, TextureOptions{Format: f, Width: 257, Height: 99})
@@ -292,13 +327,29 @@ func TestVulkanGLCUDA(t *testing.T) {
 		}
 		same(t, f.String()+" Vulkan→GL", tgot, twant)
 		dev := alloc(t, ctx, tn)
-		s, _ := ctx.NewStream(cuda.StreamNonBlocking)
 		if err := s.CopyFromArray(cuda.ArrayCopy{Array: st.CUDA, Ptr: dev.Ptr()}); err != nil {
 			t.Fatal(err)
 		}
-		s.Synchronize()
-		s.Close()
+		if err := s.Synchronize(); err != nil {
+			t.Fatal(err)
+		}
 		same(t, f.String()+" Vulkan→CUDA", fromDevice(t, ctx, dev.Ptr(), tn), twant)
+		// CUDA writes the texture, hands it to GL, GL reads it.
+		twant = randomTexels(f, tn, uint64(f)+100)
+		if err := ctx.CopyHtoD(dev.Ptr(), twant); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.CopyToArray(cuda.ArrayCopy{Array: st.CUDA, Ptr: dev.Ptr()}); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.CUDAToGL(s); err != nil {
+			t.Fatal(err)
+		}
+		poison(tgot)
+		if err := st.GL.Readback(tgot); err != nil {
+			t.Fatal(err)
+		}
+		same(t, f.String()+" CUDA→GL", tgot, twant)
 		st.Close()
 	}
 }

@@ -58,6 +58,7 @@ type Ring struct {
 	slotGPU []uint64     // per slot, with GPUSync: the cudaDone value GL waits for before writing it
 	free    []*ringEvent // events not in use
 	all     []*ringEvent
+	names   []egl.Buffer // the slots' GL names, twice over: bufs slices it
 
 	mu      sync.Mutex
 	next    int // frames handed out by Next
@@ -126,7 +127,7 @@ func (c *Context) newRingSems(dev *vulkan.Device) (*ringSems, error) {
 	}
 	if err != nil {
 		rs.close(c, time.Second)
-		return nil, fmt.Errorf("gl: NewRing: sharing timeline semaphores: %w", err)
+		return nil, fmt.Errorf("gl: sharing timeline semaphores with CUDA: %w", err)
 	}
 	return rs, nil
 }
@@ -161,13 +162,11 @@ func (rs *ringSems) close(c *Context, timeout time.Duration) error {
 	return first
 }
 
-// bufs lists the GL buffers of frames [first, first+n).
+// bufs lists the GL buffers of frames [first, first+n), n ≤ Slots,
+// without allocating.
 func (r *Ring) bufs(first, n int) []egl.Buffer {
-	out := make([]egl.Buffer, n)
-	for k := range out {
-		out[k] = egl.Buffer(r.slots[(first+k)%r.o.Slots].GL.name)
-	}
-	return out
+	i := first % r.o.Slots
+	return r.names[i : i+n]
 }
 
 // NewRing makes a ring of shared buffers.
@@ -201,6 +200,9 @@ func (c *Context) NewRing(o RingOptions) (*Ring, error) {
 			return nil, fmt.Errorf("gl: NewRing slot %d: %w", i, err)
 		}
 		r.slots = append(r.slots, sb)
+	}
+	for k := 0; k < 2*o.Slots; k++ {
+		r.names = append(r.names, egl.Buffer(r.slots[k%o.Slots].GL.name))
 	}
 	return r, c.addOrDelete(r)
 }
@@ -315,7 +317,9 @@ type Frame struct {
 
 // Consume hands every frame submitted so far to f (a partial batch is
 // fenced first), after waiting on the host for GL to finish rendering them
-// (with GPUSync: after making s wait for them on the GPU). f may queue CUDA
+// (one wait, on the last fence, however many batches; with GPUSync and a
+// stream: after making s wait for them on the GPU, with no host wait; with
+// GPUSync and no stream: one GL fence waited on the host). f may queue CUDA
 // work reading the frames on s: Consume records an event on s after f (with
 // GPUSync: a semaphore signal), and GL reuses the slots only after it
 // completes. With a nil s, the frames are free again when f returns
@@ -337,27 +341,37 @@ func (r *Ring) Consume(s *cuda.Stream, f func(frames []Frame) error) (int, error
 	if len(bs) == 0 {
 		return 0, nil
 	}
-	var frames []Frame
-	err := r.c.do(func(e *egl.Context) error {
-		var first error
-		if r.gpu != nil {
-			last := bs[len(bs)-1].value
-			if s != nil {
-				return r.gpu.cuGL.Wait(s, last) // the CUDA stream waits on the GPU
+	var err error
+	switch {
+	case r.gpu != nil && s != nil:
+		// The CUDA stream waits on the GPU: no host wait, no GL call.
+		err = r.gpu.cuGL.Wait(s, bs[len(bs)-1].value)
+	case r.gpu != nil:
+		// A consumer without a stream: a GL fence after the signals, waited
+		// on the host (a host vkWaitSemaphores on an externally signalled
+		// value took ≈ 5 ms on NVIDIA; a GL fence is GL's own).
+		err = r.c.do(func(e *egl.Context) error {
+			f, err := e.Fence()
+			if err != nil {
+				return err
 			}
-			return r.gpu.vkGL.Wait(last, r.o.Timeout)
-		}
-		for _, b := range bs {
-			if first == nil {
-				first = e.WaitSync(b.fence, r.o.Timeout)
+			return errors.Join(e.WaitSync(f, r.o.Timeout), e.DeleteSync(f))
+		})
+	default:
+		// GL completes commands in order: the last fence covers the
+		// batches before it, so one host wait however many batches.
+		err = r.c.do(func(e *egl.Context) error {
+			first := e.WaitSync(bs[len(bs)-1].fence, r.o.Timeout)
+			for _, b := range bs {
+				first = errors.Join(first, e.DeleteSync(b.fence))
 			}
-			first = errors.Join(first, e.DeleteSync(b.fence))
-		}
-		return first
-	})
+			return first
+		})
+	}
 	if err != nil {
 		return 0, fmt.Errorf("gl: Ring.Consume: waiting for GL's frames: %w", err)
 	}
+	frames := make([]Frame, 0, r.sub-r.done)
 	for _, b := range bs {
 		for k := b.first; k < b.first+b.n; k++ {
 			frames = append(frames, Frame{Index: k, Slot: k % r.o.Slots, Buffer: r.slots[k%r.o.Slots]})

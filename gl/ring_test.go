@@ -2,9 +2,11 @@ package gl
 
 import (
 	"errors"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/gfxcuda/gfxcuda/format"
+	"github.com/gfxcuda/gfxcuda/internal/egl"
 )
 
 // TestRingVulkan runs the ring's producer and consumer for real on the
@@ -179,5 +181,85 @@ func TestRingGPUSyncUnsupported(t *testing.T) {
 	}
 	if after := fdCount(t); after != before {
 		t.Fatalf("%d fds leaked", after-before)
+	}
+}
+
+// TestRingManyBatches: frames written by a GL compute shader (seeded
+// pseudo-random, as the benchmark makes them) in several batches are
+// consumed in one Consume (one host wait, on the last fence) and read
+// through Vulkan, every byte compared; then again after the ring wraps.
+func TestRingManyBatches(t *testing.T) {
+	c := open(t, Options{})
+	ringManyBatches(t, c, false)
+}
+
+// TestRingGPUSyncNoStream: the same with GPUSync (NVIDIA's GL) and a
+// consumer without a CUDA stream (one GL fence waited on the host).
+func TestRingGPUSyncNoStream(t *testing.T) {
+	c, _, _ := openCUDA(t)
+	if !c.Info().TimelineSemaphore {
+		t.Skipf("%s lacks GL_NV_timeline_semaphore", c.Info().Renderer)
+	}
+	ringManyBatches(t, c, true)
+}
+
+func ringManyBatches(t *testing.T, c *Context, gpuSync bool) {
+	d := vkDevice(t, c)
+	const frameBytes = 64 * 1024
+	r, err := c.NewRing(RingOptions{Vulkan: d, FrameBytes: frameBytes, Batch: 2, Slots: 9, GPUSync: gpuSync})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var p *egl.Pattern
+	if err := c.Do(func() (err error) { p, err = egl.NewPattern(); return err }); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Do(p.Delete)
+	seed := uint32(rand.Uint64())
+	produced, consumed := 0, 0
+	got, want := make([]byte, frameBytes), make([]byte, frameBytes)
+	for round := 0; round < 4; round++ {
+		n := 8 + round%2 // 4 full batches, or 4 and a partial one
+		for k := 0; k < n; k++ {
+			_, b, err := r.Next()
+			if err != nil {
+				t.Fatalf("frame %d: %v", produced, err)
+			}
+			fs := seed + uint32(produced)
+			if err := c.Do(func() error { return p.Fill(egl.Buffer(b.Name()), frameBytes, fs) }); err != nil {
+				t.Fatal(err)
+			}
+			if err := r.Submit(); err != nil {
+				t.Fatal(err)
+			}
+			produced++
+		}
+		m, err := r.Consume(nil, func(frames []Frame) error {
+			for _, f := range frames {
+				if f.Index != consumed {
+					t.Fatalf("frame %d handed over as %d", consumed, f.Index)
+				}
+				poison(got)
+				if err := f.Buffer.Vulkan.Readback(0, got); err != nil {
+					return err
+				}
+				egl.PatternBytes(want, seed+uint32(f.Index))
+				if i := firstDiff(got, want); i >= 0 {
+					t.Fatalf("frame %d (slot %d) byte %d: got %#x, want %#x", f.Index, f.Slot, i, got[i], want[i])
+				}
+				consumed++
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m != n {
+			t.Fatalf("round %d: consumed %d frames, want %d", round, m, n)
+		}
+	}
+	if consumed != produced {
+		t.Fatalf("produced %d, consumed %d", produced, consumed)
 	}
 }

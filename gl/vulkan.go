@@ -119,13 +119,15 @@ func (c *Context) ImportImage(img *vulkan.Image) (*Texture, error) {
 }
 
 // SharedBuffer is one allocation seen by Vulkan, GL and (when the Context
-// has a CUDA context) CUDA.
+// has a CUDA context) CUDA. Hand it between CUDA and GL with CUDAToGL and
+// GLToCUDA: GL reliably sees CUDA's writes only after CUDAToGL.
 type SharedBuffer struct {
 	Vulkan *vulkan.Buffer
 	GL     *Buffer
 	// CUDA is the allocation mapped into CUDA, nil without a CUDA context.
 	CUDA *cuda.MappedBuffer
 	ext  *cuda.ExternalMemory
+	h    *handoff
 }
 
 // NewSharedBuffer allocates an exportable Vulkan buffer of size bytes on
@@ -143,7 +145,7 @@ func (c *Context) NewSharedBuffer(dev *vulkan.Device, size int) (*SharedBuffer, 
 	if err != nil {
 		return nil, fmt.Errorf("gl: NewSharedBuffer: %w", err)
 	}
-	sb := &SharedBuffer{Vulkan: vb}
+	sb := &SharedBuffer{Vulkan: vb, h: &handoff{c: c, dev: dev}}
 	if c.cuda != nil {
 		if err := sb.importCUDA(c.cuda, size); err != nil {
 			vb.Close()
@@ -157,7 +159,7 @@ func (c *Context) NewSharedBuffer(dev *vulkan.Device, size int) (*SharedBuffer, 
 		return nil, err
 	}
 	b.mu.Lock()
-	b.extra = func() error { return errors.Join(sb.closeCUDA(), vb.Close()) }
+	b.extra = func() error { return errors.Join(sb.h.close(), sb.closeCUDA(), vb.Close()) }
 	b.mu.Unlock()
 	sb.GL = b
 	return sb, nil
@@ -203,6 +205,7 @@ type SharedTexture struct {
 	GL     *Texture
 	CUDA   *cuda.Array // nil without a CUDA context
 	ext    *cuda.ExternalMemory
+	h      *handoff
 }
 
 // NewSharedTexture allocates an exportable 2D Vulkan image on dev and
@@ -220,7 +223,7 @@ func (c *Context) NewSharedTexture(dev *vulkan.Device, o TextureOptions) (*Share
 	if err != nil {
 		return nil, fmt.Errorf("gl: NewSharedTexture: %w", err)
 	}
-	st := &SharedTexture{Vulkan: img}
+	st := &SharedTexture{Vulkan: img, h: &handoff{c: c, dev: dev}}
 	if c.cuda != nil {
 		if !in.CUDAArrayCapable() {
 			img.Close()
@@ -253,7 +256,7 @@ func (c *Context) NewSharedTexture(dev *vulkan.Device, o TextureOptions) (*Share
 		return nil, err
 	}
 	t.mu.Lock()
-	t.extra = func() error { return errors.Join(st.closeCUDA(), img.Close()) }
+	t.extra = func() error { return errors.Join(st.h.close(), st.closeCUDA(), img.Close()) }
 	t.mu.Unlock()
 	st.GL = t
 	return st, nil

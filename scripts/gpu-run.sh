@@ -28,7 +28,12 @@ export GFXCUDA_CACHE_DIR=${GFXCUDA_CACHE_DIR:-/tmp/gfxcuda-cache}
 tp=0 tf=0 ts=0 bad=0
 summary=()
 # Packages run in parallel (GFXCUDA_GPU_JOBS, default 4): one GPU, many
-# cores; each package's log is read afterwards in a fixed order.
+# cores; each package's log is read afterwards in a fixed order. The
+# packages in GFXCUDA_GPU_SERIAL (bundle directory names) run afterwards, one
+# at a time with the GPU to themselves: their leak tests compare the
+# device-wide free memory (cuMemGetInfo) before and after, which other
+# processes' allocations would move.
+serial=" ${GFXCUDA_GPU_SERIAL-cuda interop} "
 runpkg() {
 	dir=$1
 	name=$(basename "$dir")
@@ -38,8 +43,12 @@ runpkg() {
 }
 export -f runpkg
 export logs
-for dir in "$here"/pkg/*/; do [ -f "$dir/IMPORTPATH" ] && echo "$dir"; done |
-	xargs -P "${GFXCUDA_GPU_JOBS:-4}" -I{} bash -c 'runpkg {}'
+for dir in "$here"/pkg/*/; do
+	[ -f "$dir/IMPORTPATH" ] && [[ $serial != *" $(basename "$dir") "* ]] && echo "$dir"
+done | xargs -P "${GFXCUDA_GPU_JOBS:-4}" -I{} bash -c 'runpkg {}'
+for dir in "$here"/pkg/*/; do
+	[ -f "$dir/IMPORTPATH" ] && [[ $serial == *" $(basename "$dir") "* ]] && runpkg "$dir"
+done
 for dir in "$here"/pkg/*/; do
 	name=$(basename "$dir")
 	[ -f "$dir/IMPORTPATH" ] || continue

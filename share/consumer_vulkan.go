@@ -235,8 +235,14 @@ func (vc *VulkanConsumer) unblock() {
 		return
 	}
 	vc.freed = true
+	// The dead producer's queue signalled at most readyMax, and nothing in
+	// this process signals "frame ready" on a queue: a host signal of
+	// readyMax+1 is above every pending signal. The zero-timeout wait
+	// (rather than vkGetSemaphoreCounterValue, which the validation layer
+	// records as a host signal it may keep "pending") tells whether the
+	// semaphore is there already.
 	v := vc.c.readyMax() + 1
-	if cur, err := vc.ready.Value(); err == nil && cur >= v {
+	if vc.ready.Wait(v, 0) == nil {
 		return
 	}
 	vc.ready.Signal(v)

@@ -26,17 +26,14 @@ func interopDevice(t testing.TB) *interop.Device {
 	return d
 }
 
-// cudaCopy runs a host↔device copy on a new stream and waits.
-func cudaCopy(ctx *cuda.Context, f func(s *cuda.Stream) error) error {
-	s, err := ctx.NewStream(cuda.StreamNonBlocking)
-	if err != nil {
+// toDevice copies src (Go memory) to dst with the synchronous copy and
+// waits until the device holds it (a pageable copy may return while its
+// DMA still runs), so that another API or process may read it next.
+func toDevice(ctx *cuda.Context, dst cuda.DevicePtr, src []byte) error {
+	if err := ctx.CopyHtoD(dst, src); err != nil {
 		return err
 	}
-	defer s.Close()
-	if err := f(s); err != nil {
-		return err
-	}
-	return s.Synchronize()
+	return ctx.Synchronize()
 }
 
 // TestVulkanToCUDAAcrossProcesses: a Vulkan allocation, opened in CUDA by
@@ -79,7 +76,7 @@ func TestCUDAToVulkanAcrossProcesses(t *testing.T) {
 	}
 	defer m.Close()
 	size := int(m.Size())
-	if err := cudaCopy(d.CUDA(), func(s *cuda.Stream) error { return s.CopyHtoD(m.Ptr(), random(51, size)) }); err != nil {
+	if err := toDevice(d.CUDA(), m.Ptr(), random(51, size)); err != nil {
 		t.Fatal(err)
 	}
 	ex, err := ExportCUDA(d.CUDA(), m)
@@ -90,7 +87,7 @@ func TestCUDAToVulkanAcrossProcesses(t *testing.T) {
 	c := startChild(t, "vkbuffer2", "TOKEN="+string(ex.Token()))
 	c.expect(t, "written")
 	got := poisoned(size)
-	if err := cudaCopy(d.CUDA(), func(s *cuda.Stream) error { return s.CopyDtoH(got, m.Ptr()) }); err != nil {
+	if err := d.CUDA().CopyDtoH(got, m.Ptr()); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, random(52, size)) {
@@ -109,7 +106,7 @@ func TestCUDAToCUDAAcrossProcesses(t *testing.T) {
 	}
 	defer m.Close()
 	size := int(m.Size())
-	if err := cudaCopy(d.CUDA(), func(s *cuda.Stream) error { return s.CopyHtoD(m.Ptr(), random(61, size)) }); err != nil {
+	if err := toDevice(d.CUDA(), m.Ptr(), random(61, size)); err != nil {
 		t.Fatal(err)
 	}
 	ex, err := ExportCUDA(d.CUDA(), m)
@@ -120,7 +117,7 @@ func TestCUDAToCUDAAcrossProcesses(t *testing.T) {
 	c := startChild(t, "cudabuf", "TOKEN="+string(ex.Token()), "SEEDS=61,62")
 	c.expect(t, "written")
 	got := poisoned(size)
-	if err := cudaCopy(d.CUDA(), func(s *cuda.Stream) error { return s.CopyDtoH(got, m.Ptr()) }); err != nil {
+	if err := d.CUDA().CopyDtoH(got, m.Ptr()); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, random(62, size)) {
@@ -180,10 +177,10 @@ func cudaChild(t *testing.T, role string, tok Token) {
 		}
 		n := int(b.Size())
 		got := poisoned(n)
-		if err := cudaCopy(cc, func(s *cuda.Stream) error { return s.CopyDtoH(got, b.Ptr()) }); err != nil || !bytes.Equal(got, random(seeds[0], n)) {
+		if err := cc.CopyDtoH(got, b.Ptr()); err != nil || !bytes.Equal(got, random(seeds[0], n)) {
 			childFail("bytes differ in CUDA (%v)", err)
 		}
-		if err := cudaCopy(cc, func(s *cuda.Stream) error { return s.CopyHtoD(b.Ptr(), random(seeds[1], n)) }); err != nil {
+		if err := toDevice(cc, b.Ptr(), random(seeds[1], n)); err != nil {
 			childFail("write: %v", err)
 		}
 		b.Close()
@@ -219,7 +216,7 @@ func cudaChild(t *testing.T, role string, tok Token) {
 			childFail("copy: %v", err)
 		}
 		got := poisoned(n)
-		if err := cudaCopy(d.CUDA(), func(s *cuda.Stream) error { return s.CopyDtoH(got, dm.Ptr()) }); err != nil || !bytes.Equal(got, random(71, n)) {
+		if err := d.CUDA().CopyDtoH(got, dm.Ptr()); err != nil || !bytes.Equal(got, random(71, n)) {
 			childFail("texels differ in CUDA (%v)", err)
 		}
 		dm.Close()

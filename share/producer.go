@@ -56,16 +56,28 @@ func (g *ringGPU) attach(idx int) ([]int, error) {
 // host) past every value a submitted batch may wait for, so that a
 // consumer that died between its release and its GPU signal cannot stall
 // the producer's queue.
+//
+// next is the ring's next sequence number. Every value a batch waits for
+// on this semaphore is a frame the consumer took, below next; so is every
+// value the consumer signals, and nothing in this process signals the
+// semaphore on a queue: a host signal of next is above the current value
+// and above every pending signal (VUID-VkSemaphoreSignalInfo-value-03258
+// and -03259), unless a misbehaving consumer signalled next or more, which
+// the zero-timeout wait detects (then no signal is needed). The current
+// value is deliberately not read with vkGetSemaphoreCounterValue: the
+// validation layer records such a read on an exported semaphore as a host
+// signal that, with our own waits still unretired in its queue model, it
+// keeps as "pending" and then reports the host signal above it.
 func (g *ringGPU) detach(idx int, next uint64) {
 	s := g.free[idx]
 	if s == nil {
 		return
 	}
 	g.free[idx] = nil
-	if v, err := s.Value(); err == nil {
-		if v+1 > next {
-			next = v + 1
-		}
+	if next == 0 {
+		next = 1
+	}
+	if s.Wait(next, 0) != nil { // not there yet (or unreadable): signal
 		s.Signal(next) // best effort: nothing more can be done for a dead peer
 	}
 	g.retired = append(g.retired, s)
@@ -88,11 +100,28 @@ func (g *ringGPU) waitsFor(mask uint32, q uint64, out []freeWait) []freeWait {
 	return out
 }
 
-// close signals every consumer semaphore past any wait (so that the queue
-// drains) and destroys them all.
-func (g *ringGPU) close(next uint64) error {
+// detachAll detaches every consumer (signalling past any wait, so that the
+// queue drains).
+func (g *ringGPU) detachAll(next uint64) {
 	for i := range g.free {
 		g.detach(i, next)
+	}
+}
+
+// close destroys every semaphore. With release, it first signals each
+// consumer's past any wait (so that the queue drains); without, the
+// producer's queue no longer waits for them and they are left alone: a
+// live consumer may still have "slot free" signals in flight, which a host
+// signal must not overtake.
+func (g *ringGPU) close(next uint64, release bool) error {
+	if release {
+		g.detachAll(next)
+	}
+	for i, s := range g.free {
+		if s != nil {
+			g.retired = append(g.retired, s)
+			g.free[i] = nil
+		}
 	}
 	var err error
 	for _, r := range append(g.retired, g.ready) {
@@ -404,13 +433,25 @@ func (p *Producer) Close() error {
 		p.ring.Consumers() // drop the dead before waiting for the GPU
 		next = p.ring.NextSeq()
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
+	deadline := time.Now().Add(5 * time.Second)
+	wait := func(i int) error {
+		ctx, cancel := context.WithDeadline(context.Background(), deadline)
+		defer cancel()
+		return p.waitCommands(ctx, i)
+	}
+	released, drained := false, true
 	for i := range p.cmds {
-		if p.waitCommands(ctx, i) != nil && p.gpu != nil {
-			// A live consumer that stopped signalling: release the queue.
-			p.gpu.close(next)
+		err := wait(i)
+		if err != nil && p.gpu != nil && !released {
+			// A live consumer that stopped signalling: release the queue
+			// (host signals of its semaphore only: nothing here signals
+			// it on a queue), then let it drain, bounded again.
+			p.gpu.detachAll(next)
+			released = true
+			deadline = time.Now().Add(5 * time.Second)
+			err = wait(i)
 		}
+		drained = drained && err == nil
 	}
 	if p.ring != nil {
 		err = p.ring.Close()
@@ -419,7 +460,7 @@ func (p *Producer) Close() error {
 		err = errors.Join(err, c.Close())
 	}
 	if p.gpu != nil {
-		err = errors.Join(err, p.gpu.close(next))
+		err = errors.Join(err, p.gpu.close(next, !drained))
 	}
 	if p.ex != nil {
 		p.ex.Close()

@@ -65,6 +65,7 @@ func checkPattern(b []byte, seq uint64) int {
 // runProducer produces frames frames (in batches) for a consumer started
 // as child role, and checks what the child reports.
 func runProducer(t *testing.T, d *vulkan.Device, role string, slots, batch, frames int, w, h uint32, wantGPU bool) {
+	frames = (frames + batch - 1) / batch * batch // whole batches: the consumer checks each frame produced
 	p, record := patternProducer(t, d, slots, batch, w, h, ProducerOptions{})
 	if wantGPU && !p.GPUSync() {
 		t.Fatalf("%s exports timeline semaphores but the producer synchronizes on the host", d)
@@ -392,11 +393,11 @@ func ringChild(t *testing.T, role string, tok Token, in *bufio.Scanner) bool {
 			}
 		}
 		res := make([]byte, 32)
-		if err := s.CopyDtoH(res, errs.Ptr()); err != nil {
-			childFail("errors: %v", err)
-		}
-		if err := s.Synchronize(); err != nil {
+		if err := s.Synchronize(); err != nil { // s is non-blocking: the synchronous copy does not wait for it
 			childFail("sync: %v", err)
+		}
+		if err := cx.CopyDtoH(res, errs.Ptr()); err != nil {
+			childFail("errors: %v", err)
 		}
 		if bad := binary.LittleEndian.Uint64(res); bad != 0 {
 			childFail("%d wrong texels over %d frames (first at word %d)", bad, frames, binary.LittleEndian.Uint32(res[8:]))

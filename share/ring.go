@@ -684,7 +684,18 @@ func (c *Consumer) Next(ctx context.Context) (*Frame, error) {
 			c.last = bestSeq
 			return f, nil
 		}
+		if testHookScanned != nil {
+			testHookScanned()
+		}
 		if atomic.LoadUint32(c.m.u32(offClosed)) != 0 {
+			// The producer may have published its last frames and closed
+			// the ring after the scan above: Publish bumps offPub after
+			// storing the slot's sequence, so a changed offPub means the
+			// scan may have missed them. Close bumps it too (after
+			// offClosed), so this rescans at most once more.
+			if atomic.LoadUint32(c.m.u32(offPub)) != pub {
+				continue
+			}
 			return nil, ErrRingClosed
 		}
 		if c.prod.dead() {
@@ -699,6 +710,10 @@ func (c *Consumer) Next(ctx context.Context) (*Frame, error) {
 		futexWait(c.m.u32(offPub), pub, pollSlice)
 	}
 }
+
+// testHookScanned, set by tests only, runs in Consumer.Next after a scan
+// of the slots that found no new frame.
+var testHookScanned func()
 
 func (c *Consumer) unhold(slot int) {
 	h := c.m.u32(c.slotOff(slot) + 28)

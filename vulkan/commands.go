@@ -3,6 +3,9 @@ package vulkan
 import (
 	"errors"
 	"fmt"
+	"os"
+	"strconv"
+	"sync"
 	"time"
 
 	"github.com/gfxcuda/gfxcuda/internal/vk"
@@ -44,7 +47,8 @@ type Commands struct {
 	// the image in when it starts; after the layout it leaves the images
 	// it moves in. Submit checks start against Image.submitted.
 	start, after map[*Image]ImageLayout
-	from         *Pool // the Pool it came from, if any
+	from         *Pool       // the Pool it came from, if any
+	held         []*resource // Submit's scratch
 	// cs is the state of dispatches and of the barriers between commands
 	// (dispatch.go).
 	cs computeState
@@ -55,7 +59,8 @@ type cmdState int
 const (
 	cmdRecording cmdState = iota
 	cmdSubmitted
-	cmdBroken // ended or failed to submit: only Reset helps
+	cmdExecutable // ended, not pending: Submit submits it (again)
+	cmdBroken     // failed to end or to submit: only Reset helps
 )
 
 // NewCommands creates an empty batch, ready for recording. It needs
@@ -76,7 +81,7 @@ func (d *Device) NewCommands() (*Commands, error) {
 	c := &Commands{d: d, pool: pool, refs: map[*resource]struct{}{}, layouts: map[*Image]ImageLayout{},
 		start: map[*Image]ImageLayout{}, after: map[*Image]ImageLayout{}}
 	if c.cb, err = d.raw.AllocateCommandBuffer(pool); err == nil {
-		err = d.raw.BeginCommandBuffer(c.cb, true)
+		err = d.raw.BeginCommandBuffer(c.cb, false)
 	}
 	if err != nil {
 		d.raw.DestroyCommandPool(pool)
@@ -518,8 +523,38 @@ func (c *Commands) ReleaseImageToExternal(img *Image, layout ImageLayout) {
 // VK_QUEUE_FAMILY_EXTERNAL: the external user left it in layout, and it
 // moves to newLayout (which may equal layout). Submit the batch waiting
 // for the semaphore the external user signals.
+//
+// The first acquisition of an image this device has not laid out yet (an
+// imported one, in LayoutUndefined here) with layout equal to newLayout
+// goes through a layout its usage allows and back (both content-preserving
+// transitions): with synchronization2 a barrier whose old and new layouts
+// are equal is no layout transition, and the validation layer would keep
+// believing the image UNDEFINED and report every later use of it in
+// newLayout. Taking over an imported image's content needs the acquire
+// from the exporter's layout; a transition from UNDEFINED would discard it.
 func (c *Commands) AcquireImageFromExternal(img *Image, layout, newLayout ImageLayout) {
+	if img != nil && layout == newLayout && img.Layout() == LayoutUndefined {
+		if via, ok := adoptionLayout(img.opts.Usage, layout); ok {
+			c.imageBarrier("AcquireImageFromExternal", img, layout, via, fullDst, vk.QueueFamilyExternal, c.family())
+			c.imageBarrier("AcquireImageFromExternal", img, via, newLayout, fullBarrier, vk.QueueFamilyIgnored, vk.QueueFamilyIgnored)
+			return
+		}
+	}
 	c.imageBarrier("AcquireImageFromExternal", img, layout, newLayout, fullDst, vk.QueueFamilyExternal, c.family())
+}
+
+// adoptionLayout is a layout other than l that an image of usage u may be
+// in, for AcquireImageFromExternal's first acquisition.
+func adoptionLayout(u ImageUsage, l ImageLayout) (ImageLayout, bool) {
+	for _, c := range []struct {
+		usage  ImageUsage
+		layout ImageLayout
+	}{{ImageTransferSrc, LayoutTransferSrc}, {ImageTransferDst, LayoutTransferDst}, {ImageSampled, LayoutShaderReadOnly}} {
+		if u&c.usage != 0 && c.layout != l {
+			return c.layout, true
+		}
+	}
+	return 0, false
 }
 
 func (c *Commands) family() uint32 {
@@ -593,8 +628,8 @@ func (c *Commands) Submit(o SubmitOptions) error {
 	case c.err != nil:
 		return c.err
 	case c.state == cmdSubmitted:
-		return errors.New("vulkan: Submit: the batch was submitted already; Wait and Reset it first")
-	case c.state != cmdRecording:
+		return errors.New("vulkan: Submit: the batch was submitted already; Wait and Reset (or Reuse) it first")
+	case c.state != cmdRecording && c.state != cmdExecutable:
 		return errors.New("vulkan: Submit: the batch failed to submit; Reset it")
 	}
 	d := c.d
@@ -611,8 +646,12 @@ func (c *Commands) Submit(o SubmitOptions) error {
 		return err
 	}
 
-	held := make([]*resource, 0, len(c.refs)+len(o.Wait)+len(o.Signal))
-	defer func() { c.unhold(held...) }()
+	held := c.held[:0]
+	defer func() {
+		c.unhold(held...)
+		clear(held)
+		c.held = held[:0]
+	}()
 	for r := range c.refs {
 		if !r.life.acquire() {
 			c.fail(fmt.Errorf("vulkan: Submit: an object the batch uses: %w", ErrClosed))
@@ -621,6 +660,9 @@ func (c *Commands) Submit(o SubmitOptions) error {
 		held = append(held, r)
 	}
 	sems := func(list []SemaphoreValue) ([]vk.SemaphoreSubmit, error) {
+		if len(list) == 0 {
+			return nil, nil
+		}
 		out := make([]vk.SemaphoreSubmit, 0, len(list)+1)
 		for _, sv := range list {
 			s := sv.Semaphore
@@ -645,25 +687,31 @@ func (c *Commands) Submit(o SubmitOptions) error {
 	if err != nil {
 		return err
 	}
-	c.finish()
-	if err := d.raw.EndCommandBuffer(c.cb); err != nil {
-		c.state = cmdBroken
-		return fmt.Errorf("vulkan: Submit: %w", err)
+	if c.state == cmdRecording {
+		c.finish()
+		if err := d.raw.EndCommandBuffer(c.cb); err != nil {
+			c.state = cmdBroken
+			return fmt.Errorf("vulkan: Submit: %w", err)
+		}
+		c.state = cmdExecutable
 	}
 
 	d.mu.Lock()
 	if err := c.checkLayouts(); err != nil { // again, in submission order
 		d.mu.Unlock()
-		c.state = cmdBroken
-		return err
+		return err // the batch stays executable: submit the earlier batch first
 	}
 	serial := d.serial + 1
-	signal = append(signal, vk.SemaphoreSubmit{Semaphore: d.timeline, Value: serial, Stage: vk.PipelineStage2AllCommands})
-	info := vk.SubmitInfo{Wait: wait, CommandBuffers: []vk.CommandBuffer{c.cb}, Signal: signal}
-	if d.sync2 {
-		err = d.raw.QueueSubmit2(d.queue, info)
+	if len(wait) == 0 && len(signal) == 0 {
+		err = d.raw.SubmitOne(d.queue, c.cb, d.timeline, serial, d.sync2)
 	} else {
-		err = d.raw.QueueSubmit(d.queue, info, true)
+		signal = append(signal, vk.SemaphoreSubmit{Semaphore: d.timeline, Value: serial, Stage: vk.PipelineStage2AllCommands})
+		info := vk.SubmitInfo{Wait: wait, CommandBuffers: []vk.CommandBuffer{c.cb}, Signal: signal}
+		if d.sync2 {
+			err = d.raw.QueueSubmit2(d.queue, info)
+		} else {
+			err = d.raw.QueueSubmit(d.queue, info, true)
+		}
 	}
 	if err == nil {
 		d.serial = serial
@@ -680,9 +728,44 @@ func (c *Commands) Submit(o SubmitOptions) error {
 		return fmt.Errorf("vulkan: Submit: %w", err)
 	}
 	c.state, c.serial = cmdSubmitted, serial
+	// The layouts are the submitted ones now: nothing to restore. start
+	// and after stay for Reuse.
 	clear(c.layouts)
-	clear(c.start)
-	clear(c.after)
+	return nil
+}
+
+// Reuse makes a submitted batch that has finished ready to be submitted
+// again exactly as recorded, without recording it anew: the next Submit
+// submits the same command buffer, with the same descriptor sets, after
+// the same checks (guards, image layouts, closed objects). Nothing can be
+// recorded into a reused batch; Reset it to record another. A batch that
+// leaves an image in another layout than it found it cannot be reused
+// (its barriers name the layout it found), nor one still running.
+func (c *Commands) Reuse() error {
+	if c == nil || c.d == nil || !c.life.acquire() {
+		return ErrClosed
+	}
+	defer c.life.release()
+	switch c.state {
+	case cmdExecutable:
+		return nil
+	case cmdSubmitted:
+	default:
+		return errors.New("vulkan: Reuse: the batch was not submitted")
+	}
+	v, err := c.d.completed()
+	if err != nil {
+		return err
+	}
+	if v < c.serial {
+		return errors.New("vulkan: Reuse: the batch is still executing; Wait for it first")
+	}
+	for img, l := range c.after {
+		if c.start[img] != l {
+			return fmt.Errorf("vulkan: Reuse: the batch moves an image from layout %v to %v; Reset it and record again", c.start[img], l)
+		}
+	}
+	c.state = cmdExecutable
 	return nil
 }
 
@@ -709,8 +792,46 @@ func (c *Commands) Wait(timeout time.Duration) error {
 	if c.state != cmdSubmitted {
 		return errors.New("vulkan: Wait: the batch was not submitted")
 	}
-	return c.d.waitTimeline(c.d.timeline, c.serial, timeout, func() bool { return c.life.isClosing() || c.d.life.isClosing() })
+	// First poll the timeline for a moment, then block for up to one
+	// slice, in one call into C: short batches end here.
+	d := c.d
+	spin := time.Duration(0)
+	if d.pd.Type != DeviceTypeCPU {
+		spin = waitSpin()
+	}
+	first := waitSlice
+	if timeout >= 0 {
+		spin, first = min(spin, timeout), min(first, max(timeout-spin, 0))
+	}
+	t := time.Now()
+	switch r := d.raw.WaitTimeline(d.timeline, c.serial, uint64(spin.Nanoseconds()), uint64(first.Nanoseconds())); r {
+	case vk.Success:
+		return nil
+	case vk.Timeout:
+	default:
+		return fmt.Errorf("vulkan: vkWaitSemaphores: %w", r)
+	}
+	if timeout >= 0 {
+		if timeout -= time.Since(t); timeout <= 0 {
+			return fmt.Errorf("vulkan: waiting for value %d: %w", c.serial, ErrTimeout)
+		}
+	}
+	return d.waitTimeline(d.timeline, c.serial, timeout, func() bool { return c.life.isClosing() || d.life.isClosing() })
 }
+
+// defaultWaitSpin is how long Wait polls a GPU's timeline before blocking
+// in vkWaitSemaphores, whose wake-up costs more than a short batch takes
+// to run. CPU devices (lavapipe) are not polled: their work runs on the
+// cores a poll would take. GFXCUDA_WAIT_SPIN_US overrides it (0: never
+// poll).
+const defaultWaitSpin = 200 * time.Microsecond
+
+var waitSpin = sync.OnceValue(func() time.Duration {
+	if v, err := strconv.Atoi(os.Getenv("GFXCUDA_WAIT_SPIN_US")); err == nil && v >= 0 {
+		return time.Duration(v) * time.Microsecond
+	}
+	return defaultWaitSpin
+})
 
 // Done reports whether the submitted batch has finished.
 func (c *Commands) Done() bool {
@@ -751,7 +872,7 @@ func (c *Commands) Reset() error {
 		c.state = cmdBroken
 		return fmt.Errorf("vulkan: Reset: %w", err)
 	}
-	if err := c.d.raw.BeginCommandBuffer(c.cb, true); err != nil {
+	if err := c.d.raw.BeginCommandBuffer(c.cb, false); err != nil {
 		c.state = cmdBroken
 		return fmt.Errorf("vulkan: Reset: %w", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/gfxcuda/gfxcuda/internal/vk"
 	"github.com/gfxcuda/gfxcuda/spirv"
@@ -93,6 +94,67 @@ type computeState struct {
 	pipe   vk.Pipeline
 	layout vk.PipelineLayout
 	bound  []vk.DescriptorSet
+	// setRefs are the objects the descriptor sets in sets refer to: the
+	// keys of sets name them by address, so they must stay allocated
+	// while the sets are kept (across Reset, see resetCompute).
+	setRefs map[*resource]struct{}
+	// memo is the last dispatch resolved (see dispatchPlan).
+	memo    dispatchPlan
+	push    []byte // push constants padded to the block's size
+	scratch []acc
+	rec     vk.DispatchScratch
+}
+
+// dispatchPlan is a dispatch resolved against its pipeline: what a
+// dispatch of the same pipeline with the same bindings records again
+// without checking them anew (the fast path of dispatch).
+type dispatchPlan struct {
+	p        *Pipeline
+	bindings []Binding // a copy
+	pipe     vk.Pipeline
+	sets     []vk.DescriptorSet
+	held     []*resource // what the descriptors refer to
+	accesses []acc
+	images   []imageUse // the images and the layouts they must be in
+}
+
+// imageUse is an image a dispatch uses and the layout it uses it in.
+type imageUse struct {
+	img    *Image
+	layout ImageLayout
+}
+
+// matches reports whether a dispatch of p with bindings can record plan m
+// again: same pipeline, same bindings, and the images still in the
+// layouts m's descriptors name.
+func (m *dispatchPlan) matches(p *Pipeline, bindings []Binding) bool {
+	if m.p != p || len(m.bindings) != len(bindings) {
+		return false
+	}
+	for i := range bindings {
+		if m.bindings[i] != bindings[i] {
+			return false
+		}
+	}
+	for _, u := range m.images {
+		if u.img.Layout() != u.layout {
+			return false
+		}
+	}
+	return true
+}
+
+func (m *dispatchPlan) forget() {
+	m.p = nil
+	clear(m.bindings)
+	m.bindings = m.bindings[:0]
+	clear(m.held)
+	m.held = m.held[:0]
+	clear(m.accesses)
+	m.accesses = m.accesses[:0]
+	clear(m.images)
+	m.images = m.images[:0]
+	m.sets = m.sets[:0]
 }
 
 // descPool is a descriptor pool and the room left in it.
@@ -161,25 +223,46 @@ func (c *Commands) allocateSet(layout vk.DescriptorSetLayout, need *[8]uint32) (
 	}
 }
 
-// resetCompute forgets the batch's descriptor sets, views, bindings and
-// accesses; the batch's work must have finished.
+// maxKeptSets bounds the descriptor sets a batch keeps across Reset.
+const maxKeptSets = 256
+
+// resetCompute forgets the batch's bindings and accesses; the batch's work
+// must have finished. The descriptor sets it made stay for the next
+// batches (identical bindings then reuse them, with no descriptor writes)
+// as long as they fit in the first pool, hold no texel buffer views (which
+// Reset destroys) and every object they refer to is still open; otherwise
+// the pools are reset and the sets forgotten.
 func (c *Commands) resetCompute() error {
 	cs := &c.cs
-	var err error
-	for i := range cs.pools {
-		p := &cs.pools[i]
-		if e := c.d.raw.ResetDescriptorPool(p.h); e != nil && err == nil {
-			err = e
+	keep := len(cs.views) == 0 && cs.cur == 0 && len(cs.sets) <= maxKeptSets
+	if keep {
+		for r := range cs.setRefs {
+			if r.life.isClosing() {
+				keep = false
+				break
+			}
 		}
-		p.sets, p.left = p.max, p.size
 	}
-	for _, v := range cs.views {
-		c.d.raw.DestroyBufferView(v)
+	var err error
+	if !keep {
+		for i := range cs.pools {
+			p := &cs.pools[i]
+			if e := c.d.raw.ResetDescriptorPool(p.h); e != nil && err == nil {
+				err = e
+			}
+			p.sets, p.left = p.max, p.size
+		}
+		for _, v := range cs.views {
+			c.d.raw.DestroyBufferView(v)
+		}
+		clear(cs.views)
+		clear(cs.sets)
+		clear(cs.setRefs)
+		cs.memo.forget()
+		cs.cur = 0
 	}
-	clear(cs.views)
-	clear(cs.sets)
 	clear(cs.access)
-	cs.cur, cs.dirty, cs.pipe, cs.layout, cs.bound = 0, false, 0, 0, cs.bound[:0]
+	cs.dirty, cs.pipe, cs.layout, cs.bound = false, 0, 0, cs.bound[:0]
 	return err
 }
 
@@ -206,14 +289,25 @@ type acc struct {
 // first recording a barrier if it reads what an earlier command of the
 // batch wrote, or writes what one read or wrote, since the last barrier.
 func (c *Commands) track(list ...acc) {
+	if c.trackNeed(list) {
+		c.barrier(vk.Dependency{Memory: []vk.MemoryBarrier{computeBarrier}})
+	}
+}
+
+// trackNeed is track for a caller that records the barrier itself: it
+// reports whether the command needs one (and counts it as recorded).
+// Barriers are per whole resource: reads after reads need none; a write
+// after any access, or any access after a write, needs one.
+func (c *Commands) trackNeed(list []acc) bool {
 	cs := &c.cs
 	if cs.access == nil {
 		cs.access = map[*resource]uint8{}
 	}
+	need := false
 	for _, a := range list {
 		prev := cs.access[a.r]
 		if prev&accWrite != 0 || a.mode&accWrite != 0 && prev != 0 {
-			c.barrier(vk.Dependency{Memory: []vk.MemoryBarrier{computeBarrier}})
+			need = true
 			clear(cs.access)
 			break
 		}
@@ -222,6 +316,7 @@ func (c *Commands) track(list ...acc) {
 		cs.access[a.r] |= a.mode
 	}
 	cs.dirty = true
+	return need
 }
 
 // synced notes an image barrier on r after which every earlier access to
@@ -317,51 +412,111 @@ func (c *Commands) dispatch(what string, p *Pipeline, bindings []Binding, push [
 		return
 	}
 	defer c.end()
-	failf := func(format string, a ...any) {
-		c.fail(fmt.Errorf("vulkan: %s: "+format, append([]any{what}, a...)...))
-	}
 	switch {
 	case p == nil || p.d == nil:
-		failf("nil pipeline")
+		c.fail(fmt.Errorf("vulkan: %s: nil pipeline", what))
 		return
 	case p.d != c.d:
-		failf("pipeline of another device")
+		c.fail(fmt.Errorf("vulkan: %s: pipeline of another device", what))
 		return
 	}
 	if !c.hold(what, &p.resource) {
 		return
 	}
 	defer c.unhold(&p.resource)
+	pushData, ok := c.checkCall(what, p, push, groups, args, argsOff)
+	if !ok {
+		return
+	}
+	// The same pipeline with the same bindings as the last dispatch (of
+	// this batch, or of an earlier batch of this Commands whose sets it
+	// kept) records the plan made then, without checking the bindings
+	// anew.
+	m := &c.cs.memo
+	if !m.matches(p, bindings) && !c.plan(what, p, bindings) {
+		return
+	}
+	if !c.hold(what, m.held...) {
+		return
+	}
+	defer c.unhold(m.held...)
+	accesses := m.accesses
+	if args != nil {
+		if !c.hold(what, &args.resource) {
+			return
+		}
+		defer c.unhold(&args.resource)
+		c.cs.scratch = append(append(c.cs.scratch[:0], m.accesses...), acc{&args.resource, accRead})
+		accesses = c.cs.scratch
+	}
+	for _, u := range m.images {
+		c.expect(u.img)
+	}
+
+	cs := &c.cs
+	dp := vk.Dispatch{Sync2: c.d.sync2, Layout: p.layout, Push: pushData}
+	if c.trackNeed(accesses) {
+		dp.Barrier = computeBarrier
+	}
+	if cs.pipe != m.pipe {
+		dp.Pipeline = m.pipe
+		cs.pipe = m.pipe
+	}
+	if cs.layout != p.layout || !slices.Equal(cs.bound, m.sets) {
+		dp.Sets = m.sets
+		cs.layout = p.layout
+		cs.bound = append(cs.bound[:0], m.sets...)
+	}
+	if len(dp.Sets) > vk.MaxDispatchSets {
+		if dp.Barrier.SrcStage != 0 {
+			c.barrier(vk.Dependency{Memory: []vk.MemoryBarrier{computeBarrier}})
+			dp.Barrier = vk.MemoryBarrier{}
+		}
+		c.d.raw.CmdBindComputeDescriptorSets(c.cb, p.layout, 0, dp.Sets)
+		dp.Sets = nil
+	}
+	if args != nil {
+		dp.Indirect, dp.IndirectOffset = args.h, argsOff
+	} else {
+		dp.X, dp.Y, dp.Z = groups[0], groups[1], groups[2]
+	}
+	c.d.raw.RecordDispatch(c.cb, &dp, &c.cs.rec)
+}
+
+// checkCall checks a dispatch's workgroup counts or indirect arguments and
+// its push constants, and returns the push constants padded to the size of
+// the shader's block.
+func (c *Commands) checkCall(what string, p *Pipeline, push []byte, groups [3]uint32, args *Buffer, argsOff uint64) ([]byte, bool) {
+	failf := func(format string, a ...any) {
+		c.fail(fmt.Errorf("vulkan: %s: "+format, append([]any{what}, a...)...))
+	}
 	d := c.d
 	lim := &d.pd.Limits
-
-	// Workgroup counts and push constants.
 	if args == nil {
-		for i, axis := range []string{"x", "y", "z"} {
+		for i, axis := range [3]string{"x", "y", "z"} {
 			if groups[i] > lim.MaxComputeWorkGroupCount[i] {
 				failf("%d×%d×%d workgroups: %d in %s exceeds %s's maxComputeWorkGroupCount (%d, %d, %d); dispatch fewer, larger workgroups or split the work",
 					groups[0], groups[1], groups[2], groups[i], axis, d.pd.Name,
 					lim.MaxComputeWorkGroupCount[0], lim.MaxComputeWorkGroupCount[1], lim.MaxComputeWorkGroupCount[2])
-				return
+				return nil, false
 			}
 		}
 	} else {
 		switch {
 		case !c.checkBuffer(what, args, BufferIndirect):
-			return
+			return nil, false
 		case argsOff%4 != 0:
 			failf("argument offset %d is not a multiple of 4", argsOff)
-			return
+			return nil, false
 		case argsOff > args.size || args.size-argsOff < 12:
 			failf("the 12 bytes of arguments at offset %d lie outside the %d-byte buffer", argsOff, args.size)
-			return
+			return nil, false
 		}
 	}
-	var pushData []byte
 	switch pc := p.module.PushConstants; {
 	case p.push == 0 && len(push) > 0:
 		failf("the shader declares no push constants, but %d bytes were given", len(push))
-		return
+		return nil, false
 	case p.push > 0 && len(push) != int(pc.Size) && len(push) != int(p.push):
 		var ms []string
 		for _, m := range pc.Members {
@@ -369,11 +524,32 @@ func (c *Commands) dispatch(what string, p *Pipeline, bindings []Binding, push [
 		}
 		failf("push constants: the shader's block %s is %d bytes (%s), but %d bytes were given",
 			pc.Name, pc.Size, strings.Join(ms, ", "), len(push))
-		return
-	case p.push > 0:
-		pushData = make([]byte, p.push)
-		copy(pushData, push)
+		return nil, false
+	case p.push == 0:
+		return nil, true
+	case len(push) == int(p.push):
+		return push, true
 	}
+	buf := c.cs.push
+	if cap(buf) < int(p.push) {
+		buf = make([]byte, p.push)
+		c.cs.push = buf
+	}
+	buf = buf[:p.push]
+	clear(buf[copy(buf, push):])
+	return buf, true
+}
+
+// plan checks bindings against p's shader, makes (or finds) their
+// descriptor sets, records the image layout transitions they need, and
+// makes the result the batch's memo (dispatchPlan). It reports whether
+// it succeeded; otherwise the batch has failed.
+func (c *Commands) plan(what string, p *Pipeline, bindings []Binding) bool {
+	failf := func(format string, a ...any) {
+		c.fail(fmt.Errorf("vulkan: %s: "+format, append([]any{what}, a...)...))
+	}
+	d := c.d
+	lim := &d.pd.Limits
 
 	// Resolve the bindings to descriptors.
 	type slotKey struct {
@@ -398,17 +574,17 @@ func (c *Commands) dispatch(what string, p *Pipeline, bindings []Binding, push [
 		}
 		if ri < 0 {
 			failf("binding %v: the shader has no resource there; it has %s", b, p.resourceList())
-			return
+			return false
 		}
 		r := &p.res[ri]
 		if b.Element >= r.ArraySize {
 			failf("binding %v: element %d of %s, which has %d", b, b.Element, describe(r), r.ArraySize)
-			return
+			return false
 		}
 		k := slotKey{ri, b.Element}
 		if prev, dup := slots[k]; dup {
 			failf("%s is bound twice (as %v and as %v)", describe(r), prev.b, b)
-			return
+			return false
 		}
 		slots[k] = &bound{res: ri, b: b}
 	}
@@ -427,7 +603,7 @@ func (c *Commands) dispatch(what string, p *Pipeline, bindings []Binding, push [
 	}
 	if len(missing) > 0 {
 		failf("nothing is bound to %s; bind every resource the shader uses, by set and binding or by name", strings.Join(missing, ", "))
-		return
+		return false
 	}
 
 	// Check each binding against its resource; collect what the dispatch
@@ -472,22 +648,22 @@ func (c *Commands) dispatch(what string, p *Pipeline, bindings []Binding, push [
 		switch {
 		case wantBuffer && b.Buffer == nil:
 			bad("needs a buffer")
-			return
+			return false
 		case wantImage && b.Image == nil:
 			bad("needs an image")
-			return
+			return false
 		case wantSampler && b.Sampler == nil:
 			bad("needs a sampler")
-			return
+			return false
 		case !wantBuffer && b.Buffer != nil:
 			bad("takes no buffer")
-			return
+			return false
 		case !wantImage && b.Image != nil:
 			bad("takes no image")
-			return
+			return false
 		case !wantSampler && b.Sampler != nil:
 			bad("takes no sampler")
-			return
+			return false
 		}
 		if b.Buffer != nil {
 			buf := b.Buffer
@@ -507,25 +683,25 @@ func (c *Commands) dispatch(what string, p *Pipeline, bindings []Binding, push [
 			switch {
 			case buf.d == nil:
 				bad("nil buffer")
-				return
+				return false
 			case buf.d != d:
 				bad("buffer of another device")
-				return
+				return false
 			case buf.usage&usage == 0:
 				bad("the buffer's usage %v lacks %v", buf.usage, usage)
-				return
+				return false
 			case b.Offset >= buf.size:
 				bad("offset %d is outside the %d-byte buffer", b.Offset, buf.size)
-				return
+				return false
 			case align > 1 && b.Offset%align != 0:
 				bad("offset %d is not a multiple of %s's offset alignment %d", b.Offset, d.pd.Name, align)
-				return
+				return false
 			case b.Range > 0 && b.Range > buf.size-b.Offset:
 				bad("bytes [%d, %d) lie outside the %d-byte buffer", b.Offset, b.Offset+b.Range, buf.size)
-				return
+				return false
 			case b.TexelFormat != 0 && usage&bufferTexel == 0:
 				bad("TexelFormat is for texel buffers")
-				return
+				return false
 			}
 			rng := b.Range
 			if rng == 0 {
@@ -537,7 +713,7 @@ func (c *Commands) dispatch(what string, p *Pipeline, bindings []Binding, push [
 			if maxRange > 0 && rng > maxRange {
 				bad("%d bytes exceed %s's max%sBufferRange %d; bind a smaller Range", rng, d.pd.Name,
 					map[bool]string{true: "Uniform", false: "Storage"}[r.Kind == spirv.UniformBuffer], maxRange)
-				return
+				return false
 			}
 			if r.Kind.IsBuffer() {
 				if need := uint64(r.Size); rng < need {
@@ -546,7 +722,7 @@ func (c *Commands) dispatch(what string, p *Pipeline, bindings []Binding, push [
 						what = "one element"
 					}
 					bad("%d bytes bound, but %s needs %d bytes; bind a larger buffer", rng, what, need)
-					return
+					return false
 				}
 			} else {
 				f := b.TexelFormat
@@ -555,7 +731,7 @@ func (c *Commands) dispatch(what string, p *Pipeline, bindings []Binding, push [
 				}
 				if f == 0 {
 					bad("the shader declares no texel format; set Binding.TexelFormat")
-					return
+					return false
 				}
 				feat := uint32(vk.FormatFeatureUniformTexelBuffer)
 				if r.Kind == spirv.StorageTexelBuffer {
@@ -565,27 +741,27 @@ func (c *Commands) dispatch(what string, p *Pipeline, bindings []Binding, push [
 				switch {
 				case size == 0:
 					bad("texel format %s has no texel size", FormatName(f))
-					return
+					return false
 				case d.inst.raw.FormatProperties(d.pd.h, f).Buffer&feat == 0:
 					bad("%s cannot use %s in a %s", d.pd.Name, FormatName(f), r.Kind)
-					return
+					return false
 				case !numericMatch(r.SampledType, f):
 					bad("the shader reads %s texels but %s holds %s", r.SampledType, FormatName(f), numericOf(f))
-					return
+					return false
 				}
 				rng -= rng % uint64(size)
 				if rng == 0 {
 					bad("%d bytes hold no texel of %s", b.Range, FormatName(f))
-					return
+					return false
 				}
 				if n := rng / uint64(size); n > uint64(lim.MaxTexelBufferElements) {
 					bad("%d texels exceed %s's maxTexelBufferElements %d; bind a smaller Range", n, d.pd.Name, lim.MaxTexelBufferElements)
-					return
+					return false
 				}
 				s.format = f
 				if err := p.formatPatch(r, f, patch, patchBy, &caps); err != nil {
 					bad("%v", err)
-					return
+					return false
 				}
 			}
 			s.rng = rng
@@ -601,25 +777,25 @@ func (c *Commands) dispatch(what string, p *Pipeline, bindings []Binding, push [
 			switch {
 			case img.d == nil:
 				bad("nil image")
-				return
+				return false
 			case img.d != d:
 				bad("image of another device")
-				return
+				return false
 			case img.opts.Usage&usage == 0:
 				bad("the image's usage %v lacks %v", img.opts.Usage, usage)
-				return
+				return false
 			case !dimMatch(r, img):
 				bad("the shader expects %s, but the image is %s", shaderDim(r), imageDim(img))
-				return
+				return false
 			case !numericMatch(r.SampledType, img.opts.Format):
 				bad("the shader reads %s texels but the image's format %s holds %s", r.SampledType, FormatName(img.opts.Format), numericOf(img.opts.Format))
-				return
+				return false
 			}
 			if r.Kind == spirv.StorageImage {
 				layouts[img] = LayoutGeneral
 				if err := p.formatPatch(r, img.opts.Format, patch, patchBy, &caps); err != nil {
 					bad("%v", err)
-					return
+					return false
 				}
 			} else {
 				if _, ok := layouts[img]; !ok {
@@ -628,7 +804,7 @@ func (c *Commands) dispatch(what string, p *Pipeline, bindings []Binding, push [
 				if r.Kind == spirv.CombinedImageSampler && b.Sampler != nil && b.Sampler.opts.Filter == FilterLinear &&
 					d.inst.raw.FormatProperties(d.pd.h, img.opts.Format).Optimal&vk.FormatFeatureSampledImageFilterLinear == 0 {
 					bad("%s cannot filter %s linearly; use a nearest (point) sampler", d.pd.Name, FormatName(img.opts.Format))
-					return
+					return false
 				}
 			}
 			held = append(held, &img.resource)
@@ -639,20 +815,16 @@ func (c *Commands) dispatch(what string, p *Pipeline, bindings []Binding, push [
 			switch {
 			case sm.d == nil:
 				bad("nil sampler")
-				return
+				return false
 			case sm.d != d:
 				bad("sampler of another device")
-				return
+				return false
 			}
 			held = append(held, &sm.resource)
 		}
 	}
-	if args != nil {
-		held = append(held, &args.resource)
-		accesses = append(accesses, acc{&args.resource, accRead})
-	}
 	if !c.hold(what, held...) {
-		return
+		return false
 	}
 	defer c.unhold(held...)
 
@@ -665,7 +837,7 @@ func (c *Commands) dispatch(what string, p *Pipeline, bindings []Binding, push [
 	pipe, err := p.variant(patch, caps...)
 	if err != nil {
 		failf("%v", err)
-		return
+		return false
 	}
 
 	// Descriptor sets, from the batch's cache where the same pipeline was
@@ -680,7 +852,7 @@ func (c *Commands) dispatch(what string, p *Pipeline, bindings []Binding, push [
 				key = strconv.AppendUint(append(key, ':'), v, 16)
 			}
 		}
-		hexa('s', uint64(p.sets[si]))
+		hexa('s', uint64(p.sets[si]), uint64(uintptr(unsafe.Pointer(p))))
 		for _, ri := range p.setRes[si] {
 			r := &p.res[ri]
 			for e := range r.ArraySize {
@@ -690,12 +862,12 @@ func (c *Commands) dispatch(what string, p *Pipeline, bindings []Binding, push [
 				switch r.Kind {
 				case spirv.UniformBuffer, spirv.StorageBuffer:
 					w.Buffers = []vk.DescriptorBufferInfo{{Buffer: b.Buffer.h, Offset: b.Offset, Range: s.rng}}
-					hexa('b', uint64(b.Buffer.h), b.Offset, s.rng)
+					hexa('b', uint64(b.Buffer.h), uint64(uintptr(unsafe.Pointer(b.Buffer))), b.Offset, s.rng)
 				case spirv.UniformTexelBuffer, spirv.StorageTexelBuffer:
 					v, err := c.texelView(b.Buffer, s.format, b.Offset, s.rng)
 					if err != nil {
 						failf("%s: %v", describe(r), err)
-						return
+						return false
 					}
 					w.TexelViews = []vk.BufferView{v}
 					hexa('t', uint64(v))
@@ -705,7 +877,7 @@ func (c *Commands) dispatch(what string, p *Pipeline, bindings []Binding, push [
 						v, err := b.Image.viewHandle()
 						if err != nil {
 							failf("%s: %v", describe(r), err)
-							return
+							return false
 						}
 						info.View, info.Layout = v, uint32(layouts[b.Image])
 					}
@@ -713,7 +885,8 @@ func (c *Commands) dispatch(what string, p *Pipeline, bindings []Binding, push [
 						info.Sampler = b.Sampler.h
 					}
 					w.Images = []vk.DescriptorImageInfo{info}
-					hexa('i', uint64(info.View), uint64(info.Sampler), uint64(info.Layout))
+					hexa('i', uint64(info.View), uint64(info.Sampler), uint64(info.Layout),
+						uint64(uintptr(unsafe.Pointer(b.Image))), uint64(uintptr(unsafe.Pointer(b.Sampler))))
 				}
 				writes = append(writes, w)
 			}
@@ -730,7 +903,7 @@ func (c *Commands) dispatch(what string, p *Pipeline, bindings []Binding, push [
 		set, err := c.allocateSet(p.sets[si], &need)
 		if err != nil {
 			failf("descriptor set: %v", err)
-			return
+			return false
 		}
 		for i := range writes {
 			writes[i].Set = set
@@ -738,8 +911,13 @@ func (c *Commands) dispatch(what string, p *Pipeline, bindings []Binding, push [
 		d.raw.UpdateDescriptorSets(writes)
 		if c.cs.sets == nil {
 			c.cs.sets = map[string]vk.DescriptorSet{}
+			c.cs.setRefs = map[*resource]struct{}{}
 		}
 		c.cs.sets[k] = set
+		c.cs.setRefs[&p.resource] = struct{}{}
+		for _, r := range held {
+			c.cs.setRefs[r] = struct{}{}
+		}
 		sets[si] = set
 	}
 
@@ -767,26 +945,17 @@ func (c *Commands) dispatch(what string, p *Pipeline, bindings []Binding, push [
 			c.synced(&img.resource)
 		}
 	}
-	c.track(accesses...)
-
-	cs := &c.cs
-	if cs.pipe != pipe {
-		d.raw.CmdBindComputePipeline(c.cb, pipe)
-		cs.pipe = pipe
+	m := &c.cs.memo
+	m.forget()
+	m.p, m.pipe = p, pipe
+	m.bindings = append(m.bindings, bindings...)
+	m.sets = append(m.sets, sets...)
+	m.held = append(m.held, held...)
+	m.accesses = append(m.accesses, accesses...)
+	for img, l := range layouts {
+		m.images = append(m.images, imageUse{img, l})
 	}
-	if cs.layout != p.layout || !slices.Equal(cs.bound, sets) {
-		d.raw.CmdBindComputeDescriptorSets(c.cb, p.layout, 0, sets)
-		cs.layout = p.layout
-		cs.bound = append(cs.bound[:0], sets...)
-	}
-	if len(pushData) > 0 {
-		d.raw.CmdPushConstants(c.cb, p.layout, vk.ShaderStageCompute, 0, pushData)
-	}
-	if args != nil {
-		d.raw.CmdDispatchIndirect(c.cb, args.h, argsOff)
-	} else {
-		d.raw.CmdDispatch(c.cb, groups[0], groups[1], groups[2])
-	}
+	return true
 }
 
 // texelView returns the batch's view of bytes [off, off+rng) of b as

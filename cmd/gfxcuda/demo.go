@@ -172,8 +172,8 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	var w, h uint32
 	if _, err := fmt.Sscanf(strings.Replace(*size, "×", "x", 1), "%dx%d", &w, &h); err != nil || w == 0 || h == 0 || w%4 != 0 || w > 8192 || h > 8192 {

@@ -215,11 +215,16 @@ func openCUDA(tok share.Token, stdout, stderr io.Writer) int {
 		return fail(err)
 	}
 	readBad := func() (uint64, error) {
-		var b [16]byte
-		if err := s.CopyDtoH(b[:], errs.Ptr()); err != nil {
+		// s is non-blocking: finish its work, then copy synchronously
+		// (Stream.CopyDtoH takes only pinned memory).
+		if err := s.Synchronize(); err != nil {
 			return 0, err
 		}
-		return binary.LittleEndian.Uint64(b[:]), s.Synchronize()
+		var b [16]byte
+		if err := cx.CopyDtoH(b[:], errs.Ptr()); err != nil {
+			return 0, err
+		}
+		return binary.LittleEndian.Uint64(b[:]), nil
 	}
 	fmt.Fprintf(stdout, "consuming %d slots of %dx%d texels in CUDA on device %d (GPU hand-off: %v)\n", len(cc.Consumer().Slots()),
 		desc.Width, desc.Height, cx.Device().Ordinal(), cc.Consumer().GPUSync())

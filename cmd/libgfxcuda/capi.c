@@ -1,10 +1,14 @@
 // The parts of libgfxcuda written in C: the thread-local last error, the
 // version string, gfxcuda_free and the PyCapsule destructor for DLPack
 // capsules. See gfxcuda.h for the documentation of each function.
+#include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "capi.h"
+#include "../../dlpack/dlpack.h"
+#include "_cgo_export.h"
 
 static __thread char *gfx_last_error;
 
@@ -50,4 +54,158 @@ void gfxcuda_dlpack_capsule_destructor(void *capsule) {
 		gfx_mt *m = gfx_py_get_pointer(capsule, "dltensor");
 		if (m && m->deleter) m->deleter(m);
 	}
+}
+
+// ---- DLPack exporters: exports without entering Go ----
+//
+// An exporter holds one reference on a memory owner (taken in Go) and
+// counts the tensors exported through it; gfxcuda_dlpack_exporter_export
+// builds a managed tensor in C and its deleter drops the count, so an
+// export and its deleter cost a malloc and two atomics. The owner is
+// released (in Go) when the exporter has been dropped and the last of its
+// tensors deleted.
+
+typedef struct gfx_exporter {
+	atomic_llong refs; // 1 for the caller, 1 per live tensor
+	uint64_t owner;
+	uint64_t ptr, size;
+	int32_t dev_type, dev_id;
+} gfx_exporter;
+
+static atomic_llong gfx_exported_live;
+
+void *gfx_exporter_new(uint64_t owner, uint64_t ptr, uint64_t size, int32_t dev_type, int32_t dev_id) {
+	gfx_exporter *e = malloc(sizeof *e);
+	if (e == NULL) return NULL;
+	atomic_init(&e->refs, 1);
+	e->owner = owner;
+	e->ptr = ptr;
+	e->size = size;
+	e->dev_type = dev_type;
+	e->dev_id = dev_id;
+	return e;
+}
+
+long long gfx_exported_count(void) { return atomic_load(&gfx_exported_live); }
+
+static void gfx_exporter_unref(gfx_exporter *e) {
+	if (atomic_fetch_sub(&e->refs, 1) == 1) {
+		gfxExporterRelease(e->owner);
+		free(e);
+	}
+}
+
+int gfxcuda_dlpack_exporter_drop(void *exporter) {
+	if (exporter == NULL) {
+		static const char m[] = "gfxcuda_dlpack_exporter_drop: null exporter";
+		gfx_set_error(m, sizeof m - 1);
+		return 1;
+	}
+	gfx_exporter_unref(exporter);
+	return 0;
+}
+
+static void gfx_fast_delete(gfx_DLManagedTensor *m) {
+	if (m == NULL) return;
+	gfx_exporter *e = m->manager_ctx;
+	free(m);
+	atomic_fetch_sub(&gfx_exported_live, 1);
+	gfx_exporter_unref(e);
+}
+
+static void gfx_fast_delete_versioned(gfx_DLManagedTensorVersioned *m) {
+	if (m == NULL) return;
+	gfx_exporter *e = m->manager_ctx;
+	free(m);
+	atomic_fetch_sub(&gfx_exported_live, 1);
+	gfx_exporter_unref(e);
+}
+
+static int gfx_fail(int status, const char *msg) {
+	gfx_set_error(msg, strlen(msg));
+	return status;
+}
+
+int gfxcuda_dlpack_exporter_export(void *exporter, const gfxcuda_tensor_t *d, int versioned, void **out) {
+	gfx_exporter *e = exporter;
+	char msg[256];
+	if (e == NULL || d == NULL || out == NULL) return gfx_fail(1, "gfxcuda_dlpack_exporter_export: null exporter, description or output");
+	int nd = d->ndim;
+	if (nd < 0 || nd > 32 || (nd > 0 && d->shape == NULL)) {
+		snprintf(msg, sizeof msg, "gfxcuda: tensor of %d dimensions (0 to 32, with a shape)", nd);
+		return gfx_fail(1, msg);
+	}
+	if (d->bits == 0 || d->bits % 8 != 0 || (d->code > 2 && d->code != 6)) {
+		snprintf(msg, sizeof msg, "gfxcuda: dtype code %u of %u bits (ints, uints, floats, bools of whole bytes)", d->code, d->bits);
+		return gfx_fail(1, msg);
+	}
+	if (d->device_type != e->dev_type || d->device_id != e->dev_id) {
+		snprintf(msg, sizeof msg, "gfxcuda: the memory is on device type %d:%d, the tensor says %d:%d", e->dev_type, e->dev_id,
+			d->device_type, d->device_id);
+		return gfx_fail(1, msg);
+	}
+	// The bytes [lo, hi) the elements span from data, as the Go export checks.
+	int64_t is = (int64_t)d->bits / 8 * (d->lanes ? d->lanes : 1);
+	int64_t lo = 0, hi = 0, acc = 1, n = 1;
+	for (int i = nd - 1; i >= 0; i--) {
+		int64_t s = d->shape[i];
+		if (s < 0) {
+			snprintf(msg, sizeof msg, "gfxcuda: dimension %d is %lld", i, (long long)s);
+			return gfx_fail(1, msg);
+		}
+		int64_t st = d->strides ? d->strides[i] : acc;
+		int64_t span = (s - 1) * st;
+		if (s > 0) {
+			if (span < 0) lo += span; else hi += span;
+		}
+		acc *= s;
+		n *= s;
+	}
+	lo = (int64_t)d->byte_offset + lo * is;
+	hi = (int64_t)d->byte_offset + hi * is + is;
+	if (n == 0) lo = hi = (int64_t)d->byte_offset;
+	if (n != 0 && (d->data < e->ptr || lo < 0 || d->data - e->ptr + (uint64_t)hi > e->size)) {
+		snprintf(msg, sizeof msg, "gfxcuda: the tensor spans bytes [%lld, %lld) from %#llx, outside the %llu bytes at %#llx it is made from",
+			(long long)lo, (long long)hi, (unsigned long long)d->data, (unsigned long long)e->size, (unsigned long long)e->ptr);
+		return gfx_fail(2, msg);
+	}
+	size_t head = versioned ? sizeof(gfx_DLManagedTensorVersioned) : sizeof(gfx_DLManagedTensor);
+	void *p = calloc(1, head + (size_t)(2 * nd) * 8);
+	if (p == NULL) return gfx_fail(9, "gfxcuda: out of host memory for a DLPack tensor header");
+	int64_t *dims = (int64_t *)((char *)p + head);
+	acc = 1;
+	for (int i = nd - 1; i >= 0; i--) {
+		dims[i] = d->shape[i];
+		dims[nd + i] = d->strides ? d->strides[i] : acc;
+		acc *= d->shape[i];
+	}
+	gfx_DLTensor *t;
+	if (versioned) {
+		gfx_DLManagedTensorVersioned *m = p;
+		m->version.major = 1;
+		m->version.minor = 1;
+		m->manager_ctx = e;
+		m->deleter = gfx_fast_delete_versioned;
+		m->flags = d->flags & 3; // read-only, is-copied
+		t = &m->dl_tensor;
+	} else {
+		gfx_DLManagedTensor *m = p;
+		m->manager_ctx = e;
+		m->deleter = gfx_fast_delete;
+		t = &m->dl_tensor;
+	}
+	t->data = (void *)(uintptr_t)d->data;
+	t->device.device_type = d->device_type;
+	t->device.device_id = d->device_id;
+	t->ndim = nd;
+	t->dtype.code = d->code;
+	t->dtype.bits = d->bits;
+	t->dtype.lanes = d->lanes ? d->lanes : 1;
+	t->shape = nd ? dims : NULL;
+	t->strides = nd ? dims + nd : NULL;
+	t->byte_offset = d->byte_offset;
+	atomic_fetch_add(&e->refs, 1);
+	atomic_fetch_add(&gfx_exported_live, 1);
+	*out = p;
+	return 0;
 }

@@ -5,6 +5,8 @@
 #define GFXCUDA_VERSION_STRING "0.1.0"
 void gfx_set_error(const char *msg, size_t n);
 void gfxcuda_dlpack_capsule_destructor(void *capsule);
+void *gfx_exporter_new(uint64_t owner, uint64_t ptr, uint64_t size, int32_t dev_type, int32_t dev_id);
+long long gfx_exported_count(void);
 
 typedef struct {
 	uint64_t size, row_pitch;

@@ -598,9 +598,41 @@ func gfxcuda_dlpack_live(n *C.uint64_t) C.int {
 		if n == nil {
 			return errorf(stInvalid, "null output")
 		}
-		*n = C.uint64_t(dlpack.Live())
+		*n = C.uint64_t(dlpack.Live()) + C.uint64_t(C.gfx_exported_count())
 		return nil
 	})
+}
+
+//export gfxcuda_dlpack_exporter_new
+func gfxcuda_dlpack_exporter_new(owner C.uint64_t, out *unsafe.Pointer) C.int {
+	return call(func() error {
+		if out == nil {
+			return errorf(stInvalid, "gfxcuda_dlpack_exporter_new: null output")
+		}
+		ptr, size, devType, ordinal, err := memoryOf(uint64(owner))
+		if err != nil {
+			return err
+		}
+		if err := retain(uint64(owner)); err != nil {
+			return err
+		}
+		e := C.gfx_exporter_new(owner, C.uint64_t(ptr), C.uint64_t(size), C.int32_t(devType), C.int32_t(ordinal))
+		if e == nil {
+			release(uint64(owner))
+			return errorf(stFailed, "gfxcuda: out of host memory for a DLPack exporter")
+		}
+		*out = e
+		return nil
+	})
+}
+
+// gfxExporterRelease drops an exporter's reference on its owner (capi.c
+// calls it when the exporter and all its tensors are gone).
+//
+//export gfxExporterRelease
+func gfxExporterRelease(owner C.uint64_t) {
+	defer func() { _ = recover() }() // a deleter's thread is not ours to crash
+	_ = release(uint64(owner))
 }
 
 // cptr turns an address the caller passed as an integer into a pointer.

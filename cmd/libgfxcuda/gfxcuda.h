@@ -317,6 +317,19 @@ int gfxcuda_dlpack_export(uint64_t owner, const gfxcuda_tensor_t *desc, int vers
 int gfxcuda_dlpack_import(void *managed, int versioned, uint64_t *handle, gfxcuda_tensor_t *desc);
 /* The number of exported tensors whose deleter has not run. */
 int gfxcuda_dlpack_live(uint64_t *n);
+/* A DLPack exporter over owner's memory (what gfxcuda_dlpack_export takes):
+ * it holds a reference on owner, so exports through it run in C without
+ * entering the Go runtime (a malloc and two atomic operations; the hot
+ * path of Python's __dlpack__). *exporter is an opaque pointer, valid until
+ * gfxcuda_dlpack_exporter_drop; owner is released once the exporter is
+ * dropped and every tensor exported through it deleted. */
+int gfxcuda_dlpack_exporter_new(uint64_t owner, void **exporter);
+/* gfxcuda_dlpack_export through an exporter: the same checks (the tensor
+ * lies inside the memory, on its device) and the same managed tensors;
+ * the deleter runs exactly once, from any thread. */
+int gfxcuda_dlpack_exporter_export(void *exporter, const gfxcuda_tensor_t *desc, int versioned, void **managed);
+/* Drops the caller's reference on an exporter (once per exporter). */
+int gfxcuda_dlpack_exporter_drop(void *exporter);
 /* Python embedding: PyCapsule_IsValid and PyCapsule_GetPointer, so that
  * gfxcuda_dlpack_capsule_destructor can be a capsule's destructor. */
 void gfxcuda_set_python_capsule_api(void *is_valid, void *get_pointer);

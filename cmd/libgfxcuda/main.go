@@ -120,6 +120,19 @@ var handles = struct {
 // deps are released. When a dep is gone already, obj is closed and an
 // error returned.
 func store(out *C.uint64_t, obj any, close func() error, deps ...uint64) error {
+	h, err := add(obj, close, deps...)
+	if err != nil {
+		return err
+	}
+	*out = C.uint64_t(h)
+	return nil
+}
+
+// add is store returning the handle. deps is copied: callers may pass a
+// slice over C memory that is valid only during the call (gfxcuda_to_cuda's
+// handle list).
+func add(obj any, close func() error, deps ...uint64) (uint64, error) {
+	deps = append([]uint64(nil), deps...)
 	handles.Lock()
 	for _, d := range deps {
 		if _, ok := handles.m[d]; !ok {
@@ -127,7 +140,7 @@ func store(out *C.uint64_t, obj any, close func() error, deps ...uint64) error {
 			if close != nil {
 				close()
 			}
-			return errorf(stBadHandle, "gfxcuda: handle %d was released while in use", d)
+			return 0, errorf(stBadHandle, "gfxcuda: handle %d was released while in use", d)
 		}
 	}
 	for _, d := range deps {
@@ -137,8 +150,7 @@ func store(out *C.uint64_t, obj any, close func() error, deps ...uint64) error {
 	h := handles.next
 	handles.m[h] = &entry{obj: obj, refs: 1, close: close, deps: deps}
 	handles.Unlock()
-	*out = C.uint64_t(h)
-	return nil
+	return h, nil
 }
 
 // get returns the object of handle h as a T.
@@ -169,6 +181,7 @@ func retain(h uint64) error {
 }
 
 func release(h uint64) error {
+	first := h
 	var errs []error
 	for pending := []uint64{h}; len(pending) > 0; {
 		h := pending[0]
@@ -177,7 +190,13 @@ func release(h uint64) error {
 		e, ok := handles.m[h]
 		if !ok {
 			handles.Unlock()
-			return errorf(stBadHandle, "gfxcuda: %d is not a live handle (released twice?)", h)
+			if h == first {
+				return errorf(stBadHandle, "gfxcuda: %d is not a live handle (released twice?)", h)
+			}
+			// A dependency gone early is a bookkeeping bug; report it,
+			// but still release the other dependencies.
+			errs = append(errs, errorf(stInternal, "gfxcuda: internal error (please report): handle %d retained handle %d, which is gone", first, h))
+			continue
 		}
 		e.refs--
 		last := e.refs == 0

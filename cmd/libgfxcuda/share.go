@@ -284,7 +284,8 @@ type cudaSemaphore struct {
 
 // vkSemaphore is a Vulkan timeline semaphore (a renderer's side).
 type vkSemaphore struct {
-	s *vulkan.Semaphore
+	s  *vulkan.Semaphore
+	mu sync.Mutex // orders host signals, so the value check holds
 }
 
 //export gfxcuda_cuda_semaphore_import_fd
@@ -371,7 +372,7 @@ func gfxcuda_vk_semaphore_new(dev C.uint64_t, initial C.uint64_t, exportable C.i
 		if err != nil {
 			return &statusError{stUnsupported, err}
 		}
-		return store(out, &vkSemaphore{s}, s.Close, uint64(dev))
+		return store(out, &vkSemaphore{s: s}, s.Close, uint64(dev))
 	})
 }
 
@@ -381,6 +382,17 @@ func gfxcuda_vk_semaphore_signal(sem C.uint64_t, value C.uint64_t) C.int {
 		s, err := get[*vkSemaphore](uint64(sem), "Vulkan semaphore")
 		if err != nil {
 			return err
+		}
+		// Vulkan requires a host signal to raise the value; drivers do not
+		// all check it (NVIDIA's accepts a lower value), so the library does.
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		cur, err := s.s.Value()
+		if err != nil {
+			return err
+		}
+		if uint64(value) <= cur {
+			return errorf(stInvalid, "gfxcuda: signalling timeline semaphore to %d: its value is %d already; a timeline only goes up, signal a value above %d", uint64(value), cur, cur)
 		}
 		if err := s.s.Signal(uint64(value)); err != nil {
 			return &statusError{stInvalid, err}
@@ -523,6 +535,8 @@ func gfxcuda_to_cuda(hs *C.uint64_t, n C.size_t, stream C.uint64_t, out *C.uint6
 			return err
 		}
 		ac := &access{a: a, sd: sd, res: objs, s: s, end: end, ok: true}
+		// list is the caller's memory, valid during this call only: store
+		// copies the handles it retains.
 		return store(out, ac, ac.done, list...)
 	})
 }

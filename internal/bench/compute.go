@@ -62,7 +62,7 @@ func CompushadyReference() (map[string]Reference, error) {
 }
 
 // ComputeSteps is the number of progress steps of Compute.
-const ComputeSteps = 20
+const ComputeSteps = 22
 
 const (
 	computeBytes   = 64 << 20
@@ -327,6 +327,61 @@ func (c *computeBench) run() error {
 	}, func(f *Figure) { f.Note = "each; recorded and run" }); err != nil {
 		return err
 	}
+	// The batch's two parts, as bounds: recording on the host, and running
+	// the recorded batch again as it is (one submit + wait, then the
+	// device's own time for the dispatches and the barriers between them:
+	// each writes the counter).
+	if err := c.fig(ComputeBoundsGroup, "1000 dispatches in one batch: host recording", "µs", func() (float64, error) {
+		start, err := setCounter()
+		if err != nil {
+			return 0, err
+		}
+		if err := batch.Reset(); err != nil {
+			return 0, err
+		}
+		t := time.Now()
+		for range dispatchInARow {
+			batch.Dispatch(k, 1, 1, 1, uav)
+		}
+		if err := batch.Err(); err != nil {
+			return 0, err
+		}
+		el := time.Since(t)
+		if err := batch.Run(); err != nil {
+			return 0, err
+		}
+		return float64(el.Nanoseconds()) / 1e3 / dispatchInARow, checkCounter(start, dispatchInARow)
+	}, func(f *Figure) { f.Note = "each" }); err != nil {
+		return err
+	}
+	if err := c.fig(ComputeBoundsGroup, "1000 dispatches in one batch: run again as recorded", "µs", func() (float64, error) {
+		start, err := setCounter()
+		if err != nil {
+			return 0, err
+		}
+		if err := batch.Reset(); err != nil {
+			return 0, err
+		}
+		for range dispatchInARow {
+			batch.Dispatch(k, 1, 1, 1, uav)
+		}
+		if err := batch.Run(); err != nil {
+			return 0, err
+		}
+		if err := batch.Commands().Reuse(); err != nil {
+			return 0, err
+		}
+		t := time.Now()
+		if err := batch.Run(); err != nil {
+			return 0, err
+		}
+		el := time.Since(t)
+		return float64(el.Nanoseconds()) / 1e3 / dispatchInARow, checkCounter(start, 2*dispatchInARow)
+	}, func(f *Figure) {
+		f.Note = "each; the device's time (with a barrier between dispatches) plus one submit + wait"
+	}); err != nil {
+		return err
+	}
 
 	// 64 MiB transfers through Upload and Readback (random data each time),
 	// first as they run by default (TransferAuto: staged, pipelined), then
@@ -569,6 +624,7 @@ func (c *computeBench) targets() {
 	texDMA := (texN/dmaUp/1e9 + texN/dmaDown/1e9 + 2*empty/1e6) * 1e3
 	texBound := fmt.Sprintf("bound: %s ms staged (2 × 8.3 MB copied at %s/%s GB/s into/out of staging memory, 2 × a 2 MB piece at DMA %s/%s GB/s, 2 submit + wait of %s µs); %s ms if the host copies were free (DMA alone, 2 submit + wait)",
 		fmtNum(texStaged), fmtNum(memIn), fmtNum(memOut), fmtNum(dmaUp), fmtNum(dmaDown), fmtNum(empty), fmtNum(texDMA))
+	rec, rerun := f["1000 dispatches in one batch: host recording"], f["1000 dispatches in one batch: run again as recorded"]
 	type tgt struct {
 		name  string
 		goal  float64
@@ -577,7 +633,7 @@ func (c *computeBench) targets() {
 	}
 	for _, t := range []tgt{
 		{"dispatch(1,1,1) waited, 1000 in a row", 40, true, fmt.Sprintf("bound: an empty submit + wait takes %s µs", fmtNum(empty))},
-		{"1000 dispatches in one batch", 3, true, ""},
+		{"1000 dispatches in one batch", 3, true, fmt.Sprintf("bounds: host recording %s µs and running the recorded batch again %s µs per dispatch", fmtNum(rec), fmtNum(rerun))},
 		{"upload 64 MiB to device memory", 13, false, upBound},
 		{"readback 64 MiB into new bytes", 3.2, false, newBound},
 		{"readback 64 MiB into a preallocated slice", 13, false, downBound},

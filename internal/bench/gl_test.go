@@ -1,10 +1,10 @@
 package bench
 
 import (
-	"bytes"
 	"errors"
 	"os"
 	"runtime"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -127,18 +127,6 @@ func TestCUDAGLBuffer(t *testing.T) {
 	}
 }
 
-func firstDiff(a, b []byte) int {
-	if bytes.Equal(a, b) {
-		return -1
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return i
-		}
-	}
-	return len(a)
-}
-
 // TestGLBaseline runs the suite step (quick) and checks its figures.
 func TestGLBaseline(t *testing.T) {
 	needGL(t)
@@ -159,8 +147,10 @@ func TestGLBaseline(t *testing.T) {
 	}
 }
 
-// TestGLFrames runs the GL → CUDA frame figures (quick) and checks that
-// each was measured and compared with the per-frame baseline.
+// TestGLFrames runs the GL → CUDA frame figures (quick; every path checks
+// the last frame CUDA received byte for byte) and checks their layout: the
+// parts alone, the totals compared with map + unmap per frame, and the
+// hand-off overheads (total − render only) with the ring's target on them.
 func TestGLFrames(t *testing.T) {
 	needGL(t)
 	d := openGPU(t)
@@ -169,13 +159,53 @@ func TestGLFrames(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.R.Compare()
-	if len(s.R.Figures) < GLFrameSteps-1 { // the GPU-semaphore ring needs GL_NV_timeline_semaphore
-		t.Fatalf("%d figures, want %d", len(s.R.Figures), GLFrameSteps)
-	}
-	for i, f := range s.R.Figures {
-		t.Logf("%s: %.3g %s, %.2f× (%s)", f.Name, f.Value, f.Unit, f.Ratio, f.Note)
-		if f.Group != GLGroup || !(f.Value > 0) || (i > 0 && !(f.Ratio > 0)) {
-			t.Errorf("figure %d: %+v", i, f)
+	byName := map[string]Figure{}
+	measured, totals := 0, 0
+	for _, f := range s.R.Figures {
+		t.Logf("%s: %.4g %s, %.2f× vs %q (%s)", f.Name, f.Value, f.Unit, f.Ratio, f.Against, f.Note)
+		byName[f.Name] = f
+		if f.Group != GLGroup || f.Unit != "µs" || f.Reps != 3 {
+			t.Errorf("figure %+v", f)
 		}
+		if !strings.HasPrefix(f.Name, "hand-off overhead") {
+			measured++
+			if !(f.Value > 0) {
+				t.Errorf("%s: %v µs", f.Name, f.Value)
+			}
+		}
+		if strings.HasSuffix(f.Name, "(total)") {
+			totals++
+		}
+	}
+	timeline := 0
+	if _, ok := byName["GL → CUDA in batches of 32: gl.Ring, GPU semaphores (total)"]; ok {
+		timeline = 1
+	}
+	if measured != GLFrameSteps-1+timeline || totals != 3+timeline {
+		t.Fatalf("%d measured figures (%d totals), want %d", measured, totals, GLFrameSteps-1+timeline)
+	}
+	render := byName[glRenderOnly]
+	base, ok := byName[glOverheadBase]
+	if !ok || base.Value != byName[glPerFrame].Value-render.Value {
+		t.Fatalf("baseline overhead %+v, want %v − %v", base, byName[glPerFrame].Value, render.Value)
+	}
+	overheads := 0
+	for _, f := range s.R.Figures {
+		if !strings.HasPrefix(f.Name, "hand-off overhead") {
+			continue
+		}
+		overheads++
+		if f.Name == glOverheadBase {
+			continue
+		}
+		if f.Against != glOverheadBase || f.Ratio == 0 {
+			t.Errorf("%s: compared with %q, ratio %v", f.Name, f.Against, f.Ratio)
+		}
+		if strings.Contains(f.Name, "gl.Ring") && (f.Target != 5 || f.Met == nil) {
+			t.Errorf("%s: target %v, met %v", f.Name, f.Target, f.Met)
+		}
+	}
+	if overheads != totals {
+		t.Fatalf("%d overheads for %d totals", overheads, totals)
 	}
 }

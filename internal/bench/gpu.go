@@ -45,6 +45,49 @@ func (s *Suite) measure(fn func() (float64, error)) (float64, float64, int, erro
 	return m, sp, len(xs), nil
 }
 
+// paired measures fn against base in the same repetitions, alternating
+// which runs first, and records fn's median with the median of the
+// per-repetition ratios fn/base (higher-is-better units): drift between
+// two figures measured minutes apart (clocks, other tenants) cancels.
+func (s *Suite) paired(group, name, unit, against string, base, fn func() (float64, error), target float64) error {
+	if s.Progress != nil {
+		s.Progress.Step(group + ": " + name)
+	}
+	if _, err := base(); err != nil { // warm-up
+		return fmt.Errorf("%s / %s: %w", group, against, err)
+	}
+	if _, err := fn(); err != nil {
+		return fmt.Errorf("%s / %s: %w", group, name, err)
+	}
+	var xs, rs []float64
+	for i := 0; i < s.O.Reps; i++ {
+		var b, v float64
+		var err error
+		if i%2 == 0 {
+			if b, err = base(); err == nil {
+				v, err = fn()
+			}
+		} else {
+			if v, err = fn(); err == nil {
+				b, err = base()
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("%s / %s: %w", group, name, err)
+		}
+		if b <= 0 {
+			return fmt.Errorf("%s / %s: %s measured %v", group, name, against, b)
+		}
+		xs, rs = append(xs, v), append(rs, v/b)
+	}
+	m, sp := Summary(xs)
+	r, _ := Summary(rs)
+	s.add(Figure{Group: group, Name: name, Value: m, Unit: unit, Reps: len(xs), Spread: sp,
+		Against: against, Ratio: r, Target: target, Paired: true,
+		Note: "ratio: median of per-repetition ratios, " + against + " run alternately in the same repetitions"})
+	return nil
+}
+
 func (s *Suite) figure(group, name, unit string, fn func() (float64, error), mod func(*Figure)) error {
 	if s.Progress != nil {
 		s.Progress.Step(group + ": " + name)

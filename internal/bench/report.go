@@ -32,6 +32,10 @@ type Figure struct {
 	Target float64 `json:"target,omitempty"`
 	Met    *bool   `json:"met,omitempty"`
 	Note   string  `json:"note,omitempty"`
+	// Paired: Ratio was measured directly, as the median of per-repetition
+	// ratios against Against run alternately in the same repetitions, and
+	// Compare keeps it.
+	Paired bool `json:"paired,omitempty"`
 }
 
 // Report is a run's figures, in the order measured.
@@ -79,17 +83,19 @@ func (r *Report) Compare() {
 		if f.Against == "" {
 			continue
 		}
-		b, ok := byName[f.Group+"/"+f.Against]
-		if !ok {
-			b, ok = byName[f.Against]
-		}
-		if !ok || b.Value == 0 || f.Value == 0 {
-			continue
-		}
-		if lowerIsBetter(f.Unit) {
-			f.Ratio = b.Value / f.Value
-		} else {
-			f.Ratio = f.Value / b.Value
+		if !f.Paired || f.Ratio <= 0 { // a paired ratio stands as measured
+			b, ok := byName[f.Group+"/"+f.Against]
+			if !ok {
+				b, ok = byName[f.Against]
+			}
+			if !ok || b.Value == 0 || f.Value == 0 {
+				continue
+			}
+			if lowerIsBetter(f.Unit) {
+				f.Ratio = b.Value / f.Value
+			} else {
+				f.Ratio = f.Value / b.Value
+			}
 		}
 		if f.Target > 0 {
 			met := f.Ratio >= f.Target

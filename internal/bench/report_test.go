@@ -68,3 +68,20 @@ func TestRender(t *testing.T) {
 		t.Errorf("PNG: %v", err)
 	}
 }
+
+// A paired figure keeps the ratio it measured; Compare judges only its
+// target.
+func TestComparePaired(t *testing.T) {
+	r := Report{Figures: []Figure{
+		{Group: "g", Name: "base", Value: 100, Unit: "frames/s"},
+		{Group: "g", Name: "x", Value: 90, Unit: "frames/s", Against: "base", Ratio: 0.97, Target: 0.95, Paired: true},
+		{Group: "g", Name: "y", Value: 90, Unit: "frames/s", Against: "base", Target: 0.95},
+	}}
+	r.Compare()
+	if f := r.Figures[1]; f.Ratio != 0.97 || f.Met == nil || !*f.Met {
+		t.Errorf("paired: ratio %v met %v, want 0.97 met", f.Ratio, f.Met)
+	}
+	if f := r.Figures[2]; f.Ratio != 0.9 || f.Met == nil || *f.Met {
+		t.Errorf("unpaired: ratio %v met %v, want 0.9 not met", f.Ratio, f.Met)
+	}
+}

@@ -440,10 +440,11 @@ func (s *Suite) Rings() error {
 	// Learner mode: CUDA stays off the GPU until the learner has work
 	// (host-observed completion, Next per learner step, release by CUDA
 	// event); the learner here queues no work of its own.
-	return s.figure(g2, "learner mode (host-observed, Next per step), 128 slots, batch 32", "frames/s",
+	return s.paired(g2, "learner mode (host-observed, Next per step), 128 slots, batch 32", "frames/s",
+		"producer alone (render + tensor pass)",
+		func() (float64, error) { return h.ProducerAlone(TensorMode, 32, frames) },
 		func() (float64, error) {
 			res, err := h.RunLearner(learnerRing, frames, false)
 			return res.FPS, err
-		},
-		func(f *Figure) { f.Against, f.Target = "producer alone (render + tensor pass)", 0.95 })
+		}, 0.95)
 }

@@ -218,14 +218,16 @@ func ConsumeRingCUDA(ctx context.Context, cx *cuda.Context, tok share.Token, fra
 			return 0, err
 		}
 	}
-	var b [16]byte
-	if err := s.CopyDtoH(b[:], errs.Ptr()); err != nil {
-		return 0, err
-	}
 	if err := s.Synchronize(); err != nil {
 		return 0, err
 	}
 	el := time.Since(t0)
+	// s is non-blocking and finished above: a synchronous copy reads the
+	// counters (Stream.CopyDtoH takes only pinned memory).
+	var b [16]byte
+	if err := cx.CopyDtoH(b[:], errs.Ptr()); err != nil {
+		return 0, err
+	}
 	if bad := binary.LittleEndian.Uint64(b[:]); bad != 0 {
 		return 0, fmt.Errorf("share ring: %d wrong texels over %d frames (first at word %d)", bad, frames, binary.LittleEndian.Uint32(b[8:]))
 	}

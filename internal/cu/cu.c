@@ -111,10 +111,28 @@ const char *gfx_cu_name(int i) {
 	return names[i];
 }
 
+// Entry points requested at an older version than the rest, because the
+// ABI cuGetProcAddress returns for them at GFX_CU_API_VERSION is not the one
+// cu.h declares: at 12000, "cuCtxCreate" is cuCtxCreate_v3 of CUDA 11.4
+// (an execution-affinity array and its length before the flags), while cu.h
+// declares cuda.h's cuCtxCreate (_v2, CUDA 3.2: flags, device). Calling the
+// one through the other's signature passes garbage as the device.
+static const struct { const char *name; int version; } pinned[] = {
+	{"cuCtxCreate", 3020},
+};
+
+int gfx_cu_abi_version(const char *name, int version) {
+	size_t i;
+	for (i = 0; i < sizeof pinned / sizeof pinned[0]; i++)
+		if (strcmp(pinned[i].name, name) == 0) return pinned[i].version;
+	return version;
+}
+
 static int resolve(void *gpa2, void *gpa1, int version, const char *name, void **out) {
 	int status = 0;
 	CUresult r;
 	*out = NULL;
+	version = gfx_cu_abi_version(name, version);
 	if (gpa2) r = ((gpa2_fn)gpa2)(name, out, version, GFX_CU_GPA_LEGACY_STREAM, &status);
 	else r = ((gpa1_fn)gpa1)(name, out, version, GFX_CU_GPA_LEGACY_STREAM);
 	if (r != 0 || *out == NULL) {

@@ -320,7 +320,8 @@ func ContextFromHandle(h uintptr) Context {
 	return Context{C.gfx_ctx_of(C.uintptr_t(h))}
 }
 
-// CtxCreate is cuCtxCreate (the _v2 ABI): a new context on d, which the
+// CtxCreate is cuCtxCreate (the _v2 ABI, which Load requests at CUDA 3.2:
+// at 12.0 cuGetProcAddress would return _v3's): a new context on d, which the
 // driver makes current on the calling OS thread (used by tests that need a
 // context other than the primary one).
 func CtxCreate(flags uint32, d Device) (Context, Result) {
@@ -342,6 +343,14 @@ func EntryPoints() []string {
 		}
 		out = append(out, C.GoString(n))
 	}
+}
+
+// ABIVersion returns the CUDA version Load asks cuGetProcAddress for name
+// at: APIVersion, or an older one where cu.h declares that older ABI.
+func ABIVersion(name string) int {
+	cs := C.CString(name)
+	defer C.free(unsafe.Pointer(cs))
+	return int(C.gfx_cu_abi_version(cs, C.int(APIVersion)))
 }
 
 // StreamWaitEvent is cuStreamWaitEvent.

@@ -326,6 +326,11 @@ CUresult gfx_cuStreamQuery_in(CUcontext ctx, CUstream s);
 // resolves, or NULL past the last.
 const char *gfx_cu_name(int i);
 
+// gfx_cu_abi_version returns the CUDA version gfx_cu_load requests name at
+// when asked for version: version itself, except for the few entry points
+// whose ABI at GFX_CU_API_VERSION differs from the one declared here.
+int gfx_cu_abi_version(const char *name, int version);
+
 // gfx_cu_load resolves every entry point through cuGetProcAddress
 // (gpa2: the 5-argument cuGetProcAddress_v2 of CUDA 12; gpa1: the 4-argument
 // original; either may be NULL). It returns the number of entry points that

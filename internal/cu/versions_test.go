@@ -50,6 +50,14 @@ var introducedIn = map[string]int{
 	"cuGraphicsSubResourceGetMappedArray": 3000, "cuGraphicsUnregisterResource": 3000,
 }
 
+// incompatibleFrom names entry points whose cuGetProcAddress ABI changed
+// its parameters at the given CUDA version (cudaTypedefs.h: a PFN_name_vN
+// with another signature than cu.h's): Load must request them at an older
+// version when that change is at or before APIVersion.
+var incompatibleFrom = map[string]int{
+	"cuCtxCreate": 11040, // _v3: an execution-affinity array and count before the flags
+}
+
 // optionalEntry names entry points newer than CUDA 12.0 that gfxcuda can do
 // without (none today).
 var optionalEntry = map[string]bool{}
@@ -77,6 +85,11 @@ func TestEntryPointVersions(t *testing.T) {
 			t.Errorf("%s: not in introducedIn: add the CUDA version that introduced it (cuda.h) to versions_test.go", n)
 		case v > APIVersion && !optionalEntry[n]:
 			t.Errorf("%s needs a CUDA %d.%d driver, newer than the 12.0 gfxcuda supports: make it optional", n, v/1000, v%1000/10)
+		case v > ABIVersion(n):
+			t.Errorf("%s is requested at %d, before CUDA %d introduced it", n, ABIVersion(n), v)
+		}
+		if c, ok := incompatibleFrom[n]; ok && ABIVersion(n) >= c {
+			t.Errorf("%s is requested at %d, where cuGetProcAddress returns the ABI of %d, not the one cu.h declares: pin it in cu.c", n, ABIVersion(n), c)
 		}
 	}
 	for _, essential := range []string{"cuInit", "cuCtxGetCurrent", "cuCtxSetCurrent"} {

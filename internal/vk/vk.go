@@ -1275,8 +1275,9 @@ func (f *deviceFuncs) procs() []proc {
 // Device is a VkDevice with its function table. Its methods are not safe
 // for concurrent use with Destroy.
 type Device struct {
-	h  C.VkDevice
-	fn deviceFuncs
+	h           C.VkDevice
+	fn          deviceFuncs
+	dispatchFns dispatchFns // RecordDispatch's table
 }
 
 // CreateDevice calls vkCreateDevice and loads the device's function table.
@@ -1324,6 +1325,7 @@ func (in *Instance) CreateDevice(pd PhysicalDevice, info DeviceCreateInfo) (*Dev
 		}
 		return nil, fmt.Errorf("vkCreateDevice: %w", err)
 	}
+	d.initDispatchFns()
 	return d, nil
 }
 

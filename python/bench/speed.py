@@ -2,12 +2,14 @@
 """Speed of gfxcuda from Python (issue 11, item 4), on a GPU machine:
   torch.from_dlpack(buf)          target <= 10 us
   tex.copy_to(t) Python overhead  target <= 20 us on top of the C call
-  Compute.dispatch                target <= 1.2x the Go figure (GFXCUDA_GO_DISPATCH_US)
+  Compute.dispatch(1,1,1) waited  target <= 1.2x the Go figure (GFXCUDA_GO_DISPATCH_US,
+                                  or `gfxcuda bench --only compute` when the CLI is found)
 Prints one line per figure (median of many runs)."""
 
-import ctypes
 import os
+import re
 import statistics
+import subprocess
 import sys
 import time
 
@@ -28,9 +30,65 @@ def median_us(f, n=2000, warm=50):
     return statistics.median(ts) / 1000
 
 
+def paired_us(wrapped, raw, sync, n=400, warm=20):
+    """Medians of the host time of queueing one call through the Python
+    wrapper and through the bare C function, each sample taken with the
+    GPU queue drained (sync, untimed) and the two interleaved, so both see
+    the same conditions: their difference is the Python overhead, not the
+    GPU's back-pressure on a full queue."""
+    for _ in range(warm):
+        wrapped()
+        raw()
+    sync()
+    a, b = [], []
+    for i in range(n):
+        pair = ((wrapped, a), (raw, b)) if i % 2 == 0 else ((raw, b), (wrapped, a))
+        for f, acc in pair:
+            sync()
+            t0 = time.perf_counter_ns()
+            f()
+            acc.append(time.perf_counter_ns() - t0)
+    sync()
+    return statistics.median(a) / 1000, statistics.median(b) / 1000
+
+
+def mean_us(f, n=1000, warm=50):
+    """The mean of n calls in a row (how the Go benchmark reports its
+    "dispatch(1,1,1) waited, 1000 in a row")."""
+    for _ in range(warm):
+        f()
+    t0 = time.perf_counter_ns()
+    for _ in range(n):
+        f()
+    return (time.perf_counter_ns() - t0) / n / 1000
+
+
+def go_dispatch_us():
+    """The Go figure to compare Compute.dispatch with: GFXCUDA_GO_DISPATCH_US,
+    else `gfxcuda bench --only compute` (the CLI at GFXCUDA_CLI or next to
+    the package, as the GPU bundle lays it out), else None."""
+    v = os.environ.get("GFXCUDA_GO_DISPATCH_US")
+    if v:
+        return float(v)
+    here = os.path.dirname(os.path.abspath(__file__))
+    cli = os.environ.get("GFXCUDA_CLI") or os.path.join(here, "..", "..", "..", "gfxcuda")
+    if not os.path.exists(cli):
+        return None
+    try:
+        out = subprocess.run([cli, "bench", "--only", "compute"], capture_output=True, text=True, timeout=300).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    for ln in out.splitlines():
+        if "dispatch(1,1,1) waited, 1000 in a row" in ln:
+            m = re.search(r"in a row\D*?([0-9]+(?:\.[0-9]+)?)", ln)
+            if m:
+                return float(m.group(1))
+    return None
+
+
 def line(name, us, target=None):
     verdict = "" if target is None else ("  (target <= %.1f us: %s)" % (target, "met" if us <= target else "NOT met"))
-    print("%-40s %9.2f us%s" % (name, us, verdict))
+    print("%-44s %9.2f us%s" % (name, us, verdict), flush=True)
 
 
 def main():
@@ -38,10 +96,19 @@ def main():
     b = gfxcuda.Buffer(4096, stride=4)
     k = gfxcuda.Compute(gfxcuda.hlsl.compile("""
     RWStructuredBuffer<uint> b : register(u0);
-    [numthreads(64,1,1)] void main(uint3 t : SV_DispatchThreadID) { b[t.x] += 1; }"""), uav=[b])
-    us = median_us(lambda: k.dispatch(16, 1, 1), n=500)
-    go = os.environ.get("GFXCUDA_GO_DISPATCH_US")
-    line("Compute.dispatch (%s)" % dev.name, us, 1.2 * float(go) if go else None)
+    [numthreads(8,1,1)] void main(uint3 t : SV_DispatchThreadID) { b[t.x] += 1; }"""), uav=[b])
+    # As the Go benchmark: dispatch(1,1,1) waited, the mean of 1000 in a row.
+    us = mean_us(lambda: k.dispatch(1, 1, 1))
+    kh = k._h.handle
+    raw = mean_us(lambda: _lib.lib.gfxcuda_compute_dispatch(kh, 1, 1, 1, None, 0))
+    go = go_dispatch_us()
+    line("Compute.dispatch(1,1,1) waited (%s)" % dev.name, us, 1.2 * go if go else None)
+    line("  the C call alone", raw)
+    line("  Python overhead", max(us - raw, 0))
+    if go:
+        line("  Go: dispatch(1,1,1) waited, 1000 in a row", go)
+    else:
+        print("  (no Go figure: set GFXCUDA_GO_DISPATCH_US or GFXCUDA_CLI to compare)")
     if not gfxcuda.cuda_available():
         print("no CUDA: the DLPack and texture figures need the GPU machine")
         return
@@ -52,32 +119,42 @@ def main():
         return
     buf = gfxcuda.SharedBuffer((1 << 20,), "float32")
     line("torch.from_dlpack(SharedBuffer)", median_us(lambda: torch.from_dlpack(buf)), 10)
-    line("SharedBuffer.__dlpack__ alone", median_us(lambda: buf.__dlpack__(max_version=(1, 0), stream=1)))
+    line("SharedBuffer.__dlpack__ alone (+ deleter)", median_us(lambda: buf.__dlpack__(max_version=(1, 0), stream=1)))
     t = torch.zeros((1080, 1920, 4), dtype=torch.uint8, device="cuda")
+    t.copy_(torch.randint(0, 256, t.shape, dtype=torch.uint8, device="cuda"))
     tex = gfxcuda.texture(t)
     ptr = t.data_ptr()
-    # Copies are queued on the legacy default stream (no host wait): these
-    # figures are the host cost of queueing one; the last is the whole copy.
-    total = median_us(lambda: tex.copy_to(ptr), n=500)
-    torch.cuda.synchronize()
-    raw = median_us(lambda: _lib.lib.gfxcuda_shared_texture_copy(tex.handle, ptr, 0, 1, 0), n=500)
-    torch.cuda.synchronize()
+    th = tex.handle
+    sync = torch.cuda.synchronize
+
+    def raw_copy():
+        _lib.lib.gfxcuda_shared_texture_copy(th, ptr, 0, 1, 0)
+
+    # Host time of queueing one copy on the legacy default stream (no host
+    # wait), wrapper against the bare C call under the same conditions.
+    total, raw = paired_us(lambda: tex.copy_to(ptr), raw_copy, sync)
     line("tex.copy_to(ptr) 1920x1080 rgba8, queued", total)
     line("  the C call alone", raw)
     line("  Python overhead", max(total - raw, 0), 20)
-    total_t = median_us(lambda: tex.copy_to(t), n=500)
-    torch.cuda.synchronize()
-    line("  Python overhead, tensor argument", max(total_t - raw, 0), 20)
+    total_t, raw_t = paired_us(lambda: tex.copy_to(t), raw_copy, sync)
+    line("tex.copy_to(tensor), queued", total_t)
+    line("  Python overhead, tensor argument", max(total_t - raw_t, 0), 20)
     with tex:
-        inside = median_us(lambda: tex.copy_to(ptr), n=500)
-        torch.cuda.synchronize()
+        inside, raw_in = paired_us(lambda: tex.copy_to(ptr), raw_copy, sync)
     line("tex.copy_to(ptr) inside `with tex:`", inside)
+    line("  Python overhead", max(inside - raw_in, 0), 20)
 
     def whole():
         tex.copy_to(ptr)
-        torch.cuda.synchronize()
+        sync()
     line("tex.copy_to(ptr) + synchronize", median_us(whole, n=300))
-    _ = ctypes
+    # The copies above must have moved the data (an untimed check).
+    t2 = torch.zeros_like(t)  # poisoned: t is random
+    tex.copy_to(t2)
+    sync()
+    if not torch.equal(t, t2):
+        print("ERROR: tex.copy_to did not give the texture's texels back")
+        sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -6,6 +6,8 @@ import threading
 
 from . import _lib, errors, formats
 
+_dispatch = _lib.lib.gfxcuda_compute_dispatch  # the hot path of Compute.dispatch
+
 HEAP_DEFAULT = 0
 HEAP_UPLOAD = 1
 HEAP_READBACK = 2
@@ -426,8 +428,14 @@ class Compute:
             if self.push_size and len(push) > self.push_size:
                 raise errors.InvalidArgumentError("gfxcuda: %d bytes of push constants; push_size is %d" % (len(push), self.push_size))
             _lib.call("gfxcuda_compute_dispatch", self._h.handle, x, y, z, push, len(push))
-        else:
-            _lib.call("gfxcuda_compute_dispatch", self._h.handle, x, y, z, None, 0)
+            return
+        h = self._h._h
+        if not h or _lib._forked:
+            _lib.call("gfxcuda_compute_dispatch", self._h.handle, x, y, z, None, 0)  # raises
+            return
+        st = _dispatch(h, x, y, z, None, 0)  # one C call
+        if st:
+            _lib.raise_status("gfxcuda_compute_dispatch", st)
 
     def dispatch_indirect(self, indirect_buffer, offset=0, push=None):
         """Runs the number of workgroups the GPU reads from indirect_buffer

@@ -2,12 +2,20 @@
 SharedBuffer), and Gfx2Cuda's textures."""
 
 import ctypes
+import sys
 import threading
 
 from . import _lib, errors, formats
 
 kDLCPU, kDLCUDA = 1, 2
 _NAMES = (b"dltensor", b"dltensor_versioned")
+# The hot path of __dlpack__ (torch.from_dlpack): bound once.
+_export = _lib.lib.gfxcuda_dlpack_exporter_export
+_capsule_new = _lib.PyCapsule_New
+_destructor = _lib.capsule_destructor
+_byref = ctypes.byref
+_c_void_p = ctypes.c_void_p
+_tex_copy = _lib.lib.gfxcuda_shared_texture_copy
 
 
 def cuda_device_count():
@@ -74,6 +82,7 @@ class _Array:
         # wait for it. None: nothing pending.
         self._pending = None
         self._desc = None
+        self._exporter = None  # _lib.Exporter, made on the first export
         self._lock = threading.Lock()
 
     @property
@@ -124,14 +133,31 @@ class _Array:
             t = _lib.Tensor(self.ptr, 0, kDLCUDA, self.device, self._code, self._bits, 1, nd,
                             ctypes.cast(shape, ctypes.POINTER(ctypes.c_int64)),
                             ctypes.cast(strides, ctypes.POINTER(ctypes.c_int64)) if strides is not None else None, 0)
-            self._desc = (t, shape, strides)
+            self._desc = (t, shape, strides, ctypes.byref(t))
         return self._desc[0]
+
+    def _capsule(self, versioned):
+        """A capsule of the cached tensor description, exported in C
+        through this array's exporter (one C call, no Go)."""
+        e = self._exporter
+        if e is None or not e._p:
+            e = self._exporter = _lib.Exporter(self.handle)
+        if self._desc is None:
+            self._tensor()
+        out = _c_void_p()
+        st = _export(e._p, self._desc[3], versioned, _byref(out))
+        if st:
+            _lib.raise_status("gfxcuda_dlpack_exporter_export", st)
+        return _capsule_new(out, _NAMES[versioned], _destructor)
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         """A DLPack capsule over the memory (no copy): the versioned
         DLManagedTensorVersioned when max_version >= (1, 0), else the
         legacy DLManagedTensor. The memory lives until the consumer's
         deleter runs."""
+        if not copy and dl_device is None and self._pending is None and stream != 0 and not _lib._forked:
+            # Nothing to order or copy: straight to the C export.
+            return self._capsule(max_version is not None and max_version[0] >= 1)
         _lib.check_fork()
         if dl_device is not None and tuple(dl_device) != (kDLCUDA, self.device):
             raise BufferError("gfxcuda: the memory is on CUDA device %d; it cannot be exported to device %r without a copy"
@@ -147,8 +173,10 @@ class _Array:
             src = CudaBuffer(self.shape, self.dtype, device=self.device)
             _lib.call("gfxcuda_cuda_memcpy", self.device, src.ptr, self.ptr, self.nbytes, 2)
         versioned = max_version is not None and tuple(max_version)[0] >= 1
+        if not copy:
+            return self._capsule(versioned)
         t = src._tensor()
-        t.flags = 2 if copy else 0
+        t.flags = 2  # is-copied
         out = ctypes.c_void_p()
         _lib.call("gfxcuda_dlpack_export", src.handle, ctypes.byref(t), int(versioned), ctypes.byref(out))
         return _lib.PyCapsule_New(out, _NAMES[versioned], _lib.capsule_destructor)
@@ -175,6 +203,9 @@ class _Array:
 
     def release(self):
         """Drops gfxcuda's reference now; DLPack consumers keep the memory alive."""
+        e, self._exporter = self._exporter, None
+        if e is not None:
+            e.drop()
         self._h.release()
 
     def __repr__(self):
@@ -488,6 +519,18 @@ def _pointer(obj, need):
         if obj == 0:
             raise errors.InvalidArgumentError("gfxcuda: null device pointer")
         return obj, 0, None
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(obj, torch.Tensor):
+        # torch's __cuda_array_interface__ builds a dict (and refuses
+        # tensors that require grad): read the tensor directly.
+        if not obj.is_cuda:
+            raise errors.InvalidArgumentError("gfxcuda: the tensor is on %s, not a CUDA device" % (obj.device,))
+        es = obj.element_size()
+        n = obj.numel() * es
+        if n < need:
+            raise errors.OutOfRangeError("gfxcuda: the array has %d bytes; the texture needs %d" % (n, need))
+        pitch = 0 if obj.dim() < 2 or obj.is_contiguous() else obj.stride(0) * es
+        return obj.data_ptr(), pitch, obj
     ptr, shape, typestr, strides, _, keep = _array_of(obj)
     itemsize = int(typestr[2:])
     n = itemsize
@@ -532,6 +575,13 @@ class Texture:
         stream, so any later PyTorch operation sees the data; an int
         cudaStream_t or a torch/CuPy stream: asynchronous on it). No host
         wait."""
+        h = self._h._h
+        if dst.__class__ is int and dst and stream is None and h and not _lib._forked:
+            # The hot path: one C call, nothing built.
+            st = _tex_copy(h, dst, pitch, 1, 0)
+            if st:
+                _lib.raise_status("gfxcuda_shared_texture_copy", st)
+            return
         ptr, p, keep = _pointer(dst, self.nbytes)
         _lib.call("gfxcuda_shared_texture_copy", self.handle, ptr, pitch or p, 1, _stream_int(stream))
         del keep
@@ -539,6 +589,12 @@ class Texture:
     def copy_from(self, src, pitch=0, stream=None):
         """Copies src (a device pointer or a CUDA array) into the texture,
         queued on stream as copy_to is: after the stream's earlier work."""
+        h = self._h._h
+        if src.__class__ is int and src and stream is None and h and not _lib._forked:
+            st = _tex_copy(h, src, pitch, 0, 0)
+            if st:
+                _lib.raise_status("gfxcuda_shared_texture_copy", st)
+            return
         ptr, p, keep = _pointer(src, self.nbytes)
         _lib.call("gfxcuda_shared_texture_copy", self.handle, ptr, pitch or p, 0, _stream_int(stream))
         del keep

@@ -110,6 +110,9 @@ _sigs = {
     "gfxcuda_dlpack_export": [u64, P(Tensor), i32, P(vp)],
     "gfxcuda_dlpack_import": [vp, i32, P(u64), P(Tensor)],
     "gfxcuda_dlpack_live": [P(u64)],
+    "gfxcuda_dlpack_exporter_new": [u64, P(vp)],
+    "gfxcuda_dlpack_exporter_export": [vp, P(Tensor), i32, P(vp)],
+    "gfxcuda_dlpack_exporter_drop": [vp],
     "gfxcuda_copy_ex": [u64, u64, P(CopyRegion)],
     "gfxcuda_compute_dispatch_indirect": [u64, u64, u64, vp, sz],
     "gfxcuda_shared_compute_device": [u64, P(u64)],
@@ -148,6 +151,31 @@ PyCapsule_SetName = _api.PyCapsule_SetName
 PyCapsule_SetName.restype = ctypes.c_int
 PyCapsule_SetName.argtypes = [ctypes.py_object, cp]
 
+
+
+class Exporter:
+    """A library DLPack exporter over one owner handle: exports through it
+    run in C (no Go call); dropped once, when released or collected."""
+
+    __slots__ = ("_p",)
+
+    def __init__(self, owner):
+        p = vp()
+        call("gfxcuda_dlpack_exporter_new", owner, ctypes.byref(p))
+        self._p = p.value
+
+    def drop(self):
+        p, self._p = self._p, None
+        if p and not _forked:
+            lib.gfxcuda_dlpack_exporter_drop(p)
+
+    def __del__(self):
+        try:
+            self.drop()
+        except Exception:
+            pass
+
+
 # ---- fork safety ----------------------------------------------------------
 # Neither the Go runtime inside the library nor CUDA survive fork(): a child
 # forked after import must not call into the library (it could hang).
@@ -174,17 +202,22 @@ def check_fork():
         raise errors.ForkedProcessError(FORK_MESSAGE)
 
 
+def raise_status(name, st, exc=None):
+    """Raises the GfxcudaError of status st (the thread's last error)."""
+    msg = lib.gfxcuda_last_error().decode("utf-8", "replace")
+    cls = errors.BY_STATUS.get(st, errors.GfxcudaError)
+    if exc is not None and cls is errors.InvalidArgumentError:
+        cls = exc
+    raise cls(msg or "%s failed with status %d" % (name, st), st)
+
+
 def call(name, *args, exc=None):
     """Calls a library function and raises the matching GfxcudaError."""
     if _forked:
         raise errors.ForkedProcessError(FORK_MESSAGE)
     st = getattr(lib, name)(*args)
     if st != 0:
-        msg = lib.gfxcuda_last_error().decode("utf-8", "replace")
-        cls = errors.BY_STATUS.get(st, errors.GfxcudaError)
-        if exc is not None and cls is errors.InvalidArgumentError:
-            cls = exc
-        raise cls(msg or "%s failed with status %d" % (name, st), st)
+        raise_status(name, st, exc)
 
 
 def new_handle(name, *args, exc=None):

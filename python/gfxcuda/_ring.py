@@ -57,13 +57,11 @@ class Slot(_Array):
                 raise BufferError("gfxcuda: a host-visible ring slot is CPU memory, not device %r" % (tuple(dl_device),))
             if copy:
                 raise BufferError("gfxcuda: copy=True of a host ring slot: use numpy.array(slot) instead")
+            _lib.check_fork()
             versioned = max_version is not None and tuple(max_version)[0] >= 1
             t = self._tensor()
             t.device_type, t.device_id, t.flags = kDLCPU, 0, 0
-            out = ctypes.c_void_p()
-            _lib.call("gfxcuda_dlpack_export", self.handle, ctypes.byref(t), int(versioned), ctypes.byref(out))
-            from ._cuda import _NAMES
-            return _lib.PyCapsule_New(out, _NAMES[versioned], _lib.capsule_destructor)
+            return self._capsule(versioned)
         return _Array.__dlpack__(self, stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
 
     def write(self, data):

@@ -170,3 +170,71 @@ def test_ipc_pending_or_no_cuda():
         gfxcuda.texture((4, 4, 4))
     with pytest.raises(gfxcuda.InvalidArgumentError):
         gfxcuda.texture(object())
+
+
+def test_handle_release_once():
+    """A wrapper's handle is released exactly once however often release()
+    runs (explicitly, by a with block, then by garbage collection)."""
+    base = gfxcuda.live_handles()
+    s = gfxcuda.Buffer(16)
+    assert gfxcuda.live_handles() > base
+    h = s.handle
+    s.release()
+    after = gfxcuda.live_handles()
+    s.release()  # a second release is a no-op, not a second gfxcuda_release
+    del s
+    assert gfxcuda.live_handles() == after == base
+    with pytest.raises(gfxcuda.BadHandleError):
+        _lib.call("gfxcuda_release", h)  # the library refuses a real double release
+
+
+def test_handoff_release_once_without_cuda():
+    """Handoff.to_vulkan ends the hand-off and releases its handle once,
+    even when the library refuses to_vulkan, and again is a no-op. (A
+    sampler's handle stands in for the hand-off: to_cuda needs CUDA.)"""
+    from gfxcuda import _cuda
+    gfxcuda.Sampler()  # the device is open before counting
+    base = gfxcuda.live_handles()
+    h = _lib.new_handle("gfxcuda_sampler_new", gfxcuda.get_current_device().handle, 0, 0, 0, 0, 0)
+    r = gfxcuda.Buffer(16)
+    ho = _cuda.Handoff.__new__(_cuda.Handoff)
+    ho.resources, ho.stream, ho._h = [r], 0, _lib.Handle(h)
+    r._pending, r._handoff = 0, ho
+    with pytest.raises(gfxcuda.InvalidArgumentError):
+        with ho:
+            pass
+    assert r._pending is None and r._handoff is None
+    ho.to_vulkan()  # ended already: nothing to release
+    ho.__exit__(None, None, None)
+    r.release()
+    assert gfxcuda.live_handles() == base
+
+
+def test_dlpack_exporter_bookkeeping():
+    """Exports run through a C exporter: the owner lives while the array or
+    any export does, every deleter runs once, refused tensors leak nothing."""
+    base_h, base_t = gfxcuda.live_handles(), gfxcuda.live_dlpack_tensors()
+    a = gfxcuda.CudaBuffer.from_cuda(FAKE, (64,), "uint8")
+    caps = [a.__dlpack__(max_version=(1, 0)) if i % 2 else a.__dlpack__() for i in range(1000)]
+    assert gfxcuda.live_dlpack_tensors() == base_t + 1000
+    a.release()
+    a.release()
+    assert gfxcuda.live_handles() == base_h + 1  # the exports hold the memory
+    del caps
+    assert gfxcuda.live_dlpack_tensors() == base_t
+    assert gfxcuda.live_handles() == base_h
+    # The exporter checks what the Go export checks.
+    b = gfxcuda.CudaBuffer.from_cuda(FAKE, (4,), "uint8")
+    b.__dlpack__()
+    t = b._tensor()
+    big = (ctypes.c_int64 * 1)(5)
+    bad = _lib.Tensor(t.data, 0, 2, 0, 1, 8, 1, 1, ctypes.cast(big, ctypes.POINTER(ctypes.c_int64)), None, 0)
+    out = ctypes.c_void_p()
+    with pytest.raises(gfxcuda.OutOfRangeError):
+        _lib.call("gfxcuda_dlpack_exporter_export", b._exporter._p, ctypes.byref(bad), 1, ctypes.byref(out))
+    wrong = _lib.Tensor(t.data, 0, 1, 0, 1, 8, 1, 1, ctypes.cast(big, ctypes.POINTER(ctypes.c_int64)), None, 0)
+    with pytest.raises(gfxcuda.InvalidArgumentError):
+        _lib.call("gfxcuda_dlpack_exporter_export", b._exporter._p, ctypes.byref(wrong), 1, ctypes.byref(out))
+    b.release()
+    assert gfxcuda.live_dlpack_tensors() == base_t
+    assert gfxcuda.live_handles() == base_h

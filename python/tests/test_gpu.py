@@ -121,7 +121,11 @@ def test_zero_copy_consumers(torch, rng):
     c *= 2
     cupy.cuda.Device().synchronize()
     assert numpy.array_equal(t.cpu().numpy(), data * 2)
-    nb[:] = cupy.asnumpy(c2) + 1  # host to device through Numba
+    # Host to device through Numba: copy_to_device is a plain memcpy.
+    # (nb[:] = host launches Numba's assign kernel, whose compilation fails
+    # with numba-cuda 0.68 on numpy 2.x: np.row_stack is gone.)
+    nb.copy_to_device(cupy.asnumpy(c2) + 1)
+    numba_cuda.synchronize()
     assert numpy.array_equal(t.cpu().numpy(), data * 2 + 1)
     # The memory outlives the Python object while consumers hold it.
     del buf, c, c2, nb

@@ -132,8 +132,14 @@ def test_vulkan_semaphore_host():
     s.wait(7, timeout=1)
     with pytest.raises(gfxcuda.WaitTimeoutError):
         s.wait(8, timeout=0.02)
+    with pytest.raises(gfxcuda.InvalidArgumentError) as e:
+        s.signal(5)  # timelines only go up (checked by gfxcuda: NVIDIA's driver does not)
+    assert "value is 7" in str(e.value)
     with pytest.raises(gfxcuda.InvalidArgumentError):
-        s.signal(5)  # timelines only go up
+        s.signal(7)  # nor stay
+    assert s.value == 7
+    s.signal(8)
+    s.wait(8, timeout=1)
     s.release()
 
 

@@ -25,11 +25,14 @@ func TestProgram(t *testing.T) {
 
 // TestDocEmbedsProgram checks that the page shows this very program.
 func TestDocEmbedsProgram(t *testing.T) {
-	md, err := os.ReadFile("../../compute-shaders.md")
+	src, err := os.ReadFile("main.go")
+	if os.IsNotExist(err) {
+		t.Skip("main.go is not here (a test binary copied without its package's sources)")
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, err := os.ReadFile("main.go")
+	md, err := os.ReadFile("../../compute-shaders.md")
 	if err != nil {
 		t.Fatal(err)
 	}
