@@ -23,6 +23,9 @@ type cudaSide interface {
 	// importSemaphore imports a timeline semaphore made by Vulkan.
 	importSemaphore(s *vulkan.Semaphore) (extSem, error)
 	newEvent() (event, error)
+	// streamIdle reports whether everything queued on s has finished (a
+	// host query; nothing is queued on the GPU).
+	streamIdle(s *cuda.Stream) (bool, error)
 }
 
 // extSem is a Vulkan timeline semaphore seen by CUDA.
@@ -54,6 +57,8 @@ func (c driverCUDA) newStream() (*cuda.Stream, error) { return c.ctx.NewStream(c
 func (c driverCUDA) closeStream(s *cuda.Stream) error { return s.Close() }
 func (c driverCUDA) syncContext() error               { return c.ctx.Synchronize() }
 func (c driverCUDA) exportable() bool                 { return true }
+
+func (c driverCUDA) streamIdle(s *cuda.Stream) (bool, error) { return s.Done() }
 
 func (c driverCUDA) importSemaphore(s *vulkan.Semaphore) (extSem, error) {
 	fd, err := s.ExportFD()

@@ -240,6 +240,8 @@ type fakeEvent struct {
 
 func (f *fakeCUDA) newEvent() (event, error) { return &fakeEvent{f: f}, nil }
 
+func (f *fakeCUDA) streamIdle(s *cuda.Stream) (bool, error) { return f.idle(s), nil }
+
 func (e *fakeEvent) record(s *cuda.Stream) error {
 	e.f.mu.Lock()
 	e.recorded++

@@ -254,11 +254,23 @@ func (r *Ring) release(b *Batch) error {
 		return nil
 	}
 	p := &r.learner.pos[b.Index%r.perRing]
-	if err := p.ev.record(b.stream); err != nil {
-		return fmt.Errorf("interop: Batch.Done: recording the learner's release: %w", err)
+	// A learner stream with nothing queued has passed the batch already:
+	// the slots are free now, and no event goes to the GPU (recording one
+	// would bring CUDA's context onto the GPU for nothing, costing the
+	// producer a context switch).
+	idle, err := r.d.cs.streamIdle(b.stream)
+	if err != nil {
+		return fmt.Errorf("interop: Batch.Done: querying the learner's stream: %w", err)
+	}
+	next := posFree
+	if !idle {
+		if err := p.ev.record(b.stream); err != nil {
+			return fmt.Errorf("interop: Batch.Done: recording the learner's release: %w", err)
+		}
+		next = posReleasing
 	}
 	r.mu.Lock()
-	p.state = posReleasing
+	p.state = next
 	r.notify()
 	r.mu.Unlock()
 	b.done = true

@@ -81,6 +81,10 @@ func TestLearnerProducerNeverOverwritesHeldSlots(t *testing.T) {
 	if b.Index != 1 || b.Skipped != 1 || b.Slot(0) != 1 || b.Frame(0) != 1 || b.Frames() != 1 || b.Stream() != ls {
 		t.Fatalf("Next: batch %d (skipped %d, slot %d, frame %d), want the newest, batch 1 in slot 1, skipping 1", b.Index, b.Skipped, b.Slot(0), b.Frame(0))
 	}
+	// The learner queues work reading batch 1 on its stream (not run yet).
+	if err := f.queue(ls, fakeOp{what: "learner reads batch 1", run: func() {}}); err != nil {
+		t.Fatal(err)
+	}
 	// Batch 0 was skipped: its slot is free with nothing run on CUDA.
 	if err := r.Produce(ctxFor(t, 5*time.Second), rec); err != nil {
 		t.Fatalf("Produce into the skipped batch's slot: %v", err)
@@ -93,8 +97,8 @@ func TestLearnerProducerNeverOverwritesHeldSlots(t *testing.T) {
 	if w.count() != n {
 		t.Fatal("the producer recorded into the slot the learner holds")
 	}
-	// Next releases batch 1 with an event on the learner's stream, which
-	// has not run: the slot stays the learner's.
+	// Next releases batch 1 with an event on the learner's stream, whose
+	// work has not run: the slot stays the learner's.
 	if b, err = r.Next(ctxFor(t, 20*time.Second), ls); err != nil {
 		t.Fatal(err)
 	}
@@ -225,6 +229,11 @@ func TestLearnerContextAndClose(t *testing.T) {
 		t.Fatalf("batches %d and %d (frame %d in slot %d), want 1 and 2 (frame 5 in slot 1)", b1.Index, b2.Index, b2.Frame(1), b2.Slot(1))
 	}
 	if err := b1.Done(); err != nil { // idempotent
+		t.Fatal(err)
+	}
+	// The learner queues work that reads batch 2 on its stream: Close must
+	// wait for it.
+	if err := f.queue(ls, fakeOp{what: "learner reads batch 2", run: func() {}}); err != nil {
 		t.Fatal(err)
 	}
 	// A Next waiting for a batch returns ErrClosed when the ring closes.
@@ -397,4 +406,70 @@ func TestLearnerOptionsAndViews(t *testing.T) {
 		t.Error("Next on a ring not in learner mode: no error")
 	}
 	// Device.Close closes the ring with the batch still held.
+}
+
+// Done on a learner stream with nothing queued frees the batch's slots at
+// once, recording no event (which would bring CUDA onto the GPU for
+// nothing); with work queued, the slots wait for it.
+func TestLearnerIdleStreamReleasesAtOnce(t *testing.T) {
+	d, f := fakeDevice(t)
+	var r *Ring
+	r = learnerRing(t, d, 4, 2)
+	var w writes
+	rec := w.recorder(&r)
+	ls, _ := f.newStream()
+	for range 2 {
+		if err := r.Produce(ctxFor(t, 5*time.Second), rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.toCUDA.vk.Wait(2, 20*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	b, err := r.Next(ctxFor(t, 5*time.Second), ls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Done(); err != nil {
+		t.Fatal(err)
+	}
+	if !f.idle(ls) {
+		t.Fatal("Done on an idle learner stream queued work on it")
+	}
+	r.mu.Lock()
+	st := r.learner.pos[b.Index%r.perRing].state
+	r.mu.Unlock()
+	if st != posFree {
+		t.Fatalf("slots of a batch released by an idle stream: state %v, want free", st)
+	}
+	// Work queued: the release waits for it, and Produce into those slots
+	// waits for the stream.
+	for range 1 {
+		if err := r.Produce(ctxFor(t, 5*time.Second), rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.toCUDA.vk.Wait(3, 20*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	b2, err := r.Next(ctxFor(t, 5*time.Second), ls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.queue(ls, fakeOp{what: "learner reads", run: func() {}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b2.Done(); err != nil {
+		t.Fatal(err)
+	}
+	r.mu.Lock()
+	st = r.learner.pos[b2.Index%r.perRing].state
+	r.mu.Unlock()
+	if st != posReleasing {
+		t.Fatalf("slots of a batch released by a busy stream: state %v, want releasing", st)
+	}
+	f.auto(t)
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
 }
