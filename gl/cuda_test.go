@@ -1,10 +1,12 @@
 package gl
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/gfxcuda/gfxcuda/cuda"
 	"github.com/gfxcuda/gfxcuda/format"
+	"github.com/gfxcuda/gfxcuda/internal/egl"
 )
 
 // These tests need CUDA and a GL driver on the same GPU (the H100 under
@@ -246,6 +248,7 @@ func TestVulkanGLCUDA(t *testing.T) {
 	defer sb.Close()
 	got := make([]byte, n)
 	want := randomTexels(format.R8UNorm, n, 1)
+	seeds := []seed{{"seed 1 (Vulkan's upload)", want}}
 	if err := sb.Vulkan.Upload(0, want); err != nil {
 		t.Fatal(err)
 	}
@@ -255,6 +258,7 @@ func TestVulkanGLCUDA(t *testing.T) {
 	}
 	same(t, "Vulkan→GL", got, want)
 	want = randomTexels(format.R8UNorm, n, 2)
+	seeds = append(seeds, seed{"seed 2 (GL's upload)", want})
 	if err := sb.GL.Upload(0, want); err != nil {
 		t.Fatal(err)
 	}
@@ -266,6 +270,7 @@ func TestVulkanGLCUDA(t *testing.T) {
 	// a host wait (on NVIDIA), and GL reads: it must see CUDA's bytes, not
 	// what it wrote itself before.
 	want = randomTexels(format.R8UNorm, n, 3)
+	seeds = append(seeds, seed{"seed 3 (CUDA's copy)", want})
 	s, err := ctx.NewStream(cuda.StreamNonBlocking)
 	if err != nil {
 		t.Fatal(err)
@@ -287,12 +292,17 @@ func TestVulkanGLCUDA(t *testing.T) {
 	if err := sb.GL.Readback(0, got); err != nil {
 		t.Fatal(err)
 	}
-	same(t, "CUDA→GL", got, want)
+	if i := firstDiff(got, want); i >= 0 {
+		t.Errorf("CUDA→GL: byte %d of %d: got %#x, want %#x; GL's Readback saw %s", i, n, got[i], want[i], whichSeed(got, seeds))
+		diagnoseToGL(t, c, ctx, s, sb, seeds)
+		t.FailNow()
+	}
 	poison(got)
 	if err := sb.Vulkan.Readback(0, got); err != nil {
 		t.Fatal(err)
 	}
 	same(t, "CUDA→Vulkan", got, want)
+	probeUnsettledRead(t, c, s, sb, host)
 	// GL overwrites it again, CUDA reads it on the stream.
 	want = randomTexels(format.R8UNorm, n, 4)
 	if err := sb.GL.Upload(0, want); err != nil {
@@ -433,5 +443,153 @@ func TestRegisterCycles(t *testing.T) {
 		if err := r.Close(); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// seed names the bytes one step of a test wrote.
+type seed struct {
+	name  string
+	bytes []byte
+}
+
+// whichSeed says which of seeds b holds: one name when every byte
+// matches, else how many bytes match each (and the poison).
+func whichSeed(b []byte, seeds []seed) string {
+	for _, s := range seeds {
+		if firstDiff(b, s.bytes) < 0 {
+			return s.name
+		}
+	}
+	p := make([]byte, len(b))
+	poison(p)
+	all := append(seeds[:len(seeds):len(seeds)], seed{"poison (nothing written)", p})
+	out := "a mix:"
+	for _, s := range all {
+		k, first := 0, -1
+		for i := range b {
+			if i < len(s.bytes) && b[i] == s.bytes[i] {
+				k++
+				if first < 0 {
+					first = i
+				}
+			}
+		}
+		out += fmt.Sprintf(" %s %d/%d bytes (first at %d);", s.name, k, len(b), first)
+	}
+	return out
+}
+
+// diagnoseToGL runs after GL read stale bytes following CUDAToGL: it reads
+// the buffer again through GL (raw glGetBufferSubData, then after
+// glFinish, then after a host wait for CUDA's stream), through Vulkan and
+// through CUDA, and reports the shared timeline semaphore's value as
+// Vulkan and GL see it at each step, so that one GPU run tells apart: GL's
+// read not ordered behind the semaphore wait (GL right after glFinish is
+// fresh), a wait that does not wait (glFinish returns before the
+// semaphore reaches the value), and GL reading other memory than CUDA
+// and Vulkan (GL stale even after the stream's host wait).
+func diagnoseToGL(t *testing.T, c *Context, ctx *cuda.Context, s *cuda.Stream, sb *SharedBuffer, seeds []seed) {
+	t.Helper()
+	n := sb.GL.Size()
+	rs := sb.h.rs
+	sem := func() string {
+		if rs == nil {
+			return "no hand-off semaphores (host path)"
+		}
+		vk, err := rs.vkCUDA.Value()
+		var typ uint32
+		var glv uint64
+		gerr := c.do(func(e *egl.Context) (err error) {
+			typ, glv, err = e.SemaphoreInfo(rs.glCUDA)
+			return err
+		})
+		kind := fmt.Sprintf("%#x", typ)
+		if typ == egl.SemaphoreTypeTimeline {
+			kind = "TIMELINE_NV"
+		}
+		return fmt.Sprintf("CUDA signalled value %d; Vulkan reads the counter as %d (err %v); GL's import: type %s, TIMELINE_SEMAPHORE_VALUE_NV %d (err %v)",
+			rs.cuValue, vk, err, kind, glv, gerr)
+	}
+	glRaw := func() string {
+		b := make([]byte, n)
+		poison(b)
+		if err := c.do(func(e *egl.Context) error { return e.GetBufferSubData(egl.Buffer(sb.GL.Name()), 0, b) }); err != nil {
+			return "error " + err.Error()
+		}
+		return whichSeed(b, seeds)
+	}
+	t.Logf("diagnosis, right after the failed read: %s", sem())
+	t.Logf("  GL (raw glGetBufferSubData, no glFinish): %s", glRaw())
+	b := make([]byte, n)
+	poison(b)
+	if err := sb.Vulkan.Readback(0, b); err != nil {
+		t.Logf("  Vulkan: error %v", err)
+	} else {
+		t.Logf("  Vulkan (stream not waited for): %s", whichSeed(b, seeds))
+	}
+	if err := c.Finish(); err != nil {
+		t.Logf("  glFinish: %v", err)
+	}
+	t.Logf("after glFinish: %s", sem())
+	t.Logf("  GL after glFinish: %s", glRaw())
+	if err := s.Synchronize(); err != nil {
+		t.Logf("  cuStreamSynchronize: %v", err)
+	}
+	t.Logf("after cuStreamSynchronize: %s", sem())
+	t.Logf("  GL after the stream's host wait: %s", glRaw())
+	if err := c.Finish(); err == nil {
+		t.Logf("  GL after the stream's host wait and another glFinish: %s", glRaw())
+	}
+	poison(b)
+	if err := sb.Vulkan.Readback(0, b); err != nil {
+		t.Logf("  Vulkan: error %v", err)
+	} else {
+		t.Logf("  Vulkan after the stream's host wait: %s", whichSeed(b, seeds))
+	}
+	poison(b)
+	if err := ctx.CopyDtoH(b, sb.CUDA.Ptr()); err != nil {
+		t.Logf("  CUDA: error %v", err)
+	} else {
+		t.Logf("  CUDA after the stream's host wait: %s", whichSeed(b, seeds))
+	}
+}
+
+// probeUnsettledRead logs (does not judge) whether GL's raw
+// glGetBufferSubData, issued right after CUDAToGL without the glFinish
+// that Readback adds, already sees CUDA's bytes: it tells whether the
+// driver orders host reads behind a GPU-side semaphore wait.
+func probeUnsettledRead(t *testing.T, c *Context, s *cuda.Stream, sb *SharedBuffer, host *cuda.HostMemory) {
+	t.Helper()
+	if sb.h.rs == nil {
+		return // host path: CUDAToGL waited for the stream
+	}
+	n := sb.GL.Size()
+	old := randomTexels(format.R8UNorm, n, 30)
+	if err := sb.GL.Upload(0, old); err != nil {
+		t.Fatal(err)
+	}
+	if err := sb.GLToCUDA(s); err != nil {
+		t.Fatal(err)
+	}
+	fresh := randomTexels(format.R8UNorm, n, 31)
+	copy(host.Bytes(), fresh)
+	if err := s.CopyHtoD(sb.CUDA.Ptr(), host.Bytes()); err != nil {
+		t.Fatal(err)
+	}
+	if err := sb.CUDAToGL(s); err != nil {
+		t.Fatal(err)
+	}
+	b := make([]byte, n)
+	poison(b)
+	if err := c.do(func(e *egl.Context) error { return e.GetBufferSubData(egl.Buffer(sb.GL.Name()), 0, b) }); err != nil {
+		t.Fatal(err)
+	}
+	seeds := []seed{{"GL's bytes from before (stale)", old}, {"CUDA's bytes (fresh)", fresh}}
+	t.Logf("probe: a raw glGetBufferSubData right after CUDAToGL, without glFinish, saw %s", whichSeed(b, seeds))
+	if err := c.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Synchronize(); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -98,6 +98,14 @@ type Context struct {
 	cuda *cuda.Context
 	soft bool // Mesa's software rasterizer (llvmpipe)
 
+	// waited is set when GL was told to wait on the GPU for a semaphore
+	// (a hand-off from CUDA or Vulkan) and no glFinish has passed since.
+	// Host reads (Readback) then glFinish first: NVIDIA's GL serves
+	// glGetBufferSubData without queuing it behind a pending
+	// glWaitSemaphoreEXT, so the read could see the bytes from before the
+	// other API's write. Touched only on the context's thread.
+	waited bool
+
 	mu     sync.Mutex
 	closed bool
 	kids   []closer // objects to close with the context, in creation order
@@ -177,7 +185,24 @@ func (c *Context) Do(f func() error) error {
 
 // Finish waits for the GL commands issued so far (glFinish).
 func (c *Context) Finish() error {
-	return c.do(func(e *egl.Context) error { return e.Finish() })
+	return c.do(func(e *egl.Context) error {
+		c.waited = false
+		return e.Finish()
+	})
+}
+
+// settle runs on the context's thread before a host read: after a GPU-side
+// semaphore wait it waits (glFinish) for GL to pass it, so that the read
+// sees what the signalling API wrote.
+func (c *Context) settle(e *egl.Context) error {
+	if !c.waited {
+		return nil
+	}
+	if err := e.Finish(); err != nil {
+		return err
+	}
+	c.waited = false
+	return nil
 }
 
 // do runs f with the raw context on its thread.

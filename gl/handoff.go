@@ -90,7 +90,11 @@ func (h *handoff) toGL(s *cuda.Stream, bufs []*Buffer, texs []*Texture) error {
 		if err := e.SetTimelineValue(h.rs.glCUDA, v); err != nil {
 			return err
 		}
-		return e.WaitSemaphore(h.rs.glCUDA, bs, ts, ls)
+		if err := e.WaitSemaphore(h.rs.glCUDA, bs, ts, ls); err != nil {
+			return err
+		}
+		h.c.waited = true
+		return nil
 	})
 }
 
@@ -143,7 +147,10 @@ func (h *handoff) close() error {
 // waits on the GPU for a semaphore CUDA signals on s, and the host does not
 // wait; elsewhere the host waits for s. Call it between CUDA writing the
 // buffer and GL reading it: GL may otherwise read what it last knew of the
-// buffer, even after CUDA's work has finished.
+// buffer, even after CUDA's work has finished. GL's GPU commands queue
+// behind the wait; host reads through Buffer.Readback wait for GL to pass
+// it (glFinish), while a caller's own glGetBufferSubData or glMapBuffer
+// must call Context.Finish first.
 func (sb *SharedBuffer) CUDAToGL(s *cuda.Stream) error {
 	if err := sb.h.toGL(s, []*Buffer{sb.GL}, nil); err != nil {
 		return fmt.Errorf("gl: SharedBuffer.CUDAToGL: %w", err)

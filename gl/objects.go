@@ -111,12 +111,19 @@ func (b *Buffer) Upload(off int, data []byte) error {
 }
 
 // Readback reads len(dst) bytes at offset off (glGetBufferSubData, or a
-// mapping on OpenGL ES); it waits for the GL commands writing them.
+// mapping on OpenGL ES); it waits for the GL commands writing them, and
+// after a hand-off to GL (CUDAToGL, Semaphore.Wait) for GL to pass the
+// semaphore wait (glFinish).
 func (b *Buffer) Readback(off int, dst []byte) error {
 	if err := b.check(off, len(dst)); err != nil {
 		return err
 	}
-	return b.c.do(func(e *egl.Context) error { return e.GetBufferSubData(egl.Buffer(b.name), off, dst) })
+	return b.c.do(func(e *egl.Context) error {
+		if err := b.c.settle(e); err != nil {
+			return err
+		}
+		return e.GetBufferSubData(egl.Buffer(b.name), off, dst)
+	})
 }
 
 // CopyFrom queues a GL copy of n bytes from src at srcOff to b at dstOff.
@@ -241,6 +248,9 @@ func (t *Texture) Readback(dst []byte) error {
 		return err
 	}
 	return t.c.do(func(e *egl.Context) error {
+		if err := t.c.settle(e); err != nil {
+			return err
+		}
 		return e.GetTextureImage2D(egl.Texture(t.name), 0, t.opts.Width, t.opts.Height, t.gf.format, t.gf.typ, dst)
 	})
 }

@@ -69,7 +69,13 @@ func (s *Semaphore) Signal(bufs []*Buffer, texs []*Texture) error {
 // arrive in the GENERAL layout.
 func (s *Semaphore) Wait(bufs []*Buffer, texs []*Texture) error {
 	bs, ts, ls := names(bufs, texs)
-	return s.c.do(func(e *egl.Context) error { return e.WaitSemaphore(s.s, bs, ts, ls) })
+	return s.c.do(func(e *egl.Context) error {
+		if err := e.WaitSemaphore(s.s, bs, ts, ls); err != nil {
+			return err
+		}
+		s.c.waited = true
+		return nil
+	})
 }
 
 // Close deletes the semaphore. Idempotent.

@@ -183,6 +183,8 @@ static int load_gl(gfx_egl_ctx *c) {
 	GFX_GL_OPT(SemaphoreParameterui64vEXT, "glSemaphoreParameterui64vEXT")
 	GFX_GL_OPT(CreateSemaphoresNV, "glCreateSemaphoresNV")
 	GFX_GL_OPT(SemaphoreParameterivNV, "glSemaphoreParameterivNV")
+	GFX_GL_OPT(GetSemaphoreParameterivNV, "glGetSemaphoreParameterivNV")
+	GFX_GL_OPT(GetSemaphoreParameterui64vEXT, "glGetSemaphoreParameterui64vEXT")
 	return 0;
 }
 
@@ -573,6 +575,9 @@ GLenum gfx_gl_signal_semaphore(gfx_egl_ctx *c, GLuint sem, GLuint nb, const GLui
 
 GLenum gfx_gl_wait_semaphore(gfx_egl_ctx *c, GLuint sem, GLuint nb, const GLuint *bufs, GLuint nt, const GLuint *texs, const GLenum *layouts) {
 	c->gl.WaitSemaphoreEXT(sem, nb, bufs, nt, texs, layouts);
+	// Submit the wait now: later GL work, and the driver's own copies
+	// for reads, queue behind it without waiting for the next flush.
+	c->gl.Flush();
 	return gfx_gl_clear_errors(c);
 }
 
@@ -612,6 +617,19 @@ GLenum gfx_gl_import_timeline(gfx_egl_ctx *c, int fd, GLuint *sem) {
 		*sem = 0;
 	}
 	return e;
+}
+
+GLenum gfx_gl_semaphore_info(gfx_egl_ctx *c, GLuint sem, GLint *type, GLuint64 *value) {
+	*type = 0;
+	*value = 0;
+	gfx_gl_clear_errors(c);
+	if (c->gl.GetSemaphoreParameterivNV) {
+		c->gl.GetSemaphoreParameterivNV(sem, GL_SEMAPHORE_TYPE_NV, type);
+	}
+	if (c->gl.GetSemaphoreParameterui64vEXT) {
+		c->gl.GetSemaphoreParameterui64vEXT(sem, GL_TIMELINE_SEMAPHORE_VALUE_NV, value);
+	}
+	return gfx_gl_clear_errors(c);
 }
 
 void gfx_gl_set_timeline_value(gfx_egl_ctx *c, GLuint sem, GLuint64 v) {

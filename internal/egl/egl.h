@@ -44,6 +44,8 @@ typedef void (APIENTRYP gfx_PFNGLSIGNALSEMAPHOREEXTPROC)(GLuint semaphore, GLuin
 typedef void (APIENTRYP gfx_PFNGLCREATESEMAPHORESNVPROC)(GLsizei n, GLuint *semaphores);
 typedef void (APIENTRYP gfx_PFNGLSEMAPHOREPARAMETERIVNVPROC)(GLuint semaphore, GLenum pname, const GLint *params);
 typedef void (APIENTRYP gfx_PFNGLSEMAPHOREPARAMETERUI64VEXTPROC)(GLuint semaphore, GLenum pname, const GLuint64 *params);
+typedef void (APIENTRYP gfx_PFNGLGETSEMAPHOREPARAMETERIVNVPROC)(GLuint semaphore, GLenum pname, GLint *params);
+typedef void (APIENTRYP gfx_PFNGLGETSEMAPHOREPARAMETERUI64VEXTPROC)(GLuint semaphore, GLenum pname, GLuint64 *params);
 #ifndef GL_TIMELINE_SEMAPHORE_VALUE_NV
 #define GL_TIMELINE_SEMAPHORE_VALUE_NV 0x9595
 #define GL_SEMAPHORE_TYPE_NV 0x95B3
@@ -160,6 +162,8 @@ typedef struct {
 	gfx_PFNGLSEMAPHOREPARAMETERUI64VEXTPROC SemaphoreParameterui64vEXT;
 	gfx_PFNGLCREATESEMAPHORESNVPROC CreateSemaphoresNV;           // GL_NV_timeline_semaphore
 	gfx_PFNGLSEMAPHOREPARAMETERIVNVPROC SemaphoreParameterivNV; // GL_NV_timeline_semaphore
+	gfx_PFNGLGETSEMAPHOREPARAMETERIVNVPROC GetSemaphoreParameterivNV; // GL_NV_timeline_semaphore
+	gfx_PFNGLGETSEMAPHOREPARAMETERUI64VEXTPROC GetSemaphoreParameterui64vEXT;
 } gfx_gl;
 
 // One display + context. Allocated in C memory: no driver handle is ever
@@ -228,6 +232,9 @@ GLenum gfx_gl_import_semaphore(gfx_egl_ctx *c, int fd, GLuint *sem);
 GLenum gfx_gl_delete_semaphore(gfx_egl_ctx *c, GLuint sem);
 // gfx_gl_import_timeline imports a timeline semaphore (GL_NV_timeline_semaphore).
 GLenum gfx_gl_import_timeline(gfx_egl_ctx *c, int fd, GLuint *sem);
+// gfx_gl_semaphore_info reads GL_SEMAPHORE_TYPE_NV and
+// GL_TIMELINE_SEMAPHORE_VALUE_NV of sem (0 where the query is missing).
+GLenum gfx_gl_semaphore_info(gfx_egl_ctx *c, GLuint sem, GLint *type, GLuint64 *value);
 // gfx_gl_set_timeline_value sets the value the next signal or wait uses.
 void gfx_gl_set_timeline_value(gfx_egl_ctx *c, GLuint sem, GLuint64 v);
 // signal/wait: nb buffers, nt textures with one layout each.

@@ -244,6 +244,24 @@ func (c *Context) ImportTimelineSemaphoreFD(fd int) (Semaphore, error) {
 	return Semaphore(s), nil
 }
 
+// SemaphoreInfo reports what GL says of s: its GL_SEMAPHORE_TYPE_NV
+// (SemaphoreTypeTimeline for a timeline semaphore) and its
+// GL_TIMELINE_SEMAPHORE_VALUE_NV, for diagnostics. Zero where the driver
+// lacks the query.
+func (c *Context) SemaphoreInfo(s Semaphore) (typ uint32, value uint64, err error) {
+	if err := c.gl(); err != nil {
+		return 0, 0, err
+	}
+	var t C.GLint
+	var v C.GLuint64
+	err = glErr("glGetSemaphoreParameter", C.gfx_gl_semaphore_info(c.c, C.GLuint(s), &t, &v))
+	return uint32(t), uint64(v), err
+}
+
+// SemaphoreTypeTimeline is GL_SEMAPHORE_TYPE_TIMELINE_NV, as SemaphoreInfo
+// reports it.
+const SemaphoreTypeTimeline = C.GL_SEMAPHORE_TYPE_TIMELINE_NV
+
 // SetTimelineValue sets the value the next SignalSemaphore or
 // WaitSemaphore on the timeline semaphore s signals or waits for.
 func (c *Context) SetTimelineValue(s Semaphore, v uint64) error {
