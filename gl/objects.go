@@ -107,7 +107,21 @@ func (b *Buffer) Upload(off int, data []byte) error {
 	if err := b.check(off, len(data)); err != nil {
 		return err
 	}
-	return b.c.do(func(e *egl.Context) error { return e.BufferSubData(egl.Buffer(b.name), off, data) })
+	return b.c.do(func(e *egl.Context) error {
+		if b.mem == 0 {
+			return e.BufferSubData(egl.Buffer(b.name), off, data)
+		}
+		// Over imported memory, through a GPU copy from a scratch buffer:
+		// NVIDIA's GL keeps a host-side shadow of a buffer written with
+		// glBufferSubData and serves later glGetBufferSubData from it,
+		// missing what Vulkan or CUDA wrote to the memory since (seen on
+		// the H100, driver 580, even after a semaphore wait and glFinish).
+		tmp, err := e.CreateBuffer(len(data), data, egl.StaticDraw)
+		if err != nil {
+			return err
+		}
+		return errors.Join(e.CopyBuffer(egl.Buffer(b.name), tmp, off, 0, len(data)), e.DeleteBuffer(tmp))
+	})
 }
 
 // Readback reads len(dst) bytes at offset off (glGetBufferSubData, or a
@@ -122,7 +136,20 @@ func (b *Buffer) Readback(off int, dst []byte) error {
 		if err := b.c.settle(e); err != nil {
 			return err
 		}
-		return e.GetBufferSubData(egl.Buffer(b.name), off, dst)
+		if b.mem == 0 || len(dst) == 0 {
+			return e.GetBufferSubData(egl.Buffer(b.name), off, dst)
+		}
+		// Over imported memory, through a GPU copy into a scratch buffer,
+		// so the read sees the memory itself (see Upload).
+		tmp, err := e.CreateBuffer(len(dst), nil, egl.StaticDraw)
+		if err != nil {
+			return err
+		}
+		err = e.CopyBuffer(tmp, egl.Buffer(b.name), 0, off, len(dst))
+		if err == nil {
+			err = e.GetBufferSubData(tmp, 0, dst)
+		}
+		return errors.Join(err, e.DeleteBuffer(tmp))
 	})
 }
 
