@@ -84,6 +84,7 @@ class _Array:
         self._desc = None
         self._exporter = None  # _lib.Exporter, made on the first export
         self._lock = threading.Lock()
+        self._dl_device = (kDLCUDA, device)  # __dlpack_device__, asked on every export
 
     @property
     def handle(self):
@@ -121,7 +122,7 @@ class _Array:
         }
 
     def __dlpack_device__(self):
-        return (kDLCUDA, self.device)
+        return self._dl_device
 
     def _tensor(self):
         if self._desc is None:
@@ -156,7 +157,17 @@ class _Array:
         legacy DLManagedTensor. The memory lives until the consumer's
         deleter runs."""
         if not copy and dl_device is None and self._pending is None and stream != 0 and not _lib._forked:
-            # Nothing to order or copy: straight to the C export.
+            # Nothing to order or copy (torch.from_dlpack's call): straight
+            # to the C export, inline (one ctypes call and the capsule).
+            e = self._exporter
+            desc = self._desc
+            if e is not None and e._p and desc is not None:
+                versioned = 1 if max_version is not None and max_version[0] >= 1 else 0
+                out = _c_void_p()
+                st = _export(e._p, desc[3], versioned, _byref(out))
+                if st:
+                    _lib.raise_status("gfxcuda_dlpack_exporter_export", st)
+                return _capsule_new(out, _NAMES[versioned], _destructor)
             return self._capsule(max_version is not None and max_version[0] >= 1)
         _lib.check_fork()
         if dl_device is not None and tuple(dl_device) != (kDLCUDA, self.device):
