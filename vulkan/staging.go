@@ -175,15 +175,19 @@ func (d *Device) HostImports() int64 { return d.stage.imported.Load() }
 // in each step: HostCopy copying into or out of the staging rings, Submit
 // recording and submitting pieces, Wait blocked on the GPU, Import and
 // Release importing and freeing the caller's memory (TransferImport).
+//
+// Reused counts the staged pieces submitted as recorded by an earlier
+// transfer (the same copy of the same resource through the same slot), with
+// no command recording.
 type TransferStats struct {
-	Transfers, Pieces, StagedBytes, ImportedBytes int64
-	HostCopy, Submit, Wait, Import, Release       time.Duration
+	Transfers, Pieces, Reused, StagedBytes, ImportedBytes int64
+	HostCopy, Submit, Wait, Import, Release               time.Duration
 }
 
 // Sub returns s minus an earlier snapshot.
 func (s TransferStats) Sub(o TransferStats) TransferStats {
 	return TransferStats{
-		Transfers: s.Transfers - o.Transfers, Pieces: s.Pieces - o.Pieces,
+		Transfers: s.Transfers - o.Transfers, Pieces: s.Pieces - o.Pieces, Reused: s.Reused - o.Reused,
 		StagedBytes: s.StagedBytes - o.StagedBytes, ImportedBytes: s.ImportedBytes - o.ImportedBytes,
 		HostCopy: s.HostCopy - o.HostCopy, Submit: s.Submit - o.Submit, Wait: s.Wait - o.Wait,
 		Import: s.Import - o.Import, Release: s.Release - o.Release,
@@ -203,7 +207,7 @@ func (s TransferStats) String() string {
 
 // transferCounters accumulates TransferStats.
 type transferCounters struct {
-	transfers, pieces, staged, imported         atomic.Int64
+	transfers, pieces, reused, staged, imported atomic.Int64
 	hostCopy, submit, wait, importNs, releaseNs atomic.Int64
 }
 
@@ -219,7 +223,7 @@ func since(c *atomic.Int64, t time.Time) time.Time {
 func (d *Device) TransferStats() TransferStats {
 	c := &d.stage.stats
 	return TransferStats{
-		Transfers: c.transfers.Load(), Pieces: c.pieces.Load(), StagedBytes: c.staged.Load(), ImportedBytes: c.imported.Load(),
+		Transfers: c.transfers.Load(), Pieces: c.pieces.Load(), Reused: c.reused.Load(), StagedBytes: c.staged.Load(), ImportedBytes: c.imported.Load(),
 		HostCopy: time.Duration(c.hostCopy.Load()), Submit: time.Duration(c.submit.Load()), Wait: time.Duration(c.wait.Load()),
 		Import: time.Duration(c.importNs.Load()), Release: time.Duration(c.releaseNs.Load()),
 	}
@@ -387,6 +391,9 @@ func (r *stagingRing) submit(i int, p *piece) error {
 	}
 	r.last[i] = c
 	r.st.pieces.Add(1)
+	if reused {
+		r.st.reused.Add(1)
+	}
 	return nil
 }
 
