@@ -63,13 +63,30 @@ func stagePieceFor(n int) int {
 	return max(stagePieceMin, min(p, stageSlot))
 }
 
+// stageCache is the number of recorded batches a ring keeps per slot: a
+// transfer whose pieces were recorded before (the same copies of the same
+// resource, as repeated uploads of a frame are) submits them again as
+// recorded (Commands.Reuse), without resetting and recording a batch.
+const stageCache = 4
+
+// stagedBatch is a batch of a ring's slot and the piece it recorded.
+type stagedBatch struct {
+	c    *Commands
+	key  pieceKey
+	used uint64 // tick of its last use, for eviction
+}
+
 // stagingRing is a host-visible buffer of stageSlots slots, each with the
-// batch that last used it.
+// batches recorded for it and the one that last used it.
 type stagingRing struct {
-	buf  *Buffer
-	cmds [stageSlots]*Commands
-	busy [stageSlots]bool
-	st   *transferCounters
+	d       *Device
+	buf     *Buffer
+	mapped  []byte
+	batches [stageSlots][]*stagedBatch
+	last    [stageSlots]*Commands // in flight in the slot, or nil
+	tick    uint64
+	st      *transferCounters
+	cp      copier // reused by each transfer
 }
 
 // stagingState is a device's rings, one per direction; mu serializes the
@@ -158,15 +175,19 @@ func (d *Device) HostImports() int64 { return d.stage.imported.Load() }
 // in each step: HostCopy copying into or out of the staging rings, Submit
 // recording and submitting pieces, Wait blocked on the GPU, Import and
 // Release importing and freeing the caller's memory (TransferImport).
+//
+// Reused counts the staged pieces submitted as recorded by an earlier
+// transfer (the same copy of the same resource through the same slot), with
+// no command recording.
 type TransferStats struct {
-	Transfers, Pieces, StagedBytes, ImportedBytes int64
-	HostCopy, Submit, Wait, Import, Release       time.Duration
+	Transfers, Pieces, Reused, StagedBytes, ImportedBytes int64
+	HostCopy, Submit, Wait, Import, Release               time.Duration
 }
 
 // Sub returns s minus an earlier snapshot.
 func (s TransferStats) Sub(o TransferStats) TransferStats {
 	return TransferStats{
-		Transfers: s.Transfers - o.Transfers, Pieces: s.Pieces - o.Pieces,
+		Transfers: s.Transfers - o.Transfers, Pieces: s.Pieces - o.Pieces, Reused: s.Reused - o.Reused,
 		StagedBytes: s.StagedBytes - o.StagedBytes, ImportedBytes: s.ImportedBytes - o.ImportedBytes,
 		HostCopy: s.HostCopy - o.HostCopy, Submit: s.Submit - o.Submit, Wait: s.Wait - o.Wait,
 		Import: s.Import - o.Import, Release: s.Release - o.Release,
@@ -186,7 +207,7 @@ func (s TransferStats) String() string {
 
 // transferCounters accumulates TransferStats.
 type transferCounters struct {
-	transfers, pieces, staged, imported         atomic.Int64
+	transfers, pieces, reused, staged, imported atomic.Int64
 	hostCopy, submit, wait, importNs, releaseNs atomic.Int64
 }
 
@@ -202,7 +223,7 @@ func since(c *atomic.Int64, t time.Time) time.Time {
 func (d *Device) TransferStats() TransferStats {
 	c := &d.stage.stats
 	return TransferStats{
-		Transfers: c.transfers.Load(), Pieces: c.pieces.Load(), StagedBytes: c.staged.Load(), ImportedBytes: c.imported.Load(),
+		Transfers: c.transfers.Load(), Pieces: c.pieces.Load(), Reused: c.reused.Load(), StagedBytes: c.staged.Load(), ImportedBytes: c.imported.Load(),
 		HostCopy: time.Duration(c.hostCopy.Load()), Submit: time.Duration(c.submit.Load()), Wait: time.Duration(c.wait.Load()),
 		Import: time.Duration(c.importNs.Load()), Release: time.Duration(c.releaseNs.Load()),
 	}
@@ -222,74 +243,169 @@ func (d *Device) ring(up bool) (*stagingRing, error) {
 	if err != nil {
 		return nil, fmt.Errorf("staging buffer: %w", err)
 	}
-	ring := &stagingRing{buf: b, st: &d.stage.stats}
-	for i := range ring.cmds {
-		if ring.cmds[i], err = d.NewCommands(); err != nil {
-			for _, c := range ring.cmds[:i] {
-				c.Close()
-			}
-			b.Close()
-			return nil, err
-		}
-	}
-	*r = ring
-	return ring, nil
+	*r = &stagingRing{d: d, buf: b, mapped: unsafe.Slice((*byte)(b.mapped), stageSlot*stageSlots), st: &d.stage.stats}
+	return *r, nil
 }
 
 // piece is one part of a staged transfer: the caller's bytes, and the
-// copy between the staging slot (at stOff of st) and the resource.
+// copy between them, in a staging slot, and the resource.
 type piece struct {
-	host   []byte
-	record func(c *Commands, st *Buffer, stOff uint64)
+	host []byte
+	key  pieceKey
 }
 
-// slot waits until slot i of the ring is free and resets its batch.
-func (r *stagingRing) slot(i int) (*Commands, error) {
-	c := r.cmds[i]
-	if r.busy[i] {
-		r.busy[i] = false
-		t := time.Now()
-		err := c.Wait(-1)
-		t = since(&r.st.wait, t)
-		if err != nil {
-			c.Reset()
-			return nil, err
+// pieceKey is the copy of a piece: of n bytes at off of buf, or of region
+// bc (its BufferOffset the slot's) of img, in layout as recorded, to the
+// resource (up) or from it. Batches that recorded equal keys for the same
+// slot are the same commands.
+type pieceKey struct {
+	up     bool
+	buf    *Buffer
+	off, n uint64
+	img    *Image
+	layout ImageLayout
+	bc     BufferImageCopy
+}
+
+// record records the piece's copy between the staging slot at stOff of st
+// and the resource, moving an image to LayoutGeneral first if copies
+// cannot use its layout.
+func (k *pieceKey) record(c *Commands, st *Buffer, stOff uint64) {
+	if k.buf != nil {
+		if k.up {
+			c.CopyBuffer(k.buf, st, k.off, stOff, k.n)
+		} else {
+			c.CopyBuffer(st, k.buf, stOff, k.off, k.n)
 		}
-		err = c.Reset()
-		since(&r.st.submit, t)
-		if err != nil {
-			return nil, err
+		return
+	}
+	want := LayoutTransferSrc
+	if k.up {
+		want = LayoutTransferDst
+	}
+	if l := k.img.Layout(); l != want && l != LayoutGeneral {
+		c.TransitionImage(k.img, LayoutGeneral)
+	}
+	bc := k.bc
+	bc.BufferOffset = stOff
+	if k.up {
+		c.CopyBufferToImage(k.img, st, bc)
+	} else {
+		c.CopyImageToBuffer(st, k.img, bc)
+	}
+}
+
+// wait waits until slot i is free (its last batch has finished).
+func (r *stagingRing) wait(i int) error {
+	c := r.last[i]
+	if c == nil {
+		return nil
+	}
+	r.last[i] = nil
+	t := time.Now()
+	err := c.Wait(-1)
+	since(&r.st.wait, t)
+	if err != nil {
+		r.discard(c)
+	}
+	return err
+}
+
+// free reports, without waiting, whether slot i is free.
+func (r *stagingRing) free(i int) bool {
+	if c := r.last[i]; c != nil {
+		if !c.Done() {
+			return false
+		}
+		r.last[i] = nil
+	}
+	return true
+}
+
+// discard forgets what c recorded and resets it.
+func (r *stagingRing) discard(c *Commands) {
+	for _, bs := range r.batches {
+		for _, b := range bs {
+			if b.c == c {
+				b.key = pieceKey{}
+			}
 		}
 	}
-	return c, nil
+	c.Reset()
+}
+
+// batch returns a batch of slot i for key k: one that recorded k already
+// and can be submitted again as recorded (reused true), or an empty one,
+// the slot's least recently used or a new one.
+func (r *stagingRing) batch(i int, k pieceKey) (c *Commands, reused bool, err error) {
+	r.tick++
+	var pick *stagedBatch
+	for _, b := range r.batches[i] {
+		if b.key == k && (k.buf != nil || k.img != nil) {
+			if b.c.Reuse() == nil {
+				b.used = r.tick
+				return b.c, true, nil
+			}
+			pick = b // not reusable (it moved the image): record again
+			break
+		}
+		if pick == nil || b.used < pick.used {
+			pick = b
+		}
+	}
+	if pick == nil || pick.key != k && len(r.batches[i]) < stageCache {
+		c, err := r.d.NewCommands()
+		if err != nil {
+			return nil, false, err
+		}
+		pick = &stagedBatch{c: c}
+		r.batches[i] = append(r.batches[i], pick)
+	} else if err := pick.c.Reset(); err != nil {
+		pick.key = pieceKey{}
+		return nil, false, err
+	}
+	pick.key, pick.used = k, r.tick
+	return pick.c, false, nil
+}
+
+// submit submits piece p's copy from or into slot i (free), between full
+// barriers, reusing a batch that recorded it before where there is one.
+func (r *stagingRing) submit(i int, p *piece) error {
+	defer since(&r.st.submit, time.Now())
+	k := p.key
+	if k.img != nil {
+		k.layout = k.img.Layout()
+	}
+	c, reused, err := r.batch(i, k)
+	if err != nil {
+		return err
+	}
+	if !reused {
+		c.MemoryBarrier()
+		k.record(c, r.buf, uint64(i)*stageSlot)
+		c.MemoryBarrier()
+	}
+	if err := c.Submit(SubmitOptions{}); err != nil {
+		r.discard(c)
+		return err
+	}
+	r.last[i] = c
+	r.st.pieces.Add(1)
+	if reused {
+		r.st.reused.Add(1)
+	}
+	return nil
 }
 
 // drain waits for every busy slot.
 func (r *stagingRing) drain() error {
 	var first error
-	for i := range r.cmds {
-		if r.busy[i] {
-			if _, err := r.slot(i); err != nil && first == nil {
-				first = err
-			}
+	for i := range r.last {
+		if err := r.wait(i); err != nil && first == nil {
+			first = err
 		}
 	}
 	return first
-}
-
-// submit records a piece's copy, between full barriers, in c and submits it.
-func (r *stagingRing) submit(i int, c *Commands, p piece) error {
-	defer since(&r.st.submit, time.Now())
-	c.MemoryBarrier()
-	p.record(c, r.buf, uint64(i)*stageSlot)
-	c.MemoryBarrier()
-	if err := c.Submit(SubmitOptions{}); err != nil {
-		c.Reset()
-		return err
-	}
-	r.busy[i] = true
-	r.st.pieces.Add(1)
-	return nil
 }
 
 // count adds a staged transfer of these pieces to the stats.
@@ -304,7 +420,9 @@ func (r *stagingRing) count(pieces []piece) {
 
 // stageUp copies each piece's bytes into a staging slot and submits its
 // copy; the host copy of a piece overlaps the copies of the pieces before
-// it. It returns when every copy has finished.
+// it. The host copies are spread over the copier's workers, who copy
+// ahead into every free slot while this goroutine submits. It returns
+// when every copy has finished.
 func (d *Device) stageUp(pieces []piece) error {
 	d.stage.mu.Lock()
 	defer d.stage.mu.Unlock()
@@ -313,32 +431,58 @@ func (d *Device) stageUp(pieces []piece) error {
 		return err
 	}
 	r.count(pieces)
-	mapped := unsafe.Slice((*byte)(r.buf.mapped), stageSlot*stageSlots)
-	for n, p := range pieces {
-		i := n % stageSlots
-		c, err := r.slot(i)
-		if err != nil {
-			r.drain()
-			return err
+	cp := &r.cp
+	cp.start(r, pieces, true)
+	opened := 0 // pieces whose slot is free: [0, opened) may be copied
+	open := func(limit int, block bool) error {
+		n := opened
+		for ; n < len(pieces) && n < limit; n++ {
+			i := n % stageSlots
+			if block {
+				if err := r.wait(i); err != nil {
+					return err
+				}
+			} else if !r.free(i) {
+				break
+			}
 		}
-		off := uint64(i) * stageSlot
+		if n > opened {
+			opened = n
+			cp.open(n)
+		}
+		return nil
+	}
+	fail := func(err error) error {
+		cp.stop()
+		r.drain()
+		return err
+	}
+	for k := range pieces {
+		if err := open(k+stageSlots, false); err != nil {
+			return fail(err)
+		}
+		if err := open(k+1, true); err != nil {
+			return fail(err)
+		}
 		t := time.Now()
-		parallelCopy(mapped[off:off+uint64(len(p.host))], p.host)
+		cp.copyPiece(k)
 		since(&r.st.hostCopy, t)
-		if err := r.buf.flush(off, uint64(len(p.host))); err != nil {
-			r.drain()
-			return err
+		i := k % stageSlots
+		off := uint64(i) * stageSlot
+		if err := r.buf.flush(off, uint64(len(pieces[k].host))); err != nil {
+			return fail(err)
 		}
-		if err := r.submit(i, c, p); err != nil {
-			r.drain()
-			return err
+		if err := r.submit(i, &pieces[k]); err != nil {
+			return fail(err)
 		}
 	}
+	cp.stop()
 	return r.drain()
 }
 
 // stageDown submits the copies of up to stageSlots pieces ahead and copies
-// each piece's bytes out of its slot once its copy has finished.
+// each piece's bytes out of its slot (with the copier's workers) once its
+// copy has finished.
 func (d *Device) stageDown(pieces []piece) error {
 	d.stage.mu.Lock()
 	defer d.stage.mu.Unlock()
@@ -347,8 +491,10 @@ func (d *Device) stageDown(pieces []piece) error {
 		return err
 	}
 	r.count(pieces)
-	mapped := unsafe.Slice((*byte)(r.buf.mapped), stageSlot*stageSlots)
+	cp := &r.cp
+	cp.start(r, pieces, false)
 	fail := func(err error) error {
+		cp.stop()
 		r.drain()
 		return err
 	}
@@ -356,11 +502,10 @@ func (d *Device) stageDown(pieces []piece) error {
 	submitTo := func(limit int) error {
 		for ; next < len(pieces) && next < limit; next++ {
 			i := next % stageSlots
-			c, err := r.slot(i)
-			if err != nil {
+			if err := r.wait(i); err != nil {
 				return err
 			}
-			if err := r.submit(i, c, pieces[next]); err != nil {
+			if err := r.submit(i, &pieces[next]); err != nil {
 				return err
 			}
 		}
@@ -369,23 +514,159 @@ func (d *Device) stageDown(pieces []piece) error {
 	if err := submitTo(stageSlots); err != nil {
 		return fail(err)
 	}
-	for n, p := range pieces {
-		i := n % stageSlots
-		if _, err := r.slot(i); err != nil { // waits for piece n's copy
+	for k, p := range pieces {
+		i := k % stageSlots
+		if err := r.wait(i); err != nil { // waits for piece k's copy
 			return fail(err)
 		}
 		off := uint64(i) * stageSlot
 		if err := r.buf.invalidate(off, uint64(len(p.host))); err != nil {
 			return fail(err)
 		}
+		cp.open(k + 1)
 		t := time.Now()
-		parallelCopy(p.host, mapped[off:off+uint64(len(p.host))])
+		cp.copyPiece(k)
 		since(&r.st.hostCopy, t)
-		if err := submitTo(n + 1 + stageSlots); err != nil {
+		if err := submitTo(k + 1 + stageSlots); err != nil {
 			return fail(err)
 		}
 	}
+	cp.stop()
 	return nil
+}
+
+// copyChunkMin is the smallest part of a piece one worker copies.
+const copyChunkMin = 256 << 10
+
+// copier spreads the host copies of one staged transfer over up to
+// GOMAXPROCS goroutines (at most 8), started once per transfer: each
+// piece is cut into one contiguous chunk per worker, and each worker
+// copies its chunk of every piece in order, as soon as the piece is open
+// (its slot free, or its download finished), while the transfer's own
+// goroutine (worker 0) submits. Workers poll for the next piece for as
+// long as Commands.Wait polls (not on CPU devices, whose copies run on the
+// cores a poll would take), then block.
+type copier struct {
+	r       *stagingRing
+	pieces  []piece
+	up      bool
+	workers int
+	spin    time.Duration
+	opened  atomic.Int64   // pieces [0, opened) may be copied
+	abort   atomic.Bool    // stop: copy nothing more
+	left    []atomic.Int32 // per piece, the chunks still being copied
+	mu      sync.Mutex
+	cond    sync.Cond // signalled when a piece opens or is copied
+	wg      sync.WaitGroup
+}
+
+// start sets the copier up for pieces and starts its workers.
+func (cp *copier) start(r *stagingRing, pieces []piece, up bool) {
+	cp.r, cp.pieces, cp.up = r, pieces, up
+	cp.cond.L = &cp.mu
+	largest := 0
+	for _, p := range pieces {
+		largest = max(largest, len(p.host))
+	}
+	cp.workers = max(1, min(runtime.GOMAXPROCS(0), 8, largest/copyChunkMin))
+	cp.spin = 0
+	if r.d.pd.Type != DeviceTypeCPU {
+		cp.spin = waitSpin()
+	}
+	cp.opened.Store(0)
+	cp.abort.Store(false)
+	if cap(cp.left) < len(pieces) {
+		cp.left = make([]atomic.Int32, len(pieces))
+	}
+	cp.left = cp.left[:len(pieces)]
+	for k := range cp.left {
+		cp.left[k].Store(int32(cp.workers))
+	}
+	for w := 1; w < cp.workers; w++ {
+		cp.wg.Add(1)
+		go cp.work(w)
+	}
+}
+
+// open lets the workers copy pieces [0, n).
+func (cp *copier) open(n int) {
+	cp.opened.Store(int64(n))
+	cp.signal()
+}
+
+// stop ends the transfer: workers copy no piece not yet started, and stop
+// returns once they have all returned.
+func (cp *copier) stop() {
+	cp.abort.Store(true)
+	cp.signal()
+	cp.wg.Wait()
+	cp.pieces = nil
+}
+
+func (cp *copier) signal() {
+	cp.mu.Lock()
+	cp.cond.Broadcast()
+	cp.mu.Unlock()
+}
+
+// await returns once ok does: it polls for up to cp.spin, then blocks
+// until a signal.
+func (cp *copier) await(ok func() bool) {
+	if ok() {
+		return
+	}
+	if cp.spin > 0 {
+		t := time.Now()
+		for time.Since(t) < cp.spin {
+			runtime.Gosched()
+			if ok() {
+				return
+			}
+		}
+	}
+	cp.mu.Lock()
+	for !ok() {
+		cp.cond.Wait()
+	}
+	cp.mu.Unlock()
+}
+
+// work is worker w's loop over the pieces.
+func (cp *copier) work(w int) {
+	defer cp.wg.Done()
+	for k := range cp.pieces {
+		cp.await(func() bool { return cp.opened.Load() > int64(k) || cp.abort.Load() })
+		if cp.abort.Load() {
+			return
+		}
+		cp.chunk(k, w)
+	}
+}
+
+// chunk copies worker w's chunk of piece k (opened) and counts it done.
+func (cp *copier) chunk(k, w int) {
+	host := cp.pieces[k].host
+	n := len(host)
+	part := max(copyChunkMin/2, ((n+cp.workers-1)/cp.workers+4095)&^4095)
+	if lo := w * part; lo < n {
+		hi := min(lo+part, n)
+		slot := cp.r.mapped[uint64(k%stageSlots)*stageSlot:]
+		if cp.up {
+			copy(slot[lo:hi], host[lo:hi])
+		} else {
+			copy(host[lo:hi], slot[lo:hi])
+		}
+	}
+	if cp.left[k].Add(-1) == 0 {
+		cp.signal()
+	}
+}
+
+// copyPiece copies this goroutine's chunk of piece k (opened) and returns
+// once the workers have copied theirs.
+func (cp *copier) copyPiece(k int) {
+	cp.chunk(k, 0)
+	cp.await(func() bool { return cp.left[k].Load() == 0 })
 }
 
 // parallelCopyMin is the size from which parallelCopy uses several
@@ -593,18 +874,11 @@ func (b *Buffer) direct(off uint64, host []byte, up bool) (bool, error) {
 
 // bufferPieces cuts [off, off+len(host)) of b into pieces.
 func bufferPieces(b *Buffer, off uint64, host []byte, up bool) []piece {
-	var ps []piece
 	size := stagePieceFor(len(host))
+	ps := make([]piece, 0, (len(host)+size-1)/size)
 	for done := 0; done < len(host); done += size {
 		k := min(size, len(host)-done)
-		at := off + uint64(done)
-		ps = append(ps, piece{host: host[done : done+k], record: func(c *Commands, st *Buffer, stOff uint64) {
-			if up {
-				c.CopyBuffer(b, st, at, stOff, uint64(k))
-			} else {
-				c.CopyBuffer(st, b, stOff, at, uint64(k))
-			}
-		}})
+		ps = append(ps, piece{host: host[done : done+k], key: pieceKey{up: up, buf: b, off: off + uint64(done), n: uint64(k)}})
 	}
 	return ps
 }
@@ -669,10 +943,13 @@ func (i *Image) RegionSize(r ImageRegion) (uint64, error) {
 	return rb * uint64(r.Height) * uint64(r.Depth) * uint64(r.Layers), nil
 }
 
-// imagePieces cuts the region into bands of rows of one slice of one layer.
+// imagePieces cuts the region into bands of rows of one slice of one
+// layer. Host and staging rows are both tightly packed, so each band is
+// one contiguous host copy, and one copy region on the device.
 func imagePieces(img *Image, r ImageRegion, rowBytes uint64, host []byte, up bool) []piece {
 	rowsPer := uint32(max(1, uint64(stagePieceFor(len(host)))/rowBytes))
-	var ps []piece
+	bands := (r.Height + rowsPer - 1) / rowsPer
+	ps := make([]piece, 0, int(bands)*int(r.Depth)*int(r.Layers))
 	var at uint64
 	for layer := r.Layer; layer < r.Layer+r.Layers; layer++ {
 		for z := r.Z; z < r.Z+r.Depth; z++ {
@@ -681,21 +958,7 @@ func imagePieces(img *Image, r ImageRegion, rowBytes uint64, host []byte, up boo
 				n := uint64(rows) * rowBytes
 				bc := BufferImageCopy{X: int32(r.X), Y: int32(y), Z: int32(z), Width: r.Width, Height: rows, Depth: 1,
 					BaseLayer: layer, Layers: 1}
-				ps = append(ps, piece{host: host[at : at+n], record: func(c *Commands, st *Buffer, stOff uint64) {
-					want := LayoutTransferSrc
-					if up {
-						want = LayoutTransferDst
-					}
-					if l := img.Layout(); l != want && l != LayoutGeneral {
-						c.TransitionImage(img, LayoutGeneral)
-					}
-					bc.BufferOffset = stOff
-					if up {
-						c.CopyBufferToImage(img, st, bc)
-					} else {
-						c.CopyImageToBuffer(st, img, bc)
-					}
-				}})
+				ps = append(ps, piece{host: host[at : at+n], key: pieceKey{up: up, img: img, bc: bc}})
 				at += n
 			}
 		}

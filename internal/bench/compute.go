@@ -425,6 +425,9 @@ func (c *computeBench) run() error {
 				n += fmt.Sprintf(", import %s ms, release %s ms", ms(st.Import), ms(st.Release))
 			}
 			f.Note = n + fmt.Sprintf(", %d pieces", st.Pieces)
+			if st.Reused > 0 {
+				f.Note += fmt.Sprintf(" (%d submitted as recorded before)", st.Reused)
+			}
 		}
 	}
 	upload := func(name string, mode vulkan.TransferMode, against string) error {
