@@ -127,6 +127,12 @@ def test_zero_copy_consumers(torch, rng):
     nb.copy_to_device(cupy.asnumpy(c2) + 1)
     numba_cuda.synchronize()
     assert numpy.array_equal(t.cpu().numpy(), data * 2 + 1)
+    # ... and by a Vulkan readback of the same memory (its compute view).
+    view = buf.compute_view()
+    rb = gfxcuda.Buffer(view.size, gfxcuda.HEAP_READBACK, device=view.device)
+    view.copy_to(rb)
+    assert numpy.array_equal(numpy.frombuffer(rb.readback(), numpy.float32)[:n], data * 2 + 1)
+    del view, rb
     # The memory outlives the Python object while consumers hold it.
     del buf, c, c2, nb
     assert numpy.array_equal(t.cpu().numpy(), data * 2 + 1)
