@@ -190,16 +190,9 @@ func gfxcuda_buffer_new(dev C.uint64_t, size C.uint64_t, heap C.int, stride C.ui
 //export gfxcuda_buffer_upload
 func gfxcuda_buffer_upload(buf C.uint64_t, off C.uint64_t, data unsafe.Pointer, n C.uint64_t) C.int {
 	return call(func() error {
-		b, err := get[*buffer](uint64(buf), "buffer")
+		b, src, err := bufferRange(buf, off, data, n, "upload of bytes [%d, %d) into a %d-byte buffer")
 		if err != nil {
 			return err
-		}
-		src, err := hostBytes(data, uint64(n))
-		if err != nil {
-			return err
-		}
-		if uint64(off) > b.Size() || uint64(n) > b.Size()-uint64(off) {
-			return errorf(stRange, "gfxcuda: upload of bytes [%d, %d) into a %d-byte buffer", off, uint64(off)+uint64(n), b.Size())
 		}
 		return b.UploadAt(uint64(off), src)
 	})
@@ -208,19 +201,30 @@ func gfxcuda_buffer_upload(buf C.uint64_t, off C.uint64_t, data unsafe.Pointer, 
 //export gfxcuda_buffer_readback
 func gfxcuda_buffer_readback(buf C.uint64_t, off C.uint64_t, dst unsafe.Pointer, n C.uint64_t) C.int {
 	return call(func() error {
-		b, err := get[*buffer](uint64(buf), "buffer")
+		b, out, err := bufferRange(buf, off, dst, n, "readback of bytes [%d, %d) from a %d-byte buffer")
 		if err != nil {
 			return err
-		}
-		out, err := hostBytes(dst, uint64(n))
-		if err != nil {
-			return err
-		}
-		if uint64(off) > b.Size() || uint64(n) > b.Size()-uint64(off) {
-			return errorf(stRange, "gfxcuda: readback of bytes [%d, %d) from a %d-byte buffer", off, uint64(off)+uint64(n), b.Size())
 		}
 		return b.ReadbackAt(uint64(off), out)
 	})
+}
+
+// bufferRange checks a transfer of n bytes at off between buffer handle
+// buf and host memory p, and returns the buffer and the host bytes; what
+// describes the transfer for the range error (start, end, size).
+func bufferRange(buf, off C.uint64_t, p unsafe.Pointer, n C.uint64_t, what string) (*buffer, []byte, error) {
+	b, err := get[*buffer](uint64(buf), "buffer")
+	if err != nil {
+		return nil, nil, err
+	}
+	host, err := hostBytes(p, uint64(n))
+	if err != nil {
+		return nil, nil, err
+	}
+	if uint64(off) > b.Size() || uint64(n) > b.Size()-uint64(off) {
+		return nil, nil, errorf(stRange, "gfxcuda: "+what, off, uint64(off)+uint64(n), b.Size())
+	}
+	return b, host, nil
 }
 
 //export gfxcuda_buffer_upload2d
