@@ -122,38 +122,41 @@ func gfxcuda_shared_texture_ipc_handle(tex C.uint64_t, out *unsafe.Pointer, n *C
 
 //export gfxcuda_shared_texture_open_ipc
 func gfxcuda_shared_texture_open_ipc(dev C.uint64_t, handle unsafe.Pointer, n C.size_t, out *C.uint64_t) C.int {
-	return call(func() error {
-		sd, err := get[*sharedDevice](uint64(dev), "shared device")
-		if err != nil {
-			return err
-		}
-		if out == nil {
-			return errorf(stInvalid, "gfxcuda_shared_texture_open_ipc: null output")
-		}
-		tok, err := tokenOf(handle, n)
-		if err != nil {
-			return err
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), openTimeout)
-		defer cancel()
-		t, err := share.OpenTexture(ctx, sd.d, tok)
-		if err != nil {
-			return shareStatus(err)
-		}
-		st := &sharedTexture{t: t, sd: sd, ordinal: sd.ordinal}
-		return store(out, st, st.close, uint64(dev))
-	})
+	return openIPC(dev, handle, n, out, "gfxcuda_shared_texture_open_ipc",
+		func(ctx context.Context, sd *sharedDevice, tok share.Token) (any, func() error, error) {
+			t, err := share.OpenTexture(ctx, sd.d, tok)
+			if err != nil {
+				return nil, nil, err
+			}
+			st := &sharedTexture{t: t, sd: sd, ordinal: sd.ordinal}
+			return st, st.close, nil
+		})
 }
 
 //export gfxcuda_shared_buffer_open_ipc
 func gfxcuda_shared_buffer_open_ipc(dev C.uint64_t, handle unsafe.Pointer, n C.size_t, out *C.uint64_t) C.int {
+	return openIPC(dev, handle, n, out, "gfxcuda_shared_buffer_open_ipc",
+		func(ctx context.Context, sd *sharedDevice, tok share.Token) (any, func() error, error) {
+			b, err := share.OpenBuffer(ctx, sd.d, tok)
+			if err != nil {
+				return nil, nil, err
+			}
+			sb := &sharedBuffer{b: b, sd: sd, ordinal: sd.ordinal}
+			return sb, sb.close, nil
+		})
+}
+
+// openIPC opens the token at handle (n bytes) on shared device dev with
+// open, bounded by openTimeout, and stores what it made in *out.
+func openIPC(dev C.uint64_t, handle unsafe.Pointer, n C.size_t, out *C.uint64_t, name string,
+	open func(context.Context, *sharedDevice, share.Token) (any, func() error, error)) C.int {
 	return call(func() error {
 		sd, err := get[*sharedDevice](uint64(dev), "shared device")
 		if err != nil {
 			return err
 		}
 		if out == nil {
-			return errorf(stInvalid, "gfxcuda_shared_buffer_open_ipc: null output")
+			return errorf(stInvalid, "%s: null output", name)
 		}
 		tok, err := tokenOf(handle, n)
 		if err != nil {
@@ -161,12 +164,11 @@ func gfxcuda_shared_buffer_open_ipc(dev C.uint64_t, handle unsafe.Pointer, n C.s
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), openTimeout)
 		defer cancel()
-		b, err := share.OpenBuffer(ctx, sd.d, tok)
+		obj, closeFn, err := open(ctx, sd, tok)
 		if err != nil {
 			return shareStatus(err)
 		}
-		sb := &sharedBuffer{b: b, sd: sd, ordinal: sd.ordinal}
-		return store(out, sb, sb.close, uint64(dev))
+		return store(out, obj, closeFn, uint64(dev))
 	})
 }
 
