@@ -33,16 +33,9 @@ func axisExtent(n, start, size uint32) (uint32, bool) {
 //export gfxcuda_copy_ex
 func gfxcuda_copy_ex(src, dst C.uint64_t, r *C.gfxcuda_copy_region_t) C.int {
 	return call(func() error {
-		var reg C.gfxcuda_copy_region_t
-		if r != nil {
-			reg = *r
-		}
-		handles.Lock()
-		se, ok1 := handles.m[uint64(src)]
-		de, ok2 := handles.m[uint64(dst)]
-		handles.Unlock()
-		if !ok1 || !ok2 {
-			return errorf(stBadHandle, "gfxcuda_copy_ex: %d or %d is not a live handle", src, dst)
+		reg, se, de, err := copyArgs(src, dst, r, "gfxcuda_copy_ex")
+		if err != nil {
+			return err
 		}
 		var devH uint64
 		switch s := se.obj.(type) {

@@ -378,25 +378,34 @@ func gfxcuda_resource_info(h C.uint64_t, out *C.gfxcuda_resource_info_t) C.int {
 	})
 }
 
+// copyArgs reads a copy's region (zero when r is nil) and looks up its
+// source and destination handles; fn names the C function for errors.
+func copyArgs(src, dst C.uint64_t, r *C.gfxcuda_copy_region_t, fn string) (C.gfxcuda_copy_region_t, *entry, *entry, error) {
+	var reg C.gfxcuda_copy_region_t
+	if r != nil {
+		reg = *r
+	}
+	handles.Lock()
+	se, ok1 := handles.m[uint64(src)]
+	de, ok2 := handles.m[uint64(dst)]
+	handles.Unlock()
+	if !ok1 || !ok2 {
+		return reg, nil, nil, errorf(stBadHandle, "%s: %d or %d is not a live handle", fn, src, dst)
+	}
+	return reg, se, de, nil
+}
+
 //export gfxcuda_copy
 func gfxcuda_copy(src, dst C.uint64_t, r *C.gfxcuda_copy_region_t) C.int {
 	return call(func() error {
-		var reg C.gfxcuda_copy_region_t
-		if r != nil {
-			reg = *r
-		}
-		handles.Lock()
-		se, ok1 := handles.m[uint64(src)]
-		de, ok2 := handles.m[uint64(dst)]
-		handles.Unlock()
-		if !ok1 || !ok2 {
-			return errorf(stBadHandle, "gfxcuda_copy: %d or %d is not a live handle", src, dst)
+		reg, se, de, err := copyArgs(src, dst, r, "gfxcuda_copy")
+		if err != nil {
+			return err
 		}
 		if reg.src_slice != 0 || reg.dst_slice != 0 {
 			return errorf(stUnsupported, "gfxcuda: copies to and from texture slices other than 0 are not supported yet")
 		}
 		var dev *compute.Device
-		var err error
 		switch s := se.obj.(type) {
 		case *buffer:
 			dev, err = get[*compute.Device](s.dev, "device")
