@@ -46,6 +46,33 @@ type Resource interface {
 	closer
 }
 
+// transfers records the queue family transfers of many resources, the
+// buffers' in one barrier command: a GPU may pay per barrier command
+// (BENCHMARKS.md, the learner ring), and a ring hands over dozens of
+// buffers per batch. Textures, whose layouts each barrier tracks, get one
+// each. The zero value is ready; its scratch slice is reused.
+type transfers struct{ bufs []*vulkan.Buffer }
+
+// record records the release (release true) or the acquire of rs.
+func (t *transfers) record(c *vulkan.Commands, release bool, rs ...Resource) {
+	t.bufs = t.bufs[:0]
+	for _, r := range rs {
+		if b, ok := r.(*Buffer); ok {
+			t.bufs = append(t.bufs, b.vk)
+		} else if release {
+			r.release(c)
+		} else {
+			r.acquire(c)
+		}
+	}
+	if release {
+		c.ReleaseBuffersToExternal(t.bufs...)
+	} else {
+		c.AcquireBuffersFromExternal(t.bufs...)
+	}
+	clear(t.bufs)
+}
+
 // Access is a period during which CUDA may use some resources: from
 // Device.ToCUDA until Done.
 type Access struct {
@@ -75,11 +102,14 @@ func (d *Device) submitPooled(c *vulkan.Commands, o vulkan.SubmitOptions) error 
 // changing any state: commitPending does once the submission succeeded.
 // Called with d.mu held.
 func (d *Device) recordPending(c *vulkan.Commands) []vulkan.SemaphoreValue {
+	back := make([]Resource, 0, len(d.pending))
 	for _, r := range d.pending {
 		if s := r.st(); !s.closed && s.owner == returning {
-			r.acquire(c)
+			back = append(back, r)
 		}
 	}
+	var t transfers
+	t.record(c, false, back...)
 	if d.toVK.value > d.vkWaited {
 		return []vulkan.SemaphoreValue{{Semaphore: d.toVK.vk, Value: d.toVK.value}}
 	}
@@ -161,9 +191,8 @@ func (d *Device) ToCUDA(stream *cuda.Stream, res ...Resource) (*Access, error) {
 		return nil, err
 	}
 	wait := d.recordPending(c)
-	for _, r := range res {
-		r.release(c)
-	}
+	var t transfers
+	t.record(c, true, res...)
 	v := d.toCUDA.value + 1
 	if err := d.submitPooled(c, vulkan.SubmitOptions{Wait: wait, Signal: []vulkan.SemaphoreValue{{Semaphore: d.toCUDA.vk, Value: v}}}); err != nil {
 		return nil, fmt.Errorf("interop: ToCUDA: submitting the release: %w", err)

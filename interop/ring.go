@@ -50,6 +50,9 @@ type Ring struct {
 	// marks those slots until that batch.
 	devWait uint64
 	fromDev []bool
+	// The producer's scratch for recording transfers (prodMu).
+	back []Resource
+	xfer transfers
 
 	prodMu, consMu sync.Mutex // one producer, one consumer at a time
 
@@ -310,14 +313,18 @@ func (r *Ring) submit(k uint64, wait []vulkan.SemaphoreValue, record func(c *vul
 		return err
 	}
 	first := int(k%r.perRing) * r.batch
+	slots := r.slots[first : first+r.batch]
 	devWait := false
-	for i := 0; i < r.batch; i++ {
-		s := first + i
-		if r.touched[s] {
-			r.slots[s].acquire(c)
+	back := r.back[:0]
+	for i, s := range slots {
+		if r.touched[first+i] {
+			back = append(back, s)
 		}
-		devWait = devWait || r.fromDev[s]
+		devWait = devWait || r.fromDev[first+i]
 	}
+	r.xfer.record(c, false, back...)
+	clear(back)
+	r.back = back[:0]
 	if devWait { // CUDA's last use through the Device may still run
 		wait = append(wait, vulkan.SemaphoreValue{Semaphore: r.d.toVK.vk, Value: r.devWait})
 	}
@@ -328,9 +335,7 @@ func (r *Ring) submit(k uint64, wait []vulkan.SemaphoreValue, record func(c *vul
 			return err
 		}
 	}
-	for i := 0; i < r.batch; i++ {
-		r.slots[first+i].release(c)
-	}
+	r.xfer.record(c, true, slots...)
 	if err := r.d.submitPooled(c, vulkan.SubmitOptions{Wait: wait, Signal: []vulkan.SemaphoreValue{{Semaphore: r.toCUDA.vk, Value: k + 1}}}); err != nil {
 		return fmt.Errorf("interop: Ring.Produce: %w", err)
 	}

@@ -1,11 +1,17 @@
 #version 450
 #extension GL_EXT_samplerless_texture_functions : require
 layout(local_size_x = 64, local_size_y = 4) in;
-layout(set = 0, binding = 0) uniform texture2D src[8];
+#ifndef VIEWS
+#define VIEWS 8
+#endif
+layout(set = 0, binding = 0) uniform texture2D src[VIEWS];
 layout(std430, set = 0, binding = 1) writeonly buffer Dst { uint words[]; };
 layout(push_constant) uniform PC { uint width; uint height; uint base; uint flip; vec4 mean; vec4 scale; } pc;
 
 vec4 fetch(uint v, ivec2 p) {
+#if VIEWS == 1
+	return texelFetch(src[0], p, 0);
+#else
 	switch (v) {
 	case 0u: return texelFetch(src[0], p, 0);
 	case 1u: return texelFetch(src[1], p, 0);
@@ -16,6 +22,7 @@ vec4 fetch(uint v, ivec2 p) {
 	case 6u: return texelFetch(src[6], p, 0);
 	default: return texelFetch(src[7], p, 0);
 	}
+#endif
 }
 
 void main() {

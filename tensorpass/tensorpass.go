@@ -40,7 +40,8 @@ const MaxViewsPerDispatch = 8
 // Pass is a compiled conversion for one Layout.
 type Pass struct {
 	l    Layout
-	pipe *vulkan.Pipeline
+	pipe *vulkan.Pipeline // MaxViewsPerDispatch views per dispatch
+	one  *vulkan.Pipeline // one view: 2 descriptors to write, not 9
 }
 
 // dtypeCode is the DTYPE the shader is compiled with.
@@ -57,11 +58,12 @@ func dtypeCode(d format.DType) int {
 //go:generate go run gen.go
 
 // variant selects a precompiled module (shaders_gen.go): the shader's
-// DTYPE, PLANAR and channels.
+// DTYPE, PLANAR, channels and views per dispatch.
 type variant struct {
 	dtype    int
 	planar   bool
 	channels int
+	views    int
 }
 
 // New creates the conversion for layout l on a Vulkan device. It needs no
@@ -72,23 +74,32 @@ func New(vd *vulkan.Device, l Layout) (*Pass, error) {
 	if err := l.Validate(); err != nil {
 		return nil, fmt.Errorf("tensorpass: %w", err)
 	}
-	enc, ok := modules[variant{dtypeCode(l.DType), l.Planar, l.C()}]
-	if !ok {
-		return nil, fmt.Errorf("tensorpass: no module for %v: run go generate ./tensorpass", l)
+	t := &Pass{l: l}
+	for _, v := range []struct {
+		views int
+		pipe  **vulkan.Pipeline
+	}{{MaxViewsPerDispatch, &t.pipe}, {1, &t.one}} {
+		enc, ok := modules[variant{dtypeCode(l.DType), l.Planar, l.C(), v.views}]
+		if !ok {
+			t.Close()
+			return nil, fmt.Errorf("tensorpass: no module for %v: run go generate ./tensorpass", l)
+		}
+		b, err := base64.StdEncoding.DecodeString(enc)
+		if err != nil {
+			t.Close()
+			return nil, fmt.Errorf("tensorpass: module for %v: %w", l, err)
+		}
+		m, err := spirv.Reflect(b)
+		if err != nil {
+			t.Close()
+			return nil, fmt.Errorf("tensorpass: module for %v: %w", l, err)
+		}
+		if *v.pipe, err = vd.NewComputePipeline(m); err != nil {
+			t.Close()
+			return nil, fmt.Errorf("tensorpass: %w", err)
+		}
 	}
-	b, err := base64.StdEncoding.DecodeString(enc)
-	if err != nil {
-		return nil, fmt.Errorf("tensorpass: module for %v: %w", l, err)
-	}
-	m, err := spirv.Reflect(b)
-	if err != nil {
-		return nil, fmt.Errorf("tensorpass: module for %v: %w", l, err)
-	}
-	p, err := vd.NewComputePipeline(m)
-	if err != nil {
-		return nil, fmt.Errorf("tensorpass: %w", err)
-	}
-	return &Pass{l: l, pipe: p}, nil
+	return t, nil
 }
 
 // Layout returns the pass's layout.
@@ -146,8 +157,12 @@ func (t *Pass) RecordViews(c *vulkan.Commands, srcs []*vulkan.Image, dst *vulkan
 	scale := t.l.Scale()
 	for v0 := 0; v0 < len(srcs); v0 += MaxViewsPerDispatch {
 		group := srcs[v0:min(len(srcs), v0+MaxViewsPerDispatch)]
-		b := make([]vulkan.Binding, 0, MaxViewsPerDispatch+1)
-		for e := 0; e < MaxViewsPerDispatch; e++ {
+		pipe, n := t.pipe, MaxViewsPerDispatch
+		if len(group) == 1 {
+			pipe, n = t.one, 1
+		}
+		b := make([]vulkan.Binding, 0, n+1)
+		for e := 0; e < n; e++ {
 			img := group[0] // unused elements repeat a real view
 			if e < len(group) {
 				img = group[e]
@@ -167,10 +182,18 @@ func (t *Pass) RecordViews(c *vulkan.Commands, srcs []*vulkan.Image, dst *vulkan
 			binary.LittleEndian.PutUint32(push[16+4*i:], math.Float32bits(t.l.Mean[i]))
 			binary.LittleEndian.PutUint32(push[32+4*i:], math.Float32bits(scale[i]))
 		}
-		c.Dispatch(t.pipe, b, push, (o.Width/4+63)/64, (o.Height+3)/4, uint32(len(group)))
+		c.Dispatch(pipe, b, push, (o.Width/4+63)/64, (o.Height+3)/4, uint32(len(group)))
 	}
 	return c.Err()
 }
 
-// Close frees the pipeline. Idempotent.
-func (t *Pass) Close() error { return t.pipe.Close() }
+// Close frees the pipelines. Idempotent.
+func (t *Pass) Close() error {
+	var err error
+	for _, p := range []*vulkan.Pipeline{t.pipe, t.one} {
+		if p != nil {
+			err = errors.Join(err, p.Close())
+		}
+	}
+	return err
+}

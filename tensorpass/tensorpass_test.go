@@ -2,6 +2,7 @@ package tensorpass
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"strings"
@@ -142,13 +143,20 @@ func TestTensorPassAllLayouts(t *testing.T) {
 
 // TestTensorPassManyViews converts more views than one dispatch takes into
 // the middle of a buffer, and checks that the bytes around the tensor are
-// untouched.
+// untouched: a last dispatch of several views, and one of a single view
+// (the one-view pipeline, at a base past the first dispatch's views).
 func TestTensorPassManyViews(t *testing.T) {
+	for _, views := range []int{MaxViewsPerDispatch + 3, MaxViewsPerDispatch + 1} {
+		t.Run(fmt.Sprint(views), func(t *testing.T) { testManyViews(t, views) })
+	}
+}
+
+func testManyViews(t *testing.T, views int) {
 	vd := vulkanOnly(t)
 	seed := rand.Uint64()
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 3))
-	const w, h, views, off = 68, 5, MaxViewsPerDispatch + 3, 64
+	const w, h, off = 68, 5, 64
 	var srcs []tensor.Image
 	for v := 0; v < views; v++ {
 		srcs = append(srcs, tensortest.RandomImage(rng, format.BGRA8UNorm, w, h))
@@ -160,7 +168,7 @@ func TestTensorPassManyViews(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pass.Close()
-	n := l.Bytes(w, h) * views
+	n := l.Bytes(w, h) * uint64(views)
 	out, err := vd.NewBuffer(vulkan.BufferOptions{Size: off + n + 64, Heap: vulkan.HeapReadback})
 	if err != nil {
 		t.Fatal(err)

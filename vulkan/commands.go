@@ -564,31 +564,52 @@ func (c *Commands) family() uint32 {
 	return c.d.family
 }
 
-// bufferBarrier records an ownership transfer of the whole of b.
-func (c *Commands) bufferBarrier(what string, b *Buffer, m vk.MemoryBarrier, src, dst uint32) {
-	if !c.begin(what) {
+// bufferBarrier records an ownership transfer of the whole of each of bs,
+// all in one barrier command.
+func (c *Commands) bufferBarrier(what string, bs []*Buffer, m vk.MemoryBarrier, src, dst uint32) {
+	if len(bs) == 0 || !c.begin(what) {
 		return
 	}
 	defer c.end()
-	if !c.checkBuffer(what, b, 0) || !c.hold(what, &b.resource) {
+	rs := make([]*resource, len(bs))
+	barriers := make([]vk.BufferBarrier, len(bs))
+	for i, b := range bs {
+		if !c.checkBuffer(what, b, 0) {
+			return
+		}
+		rs[i] = &b.resource
+		barriers[i] = vk.BufferBarrier{MemoryBarrier: m, SrcFamily: src, DstFamily: dst, Buffer: b.h, Size: vk.WholeSize}
+	}
+	if !c.hold(what, rs...) {
 		return
 	}
-	defer c.unhold(&b.resource)
-	c.barrier(vk.Dependency{Buffers: []vk.BufferBarrier{{
-		MemoryBarrier: m, SrcFamily: src, DstFamily: dst, Buffer: b.h, Size: vk.WholeSize,
-	}}})
+	defer c.unhold(rs...)
+	c.barrier(vk.Dependency{Buffers: barriers})
 }
 
 // ReleaseBufferToExternal records the release of b from the device's queue
 // family to VK_QUEUE_FAMILY_EXTERNAL, after every earlier write.
 func (c *Commands) ReleaseBufferToExternal(b *Buffer) {
-	c.bufferBarrier("ReleaseBufferToExternal", b, fullSrc, c.family(), vk.QueueFamilyExternal)
+	c.bufferBarrier("ReleaseBufferToExternal", []*Buffer{b}, fullSrc, c.family(), vk.QueueFamilyExternal)
+}
+
+// ReleaseBuffersToExternal is ReleaseBufferToExternal for several buffers
+// in one barrier command: what a batch handing many buffers over should
+// record, since GPUs may pay per barrier command, not per buffer.
+func (c *Commands) ReleaseBuffersToExternal(bs ...*Buffer) {
+	c.bufferBarrier("ReleaseBuffersToExternal", bs, fullSrc, c.family(), vk.QueueFamilyExternal)
 }
 
 // AcquireBufferFromExternal records the acquisition of b from
 // VK_QUEUE_FAMILY_EXTERNAL, before every later command.
 func (c *Commands) AcquireBufferFromExternal(b *Buffer) {
-	c.bufferBarrier("AcquireBufferFromExternal", b, fullDst, vk.QueueFamilyExternal, c.family())
+	c.bufferBarrier("AcquireBufferFromExternal", []*Buffer{b}, fullDst, vk.QueueFamilyExternal, c.family())
+}
+
+// AcquireBuffersFromExternal is AcquireBufferFromExternal for several
+// buffers in one barrier command.
+func (c *Commands) AcquireBuffersFromExternal(bs ...*Buffer) {
+	c.bufferBarrier("AcquireBuffersFromExternal", bs, fullDst, vk.QueueFamilyExternal, c.family())
 }
 
 // SemaphoreValue is a semaphore and, for a timeline semaphore, a value.

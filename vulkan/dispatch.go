@@ -1,10 +1,10 @@
 package vulkan
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"unsafe"
 
@@ -846,13 +846,13 @@ func (c *Commands) plan(what string, p *Pipeline, bindings []Binding) bool {
 	for si := range p.sets {
 		var writes []vk.WriteDescriptorSet
 		key := make([]byte, 0, 64)
-		hexa := func(tag byte, vs ...uint64) {
+		setKey := func(tag byte, vs ...uint64) {
 			key = append(key, tag)
 			for _, v := range vs {
-				key = strconv.AppendUint(append(key, ':'), v, 16)
+				key = binary.LittleEndian.AppendUint64(key, v)
 			}
 		}
-		hexa('s', uint64(p.sets[si]), uint64(uintptr(unsafe.Pointer(p))))
+		setKey('s', uint64(p.sets[si]), uint64(uintptr(unsafe.Pointer(p))))
 		for _, ri := range p.setRes[si] {
 			r := &p.res[ri]
 			for e := range r.ArraySize {
@@ -862,7 +862,7 @@ func (c *Commands) plan(what string, p *Pipeline, bindings []Binding) bool {
 				switch r.Kind {
 				case spirv.UniformBuffer, spirv.StorageBuffer:
 					w.Buffers = []vk.DescriptorBufferInfo{{Buffer: b.Buffer.h, Offset: b.Offset, Range: s.rng}}
-					hexa('b', uint64(b.Buffer.h), uint64(uintptr(unsafe.Pointer(b.Buffer))), b.Offset, s.rng)
+					setKey('b', uint64(b.Buffer.h), uint64(uintptr(unsafe.Pointer(b.Buffer))), b.Offset, s.rng)
 				case spirv.UniformTexelBuffer, spirv.StorageTexelBuffer:
 					v, err := c.texelView(b.Buffer, s.format, b.Offset, s.rng)
 					if err != nil {
@@ -870,7 +870,7 @@ func (c *Commands) plan(what string, p *Pipeline, bindings []Binding) bool {
 						return false
 					}
 					w.TexelViews = []vk.BufferView{v}
-					hexa('t', uint64(v))
+					setKey('t', uint64(v))
 				default:
 					var info vk.DescriptorImageInfo
 					if b.Image != nil {
@@ -885,7 +885,7 @@ func (c *Commands) plan(what string, p *Pipeline, bindings []Binding) bool {
 						info.Sampler = b.Sampler.h
 					}
 					w.Images = []vk.DescriptorImageInfo{info}
-					hexa('i', uint64(info.View), uint64(info.Sampler), uint64(info.Layout),
+					setKey('i', uint64(info.View), uint64(info.Sampler), uint64(info.Layout),
 						uint64(uintptr(unsafe.Pointer(b.Image))), uint64(uintptr(unsafe.Pointer(b.Sampler))))
 				}
 				writes = append(writes, w)

@@ -15,11 +15,14 @@ import (
 )
 
 // Variant is one compiled layout: the shader's DTYPE (0 float32, 1 float16,
-// 2 uint8), PLANAR and CH defines.
+// 2 uint8), PLANAR, CH and VIEWS defines. Views is 8 (a dispatch converts
+// up to 8 views) or 1 (one view: a dispatch binds 2 descriptors instead of
+// 9, which halves its recording cost on the host).
 type Variant struct {
 	DType    int
 	Planar   bool
 	Channels int
+	Views    int
 }
 
 // Variants lists every layout the pass supports.
@@ -28,7 +31,9 @@ func Variants() []Variant {
 	for dt := 0; dt < 3; dt++ {
 		for _, planar := range []bool{false, true} {
 			for _, ch := range []int{3, 4} {
-				out = append(out, Variant{dt, planar, ch})
+				for _, views := range []int{1, 8} {
+					out = append(out, Variant{dt, planar, ch, views})
+				}
 			}
 		}
 	}
@@ -45,7 +50,7 @@ func Compile(src []byte, v Variant) ([]byte, error) {
 		planar = "1"
 	}
 	m, err := shader.Compile(src, shader.Options{Language: shader.GLSL, Filename: "tensor.comp", Optimize: true, NoCache: true,
-		Defines: map[string]string{"DTYPE": fmt.Sprint(v.DType), "PLANAR": planar, "CH": fmt.Sprintf("%du", v.Channels)}})
+		Defines: map[string]string{"DTYPE": fmt.Sprint(v.DType), "PLANAR": planar, "CH": fmt.Sprintf("%du", v.Channels), "VIEWS": fmt.Sprint(v.Views)}})
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +69,7 @@ func Generate(src []byte) ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("tensor.comp %+v: %w", v, err)
 		}
-		fmt.Fprintf(&b, "\t{%d, %v, %d}: %q,\n", v.DType, v.Planar, v.Channels, base64.StdEncoding.EncodeToString(spv))
+		fmt.Fprintf(&b, "\t{%d, %v, %d, %d}: %q,\n", v.DType, v.Planar, v.Channels, v.Views, base64.StdEncoding.EncodeToString(spv))
 	}
 	b.WriteString("}\n")
 	return format.Source(b.Bytes())
