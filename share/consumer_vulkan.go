@@ -132,9 +132,9 @@ func (vc *VulkanConsumer) waitCommands(ctx context.Context, i int) error {
 	}
 }
 
-// Consume records, for each frame (held, from Next, in the order Next
-// returned them), the acquire of its slot, record's commands and the
-// release, submits them as one batch ordered after the producer and gives
+// Consume records the acquire of every frame's slot (frames held, from
+// Next, in the order Next returned them), record's commands for each frame
+// and the slots' release, submits them as one batch ordered after the producer and gives
 // the slots back. Images are in the GENERAL layout when record runs and
 // must be left in a layout ReleaseImageToExternal can leave from (any).
 // Results written to the consumer's own resources are ready once
@@ -154,24 +154,35 @@ func (vc *VulkanConsumer) Consume(ctx context.Context, record func(c *vulkan.Com
 	if err := c.Reset(); err != nil {
 		return err
 	}
+	// Every frame's slot is acquired before the first frame is recorded
+	// and released after the last, the buffers in one barrier command each
+	// way (a GPU may pay per command).
 	var wait uint64
+	var bufs []*vulkan.Buffer
 	for _, f := range frames {
 		wait = max(wait, f.Wait)
 		if img := vc.imgs[f.Slot]; img != nil {
 			c.AcquireImageFromExternal(img, vulkan.LayoutGeneral, vulkan.LayoutGeneral)
 		} else {
-			c.AcquireBufferFromExternal(vc.bufs[f.Slot])
+			bufs = append(bufs, vc.bufs[f.Slot])
 		}
+	}
+	c.AcquireBuffersFromExternal(bufs...)
+	for _, f := range frames {
 		if err := record(c, f); err != nil {
 			c.Reset()
 			return err
 		}
+	}
+	bufs = bufs[:0]
+	for _, f := range frames {
 		if img := vc.imgs[f.Slot]; img != nil {
 			c.ReleaseImageToExternal(img, vulkan.LayoutGeneral)
 		} else {
-			c.ReleaseBufferToExternal(vc.bufs[f.Slot])
+			bufs = append(bufs, vc.bufs[f.Slot])
 		}
 	}
+	c.ReleaseBuffersToExternal(bufs...)
 	if err := c.Err(); err != nil {
 		c.Reset()
 		return err

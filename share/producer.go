@@ -353,6 +353,8 @@ func (p *Producer) Produce(ctx context.Context, record func(c *vulkan.Commands, 
 		}
 	}
 	r.mu.Unlock()
+	// Buffers move in one barrier command (a GPU may pay per command).
+	var bufs []*vulkan.Buffer
 	for _, s := range slots {
 		switch {
 		case p.imgs[s] != nil && p.touched[s]:
@@ -360,9 +362,10 @@ func (p *Producer) Produce(ctx context.Context, record func(c *vulkan.Commands, 
 		case p.imgs[s] != nil && p.imgs[s].Layout() == vulkan.LayoutUndefined:
 			c.TransitionImage(p.imgs[s], vulkan.LayoutGeneral)
 		case p.bufs[s] != nil && p.touched[s]:
-			c.AcquireBufferFromExternal(p.bufs[s])
+			bufs = append(bufs, p.bufs[s])
 		}
 	}
+	c.AcquireBuffersFromExternal(bufs...)
 	users := make([][]byte, len(slots))
 	for i, s := range slots {
 		u, err := record(c, s, first+uint64(i))
@@ -374,13 +377,15 @@ func (p *Producer) Produce(ctx context.Context, record func(c *vulkan.Commands, 
 		}
 		users[i] = u
 	}
+	bufs = bufs[:0]
 	for _, s := range slots {
 		if p.imgs[s] != nil {
 			c.ReleaseImageToExternal(p.imgs[s], vulkan.LayoutGeneral)
 		} else {
-			c.ReleaseBufferToExternal(p.bufs[s])
+			bufs = append(bufs, p.bufs[s])
 		}
 	}
+	c.ReleaseBuffersToExternal(bufs...)
 	if err := c.Err(); err != nil {
 		return unwind(err)
 	}

@@ -40,9 +40,6 @@ type RingHarness struct {
 	mod    *cuda.Module
 	texs   []*interop.Texture
 	bufs   []*interop.Buffer
-	// learnerPause is how long RunLearner's learner sleeps after each
-	// Next, standing for work of its own on the host.
-	learnerPause time.Duration
 }
 
 // NewRingHarness prepares the producer pipeline, up to maxSlots frame
@@ -236,10 +233,6 @@ type LearnerResult struct {
 	FPS float64
 	// Returned and Skipped count the frames Next returned and skipped.
 	Returned, Skipped int
-	// Produced, Learned and Closed are the times from the first Produce
-	// until the last Produce returned, the learner took its last batch,
-	// and the ring had closed.
-	Produced, Learned, Closed time.Duration
 }
 
 // learnerRing is the learner-mode ring of the benchmark and stress test.
@@ -289,7 +282,6 @@ func (h *RingHarness) RunLearner(rc ringCase, frames int, verify bool) (LearnerR
 		for k := 0; k < batches && err == nil; k++ {
 			err = r.Produce(ctx, produce)
 		}
-		res.Produced = time.Since(t0)
 		if err != nil {
 			cancel() // the learner would wait for batches that never come
 		}
@@ -303,19 +295,14 @@ func (h *RingHarness) RunLearner(rc ringCase, frames int, verify bool) (LearnerR
 			break
 		}
 		res.Returned += b.Frames()
-		if h.learnerPause > 0 {
-			time.Sleep(h.learnerPause)
-		}
 		for i := 0; i < b.Frames() && verify && lerr == nil; i++ {
 			v := b.Tensor(i)
 			lerr = h.Check.Launch(stream, cuda.Dim3{X: 264}, cuda.Dim3{X: 256}, 0, v.Ptr, uint64(n), testpattern.Seed(b.Frame(i)), h.Errors.Ptr(), h.Errors.Ptr().Add(8))
 		}
 	}
-	res.Learned = time.Since(t0)
 	err = errors.Join(<-perr, lerr)
 	err = errors.Join(err, r.Close()) // waits for the learner's stream and the last batch
 	el := time.Since(t0)
-	res.Closed = el
 	res.Skipped = int(r.Skipped()) * rc.batch
 	res.FPS = float64(batches*rc.batch) / el.Seconds()
 	return res, errors.Join(err, stream.Close())
