@@ -91,9 +91,6 @@ func (d *Device) NewBufferFromCUDA(size uint64) (*Buffer, error) {
 
 func (b *Buffer) st() *state { return &b.s }
 
-func (b *Buffer) release(c *vulkan.Commands) { c.ReleaseBufferToExternal(b.vk) }
-func (b *Buffer) acquire(c *vulkan.Commands) { c.AcquireBufferFromExternal(b.vk) }
-
 // Vulkan returns the Vulkan buffer.
 func (b *Buffer) Vulkan() *vulkan.Buffer { return b.vk }
 

@@ -41,36 +41,45 @@ type state struct {
 // Resource is a Buffer or a Texture.
 type Resource interface {
 	st() *state
-	release(c *vulkan.Commands) // record the release to VK_QUEUE_FAMILY_EXTERNAL
-	acquire(c *vulkan.Commands) // record the acquire from VK_QUEUE_FAMILY_EXTERNAL
 	closer
 }
 
-// transfers records the queue family transfers of many resources, the
-// buffers' in one barrier command: a GPU may pay per barrier command
-// (BENCHMARKS.md, the learner ring), and a ring hands over dozens of
-// buffers per batch. Textures, whose layouts each barrier tracks, get one
-// each. The zero value is ready; its scratch slice is reused.
-type transfers struct{ bufs []*vulkan.Buffer }
+// transfers records the queue family transfers of many resources in one
+// barrier command for the buffers and one for the textures: a GPU may pay
+// per barrier command (BENCHMARKS.md, the learner ring), and a ring hands
+// over dozens of resources per batch. The zero value is ready; its scratch
+// slices are reused.
+type transfers struct {
+	bufs []*vulkan.Buffer
+	imgs []*vulkan.Image
+}
 
-// record records the release (release true) or the acquire of rs.
+// record records the release (release true) or the acquire of rs, which
+// must be distinct.
 func (t *transfers) record(c *vulkan.Commands, release bool, rs ...Resource) {
-	t.bufs = t.bufs[:0]
+	t.bufs, t.imgs = t.bufs[:0], t.imgs[:0]
 	for _, r := range rs {
-		if b, ok := r.(*Buffer); ok {
-			t.bufs = append(t.bufs, b.vk)
-		} else if release {
-			r.release(c)
-		} else {
-			r.acquire(c)
+		switch r := r.(type) {
+		case *Buffer:
+			t.bufs = append(t.bufs, r.vk)
+		case *Texture:
+			if release && r.vk.Layout() == vulkan.LayoutUndefined {
+				// Never used by Vulkan: give it GENERAL first, so that
+				// the release and the later acquire agree on the layout.
+				c.TransitionImage(r.vk, vulkan.LayoutGeneral)
+			}
+			t.imgs = append(t.imgs, r.vk)
 		}
 	}
 	if release {
 		c.ReleaseBuffersToExternal(t.bufs...)
+		c.ReleaseImagesToExternal(t.imgs, vulkan.LayoutGeneral)
 	} else {
 		c.AcquireBuffersFromExternal(t.bufs...)
+		c.AcquireImagesFromExternal(t.imgs, vulkan.LayoutGeneral, vulkan.LayoutGeneral)
 	}
 	clear(t.bufs)
+	clear(t.imgs)
 }
 
 // Access is a period during which CUDA may use some resources: from
@@ -104,7 +113,7 @@ func (d *Device) submitPooled(c *vulkan.Commands, o vulkan.SubmitOptions) error 
 func (d *Device) recordPending(c *vulkan.Commands) []vulkan.SemaphoreValue {
 	back := make([]Resource, 0, len(d.pending))
 	for _, r := range d.pending {
-		if s := r.st(); !s.closed && s.owner == returning {
+		if s := r.st(); !s.closed && s.owner == returning && !slices.Contains(back, r) {
 			back = append(back, r)
 		}
 	}

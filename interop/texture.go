@@ -156,18 +156,6 @@ func (d *Device) NewTextureFromCUDA(s *cuda.Stream, ptr cuda.DevicePtr, pitch ui
 
 func (t *Texture) st() *state { return &t.s }
 
-func (t *Texture) release(c *vulkan.Commands) {
-	// A texture Vulkan never used has no layout yet: give it GENERAL first,
-	// so the release and the later acquire agree on the layout.
-	if t.vk.Layout() == vulkan.LayoutUndefined {
-		c.TransitionImage(t.vk, vulkan.LayoutGeneral)
-	}
-	c.ReleaseImageToExternal(t.vk, vulkan.LayoutGeneral)
-}
-func (t *Texture) acquire(c *vulkan.Commands) {
-	c.AcquireImageFromExternal(t.vk, vulkan.LayoutGeneral, vulkan.LayoutGeneral)
-}
-
 // Options returns the texture's description (with defaults filled in).
 func (t *Texture) Options() TextureOptions { return t.o }
 

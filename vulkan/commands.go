@@ -519,6 +519,78 @@ func (c *Commands) ReleaseImageToExternal(img *Image, layout ImageLayout) {
 	c.imageBarrier("ReleaseImageToExternal", img, ^ImageLayout(0), layout, fullSrc, c.family(), vk.QueueFamilyExternal)
 }
 
+// ReleaseImagesToExternal is ReleaseImageToExternal for several distinct
+// images in one barrier command: what a batch handing many images over
+// should record, since GPUs may pay per barrier command, not per image.
+func (c *Commands) ReleaseImagesToExternal(imgs []*Image, layout ImageLayout) {
+	c.imageBarriers("ReleaseImagesToExternal", imgs, ^ImageLayout(0), layout, fullSrc, c.family(), vk.QueueFamilyExternal)
+}
+
+// AcquireImagesFromExternal is AcquireImageFromExternal for several
+// distinct images, in one barrier command where it can (an image's first
+// acquisition may need two, as AcquireImageFromExternal says).
+func (c *Commands) AcquireImagesFromExternal(imgs []*Image, layout, newLayout ImageLayout) {
+	var rest []*Image
+	for _, img := range imgs {
+		if img != nil && layout == newLayout && img.Layout() == LayoutUndefined {
+			c.AcquireImageFromExternal(img, layout, newLayout)
+			continue
+		}
+		rest = append(rest, img)
+	}
+	c.imageBarriers("AcquireImagesFromExternal", rest, layout, newLayout, fullDst, vk.QueueFamilyExternal, c.family())
+}
+
+// imageBarriers is imageBarrier for several distinct images in one barrier
+// command (old: each image's remembered layout when ^0). An image listed
+// twice fails the batch.
+func (c *Commands) imageBarriers(what string, imgs []*Image, old, newLayout ImageLayout, m vk.MemoryBarrier, src, dst uint32) {
+	if len(imgs) == 0 || !c.begin(what) {
+		return
+	}
+	defer c.end()
+	if newLayout == LayoutUndefined || newLayout == vk.ImageLayoutPreinitialized {
+		c.fail(fmt.Errorf("vulkan: %s: an image cannot transition to layout %v", what, newLayout))
+		return
+	}
+	rs := make([]*resource, len(imgs))
+	barriers := make([]vk.ImageBarrier, len(imgs))
+	for i, img := range imgs {
+		if !c.checkImage(what, img) {
+			return
+		}
+		for _, prev := range imgs[:i] {
+			if prev == img {
+				c.fail(fmt.Errorf("vulkan: %s: an image is listed twice", what))
+				return
+			}
+		}
+		from := old
+		if from == ^ImageLayout(0) {
+			from = img.Layout()
+		}
+		rs[i] = &img.resource
+		barriers[i] = vk.ImageBarrier{
+			MemoryBarrier: m,
+			OldLayout:     uint32(from), NewLayout: uint32(newLayout),
+			SrcFamily: src, DstFamily: dst,
+			Image: img.h, Aspect: img.aspect,
+			MipCount: vk.RemainingMipLevels, Layers: vk.RemainingArrayLayers,
+		}
+	}
+	if !c.hold(what, rs...) {
+		return
+	}
+	defer c.unhold(rs...)
+	c.barrier(vk.Dependency{Images: barriers})
+	for _, img := range imgs {
+		c.setLayout(img, newLayout)
+		if m == fullBarrier {
+			c.synced(&img.resource)
+		}
+	}
+}
+
 // AcquireImageFromExternal records the acquisition of img from
 // VK_QUEUE_FAMILY_EXTERNAL: the external user left it in layout, and it
 // moves to newLayout (which may equal layout). Submit the batch waiting

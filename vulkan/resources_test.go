@@ -1554,3 +1554,87 @@ func TestConcurrentResources(t *testing.T) {
 	wg.Go(func() { time.Sleep(5 * time.Millisecond); victim.Close() })
 	wg.Wait()
 }
+
+// TestOwnershipTransferMany moves two buffers and two images to the
+// external queue family and back, each direction in one barrier command,
+// and checks that the images' contents survive (the acquire names the
+// layout the release left), their layouts are tracked, and an image listed
+// twice fails the batch.
+func TestOwnershipTransferMany(t *testing.T) {
+	in := newTestInstance(t)
+	d := testDevice(t, in)
+	exportable := d.Physical().CanExportOpaqueFD()
+	barrierModes(t, d, func(t *testing.T) {
+		const w, h = 16, 8
+		n := w * h * 4
+		var bufs []*Buffer
+		var imgs []*Image
+		for i := 0; i < 2; i++ {
+			buf, err := d.NewBuffer(BufferOptions{Size: uint64(n), Exportable: exportable})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer buf.Close()
+			bufs = append(bufs, buf)
+			img, err := d.NewImage(ImageOptions{Format: uint32(fmtR8G8B8A8Unorm), Width: w, Height: h, Exportable: exportable})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer img.Close()
+			imgs = append(imgs, img)
+		}
+		data := [][]byte{randomBytes(31, n), randomBytes(32, n)}
+		for i, b := range bufs {
+			if err := b.Upload(0, data[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		err := d.Run(func(c *Commands) error {
+			for i, img := range imgs {
+				c.TransitionImage(img, LayoutTransferDst)
+				c.CopyBufferToImage(img, bufs[i], BufferImageCopy{})
+			}
+			c.ReleaseBuffersToExternal(bufs...)
+			c.ReleaseImagesToExternal(imgs, LayoutGeneral)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, img := range imgs {
+			if img.Layout() != LayoutGeneral {
+				t.Errorf("layout after release: %v", img.Layout())
+			}
+		}
+		// Back, and the images copied crosswise into the buffers.
+		err = d.Run(func(c *Commands) error {
+			c.AcquireBuffersFromExternal(bufs...)
+			c.AcquireImagesFromExternal(imgs, LayoutGeneral, LayoutTransferSrc)
+			c.CopyImageToBuffer(bufs[1], imgs[0], BufferImageCopy{})
+			c.CopyImageToBuffer(bufs[0], imgs[1], BufferImageCopy{})
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, img := range imgs {
+			if img.Layout() != LayoutTransferSrc {
+				t.Errorf("image %d: layout after acquire: %v", i, img.Layout())
+			}
+			got := poisoned(n)
+			if err := bufs[1-i].Readback(0, got); err != nil {
+				t.Fatal(err)
+			}
+			mustEqual(t, fmt.Sprintf("image %d after the transfers", i), got, data[i])
+		}
+		c, err := d.NewCommands()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		c.ReleaseImagesToExternal([]*Image{imgs[0], imgs[0]}, LayoutGeneral)
+		if err := c.Err(); err == nil || !strings.Contains(err.Error(), "listed twice") {
+			t.Errorf("an image listed twice: error %v", err)
+		}
+	})
+}
