@@ -440,38 +440,10 @@ func (c *Commands) MemoryBarrier() {
 }
 
 // imageBarrier records a barrier on the whole of img from its remembered
-// layout to newLayout, with a queue family transfer from src to dst
-// (QueueFamilyIgnored for none), and remembers newLayout.
+// layout (or old, unless ^0) to newLayout, with a queue family transfer
+// from src to dst (QueueFamilyIgnored for none), and remembers newLayout.
 func (c *Commands) imageBarrier(what string, img *Image, old, newLayout ImageLayout, m vk.MemoryBarrier, src, dst uint32) {
-	if !c.begin(what) {
-		return
-	}
-	defer c.end()
-	if !c.checkImage(what, img) {
-		return
-	}
-	if newLayout == LayoutUndefined || newLayout == vk.ImageLayoutPreinitialized {
-		c.fail(fmt.Errorf("vulkan: %s: an image cannot transition to layout %v", what, newLayout))
-		return
-	}
-	if !c.hold(what, &img.resource) {
-		return
-	}
-	defer c.unhold(&img.resource)
-	if old == ^ImageLayout(0) {
-		old = img.Layout()
-	}
-	c.barrier(vk.Dependency{Images: []vk.ImageBarrier{{
-		MemoryBarrier: m,
-		OldLayout:     uint32(old), NewLayout: uint32(newLayout),
-		SrcFamily: src, DstFamily: dst,
-		Image: img.h, Aspect: img.aspect,
-		MipCount: vk.RemainingMipLevels, Layers: vk.RemainingArrayLayers,
-	}}})
-	c.setLayout(img, newLayout)
-	if m == fullBarrier {
-		c.synced(&img.resource)
-	}
+	c.imageBarriers(what, []*Image{img}, old, newLayout, m, src, dst)
 }
 
 // expect notes that the batch uses img in its remembered layout.
