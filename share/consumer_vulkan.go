@@ -134,8 +134,8 @@ func (vc *VulkanConsumer) waitCommands(ctx context.Context, i int) error {
 
 // Consume records the acquire of every frame's slot (frames held, from
 // Next, in the order Next returned them), record's commands for each frame
-// and the slots' release, submits them as one batch ordered after the
-// producer and gives the slots back. Images are in the GENERAL layout when record runs and
+// and the slots' release, submits them as one batch ordered after the producer and gives
+// the slots back. Images are in the GENERAL layout when record runs and
 // must be left in a layout ReleaseImageToExternal can leave from (any).
 // Results written to the consumer's own resources are ready once
 // WaitIdle or a later submission's Wait returns.
@@ -155,29 +155,34 @@ func (vc *VulkanConsumer) Consume(ctx context.Context, record func(c *vulkan.Com
 		return err
 	}
 	// Every frame's slot is acquired before the first frame is recorded
-	// and released after the last, in one barrier command for the buffers
-	// and one for the images each way (a GPU may pay per command).
+	// and released after the last, the buffers in one barrier command each
+	// way (a GPU may pay per command).
 	var wait uint64
 	var bufs []*vulkan.Buffer
-	var imgs []*vulkan.Image
 	for _, f := range frames {
 		wait = max(wait, f.Wait)
 		if img := vc.imgs[f.Slot]; img != nil {
-			imgs = append(imgs, img)
+			c.AcquireImageFromExternal(img, vulkan.LayoutGeneral, vulkan.LayoutGeneral)
 		} else {
 			bufs = append(bufs, vc.bufs[f.Slot])
 		}
 	}
 	c.AcquireBuffersFromExternal(bufs...)
-	c.AcquireImagesFromExternal(imgs, vulkan.LayoutGeneral, vulkan.LayoutGeneral)
 	for _, f := range frames {
 		if err := record(c, f); err != nil {
 			c.Reset()
 			return err
 		}
 	}
+	bufs = bufs[:0]
+	for _, f := range frames {
+		if img := vc.imgs[f.Slot]; img != nil {
+			c.ReleaseImageToExternal(img, vulkan.LayoutGeneral)
+		} else {
+			bufs = append(bufs, vc.bufs[f.Slot])
+		}
+	}
 	c.ReleaseBuffersToExternal(bufs...)
-	c.ReleaseImagesToExternal(imgs, vulkan.LayoutGeneral)
 	if err := c.Err(); err != nil {
 		c.Reset()
 		return err

@@ -353,14 +353,12 @@ func (p *Producer) Produce(ctx context.Context, record func(c *vulkan.Commands, 
 		}
 	}
 	r.mu.Unlock()
-	// The slots move in one barrier command for the buffers and one for
-	// the images each way (a GPU may pay per command).
+	// Buffers move in one barrier command (a GPU may pay per command).
 	var bufs []*vulkan.Buffer
-	var imgs []*vulkan.Image
 	for _, s := range slots {
 		switch {
 		case p.imgs[s] != nil && p.touched[s]:
-			imgs = append(imgs, p.imgs[s])
+			c.AcquireImageFromExternal(p.imgs[s], vulkan.LayoutGeneral, vulkan.LayoutGeneral)
 		case p.imgs[s] != nil && p.imgs[s].Layout() == vulkan.LayoutUndefined:
 			c.TransitionImage(p.imgs[s], vulkan.LayoutGeneral)
 		case p.bufs[s] != nil && p.touched[s]:
@@ -368,7 +366,6 @@ func (p *Producer) Produce(ctx context.Context, record func(c *vulkan.Commands, 
 		}
 	}
 	c.AcquireBuffersFromExternal(bufs...)
-	c.AcquireImagesFromExternal(imgs, vulkan.LayoutGeneral, vulkan.LayoutGeneral)
 	users := make([][]byte, len(slots))
 	for i, s := range slots {
 		u, err := record(c, s, first+uint64(i))
@@ -380,16 +377,15 @@ func (p *Producer) Produce(ctx context.Context, record func(c *vulkan.Commands, 
 		}
 		users[i] = u
 	}
-	bufs, imgs = bufs[:0], imgs[:0]
+	bufs = bufs[:0]
 	for _, s := range slots {
 		if p.imgs[s] != nil {
-			imgs = append(imgs, p.imgs[s])
+			c.ReleaseImageToExternal(p.imgs[s], vulkan.LayoutGeneral)
 		} else {
 			bufs = append(bufs, p.bufs[s])
 		}
 	}
 	c.ReleaseBuffersToExternal(bufs...)
-	c.ReleaseImagesToExternal(imgs, vulkan.LayoutGeneral)
 	if err := c.Err(); err != nil {
 		return unwind(err)
 	}
