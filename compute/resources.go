@@ -2,6 +2,7 @@ package compute
 
 import (
 	"fmt"
+	"math/bits"
 
 	"github.com/gfxcuda/gfxcuda/format"
 	"github.com/gfxcuda/gfxcuda/vulkan"
@@ -168,82 +169,155 @@ func (b *Buffer) ReadbackAt(off uint64, dst []byte) error {
 	return b.d.staged(b, off, nil, dst)
 }
 
-// Upload2D writes height rows of rowBytes bytes, tightly packed in data,
-// into the buffer's rows, which are pitch bytes apart: how a texture's
-// rows are laid out in a buffer with a row pitch.
+// Upload2D writes data into rows of the buffer that are pitch bytes apart
+// (how a texture's rows are laid out in a buffer with a row pitch), by
+// compushady's upload2d rule (its Resource.upload2d with rowBytes = width
+// * bytes_per_pixel):
+//
+//   - data is taken in order, at most rowBytes bytes per row: row y, for
+//     y from 0 while y < height, gets the next min(rowBytes, bytes of data
+//     left) bytes at byte pitch*y of the buffer. Data shorter than
+//     height*rowBytes fills the first rows and the start of a partial last
+//     row; the rest of that row and the rows after it are left as they
+//     were, as are the bytes between rows (pitch > rowBytes). Data longer
+//     than height*rowBytes is cut: the rest is ignored. Empty data, a
+//     height of 0 or a rowBytes of 0 write nothing.
+//   - The rows are written one after the other, so rows that overlap
+//     (pitch < rowBytes) leave the later row's bytes, and at most Size()
+//     bytes are taken from data in all (compushady's budget of the
+//     resource's size, which only overlapping rows can reach).
+//   - A row whose bytes would end past the end of the buffer is an error
+//     and nothing is written (compushady writes out of bounds there).
+//
+// Each row costs a copy into mapped memory for buffers on the upload and
+// readback heaps; a default-heap buffer is read and written once, over the
+// span of bytes the rows cover (one upload when they are contiguous).
 func (b *Buffer) Upload2D(data []byte, pitch, rowBytes uint64, height int) error {
-	if err := check2D(b, len(data), pitch, rowBytes, height); err != nil {
-		return err
+	if height < 0 {
+		return fmt.Errorf("compute: Upload2D of %d rows", height)
 	}
-	if height == 0 || rowBytes == 0 {
+	size := b.Size()
+	type run struct{ dst, src, n uint64 }
+	var runs []run
+	left, budget, src := uint64(len(data)), size, uint64(0)
+	for y := range uint64(height) {
+		n := min(rowBytes, left, budget)
+		if n == 0 {
+			break // nothing more to write: data or budget spent, or empty rows
+		}
+		hi, dst := bits.Mul64(pitch, y)
+		if hi != 0 || dst > size || n > size-dst {
+			return fmt.Errorf("compute: Upload2D: row %d (%d bytes at byte pitch %d × %d) would end past the end of the %d-byte buffer", y, n, pitch, y, size)
+		}
+		if k := len(runs) - 1; k >= 0 && runs[k].dst+runs[k].n == dst {
+			runs[k].n += n // contiguous rows (pitch == rowBytes): one copy
+		} else {
+			runs = append(runs, run{dst, src, n})
+		}
+		left -= n
+		budget -= n
+		src += n
+	}
+	switch {
+	case len(runs) == 0:
+		return nil
+	case len(runs) == 1:
+		r := runs[0]
+		return b.UploadAt(r.dst, data[r.src:r.src+r.n])
+	case b.Heap() != HeapDefault || b.d.sub == nil:
+		for _, r := range runs {
+			if err := b.UploadAt(r.dst, data[r.src:r.src+r.n]); err != nil {
+				return err
+			}
+		}
 		return nil
 	}
-	full := make([]byte, pitch*uint64(height-1)+rowBytes)
-	if pitch != rowBytes {
-		// Keep the bytes between rows as they are.
-		if err := b.ReadbackAt(0, full); err != nil {
-			return err
-		}
+	// Default heap: read the span the rows cover (keeping the bytes
+	// between and after them), write the rows into it in order, upload it.
+	lo, end := runs[0].dst, uint64(0)
+	for _, r := range runs {
+		lo, end = min(lo, r.dst), max(end, r.dst+r.n)
 	}
-	for y := range uint64(height) {
-		copy(full[y*pitch:y*pitch+rowBytes], data[y*rowBytes:])
+	span := make([]byte, end-lo)
+	if err := b.ReadbackAt(lo, span); err != nil {
+		return err
 	}
-	return b.UploadAt(0, full)
+	for _, r := range runs {
+		copy(span[r.dst-lo:], data[r.src:r.src+r.n])
+	}
+	return b.UploadAt(lo, span)
 }
 
 // UploadChunked writes data in chunks of stride bytes, each followed by
-// the bytes of filler, from the start of the buffer, as compushady's
-// upload_chunked does: how tightly packed float3s become float4s with a
-// filler of one float. len(data) must be a multiple of stride.
+// the bytes of filler, from the start of the buffer, by compushady's
+// upload_chunked rule: how tightly packed float3s become float4s with a
+// filler of one float. The len(data)/stride whole chunks are written; a
+// partial chunk at the end of data is not written. It is an error (and
+// nothing is written) when len(data) plus a filler per whole chunk
+// exceeds the buffer's size — the partial chunk counts there too, as in
+// compushady — or when stride is not positive. Bytes past the last filler
+// are left as they were. The chunks and fillers are assembled in one host
+// slice and written with one UploadAt.
 func (b *Buffer) UploadChunked(data []byte, stride int, filler []byte) error {
-	if stride <= 0 || len(data)%stride != 0 {
-		return fmt.Errorf("compute: UploadChunked: %d bytes are not a whole number of %d-byte chunks", len(data), stride)
+	if stride <= 0 {
+		return fmt.Errorf("compute: UploadChunked: a stride of %d bytes; it must be at least 1", stride)
 	}
-	n := len(data) / stride
-	step := stride + len(filler)
-	if uint64(n)*uint64(step) > b.Size() {
-		return fmt.Errorf("compute: UploadChunked: %d chunks of %d+%d bytes need %d bytes; the buffer has %d", n, stride, len(filler), n*step, b.Size())
+	n := uint64(len(data) / stride)
+	if need := uint64(len(data)) + n*uint64(len(filler)); need > b.Size() {
+		return fmt.Errorf("compute: UploadChunked: %d bytes with a %d-byte filler after each of %d chunks of %d need %d bytes; the buffer has %d",
+			len(data), len(filler), n, stride, need, b.Size())
 	}
+	if n == 0 {
+		return nil
+	}
+	if len(filler) == 0 {
+		return b.UploadAt(0, data[:n*uint64(stride)])
+	}
+	step := uint64(stride + len(filler))
 	out := make([]byte, n*step)
 	for i := range n {
-		copy(out[i*step:], data[i*stride:(i+1)*stride])
-		copy(out[i*step+stride:], filler)
+		o := out[i*step:]
+		copy(o[copy(o, data[i*uint64(stride):(i+1)*uint64(stride)]):], filler)
 	}
 	return b.UploadAt(0, out)
 }
 
 // Readback2D reads height rows of rowBytes bytes, pitch bytes apart in
-// the buffer, and returns them tightly packed.
+// the buffer, and returns them tightly packed, by compushady's readback2d
+// rule: the buffer must hold pitch*(height-1)+rowBytes bytes, and at least
+// pitch bytes when height is 0 or 1 (compushady's size by pitch); rows may
+// overlap (pitch < rowBytes). A height or rowBytes of 0 returns no bytes.
 func (b *Buffer) Readback2D(pitch, rowBytes uint64, height int) ([]byte, error) {
-	if err := check2D(b, int(rowBytes)*height, pitch, rowBytes, height); err != nil {
-		return nil, err
+	if height < 0 {
+		return nil, fmt.Errorf("compute: Readback2D of %d rows", height)
+	}
+	need, ok := pitch, true
+	if height > 0 {
+		hi, last := bits.Mul64(pitch, uint64(height-1))
+		end, carry := bits.Add64(last, rowBytes, 0)
+		ok = hi == 0 && carry == 0
+		if height > 1 || end > need {
+			need = end
+		}
+	}
+	if !ok || need > b.Size() {
+		return nil, fmt.Errorf("compute: Readback2D: %d rows of %d bytes, %d bytes apart, need more than the buffer's %d bytes", height, rowBytes, pitch, b.Size())
 	}
 	if height == 0 || rowBytes == 0 {
-		return nil, nil
+		return []byte{}, nil
+	}
+	out := make([]byte, rowBytes*uint64(height))
+	if pitch == rowBytes {
+		return out, b.ReadbackAt(0, out)
 	}
 	full := make([]byte, pitch*uint64(height-1)+rowBytes)
 	if err := b.ReadbackAt(0, full); err != nil {
 		return nil, err
 	}
-	out := make([]byte, rowBytes*uint64(height))
 	for y := range uint64(height) {
 		copy(out[y*rowBytes:(y+1)*rowBytes], full[y*pitch:])
 	}
 	return out, nil
-}
-
-func check2D(b *Buffer, n int, pitch, rowBytes uint64, height int) error {
-	switch {
-	case height < 0:
-		return fmt.Errorf("compute: height %d", height)
-	case pitch < rowBytes:
-		return fmt.Errorf("compute: row pitch %d is below the row size %d", pitch, rowBytes)
-	case uint64(n) != rowBytes*uint64(height):
-		return fmt.Errorf("compute: %d bytes for %d rows of %d bytes (want %d)", n, height, rowBytes, rowBytes*uint64(height))
-	case height > 0 && pitch*uint64(height-1)+rowBytes > b.Size():
-		return fmt.Errorf("compute: %d rows %d bytes apart need %d bytes; the buffer has %d", height, pitch, pitch*uint64(height-1)+rowBytes, b.Size())
-	}
-	return nil
 }
 
 // Close frees the buffer (a wrapped one stays open). Idempotent.

@@ -304,8 +304,15 @@ func TestUploadChunked(t *testing.T) {
 			t.Fatalf("chunk %d: %v", i, got[16*i:16*i+16])
 		}
 	}
-	if err := b.UploadChunked(data[:13], 12, filler); err == nil {
-		t.Error("13 bytes in 12-byte chunks accepted")
+	// A partial chunk is not written (compushady's rule): 13 bytes in
+	// 12-byte chunks write one chunk and its filler, nothing after.
+	part := randomBytes(r, 13)
+	if err := b.UploadChunked(part, 12, filler); err != nil {
+		t.Fatal(err)
+	}
+	want := append(append(append([]byte{}, part[:12]...), filler...), got[16:]...)
+	if got := readback(t, b); !bytes.Equal(got, want) {
+		t.Errorf("13 bytes in 12-byte chunks: %v, want %v", got[:32], want[:32])
 	}
 	if err := b.UploadChunked(randomBytes(r, 12*101), 12, filler); err == nil {
 		t.Error("101 chunks into a 100-chunk buffer accepted")

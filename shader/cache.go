@@ -19,7 +19,7 @@ import (
 // cacheFormat names the layout of cache entries and everything about a
 // compilation that the key does not spell out (target environment, compiler
 // flags, debug stripping). Change it when any of those change.
-const cacheFormat = "gfxcuda shader cache v1; vulkan1.1; autobind; strip-debug"
+const cacheFormat = "gfxcuda shader cache v1; vulkan1.1; autobind; strip-debug; hlsl-unsized-runtime-arrays"
 
 var cacheMagic = [8]byte{'G', 'F', 'X', 'S', 'P', 'V', 'C', '1'}
 
@@ -102,9 +102,13 @@ func cacheKey(src []byte, lang Language, stage Stage, entry string, opts Options
 	} else {
 		field("")
 	}
-	if opts.FlatRegisters && lang == HLSL {
+	switch {
+	case opts.FlatRegisters && lang == HLSL:
 		field("flat-registers")
-	} else {
+	case opts.NagaGLSL && lang == GLSL:
+		// The source is hashed rewritten; included files are not.
+		field("naga-glsl")
+	default:
 		field("")
 	}
 	names := make([]string, 0, len(opts.Defines))

@@ -138,6 +138,15 @@ type Options struct {
 	// spaces are descriptor sets either way. [[vk::binding(N)]] is shifted
 	// like its class too. GLSL keeps its binding numbers.
 	FlatRegisters bool
+	// NagaGLSL makes GLSL accept two constructs that naga, compushady's
+	// GLSL compiler, accepts and glslang rejects: a uniform of a
+	// non-opaque type outside a block becomes a uniform block at its set
+	// and binding holding it, and a storage image's sampled type follows
+	// its format qualifier (layout(r32ui) uniform image1D is a uimage1D).
+	// See "naga GLSL" in the package documentation. Sources without those
+	// constructs compile unchanged; included files are rewritten too.
+	// HLSL ignores it.
+	NagaGLSL bool
 }
 
 // compilerRuns counts invocations of the compiler, for tests.
@@ -196,6 +205,12 @@ func Compile(src []byte, opts Options) (*Module, error) {
 			Log:         "empty source",
 		}
 	}
+	naga := lang == GLSL && opts.NagaGLSL
+	var nr nagaRewrite
+	if naga {
+		nr = rewriteNagaGLSL(src) // nagaglsl.go
+		src = nr.src
+	}
 	includeDirs := make([]string, len(opts.IncludeDirs))
 	for i, d := range opts.IncludeDirs {
 		if a, err := filepath.Abs(d); err == nil {
@@ -221,7 +236,7 @@ func Compile(src []byte, opts Options) (*Module, error) {
 		}
 	}
 
-	inc := &includer{dirs: includeDirs}
+	inc := &includer{dirs: includeDirs, naga: naga}
 	so := &shaderc.Options{
 		Kind:             kind,
 		EntryPoint:       entry,
@@ -269,11 +284,18 @@ func Compile(src []byte, opts Options) (*Module, error) {
 	if err != nil {
 		var se *shaderc.Error
 		if errors.As(err, &se) {
-			return nil, &CompileError{Diagnostics: parseDiagnostics(se.Log), Log: se.Log}
+			ce := &CompileError{Diagnostics: parseDiagnostics(se.Log), Log: se.Log}
+			if naga {
+				inc.addNagaNotes(ce, displayName(opts.Filename), nr.notes)
+			}
+			return nil, ce
 		}
 		return nil, fmt.Errorf("shader: %s: %w", displayName(opts.Filename), err)
 	}
 	out := res.SPIRV
+	if lang == HLSL {
+		out = unsizeArrays(out, unsizedNames(src)) // unsized.go; before StripDebug drops the names
+	}
 	if opts.Optimize {
 		if out, err = spirv.StripDebug(out); err != nil {
 			return nil, fmt.Errorf("shader: compiler output: %w", err)
@@ -361,8 +383,11 @@ func stageFromExt(filename string) Stage {
 // the files it reads, for the cache to check.
 type includer struct {
 	dirs []string
+	naga bool // rewrite included files (Options.NagaGLSL)
 	mu   sync.Mutex
 	deps []cacheDep
+	// notes are the rewrite's notes on included files, by file name.
+	notes map[string]map[int]string
 }
 
 func (inc *includer) resolve(req string, typ shaderc.IncludeType, from string, _ int) (string, []byte, error) {
@@ -386,12 +411,23 @@ func (inc *includer) resolve(req string, typ shaderc.IncludeType, from string, _
 		if err != nil {
 			abs = p
 		}
+		name := filepath.Clean(p)
 		inc.mu.Lock()
 		if !slices.ContainsFunc(inc.deps, func(d cacheDep) bool { return d.path == abs }) {
 			inc.deps = append(inc.deps, cacheDep{path: abs, sum: sum256(data)})
 		}
+		if inc.naga {
+			r := rewriteNagaGLSL(data)
+			data = r.src
+			if len(r.notes) > 0 {
+				if inc.notes == nil {
+					inc.notes = map[string]map[int]string{}
+				}
+				inc.notes[name] = r.notes
+			}
+		}
 		inc.mu.Unlock()
-		return filepath.Clean(p), data, nil
+		return name, data, nil
 	}
 	if len(cands) == 0 {
 		return "", nil, fmt.Errorf("cannot find include file %q: no include directories", req)

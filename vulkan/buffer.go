@@ -94,6 +94,18 @@ type BufferOptions struct {
 	// (for a Vulkan exporter) for the import to be valid. Exportable and
 	// Import exclude each other.
 	Import *ImportFD
+	// Memory, when not nil, places the buffer in that memory at byte
+	// Offset instead of giving it an allocation of its own; the memory
+	// must be on Heap and Offset a multiple of the buffer's alignment
+	// (errors wrap ErrPlacement). Buffers placed over the same bytes
+	// alias. Excludes Exportable, Import and Sparse.
+	Memory *Memory
+	Offset uint64
+	// Sparse makes a sparse buffer on HeapDefault: no memory at first;
+	// BindSparse binds its blocks (Buffer.Sparse says their size) to
+	// places in Memory objects. It needs the device's sparseBinding
+	// feature (errors wrap ErrUnsupported where it lacks it).
+	Sparse bool
 }
 
 // ImportFD describes OPAQUE_FD memory to import (VkImportMemoryFdInfoKHR).
@@ -129,6 +141,10 @@ type Buffer struct {
 	h          vk.Buffer
 	mem        vk.DeviceMemory
 	mapped     unsafe.Pointer // whole allocation; nil for HeapDefault
+	memory     *Memory        // the Memory the buffer is placed in, or nil
+	memOff     uint64         // the buffer's offset in its memory
+	memSize    uint64         // the size of its memory allocation
+	sparse     *sparseState   // nil unless Sparse
 }
 
 // closeFD closes a file descriptor the caller handed over.
@@ -180,6 +196,17 @@ func (d *Device) createBuffer(o BufferOptions) (*Buffer, error) {
 		return nil, fmt.Errorf("import of file descriptor %d: %w", o.Import.FD, ErrorInvalidExternalHandle)
 	case o.Import != nil && o.Import.Size == 0:
 		return nil, errors.New("import: ImportFD.Size must be the exporter's allocation size")
+	case (o.Memory != nil || o.Sparse) && (o.Exportable || o.Import != nil):
+		return nil, errors.New("a placed or sparse buffer cannot be exportable or imported")
+	case o.Memory != nil && o.Sparse:
+		return nil, errors.New("a sparse buffer is bound with BindSparse, not placed in a Memory")
+	case o.Sparse && o.Heap != HeapDefault:
+		return nil, fmt.Errorf("a sparse buffer on the %v heap: sparse buffers live on the default heap", o.Heap)
+	case o.Sparse && !d.SparseSupported():
+		return nil, fmt.Errorf("%s: sparse buffers need the sparseBinding feature and a queue that binds sparse memory, which this device lacks: %w", d.pd.Name, ErrUnsupported)
+	}
+	if o.Memory != nil || o.Sparse {
+		return d.createPlacedBuffer(o)
 	}
 	external := o.Exportable || o.Import != nil
 	if external && !d.raw.HasMemoryFD() {
@@ -271,6 +298,7 @@ func (d *Device) createBuffer(o BufferOptions) (*Buffer, error) {
 		return nil, fmt.Errorf("%d bytes of %v memory: %w", info.Size, b.memFlags, err)
 	}
 	b.mem = mem // from here the driver owns an imported descriptor
+	b.memSize = info.Size
 	fail := func(err error) (*Buffer, error) {
 		b.free()
 		return b, err
@@ -425,9 +453,10 @@ func (b *Buffer) Map() ([]byte, error) {
 // vkFlushMappedMemoryRanges requires.
 func (b *Buffer) atomRange(off, size uint64) (uint64, uint64) {
 	atom := b.d.pd.nonCoherentAtomSize
+	off += b.memOff
 	start := off / atom * atom
 	end := (off + size + atom - 1) / atom * atom
-	if end >= b.allocSize {
+	if end >= b.memSize {
 		return start, vk.WholeSize
 	}
 	return start, end - start
@@ -501,7 +530,7 @@ func (b *Buffer) Upload(off uint64, data []byte) error {
 		return err
 	}
 	if b.mapped != nil {
-		if err := b.d.waitSerial(b.lastUse.Load()); err != nil {
+		if err := b.d.waitSerial(b.used()); err != nil {
 			return err
 		}
 		copy(unsafe.Slice((*byte)(unsafe.Add(b.mapped, off)), len(data)), data)
@@ -525,7 +554,7 @@ func (b *Buffer) Readback(off uint64, dst []byte) error {
 		return err
 	}
 	if b.mapped != nil {
-		if err := b.d.waitSerial(b.lastUse.Load()); err != nil {
+		if err := b.d.waitSerial(b.used()); err != nil {
 			return err
 		}
 		if err := b.invalidate(off, uint64(len(dst))); err != nil {
@@ -577,7 +606,17 @@ func (b *Buffer) destroy()        { b.life.shut(b.free) }
 // free destroys the buffer's handles: from Close, from the device's Close,
 // or when NewBuffer fails half way.
 func (b *Buffer) free() {
-	b.d.waitSerial(b.lastUse.Load())
+	b.d.waitSerial(b.used())
+	if b.memory != nil || b.sparse != nil {
+		b.mapped = nil
+		b.d.raw.DestroyBuffer(b.h)
+		if b.memory != nil {
+			b.memory.unref()
+		}
+		b.sparse.release()
+		b.d.unregister(b)
+		return
+	}
 	if b.mapped != nil {
 		b.d.raw.UnmapMemory(b.mem)
 		b.mapped = nil

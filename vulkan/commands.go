@@ -782,6 +782,9 @@ func (c *Commands) Submit(o SubmitOptions) error {
 		d.serial = serial
 		for _, r := range held {
 			r.lastUse.Store(serial)
+			if r.alias != nil {
+				r.alias.Store(serial)
+			}
 		}
 		for img, l := range c.after {
 			img.submitted.Store(uint32(l))

@@ -591,6 +591,9 @@ func (c *Commands) plan(what string, p *Pipeline, bindings []Binding) bool {
 	var missing []string
 	for ri := range p.res {
 		r := &p.res[ri]
+		if p.partial[ri] {
+			continue // bindless: unbound elements are allowed
+		}
 		for e := range r.ArraySize {
 			if _, ok := slots[slotKey{ri, e}]; !ok {
 				m := describe(r)
@@ -857,6 +860,10 @@ func (c *Commands) plan(what string, p *Pipeline, bindings []Binding) bool {
 			r := &p.res[ri]
 			for e := range r.ArraySize {
 				s := slots[slotKey{ri, e}]
+				if s == nil {
+					setKey('-', uint64(e)) // a partially bound array's unbound element
+					continue
+				}
 				b := s.b
 				w := vk.WriteDescriptorSet{Binding: r.Binding, ArrayElement: e, Type: uint32(r.Kind.VkDescriptorType())}
 				switch r.Kind {
@@ -896,10 +903,7 @@ func (c *Commands) plan(what string, p *Pipeline, bindings []Binding) bool {
 			continue
 		}
 		k := string(key)
-		var need [8]uint32
-		for _, w := range writes {
-			need[w.Type] += uint32(len(w.Buffers) + len(w.Images) + len(w.TexelViews))
-		}
+		need := p.setNeed[si]
 		set, err := c.allocateSet(p.sets[si], &need)
 		if err != nil {
 			failf("descriptor set: %v", err)

@@ -99,6 +99,17 @@ type ImageOptions struct {
 	// exporter's. Exportable and Import exclude each other. See ImportFD
 	// for who owns the descriptor.
 	Import *ImportFD
+	// Memory, when not nil, places the image in that memory (which must be
+	// on HeapDefault) at byte Offset instead of giving it an allocation of
+	// its own (errors wrap ErrPlacement). Excludes Exportable, Import and
+	// Sparse.
+	Memory *Memory
+	Offset uint64
+	// Sparse makes a sparse image: no memory at first; BindSparse binds
+	// its blocks (Image.Sparse says their extent) to places in Memory
+	// objects. It needs the device's sparseBinding and sparse residency
+	// features for the image's type (errors wrap ErrUnsupported).
+	Sparse bool
 }
 
 // Image is a VkImage of optimal tiling and one mip level, with its own
@@ -119,6 +130,9 @@ type Image struct {
 
 	viewMu sync.Mutex
 	view   vk.ImageView // made on first use
+
+	memory *Memory      // the Memory the image is placed in, or nil
+	sparse *sparseState // nil unless Sparse
 }
 
 // NewImage creates an image and its memory: optimal tiling, one mip level,
@@ -289,8 +303,21 @@ func (d *Device) createImage(o ImageOptions) (*Image, error) {
 	if err := d.checkImage(&o); err != nil {
 		return nil, err
 	}
-	imp := o.Import
-	o.Import = nil
+	imp, mem, off := o.Import, o.Memory, o.Offset
+	o.Import, o.Memory, o.Offset = nil, nil, 0
+	feats := &d.pd.features
+	switch {
+	case (mem != nil || o.Sparse) && (o.Exportable || imp != nil):
+		return nil, errors.New("a placed or sparse image cannot be exportable or imported")
+	case mem != nil && o.Sparse:
+		return nil, errors.New("a sparse image is bound with BindSparse, not placed in a Memory")
+	case o.Sparse && !d.SparseSupported():
+		return nil, fmt.Errorf("%s: sparse images need the sparseBinding feature and a queue that binds sparse memory, which this device lacks: %w", d.pd.Name, ErrUnsupported)
+	case o.Sparse && o.Dim == Image2D && !feats.SparseResidencyImage2D, o.Sparse && o.Dim == Image3D && !feats.SparseResidencyImage3D:
+		return nil, fmt.Errorf("%s: sparse %v images need the sparseResidencyImage%s feature, which this device lacks: %w", d.pd.Name, o.Dim, o.Dim.String()[:2], ErrUnsupported)
+	case o.Sparse && o.Dim == Image1D:
+		return nil, fmt.Errorf("%s: sparse 1D images: Vulkan has no sparse residency for 1D images: %w", d.pd.Name, ErrUnsupported)
+	}
 	img := &Image{d: d, opts: o, aspect: vkFormat(o.Format).aspect()}
 	external := o.Exportable || imp != nil
 	info := vk.ImageCreateInfo{
@@ -305,11 +332,23 @@ func (d *Device) createImage(o ImageOptions) (*Image, error) {
 	if external {
 		info.ExternalHandleTypes = vk.ExternalMemoryHandleTypeOpaqueFD
 	}
+	if o.Sparse {
+		info.Flags = vk.CreateSparseBinding | vk.CreateSparseResidency
+		if feats.SparseResidencyAliased {
+			info.Flags |= vk.CreateSparseAliased
+		}
+	}
 	var err error
 	if img.h, err = d.raw.CreateImage(info); err != nil {
+		if o.Sparse {
+			return nil, d.formatError(vkFormat(o.Format), o.Usage, "as a sparse "+o.Dim.String()+" image", err)
+		}
 		return nil, err
 	}
 	req := d.raw.ImageMemoryRequirements(img.h)
+	if o.Sparse || mem != nil {
+		return d.placeImage(img, req, mem, off, info.Flags)
+	}
 	img.allocSize = req.Size
 	ai := vk.MemoryAllocateInfo{Size: req.Size}
 	if o.Exportable {
@@ -450,13 +489,20 @@ func (i *Image) closeOrder() int { return orderImage }
 func (i *Image) destroy()        { i.life.shut(i.free) }
 
 func (i *Image) free() {
-	i.d.waitSerial(i.lastUse.Load())
+	i.d.waitSerial(i.used())
 	i.viewMu.Lock()
 	i.d.raw.DestroyImageView(i.view)
 	i.view = 0
 	i.viewMu.Unlock()
 	i.d.raw.DestroyImage(i.h)
-	i.d.raw.FreeMemory(i.mem)
+	if i.memory != nil || i.sparse != nil {
+		if i.memory != nil {
+			i.memory.unref()
+		}
+		i.sparse.release()
+	} else {
+		i.d.raw.FreeMemory(i.mem)
+	}
 	i.d.unregister(i)
 }
 

@@ -32,6 +32,19 @@ type resource struct {
 	life    life
 	lastUse atomic.Uint64
 	guard   atomic.Pointer[Guard] // see SetGuard
+	// alias, for resources placed in a Memory, is the Memory's lastUse:
+	// what uses any of its resources uses them all.
+	alias *atomic.Uint64
+}
+
+// used returns the serial of the last batch that used the resource or,
+// for a placed resource, any resource of its Memory.
+func (r *resource) used() uint64 {
+	v := r.lastUse.Load()
+	if r.alias != nil {
+		v = max(v, r.alias.Load())
+	}
+	return v
 }
 
 // child is an object a Device owns and destroys when it closes.
@@ -51,4 +64,5 @@ const (
 	orderSampler
 	orderImage
 	orderBuffer
+	orderMemory // after the buffers and images placed in it
 )

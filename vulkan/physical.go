@@ -158,6 +158,9 @@ type MemoryType struct {
 type QueueFamily struct {
 	Index, Count                uint32
 	Graphics, Compute, Transfer bool
+	// SparseBinding says the family's queues bind memory to sparse
+	// resources (VK_QUEUE_SPARSE_BINDING_BIT).
+	SparseBinding bool
 	// TimestampValidBits is the number of meaningful bits of timestamps
 	// written on this family's queues; 0 means no timestamps.
 	TimestampValidBits uint32
@@ -306,6 +309,7 @@ func newPhysicalDevice(in *Instance, index int, h vk.PhysicalDevice) (*PhysicalD
 			Graphics:           f.QueueFlags&vk.QueueGraphics != 0,
 			Compute:            f.QueueFlags&vk.QueueCompute != 0,
 			Transfer:           f.QueueFlags&vk.QueueTransfer != 0,
+			SparseBinding:      f.QueueFlags&vk.QueueSparseBinding != 0,
 			TimestampValidBits: f.TimestampValidBits,
 		})
 	}

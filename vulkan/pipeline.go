@@ -16,6 +16,14 @@ type PipelineOptions struct {
 	// EntryPoint names the compute entry point; empty means the module's
 	// first compute entry point.
 	EntryPoint string
+	// Bindless, when not zero, lets the shader have runtime-sized arrays
+	// of descriptors (HLSL Buffer<uint> bufs[]; GLSL uniform
+	// texture2D texs[]), given Bindless elements each, and makes every
+	// array of descriptors partially bound: a dispatch binds the elements
+	// it wants (Binding.Element) and leaves the others unbound, which the
+	// shader must not read. It needs the runtimeDescriptorArray and
+	// descriptorBindingPartiallyBound features (Device.BindlessSupported).
+	Bindless uint32
 }
 
 // Pipeline is a compute pipeline: a shader module's compute entry point
@@ -36,8 +44,13 @@ type Pipeline struct {
 	push  uint32         // push constant range size, a multiple of 4; 0: none
 	// setRes lists, for each set number below len(sets), the indices into
 	// res of its resources.
-	setRes  [][]int
-	sets    []vk.DescriptorSetLayout
+	setRes [][]int
+	sets   []vk.DescriptorSetLayout
+	// partial marks the resources (indices into res) whose arrays are
+	// partially bound (PipelineOptions.Bindless); setNeed counts each
+	// set layout's descriptors by type, what allocating a set takes.
+	partial map[int]bool
+	setNeed [][8]uint32
 	layout  vk.PipelineLayout
 	spirv   []uint32
 	formats map[uint64]imageTypeInfo // image types of descriptors, by binding key
@@ -182,10 +195,23 @@ func (d *Device) newPipeline(m *spirv.Module, o PipelineOptions) (*Pipeline, err
 		switch {
 		case r.Kind.VkDescriptorType() < 0 || r.Kind == spirv.InputAttachment || r.Kind == spirv.AccelerationStructure:
 			return nil, fmt.Errorf("%s: resources of this kind are not supported in compute pipelines", describe(&r))
-		case r.ArraySize == 0:
-			return nil, fmt.Errorf("%s is a runtime-sized array of descriptors, which is not supported; give the array a size", describe(&r))
+		case r.ArraySize == 0 && o.Bindless == 0:
+			return nil, fmt.Errorf("%s is a runtime-sized array of descriptors: give the array a size, or make the pipeline bindless (PipelineOptions.Bindless)", describe(&r))
 		case r.Set >= lim.MaxBoundDescriptorSets:
 			return nil, fmt.Errorf("%s: set %d is beyond %s's maxBoundDescriptorSets %d", describe(&r), r.Set, d.pd.Name, lim.MaxBoundDescriptorSets)
+		}
+		if o.Bindless > 0 && (r.ArraySize == 0 || r.ArraySize > 1) {
+			if !d.BindlessSupported() {
+				return nil, fmt.Errorf("%s: a bindless pipeline needs the runtimeDescriptorArray and descriptorBindingPartiallyBound features (descriptor indexing), which %s lacks: %w",
+					describe(&r), d.pd.Name, ErrUnsupported)
+			}
+			if r.ArraySize == 0 {
+				r.ArraySize = o.Bindless
+			}
+			if p.partial == nil {
+				p.partial = map[int]bool{}
+			}
+			p.partial[len(p.res)] = true
 		}
 		byKey[k] = len(p.res)
 		p.res = append(p.res, r)
@@ -231,11 +257,20 @@ func (d *Device) newPipeline(m *spirv.Module, o PipelineOptions) (*Pipeline, err
 	}
 	for s := range nsets {
 		var bs []vk.DescriptorSetLayoutBinding
+		var need [8]uint32
 		for _, i := range p.setRes[s] {
 			r := &p.res[i]
+			var flags uint32
+			if p.partial[i] {
+				flags = vk.DescriptorBindingPartiallyBound
+			}
 			bs = append(bs, vk.DescriptorSetLayoutBinding{Binding: r.Binding, Type: uint32(r.Kind.VkDescriptorType()),
-				Count: r.ArraySize, Stages: vk.ShaderStageCompute})
+				Count: r.ArraySize, Stages: vk.ShaderStageCompute, Flags: flags})
+			if t := r.Kind.VkDescriptorType(); t >= 0 && t < len(need) {
+				need[t] += r.ArraySize
+			}
 		}
+		p.setNeed = append(p.setNeed, need)
 		l, err := d.raw.CreateDescriptorSetLayout(bs)
 		if err != nil {
 			return fail(err)

@@ -8,6 +8,7 @@ import "C"
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"unsafe"
 
 	"github.com/gfxcuda/gfxcuda/compute"
@@ -239,6 +240,31 @@ func gfxcuda_buffer_upload2d(buf C.uint64_t, data unsafe.Pointer, n C.uint64_t, 
 			return err
 		}
 		if err := b.Upload2D(src, uint64(pitch), uint64(rowBytes), int(height)); err != nil {
+			return &statusError{stRange, err}
+		}
+		return nil
+	})
+}
+
+//export gfxcuda_buffer_upload_chunked
+func gfxcuda_buffer_upload_chunked(buf C.uint64_t, data unsafe.Pointer, n C.uint64_t, stride C.uint64_t, filler unsafe.Pointer, fillerLen C.uint64_t) C.int {
+	return call(func() error {
+		b, err := get[*buffer](uint64(buf), "buffer")
+		if err != nil {
+			return err
+		}
+		if stride == 0 || uint64(stride) > math.MaxInt32 {
+			return errorf(stInvalid, "gfxcuda: upload_chunked with a stride of %d bytes; it must be from 1 to %d", uint64(stride), math.MaxInt32)
+		}
+		src, err := hostBytes(data, uint64(n))
+		if err != nil {
+			return err
+		}
+		fill, err := hostBytes(filler, uint64(fillerLen))
+		if err != nil {
+			return err
+		}
+		if err := b.UploadChunked(src, int(stride), fill); err != nil {
 			return &statusError{stRange, err}
 		}
 		return nil
@@ -514,7 +540,8 @@ func gfxcuda_shader_compile(src *C.char, n C.size_t, lang C.int, entry *C.char, 
 		case langHLSL:
 			o.Language, o.Filename = shader.HLSL, "shader.hlsl"
 		case langGLSL:
-			o.Language, o.Filename = shader.GLSL, "shader.comp"
+			// compushady's GLSL is naga's: accept what it accepts.
+			o.Language, o.Filename, o.NagaGLSL = shader.GLSL, "shader.comp", true
 		default:
 			return errorf(stInvalid, "gfxcuda: shader language %d (0: HLSL, 1: GLSL)", lang)
 		}

@@ -148,10 +148,24 @@ int gfxcuda_buffer_upload(uint64_t buffer, uint64_t offset, const void *data, ui
 /* Reads n bytes from byte offset of the buffer into dst, after the work
  * submitted before that uses it. */
 int gfxcuda_buffer_readback(uint64_t buffer, uint64_t offset, void *dst, uint64_t n);
-/* Writes height rows of row_bytes bytes, packed in data (n bytes), pitch
- * bytes apart in the buffer. */
+/* Writes data (n bytes) into rows pitch bytes apart in the buffer, by
+ * compushady's upload2d rule: row y (y < height) gets the next
+ * min(row_bytes, bytes left) bytes of data at byte pitch*y; data shorter
+ * than height rows fills the first rows and part of the last, data longer
+ * is cut, and what the rows do not cover is left as it was. At most the
+ * buffer's size is taken from data in all (only overlapping rows, pitch <
+ * row_bytes, reach that). GFXCUDA_ERR_RANGE, writing nothing, when a row
+ * would end past the end of the buffer. */
 int gfxcuda_buffer_upload2d(uint64_t buffer, const void *data, uint64_t n, uint64_t pitch, uint64_t row_bytes, uint32_t height);
-/* Reads height rows of row_bytes, pitch bytes apart, packed into dst (n bytes). */
+/* Writes data (n bytes) from the start of the buffer in chunks of stride
+ * bytes, each followed by the filler_len bytes at filler (compushady's
+ * upload_chunked): n / stride whole chunks, a partial last chunk is not
+ * written. GFXCUDA_ERR_RANGE when n + (n / stride) * filler_len exceeds the
+ * buffer's size; GFXCUDA_ERR_INVALID for a stride of 0. */
+int gfxcuda_buffer_upload_chunked(uint64_t buffer, const void *data, uint64_t n, uint64_t stride, const void *filler, uint64_t filler_len);
+/* Reads height rows of row_bytes, pitch bytes apart, packed into dst (n =
+ * height * row_bytes bytes). The buffer must hold pitch * (height - 1) +
+ * row_bytes bytes, and at least pitch bytes (compushady's readback2d). */
 int gfxcuda_buffer_readback2d(uint64_t buffer, void *dst, uint64_t n, uint64_t pitch, uint64_t row_bytes, uint32_t height);
 /* Creates a texture of dimension dim (1, 2 or 3), width x height x depth
  * texels, slices array layers (1 for plain textures), format a VkFormat. */
@@ -164,7 +178,10 @@ int gfxcuda_sampler_new(uint64_t device, int address_u, int address_v, int addre
  * returns when the copy is done. GFXCUDA_ERR_RANGE when it does not fit. */
 int gfxcuda_copy(uint64_t src, uint64_t dst, const gfxcuda_copy_region_t *region);
 /* Compiles an HLSL or GLSL compute shader (n bytes at source) to SPIR-V;
- * entry NULL means "main". Free *spirv. GFXCUDA_ERR_COMPILE on errors. */
+ * entry NULL means "main". Free *spirv. GFXCUDA_ERR_COMPILE on errors.
+ * GLSL also accepts what compushady's compiler (naga) accepts: uniforms of
+ * non-opaque types outside blocks, image formats of another sampled type
+ * (shader.Options.NagaGLSL). */
 int gfxcuda_shader_compile(const char *source, size_t n, int language, const char *entry, void **spirv, size_t *len);
 /* Creates a compute pipeline of a SPIR-V module with its resources bound as
  * compushady binds them: cbv[i] at register b<i>, srv[i] at t<i>, uav[i] at

@@ -150,6 +150,9 @@ type DescriptorSetLayoutBinding struct {
 	Type    uint32 // VkDescriptorType
 	Count   uint32
 	Stages  uint32 // VkShaderStageFlags
+	// Flags are VkDescriptorBindingFlags (descriptor indexing), chained
+	// in a VkDescriptorSetLayoutBindingFlagsCreateInfo when any is set.
+	Flags uint32
 }
 
 // CreateDescriptorSetLayout calls vkCreateDescriptorSetLayout; no bindings
@@ -161,11 +164,22 @@ func (d *Device) CreateDescriptorSetLayout(bindings []DescriptorSetLayoutBinding
 	ci.sType = C.VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO
 	if n := len(bindings); n > 0 {
 		bs := allocN[C.VkDescriptorSetLayoutBinding](&a, n)
+		fs := allocN[C.VkDescriptorBindingFlags](&a, n)
+		flagged := false
 		for i, b := range bindings {
 			bs[i].binding = C.uint32_t(b.Binding)
 			bs[i].descriptorType = C.VkDescriptorType(b.Type)
 			bs[i].descriptorCount = C.uint32_t(b.Count)
 			bs[i].stageFlags = C.VkShaderStageFlags(b.Stages)
+			fs[i] = C.VkDescriptorBindingFlags(b.Flags)
+			flagged = flagged || b.Flags != 0
+		}
+		if flagged {
+			fi := alloc[C.VkDescriptorSetLayoutBindingFlagsCreateInfo](&a)
+			fi.sType = C.VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_BINDING_FLAGS_CREATE_INFO
+			fi.bindingCount = C.uint32_t(n)
+			fi.pBindingFlags = &fs[0]
+			ci.pNext = unsafe.Pointer(fi)
 		}
 		ci.bindingCount = C.uint32_t(n)
 		ci.pBindings = &bs[0]

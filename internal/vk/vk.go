@@ -736,6 +736,25 @@ type Features struct {
 	UniformAndStorageBuffer8BitAccess  bool // Vulkan12
 	StorageBuffer16BitAccess           bool // Vulkan11
 	UniformAndStorageBuffer16BitAccess bool // Vulkan11
+
+	// Sparse resources (VkPhysicalDeviceFeatures).
+	SparseBinding          bool
+	SparseResidencyBuffer  bool
+	SparseResidencyImage2D bool
+	SparseResidencyImage3D bool
+	SparseResidencyAliased bool
+
+	// Arrays of descriptors indexed in shaders: the dynamic indexing
+	// features of VkPhysicalDeviceFeatures, and descriptor indexing's
+	// (Vulkan12) for runtime-sized, partially bound arrays.
+	UniformBufferArrayDynamicIndexing      bool
+	SampledImageArrayDynamicIndexing       bool
+	StorageBufferArrayDynamicIndexing      bool
+	StorageImageArrayDynamicIndexing       bool
+	UniformTexelBufferArrayDynamicIndexing bool // Vulkan12
+	StorageTexelBufferArrayDynamicIndexing bool // Vulkan12
+	RuntimeDescriptorArray                 bool // Vulkan12
+	DescriptorBindingPartiallyBound        bool // Vulkan12
 }
 
 // FeatureQuery says through which structures features are queried or
@@ -771,6 +790,15 @@ func featureChain(a *arena, q FeatureQuery, set *Features) (*C.VkPhysicalDeviceF
 	f2.features.shaderStorageImageExtendedFormats = b(want.StorageImageExtendedFormats)
 	f2.features.shaderStorageImageReadWithoutFormat = b(want.StorageImageReadWithoutFormat)
 	f2.features.shaderStorageImageWriteWithoutFormat = b(want.StorageImageWriteWithoutFormat)
+	f2.features.sparseBinding = b(want.SparseBinding)
+	f2.features.sparseResidencyBuffer = b(want.SparseResidencyBuffer)
+	f2.features.sparseResidencyImage2D = b(want.SparseResidencyImage2D)
+	f2.features.sparseResidencyImage3D = b(want.SparseResidencyImage3D)
+	f2.features.sparseResidencyAliased = b(want.SparseResidencyAliased)
+	f2.features.shaderUniformBufferArrayDynamicIndexing = b(want.UniformBufferArrayDynamicIndexing)
+	f2.features.shaderSampledImageArrayDynamicIndexing = b(want.SampledImageArrayDynamicIndexing)
+	f2.features.shaderStorageBufferArrayDynamicIndexing = b(want.StorageBufferArrayDynamicIndexing)
+	f2.features.shaderStorageImageArrayDynamicIndexing = b(want.StorageImageArrayDynamicIndexing)
 	var v11 *C.VkPhysicalDeviceVulkan11Features
 	var v12 *C.VkPhysicalDeviceVulkan12Features
 	var v13 *C.VkPhysicalDeviceVulkan13Features
@@ -786,6 +814,10 @@ func featureChain(a *arena, q FeatureQuery, set *Features) (*C.VkPhysicalDeviceF
 		v12.shaderInt8 = b(want.ShaderInt8)
 		v12.storageBuffer8BitAccess = b(want.StorageBuffer8BitAccess)
 		v12.uniformAndStorageBuffer8BitAccess = b(want.UniformAndStorageBuffer8BitAccess)
+		v12.shaderUniformTexelBufferArrayDynamicIndexing = b(want.UniformTexelBufferArrayDynamicIndexing)
+		v12.shaderStorageTexelBufferArrayDynamicIndexing = b(want.StorageTexelBufferArrayDynamicIndexing)
+		v12.runtimeDescriptorArray = b(want.RuntimeDescriptorArray)
+		v12.descriptorBindingPartiallyBound = b(want.DescriptorBindingPartiallyBound)
 		*next = unsafe.Pointer(v12)
 		next = &v12.pNext
 		v11 = alloc[C.VkPhysicalDeviceVulkan11Features](a)
@@ -829,6 +861,16 @@ func featureChain(a *arena, q FeatureQuery, set *Features) (*C.VkPhysicalDeviceF
 			StorageImageExtendedFormats:    f2.features.shaderStorageImageExtendedFormats != 0,
 			StorageImageReadWithoutFormat:  f2.features.shaderStorageImageReadWithoutFormat != 0,
 			StorageImageWriteWithoutFormat: f2.features.shaderStorageImageWriteWithoutFormat != 0,
+			SparseBinding:                  f2.features.sparseBinding != 0,
+			SparseResidencyBuffer:          f2.features.sparseResidencyBuffer != 0,
+			SparseResidencyImage2D:         f2.features.sparseResidencyImage2D != 0,
+			SparseResidencyImage3D:         f2.features.sparseResidencyImage3D != 0,
+			SparseResidencyAliased:         f2.features.sparseResidencyAliased != 0,
+
+			UniformBufferArrayDynamicIndexing: f2.features.shaderUniformBufferArrayDynamicIndexing != 0,
+			SampledImageArrayDynamicIndexing:  f2.features.shaderSampledImageArrayDynamicIndexing != 0,
+			StorageBufferArrayDynamicIndexing: f2.features.shaderStorageBufferArrayDynamicIndexing != 0,
+			StorageImageArrayDynamicIndexing:  f2.features.shaderStorageImageArrayDynamicIndexing != 0,
 		}
 		if v12 != nil {
 			f.TimelineSemaphore = v12.timelineSemaphore != 0
@@ -837,6 +879,10 @@ func featureChain(a *arena, q FeatureQuery, set *Features) (*C.VkPhysicalDeviceF
 			f.ShaderInt8 = v12.shaderInt8 != 0
 			f.StorageBuffer8BitAccess = v12.storageBuffer8BitAccess != 0
 			f.UniformAndStorageBuffer8BitAccess = v12.uniformAndStorageBuffer8BitAccess != 0
+			f.UniformTexelBufferArrayDynamicIndexing = v12.shaderUniformTexelBufferArrayDynamicIndexing != 0
+			f.StorageTexelBufferArrayDynamicIndexing = v12.shaderStorageTexelBufferArrayDynamicIndexing != 0
+			f.RuntimeDescriptorArray = v12.runtimeDescriptorArray != 0
+			f.DescriptorBindingPartiallyBound = v12.descriptorBindingPartiallyBound != 0
 		}
 		if v11 != nil {
 			f.StorageBuffer16BitAccess = v11.storageBuffer16BitAccess != 0
@@ -1193,6 +1239,9 @@ type deviceFuncs struct {
 	cmdDispatch                C.PFN_vkCmdDispatch
 	cmdDispatchIndirect        C.PFN_vkCmdDispatchIndirect
 	cmdCopyImage               C.PFN_vkCmdCopyImage
+
+	queueBindSparse                  C.PFN_vkQueueBindSparse
+	getImageSparseMemoryRequirements C.PFN_vkGetImageSparseMemoryRequirements
 }
 
 func (f *deviceFuncs) procs() []proc {
@@ -1269,6 +1318,8 @@ func (f *deviceFuncs) procs() []proc {
 		req(fp(&f.cmdDispatch), "vkCmdDispatch"),
 		req(fp(&f.cmdDispatchIndirect), "vkCmdDispatchIndirect"),
 		req(fp(&f.cmdCopyImage), "vkCmdCopyImage"),
+		req(fp(&f.queueBindSparse), "vkQueueBindSparse"),
+		req(fp(&f.getImageSparseMemoryRequirements), "vkGetImageSparseMemoryRequirements"),
 	}
 }
 

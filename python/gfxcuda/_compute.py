@@ -2,6 +2,7 @@
 textures, samplers and compute pipelines."""
 
 import ctypes
+import operator
 import threading
 
 from . import _lib, errors, formats
@@ -37,6 +38,16 @@ def _host_in(data):
         return None, 0, mv
     arr = (ctypes.c_char * len(mv)).from_buffer(mv)
     return ctypes.addressof(arr), len(mv), arr
+
+
+def _u32(value, name):
+    """value as an int from 0 to 2**32 - 1 (compushady's unsigned int
+    arguments): TypeError for a non-integer, InvalidArgumentError out of
+    range."""
+    value = operator.index(value)
+    if not 0 <= value <= 0xFFFFFFFF:
+        raise errors.InvalidArgumentError("gfxcuda: %s %d is out of range (0 to 2**32 - 1)" % (name, value))
+    return value
 
 
 def _host_out(data):
@@ -251,19 +262,32 @@ class Buffer(Resource):
         del keep
 
     def upload2d(self, data, pitch, width, height, bytes_per_pixel):
-        """Writes height rows of width texels of bytes_per_pixel, packed in
-        data, pitch bytes apart."""
+        """Writes data into rows pitch bytes apart, by compushady's rule:
+        row y (y < height) gets the next width * bytes_per_pixel bytes of
+        data (fewer when data runs out) at byte pitch * y. Data shorter than
+        height rows fills the first rows and part of the last one; data
+        longer is cut; what the rows do not cover is left as it was.
+        Raises ValueError (OutOfRangeError), writing nothing, when a row
+        would end past the end of the buffer."""
+        pitch, width, height, bpp = (_u32(v, name) for v, name in ((pitch, "pitch"), (width, "width"),
+                                                                    (height, "height"),
+                                                                    (bytes_per_pixel, "bytes_per_pixel")))
         p, n, keep = _host_in(data)
-        _lib.call("gfxcuda_buffer_upload2d", self.handle, p, n, pitch, width * bytes_per_pixel, height)
+        _lib.call("gfxcuda_buffer_upload2d", self.handle, p, n, pitch, width * bpp, height)
         del keep
 
     def upload_chunked(self, data, stride, filler):
-        """Writes data in chunks of stride bytes, each followed by filler."""
-        data, filler = bytes(data), bytes(filler)
-        out = bytearray()
-        for i in range(0, len(data), stride):
-            out += data[i:i + stride] + filler
-        self.upload(bytes(out))
+        """Writes data from the start of the buffer in chunks of stride
+        bytes, each followed by the bytes of filler (e.g. float3s padded to
+        float4s), by compushady's rule: len(data) // stride whole chunks
+        are written, a partial last chunk is not. Raises ValueError
+        (OutOfRangeError) when len(data) plus a filler per whole chunk
+        exceeds the buffer's size, InvalidArgumentError for a stride of 0."""
+        stride = _u32(stride, "stride")
+        p, n, keep = _host_in(data)
+        fp, fn, fkeep = _host_in(filler)
+        _lib.call("gfxcuda_buffer_upload_chunked", self.handle, p, n, stride, fp, fn)
+        del keep, fkeep
 
     def readback(self, buffer_or_size=0, offset=0):
         """Returns size bytes from offset (0: to the end), or fills a
@@ -282,7 +306,13 @@ class Buffer(Resource):
         del keep
 
     def readback2d(self, pitch, width, height, bytes_per_pixel):
-        """Returns height rows of width texels, pitch bytes apart, packed."""
+        """Returns height rows of width texels, pitch bytes apart, packed.
+        Raises ValueError (OutOfRangeError) when the buffer is smaller than
+        pitch * (height - 1) + width * bytes_per_pixel bytes, or than pitch
+        (compushady's rule)."""
+        pitch, width, height, bytes_per_pixel = (
+            _u32(v, name) for v, name in ((pitch, "pitch"), (width, "width"), (height, "height"),
+                                          (bytes_per_pixel, "bytes_per_pixel")))
         row = width * bytes_per_pixel
         out = bytearray(row * height)
         p, n, keep = _host_out(out)

@@ -67,6 +67,7 @@ _sigs = {
     "gfxcuda_buffer_readback": [u64, u64, vp, u64],
     "gfxcuda_buffer_upload2d": [u64, vp, u64, u64, u64, u32],
     "gfxcuda_buffer_readback2d": [u64, vp, u64, u64, u64, u32],
+    "gfxcuda_buffer_upload_chunked": [u64, vp, u64, u64, vp, u64],
     "gfxcuda_texture_new": [u64, i32, u32, u32, u32, u32, u32, P(u64)],
     "gfxcuda_sampler_new": [u64, i32, i32, i32, i32, i32, P(u64)],
     "gfxcuda_copy": [u64, u64, P(CopyRegion)],

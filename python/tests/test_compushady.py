@@ -260,6 +260,85 @@ def test_glsl(rng):
     assert numpy.array_equal(numpy.frombuffer(out.readback(), numpy.uint32), numpy.arange(n, dtype=numpy.uint32) ^ k)
 
 
+def test_glsl_naga_loose_uniform(rng):
+    """A uniform float outside a block, as naga (compushady's GLSL compiler)
+    accepts it, bound from cbv=[buffer]; the texture is sampled through a
+    separate sampler."""
+    w, h = 16, 8
+    data = ((rng.random(w * h, dtype=numpy.float32) * 2 - 1) * 1000).astype(numpy.float32)
+    factor = numpy.float32(0.5 + 3.5 * rng.random())
+    src = Texture2D(w, h, R32_FLOAT)
+    up = Buffer(src.size, HEAP_UPLOAD)
+    up.upload2d(data.tobytes(), src.row_pitch, w, h, 4)
+    up.copy_to(src)
+    dst = Texture2D(w, h, R32_FLOAT)
+    poison = Buffer(dst.size, HEAP_UPLOAD)
+    poison.upload(b"\xcd" * dst.size)
+    poison.copy_to(dst)
+    cb = Buffer(64, HEAP_UPLOAD)
+    # The factor, then bytes the shader must not read.
+    cb.upload(struct.pack("<f", factor) + rng.integers(0, 256, 60, dtype=numpy.uint8).tobytes())
+    sampler = Sampler(filter_min=compushady.SAMPLER_FILTER_POINT, filter_mag=compushady.SAMPLER_FILTER_POINT,
+                      address_mode_u=compushady.SAMPLER_ADDRESS_MODE_CLAMP, address_mode_v=compushady.SAMPLER_ADDRESS_MODE_CLAMP,
+                      address_mode_w=compushady.SAMPLER_ADDRESS_MODE_CLAMP)
+    shader = glsl.compile("""
+layout(local_size_x = 4, local_size_y = 4) in;
+layout(set = 0, binding = 0) uniform sampler points; // samplers=[...]
+layout(set = 0, binding = 1) uniform texture2D values; /* srv=[...] */
+layout(set = 0, binding = 2, r32f) uniform image2D scaled;
+layout(set = 0, binding = 3) uniform float factor;
+void main() {
+    ivec2 p = ivec2(gl_GlobalInvocationID.xy);
+    vec2 uv = (vec2(p) + 0.5) / vec2(textureSize(sampler2D(values, points), 0));
+    imageStore(scaled, p, textureLod(sampler2D(values, points), uv, 0.0) * factor);
+}
+""", "main")
+    Compute(shader, cbv=[cb], srv=[src], uav=[dst], samplers=[sampler]).dispatch(w // 4, h // 4, 1)
+    down = Buffer(dst.size, HEAP_READBACK)
+    dst.copy_to(down)
+    got = numpy.frombuffer(down.readback2d(dst.row_pitch, w, h, 4), numpy.float32)
+    assert numpy.array_equal(got.view(numpy.uint32), (data * factor).view(numpy.uint32))
+
+
+def test_glsl_naga_image_format(rng):
+    """layout(r32ui) on an image1D: naga makes it a uimage1D."""
+    n = 128
+    data = rng.integers(0, 1 << 32, n, dtype=numpy.uint32)
+    img = Texture1D(n, R32_UINT)
+    up = Buffer(img.size, HEAP_UPLOAD)
+    up.upload(data.tobytes())
+    up.copy_to(img)
+    shader = glsl.compile("""
+layout(set = 0, binding = 0, r32ui) uniform image1D counts;
+
+layout (local_size_x = 32) in;
+void main() {
+    int i = int(gl_GlobalInvocationID.x);
+    imageStore(counts, i, imageLoad(counts, i) * 3);
+}
+""")
+    Compute(shader, uav=[img]).dispatch(n // 32, 1, 1)
+    down = Buffer(img.size, HEAP_READBACK)
+    down.upload(b"\xcd" * img.size)
+    img.copy_to(down)
+    assert numpy.array_equal(numpy.frombuffer(down.readback(), numpy.uint32), data * numpy.uint32(3))
+
+
+def test_glsl_compile_error_line():
+    """A real error in GLSL with rewritten declarations names its line."""
+    with pytest.raises(compushady.CompileError) as e:
+        glsl.compile("""layout(local_size_x = 1) in;
+layout(set = 0, binding = 3) uniform float factor;
+layout(set = 0, binding = 0, r32ui) uniform image1D counts;
+void main() {
+    imageStore(counts, 0, imageLoad(counts, 0) * uint(factor));
+    undefined_thing = 1;
+}
+""")
+    assert isinstance(e.value, ValueError)
+    assert "shader.comp:6:" in str(e.value) and "undefined_thing" in str(e.value), str(e.value)
+
+
 def test_compile_error():
     with pytest.raises(compushady.CompileError) as e:
         hlsl.compile("[numthreads(1,1,1)] void main() {\n undefined_thing = 1; }")

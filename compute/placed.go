@@ -1,0 +1,160 @@
+package compute
+
+import (
+	"fmt"
+
+	"github.com/gfxcuda/gfxcuda/format"
+	"github.com/gfxcuda/gfxcuda/shader"
+	"github.com/gfxcuda/gfxcuda/vulkan"
+)
+
+// Memory is one allocation on a heap that buffers and textures are placed
+// in, several over the same bytes if wanted: they alias and see each
+// other's writes, as resources in a compushady Heap do. Sparse buffers and
+// textures bind their blocks to it.
+type Memory struct {
+	d  *Device
+	vk *vulkan.Memory
+}
+
+// NewMemory allocates size bytes on heap for resources to be placed in
+// (compushady's Heap(heap_type, size)).
+func (d *Device) NewMemory(size uint64, heap Heap) (*Memory, error) {
+	m, err := d.vk.NewMemory(size, heap)
+	if err != nil {
+		return nil, fmt.Errorf("compute: %w", err)
+	}
+	return &Memory{d: d, vk: m}, nil
+}
+
+// Size is the memory's size in bytes.
+func (m *Memory) Size() uint64 { return m.vk.Size() }
+
+// Heap is the heap the memory is on.
+func (m *Memory) Heap() Heap { return m.vk.Heap() }
+
+// Vulkan returns the Vulkan memory.
+func (m *Memory) Vulkan() *vulkan.Memory { return m.vk }
+
+// Close drops the memory; the allocation lives on until the resources
+// placed in or bound to it are closed too. Idempotent.
+func (m *Memory) Close() error {
+	if m == nil {
+		return nil
+	}
+	return m.vk.Close()
+}
+
+// Placement says where a new resource's memory comes from: its own
+// allocation (the zero Placement), Offset bytes into Memory, or nowhere
+// yet for a Sparse resource, whose blocks BindBlock binds.
+type Placement struct {
+	Memory *Memory
+	Offset uint64
+	Sparse bool
+}
+
+func (p Placement) vkMemory() *vulkan.Memory {
+	if p.Memory == nil {
+		return nil
+	}
+	return p.Memory.vk
+}
+
+// PlacedBuffer creates a buffer of size bytes on heap, placed as p says;
+// stride and f make it structured or typed as StructuredBuffer and
+// TypedBuffer do (0 and 0: raw). Errors of a placement that cannot be
+// made wrap vulkan.ErrPlacement; a sparse buffer on a device without
+// sparse binding, vulkan.ErrUnsupported.
+func (d *Device) PlacedBuffer(size uint64, heap Heap, stride uint32, f format.Format, p Placement) (*Buffer, error) {
+	if f != 0 {
+		if _, ok := format.Lookup(f); !ok {
+			return nil, fmt.Errorf("compute: PlacedBuffer: unknown format %v", f)
+		}
+	}
+	b, err := d.vk.NewBuffer(vulkan.BufferOptions{Size: size, Heap: heap, Memory: p.vkMemory(), Offset: p.Offset, Sparse: p.Sparse})
+	if err != nil {
+		return nil, fmt.Errorf("compute: %w", err)
+	}
+	return &Buffer{d: d, vk: b, own: true, stride: stride, format: f}, nil
+}
+
+// PlacedTexture creates a texture as Texture1D…Texture3D do (dim, extent,
+// layers, format), placed as p says.
+func (d *Device) PlacedTexture(dim vulkan.ImageDim, width, height, depth, layers uint32, f format.Format, p Placement) (*Texture, error) {
+	in, ok := format.Lookup(f)
+	if !ok {
+		return nil, fmt.Errorf("compute: unknown format %v", f)
+	}
+	if width == 0 || height == 0 || depth == 0 || layers == 0 {
+		return nil, fmt.Errorf("compute: texture of %dx%dx%d texels and %d slices", width, height, depth, layers)
+	}
+	img, err := d.vk.NewImage(vulkan.ImageOptions{Dim: dim, Format: uint32(f), Width: width, Height: height, Depth: depth,
+		Layers: layers, Memory: p.vkMemory(), Offset: p.Offset, Sparse: p.Sparse})
+	if err != nil {
+		return nil, fmt.Errorf("compute: %s texture of %s: %w", dim, f, err)
+	}
+	return &Texture{d: d, vk: img, f: f, info: in, own: true}, nil
+}
+
+// Sparse returns the block layout of a sparse buffer (a block is
+// Block[0] bytes); ok is false when the buffer is not sparse.
+func (b *Buffer) Sparse() (vulkan.SparseLayout, bool) { return b.vk.Sparse() }
+
+// BindBlock binds block x of a sparse buffer to m at offset (a multiple
+// of the block size), or unbinds it when m is nil, after the work
+// submitted before, and returns when it is bound.
+func (b *Buffer) BindBlock(x uint32, m *Memory, offset uint64) error {
+	var vm *vulkan.Memory
+	if m != nil {
+		vm = m.vk
+	}
+	if err := b.vk.BindSparse(vulkan.SparseBind{Block: [3]uint32{x, 0, 0}, Memory: vm, Offset: offset}); err != nil {
+		return fmt.Errorf("compute: %w", err)
+	}
+	return nil
+}
+
+// Sparse returns the block layout of a sparse texture; ok is false when
+// the texture is not sparse.
+func (t *Texture) Sparse() (vulkan.SparseLayout, bool) { return t.vk.Sparse() }
+
+// BindBlock binds the block at (x, y, z) (in blocks) of array slice layer
+// of a sparse texture to m at offset, or unbinds it when m is nil.
+func (t *Texture) BindBlock(x, y, z, layer uint32, m *Memory, offset uint64) error {
+	var vm *vulkan.Memory
+	if m != nil {
+		vm = m.vk
+	}
+	if err := t.vk.BindSparse(vulkan.SparseBind{Block: [3]uint32{x, y, z}, Layer: layer, Memory: vm, Offset: offset}); err != nil {
+		return fmt.Errorf("compute: %w", err)
+	}
+	return nil
+}
+
+// KernelOptions configures KernelWith.
+type KernelOptions struct {
+	// EntryPoint names the compute entry point; empty means the first.
+	EntryPoint string
+	// Bindless gives runtime-sized arrays of descriptors (HLSL
+	// Buffer<uint> bufs[]) this many elements and lets every array be
+	// partially bound: a dispatch binds the elements it uses
+	// (Arg.Element). Zero: no bindless arrays.
+	Bindless uint32
+}
+
+// KernelWith makes a kernel as Kernel does, with options.
+func (d *Device) KernelWith(m *shader.Module, o KernelOptions) (*Kernel, error) {
+	p, err := d.vk.NewComputePipeline(m, vulkan.PipelineOptions{EntryPoint: o.EntryPoint, Bindless: o.Bindless})
+	if err != nil {
+		return nil, fmt.Errorf("compute: %w", err)
+	}
+	return &Kernel{d: d, m: m, p: p, shifted: shader.ShiftedRegisters(m)}, nil
+}
+
+// SparseSupported reports whether the device makes sparse buffers and
+// textures.
+func (d *Device) SparseSupported() bool { return d.vk.SparseSupported() }
+
+// BindlessSupported reports whether the device runs bindless kernels.
+func (d *Device) BindlessSupported() bool { return d.vk.BindlessSupported() }
