@@ -158,3 +158,16 @@ func (d *Device) SparseSupported() bool { return d.vk.SparseSupported() }
 
 // BindlessSupported reports whether the device runs bindless kernels.
 func (d *Device) BindlessSupported() bool { return d.vk.BindlessSupported() }
+
+// Shifted reports whether the kernel's bindings follow the HLSL register
+// shifts (register t3 at binding 1027, and so on; see
+// shader.RegisterBinding), as HLSL compiled by package shader does.
+func (k *Kernel) Shifted() bool { return k.shifted }
+
+// SameSlot reports whether a and b bind the same place (the same
+// register, binding or name, space and array element), whatever they bind
+// there.
+func (a Arg) SameSlot(b Arg) bool {
+	return !a.isPush && !b.isPush && a.slot == b.slot && a.class == b.class && a.exact == b.exact &&
+		a.space == b.space && a.name == b.name && a.elem == b.elem
+}

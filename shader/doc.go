@@ -43,6 +43,48 @@
 // A plain global struct (PC pc;) is no push constant block: glslang
 // silently makes it a member of the "$Global" uniform buffer at binding 0.
 //
+// # naga GLSL
+//
+// compushady compiles GLSL with naga, whose front end accepts two constructs
+// that glslang, compiling GLSL for Vulkan, rejects. Options.NagaGLSL
+// rewrites them before compiling (the C library, and so Python's
+// gfxcuda.shaders.glsl.compile, turns it on):
+//
+//   - A uniform of a non-opaque type outside a block, which naga makes a
+//     uniform buffer holding the value, becomes an anonymous uniform block at
+//     the same set and binding whose only member keeps the name, so that
+//     references still resolve (the first pair of lines below). The block is
+//     std140, glslang's default for uniform blocks: the value lies at offset
+//     0, as in naga's buffer; arrays have a 16-byte stride. Reflection lists
+//     the resource under the block's name. With layout(push_constant) the
+//     uniform becomes a push constant block instead. As in naga, a loose
+//     uniform needs layout(binding = N); one without, several names in one
+//     declaration, and an initializer are errors, which the compiler's
+//     diagnostic explains.
+//
+//   - A storage image whose format qualifier is of another sampled type than
+//     its type takes its type from the format, as naga does (the second
+//     pair): r32ui and the other unsigned formats make a uimage, r32i and
+//     the other signed ones an iimage, float and normalised ones an image.
+//     imageLoad then returns a uvec4 (or ivec4); GLSL converts int operands
+//     to uint implicitly, so imageLoad(img, i) * 3 compiles.
+//
+// For example:
+//
+//	layout(set = 0, binding = 3) uniform float multiplier;
+//	layout(set = 0, binding = 3) uniform _gfxcuda_loose_multiplier { float multiplier; };
+//
+//	layout(set = 0, binding = 0, r32ui) uniform image1D counts;
+//	layout(set = 0, binding = 0, r32ui) uniform uimage1D counts;
+//
+// The rewrite works on tokens, skipping comments, strings and preprocessor
+// directives, and looks only at file-scope declarations as written, before
+// preprocessing: one whose uniform keyword, type or name comes from a macro,
+// or that #if splits, is left alone (macros in layout values are fine).
+// It inserts and replaces text within lines only, so diagnostics keep the
+// user's line numbers, and a source without these constructs is compiled
+// byte for byte. Included files are rewritten too.
+//
 // # Cache
 //
 // Compiled modules are stored in a content-addressed cache: the key is the

@@ -7,31 +7,16 @@ import (
 	"strings"
 )
 
-// naga GLSL: compushady compiles GLSL with naga, whose front end accepts
-// two constructs that glslang, compiling GLSL for Vulkan, rejects. With
-// Options.NagaGLSL, Compile rewrites them before compiling:
+// nagaglsl.go: Options.NagaGLSL, the rewrite of the GLSL that naga
+// (compushady's GLSL compiler) accepts and glslang rejects; see "naga GLSL"
+// in the package documentation. Uniforms of non-opaque types outside
+// blocks become anonymous uniform blocks,
 //
-//   - A uniform of a non-opaque type outside a block,
-//     "layout(set = 0, binding = 3) uniform float m;", which naga makes a
-//     uniform buffer holding the value, becomes an anonymous uniform block
-//     at the same set and binding whose only member keeps the name:
-//     "layout(set = 0, binding = 3) uniform _gfxcuda_loose_m { float m; };".
-//     The block is std140, glslang's default for uniform blocks, which
-//     puts the value at offset 0 as naga does. With layout(push_constant)
-//     it becomes a push constant block the same way.
+//	layout(set = 0, binding = 3) uniform float m;
+//	layout(set = 0, binding = 3) uniform _gfxcuda_loose_m { float m; };
 //
-//   - A storage image whose format qualifier is of another sampled type
-//     than its type, "layout(r32ui) uniform image1D img;": naga takes the
-//     sampled type from the format, so the type's prefix is changed to
-//     match it (uimage1D here; iimage for signed formats, image for the
-//     others).
-//
-// The rewrite works on tokens: comments, strings and preprocessor
-// directives are skipped, only file-scope declarations are looked at, and
-// text is only inserted or replaced within a line, so that diagnostics
-// keep pointing at the lines the user wrote. A source without such
-// constructs is compiled byte for byte. It sees the source as written,
-// before preprocessing: a declaration spelt with macros is left alone.
+// and image types take their sampled type from their format qualifier.
+// Text is only inserted or replaced within a line.
 
 // glslTokKind classifies a token of the scanner.
 type glslTokKind int

@@ -115,9 +115,9 @@ func (m *Memory) place(d *Device, what string, heap Heap, req vk.MemoryRequireme
 	case req.MemoryTypeBits&(1<<m.typ) == 0:
 		return fmt.Errorf("%s cannot live in this memory's type %d (it takes types 0x%x): %w", what, m.typ, req.MemoryTypeBits, ErrPlacement)
 	case req.Alignment > 1 && off%req.Alignment != 0:
-		return fmt.Errorf("%s at offset %d: the offset must be a multiple of %d: %w", what, off, req.Alignment, ErrPlacement)
+		return fmt.Errorf("%s at offset %d: the offset must be a multiple of %d, its alignment on this device: %w", what, off, req.Alignment, ErrPlacement)
 	case off > m.size || req.Size > m.size-off:
-		return fmt.Errorf("%s of %d bytes at offset %d does not fit in %d bytes of memory: %w", what, req.Size, off, m.size, ErrPlacement)
+		return fmt.Errorf("%s needs %d bytes at offset %d, which does not fit in the %d bytes of the memory (make it bigger or place the resource lower): %w", what, req.Size, off, m.size, ErrPlacement)
 	}
 	if !m.ref() {
 		return ErrClosed

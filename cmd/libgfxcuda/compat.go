@@ -171,7 +171,7 @@ func gfxcuda_compute_dispatch_indirect(k, args C.uint64_t, offset C.uint64_t, pu
 		if uint64(offset)%4 != 0 || uint64(offset)+12 > b.Size() {
 			return errorf(stRange, "gfxcuda: indirect arguments (3 uint32) at offset %d of a %d-byte buffer; the offset must be a multiple of 4 and leave 12 bytes", offset, b.Size())
 		}
-		a := kk.args
+		a := kk.dispatchArgs()
 		if npush > 0 {
 			p, err := hostBytes(push, uint64(npush))
 			if err != nil {

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"sync"
 	"unsafe"
 
 	"github.com/gfxcuda/gfxcuda/compute"
@@ -560,6 +561,20 @@ type kernel struct {
 	k    *compute.Kernel
 	args []compute.Arg
 	dev  uint64
+	// bindless is the max_bindless of a bindless pipeline (placed.go),
+	// whose args gfxcuda_compute_bind replaces under mu; 0 otherwise.
+	bindless uint32
+	mu       sync.Mutex
+}
+
+// dispatchArgs returns the kernel's arguments.
+func (kk *kernel) dispatchArgs() []compute.Arg {
+	if kk.bindless == 0 {
+		return kk.args
+	}
+	kk.mu.Lock()
+	defer kk.mu.Unlock()
+	return kk.args
 }
 
 //export gfxcuda_compute_new
@@ -617,7 +632,7 @@ func gfxcuda_compute_dispatch(k C.uint64_t, x, y, z C.uint32_t, push unsafe.Poin
 		if err != nil {
 			return err
 		}
-		args := kk.args
+		args := kk.dispatchArgs()
 		if npush > 0 {
 			p, err := hostBytes(push, uint64(npush))
 			if err != nil {

@@ -196,6 +196,43 @@ int gfxcuda_compute_new(uint64_t device, const void *spirv, size_t n,
  * for them. */
 int gfxcuda_compute_dispatch(uint64_t compute, uint32_t x, uint32_t y, uint32_t z, const void *push, size_t npush);
 
+/* ---- Heaps, sparse resources, bindless pipelines (compushady's) ---- */
+
+/* Allocates size bytes on heap_type (GFXCUDA_HEAP_*) for buffers and
+ * textures to be placed in (compushady's Heap). */
+int gfxcuda_heap_new(uint64_t device, int heap_type, uint64_t size, uint64_t *heap);
+/* gfxcuda_buffer_new placed at byte offset of heap (0: its own memory), or
+ * sparse (sparse != 0, heap 0): no memory until gfxcuda_bind_tile. A heap
+ * of another type, a misaligned offset or one that leaves too few bytes is
+ * GFXCUDA_ERR_INVALID; a sparse buffer on a device without sparse binding
+ * GFXCUDA_ERR_UNSUPPORTED, naming the feature. */
+int gfxcuda_buffer_new_placed(uint64_t device, uint64_t size, int heap_type, uint32_t stride, uint32_t format,
+	uint64_t heap, uint64_t offset, int sparse, uint64_t *buffer);
+/* gfxcuda_texture_new placed in a HEAP_DEFAULT heap at offset, or sparse. */
+int gfxcuda_texture_new_placed(uint64_t device, int dim, uint32_t width, uint32_t height, uint32_t depth,
+	uint32_t slices, uint32_t format, uint64_t heap, uint64_t offset, int sparse, uint64_t *texture);
+/* The tiles of a sparse resource: tiles[0..2] a tile's width, height and
+ * depth (bytes for a buffer: width), tiles[3..5] the number of tiles along
+ * x, y, z, tiles[6] a tile's bytes of memory. All zero when not sparse. */
+int gfxcuda_resource_tiles(uint64_t resource, uint64_t tiles[7]);
+/* Binds tile (x, y, z) of array slice of a sparse resource to heap at
+ * offset (heap 0 unbinds it), after the work submitted before; returns
+ * when it is bound. */
+int gfxcuda_bind_tile(uint64_t resource, uint32_t x, uint32_t y, uint32_t z, uint64_t heap, uint64_t offset, uint32_t slice);
+/* A bindless pipeline: runtime-sized descriptor arrays get max_bindless
+ * elements, every array is partially bound; the lists bind entries 0, 1, ...
+ * (entry i of a class is the resource whose register range holds i, at
+ * element i minus its first register). Needs descriptor indexing
+ * (GFXCUDA_ERR_UNSUPPORTED otherwise). */
+int gfxcuda_compute_new_bindless(uint64_t device, const void *spirv, size_t n,
+	const uint64_t *cbv, size_t ncbv, const uint64_t *srv, size_t nsrv,
+	const uint64_t *uav, size_t nuav, const uint64_t *samplers, size_t nsamplers,
+	uint32_t max_bindless, uint64_t *compute);
+/* Binds resource as entry index of class (0 cbv, 1 srv, 2 uav, 3 samplers)
+ * of a bindless pipeline. The caller keeps the resource alive while the
+ * pipeline may use it. */
+int gfxcuda_compute_bind(uint64_t compute, int cls, uint32_t index, uint64_t resource);
+
 /* ---- CUDA memory ---- */
 
 /* The number of CUDA devices (GFXCUDA_ERR_NO_CUDA without a driver). */

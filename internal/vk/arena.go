@@ -2,29 +2,70 @@ package vk
 
 /*
 #include <stdlib.h>
-#include <string.h>
 */
 import "C"
 
-import "unsafe"
+import (
+	"sync"
+	"unsafe"
+)
 
 // arena hands out zeroed C memory for the structures a call passes to
 // Vulkan, and frees all of it at once. The cgo pointer rules forbid passing
 // Go memory that holds pointers to C, so every structure with a pNext or
 // another pointer field is built here.
 //
-// Memory comes from C.malloc, which never returns nil: like the Go runtime,
-// it ends the process when memory is exhausted.
+// The first arenaBlock bytes come from a block of C memory that arenas
+// reuse (a free list), zeroed here in Go: a call's structures cost no cgo
+// call to allocate or free (a malloc, a memset and a free each were a cgo
+// call, several per Vulkan call: most of the host time of creating a small
+// buffer). What does not fit comes from C.calloc.
+//
+// C memory allocation never returns nil: like the Go runtime, it ends the
+// process when memory is exhausted.
 type arena struct {
+	blk  unsafe.Pointer // a block from arenaBlocks, or nil
+	used uintptr        // bytes of blk handed out
 	ptrs []unsafe.Pointer
 }
+
+// arenaBlock is the size of a reused block: more than any one call's
+// structures but those of long lists (descriptor writes, copy regions).
+const arenaBlock = 4096
+
+// arenaBlocks are the idle blocks, at most arenaKeep of them (one per
+// concurrent call in flight; more are freed).
+var arenaBlocks struct {
+	sync.Mutex
+	free []unsafe.Pointer
+}
+
+const arenaKeep = 64
 
 func (a *arena) bytes(n uintptr) unsafe.Pointer {
 	if n == 0 {
 		n = 1
 	}
-	p := C.malloc(C.size_t(n))
-	C.memset(p, 0, C.size_t(n))
+	n = (n + 15) &^ 15 // malloc's alignment, kept for each structure
+	if a.blk == nil && n <= arenaBlock {
+		arenaBlocks.Lock()
+		if k := len(arenaBlocks.free); k > 0 {
+			a.blk = arenaBlocks.free[k-1]
+			arenaBlocks.free = arenaBlocks.free[:k-1]
+		}
+		arenaBlocks.Unlock()
+		if a.blk == nil {
+			a.blk = C.malloc(arenaBlock)
+		}
+		a.used = 0
+	}
+	if a.blk != nil && a.used+n <= arenaBlock {
+		p := unsafe.Add(a.blk, a.used)
+		a.used += n
+		clear(unsafe.Slice((*byte)(p), n))
+		return p
+	}
+	p := C.calloc(1, C.size_t(n))
 	a.ptrs = append(a.ptrs, p)
 	return p
 }
@@ -35,6 +76,18 @@ func (a *arena) free() {
 		C.free(p)
 	}
 	a.ptrs = nil
+	if blk := a.blk; blk != nil {
+		a.blk, a.used = nil, 0
+		arenaBlocks.Lock()
+		if len(arenaBlocks.free) < arenaKeep {
+			arenaBlocks.free = append(arenaBlocks.free, blk)
+			blk = nil
+		}
+		arenaBlocks.Unlock()
+		if blk != nil {
+			C.free(blk)
+		}
+	}
 }
 
 // cstr copies s into C memory as a NUL-terminated string.

@@ -1,7 +1,9 @@
 """gfxcuda: zero-copy GPU interop for Python.
 
 - compushady's API (``import gfxcuda as compushady``): devices, Buffer,
-  Texture1D/2D/3D, Sampler, Compute, shaders.hlsl/glsl.compile, formats.
+  Texture1D/2D/3D, Sampler, Compute, shaders.hlsl/glsl.compile, formats;
+  ``gfxcuda.alias_compushady()`` (or ``python3 -m gfxcuda.compushady_alias
+  install``) makes ``from compushady import ...`` work too.
 - Gfx2Cuda's API: texture(), Texture.copy_to/copy_from, open_ipc_texture.
 - Sharing: ipc_handle/open_ipc_buffer, rings (Ring, open_ring), foreign
   renderers (import_fd, Semaphore, to_cuda/to_vulkan hand-offs).
@@ -55,6 +57,19 @@ class _Backend:
 def get_backend():
     """compushady's get_backend(): Vulkan, with SPIR-V shaders."""
     return _Backend()
+
+
+def alias_compushady():
+    """Makes ``import compushady`` give gfxcuda in this process: the name
+    ``compushady`` and its submodules (compushady.formats, .config,
+    .shaders.hlsl, ...) become the gfxcuda modules themselves, so code
+    written for compushady runs unchanged. Idempotent. Returns True when
+    the alias is on; when a real compushady is installed it never shadows
+    it: it warns (CompushadyAliasWarning, naming where it lives) and
+    returns False. ``python3 -m gfxcuda.compushady_alias install`` does
+    the same at every interpreter start (see gfxcuda.compushady_alias)."""
+    from . import compushady_alias
+    return compushady_alias.enable()
 
 
 def live_handles():

@@ -169,29 +169,88 @@ def get_current_device():
     return _current
 
 
-_HEAP_MESSAGE = ("gfxcuda: %s are not supported: every buffer and texture has its own memory "
-                 "(compushady's Heap, heap=, heap_offset= and sparse=/bind_tile are not implemented)")
-
-
-def _no_heaps(heap, sparse):
-    if heap is not None:
-        raise errors.NotImplementedYetError(_HEAP_MESSAGE % "resources placed in a Heap")
-    if sparse:
-        raise errors.NotImplementedYetError(_HEAP_MESSAGE % "sparse resources")
-
-
 class Heap:
-    """compushady's Heap (memory that resources are placed in, aliasing
-    each other): not implemented; creating one raises
-    NotImplementedYetError after checking its arguments as compushady does
-    (HeapException for a zero size or an unknown heap type)."""
+    """Memory on a heap (HEAP_DEFAULT, HEAP_UPLOAD or HEAP_READBACK) that
+    buffers and textures are placed in with heap= and heap_offset=:
+    resources placed over the same bytes alias and see each other's
+    writes, and sparse resources bind their tiles to it (bind_tile).
+    Raises HeapException for a zero size or an unknown heap type."""
 
     def __init__(self, heap_type, size, device=None):
         if heap_type not in _HEAP_NAMES:
-            raise errors.HeapException("gfxcuda: unknown heap type %r" % (heap_type,))
+            raise errors.HeapException("gfxcuda: unknown heap type %r; use HEAP_DEFAULT, HEAP_UPLOAD or HEAP_READBACK"
+                                       % (heap_type,))
         if size <= 0:
             raise errors.HeapException("gfxcuda: a heap of %d bytes; the size must be at least 1" % size)
-        raise errors.NotImplementedYetError(_HEAP_MESSAGE % "heaps")
+        self.device = device or get_current_device()
+        self._h = _lib.Handle(_lib.new_handle("gfxcuda_heap_new", self.device.handle, heap_type, size,
+                                              exc=errors.HeapException))
+        self.size = size
+        self.heap_type = heap_type
+
+    @property
+    def handle(self):
+        return self._h.handle
+
+    def release(self):
+        """Drops the heap now (resources placed in it keep its memory)."""
+        self._h.release()
+
+    def __repr__(self):
+        return "<gfxcuda.Heap %d bytes, %s>" % (self.size, _HEAP_NAMES[self.heap_type])
+
+
+def _placement(device, heap, heap_offset, sparse, exc):
+    """(heap handle, offset, sparse flag) for the *_new_placed calls."""
+    if heap is None:
+        if heap_offset:
+            raise exc("gfxcuda: heap_offset=%d without a heap; pass heap=Heap(...)" % heap_offset)
+        return 0, 0, 1 if sparse else 0
+    if not isinstance(heap, Heap):
+        raise exc("gfxcuda: heap= takes a gfxcuda.Heap, not a %s" % type(heap).__name__)
+    if sparse:
+        raise exc("gfxcuda: a sparse resource is not placed in a heap: leave heap= unset and bind its tiles "
+                  "with bind_tile(x, y, z, heap)")
+    if heap.device is not device and heap.device.handle != device.handle:
+        raise exc("gfxcuda: the heap was made on another device (%s); make it on %s" % (heap.device.name, device.name))
+    if heap_offset < 0:
+        raise exc("gfxcuda: heap_offset %d is negative" % heap_offset)
+    return heap.handle, heap_offset, 0
+
+
+def _missing_feature(e):
+    """compushady raises ValueError for what the device lacks: an
+    UnsupportedError that is also a ValueError."""
+    return errors.MissingFeatureError(str(e), e.status)
+
+
+class _Sparse:
+    """compushady's tile API of sparse resources (zeros when not sparse)."""
+
+    def _tiles(self):
+        t = getattr(self, "_tile_info", None)
+        if t is None:
+            arr = (ctypes.c_uint64 * 7)()
+            _lib.call("gfxcuda_resource_tiles", self.handle, arr)
+            t = self._tile_info = tuple(arr)
+        return t
+
+    tile_width = property(lambda self: self._tiles()[0], doc="A tile's width in texels (bytes for a buffer).")
+    tile_height = property(lambda self: self._tiles()[1], doc="A tile's height in texels.")
+    tile_depth = property(lambda self: self._tiles()[2], doc="A tile's depth in texels.")
+    tiles_x = property(lambda self: self._tiles()[3], doc="Tiles along x.")
+    tiles_y = property(lambda self: self._tiles()[4], doc="Tiles along y.")
+    tiles_z = property(lambda self: self._tiles()[5], doc="Tiles along z.")
+
+    def bind_tile(self, x, y, z, heap, heap_offset=0, slice=0):
+        """Binds tile (x, y, z) of array slice `slice` of a sparse resource
+        to heap at heap_offset (a multiple of the tile's memory size), or
+        unbinds it when heap is None, and waits until it is bound."""
+        if heap is not None and not isinstance(heap, Heap):
+            raise errors.InvalidArgumentError("gfxcuda: bind_tile takes a gfxcuda.Heap, not a %s" % type(heap).__name__)
+        _lib.call("gfxcuda_bind_tile", self.handle, x, y, z, heap.handle if heap is not None else 0, heap_offset, slice,
+                  exc=self._exc)
+        self._bound.append(heap)  # tiles keep the heap's memory alive; so does Python
 
 
 class Resource:
@@ -234,14 +293,19 @@ class Resource:
             _lib.call("gfxcuda_copy", self.handle, destination.handle, ctypes.byref(r))
 
 
-class Buffer(Resource):
+class Buffer(Resource, _Sparse):
     """Linear GPU memory on a heap: HEAP_DEFAULT (device-local), HEAP_UPLOAD
     or HEAP_READBACK (host-visible). stride makes a structured buffer,
     format a typed one."""
 
+    _exc = errors.BufferException
+
     def __init__(self, size, heap_type=HEAP_DEFAULT, stride=0, format=0, device=None, heap=None, heap_offset=0,
                  sparse=False):
-        _no_heaps(heap, sparse)
+        if heap is not None or sparse or heap_offset:
+            self._make_placed(size, heap_type, stride, format, device, heap, heap_offset, sparse)
+            return
+        self.heap = None
         device = device or get_current_device()
         if heap_type not in _HEAP_NAMES:
             raise errors.BufferException("gfxcuda: unknown heap type %r; use HEAP_DEFAULT, HEAP_UPLOAD or HEAP_READBACK"
@@ -254,6 +318,23 @@ class Buffer(Resource):
         self.heap_type = heap_type
         self.stride = stride
         self.format = format
+
+    def _make_placed(self, size, heap_type, stride, format, device, heap, heap_offset, sparse):
+        device = device or get_current_device()
+        if heap_type not in _HEAP_NAMES:
+            raise errors.BufferException("gfxcuda: unknown heap type %r; use HEAP_DEFAULT, HEAP_UPLOAD or HEAP_READBACK"
+                                         % (heap_type,))
+        if size <= 0:
+            raise errors.BufferException("gfxcuda: a buffer of %d bytes; the size must be at least 1" % size)
+        hh, off, sp = _placement(device, heap, heap_offset, sparse, errors.BufferException)
+        try:
+            h = _lib.new_handle("gfxcuda_buffer_new_placed", device.handle, size, heap_type, stride, format, hh, off, sp,
+                                exc=errors.BufferException)
+        except errors.UnsupportedError as e:
+            raise _missing_feature(e) from None
+        Resource.__init__(self, h, device)
+        self.heap_type, self.stride, self.format = heap_type, stride, format
+        self.heap, self.heap_offset, self._bound = heap, off, []
 
     def upload(self, data, offset=0):
         """Writes bytes-like data at offset."""
@@ -329,19 +410,30 @@ class Buffer(Resource):
         return "<gfxcuda.Buffer %d bytes, %s%s>" % (self.size, _HEAP_NAMES.get(self.heap_type, self.heap_type), extra)
 
 
-class _Texture(Resource):
+class _Texture(Resource, _Sparse):
     _dim = 2
 
-    def _make(self, width, height, depth, fmt, slices, device, exc):
+    def _make(self, width, height, depth, fmt, slices, device, exc, heap=None, heap_offset=0, sparse=False):
         device = device or get_current_device()
         if fmt not in formats.by_value:
             raise exc("gfxcuda: unknown texture format %r; use a constant of gfxcuda.formats" % (fmt,))
         if width <= 0 or height <= 0 or depth <= 0 or slices <= 0:
             raise exc("gfxcuda: a texture of %dx%dx%d texels and %d slices; every extent must be at least 1"
                       % (width, height, depth, slices))
-        h = _lib.new_handle("gfxcuda_texture_new", device.handle, self._dim, width, height, depth, slices, fmt, exc=exc)
+        self._exc = exc
+        if heap is None and not sparse and not heap_offset:
+            h = _lib.new_handle("gfxcuda_texture_new", device.handle, self._dim, width, height, depth, slices, fmt,
+                                exc=exc)
+        else:
+            hh, off, sp = _placement(device, heap, heap_offset, sparse, exc)
+            try:
+                h = _lib.new_handle("gfxcuda_texture_new_placed", device.handle, self._dim, width, height, depth, slices,
+                                    fmt, hh, off, sp, exc=exc)
+            except errors.UnsupportedError as e:
+                raise _missing_feature(e) from None
         Resource.__init__(self, h, device)
         self.format = fmt
+        self.heap, self.heap_offset, self._bound = heap, heap_offset if heap is not None else 0, []
 
     @property
     def width(self):
@@ -374,8 +466,7 @@ class Texture1D(_Texture):
     _dim = 1
 
     def __init__(self, width, format, slices=1, device=None, heap=None, heap_offset=0, sparse=False):
-        _no_heaps(heap, sparse)
-        self._make(width, 1, 1, format, slices, device, errors.Texture1DException)
+        self._make(width, 1, 1, format, slices, device, errors.Texture1DException, heap, heap_offset, sparse)
 
 
 class Texture2D(_Texture):
@@ -383,8 +474,7 @@ class Texture2D(_Texture):
     _dim = 2
 
     def __init__(self, width, height, format, slices=1, device=None, heap=None, heap_offset=0, sparse=False):
-        _no_heaps(heap, sparse)
-        self._make(width, height, 1, format, slices, device, errors.Texture2DException)
+        self._make(width, height, 1, format, slices, device, errors.Texture2DException, heap, heap_offset, sparse)
 
 
 class Texture3D(_Texture):
@@ -392,8 +482,7 @@ class Texture3D(_Texture):
     _dim = 3
 
     def __init__(self, width, height, depth, format, device=None, heap=None, heap_offset=0, sparse=False):
-        _no_heaps(heap, sparse)
-        self._make(width, height, depth, format, 1, device, errors.Texture3DException)
+        self._make(width, height, depth, format, 1, device, errors.Texture3DException, heap, heap_offset, sparse)
 
 
 class Sampler:
@@ -431,7 +520,8 @@ class Compute:
     resources bound as compushady binds them: cbv[i] at register b<i>,
     srv[i] at t<i>, uav[i] at u<i>, samplers[i] at s<i>."""
 
-    def __init__(self, shader, cbv=(), srv=(), uav=(), samplers=(), push_size=0, bindless=False, device=None):
+    def __init__(self, shader, cbv=(), srv=(), uav=(), samplers=(), push_size=0, bindless=False, max_bindless=64,
+                 device=None):
         if device is None:
             # The device of the resources (a shared device's compute views
             # live on its own), else the current one.
@@ -440,16 +530,50 @@ class Compute:
                     device = r.device
                     break
         self.device = device or get_current_device()
-        if bindless:
-            raise errors.UnsupportedError("gfxcuda: bindless compute pipelines are not supported")
         shader = bytes(shader)
         lists = [_handles(list(l), name) for l, name in ((cbv, "cbv"), (srv, "srv"), (uav, "uav"), (samplers, "samplers"))]
         args = [self.device.handle, shader, len(shader)]
         for arr, n in lists:
             args += [arr, n]
-        self._h = _lib.Handle(_lib.new_handle("gfxcuda_compute_new", *args))
+        self.bindless = max_bindless if bindless else 0
+        if self.bindless:
+            try:
+                self._h = _lib.Handle(_lib.new_handle("gfxcuda_compute_new_bindless", *(args + [self.bindless])))
+            except errors.UnsupportedError as e:
+                raise _missing_feature(e) from None
+        else:
+            self._h = _lib.Handle(_lib.new_handle("gfxcuda_compute_new", *args))
         self.push_size = push_size
         self._resources = (list(cbv), list(srv), list(uav), list(samplers))
+
+    def _bind(self, cls, index, resource):
+        if not self.bindless:
+            raise errors.InvalidArgumentError("gfxcuda: this Compute is not bindless; make it with bindless=True "
+                                              "to bind resources after creation")
+        if not 0 <= index < self.bindless:
+            raise errors.InvalidArgumentError("gfxcuda: invalid bind index %d (max: %d)" % (index, self.bindless - 1))
+        if not hasattr(resource, "handle"):
+            raise errors.InvalidArgumentError("gfxcuda: a %s is not a gfxcuda resource" % type(resource).__name__)
+        _lib.call("gfxcuda_compute_bind", self._h.handle, cls, index, resource.handle)
+        lst = self._resources[cls]
+        if index >= len(lst):
+            lst.extend([None] * (index + 1 - len(lst)))
+        lst[index] = resource  # keeps it alive while the pipeline may use it
+
+    def bind_cbv(self, index, cbv):
+        """Binds a constant buffer as entry `index` of a bindless pipeline."""
+        self._bind(0, index, cbv)
+
+    def bind_srv(self, index, srv):
+        """Binds a buffer or texture as entry `index` of the SRVs (register
+        t<index>, or element index - r of an array declared at t<r>) of a
+        bindless pipeline."""
+        self._bind(1, index, srv)
+
+    def bind_uav(self, index, uav):
+        """Binds a buffer or texture as entry `index` of the UAVs of a
+        bindless pipeline."""
+        self._bind(2, index, uav)
 
     def dispatch(self, x, y, z, push=None):
         """Runs x*y*z workgroups, with push (bytes) as the push constants, and waits."""

@@ -118,6 +118,13 @@ _sigs = {
     "gfxcuda_compute_dispatch_indirect": [u64, u64, u64, vp, sz],
     "gfxcuda_shared_compute_device": [u64, P(u64)],
     "gfxcuda_shared_compute_view": [u64, u64, P(u64)],
+    "gfxcuda_heap_new": [u64, i32, u64, P(u64)],
+    "gfxcuda_buffer_new_placed": [u64, u64, i32, u32, u32, u64, u64, i32, P(u64)],
+    "gfxcuda_texture_new_placed": [u64, i32, u32, u32, u32, u32, u32, u64, u64, i32, P(u64)],
+    "gfxcuda_resource_tiles": [u64, P(u64)],
+    "gfxcuda_bind_tile": [u64, u32, u32, u32, u64, u64, u32],
+    "gfxcuda_compute_new_bindless": [u64, vp, sz, P(u64), sz, P(u64), sz, P(u64), sz, P(u64), sz, u32, P(u64)],
+    "gfxcuda_compute_bind": [u64, i32, u32, u64],
 }
 for _name, _args in _sigs.items():
     _f = getattr(lib, _name)

@@ -28,6 +28,12 @@ class UnsupportedError(GfxcudaError):
     """The device or this build cannot do it."""
 
 
+class MissingFeatureError(UnsupportedError, ValueError):
+    """The device lacks a feature the call needs (sparse binding,
+    descriptor indexing); the message names it. Also a ValueError, as
+    compushady raises."""
+
+
 class NotImplementedYetError(GfxcudaError, NotImplementedError):
     """Not in this build yet; the message says what is coming."""
 

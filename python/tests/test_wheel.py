@@ -30,3 +30,21 @@ def test_wheel_installs_offline(tmp_path):
     r = subprocess.run([sys.executable, "-c", code, str(tmp_path / "site")], env=env, cwd=str(tmp_path),
                        capture_output=True, text=True, timeout=300)
     assert r.stdout.strip() == "ok", r.stderr
+    # The wheel carries the compushady alias: its .pth step (into a user
+    # site of the test's own) makes `from compushady import ...` load the
+    # installed gfxcuda.
+    env["PYTHONUSERBASE"] = str(tmp_path / "userbase")
+    env.pop("PYTHONNOUSERSITE", None)
+    r = subprocess.run([sys.executable, "-m", "gfxcuda.compushady_alias", "install", "--user"], env=env,
+                       cwd=str(tmp_path), capture_output=True, text=True, timeout=300)
+    if "user site is disabled" in r.stderr:
+        pytest.skip("no user site in %s" % sys.executable)
+    assert r.returncode == 0, r.stderr
+    code = ("import sys, os; assert 'gfxcuda' not in sys.modules;"
+            "from compushady import Buffer, HEAP_UPLOAD, HEAP_READBACK; import compushady;"
+            "assert compushady.__file__.startswith(sys.argv[1]), compushady.__file__;"
+            "d = os.urandom(64); b = Buffer(64, HEAP_UPLOAD); b.upload(d);"
+            "r = Buffer(64, HEAP_READBACK); b.copy_to(r); assert r.readback() == d; print('ok')")
+    r = subprocess.run([sys.executable, "-c", code, str(tmp_path / "site")], env=env, cwd=str(tmp_path),
+                       capture_output=True, text=True, timeout=300)
+    assert r.stdout.strip() == "ok", r.stderr
