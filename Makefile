@@ -92,6 +92,7 @@ gpu-bundle: deps
 	@$(MAKE) --no-print-directory lib >/dev/null && mkdir -p $(GPU_DIR)/pkg/python && \
 		cp -r python/gfxcuda python/tests python/bench python/build_wheel.py python/VERSION $(GPU_DIR)/pkg/python/ && cp cmd/libgfxcuda/gfxcuda.h $(GPU_DIR)/pkg/python/ && \
 		mkdir -p $(GPU_DIR)/pkg/python/examples && cp docs/examples/python/*.py $(GPU_DIR)/pkg/python/examples/ && \
+		cp scripts/compushady-suite.py $(GPU_DIR)/pkg/python/ && \
 		find $(GPU_DIR)/pkg/python -name __pycache__ -prune -exec rm -rf {} +
 	@rm -f $(GPU_DIR)/debs/*-dev_*.deb
 	@tar cf - -C $(GPU_DIR) pkg gfxcuda | xz -T1 --lzma2=preset=6,dict=192MiB > $(GPU_DIR)/pkg.txz && rm -rf $(GPU_DIR)/pkg $(GPU_DIR)/gfxcuda

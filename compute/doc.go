@@ -48,7 +48,8 @@
 // the caller's memory; the rest goes through the device's reused staging
 // memory (host-cached for readback), pipelined so host copies overlap the
 // DMA. Upload2D, Readback2D and UploadChunked handle rows with a pitch and
-// padded elements. StructuredBuffer remembers an element stride, which must match
+// padded elements, by compushady's rules (partial rows, data past the rows
+// cut, whole chunks only). StructuredBuffer remembers an element stride, which must match
 // the shader's; TypedBuffer a texel format, for Buffer<T>/RWBuffer<T>.
 // Textures are 1D, 2D or 3D, 1D and 2D arrays, of any format of package
 // format the device supports (FormatFromDXGI takes compushady's format

@@ -79,6 +79,20 @@ if [ -d "$here/pkg/python" ]; then
 	summary+=("$(printf '%-4s %-50s passed=%-4d failed=%-3d skipped=%-3d %ss' "$st" "python (pytest)" "$p" "$f" "$s" "$((SECONDS - start))")")
 	grep -E ' SKIPPED|XFAIL' "$logs/python.log" | head -20
 	(cd "$here/pkg/python" && python3 bench/speed.py) 2>&1 | tee "$logs/python-speed.log"
+	# compushady's own test suite, when its test/ folder was carried here
+	# (GFXCUDA_COMPUSHADY_TESTS, default .gpu/compushady-test; never part of
+	# the repository): every test but DXC/Metal (not run) and WGSL (not yet)
+	# must pass.
+	cst=${GFXCUDA_COMPUSHADY_TESTS:-$here/compushady-test}
+	if [ -d "$cst" ]; then
+		start=$SECONDS
+		python3 "$here/pkg/python/compushady-suite.py" "$cst" --pythonpath "$here/pkg/python" --markdown \
+			--expect-fail test_wgsl.py --json "$logs/compushady-suite.json" >"$logs/compushady-suite.log" 2>&1
+		rc=$?
+		cat "$logs/compushady-suite.log"
+		st=ok; [ $rc != 0 ] && { st=FAIL; bad=1; }
+		summary+=("$(printf '%-4s %-50s exit=%d %ss' "$st" "compushady's test suite" "$rc" "$((SECONDS - start))")")
+	fi
 fi
 
 echo

@@ -533,7 +533,7 @@ func (b *Buffer) Upload(off uint64, data []byte) error {
 		if err := b.d.waitSerial(b.used()); err != nil {
 			return err
 		}
-		copy(unsafe.Slice((*byte)(unsafe.Add(b.mapped, off)), len(data)), data)
+		mappedCopy(unsafe.Slice((*byte)(unsafe.Add(b.mapped, off)), len(data)), data)
 		return b.flush(off, uint64(len(data)))
 	}
 	return b.staged(off, data, nil)
@@ -560,7 +560,7 @@ func (b *Buffer) Readback(off uint64, dst []byte) error {
 		if err := b.invalidate(off, uint64(len(dst))); err != nil {
 			return err
 		}
-		copy(dst, unsafe.Slice((*byte)(unsafe.Add(b.mapped, off)), len(dst)))
+		mappedCopy(dst, unsafe.Slice((*byte)(unsafe.Add(b.mapped, off)), len(dst)))
 		return nil
 	}
 	return b.staged(off, nil, dst)

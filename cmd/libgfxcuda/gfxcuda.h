@@ -143,6 +143,12 @@ int gfxcuda_device_info_json(uint64_t device, char **json, size_t *len);
 /* Creates a buffer of size bytes on heap; stride > 0 makes a structured
  * buffer, format (a VkFormat value from the format table) a typed buffer. */
 int gfxcuda_buffer_new(uint64_t device, uint64_t size, int heap, uint32_t stride, uint32_t format, uint64_t *buffer);
+/* gfxcuda_buffer_new in one call: returns the buffer's handle (> 0), or
+ * minus the status on error (the message as for any error). A buffer of at
+ * most 64 KiB comes from, and goes back to when its last reference goes, a
+ * pool of released buffers of the same device, size, heap, stride and
+ * format: its bytes are undefined, as a new buffer's are. */
+int64_t gfxcuda_buffer_create(uint64_t device, uint64_t size, int heap, uint32_t stride, uint32_t format);
 /* Writes n bytes from data at byte offset of the buffer; returns when done. */
 int gfxcuda_buffer_upload(uint64_t buffer, uint64_t offset, const void *data, uint64_t n);
 /* Reads n bytes from byte offset of the buffer into dst, after the work

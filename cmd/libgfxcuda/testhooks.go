@@ -64,3 +64,7 @@ func cReadback(buf, off uint64, dst []byte) int {
 // it right after the failing call; a goroutine may have moved threads in
 // between, so it is for messages only).
 func goLastError() string { return C.GoString(C.gfxcuda_last_error()) }
+
+func cBufferCreate(dev, size uint64, heap int, stride, f uint32) int64 {
+	return int64(gfxcuda_buffer_create(C.uint64_t(dev), C.uint64_t(size), C.int(heap), C.uint32_t(stride), C.uint32_t(f)))
+}

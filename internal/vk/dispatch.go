@@ -2,6 +2,7 @@ package vk
 
 /*
 #define VK_NO_PROTOTYPES 1
+#include <sched.h>
 #include <stdint.h>
 #include <time.h>
 #include <vulkan/vulkan.h>
@@ -97,10 +98,11 @@ static uint64_t gfx_now_ns(void) {
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-// gfx_wait_timeline polls a timeline semaphore for up to spin ns, then
-// blocks in vkWaitSemaphores for up to timeout ns: one call from Go.
+// gfx_wait_timeline polls a timeline semaphore for up to spin ns (giving
+// the core to other threads between polls when yield is set), then blocks
+// in vkWaitSemaphores for up to timeout ns: one call from Go.
 static VkResult gfx_wait_timeline(PFN_vkGetSemaphoreCounterValue get, PFN_vkWaitSemaphores wait, VkDevice d,
-		VkSemaphore s, uint64_t value, uint64_t spin, uint64_t timeout) {
+		VkSemaphore s, uint64_t value, uint64_t spin, uint64_t timeout, int yield) {
 	if (spin > 0) {
 		uint64_t end = gfx_now_ns() + spin;
 		for (;;) {
@@ -114,6 +116,9 @@ static VkResult gfx_wait_timeline(PFN_vkGetSemaphoreCounterValue get, PFN_vkWait
 			}
 			if (gfx_now_ns() >= end) {
 				break;
+			}
+			if (yield) {
+				sched_yield();
 			}
 		}
 	}
@@ -249,9 +254,20 @@ func (d *Device) SubmitOne(q Queue, cb CommandBuffer, s Semaphore, value uint64,
 // blocks in vkWaitSemaphores for up to timeoutNs. One call into C. It
 // returns Success, Timeout, or an error code.
 func (d *Device) WaitTimeline(s Semaphore, value, spinNs, timeoutNs uint64) Result {
+	return d.waitTimeline(s, value, spinNs, timeoutNs, 0)
+}
+
+// WaitTimelineYielding is WaitTimeline yielding the core (sched_yield)
+// between polls: for a CPU device (lavapipe), whose work runs on the cores
+// the poll would otherwise take.
+func (d *Device) WaitTimelineYielding(s Semaphore, value, spinNs, timeoutNs uint64) Result {
+	return d.waitTimeline(s, value, spinNs, timeoutNs, 1)
+}
+
+func (d *Device) waitTimeline(s Semaphore, value, spinNs, timeoutNs uint64, yield C.int) Result {
 	if d.needTimeline("vkWaitSemaphores") != nil {
 		return ErrorFeatureNotPresent
 	}
 	return Result(C.gfx_wait_timeline(d.fn.getSemaphoreCounterValue, d.fn.waitSemaphores, d.h,
-		C.VkSemaphore(s), C.uint64_t(value), C.uint64_t(spinNs), C.uint64_t(timeoutNs)))
+		C.VkSemaphore(s), C.uint64_t(value), C.uint64_t(spinNs), C.uint64_t(timeoutNs), yield))
 }

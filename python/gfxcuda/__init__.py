@@ -25,11 +25,34 @@ from ._compute import (  # noqa: F401
     get_discovered_devices, get_best_device, get_current_device, set_current_device,
 )
 from ._compute import Heap  # noqa: F401
-from ._cuda import (  # noqa: F401
-    compute_device, CudaBuffer, SharedBuffer, Texture, texture, open_ipc_texture, open_ipc_buffer, cuda_available, cuda_device_count,
-    Handoff, to_cuda, Semaphore, VulkanSemaphore,
-)
-from ._ring import Ring, RingReader, Frame, Slot, open_ring  # noqa: F401
+
+# CUDA and the rings are imported on first use (gfxcuda.CudaBuffer, ...):
+# `import gfxcuda` stays as cheap as compushady's import.
+_LAZY = dict.fromkeys((
+    "compute_device", "CudaBuffer", "SharedBuffer", "Texture", "texture", "open_ipc_texture", "open_ipc_buffer",
+    "cuda_available", "cuda_device_count", "Handoff", "to_cuda", "Semaphore", "VulkanSemaphore",
+), "_cuda")
+_LAZY.update(dict.fromkeys(("Ring", "RingReader", "Frame", "Slot", "open_ring"), "_ring"))
+
+
+def __getattr__(name):
+    if name in ("_cuda", "_ring"):
+        mod = name
+    else:
+        mod = _LAZY.get(name)
+        if mod is None:
+            raise AttributeError("module %r has no attribute %r" % (__name__, name))
+    import importlib  # not `from . import`: that asks this __getattr__ again
+
+    m = importlib.import_module(__name__ + "." + mod)
+    if name == mod:
+        return m
+    value = globals()[name] = getattr(m, name)
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
 
 __version__ = _lib.lib.gfxcuda_version().decode()
 

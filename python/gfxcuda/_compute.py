@@ -1,13 +1,15 @@
 """compushady's API over gfxcuda's Vulkan compute: devices, buffers,
 textures, samplers and compute pipelines."""
 
+import _thread
 import ctypes
 import operator
-import threading
 
 from . import _lib, errors, formats
 
 _dispatch = _lib.lib.gfxcuda_compute_dispatch  # the hot path of Compute.dispatch
+_buffer_create = _lib.lib.gfxcuda_buffer_create  # the hot path of Buffer()
+_upload = _lib.lib.gfxcuda_buffer_upload  # and of Buffer.upload(bytes)
 
 HEAP_DEFAULT = 0
 HEAP_UPLOAD = 1
@@ -24,16 +26,17 @@ _HEAP_NAMES = {HEAP_DEFAULT: "HEAP_DEFAULT", HEAP_UPLOAD: "HEAP_UPLOAD", HEAP_RE
 
 
 def _host_in(data):
-    """(address, size, keepalive) of readable host bytes."""
+    """(address, size, keepalive) of readable host bytes, for a void *
+    argument: bytes are passed as they are (ctypes passes their buffer)."""
     if isinstance(data, bytes):
-        return ctypes.cast(ctypes.c_char_p(data), ctypes.c_void_p).value, len(data), data
+        return data, len(data), data
     mv = memoryview(data)
     if not mv.c_contiguous:
         raise ValueError("gfxcuda: data must be C-contiguous")
     mv = mv.cast("B")
     if mv.readonly:
         b = mv.tobytes()
-        return ctypes.cast(ctypes.c_char_p(b), ctypes.c_void_p).value, len(b), b
+        return b, len(b), b
     if len(mv) == 0:
         return None, 0, mv
     arr = (ctypes.c_char * len(mv)).from_buffer(mv)
@@ -77,10 +80,13 @@ class Device:
         self.uuid = desc["uuid"]
         self.driver = desc["driver"]
         self._handle = None
-        self._lock = threading.Lock()
+        self._lock = _thread.allocate_lock()
 
     @property
     def handle(self):
+        h = self._handle  # opened already: no lock (every resource asks)
+        if h is not None and h._h:
+            return h._h
         with self._lock:
             if self._handle is None:
                 self._handle = _lib.Handle(_lib.new_handle("gfxcuda_device_open", self.index))
@@ -115,7 +121,7 @@ def _view(cls, handle, device, fmt=0):
 
 _devices = None
 _current = None
-_dev_lock = threading.Lock()
+_dev_lock = _thread.allocate_lock()
 
 
 def get_discovered_devices():
@@ -123,7 +129,9 @@ def get_discovered_devices():
     global _devices
     with _dev_lock:
         if _devices is None:
-            _devices = [Device(d) for d in _lib.take_json("gfxcuda_devices_json")]
+            descs = _lib.take_json("gfxcuda_devices_json")
+            _devices = [Device(d) for d in descs]
+            _note_best(descs)
         return list(_devices)
 
 
@@ -141,11 +149,17 @@ def get_best_device():
 _best_index = None
 
 
-def _find_best():
+def _note_best(descs):
     global _best_index
-    for d in _lib.take_json("gfxcuda_devices_json"):
+    for d in descs:
         if d["best"]:
             _best_index = d["index"]
+
+
+def _find_best():
+    # The enumeration that lists the devices notes the best one: one
+    # enumeration (a Vulkan instance made and destroyed) instead of three.
+    get_discovered_devices()
 
 
 def set_current_device(index):
@@ -253,15 +267,28 @@ class _Sparse:
         self._bound.append(heap)  # tiles keep the heap's memory alive; so does Python
 
 
+class _LazyInfo:
+    """Resource._info, the library's description of the resource: asked
+    for on first use where __init__ did not (Buffer's one-call path)."""
+
+    def __get__(self, obj, cls=None):
+        if obj is None:
+            return self
+        i = obj.__dict__["_info"] = _lib.info(obj.handle)
+        return i
+
+
 class Resource:
     """A buffer or texture."""
 
     _exc = errors.InvalidArgumentError
+    _info = _LazyInfo()
 
     def __init__(self, handle, device):
         self._h = _lib.Handle(handle)
         self.device = device
         self._info = _lib.info(handle)
+        self._size = self._info.size
 
     @property
     def handle(self):
@@ -269,7 +296,7 @@ class Resource:
 
     @property
     def size(self):
-        return self._info.size
+        return self._size
 
     @property
     def heap_size(self):
@@ -306,15 +333,22 @@ class Buffer(Resource, _Sparse):
             self._make_placed(size, heap_type, stride, format, device, heap, heap_offset, sparse)
             return
         self.heap = None
-        device = device or get_current_device()
+        device = device or _current or get_current_device()
         if heap_type not in _HEAP_NAMES:
             raise errors.BufferException("gfxcuda: unknown heap type %r; use HEAP_DEFAULT, HEAP_UPLOAD or HEAP_READBACK"
                                          % (heap_type,))
         if size <= 0:
             raise errors.BufferException("gfxcuda: a buffer of %d bytes; the size must be at least 1" % size)
-        h = _lib.new_handle("gfxcuda_buffer_new", device.handle, size, heap_type, stride, format,
-                            exc=errors.BufferException)
-        super().__init__(h, device)
+        if _lib._forked:
+            _lib.check_fork()
+        # One C call (the handle, or minus the status): a small buffer's
+        # creation costs little more than the call (compushady_side.py).
+        h = _buffer_create(device.handle, size, heap_type, stride, format)
+        if h < 0:
+            _lib.raise_status("gfxcuda_buffer_new", -h, errors.BufferException)
+        self._h = _lib.Handle(h)
+        self.device = device
+        self._size = size if type(size) is int else operator.index(size)  # _info: on first use
         self.heap_type = heap_type
         self.stride = stride
         self.format = format
@@ -338,6 +372,11 @@ class Buffer(Resource, _Sparse):
 
     def upload(self, data, offset=0):
         """Writes bytes-like data at offset."""
+        if type(data) is bytes and not _lib._forked:  # the common case, in one C call
+            st = _upload(self._h.handle, offset, data, len(data))
+            if st:
+                _lib.raise_status("gfxcuda_buffer_upload", st)
+            return
         p, n, keep = _host_in(data)
         _lib.call("gfxcuda_buffer_upload", self.handle, offset, p, n)
         del keep
@@ -377,11 +416,11 @@ class Buffer(Resource, _Sparse):
             n = buffer_or_size or (self.size - offset)
             if n < 0 or offset < 0:
                 raise errors.OutOfRangeError("gfxcuda: readback of %d bytes at offset %d" % (n, offset))
-            out = bytearray(n)
-            p, _, keep = _host_out(out)
-            _lib.call("gfxcuda_buffer_readback", self.handle, offset, p, n)
-            del keep
-            return bytes(out)
+            # A new bytes object the library writes into: one copy (a
+            # bytearray and bytes() of it were two).
+            out = _lib.new_bytes(None, n)
+            _lib.call("gfxcuda_buffer_readback", self.handle, offset, out if n else None, n)
+            return out
         p, n, keep = _host_out(buffer_or_size)
         _lib.call("gfxcuda_buffer_readback", self.handle, offset, p, n)
         del keep
@@ -395,11 +434,10 @@ class Buffer(Resource, _Sparse):
             _u32(v, name) for v, name in ((pitch, "pitch"), (width, "width"), (height, "height"),
                                           (bytes_per_pixel, "bytes_per_pixel")))
         row = width * bytes_per_pixel
-        out = bytearray(row * height)
-        p, n, keep = _host_out(out)
-        _lib.call("gfxcuda_buffer_readback2d", self.handle, p, n, pitch, row, height)
-        del keep
-        return bytes(out)
+        n = row * height
+        out = _lib.new_bytes(None, n)  # written in place: one copy
+        _lib.call("gfxcuda_buffer_readback2d", self.handle, out if n else None, n, pitch, row, height)
+        return out
 
     def __repr__(self):
         extra = ""

@@ -1,9 +1,8 @@
 """Loads libgfxcuda and declares its functions (see gfxcuda.h)."""
 
+import _thread
 import ctypes
-import json
 import os
-import threading
 
 from . import errors
 
@@ -63,6 +62,7 @@ _sigs = {
     "gfxcuda_device_open": [i32, P(u64)],
     "gfxcuda_device_info_json": [u64, P(vp), P(sz)],
     "gfxcuda_buffer_new": [u64, u64, i32, u32, u32, P(u64)],
+    "gfxcuda_buffer_create": [u64, u64, i32, u32, u32],
     "gfxcuda_buffer_upload": [u64, u64, vp, u64],
     "gfxcuda_buffer_readback": [u64, u64, vp, u64],
     "gfxcuda_buffer_upload2d": [u64, vp, u64, u64, u64, u32],
@@ -131,6 +131,7 @@ for _name, _args in _sigs.items():
     _f.argtypes = _args
     _f.restype = ctypes.c_int
 
+lib.gfxcuda_buffer_create.restype = i64  # the handle, or minus the status
 lib.gfxcuda_last_error.restype = cp
 lib.gfxcuda_last_error.argtypes = []
 lib.gfxcuda_version.restype = cp
@@ -158,6 +159,9 @@ PyCapsule_GetPointer.argtypes = [ctypes.py_object, cp]
 PyCapsule_SetName = _api.PyCapsule_SetName
 PyCapsule_SetName.restype = ctypes.c_int
 PyCapsule_SetName.argtypes = [ctypes.py_object, cp]
+# new_bytes(None, n): a new bytes object of n uninitialized bytes, for the
+# library to write into before anyone else sees it (readbacks: one copy).
+new_bytes = ctypes.PYFUNCTYPE(ctypes.py_object, vp, ctypes.c_ssize_t)(("PyBytes_FromStringAndSize", _api))
 
 
 
@@ -245,6 +249,8 @@ def take_bytes(name, *args):
 
 
 def take_json(name, *args):
+    import json  # here: json imports re, a third of `import gfxcuda`'s time
+
     return json.loads(take_bytes(name, *args))
 
 
@@ -270,7 +276,7 @@ class Handle:
     """Owns one library handle; release() (or garbage collection) drops it."""
 
     __slots__ = ("_h", "__weakref__")
-    _lock = threading.Lock()
+    _lock = _thread.allocate_lock()  # threading.Lock, without importing threading
 
     def __init__(self, h):
         self._h = h
@@ -284,10 +290,19 @@ class Handle:
     def release(self):
         h, self._h = self._h, 0
         if h and not _forked:
-            call("gfxcuda_release", h)
+            st = _release(h)
+            if st:
+                raise_status("gfxcuda_release", st)
 
     def __del__(self):
-        try:
-            self.release()
-        except Exception:
-            pass
+        # What release() does, errors ignored, in one C call (a hot path:
+        # every dropped buffer comes here).
+        h, self._h = self._h, 0
+        if h and not _forked:
+            try:
+                _release(h)
+            except Exception:
+                pass
+
+
+_release = lib.gfxcuda_release

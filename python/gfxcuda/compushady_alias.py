@@ -87,14 +87,28 @@ def real_compushady():
     return None
 
 
-def _warn(where, stacklevel):
+def _warn(where):
+    """Warns once per process and place that a real compushady wins,
+    attributed to the code that imported or enabled (past the import
+    machinery's frames and this module's)."""
     if where in _warned:
         return
     _warned.add(where)
     import warnings
+    # warnings.warn counts frames past the import machinery's own.
+    here = _warn.__code__.co_filename.rpartition("/")[0] + "/"
+    level, f = 1, sys._getframe(0)
+    while f.f_back is not None:
+        name = f.f_code.co_filename
+        if name.startswith("<frozen importlib"):
+            f = f.f_back
+            continue
+        if not name.startswith(here):
+            break
+        f, level = f.f_back, level + 1
     warnings.warn("gfxcuda: a real compushady is installed (%s); `import compushady` loads it, not gfxcuda: the "
                   "compushady alias steps aside. Uninstall it (pip uninstall compushady) or write "
-                  "`import gfxcuda as compushady`." % where, CompushadyAliasWarning, stacklevel=stacklevel)
+                  "`import gfxcuda as compushady`." % where, CompushadyAliasWarning, stacklevel=level)
 
 
 class _Finder:
@@ -118,7 +132,7 @@ class _Finder:
         if fullname == "compushady":
             real = real_compushady()
             if real is not None:
-                _warn(real, 3)
+                _warn(real)
                 return None
             try:
                 mod = importlib.import_module("gfxcuda")
@@ -166,7 +180,7 @@ def enable():
     lives, when a real compushady is installed (the alias stays off)."""
     real = real_compushady()
     if real is not None:
-        _warn(real, 3)
+        _warn(real)
         return False
     if not is_enabled():
         sys.meta_path.insert(0, _Finder())

@@ -4,9 +4,11 @@ one format table; get_pixel_size(f) is the size of a texel in bytes."""
 
 from . import _lib
 
-_table = _lib.take_json("gfxcuda_formats_json")
-by_value = {f["value"]: f for f in _table}
-by_name = {f["name"]: f for f in _table}
+# The table (by_value, by_name and the constants) is read from the library
+# on first use, not at import: `import gfxcuda` calls nothing in the
+# library (whose first call waits for its runtime to start) and needs no
+# json (which imports re): compushady's import loads its backend lazily too.
+_loaded = False
 
 _special = {
     "A2B10G10R10_UNORM_PACK32": "R10G10B10A2_UNORM",
@@ -25,13 +27,45 @@ def _compushady_name(vk):
     return n
 
 
-for _f in _table:
-    globals()[_compushady_name(_f["vk_name"])] = _f["value"]
-    globals()[_f["name"].upper()] = _f["value"]
+def _load():
+    """Reads the format table (once; idempotent, so threads may race)."""
+    global _loaded
+    if _loaded:
+        return
+    table = _lib.take_json("gfxcuda_formats_json")
+    g = globals()
+    for f in table:
+        g[_compushady_name(f["vk_name"])] = f["value"]
+        g[f["name"].upper()] = f["value"]
+    g["_table"] = table
+    g["by_value"] = {f["value"]: f for f in table}
+    g["by_name"] = {f["name"]: f for f in table}
+    _loaded = True
+
+
+def __getattr__(attr):
+    """The table's names (by_value, by_name, R8G8B8A8_UNORM, ...), loaded
+    on first use; __all__ for `from gfxcuda.formats import *`."""
+    if attr.startswith("__") and attr != "__all__":
+        raise AttributeError("module %r has no attribute %r" % (__name__, attr))
+    _load()
+    g = globals()
+    if attr == "__all__":
+        return [n for n in g if not n.startswith("_")]
+    try:
+        return g[attr]
+    except KeyError:
+        raise AttributeError("module %r has no attribute %r" % (__name__, attr)) from None
+
+
+def __dir__():
+    _load()
+    return sorted(globals())
 
 
 def get_pixel_size(fmt):
     """The size of one texel of fmt in bytes."""
+    _load()
     try:
         return by_value[fmt]["bytes_per_texel"]
     except KeyError:
@@ -40,11 +74,13 @@ def get_pixel_size(fmt):
 
 def name(fmt):
     """gfxcuda's name of fmt, e.g. 'rgba32_float'."""
+    _load()
     return by_value[fmt]["name"] if fmt in by_value else "format(%d)" % fmt
 
 
 def lookup(fmt):
     """Format description by value or gfxcuda name."""
+    _load()
     if isinstance(fmt, str):
         f = by_name.get(fmt.lower())
     else:
@@ -58,6 +94,7 @@ def for_dtype(code, bits, channels):
     """The format of texels of `channels` elements of a DLPack dtype, as
     Gfx2Cuda's texture(tensor) picks it (8-bit integers UNORM/SNORM, wider
     integers UINT/SINT, floats FLOAT)."""
+    _load()
     prefix = {1: "r", 2: "rg", 4: "rgba"}.get(channels)
     if prefix is None:
         raise ValueError("a texture texel has 1, 2 or 4 channels, not %d" % channels)

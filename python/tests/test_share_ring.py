@@ -2,6 +2,7 @@
 slots exported and imported through file descriptors), and the error paths
 of the sharing API that need no CUDA."""
 
+import gc
 import multiprocessing
 import os
 
@@ -42,6 +43,7 @@ def test_ring_across_processes_host():
     try:
         token = q.get(timeout=120)
         gfxcuda.get_current_device().handle
+        gc.collect()  # earlier tests' garbage (cycles) must not be freed while counting
         before = gfxcuda.live_handles()
         got = 0
         with gfxcuda.open_ring(token, SHAPE, "float32", timeout=60) as reader:

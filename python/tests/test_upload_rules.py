@@ -100,6 +100,7 @@ def test_upload2d_rule(heap, rng):
             with pytest.raises(ValueError) as e:
                 b.upload2d(data, pitch, width, height, bpp)
             assert isinstance(e.value, compushady.OutOfRangeError)
+            del e  # the traceback's frames would keep the buffers alive until a garbage collection
             want = before
         assert _all(b) == bytes(want), (size, pitch, width, height, bpp, n)
     assert 0 < errors < len(cases)

@@ -1,7 +1,5 @@
 """GLSL compute shaders to SPIR-V (compiled in process)."""
 
-import re
-
 from .. import _lib
 
 
@@ -9,6 +7,8 @@ def compile(source, entry_point="main"):
     """Compiles a GLSL compute shader (without a #version line: 450);
     returns SPIR-V bytes. Raises
     gfxcuda.CompileError with file:line diagnostics."""
+    import re  # here: importing re costs `import gfxcuda` a third of its time
+
     if isinstance(source, str):
         source = source.encode()
     if not re.search(rb"^[ \t]*#[ \t]*version\b", source, re.M):
