@@ -10,7 +10,12 @@ import textwrap
 import gfxcuda
 
 PKG_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(gfxcuda.__file__)))
-RUNNER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "compushady-suite.py")
+_TESTS = os.path.dirname(os.path.abspath(__file__))
+# In a checkout: scripts/; in the GPU bundle (make gpu-bundle): next to the
+# package, in the python folder.
+RUNNER = next((p for p in (os.path.join(_TESTS, "..", "..", "scripts", "compushady-suite.py"),
+                           os.path.join(_TESTS, "..", "compushady-suite.py")) if os.path.exists(p)),
+              os.path.join(_TESTS, "..", "..", "scripts", "compushady-suite.py"))
 
 SUITE = {
     "test_one.py": '''
