@@ -144,3 +144,37 @@ func ExampleDevices() {
 			d.Index, d.Name, d.DedicatedVideoMemory>>20, d.SharedSystemMemory>>20, d.VendorID, d.Hardware, d.Discrete)
 	}
 }
+
+// ExampleDevice_NewMemory places two buffers over the same bytes of one
+// allocation (compushady's Heap): what one writes, the other reads.
+func ExampleDevice_NewMemory() {
+	dev, err := compute.Open(compute.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer dev.Close()
+
+	mem, err := dev.NewMemory(64<<10, compute.HeapUpload)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer mem.Close()
+	a, _ := dev.PlacedBuffer(4096, compute.HeapUpload, 0, 0, compute.Placement{Memory: mem})
+	b, _ := dev.PlacedBuffer(4096, compute.HeapUpload, 0, 0, compute.Placement{Memory: mem})
+	defer a.Close()
+	defer b.Close()
+
+	a.Upload([]byte("aliased"))
+	got := make([]byte, 7)
+	b.ReadbackInto(got)
+	fmt.Println(string(got))
+
+	// A placement that does not fit says so.
+	_, err = dev.PlacedBuffer(4096, compute.HeapUpload, 0, 0, compute.Placement{Memory: mem, Offset: 64 << 10})
+	fmt.Println(err != nil)
+	// Output:
+	// aliased
+	// true
+}

@@ -362,3 +362,20 @@ func TestSparseTexture(t *testing.T) {
 		t.Fatal("sparse texture block 1 does not read back")
 	}
 }
+
+// A device closed with memory, placed buffers and textures still open
+// destroys them in order (the validation layer reports any leak or use
+// after free when openTest's cleanup closes the device).
+func TestMemoryLeftOpenAtDeviceClose(t *testing.T) {
+	d := openTest(t)
+	m, err := d.NewMemory(1<<20, HeapDefault)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.PlacedBuffer(4096, HeapDefault, 0, 0, Placement{Memory: m}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.PlacedTexture(vulkan.Image2D, 16, 16, 1, 1, format.RGBA8UNorm, Placement{Memory: m, Offset: 64 << 10}); err != nil {
+		t.Fatal(err)
+	}
+}
