@@ -16,12 +16,24 @@ export PATH := $(PATH):/usr/local/go/bin
 PYTHON  ?= /usr/bin/python3
 LIB_DIR := build/lib
 
-.PHONY: all deps build demo test vet fmt-check gpu-test gpu-bundle clean lib python pytest
+.PHONY: all deps deps-test build demo test vet fmt-check gpu-test gpu-bundle clean lib python pytest
 
 all: build
 
 deps:
 	@scripts/deps.sh
+
+# deps.sh against stub apt-get/dpkg: installs nothing, a few seconds.
+deps-test:
+	@bash scripts/deps_test.sh
+
+# PROGRESS runs a command and prints a line whenever it has been quiet for
+# 20 s; with `go test -json`, each package as it finishes, a failing
+# package's output as plain go test prints it, and the failed packages at
+# the end (internal/testprogress).
+PROGRESS := bin/testprogress
+$(PROGRESS): internal/testprogress/main.go
+	@$(GO) build -o $@ ./internal/testprogress
 
 build: deps
 	$(GO) build -o $(BIN) ./cmd/gfxcuda
@@ -39,8 +51,8 @@ fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
-vet: deps
-	$(GO) vet $(PKGS)
+vet: deps $(PROGRESS)
+	$(PROGRESS) -- $(GO) vet $(PKGS)
 
 # Vulkan tests must run (GFXCUDA_REQUIRE_VULKAN): a machine without Vulkan
 # fails here instead of silently skipping. Validation errors fail tests.
@@ -48,15 +60,15 @@ vet: deps
 # coordinator can fail a duration-bounded run at its deadline with "context
 # deadline exceeded" and no crasher (go.dev/issue/75804, fixed in Go 1.27);
 # a count has no deadline to race. 200,000 runs is about 10 s here.
-test: deps fmt-check vet
-	GFXCUDA_REQUIRE_VULKAN=1 GFXCUDA_REQUIRE_GL=1 GFXCUDA_VALIDATION=1 $(GO) test -race -count=1 -timeout 20m $(PKGS)
-	$(GO) test -run '^$$' -fuzz '^FuzzParseToken$$' -fuzztime 200000x ./share/ && $(GO) test -run '^$$' -fuzz '^FuzzReadRequest$$' -fuzztime 200000x ./share/
+test: deps fmt-check vet deps-test $(PROGRESS)
+	GFXCUDA_REQUIRE_VULKAN=1 GFXCUDA_REQUIRE_GL=1 GFXCUDA_VALIDATION=1 $(PROGRESS) -- $(GO) test -json -race -count=1 -timeout 20m $(PKGS)
+	$(PROGRESS) -- $(GO) test -run '^$$' -fuzz '^FuzzParseToken$$' -fuzztime 200000x ./share/ && $(PROGRESS) -- $(GO) test -run '^$$' -fuzz '^FuzzReadRequest$$' -fuzztime 200000x ./share/
 	$(MAKE) pytest
 
 # The C library (c-shared) with its hand-written, documented header; the
 # header cgo generates is not shipped.
-lib: deps
-	$(GO) build -buildmode=c-shared -trimpath -ldflags='-s -w' -o $(LIB_DIR)/libgfxcuda.so ./cmd/libgfxcuda
+lib: deps $(PROGRESS)
+	$(PROGRESS) -- $(GO) build -buildmode=c-shared -trimpath -ldflags='-s -w' -o $(LIB_DIR)/libgfxcuda.so ./cmd/libgfxcuda
 	@rm -f $(LIB_DIR)/libgfxcuda.h
 	@cp cmd/libgfxcuda/gfxcuda.h $(LIB_DIR)/gfxcuda.h
 	@cp $(LIB_DIR)/libgfxcuda.so python/gfxcuda/libgfxcuda.so
@@ -92,6 +104,7 @@ gpu-bundle: deps
 	@$(MAKE) --no-print-directory lib >/dev/null && mkdir -p $(GPU_DIR)/pkg/python && \
 		cp -r python/gfxcuda python/tests python/bench python/build_wheel.py python/VERSION $(GPU_DIR)/pkg/python/ && cp cmd/libgfxcuda/gfxcuda.h $(GPU_DIR)/pkg/python/ && \
 		mkdir -p $(GPU_DIR)/pkg/python/examples && cp docs/examples/python/*.py $(GPU_DIR)/pkg/python/examples/ && \
+		mkdir -p $(GPU_DIR)/pkg/python/docs && cp docs/*.md $(GPU_DIR)/pkg/python/docs/ && \
 		cp scripts/compushady-suite.py $(GPU_DIR)/pkg/python/ && \
 		find $(GPU_DIR)/pkg/python -name __pycache__ -prune -exec rm -rf {} +
 	@rm -f $(GPU_DIR)/debs/*-dev_*.deb

@@ -138,10 +138,11 @@ func (r *Report) VulkanFor(cudaIndex int) (*vulkan.PhysicalDevice, bool) {
 // NVIDIAVersions are the versions of the NVIDIA driver's parts. They must
 // agree: a kernel module from one release and user-space libraries from
 // another is a common cause of failures after a driver upgrade.
+// Its JSON keys are snake_case, as in `gfxcuda devices --json`.
 type NVIDIAVersions struct {
-	KernelModule string // from /proc/driver/nvidia/version
-	LibCUDA      string // from libcuda.so's file name
-	Vulkan       string // the NVIDIA Vulkan driver's version, if one is loaded
+	KernelModule string `json:"kernel_module"` // from /proc/driver/nvidia/version
+	LibCUDA      string `json:"libcuda"`       // from libcuda.so's file name
+	Vulkan       string `json:"vulkan"`        // the NVIDIA Vulkan driver's version, if one is loaded
 }
 
 var versionRE = regexp.MustCompile(`\b(\d{3,}\.\d+(?:\.\d+)?)\b`)

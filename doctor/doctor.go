@@ -24,8 +24,14 @@ const (
 	Fail        // interop is not possible until this is fixed
 )
 
+// String is the status as the text report marks it: ok, info, warn, FAIL.
 func (s Status) String() string {
 	return [...]string{"ok", "info", "warn", "FAIL"}[s]
+}
+
+// jsonName is the status as --json names it: ok, info, warn, fail.
+func (s Status) jsonName() string {
+	return [...]string{"ok", "info", "warn", "fail"}[s]
 }
 
 // Check is one finding.
@@ -42,22 +48,61 @@ type Result struct {
 	Checks []Check `json:"checks"`
 	// OK is true when Vulkan↔CUDA interop is possible on at least one GPU.
 	OK bool `json:"ok"`
+	// YouCanUse lists what works on this machine, whether or not interop
+	// does, each with a command or API to try it.
+	YouCanUse []Use `json:"you_can_use"`
 }
 
-// Run checks the report that devices.Discover produced, and OpenGL on EGL
-// (ProbeGL, CheckGL).
+// Run checks the report that devices.Discover produced, the driver's files
+// and the environment (ProbeHost), and OpenGL on EGL (ProbeGL, CheckGL).
 func Run(r *devices.Report) Result {
-	res := RunVulkanCUDA(r)
-	res.Checks = append(res.Checks, CheckGL(ProbeGL(r))...)
+	return RunWith(r, ProbeHost(ProbeOptions{}), ProbeGL(r))
+}
+
+// RunWith checks what the probes found: r from devices.Discover, h from
+// ProbeHost and g from ProbeGL, which tests build themselves. A nil h
+// leaves out the checks of the driver's files and the environment, a nil g
+// those of OpenGL.
+func RunWith(r *devices.Report, h *Host, g *GLReport) Result {
+	res := runVulkanCUDA(r, h, g)
+	if g != nil {
+		res.Checks = append(res.Checks, CheckGL(g)...)
+	}
+	res.YouCanUse = youCanUse(r, g, res.OK)
 	return res
 }
 
 // RunVulkanCUDA checks the report that devices.Discover produced: Vulkan,
 // CUDA and interop between them, without probing anything.
 func RunVulkanCUDA(r *devices.Report) Result {
+	res := runVulkanCUDA(r, nil, nil)
+	res.YouCanUse = youCanUse(r, nil, res.OK)
+	return res
+}
+
+func runVulkanCUDA(r *devices.Report, h *Host, g *GLReport) Result {
 	var res Result
+	var env map[string]string
+	if h != nil {
+		env = h.Env
+	}
+	kernel := r.NVIDIA.KernelModule
+	if kernel == "" && h != nil {
+		kernel = h.KernelModule
+	}
+	ref := kernel
+	if ref == "" {
+		ref = r.NVIDIA.LibCUDA
+	}
+	glLibs := h.glVersions(ref)
+	glSkew := false
+	for _, l := range glLibs {
+		if ref != "" && !sameRelease(l[1], ref) {
+			glSkew = true
+		}
+	}
 	add := func(name string, st Status, detail, fix string) {
-		res.Checks = append(res.Checks, Check{Name: name, Status: st, State: st.String(), Detail: detail, Fix: fix})
+		res.Checks = append(res.Checks, Check{Name: name, Status: st, State: st.jsonName(), Detail: detail, Fix: fix})
 	}
 
 	// Vulkan loader and drivers.
@@ -116,6 +161,10 @@ func RunVulkanCUDA(r *devices.Report) Result {
 		}
 	}
 
+	// The driver's graphics part, and GPUs without graphics.
+	res.Checks = append(res.Checks, checkGraphicsDriver(r, h, g, kernel)...)
+	res.Checks = append(res.Checks, checkNoGraphics(r, h, glSkew)...)
+
 	// Same GPU in both APIs.
 	if len(r.Vulkan) > 0 && len(r.CUDA) > 0 {
 		if len(r.Pairs) == 0 {
@@ -140,6 +189,8 @@ func RunVulkanCUDA(r *devices.Report) Result {
 			}
 		}
 	}
+
+	res.Checks = append(res.Checks, checkNumbering(r, env)...)
 
 	// External memory and semaphores on each paired GPU.
 	usable := 0
@@ -175,11 +226,12 @@ func RunVulkanCUDA(r *devices.Report) Result {
 		}
 	}
 
-	// Driver component versions.
+	// Driver component versions: the kernel module, libcuda, the Vulkan
+	// driver and the GL/Vulkan libraries in the library search path.
 	v := r.NVIDIA
 	var parts []string
 	versions := map[string]string{}
-	for _, kv := range [][2]string{{"kernel module", v.KernelModule}, {"libcuda", v.LibCUDA}, {"Vulkan driver", v.Vulkan}} {
+	for _, kv := range append([][2]string{{"kernel module", kernel}, {"libcuda", v.LibCUDA}, {"Vulkan driver", v.Vulkan}}, glLibs...) {
 		if kv[1] != "" {
 			parts = append(parts, kv[0]+" "+kv[1])
 			versions[kv[0]] = kv[1]
@@ -196,8 +248,12 @@ func RunVulkanCUDA(r *devices.Report) Result {
 			}
 		}
 		if skew {
-			add("driver versions", Fail, "NVIDIA driver parts disagree: "+strings.Join(parts, ", "),
-				"reinstall one driver release completely (kernel module and libraries), or reboot after an upgrade so the new kernel module loads")
+			fix := "reinstall one driver release completely (kernel module and libraries), or reboot after an upgrade so the new kernel module loads"
+			if glSkew {
+				fix = "the GL/Vulkan libraries (libnvidia-gl) are not the kernel module's release: " + hostGLFix(ref) +
+					"; in a container, use the host's driver (NVIDIA_DRIVER_CAPABILITIES=all mounts its libraries) instead of driver libraries installed in the image, or an image built for the host's driver; or " + fix
+			}
+			add("driver versions", Fail, "NVIDIA driver parts disagree: "+strings.Join(parts, ", "), fix)
 		} else {
 			add("driver versions", Pass, strings.Join(parts, ", "), "")
 		}

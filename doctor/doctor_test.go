@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"errors"
+	"os"
 	"strings"
 	"testing"
 
@@ -78,6 +79,22 @@ func TestRealMachine(t *testing.T) {
 		if soft {
 			if c := find(t, res, "vulkan driver"); c.Status != Fail || !strings.Contains(c.Detail, "software") {
 				t.Errorf("software-only Vulkan not flagged: %+v", c)
+			}
+		}
+	}
+	// What works is listed wherever Vulkan runs, lavapipe included.
+	if r.VulkanErr == nil && len(r.Vulkan) > 0 && !strings.Contains(useText(res), "compute shaders") {
+		t.Errorf("you can use: %+v", res.YouCanUse)
+	}
+	// On the GPU machine (one H100, healthy) none of the checks of the
+	// common failures may fire: no false alarm where everything works.
+	if os.Getenv("GFXCUDA_REQUIRE_HARDWARE") == "1" && res.OK {
+		t.Logf("host: %+v", ProbeHost(ProbeOptions{}))
+		for _, c := range res.Checks {
+			for _, n := range []string{numberingCheck, graphicsCheck, noGraphicsChk, versionsCheck} {
+				if strings.HasPrefix(c.Name, n) && (c.Status == Warn || c.Status == Fail) {
+					t.Errorf("false alarm on a working GPU machine: [%s] %s: %s", c.State, c.Name, c.Detail)
+				}
 			}
 		}
 	}

@@ -2,10 +2,10 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -13,26 +13,52 @@ import (
 	"github.com/gfxcuda/gfxcuda/interop"
 )
 
+const benchAbout = `Measures copies and hand-offs between Vulkan and CUDA on this GPU (copy
+bandwidth, texture to tensor, latency, OpenGL, frame rings, one-time costs)
+and compushady's compute work, each figure next to the bounds and baselines
+measured in the same run, and prints a table (or JSON, or a PNG chart).
+Every group but compute needs Vulkan and CUDA on one GPU; --only compute
+runs on any Vulkan device, lavapipe included. Reference figures measured on
+other hardware are shown as references, never as targets met or not.`
+
+// benchGroups are the groups --only takes, in the order they run.
+var benchGroups = []string{"copy", "texture", "latency", "gl", "ring", "onetime", "compute"}
+
 func runBench(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	cl := newCmdLine("bench", benchAbout, stdout, stderr)
+	fs := cl.fs
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
-	pngPath := fs.String("png", "", "also draw a chart to this PNG file")
-	jsonPath := fs.String("json-out", "", "also write the JSON report to this file")
+	pngPath := fs.String("png", "", "also draw a chart to this PNG `FILE`")
+	jsonPath := fs.String("json-out", "", "also write the JSON report to this `FILE`")
 	quick := fs.Bool("quick", false, "fewer cases and repetitions (a smoke test, not for publishing)")
 	reps := fs.Int("reps", 15, "repetitions per figure (the median is reported)")
 	frames := fs.Int("frames", 4096, "frames per throughput repetition")
-	only := fs.String("only", "", "comma-separated groups to run: copy,texture,latency,gl,ring,onetime,compute (default all; compute needs Vulkan only)")
-	if code, ok := parseFlags(fs, args); !ok {
+	only := fs.String("only", "", "comma-separated `GROUPS` to run: "+strings.Join(benchGroups, ",")+" (default all; compute needs Vulkan only)")
+	if _, code, ok := cl.parse(args); !ok {
 		return code
 	}
 	if *quick {
 		*reps, *frames = 3, 512
 	}
+	if *reps < 1 || *frames < 1 {
+		return cl.fail("--reps and --frames must be at least 1")
+	}
 	want := map[string]bool{}
 	for _, k := range strings.Split(*only, ",") {
-		if k = strings.TrimSpace(k); k != "" {
-			want[k] = true
+		if k = strings.TrimSpace(k); k == "" {
+			continue
+		}
+		if !slices.Contains(benchGroups, k) {
+			return cl.fail("--only: unknown group %q; groups are %s%s", k, strings.Join(benchGroups, ", "), didYouMean(k, benchGroups, ""))
+		}
+		want[k] = true
+	}
+	for _, o := range []struct{ flag, path string }{{"--png", *pngPath}, {"--json-out", *jsonPath}} {
+		if o.path == "" {
+			continue
+		}
+		if err := checkOutput(o.path); err != nil {
+			return cl.fail("%s %s: %v", o.flag, o.path, err)
 		}
 	}
 	s := &bench.Suite{O: bench.Options{Reps: *reps, Frames: *frames, Quick: *quick}}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"image"
 	"image/color/palette"
@@ -153,36 +152,39 @@ type demo struct {
 	texs           [][]*interop.Texture // the same, with CUDA (else nil)
 	run            func(func(*vulkan.Commands) error) error
 	progress       bool
+	pic            demoPicture // rates and checks for the pictures' captions (demo_picture.go)
 }
 
 func runDemo(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	outDir := fs.String("out", "out", "directory for demo.png and demo.gif")
+	cl := newCmdLine("demo", `Renders an animated scene with a Vulkan compute shader into shared
+textures, hands the frames to CUDA without a trip through the host,
+converts them to a normalized NCHW float32 tensor there, checks it against
+a Go reference, and compares the rate with a host round trip. Without CUDA
+it runs the Vulkan half. Writes a PNG and a GIF into --out.`, stdout, stderr)
+	fs := cl.fs
+	outDir := fs.String("out", "out", "`DIR` to write demo.png and demo.gif in (made if missing)")
 	frames := fs.Int("frames", 0, "frames to time per path (0: 48 on a software Vulkan device, 2000 on a GPU)")
 	size := fs.String("size", "320x192", "`W×H` of each camera's image (W a multiple of 4)")
 	views := fs.Int("cameras", 3, "cameras (views) per frame, each a texture; the tensor is [frames·cameras, 3, H, W]")
 	batch := fs.Int("batch", 8, "frames per hand-off to CUDA")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: gfxcuda demo [flags]")
-		fmt.Fprintln(stderr, "\nRenders an animated scene with a Vulkan compute shader into shared textures, hands")
-		fmt.Fprintln(stderr, "the frames to CUDA without a trip through the host, converts them to a normalized")
-		fmt.Fprintln(stderr, "NCHW float32 tensor there, checks it against a Go reference, and compares the rate")
-		fmt.Fprintln(stderr, "with a host round trip. Without CUDA it runs the Vulkan half. Writes a PNG and a GIF.")
-		fmt.Fprintln(stderr)
-		fs.PrintDefaults()
-	}
-	if code, ok := parseFlags(fs, args); !ok {
+	if _, code, ok := cl.parse(args); !ok {
 		return code
 	}
 	var w, h uint32
 	if _, err := fmt.Sscanf(strings.Replace(*size, "×", "x", 1), "%dx%d", &w, &h); err != nil || w == 0 || h == 0 || w%4 != 0 || w > 8192 || h > 8192 {
-		fmt.Fprintf(stderr, "gfxcuda demo: --size %q: want W×H with W a multiple of 4, e.g. 320x192\n", *size)
-		return 2
+		return cl.fail("--size %q: want W×H with W a multiple of 4, e.g. 320x192", *size)
 	}
 	if *views < 1 || *views > 64 || *batch < 1 || *batch > 256 || *frames < 0 {
-		fmt.Fprintln(stderr, "gfxcuda demo: --cameras 1..64, --batch 1..256, --frames ≥ 0")
-		return 2
+		return cl.fail("want --cameras 1..64, --batch 1..256, --frames ≥ 0")
+	}
+	// The pictures are written last: find out now if they cannot be.
+	_, statErr := os.Stat(*outDir)
+	if err := checkOutputDir(*outDir); err != nil {
+		return cl.fail("--out %s: %v", *outDir, err)
+	}
+	if errors.Is(statErr, os.ErrNotExist) {
+		// Made by the check: not left behind, empty, by a failed run.
+		defer func() { _ = os.Remove(*outDir) }()
 	}
 	dm := &demo{stdout: stdout, stderr: stderr, w: w, h: h, views: *views, batch: *batch}
 	if f, ok := stderr.(*os.File); ok {
@@ -287,6 +289,7 @@ func (dm *demo) main(outDir string, frames int) (err error) {
 		return err
 	}
 	fmt.Fprintf(out, "  %-52s %9.0f frames/s\n", "Vulkan: render + tensor pass (no host copy)", vkRate)
+	dm.pic.ran(pathVulkan, vkRate)
 
 	// 2. The host round trip, in the same run; it also captures the pictures.
 	rtFrames := max(demoGIFFrames, frames/4)
@@ -313,6 +316,7 @@ func (dm *demo) main(outDir string, frames int) (err error) {
 		note = " (upload skipped: no CUDA)"
 	}
 	fmt.Fprintf(out, "  %-52s %9.0f frames/s%s\n", rtName, rtRate, note)
+	dm.pic.ran(pathRoundTrip, rtRate)
 	if software {
 		fmt.Fprintln(out, "  (a software Vulkan device runs both on the CPU, so their ratio says nothing; on a GPU it is the speedup)")
 	} else {
@@ -336,10 +340,10 @@ func (dm *demo) main(outDir string, frames int) (err error) {
 		return err
 	}
 	pngPath, gifPath := filepath.Join(outDir, "demo.png"), filepath.Join(outDir, "demo.gif")
-	if err := writePNG(pngPath, gifFrames[demoGIFFrames/4]); err != nil {
+	if err := writePNG(pngPath, dm.caption(gifFrames[demoGIFFrames/4], cudaWhy)); err != nil {
 		return err
 	}
-	if err := writeGIF(gifPath, gifFrames); err != nil {
+	if err := writeGIF(gifPath, dm.captionAll(gifFrames, cudaWhy)); err != nil {
 		return err
 	}
 	fmt.Fprintln(out)
@@ -610,7 +614,7 @@ func (dm *demo) checkVulkan(f0 int) error {
 	if err != nil {
 		return err
 	}
-	return dm.report("check: Vulkan tensor pass vs Go reference", views, m)
+	return dm.pic.checked(pathVulkan, dm.report("check: Vulkan tensor pass vs Go reference", views, m))
 }
 
 // report compares a tensor with the Go reference and prints the result.
@@ -682,6 +686,7 @@ func (dm *demo) cudaHalf(frames int, rtRate float64) error {
 		return err
 	}
 	fmt.Fprintf(out, "  %-52s %9.0f frames/s  %.1f× the host round trip\n", "zero-copy: Vulkan renders, CUDA kernel converts", kRate, kRate/rtRate)
+	dm.pic.ran(pathKernel, kRate)
 
 	// b. Vulkan renders and converts into CUDA memory: CUDA does nothing per frame.
 	pRate, err := dm.timeLoop("zero-copy: Vulkan renders + converts into CUDA memory", frames, func(f0 int) error {
@@ -706,6 +711,7 @@ func (dm *demo) cudaHalf(frames int, rtRate float64) error {
 		return err
 	}
 	fmt.Fprintf(out, "  %-52s %9.0f frames/s  %.1f× the host round trip\n", "zero-copy: Vulkan renders + converts into CUDA memory", pRate, pRate/rtRate)
+	dm.pic.ran(pathVkInCUDA, pRate)
 
 	// Check: the textures now hold the last batch, vkTensor its tensor.
 	// Convert them once more in CUDA, copy the Vulkan pass's tensor next to
@@ -734,10 +740,10 @@ func (dm *demo) cudaHalf(frames int, rtRate float64) error {
 	if err != nil {
 		return err
 	}
-	if err := dm.report("check: CUDA kernel's tensor vs Go reference", views, host[:n]); err != nil {
+	if err := dm.pic.checked(pathKernel, dm.report("check: CUDA kernel's tensor vs Go reference", views, host[:n])); err != nil {
 		return err
 	}
-	return dm.report("check: Vulkan pass's tensor (in CUDA) vs Go reference", views, host[n:])
+	return dm.pic.checked(pathVkInCUDA, dm.report("check: Vulkan pass's tensor (in CUDA) vs Go reference", views, host[n:]))
 }
 
 // mosaic puts the cameras' RGBA8 images side by side.

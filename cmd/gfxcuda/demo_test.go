@@ -2,6 +2,9 @@ package main
 
 import (
 	"bytes"
+	"fmt"
+	"image"
+	"image/color"
 	"image/gif"
 	"image/png"
 	"os"
@@ -10,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/gfxcuda/gfxcuda/cuda"
+	"github.com/gfxcuda/gfxcuda/internal/label"
 )
 
 // TestDemo runs `gfxcuda demo` small on this machine: the Vulkan half on
@@ -54,9 +58,13 @@ func TestDemo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b := img.Bounds(); b.Dx() != 2*64 || b.Dy() != 40 {
-		t.Errorf("PNG is %v, want 128x40 (two cameras side by side)", b)
+	// Two cameras side by side, 64x40 each, between a strip of titles and
+	// a caption of one or more lines.
+	head := label.Height(1)
+	if b := img.Bounds(); b.Dx() != 2*64 || b.Dy() < head+40+label.Height(4) || (b.Dy()-head-40-label.Height(0))%label.LineHeight != 0 {
+		t.Fatalf("PNG is %v, want 128 wide: titles, two cameras 64x40 side by side, a caption", img.Bounds())
 	}
+	checkCaptions(t, "PNG", img, head, 40)
 	f, err = os.Open(filepath.Join(dir, "demo.gif"))
 	if err != nil {
 		t.Fatal(err)
@@ -81,6 +89,49 @@ func TestDemo(t *testing.T) {
 	}
 	if len(seen) < 16 {
 		t.Errorf("GIF frame 0 has %d colours", len(seen))
+	}
+	for i, fr := range g.Image {
+		if fr.Bounds() != img.Bounds() {
+			t.Fatalf("GIF frame %d is %v, the PNG %v", i, fr.Bounds(), img.Bounds())
+		}
+		checkCaptions(t, fmt.Sprintf("GIF frame %d", i), fr, head, 40)
+	}
+}
+
+// checkCaptions checks the strips of a demo picture: over each camera and
+// under them, mostly the caption's background with text on it; between,
+// the cameras' images, with many colours and little of that background.
+func checkCaptions(t *testing.T, what string, img image.Image, head, h int) {
+	t.Helper()
+	b := img.Bounds()
+	bg := color.RGBAModel.Convert(capBG)
+	count := func(r image.Rectangle) (nbg, other int, colours int) {
+		seen := map[color.Color]bool{}
+		for y := r.Min.Y; y < r.Max.Y; y++ {
+			for x := r.Min.X; x < r.Max.X; x++ {
+				c := color.RGBAModel.Convert(img.At(x, y))
+				seen[c] = true
+				if c == bg {
+					nbg++
+				} else {
+					other++
+				}
+			}
+		}
+		return nbg, other, len(seen)
+	}
+	for name, r := range map[string]image.Rectangle{
+		"camera 1 title": image.Rect(0, 0, b.Dx()/2, head),
+		"camera 2 title": image.Rect(b.Dx()/2, 0, b.Dx(), head),
+		"caption":        image.Rect(0, head+h, b.Dx(), b.Dy()),
+	} {
+		if nbg, text, _ := count(r); nbg < r.Dx()*r.Dy()/2 || text < 40 {
+			t.Errorf("%s: %s strip %v: %d background and %d text pixels: no label there", what, name, r, nbg, text)
+		}
+	}
+	cams := image.Rect(0, head, b.Dx(), head+h)
+	if nbg, _, colours := count(cams); nbg > cams.Dx()*cams.Dy()/4 || colours < 16 {
+		t.Errorf("%s: the cameras' area has %d caption background pixels and %d colours", what, nbg, colours)
 	}
 }
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -13,11 +12,17 @@ import (
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
+const devicesAbout = `Lists the GPUs that Vulkan and CUDA see and pairs them by UUID (the one
+reliable way to find the same GPU in both APIs), with what each can share:
+external memory and semaphore handle types, timeline semaphores, memory
+heaps and queue families. Exits 0 even where CUDA or Vulkan is missing: the
+output says why. --json prints the same as one JSON object (snake_case
+keys, handle types and device types by name).`
+
 func runDevices(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("devices", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	asJSON := fs.Bool("json", false, "print JSON instead of a table")
-	if code, ok := parseFlags(fs, args); !ok {
+	cl := newCmdLine("devices", devicesAbout, stdout, stderr)
+	asJSON := cl.fs.Bool("json", false, "print JSON instead of a table")
+	if _, code, ok := cl.parse(args); !ok {
 		return code
 	}
 	r := devices.Discover()
@@ -172,27 +177,61 @@ func printDevices(w io.Writer, r *devices.Report) {
 	}
 }
 
+// The JSON of `gfxcuda devices --json`: snake_case keys, enums by name
+// ("opaque_fd", "discrete_gpu"), never a Go field name. Tests and scripts
+// read these keys; change them with care.
+
 type vulkanJSON struct {
-	Index             int                               `json:"index"`
-	Name              string                            `json:"name"`
-	Type              string                            `json:"type"`
-	Software          bool                              `json:"software"`
-	VendorID          uint32                            `json:"vendor_id"`
-	DeviceID          uint32                            `json:"device_id"`
-	APIVersion        string                            `json:"api_version"`
-	DriverName        string                            `json:"driver_name"`
-	DriverInfo        string                            `json:"driver_info"`
-	DriverVersion     string                            `json:"driver_version"`
-	DeviceUUID        string                            `json:"device_uuid"`
-	DriverUUID        string                            `json:"driver_uuid"`
-	MemoryHeaps       []vulkan.MemoryHeap               `json:"memory_heaps"`
-	QueueFamilies     []vulkan.QueueFamily              `json:"queue_families"`
-	ExternalMemory    []vulkan.ExternalMemorySupport    `json:"external_memory_buffers"`
-	ExternalImage     []vulkan.ExternalMemorySupport    `json:"external_memory_images"`
-	ExternalSemaphore []vulkan.ExternalSemaphoreSupport `json:"external_semaphores"`
-	TimelineSemaphore bool                              `json:"timeline_semaphore"`
-	Synchronization2  bool                              `json:"synchronization2"`
-	CUDAOrdinal       *int                              `json:"cuda_ordinal"`
+	Index             int                 `json:"index"`
+	Name              string              `json:"name"`
+	Type              string              `json:"type"`
+	Software          bool                `json:"software"`
+	VendorID          uint32              `json:"vendor_id"`
+	DeviceID          uint32              `json:"device_id"`
+	APIVersion        string              `json:"api_version"`
+	DriverName        string              `json:"driver_name"`
+	DriverInfo        string              `json:"driver_info"`
+	DriverVersion     string              `json:"driver_version"`
+	DeviceUUID        string              `json:"device_uuid"`
+	DriverUUID        string              `json:"driver_uuid"`
+	MemoryHeaps       []heapJSON          `json:"memory_heaps"`
+	QueueFamilies     []queueFamilyJSON   `json:"queue_families"`
+	ExternalMemory    []externalJSON      `json:"external_memory_buffers"`
+	ExternalImage     []externalJSON      `json:"external_memory_images"`
+	ExternalSemaphore []externalSemaphore `json:"external_semaphores"`
+	TimelineSemaphore bool                `json:"timeline_semaphore"`
+	Synchronization2  bool                `json:"synchronization2"`
+	CUDAOrdinal       *int                `json:"cuda_ordinal"`
+}
+
+type heapJSON struct {
+	Index       int    `json:"index"`
+	Size        uint64 `json:"size"`
+	DeviceLocal bool   `json:"device_local"`
+}
+
+type queueFamilyJSON struct {
+	Index              uint32 `json:"index"`
+	Count              uint32 `json:"count"`
+	Graphics           bool   `json:"graphics"`
+	Compute            bool   `json:"compute"`
+	Transfer           bool   `json:"transfer"`
+	SparseBinding      bool   `json:"sparse_binding"`
+	TimestampValidBits uint32 `json:"timestamp_valid_bits"`
+}
+
+type externalJSON struct {
+	Handle        string `json:"handle"`
+	Exportable    bool   `json:"exportable"`
+	Importable    bool   `json:"importable"`
+	DedicatedOnly bool   `json:"dedicated_only"`
+}
+
+type externalSemaphore struct {
+	Handle     string `json:"handle"`
+	Semaphore  string `json:"semaphore"` // "binary" or "timeline"
+	Exportable bool   `json:"exportable"`
+	Importable bool   `json:"importable"`
 }
 
 type pairJSON struct {
@@ -211,6 +250,32 @@ type reportOut struct {
 	CUDA          []cuda.DeviceInfo      `json:"cuda"`
 	Pairs         []pairJSON             `json:"pairs"`
 	NVIDIA        devices.NVIDIAVersions `json:"nvidia_versions"`
+}
+
+// enumName writes an enum's String as a JSON name: "OPAQUE_FD" and
+// "discrete GPU" become "opaque_fd" and "discrete_gpu".
+func enumName(s fmt.Stringer) string {
+	return strings.ReplaceAll(strings.ToLower(s.String()), " ", "_")
+}
+
+func externalsJSON(list []vulkan.ExternalMemorySupport) []externalJSON {
+	out := make([]externalJSON, 0, len(list))
+	for _, e := range list {
+		out = append(out, externalJSON{Handle: enumName(e.Handle), Exportable: e.Exportable, Importable: e.Importable, DedicatedOnly: e.DedicatedOnly})
+	}
+	return out
+}
+
+func semaphoresJSON(list []vulkan.ExternalSemaphoreSupport) []externalSemaphore {
+	out := make([]externalSemaphore, 0, len(list))
+	for _, e := range list {
+		kind := "binary"
+		if e.Timeline {
+			kind = "timeline"
+		}
+		out = append(out, externalSemaphore{Handle: enumName(e.Handle), Semaphore: kind, Exportable: e.Exportable, Importable: e.Importable})
+	}
+	return out
 }
 
 func reportJSON(r *devices.Report) reportOut {
@@ -233,12 +298,20 @@ func reportJSON(r *devices.Report) reportOut {
 	}
 	for i, d := range r.Vulkan {
 		v := vulkanJSON{
-			Index: d.Index, Name: d.Name, Type: d.Type.String(), Software: d.IsSoftware(), VendorID: d.VendorID, DeviceID: d.DeviceID,
+			Index: d.Index, Name: d.Name, Type: enumName(d.Type), Software: d.IsSoftware(), VendorID: d.VendorID, DeviceID: d.DeviceID,
 			APIVersion: d.APIVersion.String(), DriverName: d.DriverName, DriverInfo: d.DriverInfo, DriverVersion: d.DriverVersionString(),
 			DeviceUUID: uuidString(d.DeviceUUID), DriverUUID: uuidString(d.DriverUUID),
-			MemoryHeaps: d.MemoryHeaps, QueueFamilies: d.QueueFamilies,
-			ExternalMemory: d.ExternalMemory, ExternalImage: d.ExternalImageMemory, ExternalSemaphore: d.ExternalSemaphore,
+			MemoryHeaps: []heapJSON{}, QueueFamilies: []queueFamilyJSON{},
+			ExternalMemory: externalsJSON(d.ExternalMemory), ExternalImage: externalsJSON(d.ExternalImageMemory),
+			ExternalSemaphore: semaphoresJSON(d.ExternalSemaphore),
 			TimelineSemaphore: d.TimelineSemaphore, Synchronization2: d.Synchronization2,
+		}
+		for j, h := range d.MemoryHeaps {
+			v.MemoryHeaps = append(v.MemoryHeaps, heapJSON{Index: j, Size: h.Size, DeviceLocal: h.DeviceLocal})
+		}
+		for _, q := range d.QueueFamilies {
+			v.QueueFamilies = append(v.QueueFamilies, queueFamilyJSON{Index: q.Index, Count: q.Count, Graphics: q.Graphics,
+				Compute: q.Compute, Transfer: q.Transfer, SparseBinding: q.SparseBinding, TimestampValidBits: q.TimestampValidBits})
 		}
 		if c, ok := r.CUDAFor(i); ok {
 			o := c.Ordinal

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 
@@ -11,10 +10,9 @@ import (
 )
 
 func runDoctor(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	asJSON := fs.Bool("json", false, "print JSON instead of text")
-	if code, ok := parseFlags(fs, args); !ok {
+	cl := newCmdLine("doctor", doctorAbout, stdout, stderr)
+	asJSON := cl.fs.Bool("json", false, "print JSON instead of text")
+	if _, code, ok := cl.parse(args); !ok {
 		return code
 	}
 	res := doctor.Run(devices.Discover())
@@ -29,6 +27,7 @@ func runDoctor(args []string, stdout, stderr io.Writer) int {
 				fmt.Fprintf(stdout, "       fix: %s\n", c.Fix)
 			}
 		}
+		printYouCanUse(stdout, res.YouCanUse)
 		if res.OK {
 			fmt.Fprintln(stdout, "\nVulkan↔CUDA interop: possible")
 		} else {
@@ -39,4 +38,16 @@ func runDoctor(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// printYouCanUse prints what works on this machine, each with what to try.
+func printYouCanUse(w io.Writer, uses []doctor.Use) {
+	if len(uses) == 0 {
+		fmt.Fprintln(w, "\nYou can use: nothing yet (fix the FAIL lines above)")
+		return
+	}
+	fmt.Fprintln(w, "\nYou can use here:")
+	for _, u := range uses {
+		fmt.Fprintf(w, "  - %s\n      try: %s\n", u.What, u.Try)
+	}
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
-	"flag"
 	"fmt"
 	"image"
 	"image/color"
@@ -15,6 +14,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -25,29 +25,21 @@ import (
 	"github.com/gfxcuda/gfxcuda/shader"
 )
 
-const runUsage = `usage: gfxcuda run SHADER [flags]
+// runAbout is run's paragraph in its usage; runMore follows the flags.
+const runAbout = `Compiles SHADER (.hlsl; .glsl or .comp: GLSL; .spv: SPIR-V) in process,
+binds resources to its slots (--uav, --srv, --cbv, --sampler, --random),
+dispatches it (--dispatch or --threads, --batch times in one submission)
+and writes the results (--out), or prints a summary of what it wrote.
+Every mistake names the flag, what the shader declares there and what to
+give instead.`
 
-Compiles SHADER (.hlsl; .glsl or .comp: GLSL; .spv: SPIR-V) in process,
-binds resources to its slots, dispatches it and writes the results.
-
-A SLOT is an HLSL register's number, of the flag's class (--srv 0 is
+const runMore = `SLOT is an HLSL register's number, of the flag's class (--srv 0 is
 register t0, --uav 0 is u0, --cbv 0 is b0, --sampler 0 is s0: they are four
 different resources), SPACE.NUMBER for another register space, or a
 resource's name. For GLSL it is the layout(binding) number (SET.BINDING for
 another set). --random takes a register with its class (u0, t1) or a name.
-Resources:
-
-  --uav SLOT:SPEC     read-write (RWStructuredBuffer, RWTexture2D, image2D, ...)
-  --srv SLOT:SPEC     read-only (StructuredBuffer, Texture2D, texture2D, ...)
-  --cbv SLOT:SPEC     constant buffer (cbuffer, uniform block)
-  --sampler SLOT:FILTER[:ADDRESS]   FILTER point|linear, ADDRESS wrap|mirror|clamp|border
-  --random SLOT[:SIZE]              fill SLOT's resource with random bytes, or bind
-                                    a buffer of SIZE random bytes there
-  (FILTER may be MIN,MAG; ADDRESS may be given per axis: ADDRESS_U:ADDRESS_V:ADDRESS_W)
-
-Example: with StructuredBuffer<float> a : register(t0) and
-RWStructuredBuffer<float> o : register(u0),
-  gfxcuda run k.hlsl --dispatch 16 --srv 0:a.npy --uav 0:4096 --out o.npy
+A sampler is FILTER[:ADDRESS]: FILTER point|linear (or MIN,MAG), ADDRESS
+wrap|mirror|clamp|border (or ADDRESS_U:ADDRESS_V:ADDRESS_W).
 
 SPEC for buffers: SIZE (zero-filled bytes, with k/M/G suffixes), FILE.npy (its
 data), FILE (its raw bytes); typed buffers (Buffer<T>, RWBuffer<T>) may add
@@ -60,8 +52,9 @@ Results: --out FILE (the only read-write resource) or --out SLOT=FILE,
 repeatable: .npy for buffers (dtype and shape from the shader) and textures,
 .png for 1D and 2D textures. Without --out, a summary is printed.
 
-flags:
-`
+Example: with StructuredBuffer<float> a : register(t0) and
+RWStructuredBuffer<float> o : register(u0),
+  gfxcuda run k.hlsl --dispatch 16 --srv 0:a.npy --uav 0:4096 --out o.npy`
 
 // multiFlag collects a repeatable flag.
 type multiFlag []string
@@ -88,6 +81,8 @@ type runOpts struct {
 	seed       uint64
 	quiet      bool
 	validation bool
+
+	source []byte // the shader's source, read by runShader, for messages
 }
 
 // usageError is a mistake in the command line: exit status 2.
@@ -99,62 +94,40 @@ func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(form
 
 func runRun(args []string, stdout, stderr io.Writer) int {
 	var o runOpts
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, runUsage)
-		fs.PrintDefaults()
-	}
-	fs.StringVar(&o.dispatch, "dispatch", "", "workgroups to dispatch: X[,Y[,Z]] (default 1,1,1)")
-	fs.StringVar(&o.threads, "threads", "", "threads to cover: W[,H[,D]]; the workgroups are computed from the shader's workgroup size")
-	fs.Var(&o.uav, "uav", "bind a read-write resource: SLOT:SPEC (repeatable)")
-	fs.Var(&o.srv, "srv", "bind a read-only resource: SLOT:SPEC (repeatable)")
-	fs.Var(&o.cbv, "cbv", "bind a constant buffer: SLOT:SIZE or SLOT:FILE (repeatable)")
-	fs.Var(&o.samplers, "sampler", "bind a sampler: SLOT:FILTER[:ADDRESS] (repeatable)")
-	fs.Var(&o.random, "random", "fill SLOT with random bytes, or bind SIZE random bytes there: SLOT[:SIZE] (repeatable)")
-	fs.Var(&o.out, "out", "write a result: FILE or SLOT=FILE, .npy or .png (repeatable)")
-	fs.StringVar(&o.push, "push", "", "push constants: hex bytes (0a000000...), or @FILE / FILE with the raw bytes")
-	fs.IntVar(&o.batch, "batch", 1, "repeat the dispatch N times in one submission")
-	fs.StringVar(&o.device, "device", "", "device: index, part of the name, or UUID (default $GFXCUDA_DEVICE, else the best)")
-	fs.StringVar(&o.entry, "entry", "", "entry point (default main)")
-	fs.Var(&o.defines, "D", "define a macro: NAME[=VALUE] (repeatable)")
-	fs.Var(&o.includes, "I", "add an include directory (repeatable)")
+	cl := newCmdLine("run", runAbout, stdout, stderr, "SHADER")
+	cl.more = runMore
+	fs := cl.fs
+	fs.StringVar(&o.dispatch, "dispatch", "", "workgroups to dispatch: `X[,Y[,Z]]` (default 1,1,1)")
+	fs.StringVar(&o.threads, "threads", "", "threads to cover: `W[,H[,D]]`; the workgroups are computed from the shader's workgroup size")
+	fs.Var(&o.uav, "uav", "bind a read-write resource: `SLOT:SPEC` (repeatable)")
+	fs.Var(&o.srv, "srv", "bind a read-only resource: `SLOT:SPEC` (repeatable)")
+	fs.Var(&o.cbv, "cbv", "bind a constant buffer: `SLOT:SIZE` or SLOT:FILE (repeatable)")
+	fs.Var(&o.samplers, "sampler", "bind a sampler: `SLOT:FILTER[:ADDRESS]` (repeatable)")
+	fs.Var(&o.random, "random", "fill SLOT with random bytes, or bind SIZE random bytes there: `SLOT[:SIZE]` (repeatable)")
+	fs.Var(&o.out, "out", "write a result: `FILE` or SLOT=FILE, .npy or .png (repeatable)")
+	fs.StringVar(&o.push, "push", "", "push constants: `HEX` bytes (0a000000...), or @FILE / FILE with the raw bytes")
+	fs.IntVar(&o.batch, "batch", 1, "repeat the dispatch `N` times in one submission")
+	fs.StringVar(&o.device, "device", "", "`DEVICE`: an index, a UUID or a name fragment (default $GFXCUDA_DEVICE, else the best)")
+	fs.StringVar(&o.entry, "entry", "", "entry point `NAME` (default main)")
+	fs.Var(&o.defines, "D", "define a macro: `NAME[=VALUE]` (repeatable)")
+	fs.Var(&o.includes, "I", "add `DIR` to the include directories (repeatable)")
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of --random")
 	fs.BoolVar(&o.quiet, "q", false, "print no progress or timings on stderr")
 	fs.BoolVar(&o.validation, "validation", false, "enable the Vulkan validation layer (also GFXCUDA_VALIDATION=1); its errors fail the run")
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return 0
-			}
-			return 2
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		pos = append(pos, fs.Arg(0))
-		args = fs.Args()[1:]
+	pos, code, ok := cl.parse(args)
+	if !ok {
+		return code
 	}
-	switch len(pos) {
-	case 0:
-		fmt.Fprintln(stderr, "gfxcuda run: no shader given: gfxcuda run SHADER [flags] (run 'gfxcuda run -h' for the flags)")
-		return 2
-	case 1:
-		o.shader = pos[0]
-	default:
-		fmt.Fprintf(stderr, "gfxcuda run: one shader at a time; got %s\n", strings.Join(pos, ", "))
-		return 2
-	}
+	o.shader = pos[0]
 	err := runShader(&o, stdout, stderr)
 	if err == nil {
 		return 0
 	}
-	fmt.Fprintln(stderr, "gfxcuda run:", err)
 	var ue *usageError
 	if errors.As(err, &ue) {
-		return 2
+		return cl.fail("%v", err)
 	}
+	fmt.Fprintln(stderr, "gfxcuda run:", err)
 	return 1
 }
 
@@ -249,8 +222,68 @@ func resourceTable(k *compute.Kernel) string {
 	return "the shader's resources: " + strings.Join(parts, "; ")
 }
 
+// pickDevice resolves --device (or, without it, $GFXCUDA_DEVICE) to the
+// index of one Vulkan device, for compute.Open. A spec that matches no
+// device is refused in the user's words, with the devices there are.
+func pickDevice(flagValue string) (string, error) {
+	spec, from := flagValue, "--device "+flagValue
+	if spec == "" {
+		spec = os.Getenv(compute.DeviceEnv)
+		from = compute.DeviceEnv + "=" + spec
+	}
+	if strings.TrimSpace(spec) == "" {
+		return "", nil
+	}
+	devs, err := compute.Devices()
+	if err != nil {
+		return "", err
+	}
+	i, err := compute.Select(devs, spec)
+	if err == nil {
+		return strconv.Itoa(devs[i].Index), nil
+	}
+	var what string
+	spec = strings.TrimSpace(spec)
+	if n, aerr := strconv.Atoi(spec); aerr == nil {
+		what = fmt.Sprintf("no Vulkan device has index %d", n)
+	} else if h := strings.ReplaceAll(strings.TrimPrefix(strings.ToLower(spec), "gpu-"), "-", ""); len(h) == 32 && !strings.ContainsFunc(h, func(r rune) bool { return !strings.ContainsRune("0123456789abcdef", r) }) {
+		what = fmt.Sprintf("no Vulkan device has UUID %s", spec)
+	} else {
+		what = fmt.Sprintf("no Vulkan device matches %q", spec)
+	}
+	var here []string
+	for _, d := range devs {
+		kind := "software"
+		if d.Hardware {
+			kind = "integrated GPU"
+			if d.Discrete {
+				kind = "discrete GPU"
+			}
+		}
+		here = append(here, fmt.Sprintf("%d %s (%s, UUID %s)", d.Index, d.Name, kind, d.UUIDString()))
+	}
+	if len(here) == 0 {
+		here = []string{"none that can run compute shaders"}
+	}
+	msg := fmt.Sprintf("%s: %s; devices here: %s; use an index, a UUID or a name fragment", from, what, strings.Join(here, ", "))
+	if flagValue == "" {
+		return "", errors.New(msg) // the environment, not the command line
+	}
+	return "", usagef("%s", msg)
+}
+
 func runShader(o *runOpts, stdout, stderr io.Writer) error {
 	pr := progress{stderr, o.quiet}
+	// The results are written last: find out now if they cannot be.
+	for _, out := range o.out {
+		file := out
+		if _, f, ok := strings.Cut(out, "="); ok {
+			file = f
+		}
+		if err := checkOutput(file); err != nil {
+			return usagef("--out %s: %v", out, err)
+		}
+	}
 	if o.batch < 1 {
 		return usagef("--batch %d: repeat the dispatch at least once", o.batch)
 	}
@@ -289,17 +322,19 @@ func runShader(o *runOpts, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	o.source = src
 
 	var validation *bool
 	if o.validation {
 		validation = &o.validation
 	}
 	t0 := time.Now()
-	dev, err := compute.Open(compute.Options{Device: o.device, Validation: validation})
+	devSpec, err := pickDevice(o.device)
 	if err != nil {
-		if o.device != "" {
-			return usagef("--device %s: %v", o.device, err)
-		}
+		return err
+	}
+	dev, err := compute.Open(compute.Options{Device: devSpec, Validation: validation})
+	if err != nil {
 		return err
 	}
 	defer dev.Close()
@@ -559,9 +594,21 @@ func bindResources(dev *compute.Device, k *compute.Kernel, o *runOpts, pr progre
 		case shader.Sampler:
 			s.sampler, err = parseSampler(dev, rest)
 		case shader.SampledImage, shader.StorageImage, shader.CombinedImageSampler:
+			if !isTextureSpec(rest) {
+				return nil, usagef("%s: %s is a texture (%s); give tex1d:FORMAT:W, tex2d:FORMAT:WxH or tex3d:FORMAT:WxHxD (optionally :FILE), or FILE.png, such as %s",
+					full, s.reg, declaration(o.source, r), example(k, r))
+			}
 			s.tex, err = makeTexture(dev, r, rest)
 		default:
+			if isTextureSpec(rest) {
+				return nil, usagef("%s: %s is a %s (%s); give a size in bytes or a .npy file, such as %s",
+					full, s.reg, bufferWord(r), declaration(o.source, r), example(k, r))
+			}
 			s.buf, err = makeBuffer(dev, r, rest)
+			if errors.Is(err, errNoSizeOrFile) {
+				return nil, usagef("%s: %s is a %s (%s); %v: give a size in bytes or a .npy file, such as %s",
+					full, s.reg, bufferWord(r), declaration(o.source, r), err, example(k, r))
+			}
 		}
 		if err != nil {
 			var ue *usageError
@@ -589,6 +636,9 @@ func bindResources(dev *compute.Device, k *compute.Kernel, o *runOpts, pr progre
 			b, err := makeBuffer(dev, r, size)
 			if err != nil {
 				var ue *usageError
+				if errors.Is(err, errNoSizeOrFile) {
+					return nil, usagef("%s: %v; give a size in bytes, such as --random %s:4096", flag, err, s.slot)
+				}
 				if errors.As(err, &ue) {
 					return nil, usagef("%s: %s", flag, ue.msg)
 				}
@@ -697,6 +747,50 @@ func readInput(path string) (data []byte, w, h int, err error) {
 	return data, 0, 0, err
 }
 
+// errNoSizeOrFile is makeBuffer's error for a SPEC that is neither a size
+// nor an existing file; the caller words it with the shader's declaration.
+var errNoSizeOrFile = errors.New("neither a size nor an existing file")
+
+// isTextureSpec reports whether spec describes a texture: tex1d:…,
+// tex2d:…, tex3d:… or FILE.png.
+func isTextureSpec(spec string) bool {
+	kind, _, _ := strings.Cut(strings.ToLower(spec), ":")
+	return kind == "tex1d" || kind == "tex2d" || kind == "tex3d" || strings.EqualFold(filepath.Ext(spec), ".png")
+}
+
+// bufferWord says what kind of buffer r is, for messages.
+func bufferWord(r *shader.Resource) string {
+	switch r.Kind {
+	case shader.UniformBuffer:
+		return "constant buffer"
+	case shader.UniformTexelBuffer, shader.StorageTexelBuffer:
+		return "typed buffer"
+	}
+	return "buffer"
+}
+
+var lineComment = regexp.MustCompile(`//[^\n]*`)
+
+// declaration is how the shader's source declares r, such as
+// "RWStructuredBuffer<float> data" or "image2D dst"; when the source does
+// not show it (an include, a block), what reflection says: "read-write
+// buffer data".
+func declaration(src []byte, r *shader.Resource) string {
+	if r.Name != "" && len(src) > 0 {
+		re := regexp.MustCompile(`([A-Za-z_]\w*(?:\s*<[^;{}()<>]*>)?)\s+` + regexp.QuoteMeta(r.Name) +
+			`\s*(?:\[[^\]]*\]\s*)?(?::\s*register\b|;|\{)`)
+		if m := re.FindSubmatch(lineComment.ReplaceAll(src, nil)); m != nil {
+			typ := strings.Join(strings.Fields(string(m[1])), " ")
+			switch typ {
+			case "return", "in", "out", "inout", "uniform", "buffer", "readonly", "writeonly", "const", "static":
+			default:
+				return typ + " " + r.Name
+			}
+		}
+	}
+	return strings.TrimSpace(kindName(r) + " " + r.Name)
+}
+
 // makeBuffer makes the buffer a SPEC describes for r, checked against the
 // shader's layout.
 func makeBuffer(dev *compute.Device, r *shader.Resource, spec string) (*compute.Buffer, error) {
@@ -725,7 +819,7 @@ func makeBuffer(dev *compute.Device, r *shader.Resource, spec string) (*compute.
 		d, _, _, err := readInput(spec)
 		if err != nil {
 			if os.IsNotExist(err) {
-				return nil, usagef("%q is neither a size nor an existing file", spec)
+				return nil, fmt.Errorf("%q is %w", spec, errNoSizeOrFile)
 			}
 			return nil, err
 		}

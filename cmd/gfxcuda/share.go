@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -65,8 +64,12 @@ func interruptible() (context.Context, context.CancelFunc) {
 // runShare is `gfxcuda share`: the producer of a ring shared with another
 // process, which runs `gfxcuda open TOKEN`.
 func runShare(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("share", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	cl := newCmdLine("share", `Produces frames into a ring shared with other processes; run the printed
+`+"`gfxcuda open TOKEN`"+` (or `+"`gfxcuda open --cuda TOKEN`"+`) in another terminal to
+consume and check them. By default a compute shader writes each frame's test
+pattern into RGBA8 textures, handed over on the GPU (exported timeline
+semaphores) where the driver can.`, stdout, stderr)
+	fs := cl.fs
 	slots := fs.Int("slots", 3, "ring slots")
 	batch := fs.Int("batch", 1, "frames per GPU hand-off (GPU frames)")
 	width := fs.Int("width", 1920, "frame width in texels (GPU frames)")
@@ -75,19 +78,14 @@ func runShare(args []string, stdout, stderr io.Writer) int {
 	size := fs.Int("size", 1<<20, "bytes per frame with --cpu (a multiple of 8)")
 	frames := fs.Int("frames", 10000, "frames to produce (0: until interrupted)")
 	drop := fs.Bool("drop", false, "drop the oldest frame instead of waiting for slow consumers")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: gfxcuda share [flags]\n\nProduces frames into a ring shared with other processes; run the printed\n`gfxcuda open TOKEN` (or `gfxcuda open --cuda TOKEN`) in another terminal to\nconsume and check them. By default a compute shader writes each frame's test\npattern into RGBA8 textures, handed over on the GPU (exported timeline\nsemaphores) where the driver can.")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if _, code, ok := cl.parse(args); !ok {
+		return code
 	}
 	if *slots < 2 || *size < 8 || *size%8 != 0 {
-		fmt.Fprintln(stderr, "gfxcuda share: need --slots ≥ 2 and --size a positive multiple of 8")
-		return 2
+		return cl.fail("need --slots ≥ 2 and --size a positive multiple of 8")
+	}
+	if !*cpu && (*batch < 1 || *batch > *slots || *width < 1 || *height < 1) {
+		return cl.fail("need 1 ≤ --batch ≤ --slots and a positive --width and --height")
 	}
 	in, d, err := shareDevice()
 	if err != nil {
@@ -97,10 +95,6 @@ func runShare(args []string, stdout, stderr io.Writer) int {
 	defer in.Close()
 	defer d.Close()
 	if !*cpu {
-		if *batch < 1 || *batch > *slots || *width < 1 || *height < 1 {
-			fmt.Fprintln(stderr, "gfxcuda share: need 1 ≤ --batch ≤ --slots and a positive --width and --height")
-			return 2
-		}
 		return shareGPU(d, *slots, *batch, *width, *height, *frames, *drop, stdout, stderr)
 	}
 	var maps [][]byte
@@ -176,27 +170,16 @@ func runShare(args []string, stdout, stderr io.Writer) int {
 // runOpen is `gfxcuda open TOKEN`: consumes a ring's frames and checks
 // every byte.
 func runOpen(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("open", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	useCUDA := fs.Bool("cuda", false, "consume in CUDA (the frames' texels are checked on the GPU) instead of Vulkan")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: gfxcuda open [--cuda] TOKEN\n\nConsumes the frames of a ring shared by `gfxcuda share`, checks every byte\nand prints the frame rate.")
-		fs.PrintDefaults()
+	cl := newCmdLine("open", `Consumes the frames of a ring shared by `+"`gfxcuda share`"+`, checks every byte
+and prints the frame rate. TOKEN is what gfxcuda share printed.`, stdout, stderr, "TOKEN")
+	useCUDA := cl.fs.Bool("cuda", false, "consume in CUDA (the frames' texels are checked on the GPU) instead of Vulkan")
+	pos, code, ok := cl.parse(args)
+	if !ok {
+		return code
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	if fs.NArg() != 1 {
-		fs.Usage()
-		return 2
-	}
-	tok := share.Token(fs.Arg(0))
+	tok := share.Token(pos[0])
 	if _, err := tok.Meta(); err != nil {
-		fmt.Fprintln(stderr, "gfxcuda open:", err)
-		return 2
+		return cl.fail("TOKEN %q: %s (copy the whole token gfxcuda share printed)", pos[0], strings.TrimPrefix(err.Error(), "share: "))
 	}
 	if *useCUDA {
 		return openCUDA(tok, stdout, stderr)

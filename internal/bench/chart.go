@@ -70,7 +70,9 @@ func (r *Report) WritePNG(w io.Writer) error {
 			}
 			draw.Draw(img, image.Rect(labelW, y+4, labelW+max(n, 1), y+rowH-4), image.NewUniform(c), image.Point{}, draw.Src)
 			label := fmt.Sprintf("%s %s", fmtNum(f.Value), f.Unit)
-			if f.Ratio > 0 {
+			if f.Ratio > 0 && f.RefModel != "" {
+				label += fmt.Sprintf("  (%.2f× the %s reference)", f.Ratio, f.RefModel)
+			} else if f.Ratio > 0 {
 				label += fmt.Sprintf("  (%.2f×)", f.Ratio)
 			}
 			if f.Met != nil {

@@ -29,6 +29,10 @@ const ComputeBoundsGroup = "compute: bounds (same run)"
 // ComputeRefGroup holds compushady's figures, read from data/compushady-h100.tsv.
 const ComputeRefGroup = "compute: compushady on the H100 (reference, not measured here)"
 
+// CompushadySource says where the reference figures come from; the
+// reference rows' notes start with it.
+const CompushadySource = "compushady 0.17 measured on an NVIDIA H100, 2026-11; see BENCHMARKS.md"
+
 //go:embed data/compushady-h100.tsv
 var compushadyTSV string
 
@@ -36,15 +40,33 @@ var compushadyTSV string
 type Reference struct {
 	Key, Unit, Line string
 	Value           float64
+	// Device is the device the figure was measured on, as Vulkan names
+	// it ("NVIDIA H100 80GB HBM3"), and Model its short name ("H100").
+	Device, Model string
+}
+
+// SameModel reports whether a device named device (as Vulkan names it) is
+// the model the reference was measured on: only there can a target derived
+// from the reference be met or not.
+func (r Reference) SameModel(device string) bool {
+	norm := func(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
+	return r.Device != "" && norm(r.Device) == norm(device)
 }
 
 // CompushadyReference parses the embedded reference figures
 // (data/compushady-h100.tsv, whose header says where they come from).
 func CompushadyReference() (map[string]Reference, error) {
 	out := map[string]Reference{}
+	var device, model string
 	sc := bufio.NewScanner(strings.NewReader(compushadyTSV))
 	for n := 1; sc.Scan(); n++ {
 		line := sc.Text()
+		if v, ok := strings.CutPrefix(line, "# device:"); ok {
+			device = strings.TrimSpace(v)
+		}
+		if v, ok := strings.CutPrefix(line, "# model:"); ok {
+			model = strings.TrimSpace(v)
+		}
 		if strings.HasPrefix(line, "#") || strings.TrimSpace(line) == "" {
 			continue
 		}
@@ -57,6 +79,13 @@ func CompushadyReference() (map[string]Reference, error) {
 			return nil, fmt.Errorf("compushady-h100.tsv:%d: %w", n, err)
 		}
 		out[f[0]] = Reference{Key: f[0], Value: v, Unit: f[2], Line: f[3]}
+	}
+	if device == "" || model == "" {
+		return nil, fmt.Errorf("compushady-h100.tsv: no \"# device:\" or \"# model:\" line")
+	}
+	for k, r := range out {
+		r.Device, r.Model = device, model
+		out[k] = r
 	}
 	return out, nil
 }
@@ -96,16 +125,36 @@ func (s *Suite) Compute() error {
 	if s.R.Device == "" {
 		s.R.Device = dev.Info().Name
 	}
-	c := &computeBench{s: s, d: dev, refs: refs, seed: uint64(time.Now().UnixNano())}
+	c := &computeBench{s: s, d: dev, refs: refs, seed: uint64(time.Now().UnixNano()), device: dev.Info().Name}
 	return c.run()
 }
 
 type computeBench struct {
-	s    *Suite
-	d    *compute.Device
-	refs map[string]Reference
-	seed uint64
-	figs map[string]float64 // measured values by name
+	s      *Suite
+	d      *compute.Device
+	refs   map[string]Reference
+	seed   uint64
+	figs   map[string]float64 // measured values by name
+	device string             // the device measured, as Vulkan names it
+}
+
+// refModel returns "" when the reference figures were measured on the
+// device measured now, so that their targets can be met or not, and else
+// the reference's model ("H100"): the targets are then references.
+func (c *computeBench) refModel() string {
+	for _, r := range c.refs {
+		if r.SameModel(c.device) {
+			return ""
+		}
+		return r.Model
+	}
+	return ""
+}
+
+// against sets f's comparison with compushady's figure name, and the
+// ratio target derived from it, a reference where this is other hardware.
+func (c *computeBench) against(f *Figure, name string, target float64) {
+	f.Against, f.Target, f.RefModel = name, target, c.refModel()
 }
 
 func (c *computeBench) next() uint64 { c.seed++; return c.seed }
@@ -139,7 +188,7 @@ func (c *computeBench) run() error {
 			return fmt.Errorf("compushady-h100.tsv lacks %s", k.key)
 		}
 		s.add(Figure{Group: ComputeRefGroup, Name: k.name, Value: r.Value, Unit: r.Unit, Reps: 1,
-			Note: "from /work/shared/peers/compushady-h100.txt: " + r.Line})
+			Note: CompushadySource + ": " + r.Line})
 	}
 
 	// Bounds first: they explain the figures after them.
@@ -303,7 +352,7 @@ func (c *computeBench) run() error {
 		el := time.Since(t)
 		return float64(el.Nanoseconds()) / 1e3 / dispatchInARow, checkCounter(start, dispatchInARow)
 	}, func(f *Figure) {
-		f.Against, f.Target = "compushady: dispatch(1,1,1) waited", 50.8/40
+		c.against(f, "compushady: dispatch(1,1,1) waited", 50.8/40)
 	}); err != nil {
 		return err
 	}
@@ -449,7 +498,7 @@ func (c *computeBench) run() error {
 			return gbps(computeBytes, el), nil
 		}, func(f *Figure) {
 			if against != "" {
-				f.Against, f.Target = against, 2
+				c.against(f, against, 2)
 			}
 			breakdown(mode)(f)
 		})
@@ -476,7 +525,7 @@ func (c *computeBench) run() error {
 			return gbps(computeBytes, el), nil
 		}, func(f *Figure) {
 			if against != "" {
-				f.Against, f.Target = against, 2
+				c.against(f, against, 2)
 			}
 			breakdown(mode)(f)
 		})
@@ -502,7 +551,7 @@ func (c *computeBench) run() error {
 		}
 		return gbps(computeBytes, el), nil
 	}, func(f *Figure) {
-		f.Against, f.Target = "compushady: readback 64 MiB into new bytes", 2
+		c.against(f, "compushady: readback 64 MiB into new bytes", 2)
 		breakdown(vulkan.TransferAuto)(f)
 	}); err != nil {
 		return err
@@ -540,7 +589,7 @@ func (c *computeBench) run() error {
 			return float64(el.Nanoseconds()) / 1e6, nil
 		}, func(f *Figure) {
 			if against != "" {
-				f.Against, f.Target = against, 2.002/0.5
+				c.against(f, against, 2.002/0.5)
 			}
 			breakdown(mode)(f)
 			f.Note = "per frame; " + f.Note
@@ -577,7 +626,7 @@ func (c *computeBench) run() error {
 			err = fmt.Errorf("compiled module has %d resources", len(m.Resources))
 		}
 		return float64(el.Nanoseconds()) / 1e6, err
-	}, func(f *Figure) { f.Against = "compushady: HLSL compile (glslangValidator process)" }); err != nil {
+	}, func(f *Figure) { c.against(f, "compushady: HLSL compile (glslangValidator process)", 0) }); err != nil {
 		return err
 	}
 	cached := []byte(counterShader)
@@ -592,7 +641,7 @@ func (c *computeBench) run() error {
 			err = fmt.Errorf("the second compile was not cached (is GFXCUDA_SHADER_CACHE=off?)")
 		}
 		return float64(el.Nanoseconds()) / 1e6, err
-	}, func(f *Figure) { f.Against = "compushady: HLSL compile (glslangValidator process)" }); err != nil {
+	}, func(f *Figure) { c.against(f, "compushady: HLSL compile (glslangValidator process)", 0) }); err != nil {
 		return err
 	}
 	c.targets()
@@ -600,8 +649,12 @@ func (c *computeBench) run() error {
 }
 
 // targets writes issue 9's absolute targets into the notes, met or not,
-// with the measured bound that stops a target not met.
+// with the measured bound that stops a target not met. The targets were
+// set for the H100, from compushady's figures there: on other hardware
+// they are written as references ("reference (H100): target ≤ 40 µs"),
+// with the bound measured here, and never as met or not met.
 func (c *computeBench) targets() {
+	model := c.refModel()
 	f := c.figs
 	fresh := f["host memcpy 64 MiB into new bytes, parallel"]
 	memIn, memOut := f["host memcpy 64 MiB into staging memory"], f["host memcpy 64 MiB out of staging memory"]
@@ -653,16 +706,24 @@ func (c *computeBench) targets() {
 				met, cmp = fg.Value <= t.goal, "≤"
 			}
 			note := fmt.Sprintf("target %s %s %s: ", cmp, fmtNum(t.goal), fg.Unit)
-			if met {
+			switch {
+			case model != "":
+				note = fmt.Sprintf("reference (%s): target %s %s %s", model, cmp, fmtNum(t.goal), fg.Unit)
+				if t.bound != "" {
+					note += "; " + strings.Replace(t.bound, ":", " here:", 1)
+				}
+			case met:
 				note += "met"
-			} else {
+			default:
 				note += "NOT met"
 				if t.bound != "" {
 					note += "; " + t.bound
 				}
 			}
-			fg.Note = strings.TrimSpace(note + "; " + fg.Note)
-			fg.Note = strings.TrimSuffix(fg.Note, "; ")
+			if fg.Note != "" {
+				note += "; " + fg.Note
+			}
+			fg.Note = note
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"strings"
@@ -59,11 +60,32 @@ func TestComputeQuick(t *testing.T) {
 			}
 		}
 	}
-	for n := range want {
-		t.Errorf("no figure %q", n)
-	}
 	refs, err := CompushadyReference()
 	if err != nil || refs["upload-64MiB"].Value != 6.60 || refs["dispatch-waited"].Unit != "µs" {
 		t.Errorf("reference: %+v, %v", refs, err)
+	}
+	for n := range want {
+		t.Errorf("no figure %q", n)
+	}
+	// No machine's path is printed, and targets set for the H100 are met
+	// or not on an H100 alone: elsewhere they are references.
+	var table, js bytes.Buffer
+	s.R.WriteTable(&table)
+	if err := s.R.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	for _, out := range []string{table.String(), js.String()} {
+		if m := absPath.FindString(out); m != "" {
+			t.Errorf("the report prints a path: %q", m)
+		}
+	}
+	onH100 := refs["upload-64MiB"].SameModel(s.R.Device)
+	for _, l := range strings.Split(table.String(), "\n") {
+		if !onH100 && (strings.Contains(l, "NOT met") || strings.Contains(l, ": met")) {
+			t.Errorf("on %s, a target of the H100 is met or not: %s", s.R.Device, l)
+		}
+	}
+	if !onH100 && !strings.Contains(table.String(), "reference (H100): target ≥ 2×") {
+		t.Errorf("on %s, the table shows no reference (H100) target:\n%s", s.R.Device, table.String())
 	}
 }

@@ -31,7 +31,13 @@ type Figure struct {
 	// Target is the ratio the figure should reach, with Met telling if it did.
 	Target float64 `json:"target,omitempty"`
 	Met    *bool   `json:"met,omitempty"`
-	Note   string  `json:"note,omitempty"`
+	// RefModel is set when Against is a reference measured on other
+	// hardware than this run's device: the model it was measured on
+	// ("H100"). Target is then that machine's target, shown as a
+	// reference, and Met stays unset: only a reference measured on the
+	// same device model can be met or not.
+	RefModel string `json:"ref_model,omitempty"`
+	Note     string `json:"note,omitempty"`
 	// Paired: Ratio was measured directly, as the median of per-repetition
 	// ratios against Against run alternately in the same repetitions, and
 	// Compare keeps it.
@@ -97,7 +103,7 @@ func (r *Report) Compare() {
 				f.Ratio = f.Value / b.Value
 			}
 		}
-		if f.Target > 0 {
+		if f.Target > 0 && f.RefModel == "" {
 			met := f.Ratio >= f.Target
 			f.Met = &met
 		}
@@ -118,9 +124,14 @@ func (r *Report) WriteTable(w io.Writer) {
 		cmp := ""
 		if f.Against != "" && f.Ratio > 0 {
 			cmp = fmt.Sprintf("%.2f× vs %s", f.Ratio, f.Against)
+			if f.RefModel != "" {
+				cmp += " (" + f.RefModel + ")"
+			}
 		}
 		tgt := ""
-		if f.Met != nil {
+		if f.RefModel != "" && f.Target > 0 {
+			tgt = fmt.Sprintf("reference (%s): target ≥ %.2g×", f.RefModel, f.Target)
+		} else if f.Met != nil {
 			mark := "met"
 			if !*f.Met {
 				mark = "NOT met"

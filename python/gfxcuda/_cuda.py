@@ -192,8 +192,24 @@ class _Array:
         _lib.call("gfxcuda_dlpack_export", src.handle, ctypes.byref(t), int(versioned), ctypes.byref(out))
         return _lib.PyCapsule_New(out, _NAMES[versioned], _lib.capsule_destructor)
 
+    def _check_contiguous(self, what):
+        """Host copies move nbytes in one piece: refuse a strided view
+        whose elements are not packed in C order."""
+        if self.strides is None:
+            return
+        want, expect = [], self.itemsize
+        for n in reversed(self.shape):
+            want.append(expect)
+            expect *= n
+        if tuple(reversed(want)) != tuple(self.strides) and self.nbytes > 0:
+            raise errors.InvalidArgumentError(
+                "gfxcuda: %s of a strided buffer (strides %s for shape %s): host copies move the bytes in one "
+                "piece; copy a C-contiguous buffer, or make one (CudaBuffer(shape, dtype)) and copy into it on the GPU"
+                % (what, self.strides, self.shape))
+
     def copy_from_host(self, array):
         """Copies a host array (numpy or any C-contiguous buffer) of nbytes in."""
+        self._check_contiguous("copy_from_host")
         mv = memoryview(array).cast("B")
         if len(mv) != self.nbytes:
             raise errors.OutOfRangeError("gfxcuda: %d bytes into %d" % (len(mv), self.nbytes))
@@ -202,6 +218,7 @@ class _Array:
 
     def copy_to_host(self, array=None):
         """Copies the memory into a host array (a new numpy array when none)."""
+        self._check_contiguous("copy_to_host")
         if array is None:
             import numpy
             array = numpy.empty(self.shape, dtype=numpy.dtype(self.typestr))
