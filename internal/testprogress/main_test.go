@@ -90,7 +90,12 @@ func runFake(t *testing.T, mode string) (int, string, string) {
 	t.Setenv("TESTPROGRESS_FAKE", mode)
 	var out, errb bytes.Buffer
 	rc := run([]string{"-every", "200ms", "--", os.Args[0]}, &out, &errb)
-	t.Logf("rc %d\n--- stdout:\n%s--- stderr:\n%s", rc, out.String(), errb.String())
+	// Quoted with "| ": the child's "--- FAIL" lines must not read as this
+	// test's own in -v output (the GPU runner counts those lines).
+	quote := func(s string) string {
+		return "| " + strings.ReplaceAll(strings.TrimSuffix(s, "\n"), "\n", "\n| ") + "\n"
+	}
+	t.Logf("rc %d\nstdout:\n%sstderr:\n%s", rc, quote(out.String()), quote(errb.String()))
 	return rc, out.String(), errb.String()
 }
 
