@@ -19,7 +19,10 @@ here = os.path.dirname(os.path.abspath(__file__))
 # In the repository: docs/examples/python; in the GPU bundle: ../examples.
 _candidates = [os.path.join(here, "..", "..", "docs", "examples", "python"), os.path.join(here, "..", "examples")]
 EXAMPLES = next((os.path.abspath(p) for p in _candidates if os.path.exists(os.path.join(p, "render_to_torch.py"))), None)
-PAGE = os.path.join(here, "..", "..", "docs", "render-to-pytorch-python.md")
+# In the repository: docs/; in the GPU bundle (python/): docs/ next to the tests' folder.
+PAGE = next((p for p in (os.path.join(here, "..", "..", "docs", "render-to-pytorch-python.md"),
+                         os.path.join(here, "..", "docs", "render-to-pytorch-python.md")) if os.path.exists(p)),
+            os.path.join(here, "..", "..", "docs", "render-to-pytorch-python.md"))
 
 
 @pytest.fixture(scope="module")
