@@ -148,4 +148,9 @@ func (c *Context) MemInfo() (free, total uint64, err error) {
 	return free, total, check("cuMemGetInfo", r)
 }
 
-func (c *Context) String() string { return fmt.Sprintf("cuda.Context(device %d)", c.dev.ordinal) }
+func (c *Context) String() string {
+	if name, err := c.dev.Name(); err == nil && name != "" {
+		return fmt.Sprintf("CUDA device %d (%s)", c.dev.ordinal, name)
+	}
+	return fmt.Sprintf("CUDA device %d", c.dev.ordinal)
+}

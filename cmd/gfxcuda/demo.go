@@ -323,16 +323,14 @@ func (dm *demo) main(outDir string, frames int) (err error) {
 		fmt.Fprintf(out, "  %-52s %9.1f×\n", "Vulkan tensor pass vs host round trip", vkRate/rtRate)
 	}
 
-	// 3. Check the Vulkan pass on one frame against the Go reference.
-	if err := dm.checkVulkan(frames / 2); err != nil {
-		return err
-	}
+	// 3. Check the Vulkan pass on one frame against the Go reference. A
+	// failed check still gets its pictures (the caption marks it
+	// MISMATCH); the demo then exits with the error.
+	checkErr := dm.checkVulkan(frames / 2)
 
 	// 4. The CUDA half.
 	if cudaWhy == nil {
-		if err := dm.cudaHalf(frames, rtRate); err != nil {
-			return err
-		}
+		checkErr = errors.Join(checkErr, dm.cudaHalf(frames, rtRate))
 	}
 
 	// 5. Pictures.
@@ -348,6 +346,9 @@ func (dm *demo) main(outDir string, frames int) (err error) {
 	}
 	fmt.Fprintln(out)
 	fmt.Fprintf(out, "pictures: %s (one frame, cameras side by side), %s (%d frames, one loop)\n", abs(pngPath), abs(gifPath), len(gifFrames))
+	if checkErr != nil {
+		return checkErr
+	}
 	if cudaWhy != nil {
 		fmt.Fprintln(out, "done: the Vulkan half ran and was checked; the CUDA half was skipped (see above).")
 	} else {
