@@ -103,6 +103,7 @@ gpu-bundle: deps
 	@if ls $(DEBS)/*.deb >/dev/null 2>&1; then cp $(DEBS)/*.deb $(GPU_DIR)/debs/; \
 	else echo "warning: no loader packages in $(DEBS); the GPU machine must have libvulkan1/libegl1"; fi
 	@cp scripts/gpu-run.sh $(GPU_DIR)/run.sh
+	@cp scripts/gpu-quick.sh $(GPU_DIR)/quick.sh
 	@$(MAKE) --no-print-directory lib >/dev/null && mkdir -p $(GPU_DIR)/pkg/python && \
 		cp -r python/gfxcuda python/tests python/bench python/build_wheel.py python/VERSION $(GPU_DIR)/pkg/python/ && cp cmd/libgfxcuda/gfxcuda.h $(GPU_DIR)/pkg/python/ && \
 		mkdir -p $(GPU_DIR)/pkg/python/examples && cp docs/examples/python/*.py $(GPU_DIR)/pkg/python/examples/ && \

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Runs the named packages' test binaries (bundle directory names, e.g. cmd_gfxcuda cuda)
+# on the GPU machine with run.sh's loader and environment set-up: bash .gpu/quick.sh PKG...
+here=$(cd "$(dirname "$0")" && pwd)
+[ -d "$here/pkg" ] || tar xJf "$here/pkg.txz" -C "$here"
+if ! ldconfig -p | grep -q 'libvulkan.so.1 ' || ! ldconfig -p | grep -q 'libEGL.so.1 '; then
+	for f in "$here"/debs/*.deb; do dpkg -x "$f" /; done; ldconfig
+fi
+nv=/usr/local/nvidia
+[ -f $nv/share/vulkan/icd.d/nvidia_icd.json ] && export VK_DRIVER_FILES=$nv/share/vulkan/icd.d/nvidia_icd.json
+[ -f $nv/share/glvnd/egl_vendor.d/10_nvidia.json ] && export __EGL_VENDOR_LIBRARY_FILENAMES=$nv/share/glvnd/egl_vendor.d/10_nvidia.json
+[ -d $nv/lib64 ] && export LD_LIBRARY_PATH=$nv/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export GFXCUDA_REQUIRE_CUDA=1 GFXCUDA_REQUIRE_VULKAN=1 GFXCUDA_REQUIRE_GL=1 GFXCUDA_REQUIRE_HARDWARE=1 GFXCUDA_VALIDATION=1
+rc=0
+for p in "$@"; do
+	(cd "$here/pkg/$p" && "./$p.test" -test.count=1 -test.v -test.timeout=5m) >/tmp/$p.log 2>&1; r=$?
+	echo "$p rc=$r passed=$(grep -c -- '--- PASS' /tmp/$p.log) failed=$(grep -c -- '--- FAIL' /tmp/$p.log)"
+	[ $r = 0 ] || { rc=1; grep -B2 -A20 -- '--- FAIL' /tmp/$p.log | head -60; }
+done
+grep -h "CUDA: " /tmp/cmd_gfxcuda.log | head -3
+exit $rc
