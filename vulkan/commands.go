@@ -900,19 +900,19 @@ const defaultWaitSpin = 200 * time.Microsecond
 // 50 us instead of 80 (python/bench/compushady_side.py).
 const defaultCPUWaitSpin = 100 * time.Microsecond
 
-var cpuWaitSpin = sync.OnceValue(func() time.Duration {
-	if v, err := strconv.Atoi(os.Getenv("GFXCUDA_WAIT_SPIN_US")); err == nil && v >= 0 {
-		return time.Duration(v) * time.Microsecond
-	}
-	return defaultCPUWaitSpin
-})
+var (
+	waitSpin    = sync.OnceValue(func() time.Duration { return spinFromEnv(defaultWaitSpin) })
+	cpuWaitSpin = sync.OnceValue(func() time.Duration { return spinFromEnv(defaultCPUWaitSpin) })
+)
 
-var waitSpin = sync.OnceValue(func() time.Duration {
+// spinFromEnv is GFXCUDA_WAIT_SPIN_US when it is set to a number of
+// microseconds (0 or more), else def.
+func spinFromEnv(def time.Duration) time.Duration {
 	if v, err := strconv.Atoi(os.Getenv("GFXCUDA_WAIT_SPIN_US")); err == nil && v >= 0 {
 		return time.Duration(v) * time.Microsecond
 	}
-	return defaultWaitSpin
-})
+	return def
+}
 
 // Done reports whether the submitted batch has finished.
 func (c *Commands) Done() bool {
