@@ -15,7 +15,6 @@ import (
 	"github.com/gfxcuda/gfxcuda/compute"
 	"github.com/gfxcuda/gfxcuda/format"
 	"github.com/gfxcuda/gfxcuda/shader"
-	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
 // Resource kinds (gfxcuda_kind in gfxcuda.h).
@@ -82,7 +81,6 @@ type buffer struct {
 
 type texture struct {
 	*compute.Texture
-	img    *vulkan.Image // owned when made with slices
 	slices uint32
 	dev    uint64
 }
@@ -157,35 +155,7 @@ func gfxcuda_device_info_json(dev C.uint64_t, out *unsafe.Pointer, n *C.size_t) 
 //export gfxcuda_buffer_new
 func gfxcuda_buffer_new(dev C.uint64_t, size C.uint64_t, heap C.int, stride C.uint32_t, f C.uint32_t, out *C.uint64_t) C.int {
 	return call(func() error {
-		d, err := get[*compute.Device](uint64(dev), "device")
-		if err != nil {
-			return err
-		}
-		if out == nil {
-			return errorf(stInvalid, "gfxcuda_buffer_new: null output")
-		}
-		if size == 0 {
-			return errorf(stInvalid, "gfxcuda: a buffer of 0 bytes; give a size of at least 1 byte")
-		}
-		if heap < 0 || heap > 2 {
-			return errorf(stInvalid, "gfxcuda: heap %d; use GFXCUDA_HEAP_DEFAULT (0), UPLOAD (1) or READBACK (2)", heap)
-		}
-		if f != 0 {
-			if _, ok := format.Lookup(format.Format(f)); !ok {
-				return errorf(stInvalid, "gfxcuda: unknown format %d", f)
-			}
-		}
-		b, err := d.Buffer(uint64(size), compute.Heap(heap))
-		if err != nil {
-			return err
-		}
-		cb := b
-		if stride != 0 {
-			cb = b.WithStride(uint32(stride))
-		} else if f != 0 {
-			cb = b.WithFormat(format.Format(f))
-		}
-		return store(out, &buffer{cb, uint64(dev)}, b.Close, uint64(dev))
+		return newBuffer("gfxcuda_buffer_new", dev, size, heap, stride, f, 0, 0, 0, out) // placed.go
 	})
 }
 
@@ -298,43 +268,7 @@ func gfxcuda_buffer_readback2d(buf C.uint64_t, dst unsafe.Pointer, n C.uint64_t,
 //export gfxcuda_texture_new
 func gfxcuda_texture_new(dev C.uint64_t, dim C.int, w, h, depth, slices C.uint32_t, f C.uint32_t, out *C.uint64_t) C.int {
 	return call(func() error {
-		d, err := get[*compute.Device](uint64(dev), "device")
-		if err != nil {
-			return err
-		}
-		if out == nil {
-			return errorf(stInvalid, "gfxcuda_texture_new: null output")
-		}
-		if _, ok := format.Lookup(format.Format(f)); !ok {
-			return errorf(stInvalid, "gfxcuda: unknown texture format %d (see gfxcuda.formats)", f)
-		}
-		if w == 0 || h == 0 || depth == 0 || slices == 0 {
-			return errorf(stInvalid, "gfxcuda: a texture of %dx%dx%d texels and %d slices; every extent must be at least 1", w, h, depth, slices)
-		}
-		var vd vulkan.ImageDim
-		switch dim {
-		case 1:
-			vd = vulkan.Image1D
-		case 2:
-			vd = vulkan.Image2D
-		case 3:
-			vd = vulkan.Image3D
-		default:
-			return errorf(stInvalid, "gfxcuda: texture dimension %d (1, 2 or 3)", dim)
-		}
-		if dim == 3 && slices != 1 {
-			return errorf(stInvalid, "gfxcuda: 3D textures have no slices")
-		}
-		img, err := d.Vulkan().NewImage(vulkan.ImageOptions{Dim: vd, Format: uint32(f), Width: uint32(w), Height: uint32(h), Depth: uint32(depth), Layers: uint32(slices)})
-		if err != nil {
-			return &statusError{stUnsupported, fmt.Errorf("gfxcuda: %s texture of %s: %w", vd, format.Format(f), err)}
-		}
-		t, err := d.WrapTexture(img)
-		if err != nil {
-			img.Close()
-			return err
-		}
-		return store(out, &texture{Texture: t, img: img, slices: uint32(slices), dev: uint64(dev)}, img.Close, uint64(dev))
+		return newTexture("gfxcuda_texture_new", dev, dim, w, h, depth, slices, f, 0, 0, 0, out) // placed.go
 	})
 }
 

@@ -88,75 +88,116 @@ func placementError(err error) error {
 func gfxcuda_buffer_new_placed(dev C.uint64_t, size C.uint64_t, heapType C.int, stride C.uint32_t, f C.uint32_t,
 	heapH C.uint64_t, offset C.uint64_t, sparse C.int, out *C.uint64_t) C.int {
 	return call(func() error {
-		d, err := get[*compute.Device](uint64(dev), "device")
-		if err != nil {
-			return err
-		}
-		if out == nil {
-			return errorf(stInvalid, "gfxcuda_buffer_new_placed: null output")
-		}
-		if size == 0 {
-			return errorf(stInvalid, "gfxcuda: a buffer of 0 bytes; give a size of at least 1 byte")
-		}
-		if heapType < 0 || heapType > 2 {
-			return errorf(stInvalid, "gfxcuda: heap %d; use GFXCUDA_HEAP_DEFAULT (0), UPLOAD (1) or READBACK (2)", heapType)
-		}
-		if f != 0 {
-			if _, ok := format.Lookup(format.Format(f)); !ok {
-				return errorf(stInvalid, "gfxcuda: unknown format %d", f)
-			}
-		}
-		p, deps, err := placement(dev, heapH, offset, sparse)
-		if err != nil {
-			return err
-		}
-		b, err := d.PlacedBuffer(uint64(size), compute.Heap(heapType), uint32(stride), format.Format(f), p)
-		if err != nil {
-			return placementError(err)
-		}
-		return store(out, &buffer{b, uint64(dev)}, b.Close, append(deps, uint64(dev))...)
+		return newBuffer("gfxcuda_buffer_new_placed", dev, size, heapType, stride, f, heapH, offset, sparse, out)
 	})
+}
+
+// newBuffer makes a buffer (gfxcuda_buffer_new, gfxcuda_buffer_new_placed):
+// of its own memory when heapH is 0 and sparse is 0, else placed in the
+// heap or sparse. stride makes it structured, else f typed.
+func newBuffer(fn string, dev, size C.uint64_t, heapType C.int, stride, f C.uint32_t,
+	heapH, offset C.uint64_t, sparse C.int, out *C.uint64_t) error {
+	d, err := get[*compute.Device](uint64(dev), "device")
+	if err != nil {
+		return err
+	}
+	if out == nil {
+		return errorf(stInvalid, "%s: null output", fn)
+	}
+	if size == 0 {
+		return errorf(stInvalid, "gfxcuda: a buffer of 0 bytes; give a size of at least 1 byte")
+	}
+	if heapType < 0 || heapType > 2 {
+		return errorf(stInvalid, "gfxcuda: heap %d; use GFXCUDA_HEAP_DEFAULT (0), UPLOAD (1) or READBACK (2)", heapType)
+	}
+	if f != 0 {
+		if _, ok := format.Lookup(format.Format(f)); !ok {
+			return errorf(stInvalid, "gfxcuda: unknown format %d", f)
+		}
+	}
+	p, deps, err := placement(dev, heapH, offset, sparse)
+	if err != nil {
+		return err
+	}
+	if stride != 0 {
+		f = 0 // a structured buffer; the format is not used
+	}
+	b, err := d.PlacedBuffer(uint64(size), compute.Heap(heapType), uint32(stride), format.Format(f), p)
+	if err != nil {
+		return placementError(err)
+	}
+	return store(out, &buffer{b, uint64(dev)}, b.Close, append(deps, uint64(dev))...)
 }
 
 //export gfxcuda_texture_new_placed
 func gfxcuda_texture_new_placed(dev C.uint64_t, dim C.int, w, h, depth, slices C.uint32_t, f C.uint32_t,
 	heapH C.uint64_t, offset C.uint64_t, sparse C.int, out *C.uint64_t) C.int {
 	return call(func() error {
-		d, err := get[*compute.Device](uint64(dev), "device")
-		if err != nil {
-			return err
-		}
-		if out == nil {
-			return errorf(stInvalid, "gfxcuda_texture_new_placed: null output")
-		}
-		if _, ok := format.Lookup(format.Format(f)); !ok {
-			return errorf(stInvalid, "gfxcuda: unknown texture format %d (see gfxcuda.formats)", f)
-		}
-		if w == 0 || h == 0 || depth == 0 || slices == 0 {
-			return errorf(stInvalid, "gfxcuda: a texture of %dx%dx%d texels and %d slices; every extent must be at least 1", w, h, depth, slices)
-		}
-		dims := map[C.int]vulkan.ImageDim{1: vulkan.Image1D, 2: vulkan.Image2D, 3: vulkan.Image3D}
-		vd, ok := dims[dim]
-		if !ok {
-			return errorf(stInvalid, "gfxcuda: texture dimension %d (1, 2 or 3)", dim)
-		}
-		if dim == 3 && slices != 1 {
-			return errorf(stInvalid, "gfxcuda: 3D textures have no slices")
-		}
-		p, deps, err := placement(dev, heapH, offset, sparse)
-		if err != nil {
-			return err
-		}
-		if p.Memory != nil && p.Memory.Heap() != compute.HeapDefault {
+		return newTexture("gfxcuda_texture_new_placed", dev, dim, w, h, depth, slices, f, heapH, offset, sparse, out)
+	})
+}
+
+// newTexture makes a 1D, 2D or 3D texture (gfxcuda_texture_new,
+// gfxcuda_texture_new_placed): of its own memory when heapH is 0 and
+// sparse is 0, else placed in a HEAP_DEFAULT heap or sparse. A placement
+// the heap refuses is GFXCUDA_ERR_INVALID; what the device cannot make,
+// GFXCUDA_ERR_UNSUPPORTED.
+func newTexture(fn string, dev C.uint64_t, dim C.int, w, h, depth, slices, f C.uint32_t,
+	heapH, offset C.uint64_t, sparse C.int, out *C.uint64_t) error {
+	d, err := get[*compute.Device](uint64(dev), "device")
+	if err != nil {
+		return err
+	}
+	if out == nil {
+		return errorf(stInvalid, "%s: null output", fn)
+	}
+	if _, ok := format.Lookup(format.Format(f)); !ok {
+		return errorf(stInvalid, "gfxcuda: unknown texture format %d (see gfxcuda.formats)", f)
+	}
+	if w == 0 || h == 0 || depth == 0 || slices == 0 {
+		return errorf(stInvalid, "gfxcuda: a texture of %dx%dx%d texels and %d slices; every extent must be at least 1", w, h, depth, slices)
+	}
+	var vd vulkan.ImageDim
+	switch dim {
+	case 1:
+		vd = vulkan.Image1D
+	case 2:
+		vd = vulkan.Image2D
+	case 3:
+		vd = vulkan.Image3D
+	default:
+		return errorf(stInvalid, "gfxcuda: texture dimension %d (1, 2 or 3)", dim)
+	}
+	if dim == 3 && slices != 1 {
+		return errorf(stInvalid, "gfxcuda: 3D textures have no slices")
+	}
+	p, deps, err := placement(dev, heapH, offset, sparse)
+	if err != nil {
+		return err
+	}
+	var mem *vulkan.Memory
+	if p.Memory != nil {
+		if p.Memory.Heap() != compute.HeapDefault {
 			return errorf(stInvalid, "gfxcuda: textures live on HEAP_DEFAULT: a texture cannot be placed in a %s heap; make the heap with HEAP_DEFAULT",
 				map[compute.Heap]string{compute.HeapUpload: "HEAP_UPLOAD", compute.HeapReadback: "HEAP_READBACK"}[p.Memory.Heap()])
 		}
-		t, err := d.PlacedTexture(vd, uint32(w), uint32(h), uint32(depth), uint32(slices), format.Format(f), p)
-		if err != nil {
-			return placementError(err)
+		mem = p.Memory.Vulkan()
+	}
+	img, err := d.Vulkan().NewImage(vulkan.ImageOptions{Dim: vd, Format: uint32(f), Width: uint32(w), Height: uint32(h),
+		Depth: uint32(depth), Layers: uint32(slices), Memory: mem, Offset: p.Offset, Sparse: p.Sparse})
+	if err != nil {
+		st := stUnsupported
+		if errors.Is(err, vulkan.ErrPlacement) {
+			st = stInvalid
 		}
-		return store(out, &texture{Texture: t, slices: uint32(slices), dev: uint64(dev)}, t.Close, append(deps, uint64(dev))...)
-	})
+		return &statusError{st, fmt.Errorf("gfxcuda: %s texture of %s: %w", vd, format.Format(f), err)}
+	}
+	t, err := d.WrapTexture(img)
+	if err != nil {
+		img.Close()
+		return err
+	}
+	return store(out, &texture{Texture: t, slices: uint32(slices), dev: uint64(dev)}, img.Close, append(deps, uint64(dev))...)
 }
 
 // sparseOf returns the sparse layout of a buffer or texture handle.
