@@ -314,7 +314,7 @@ func (d *Device) createImage(o ImageOptions) (*Image, error) {
 	case o.Sparse && !d.SparseSupported():
 		return nil, fmt.Errorf("%s: sparse images need the sparseBinding feature and a queue that binds sparse memory, which this device lacks: %w", d.pd.Name, ErrUnsupported)
 	case o.Sparse && o.Dim == Image2D && !feats.SparseResidencyImage2D, o.Sparse && o.Dim == Image3D && !feats.SparseResidencyImage3D:
-		return nil, fmt.Errorf("%s: sparse %v images need the sparseResidencyImage%s feature, which this device lacks: %w", d.pd.Name, o.Dim, o.Dim.String()[:2], ErrUnsupported)
+		return nil, fmt.Errorf("%s: sparse %v images need the sparseResidencyImage%[2]v feature, which this device lacks: %[3]w", d.pd.Name, o.Dim, ErrUnsupported)
 	case o.Sparse && o.Dim == Image1D:
 		return nil, fmt.Errorf("%s: sparse 1D images: Vulkan has no sparse residency for 1D images: %w", d.pd.Name, ErrUnsupported)
 	}

@@ -107,6 +107,18 @@ func (m *Memory) MemoryFlags() MemoryPropertyFlags { return m.flags }
 // place checks that a resource of requirements req can be placed at off
 // and takes a reference for it.
 func (m *Memory) place(d *Device, what string, heap Heap, req vk.MemoryRequirements, off uint64) error {
+	if err := m.fits(d, what, heap, req, off); err != nil {
+		return err
+	}
+	if !m.ref() {
+		return ErrClosed
+	}
+	return nil
+}
+
+// fits checks that what, of requirements req on heap, may live at off in
+// the memory: placed resources and sparse blocks alike.
+func (m *Memory) fits(d *Device, what string, heap Heap, req vk.MemoryRequirements, off uint64) error {
 	switch {
 	case m.d != d:
 		return fmt.Errorf("%s placed in memory of another device: %w", what, ErrPlacement)
@@ -118,9 +130,6 @@ func (m *Memory) place(d *Device, what string, heap Heap, req vk.MemoryRequireme
 		return fmt.Errorf("%s at offset %d: the offset must be a multiple of %d, its alignment on this device: %w", what, off, req.Alignment, ErrPlacement)
 	case off > m.size || req.Size > m.size-off:
 		return fmt.Errorf("%s needs %d bytes at offset %d, which does not fit in the %d bytes of the memory (make it bigger or place the resource lower): %w", what, req.Size, off, m.size, ErrPlacement)
-	}
-	if !m.ref() {
-		return ErrClosed
 	}
 	return nil
 }

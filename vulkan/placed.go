@@ -58,8 +58,11 @@ type SparseBind struct {
 type sparseState struct {
 	layout SparseLayout
 	heap   Heap
-	mu     sync.Mutex
-	bound  map[[4]uint32]*Memory // block (x, y, z, layer) → memory
+	// block is what binding one block takes of a memory: the block size,
+	// as size and alignment, and the resource's memory types.
+	block vk.MemoryRequirements
+	mu    sync.Mutex
+	bound map[[4]uint32]*Memory // block (x, y, z, layer) → memory
 }
 
 // release drops the references to the memory the blocks were bound to.
@@ -101,7 +104,7 @@ func (d *Device) createPlacedBuffer(o BufferOptions) (*Buffer, error) {
 	b.allocSize = req.Size
 	if o.Sparse {
 		blocks := (req.Size + req.Alignment - 1) / req.Alignment
-		b.sparse = &sparseState{heap: o.Heap, bound: map[[4]uint32]*Memory{}, layout: SparseLayout{
+		b.sparse = &sparseState{heap: o.Heap, block: blockRequirements(req), bound: map[[4]uint32]*Memory{}, layout: SparseLayout{
 			Block:   [3]uint32{uint32(req.Alignment), 1, 1},
 			Blocks:  [3]uint32{uint32(blocks), 1, 1},
 			Size:    req.Alignment,
@@ -178,15 +181,8 @@ func (d *Device) bindSparse(s *sparseState, binds []SparseBind, info func(Sparse
 		}
 		var mem vk.DeviceMemory
 		if m := sb.Memory; m != nil {
-			switch {
-			case m.d != d:
-				return fmt.Errorf("vulkan: BindSparse: memory of another device: %w", ErrPlacement)
-			case m.heap != s.heap:
-				return fmt.Errorf("vulkan: BindSparse: %v-heap memory for a resource of the %v heap: %w", m.heap, s.heap, ErrPlacement)
-			case sb.Offset%l.Size != 0:
-				return fmt.Errorf("vulkan: BindSparse: memory offset %d is not a multiple of the block size %d: %w", sb.Offset, l.Size, ErrPlacement)
-			case sb.Offset >= m.size || l.Size > m.size-sb.Offset:
-				return fmt.Errorf("vulkan: BindSparse: a block of %d bytes at offset %d does not fit in %d bytes of memory: %w", l.Size, sb.Offset, m.size, ErrPlacement)
+			if err := m.fits(d, "a sparse block", s.heap, s.block, sb.Offset); err != nil {
+				return fmt.Errorf("vulkan: BindSparse: %w", err)
 			}
 			mem = m.h
 		}
@@ -197,8 +193,9 @@ func (d *Device) bindSparse(s *sparseState, binds []SparseBind, info func(Sparse
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	// References: taken for the new bindings before the old ones drop.
-	for _, sb := range binds {
+	for i, sb := range binds {
 		if sb.Memory != nil && !sb.Memory.ref() {
+			unrefAll(binds[:i])
 			return ErrClosed
 		}
 	}
@@ -223,11 +220,7 @@ func (d *Device) bindSparse(s *sparseState, binds []SparseBind, info func(Sparse
 		}
 	}
 	if err != nil {
-		for _, sb := range binds {
-			if sb.Memory != nil {
-				sb.Memory.unref()
-			}
-		}
+		unrefAll(binds)
 		return fmt.Errorf("vulkan: BindSparse: %w", err)
 	}
 	for _, sb := range binds {
@@ -244,6 +237,22 @@ func (d *Device) bindSparse(s *sparseState, binds []SparseBind, info func(Sparse
 	return nil
 }
 
+// unrefAll drops the references bindSparse took for binds.
+func unrefAll(binds []SparseBind) {
+	for _, sb := range binds {
+		if sb.Memory != nil {
+			sb.Memory.unref()
+		}
+	}
+}
+
+// blockRequirements is what one block of a sparse resource of
+// requirements req takes of a memory: req.Alignment bytes, so aligned, of
+// one of its memory types.
+func blockRequirements(req vk.MemoryRequirements) vk.MemoryRequirements {
+	return vk.MemoryRequirements{Size: req.Alignment, Alignment: req.Alignment, MemoryTypeBits: req.MemoryTypeBits}
+}
+
 // placeImage finishes createImage for an image placed in mem at off, or a
 // sparse one (flags has the sparse bits).
 func (d *Device) placeImage(img *Image, req vk.MemoryRequirements, mem *Memory, off uint64, flags uint32) (*Image, error) {
@@ -255,7 +264,7 @@ func (d *Device) placeImage(img *Image, req vk.MemoryRequirements, mem *Memory, 
 			return nil, fmt.Errorf("%s reports no sparse block shape for %v images of this format: %w", d.pd.Name, img.opts.Dim, ErrUnsupported)
 		}
 		o := img.opts
-		img.sparse = &sparseState{heap: HeapDefault, bound: map[[4]uint32]*Memory{}, layout: SparseLayout{
+		img.sparse = &sparseState{heap: HeapDefault, block: blockRequirements(req), bound: map[[4]uint32]*Memory{}, layout: SparseLayout{
 			Block:   g,
 			Blocks:  [3]uint32{(o.Width + g[0] - 1) / g[0], (o.Height + g[1] - 1) / g[1], (o.Depth + g[2] - 1) / g[2]},
 			Size:    req.Alignment,
