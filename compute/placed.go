@@ -54,11 +54,14 @@ type Placement struct {
 	Sparse bool
 }
 
-func (p Placement) vkMemory() *vulkan.Memory {
-	if p.Memory == nil {
+func (p Placement) vkMemory() *vulkan.Memory { return p.Memory.vulkanOrNil() }
+
+// vulkanOrNil is m's Vulkan memory, or nil for a nil m.
+func (m *Memory) vulkanOrNil() *vulkan.Memory {
+	if m == nil {
 		return nil
 	}
-	return p.Memory.vk
+	return m.vk
 }
 
 // PlacedBuffer creates a buffer of size bytes on heap, placed as p says;
@@ -105,11 +108,7 @@ func (b *Buffer) Sparse() (vulkan.SparseLayout, bool) { return b.vk.Sparse() }
 // of the block size), or unbinds it when m is nil, after the work
 // submitted before, and returns when it is bound.
 func (b *Buffer) BindBlock(x uint32, m *Memory, offset uint64) error {
-	var vm *vulkan.Memory
-	if m != nil {
-		vm = m.vk
-	}
-	if err := b.vk.BindSparse(vulkan.SparseBind{Block: [3]uint32{x, 0, 0}, Memory: vm, Offset: offset}); err != nil {
+	if err := b.vk.BindSparse(vulkan.SparseBind{Block: [3]uint32{x, 0, 0}, Memory: m.vulkanOrNil(), Offset: offset}); err != nil {
 		return fmt.Errorf("compute: %w", err)
 	}
 	return nil
@@ -122,11 +121,7 @@ func (t *Texture) Sparse() (vulkan.SparseLayout, bool) { return t.vk.Sparse() }
 // BindBlock binds the block at (x, y, z) (in blocks) of array slice layer
 // of a sparse texture to m at offset, or unbinds it when m is nil.
 func (t *Texture) BindBlock(x, y, z, layer uint32, m *Memory, offset uint64) error {
-	var vm *vulkan.Memory
-	if m != nil {
-		vm = m.vk
-	}
-	if err := t.vk.BindSparse(vulkan.SparseBind{Block: [3]uint32{x, y, z}, Layer: layer, Memory: vm, Offset: offset}); err != nil {
+	if err := t.vk.BindSparse(vulkan.SparseBind{Block: [3]uint32{x, y, z}, Layer: layer, Memory: m.vulkanOrNil(), Offset: offset}); err != nil {
 		return fmt.Errorf("compute: %w", err)
 	}
 	return nil
