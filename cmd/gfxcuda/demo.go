@@ -338,10 +338,15 @@ func (dm *demo) main(outDir string, frames int) (err error) {
 		return err
 	}
 	pngPath, gifPath := filepath.Join(outDir, "demo.png"), filepath.Join(outDir, "demo.gif")
-	if err := writePNG(pngPath, dm.caption(gifFrames[demoGIFFrames/4], cudaWhy)); err != nil {
+	// Each picture: the cameras between their titles and one footer.
+	foot := dm.footer(gifFrames[0].Bounds().Dx(), cudaWhy)
+	if err := writePNG(pngPath, captioned(gifFrames[demoGIFFrames/4], dm.views, foot)); err != nil {
 		return err
 	}
-	if err := writeGIF(gifPath, dm.captionAll(gifFrames, cudaWhy)); err != nil {
+	for i, f := range gifFrames {
+		gifFrames[i] = captioned(f, dm.views, foot)
+	}
+	if err := writeGIF(gifPath, gifFrames); err != nil {
 		return err
 	}
 	fmt.Fprintln(out)

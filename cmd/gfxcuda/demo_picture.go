@@ -62,23 +62,9 @@ func ms(v float64) string {
 
 func sp(text string, c color.Color) label.Span { return label.Span{Text: text, Color: c} }
 
-// caption returns frame, the cameras side by side, with a strip over each
-// camera saying what it shows and a strip under them all with the devices
-// and every path's frame rate and check, as this run measured them.
-// cudaWhy is why there was no CUDA (nil: there was).
-func (dm *demo) caption(frame *image.RGBA, cudaWhy error) *image.RGBA {
-	return captioned(frame, dm.views, dm.footer(frame.Bounds().Dx(), cudaWhy))
-}
-
-// captionAll captions every frame of the GIF the same way.
-func (dm *demo) captionAll(frames []*image.RGBA, cudaWhy error) []*image.RGBA {
-	out := make([]*image.RGBA, len(frames))
-	for i, f := range frames {
-		out[i] = dm.caption(f, cudaWhy)
-	}
-	return out
-}
-
+// footer is the strip under the cameras: the devices and every path's
+// frame rate and check, as this run measured them. cudaWhy is why there
+// was no CUDA (nil: there was).
 func (dm *demo) footer(width int, cudaWhy error) []label.Line {
 	cudaName := ""
 	if cudaWhy == nil && dm.dev != nil {

@@ -862,17 +862,14 @@ func makeBuffer(dev *compute.Device, r *shader.Resource, spec string) (*compute.
 	return b, nil
 }
 
-// makeTexture makes the texture a SPEC describes for r.
+// makeTexture makes the texture a SPEC describes for r; the caller has
+// checked it with isTextureSpec.
 func makeTexture(dev *compute.Device, r *shader.Resource, spec string) (*compute.Texture, error) {
 	parts := strings.Split(spec, ":")
 	kind := strings.ToLower(parts[0])
-	if kind != "tex1d" && kind != "tex2d" && kind != "tex3d" {
-		if strings.EqualFold(filepath.Ext(spec), ".png") {
-			parts = []string{"tex2d", "rgba8_unorm", "", spec}
-			kind = "tex2d"
-		} else {
-			return nil, usagef("%s is a %s: give tex1d:FORMAT:W, tex2d:FORMAT:WxH or tex3d:FORMAT:WxHxD (optionally :FILE), or FILE.png", r.Name, kindName(r))
-		}
+	if kind != "tex1d" && kind != "tex2d" && kind != "tex3d" { // FILE.png
+		parts = []string{"tex2d", "rgba8_unorm", "", spec}
+		kind = "tex2d"
 	}
 	wantDim := map[string]shader.ImageDim{"tex1d": shader.Dim1D, "tex2d": shader.Dim2D, "tex3d": shader.Dim3D}[kind]
 	if r.Dim != wantDim || r.Arrayed {
