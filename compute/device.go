@@ -62,7 +62,9 @@ func (i DeviceInfo) String() string {
 		i.DedicatedVideoMemory>>20, i.SharedSystemMemory>>20)
 }
 
-func infoOf(pd *vulkan.PhysicalDevice) DeviceInfo {
+// InfoOf describes pd as Devices and Open do (doctor predicts Open's
+// choice with it).
+func InfoOf(pd *vulkan.PhysicalDevice) DeviceInfo {
 	info := DeviceInfo{
 		Index: pd.Index, Name: pd.Name, VendorID: pd.VendorID, DeviceID: pd.DeviceID,
 		Hardware: !pd.IsSoftware(), Discrete: pd.Type == vulkan.DeviceTypeDiscrete, Type: pd.Type,
@@ -79,8 +81,9 @@ func infoOf(pd *vulkan.PhysicalDevice) DeviceInfo {
 	return info
 }
 
-// hasCompute reports whether the device has a compute queue.
-func hasCompute(pd *vulkan.PhysicalDevice) bool {
+// HasCompute reports whether the device has a compute queue: the devices
+// Devices lists and Open chooses from.
+func HasCompute(pd *vulkan.PhysicalDevice) bool {
 	return slices.ContainsFunc(pd.QueueFamilies, func(f vulkan.QueueFamily) bool { return f.Compute && f.Count > 0 })
 }
 
@@ -99,8 +102,8 @@ func Devices() ([]DeviceInfo, error) {
 	}
 	var out []DeviceInfo
 	for _, pd := range pds {
-		if hasCompute(pd) {
-			out = append(out, infoOf(pd))
+		if HasCompute(pd) {
+			out = append(out, InfoOf(pd))
 		}
 	}
 	return out, nil
@@ -223,8 +226,8 @@ func Open(opts Options) (*Device, error) {
 	var infos []DeviceInfo
 	var cands []*vulkan.PhysicalDevice
 	for _, pd := range pds {
-		if hasCompute(pd) {
-			infos = append(infos, infoOf(pd))
+		if HasCompute(pd) {
+			infos = append(infos, InfoOf(pd))
 			cands = append(cands, pd)
 		}
 	}
@@ -251,7 +254,7 @@ func Open(opts Options) (*Device, error) {
 // New runs compute work on an existing Vulkan device, which the Device
 // borrows: Close leaves it open.
 func New(vd *vulkan.Device) *Device {
-	return &Device{vk: vd, info: infoOf(vd.Physical())}
+	return &Device{vk: vd, info: InfoOf(vd.Physical())}
 }
 
 // Submitter submits batches on behalf of a Device made by NewSubmitting,
@@ -264,7 +267,7 @@ type Submitter interface {
 // (see package compute/cudacompute, which does this for an
 // interop.Device). The Device borrows vd and s: Close leaves them open.
 func NewSubmitting(vd *vulkan.Device, s Submitter) *Device {
-	return &Device{vk: vd, sub: s, info: infoOf(vd.Physical())}
+	return &Device{vk: vd, sub: s, info: InfoOf(vd.Physical())}
 }
 
 // Info describes the device.

@@ -102,7 +102,7 @@ func runVulkanCUDA(r *devices.Report, h *Host, g *GLReport) Result {
 		}
 	}
 	add := func(name string, st Status, detail, fix string) {
-		res.Checks = append(res.Checks, Check{Name: name, Status: st, State: st.jsonName(), Detail: detail, Fix: fix})
+		res.Checks = append(res.Checks, mk(name, st, detail, fix))
 	}
 
 	// Vulkan loader and drivers.

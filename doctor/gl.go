@@ -121,7 +121,7 @@ func hasWord(list, w string) bool {
 func CheckGL(g *GLReport) []Check {
 	var out []Check
 	add := func(name string, st Status, detail, fix string) {
-		out = append(out, Check{Name: name, Status: st, State: st.jsonName(), Detail: detail, Fix: fix})
+		out = append(out, mk(name, st, detail, fix))
 	}
 	nvidia := len(g.CUDA) > 0
 	const nvExport = "export __EGL_VENDOR_LIBRARY_FILENAMES="

@@ -503,19 +503,9 @@ func checkNumbering(r *devices.Report, env map[string]string) []Check {
 	// The device compute.Open (gfxcuda run, the Python API) opens.
 	var infos []compute.DeviceInfo
 	for _, d := range r.Vulkan {
-		if !slices.ContainsFunc(d.QueueFamilies, func(f vulkan.QueueFamily) bool { return f.Compute && f.Count > 0 }) {
-			continue
+		if compute.HasCompute(d) {
+			infos = append(infos, compute.InfoOf(d))
 		}
-		in := compute.DeviceInfo{Index: d.Index, Name: d.Name, VendorID: d.VendorID, DeviceID: d.DeviceID,
-			Hardware: !d.IsSoftware(), Discrete: d.Type == vulkan.DeviceTypeDiscrete, Type: d.Type, UUID: d.DeviceUUID}
-		for _, h := range d.MemoryHeaps {
-			if h.DeviceLocal {
-				in.DedicatedVideoMemory += h.Size
-			} else {
-				in.SharedSystemMemory += h.Size
-			}
-		}
-		infos = append(infos, in)
 	}
 	spec := env[compute.DeviceEnv]
 	pick := fmt.Sprintf("GFXCUDA_DEVICE=GPU-%s", c0.UUID)
@@ -705,6 +695,7 @@ func checkNoGraphics(r *devices.Report, h *Host, glSkew bool) []Check {
 	return nil
 }
 
+// mk makes a Check, its JSON state derived from st.
 func mk(name string, st Status, detail, fix string) Check {
 	return Check{Name: name, Status: st, State: st.jsonName(), Detail: detail, Fix: fix}
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gfxcuda/gfxcuda/compute"
 	"github.com/gfxcuda/gfxcuda/devices"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
@@ -23,11 +24,11 @@ func youCanUse(r *devices.Report, g *GLReport, interopOK bool) []Use {
 	out := []Use{}
 	add := func(what, try string) { out = append(out, Use{What: what, Try: try}) }
 
-	var compute, share []*vulkan.PhysicalDevice
+	var runsCompute, share []*vulkan.PhysicalDevice
 	if r.VulkanErr == nil {
 		for _, d := range r.Vulkan {
-			if slices.ContainsFunc(d.QueueFamilies, func(f vulkan.QueueFamily) bool { return f.Compute && f.Count > 0 }) {
-				compute = append(compute, d)
+			if compute.HasCompute(d) {
+				runsCompute = append(runsCompute, d)
 			}
 			if d.CanExportOpaqueFD() && d.CanImportOpaqueFD() {
 				share = append(share, d)
@@ -36,8 +37,8 @@ func youCanUse(r *devices.Report, g *GLReport, interopOK bool) []Use {
 	}
 	cudaOK := r.CUDAErr == nil && len(r.CUDA) > 0
 
-	if len(compute) > 0 {
-		add("compute shaders (HLSL, GLSL, SPIR-V) on "+deviceList(compute),
+	if len(runsCompute) > 0 {
+		add("compute shaders (HLSL, GLSL, SPIR-V) on "+deviceList(runsCompute),
 			"gfxcuda run k.hlsl --dispatch 16 --uav 0:4096 --out o.npy (any compute shader; gfxcuda run -h); Go: compute.Open(compute.Options{}); GFXCUDA_DEVICE picks the device")
 		add("compushady's Python API (import gfxcuda as compushady), on the same devices",
 			"make python && pip install --no-index build/wheel/gfxcuda-*.whl; python3 -c 'import gfxcuda as compushady; print(compushady.get_discovered_devices())'")
