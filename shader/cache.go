@@ -106,7 +106,8 @@ func cacheKey(src []byte, lang Language, stage Stage, entry string, opts Options
 	case opts.FlatRegisters && lang == HLSL:
 		field("flat-registers")
 	case opts.NagaGLSL && lang == GLSL:
-		// The source is hashed rewritten; included files are not.
+		// The source and included files are hashed as written, before
+		// the rewrite the option makes.
 		field("naga-glsl")
 	default:
 		field("")

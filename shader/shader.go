@@ -205,12 +205,6 @@ func Compile(src []byte, opts Options) (*Module, error) {
 			Log:         "empty source",
 		}
 	}
-	naga := lang == GLSL && opts.NagaGLSL
-	var nr nagaRewrite
-	if naga {
-		nr = rewriteNagaGLSL(src) // nagaglsl.go
-		src = nr.src
-	}
 	includeDirs := make([]string, len(opts.IncludeDirs))
 	for i, d := range opts.IncludeDirs {
 		if a, err := filepath.Abs(d); err == nil {
@@ -236,6 +230,14 @@ func Compile(src []byte, opts Options) (*Module, error) {
 		}
 	}
 
+	// compushady's GLSL, rewritten after the cache lookup: a hit costs no
+	// rewrite (the key has the original source and the option).
+	naga := lang == GLSL && opts.NagaGLSL
+	var nr nagaRewrite
+	if naga {
+		nr = rewriteNagaGLSL(src) // nagaglsl.go
+		src = nr.src
+	}
 	inc := &includer{dirs: includeDirs, naga: naga}
 	so := &shaderc.Options{
 		Kind:             kind,
