@@ -156,12 +156,6 @@ def _note_best(descs):
             _best_index = d["index"]
 
 
-def _find_best():
-    # The enumeration that lists the devices notes the best one: one
-    # enumeration (a Vulkan instance made and destroyed) instead of three.
-    get_discovered_devices()
-
-
 def set_current_device(index):
     """Makes device `index` the one resources are created on by default."""
     global _current
@@ -177,8 +171,7 @@ def get_current_device():
     """The device resources are created on by default (the best one)."""
     global _current
     if _current is None:
-        if _best_index is None:
-            _find_best()
+        # get_best_device enumerates once, noting the best device too.
         _current = get_best_device()
     return _current
 
@@ -329,16 +322,16 @@ class Buffer(Resource, _Sparse):
 
     def __init__(self, size, heap_type=HEAP_DEFAULT, stride=0, format=0, device=None, heap=None, heap_offset=0,
                  sparse=False):
-        if heap is not None or sparse or heap_offset:
-            self._make_placed(size, heap_type, stride, format, device, heap, heap_offset, sparse)
-            return
-        self.heap = None
         device = device or _current or get_current_device()
         if heap_type not in _HEAP_NAMES:
             raise errors.BufferException("gfxcuda: unknown heap type %r; use HEAP_DEFAULT, HEAP_UPLOAD or HEAP_READBACK"
                                          % (heap_type,))
         if size <= 0:
             raise errors.BufferException("gfxcuda: a buffer of %d bytes; the size must be at least 1" % size)
+        if heap is not None or sparse or heap_offset:
+            self._make_placed(size, heap_type, stride, format, device, heap, heap_offset, sparse)
+            return
+        self.heap = None
         if _lib._forked:
             _lib.check_fork()
         # One C call (the handle, or minus the status): a small buffer's
@@ -354,12 +347,6 @@ class Buffer(Resource, _Sparse):
         self.format = format
 
     def _make_placed(self, size, heap_type, stride, format, device, heap, heap_offset, sparse):
-        device = device or get_current_device()
-        if heap_type not in _HEAP_NAMES:
-            raise errors.BufferException("gfxcuda: unknown heap type %r; use HEAP_DEFAULT, HEAP_UPLOAD or HEAP_READBACK"
-                                         % (heap_type,))
-        if size <= 0:
-            raise errors.BufferException("gfxcuda: a buffer of %d bytes; the size must be at least 1" % size)
         hh, off, sp = _placement(device, heap, heap_offset, sparse, errors.BufferException)
         try:
             h = _lib.new_handle("gfxcuda_buffer_new_placed", device.handle, size, heap_type, stride, format, hh, off, sp,
