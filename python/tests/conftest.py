@@ -28,6 +28,24 @@ def rng():
     return numpy.random.default_rng(int.from_bytes(os.urandom(4), "little"))
 
 
+# Where the docs pages and their example programs are: in the repository
+# docs/ and docs/examples/python; in the GPU bundle (python/), docs/ and
+# examples/ beside the tests' folder.
+_here = os.path.dirname(os.path.abspath(__file__))
+DOCS_DIRS = [os.path.join(_here, "..", "..", "docs"), os.path.join(_here, "..", "docs")]
+EXAMPLE_DIRS = [os.path.join(_here, "..", "..", "docs", "examples", "python"), os.path.join(_here, "..", "examples")]
+
+
+def find_page(name):
+    """The path of docs page name, or None."""
+    return next((os.path.join(d, name) for d in DOCS_DIRS if os.path.exists(os.path.join(d, name))), None)
+
+
+def find_example(name):
+    """The folder holding example program name, or None."""
+    return next((os.path.abspath(d) for d in EXAMPLE_DIRS if os.path.exists(os.path.join(d, name))), None)
+
+
 def need_cuda():
     if not HAVE_CUDA:
         if REQUIRE_CUDA:

@@ -13,22 +13,16 @@ import numpy
 import pytest
 
 import gfxcuda
-from conftest import need_cuda
+from conftest import DOCS_DIRS, EXAMPLE_DIRS, find_example, find_page, need_cuda
 
-here = os.path.dirname(os.path.abspath(__file__))
-# In the repository: docs/ and docs/examples/python; in the GPU bundle
-# (python/): docs/ and examples/.
-_pages = [os.path.join(here, "..", "..", "docs"), os.path.join(here, "..", "docs")]
-_examples = [os.path.join(here, "..", "..", "docs", "examples", "python"), os.path.join(here, "..", "examples")]
-PAGE = next((os.path.join(p, "cuda-python-buffers.md") for p in _pages
-             if os.path.exists(os.path.join(p, "cuda-python-buffers.md"))), None)
-EXAMPLES = next((os.path.abspath(p) for p in _examples if os.path.exists(os.path.join(p, "cuda_buffers.py"))), None)
+PAGE = find_page("cuda-python-buffers.md")
+EXAMPLES = find_example("cuda_buffers.py")
 
 
 @pytest.fixture(scope="module")
 def cb():
     if EXAMPLES is None:
-        pytest.fail("cuda_buffers.py is in none of %s" % _examples)
+        pytest.fail("cuda_buffers.py is in none of %s" % EXAMPLE_DIRS)
     if EXAMPLES not in sys.path:
         sys.path.insert(0, EXAMPLES)
     return importlib.import_module("cuda_buffers")
@@ -46,7 +40,7 @@ def poison(rng, like):
 
 def test_page_is_the_program():
     if PAGE is None:
-        pytest.fail("cuda-python-buffers.md is in none of %s" % _pages)
+        pytest.fail("cuda-python-buffers.md is in none of %s" % DOCS_DIRS)
     program = re.findall(r"```python\n(.*?)```", open(PAGE).read(), re.S)
     text = open(os.path.join(EXAMPLES, "cuda_buffers.py")).read()
     assert "\n\n\n".join(b.strip("\n") for b in program) + "\n" == text, \

@@ -14,23 +14,17 @@ import numpy
 import pytest
 
 import gfxcuda
-from conftest import need_cuda
+from conftest import DOCS_DIRS, EXAMPLE_DIRS, find_example, find_page, need_cuda
 
-here = os.path.dirname(os.path.abspath(__file__))
-# In the repository: docs/ and docs/examples/python; in the GPU bundle
-# (python/): docs/ and examples/.
-_pages = [os.path.join(here, "..", "..", "docs"), os.path.join(here, "..", "docs")]
-_examples = [os.path.join(here, "..", "..", "docs", "examples", "python"), os.path.join(here, "..", "examples")]
-PAGE = next((os.path.join(p, "numba-and-vulkan.md") for p in _pages
-             if os.path.exists(os.path.join(p, "numba-and-vulkan.md"))), None)
-EXAMPLES = next((os.path.abspath(p) for p in _examples if os.path.exists(os.path.join(p, "numba_and_vulkan.py"))), None)
+PAGE = find_page("numba-and-vulkan.md")
+EXAMPLES = find_example("numba_and_vulkan.py")
 NOTEBOOK = "# A notebook cell"
 
 
 def blocks():
     """The page's ```python blocks: (program blocks, notebook cells)."""
     if PAGE is None:
-        pytest.fail("numba-and-vulkan.md is in none of %s" % _pages)
+        pytest.fail("numba-and-vulkan.md is in none of %s" % DOCS_DIRS)
     found = re.findall(r"```python\n(.*?)```", open(PAGE).read(), re.S)
     return [b for b in found if not b.startswith(NOTEBOOK)], [b for b in found if b.startswith(NOTEBOOK)]
 
@@ -38,7 +32,7 @@ def blocks():
 @pytest.fixture(scope="module")
 def nv():
     if EXAMPLES is None:
-        pytest.fail("numba_and_vulkan.py is in none of %s" % _examples)
+        pytest.fail("numba_and_vulkan.py is in none of %s" % EXAMPLE_DIRS)
     # Imported by name from a folder on sys.path, as a notebook next to it
     # would: spawned processes find producer/consumer there.
     if EXAMPLES not in sys.path:

@@ -13,22 +13,17 @@ import numpy
 import pytest
 
 import gfxcuda
-from conftest import need_cuda
+from conftest import EXAMPLE_DIRS, find_example, find_page, need_cuda
 
 here = os.path.dirname(os.path.abspath(__file__))
-# In the repository: docs/examples/python; in the GPU bundle: ../examples.
-_candidates = [os.path.join(here, "..", "..", "docs", "examples", "python"), os.path.join(here, "..", "examples")]
-EXAMPLES = next((os.path.abspath(p) for p in _candidates if os.path.exists(os.path.join(p, "render_to_torch.py"))), None)
-# In the repository: docs/; in the GPU bundle (python/): docs/ next to the tests' folder.
-PAGE = next((p for p in (os.path.join(here, "..", "..", "docs", "render-to-pytorch-python.md"),
-                         os.path.join(here, "..", "docs", "render-to-pytorch-python.md")) if os.path.exists(p)),
-            os.path.join(here, "..", "..", "docs", "render-to-pytorch-python.md"))
+EXAMPLES = find_example("render_to_torch.py")
+PAGE = find_page("render-to-pytorch-python.md") or os.path.join(here, "..", "..", "docs", "render-to-pytorch-python.md")
 
 
 @pytest.fixture(scope="module")
 def demo():
     if EXAMPLES is None:
-        pytest.fail("render_to_torch.py is in neither %s" % _candidates)
+        pytest.fail("render_to_torch.py is in neither %s" % EXAMPLE_DIRS)
     spec = importlib.util.spec_from_file_location("render_to_torch", os.path.join(EXAMPLES, "render_to_torch.py"))
     m = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(m)
