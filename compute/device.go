@@ -51,15 +51,51 @@ func (i DeviceInfo) UUIDString() string {
 
 // String returns the index, name and kind of the device.
 func (i DeviceInfo) String() string {
-	kind := "software"
-	if i.Hardware {
-		kind = "integrated"
-		if i.Discrete {
-			kind = "discrete"
-		}
-	}
-	return fmt.Sprintf("%d: %s (%s, %d MiB dedicated, %d MiB shared)", i.Index, i.Name, kind,
+	return fmt.Sprintf("%d: %s (%s, %d MiB dedicated, %d MiB shared)", i.Index, i.Name, i.kind(),
 		i.DedicatedVideoMemory>>20, i.SharedSystemMemory>>20)
+}
+
+// kind is "software", "integrated" or "discrete".
+func (i DeviceInfo) kind() string {
+	switch {
+	case !i.Hardware:
+		return "software"
+	case i.Discrete:
+		return "discrete"
+	}
+	return "integrated"
+}
+
+// NoDeviceError is Select's error (and so Open's) when a device spec
+// names none of the devices: it says how the spec was read and lists the
+// devices there are.
+type NoDeviceError struct {
+	Spec string
+	// What is what no device has: "index 3", "UUID …", or, for a name,
+	// empty.
+	What    string
+	Devices []DeviceInfo
+}
+
+// Error reads, e.g., `no Vulkan device matches "nvidia"; devices here: 0
+// llvmpipe (software, UUID …); use an index, a UUID or a name fragment`.
+func (e *NoDeviceError) Error() string {
+	what := fmt.Sprintf("matches %q", e.Spec)
+	if e.What != "" {
+		what = "has " + e.What
+	}
+	here := make([]string, len(e.Devices))
+	for i, d := range e.Devices {
+		kind := d.kind()
+		if kind != "software" {
+			kind += " GPU"
+		}
+		here[i] = fmt.Sprintf("%d %s (%s, UUID %s)", d.Index, d.Name, kind, d.UUIDString())
+	}
+	if len(here) == 0 {
+		here = []string{"none that can run compute shaders"}
+	}
+	return fmt.Sprintf("no Vulkan device %s; devices here: %s; use an index, a UUID or a name fragment", what, strings.Join(here, ", "))
 }
 
 // InfoOf describes pd as Devices and Open do (doctor predicts Open's
@@ -150,20 +186,13 @@ func Select(devs []DeviceInfo, spec string) (int, error) {
 	if spec == "" {
 		return Best(devs), nil
 	}
-	list := func() string {
-		parts := make([]string, len(devs))
-		for i, d := range devs {
-			parts[i] = fmt.Sprintf("%d: %s (UUID %s)", d.Index, d.Name, d.UUIDString())
-		}
-		return strings.Join(parts, "; ")
-	}
 	if n, err := strconv.Atoi(spec); err == nil {
 		for i := range devs {
 			if devs[i].Index == n {
 				return i, nil
 			}
 		}
-		return -1, fmt.Errorf("compute: no device with index %d; devices: %s", n, list())
+		return -1, &NoDeviceError{Spec: spec, What: fmt.Sprintf("index %d", n), Devices: devs}
 	}
 	hexs := strings.ReplaceAll(strings.TrimPrefix(strings.ToLower(spec), "gpu-"), "-", "")
 	if len(hexs) == 32 {
@@ -173,7 +202,7 @@ func Select(devs []DeviceInfo, spec string) (int, error) {
 					return i, nil
 				}
 			}
-			return -1, fmt.Errorf("compute: no device with UUID %s; devices: %s", spec, list())
+			return -1, &NoDeviceError{Spec: spec, What: "UUID " + spec, Devices: devs}
 		}
 	}
 	pick := -1
@@ -183,7 +212,7 @@ func Select(devs []DeviceInfo, spec string) (int, error) {
 		}
 	}
 	if pick < 0 {
-		return -1, fmt.Errorf("compute: no device matches %q (an index, a UUID or part of a name); devices: %s", spec, list())
+		return -1, &NoDeviceError{Spec: spec, Devices: devs}
 	}
 	return pick, nil
 }

@@ -222,56 +222,6 @@ func resourceTable(k *compute.Kernel) string {
 	return "the shader's resources: " + strings.Join(parts, "; ")
 }
 
-// pickDevice resolves --device (or, without it, $GFXCUDA_DEVICE) to the
-// index of one Vulkan device, for compute.Open. A spec that matches no
-// device is refused in the user's words, with the devices there are.
-func pickDevice(flagValue string) (string, error) {
-	spec, from := flagValue, "--device "+flagValue
-	if spec == "" {
-		spec = os.Getenv(compute.DeviceEnv)
-		from = compute.DeviceEnv + "=" + spec
-	}
-	if strings.TrimSpace(spec) == "" {
-		return "", nil
-	}
-	devs, err := compute.Devices()
-	if err != nil {
-		return "", err
-	}
-	i, err := compute.Select(devs, spec)
-	if err == nil {
-		return strconv.Itoa(devs[i].Index), nil
-	}
-	var what string
-	spec = strings.TrimSpace(spec)
-	if n, aerr := strconv.Atoi(spec); aerr == nil {
-		what = fmt.Sprintf("no Vulkan device has index %d", n)
-	} else if h := strings.ReplaceAll(strings.TrimPrefix(strings.ToLower(spec), "gpu-"), "-", ""); len(h) == 32 && !strings.ContainsFunc(h, func(r rune) bool { return !strings.ContainsRune("0123456789abcdef", r) }) {
-		what = fmt.Sprintf("no Vulkan device has UUID %s", spec)
-	} else {
-		what = fmt.Sprintf("no Vulkan device matches %q", spec)
-	}
-	var here []string
-	for _, d := range devs {
-		kind := "software"
-		if d.Hardware {
-			kind = "integrated GPU"
-			if d.Discrete {
-				kind = "discrete GPU"
-			}
-		}
-		here = append(here, fmt.Sprintf("%d %s (%s, UUID %s)", d.Index, d.Name, kind, d.UUIDString()))
-	}
-	if len(here) == 0 {
-		here = []string{"none that can run compute shaders"}
-	}
-	msg := fmt.Sprintf("%s: %s; devices here: %s; use an index, a UUID or a name fragment", from, what, strings.Join(here, ", "))
-	if flagValue == "" {
-		return "", errors.New(msg) // the environment, not the command line
-	}
-	return "", usagef("%s", msg)
-}
-
 func runShader(o *runOpts, stdout, stderr io.Writer) error {
 	pr := progress{stderr, o.quiet}
 	// The results are written last: find out now if they cannot be.
@@ -329,11 +279,14 @@ func runShader(o *runOpts, stdout, stderr io.Writer) error {
 		validation = &o.validation
 	}
 	t0 := time.Now()
-	devSpec, err := pickDevice(o.device)
-	if err != nil {
-		return err
+	dev, err := compute.Open(compute.Options{Device: o.device, Validation: validation})
+	if nd := (*compute.NoDeviceError)(nil); errors.As(err, &nd) {
+		// In the user's words: the flag or the variable, and the devices.
+		if o.device != "" {
+			return usagef("--device %s: %v", o.device, nd)
+		}
+		return fmt.Errorf("%s=%s: %w", compute.DeviceEnv, os.Getenv(compute.DeviceEnv), nd)
 	}
-	dev, err := compute.Open(compute.Options{Device: devSpec, Validation: validation})
 	if err != nil {
 		return err
 	}
