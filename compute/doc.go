@@ -1,6 +1,6 @@
 // Package compute runs compute shaders on any Vulkan GPU, in the manner of
 // Python's compushady: pick a device, make buffers, textures and samplers,
-// compile an HLSL or GLSL shader in process, and dispatch it with
+// compile an HLSL, GLSL or WGSL shader in process, and dispatch it with
 // resources bound by HLSL register or by name; no descriptor layouts to
 // write.
 //

@@ -178,3 +178,50 @@ func ExampleDevice_NewMemory() {
 	// aliased
 	// true
 }
+
+// ExampleDevice_KernelWith runs a WGSL shader with its override constants
+// set: the factor, and the workgroup size, which Groups follows.
+func ExampleDevice_KernelWith() {
+	dev, err := compute.Open(compute.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer dev.Close()
+
+	m, err := shader.Compile([]byte(`
+@group(0) @binding(0) var<storage, read_write> data: array<f32>;
+override factor: f32 = 1.0;
+override wg: u32 = 64;
+
+@compute @workgroup_size(wg)
+fn scale(@builtin(global_invocation_id) id: vec3<u32>) {
+    data[id.x] = f32(id.x) * factor;
+}`), shader.Options{Filename: "scale.wgsl"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	k, err := dev.KernelWith(m, compute.KernelOptions{Constants: map[string]float64{"factor": 0.5, "wg": 4}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer k.Close()
+	buf, _ := dev.Buffer(32, compute.HeapDefault)
+	defer buf.Close()
+	x, y, z := k.Groups(8, 1, 1)
+	if err := k.Dispatch(x, y, z, compute.Named("data", buf)); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(m.EntryPoints[0].Name, k.LocalSize(), x)
+	res, _ := buf.Readback()
+	for i := range 8 {
+		fmt.Print(math.Float32frombits(binary.LittleEndian.Uint32(res[4*i:])), " ")
+	}
+	fmt.Println()
+	// Output:
+	// scale [4 1 1] 2
+	// 0 0.5 1 1.5 2 2.5 3 3.5
+}

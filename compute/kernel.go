@@ -54,7 +54,7 @@ func (m *argsMemo) matches(args []Arg) bool {
 	return true
 }
 
-// Compile compiles an HLSL or GLSL compute shader (or checks a SPIR-V
+// Compile compiles an HLSL, GLSL or WGSL compute shader (or checks a SPIR-V
 // binary) in process and makes a kernel of its entry point (o.EntryPoint,
 // "main" by default). The language comes from o.Language, else from
 // o.Filename's extension, else from the source (see shader.Options).
@@ -78,13 +78,10 @@ func (d *Device) CompileFile(path string, o shader.Options) (*Kernel, error) {
 }
 
 // Kernel makes a kernel of a compiled or reflected module's compute entry
-// point called entry (empty: the first).
+// point called entry (empty: the first), its specialization constants
+// (WGSL overrides) at their defaults; KernelWith sets them.
 func (d *Device) Kernel(m *shader.Module, entry string) (*Kernel, error) {
-	p, err := d.vk.NewComputePipeline(m, vulkan.PipelineOptions{EntryPoint: entry})
-	if err != nil {
-		return nil, fmt.Errorf("compute: %w", err)
-	}
-	return &Kernel{d: d, m: m, p: p, shifted: shader.ShiftedRegisters(m)}, nil
+	return d.KernelWith(m, KernelOptions{EntryPoint: entry})
 }
 
 // Module returns the kernel's SPIR-V module and its reflection.
@@ -96,7 +93,8 @@ func (k *Kernel) Pipeline() *vulkan.Pipeline { return k.p }
 // Resources lists what a dispatch binds, by set and binding.
 func (k *Kernel) Resources() []shader.Resource { return k.p.Resources() }
 
-// LocalSize is the workgroup size.
+// LocalSize is the workgroup size, with the specialization constants of
+// KernelOptions.Constants set.
 func (k *Kernel) LocalSize() [3]uint32 { return k.p.LocalSize() }
 
 // PushConstantSize is the size of the push constants a dispatch passes, 0
@@ -104,7 +102,7 @@ func (k *Kernel) LocalSize() [3]uint32 { return k.p.LocalSize() }
 func (k *Kernel) PushConstantSize() uint32 { return k.p.PushConstantSize() }
 
 // Groups returns how many workgroups cover width×height×depth threads
-// (each count rounded up).
+// (each count rounded up), with the workgroup size of LocalSize.
 func (k *Kernel) Groups(width, height, depth uint32) (x, y, z uint32) {
 	ls := k.p.LocalSize()
 	div := func(n, d uint32) uint32 { return (n + d - 1) / d }

@@ -2,6 +2,9 @@ package compute
 
 import (
 	"fmt"
+	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/gfxcuda/gfxcuda/format"
 	"github.com/gfxcuda/gfxcuda/shader"
@@ -136,15 +139,95 @@ type KernelOptions struct {
 	// partially bound: a dispatch binds the elements it uses
 	// (Arg.Element). Zero: no bindless arrays.
 	Bindless uint32
+	// Constants sets specialization constants (shader.Module's
+	// SpecConstants): WGSL override declarations, GLSL
+	// layout(constant_id = N) const, HLSL [[vk::constant_id(N)]]. A key is
+	// the constant's name or its SpecId in decimal ("3": a WGSL @id(3),
+	// or the id the compiler gave the override). Values are converted to
+	// the constant's type (spirv.SpecConstant.Encode): a bool takes 0 or
+	// 1, an integer a whole number in range, a float is rounded. A
+	// workgroup size made of constants (WGSL @workgroup_size(wg) with
+	// override wg) follows: LocalSize and Groups use the size set. A WGSL
+	// override declared without a default must be set here; a key the
+	// shader has no constant for is an error.
+	Constants map[string]float64
 }
 
 // KernelWith makes a kernel as Kernel does, with options.
 func (d *Device) KernelWith(m *shader.Module, o KernelOptions) (*Kernel, error) {
-	p, err := d.vk.NewComputePipeline(m, vulkan.PipelineOptions{EntryPoint: o.EntryPoint, Bindless: o.Bindless})
+	spec, err := SpecValues(m, o.Constants)
+	if err != nil {
+		return nil, err
+	}
+	p, err := d.vk.NewComputePipeline(m, vulkan.PipelineOptions{EntryPoint: o.EntryPoint, Bindless: o.Bindless, Specialization: spec})
 	if err != nil {
 		return nil, fmt.Errorf("compute: %w", err)
 	}
 	return &Kernel{d: d, m: m, p: p, shifted: shader.ShiftedRegisters(m)}, nil
+}
+
+// SpecValues converts constants, as KernelOptions.Constants gives them,
+// into value bits by SpecId (vulkan.PipelineOptions.Specialization). It
+// fails, naming the shader's constants, on a key the module has no
+// constant for and on a value the constant's type cannot hold, and when a
+// constant without a default (a WGSL override declared without an
+// initializer) is not set.
+func SpecValues(m *shader.Module, constants map[string]float64) (map[uint32]uint64, error) {
+	keys := make([]string, 0, len(constants))
+	for k := range constants {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var out map[uint32]uint64
+	by := map[uint32]string{}
+	for _, k := range keys {
+		c := m.SpecConstant(k)
+		if c == nil {
+			if id, err := strconv.ParseUint(k, 10, 32); err == nil {
+				for i := range m.SpecConstants {
+					if m.SpecConstants[i].ID == uint32(id) {
+						c = &m.SpecConstants[i]
+					}
+				}
+			}
+		}
+		if c == nil {
+			return nil, fmt.Errorf("compute: KernelOptions.Constants[%q]: %w", k, errNoConstant(m, k))
+		}
+		if prev, dup := by[c.ID]; dup {
+			return nil, fmt.Errorf("compute: KernelOptions.Constants sets %s twice, as %q and %q", c, prev, k)
+		}
+		bits, err := c.Encode(constants[k])
+		if err != nil {
+			return nil, fmt.Errorf("compute: KernelOptions.Constants[%q]: %w", k, err)
+		}
+		if out == nil {
+			out = map[uint32]uint64{}
+		}
+		out[c.ID], by[c.ID] = bits, k
+	}
+	for _, c := range m.SpecConstants {
+		if _, set := out[c.ID]; c.Required && !set {
+			name := c.Name
+			if name == "" {
+				name = strconv.Itoa(int(c.ID))
+			}
+			return nil, fmt.Errorf("compute: override '%s' has no default; set it with KernelOptions.Constants", name)
+		}
+	}
+	return out, nil
+}
+
+// errNoConstant says that m has no constant called key, and which it has.
+func errNoConstant(m *shader.Module, key string) error {
+	if len(m.SpecConstants) == 0 {
+		return fmt.Errorf("the shader has no specialization constants (no WGSL override, no GLSL constant_id)")
+	}
+	parts := make([]string, len(m.SpecConstants))
+	for i, c := range m.SpecConstants {
+		parts[i] = c.String()
+	}
+	return fmt.Errorf("the shader has no constant %q; it has %s", key, strings.Join(parts, ", "))
 }
 
 // SparseSupported reports whether the device makes sparse buffers and

@@ -8,9 +8,12 @@
 // constant block's size. Resources are found by name with Module.Resource
 // and by set and binding with Module.ResourceAt; Module.ArrayElement
 // describes the element type of a buffer's runtime-sized array.
+// Module.SpecConstants lists the scalar specialization constants (name,
+// SpecId, type, default), and LocalSizeWith gives the workgroup size once
+// some are set. Rewrite renames entry points and debug names.
 //
 // Package vulkan builds compute pipelines from a reflected Module. Package
-// shader compiles HLSL and GLSL into one (with glslang, through cgo) and
+// shader compiles HLSL, GLSL and WGSL into one (with glslang, through cgo) and
 // re-exports these types under the same names, so a program that only
 // loads precompiled SPIR-V links neither.
 package spirv

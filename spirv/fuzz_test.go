@@ -27,6 +27,9 @@ func fuzzSeeds(f *testing.F) {
 	}
 	f.Add(b)
 	f.Add(b[:len(b)/2])
+	if sc, err := os.ReadFile("testdata/specconst.spv"); err == nil {
+		f.Add(sc)
+	}
 	f.Add([]byte{})
 	f.Add([]byte{0x03, 0x02, 0x23, 0x07})
 	f.Add(spvWords(0x10000, 10))
@@ -93,6 +96,28 @@ func FuzzReflect(f *testing.F) {
 		}
 		if _, err := Reflect(s); err != nil {
 			t.Fatalf("stripped module: %v", err)
+		}
+		// Specialization constants: described, encoded, and a rewrite
+		// keeps the module parseable and is idempotent.
+		values := map[uint32]uint64{}
+		for _, c := range m.SpecConstants {
+			_ = c.String()
+			if v, err := c.Encode(1); err == nil {
+				values[c.ID] = v
+			}
+		}
+		_ = m.LocalSizeWith(values)
+		rw := Rewrites{EntryPoints: map[string]string{"main": "renamed"}, Names: map[string]string{"a": "bb"}, Required: []uint32{0, 3},
+			Features: []string{"f"}, SpecNames: map[uint32]string{0: "s0", 3: "s3"}}
+		r1, err := Rewrite(b, rw)
+		if err != nil {
+			t.Fatalf("Rewrite: %v", err)
+		}
+		if _, err := Reflect(r1); err != nil {
+			t.Fatalf("rewritten module: %v", err)
+		}
+		if r2, err := Rewrite(r1, rw); err != nil || !reflect.DeepEqual(r1, r2) {
+			t.Fatalf("a second rewrite changed the module: %v", err)
 		}
 	})
 }

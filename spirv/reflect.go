@@ -22,6 +22,15 @@ type Module struct {
 	// PushConstants is the push constant block some entry point uses, or
 	// nil.
 	PushConstants *PushConstantBlock
+	// SpecConstants lists the scalar specialization constants, sorted by
+	// SpecId.
+	SpecConstants []SpecConstant
+	// Features names Vulkan device features the module needs beyond what
+	// its capabilities declare, as package shader records them
+	// (Rewrites.Features): "uniformBufferStandardLayout" for WGSL uniform
+	// buffers whose layout std140 cannot express. Package vulkan checks
+	// them.
+	Features []string
 
 	// Warnings holds the compiler's warnings for a module that package
 	// shader compiled; Reflect leaves it empty.
@@ -157,6 +166,8 @@ type parser struct {
 	funcs       map[uint32]*funcInfo
 	cur         *funcInfo
 	structSizes map[uint32]uint64
+	required    map[uint32]bool // SpecIds marked as having no default (Rewrites.Required)
+	features    []string        // device features marked as needed (Rewrites.Features)
 }
 
 func newParser() *parser {
@@ -224,6 +235,8 @@ func (p *parser) inst(_ int, in inst) {
 		return
 	}
 	switch in.op {
+	case opSourceExtension:
+		p.sourceExtension(ops)
 	case opName:
 		if len(ops) >= 1 {
 			p.names[ops[0]], _ = literalString(ops[1:])
@@ -616,6 +629,9 @@ func (p *parser) build(m *Module) {
 		}
 		m.EntryPoints = append(m.EntryPoints, ep)
 	}
+
+	m.SpecConstants = p.specConstants()
+	m.Features = p.features
 
 	for _, v := range p.globals {
 		if used != nil && !used[v.id] {

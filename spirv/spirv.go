@@ -15,14 +15,18 @@ const (
 
 	opSourceContinued    = 2
 	opSource             = 3
+	opSourceExtension    = 4
 	opName               = 5
 	opMemberName         = 6
 	opString             = 7
 	opLine               = 8
+	opExtension          = 10
 	opExtInstImport      = 11
 	opExtInst            = 12
+	opMemoryModel        = 14
 	opEntryPoint         = 15
 	opExecutionMode      = 16
+	opCapability         = 17
 	opTypeVoid           = 19
 	opTypeBool           = 20
 	opTypeInt            = 21

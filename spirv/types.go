@@ -147,15 +147,17 @@ func (d ImageDim) String() string {
 // ScalarType is the component type of the texels an image returns.
 type ScalarType int
 
-// Scalar types. ScalarUnknown is used for non-images and void-typed images.
+// Scalar types. ScalarUnknown is used for non-images and void-typed images;
+// ScalarBool only for specialization constants (SpecConstant.Type).
 const (
 	ScalarUnknown ScalarType = iota
 	ScalarFloat
 	ScalarInt
 	ScalarUint
+	ScalarBool
 )
 
-// String returns "float", "int", "uint" or "unknown".
+// String returns "float", "int", "uint", "bool" or "unknown".
 func (s ScalarType) String() string {
 	switch s {
 	case ScalarFloat:
@@ -164,6 +166,8 @@ func (s ScalarType) String() string {
 		return "int"
 	case ScalarUint:
 		return "uint"
+	case ScalarBool:
+		return "bool"
 	}
 	return "unknown"
 }

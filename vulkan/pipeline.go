@@ -24,6 +24,14 @@ type PipelineOptions struct {
 	// shader must not read. It needs the runtimeDescriptorArray and
 	// descriptorBindingPartiallyBound features (Device.BindlessSupported).
 	Bindless uint32
+	// Specialization sets specialization constants, by SpecId, to the
+	// value bits given (the low 1, 2, 4 or 8 bytes, as the constant's type
+	// is wide; a bool is 0 or 1): those the module reflects
+	// (spirv.Module.SpecConstants). A workgroup size made of
+	// specialization constants follows (Pipeline.LocalSize). A constant
+	// the module marks as having no default (SpecConstant.Required) must
+	// be set; an id the module lacks is an error.
+	Specialization map[uint32]uint64
 }
 
 // Pipeline is a compute pipeline: a shader module's compute entry point
@@ -37,6 +45,7 @@ type Pipeline struct {
 	module *spirv.Module
 	entry  string
 	local  [3]uint32
+	spec   []vk.SpecConstant // PipelineOptions.Specialization, by SpecId
 	// res holds the shader's resources, one per (set, binding): of
 	// aliased variables (several at one binding, of one kind), the first.
 	res   []spirv.Resource
@@ -81,6 +90,12 @@ var capabilityFeatures = map[uint32]struct {
 	4434: {"uniformAndStorageBuffer16BitAccess", func(f *vk.Features) bool { return f.UniformAndStorageBuffer16BitAccess }},
 	4448: {"storageBuffer8BitAccess", func(f *vk.Features) bool { return f.StorageBuffer8BitAccess }},
 	4449: {"uniformAndStorageBuffer8BitAccess", func(f *vk.Features) bool { return f.UniformAndStorageBuffer8BitAccess }},
+}
+
+// namedFeatures are the device features a module may name as needed
+// beyond its capabilities (spirv.Module.Features).
+var namedFeatures = map[string]func(f *vk.Features) bool{
+	"uniformBufferStandardLayout": func(f *vk.Features) bool { return f.UniformBufferStandardLayout },
 }
 
 // capabilityNames names the capabilities of capabilityFeatures.
@@ -150,9 +165,16 @@ func (d *Device) newPipeline(m *spirv.Module, o PipelineOptions) (*Pipeline, err
 		}
 		return nil, fmt.Errorf("the module has no %s (it has: %s)", want, strings.Join(names, ", "))
 	}
+	spec, err := specialization(m, o.Specialization)
+	if err != nil {
+		return nil, err
+	}
 	lim := &d.pd.Limits
-	ls := ep.LocalSize
+	ls := ep.LocalSizeWith(o.Specialization)
 	if ls[0] == 0 || ls[1] == 0 || ls[2] == 0 {
+		if ls != ep.LocalSize {
+			return nil, fmt.Errorf("entry point %s: the specialization constants make the workgroup size %d×%d×%d; each dimension must be at least 1", ep.Name, ls[0], ls[1], ls[2])
+		}
 		return nil, fmt.Errorf("entry point %s declares no workgroup size", ep.Name)
 	}
 	for i, axis := range []string{"x", "y", "z"} {
@@ -173,7 +195,17 @@ func (d *Device) newPipeline(m *spirv.Module, o PipelineOptions) (*Pipeline, err
 		}
 	}
 
-	p := &Pipeline{d: d, module: m, entry: ep.Name, local: ls, names: map[string]int{}, spirv: words,
+	for _, name := range m.Features {
+		has, known := namedFeatures[name]
+		switch {
+		case !known:
+			return nil, fmt.Errorf("the shader needs the device feature %s, which gfxcuda does not know how to enable", name)
+		case !has(&d.pd.features):
+			return nil, fmt.Errorf("the shader needs the device feature %s, which %s does not have", name, d.pd.Name)
+		}
+	}
+
+	p := &Pipeline{d: d, module: m, entry: ep.Name, local: ls, spec: spec, names: map[string]int{}, spirv: words,
 		variants: map[string]vk.Pipeline{}}
 	byKey := map[uint64]int{}
 	for _, r := range m.Resources {
@@ -281,7 +313,6 @@ func (d *Device) newPipeline(m *spirv.Module, o PipelineOptions) (*Pipeline, err
 	if p.push > 0 {
 		ranges = []vk.PushConstantRange{{Stages: vk.ShaderStageCompute, Size: p.push}}
 	}
-	var err error
 	if p.layout, err = d.raw.CreatePipelineLayout(p.sets, ranges); err != nil {
 		return fail(err)
 	}
@@ -323,7 +354,7 @@ func (p *Pipeline) variant(patch map[uint32]uint32, caps ...uint32) (vk.Pipeline
 	if err != nil {
 		return 0, err
 	}
-	h, err := p.d.raw.CreateComputePipeline(sm, p.entry, p.layout)
+	h, err := p.d.raw.CreateComputePipeline(sm, p.entry, p.layout, p.spec)
 	if err != nil {
 		p.d.raw.DestroyShaderModule(sm)
 		return 0, err
@@ -339,8 +370,71 @@ func (p *Pipeline) Module() *spirv.Module { return p.module }
 // EntryPoint returns the name of the pipeline's entry point.
 func (p *Pipeline) EntryPoint() string { return p.entry }
 
-// LocalSize returns the workgroup size of the entry point.
+// LocalSize returns the workgroup size of the entry point, with the
+// specialization constants of PipelineOptions.Specialization set.
 func (p *Pipeline) LocalSize() [3]uint32 { return p.local }
+
+// Specialization returns the specialization constants the pipeline sets:
+// SpecId → value bits (nil when none).
+func (p *Pipeline) Specialization() map[uint32]uint64 {
+	if len(p.spec) == 0 {
+		return nil
+	}
+	out := make(map[uint32]uint64, len(p.spec))
+	for _, s := range p.spec {
+		out[s.ID] = s.Bits
+	}
+	return out
+}
+
+// specialization checks values (SpecId → bits) against the module's
+// specialization constants and returns them as map entries, by SpecId.
+func specialization(m *spirv.Module, values map[uint32]uint64) ([]vk.SpecConstant, error) {
+	byID := map[uint32]*spirv.SpecConstant{}
+	for i := range m.SpecConstants {
+		byID[m.SpecConstants[i].ID] = &m.SpecConstants[i]
+	}
+	for _, c := range m.SpecConstants {
+		if _, set := values[c.ID]; c.Required && !set {
+			return nil, fmt.Errorf("specialization constant %s has no default: set it (PipelineOptions.Specialization)", c)
+		}
+	}
+	ids := make([]uint32, 0, len(values))
+	for id := range values {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	var out []vk.SpecConstant
+	for _, id := range ids {
+		c := byID[id]
+		if c == nil {
+			return nil, fmt.Errorf("PipelineOptions.Specialization sets SpecId %d, which the module does not have (%s)", id, specList(m))
+		}
+		v := values[id]
+		if c.Type == spirv.ScalarBool && v > 1 {
+			return nil, fmt.Errorf("PipelineOptions.Specialization sets %s to %d; a bool takes 0 or 1", c, v)
+		}
+		switch c.Bits {
+		case 8, 16, 32, 64:
+		default:
+			return nil, fmt.Errorf("specialization constant %s is %d bits wide; Vulkan sets 8-, 16-, 32- and 64-bit ones", c, c.Bits)
+		}
+		out = append(out, vk.SpecConstant{ID: id, Size: uint32(c.Bits / 8), Bits: v})
+	}
+	return out, nil
+}
+
+// specList lists a module's specialization constants for messages.
+func specList(m *spirv.Module) string {
+	if len(m.SpecConstants) == 0 {
+		return "it has no specialization constants"
+	}
+	parts := make([]string, len(m.SpecConstants))
+	for i, c := range m.SpecConstants {
+		parts[i] = c.String()
+	}
+	return "it has " + strings.Join(parts, ", ")
+}
 
 // Resources lists the resources a dispatch binds, one per set and binding,
 // sorted by set and binding.

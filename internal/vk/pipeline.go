@@ -242,9 +242,19 @@ func (d *Device) DestroyPipelineLayout(l PipelineLayout) {
 	}
 }
 
+// SpecConstant is one specialization constant's value for
+// CreateComputePipeline: a VkSpecializationMapEntry and its data.
+type SpecConstant struct {
+	ID   uint32 // the SpecId
+	Size uint32 // bytes: 1, 2, 4 or 8 (a VkBool32 is 4)
+	Bits uint64 // the value, its low Size bytes little-endian
+}
+
 // CreateComputePipeline creates one compute pipeline from the entry point
-// of a shader module (vkCreateComputePipelines, no pipeline cache).
-func (d *Device) CreateComputePipeline(module ShaderModule, entry string, layout PipelineLayout) (Pipeline, error) {
+// of a shader module (vkCreateComputePipelines, no pipeline cache), with
+// the specialization constants spec set (VkSpecializationInfo; none when
+// empty).
+func (d *Device) CreateComputePipeline(module ShaderModule, entry string, layout PipelineLayout, spec []SpecConstant) (Pipeline, error) {
 	var a arena
 	defer a.free()
 	ci := alloc[C.VkComputePipelineCreateInfo](&a)
@@ -254,6 +264,28 @@ func (d *Device) CreateComputePipeline(module ShaderModule, entry string, layout
 	ci.stage.module = C.VkShaderModule(module)
 	ci.stage.pName = a.cstr(entry)
 	ci.layout = C.VkPipelineLayout(layout)
+	if n := len(spec); n > 0 {
+		entries := allocN[C.VkSpecializationMapEntry](&a, n)
+		var size uintptr
+		for _, s := range spec {
+			size += uintptr(s.Size)
+		}
+		data := unsafe.Slice((*byte)(a.bytes(size)), size)
+		off := uint32(0)
+		for i, s := range spec {
+			entries[i] = C.VkSpecializationMapEntry{constantID: C.uint32_t(s.ID), offset: C.uint32_t(off), size: C.size_t(s.Size)}
+			for k := uint32(0); k < s.Size && k < 8; k++ {
+				data[off+k] = byte(s.Bits >> (8 * k))
+			}
+			off += s.Size
+		}
+		si := alloc[C.VkSpecializationInfo](&a)
+		si.mapEntryCount = C.uint32_t(n)
+		si.pMapEntries = &entries[0]
+		si.dataSize = C.size_t(size)
+		si.pData = unsafe.Pointer(&data[0])
+		ci.stage.pSpecializationInfo = si
+	}
 	ci.basePipelineIndex = -1
 	var p C.VkPipeline
 	if r := Result(C.gfx_vkCreateComputePipelines(d.fn.createComputePipelines, d.h, ci, &p)); r != Success {

@@ -736,6 +736,9 @@ type Features struct {
 	UniformAndStorageBuffer8BitAccess  bool // Vulkan12
 	StorageBuffer16BitAccess           bool // Vulkan11
 	UniformAndStorageBuffer16BitAccess bool // Vulkan11
+	// UniformBufferStandardLayout lets uniform buffers use std430-style
+	// layouts (Vulkan12).
+	UniformBufferStandardLayout bool
 
 	// Sparse resources (VkPhysicalDeviceFeatures).
 	SparseBinding          bool
@@ -818,6 +821,7 @@ func featureChain(a *arena, q FeatureQuery, set *Features) (*C.VkPhysicalDeviceF
 		v12.shaderStorageTexelBufferArrayDynamicIndexing = b(want.StorageTexelBufferArrayDynamicIndexing)
 		v12.runtimeDescriptorArray = b(want.RuntimeDescriptorArray)
 		v12.descriptorBindingPartiallyBound = b(want.DescriptorBindingPartiallyBound)
+		v12.uniformBufferStandardLayout = b(want.UniformBufferStandardLayout)
 		*next = unsafe.Pointer(v12)
 		next = &v12.pNext
 		v11 = alloc[C.VkPhysicalDeviceVulkan11Features](a)
@@ -883,6 +887,7 @@ func featureChain(a *arena, q FeatureQuery, set *Features) (*C.VkPhysicalDeviceF
 			f.StorageTexelBufferArrayDynamicIndexing = v12.shaderStorageTexelBufferArrayDynamicIndexing != 0
 			f.RuntimeDescriptorArray = v12.runtimeDescriptorArray != 0
 			f.DescriptorBindingPartiallyBound = v12.descriptorBindingPartiallyBound != 0
+			f.UniformBufferStandardLayout = v12.uniformBufferStandardLayout != 0
 		}
 		if v11 != nil {
 			f.StorageBuffer16BitAccess = v11.storageBuffer16BitAccess != 0
