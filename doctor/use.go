@@ -38,7 +38,7 @@ func youCanUse(r *devices.Report, g *GLReport, interopOK bool) []Use {
 	cudaOK := r.CUDAErr == nil && len(r.CUDA) > 0
 
 	if len(runsCompute) > 0 {
-		add("compute shaders (HLSL, GLSL, SPIR-V) on "+deviceList(runsCompute),
+		add("compute shaders (HLSL, GLSL, WGSL, SPIR-V) on "+deviceList(runsCompute),
 			"gfxcuda run k.hlsl --dispatch 16 --uav 0:4096 --out o.npy (any compute shader; gfxcuda run -h); Go: compute.Open(compute.Options{}); GFXCUDA_DEVICE picks the device")
 		add("compushady's Python API (import gfxcuda as compushady), on the same devices",
 			"make python && pip install --no-index build/wheel/gfxcuda-*.whl; python3 -c 'import gfxcuda as compushady; print(compushady.get_discovered_devices())'")

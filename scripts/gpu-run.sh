@@ -24,6 +24,10 @@ nv=/usr/local/nvidia
 [ -d $nv/lib64 ] && export LD_LIBRARY_PATH=$nv/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export GFXCUDA_REQUIRE_CUDA=1 GFXCUDA_REQUIRE_VULKAN=1 GFXCUDA_REQUIRE_GL=1 GFXCUDA_REQUIRE_HARDWARE=1 GFXCUDA_VALIDATION=${GFXCUDA_VALIDATION:-1}
 export GFXCUDA_CACHE_DIR=${GFXCUDA_CACHE_DIR:-/tmp/gfxcuda-cache}
+# The WebGPU samples' compute shaders (compute's TestWGSLWebGPUSamples), when
+# a copy was carried here as .gpu/webgpu-samples (never part of the
+# repository; scripts/webgpu-samples.sh makes one).
+[ -d "$here/webgpu-samples" ] && export GFXCUDA_WEBGPU_SAMPLES=${GFXCUDA_WEBGPU_SAMPLES:-$here/webgpu-samples}
 
 tp=0 tf=0 ts=0 bad=0
 summary=()
@@ -81,13 +85,12 @@ if [ -d "$here/pkg/python" ]; then
 	(cd "$here/pkg/python" && python3 bench/speed.py) 2>&1 | tee "$logs/python-speed.log"
 	# compushady's own test suite, when its test/ folder was carried here
 	# (GFXCUDA_COMPUSHADY_TESTS, default .gpu/compushady-test; never part of
-	# the repository): every test but DXC/Metal (not run) and WGSL (not yet)
-	# must pass.
+	# the repository): every test but DXC/Metal (not run) must pass.
 	cst=${GFXCUDA_COMPUSHADY_TESTS:-$here/compushady-test}
 	if [ -d "$cst" ]; then
 		start=$SECONDS
 		python3 "$here/pkg/python/compushady-suite.py" "$cst" --pythonpath "$here/pkg/python" --markdown \
-			--expect-fail test_wgsl.py --json "$logs/compushady-suite.json" >"$logs/compushady-suite.log" 2>&1
+			--json "$logs/compushady-suite.json" >"$logs/compushady-suite.log" 2>&1
 		rc=$?
 		cat "$logs/compushady-suite.log"
 		st=ok; [ $rc != 0 ] && { st=FAIL; bad=1; }

@@ -50,3 +50,19 @@ func BenchmarkReflect(b *testing.B) {
 		}
 	}
 }
+
+// The same ~100-line compute shader (an n-body step in shared-memory
+// tiles) in WGSL, HLSL and GLSL: what each front end costs on top of
+// glslang, uncached. WGSL is translated to GLSL first (package wgsl).
+
+func BenchmarkCompileWGSL100(b *testing.B) {
+	benchCompile(b, "testdata/bench100.wgsl", Options{NoCache: true})
+}
+
+func BenchmarkCompileHLSL100(b *testing.B) {
+	benchCompile(b, "testdata/bench100.hlsl", Options{NoCache: true})
+}
+
+func BenchmarkCompileGLSL100(b *testing.B) {
+	benchCompile(b, "testdata/bench100.comp", Options{NoCache: true})
+}

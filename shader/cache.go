@@ -83,8 +83,9 @@ func openCache(dir string) *cache {
 
 var versionOnce = sync.OnceValue(shaderc.Version)
 
-// cacheKey hashes everything that determines the compiler's output.
-func cacheKey(src []byte, lang Language, stage Stage, entry string, opts Options, includeDirs []string) string {
+// cacheKey hashes everything that determines the compiler's output; extra
+// are fields of the language's own (wgslTranslation.keyFields).
+func cacheKey(src []byte, lang Language, stage Stage, entry string, opts Options, includeDirs []string, extra ...string) string {
 	h := sha256.New()
 	field := func(s string) {
 		var n [8]byte
@@ -136,6 +137,9 @@ func cacheKey(src []byte, lang Language, stage Stage, entry string, opts Options
 	}
 	field("source")
 	field(string(src))
+	for _, f := range extra {
+		field(f)
+	}
 	return hex.EncodeToString(h.Sum(nil))
 }
 

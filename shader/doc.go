@@ -1,5 +1,5 @@
-// Package shader compiles HLSL and GLSL to SPIR-V in process, reflects the
-// result with package spirv, and caches compiled modules on disk.
+// Package shader compiles HLSL, GLSL and WGSL to SPIR-V in process, reflects
+// the result with package spirv, and caches compiled modules on disk.
 //
 // # Compiling
 //
@@ -42,6 +42,28 @@
 //
 // A plain global struct (PC pc;) is no push constant block: glslang
 // silently makes it a member of the "$Global" uniform buffer at binding 0.
+//
+// # WGSL
+//
+// WGSL compute shaders (Language WGSL, a .wgsl file, or a source with an
+// @compute attribute) are checked and translated to GLSL by package
+// shader/wgsl, in Go, then compiled as GLSL; see that package for what of
+// WGSL it accepts. Errors come back as a *CompileError whose diagnostics give
+// the WGSL file, line and column and end with the specification's name of
+// the rule broken, in brackets. The module's entry point is the @compute
+// function's name (Options.EntryPoint picks one of several), and
+// reflection reports the WGSL names of variables, structs and members.
+// @group(G) @binding(B) is descriptor set G, binding B, as written.
+//
+// override declarations become specialization constants
+// (Module.SpecConstants, by name, with their SpecId: the @id(N) when given);
+// compute.KernelOptions.Constants sets them, and a workgroup size made of
+// overrides follows (Module.LocalSizeWith). An override declared without
+// a default is marked SpecConstant.Required, and a kernel must set it. A
+// uniform buffer whose WGSL layout std140 cannot express (a mat2x2<f32>)
+// needs the uniformBufferStandardLayout device feature: Module.Features
+// names it, and package vulkan checks it. Defines, IncludeDirs, NagaGLSL and
+// FlatRegisters do not apply.
 //
 // # naga GLSL
 //
@@ -89,7 +111,9 @@
 //
 // Compiled modules are stored in a content-addressed cache: the key is the
 // SHA-256 of the source, language, stage, entry point, sorted defines,
-// optimisation flag, include directories and compiler version. Entries live
+// optimisation flag, include directories and compiler version. For WGSL the
+// source hashed is the GLSL it translates to, with the WGSL entry point and
+// names, so that a change of the translator changes the key. Entries live
 // in $GFXCUDA_CACHE_DIR, else os.UserCacheDir()/gfxcuda/shaders, one file
 // per key, written to a temporary file and renamed into place, and carry a
 // checksum: an entry that fails to decode is ignored and rewritten. Entries

@@ -24,17 +24,21 @@ const (
 	// LanguageAuto picks the language from the input: SPIR-V when it
 	// starts with the SPIR-V magic number, else from the extension of
 	// Options.Filename (.hlsl, .hlsli: HLSL; .glsl, .comp, .vert, .frag,
-	// .geom, .tesc, .tese: GLSL; .spv: SPIR-V), else GLSL for a source with
-	// a #version directive and HLSL for one with a [numthreads] attribute.
+	// .geom, .tesc, .tese: GLSL; .wgsl: WGSL; .spv: SPIR-V), else GLSL for
+	// a source with a #version directive, HLSL for one with a [numthreads]
+	// attribute, and WGSL for one with an @compute attribute.
 	LanguageAuto Language = iota
 	HLSL
 	GLSL
 	// SPIRV is a SPIR-V binary, which Compile checks and reflects without
 	// compiling.
 	SPIRV
+	// WGSL is the WebGPU Shading Language, compute shaders only (see
+	// "WGSL" in the package documentation).
+	WGSL
 )
 
-// String returns "auto", "HLSL", "GLSL" or "SPIR-V".
+// String returns "auto", "HLSL", "GLSL", "SPIR-V" or "WGSL".
 func (l Language) String() string {
 	switch l {
 	case LanguageAuto:
@@ -45,6 +49,8 @@ func (l Language) String() string {
 		return "GLSL"
 	case SPIRV:
 		return "SPIR-V"
+	case WGSL:
+		return "WGSL"
 	}
 	return fmt.Sprintf("Language(%d)", int(l))
 }
@@ -110,19 +116,23 @@ type Options struct {
 	Language Language
 	Stage    Stage
 	// EntryPoint is the name of the entry function; "main" when empty.
+	// For WGSL it names the @compute function, which the module's entry
+	// point is then called; when empty, the source's only @compute
+	// function, or the one called main when there are several.
 	EntryPoint string
 	// Filename names the source in diagnostics, picks the language and
 	// stage when those are Auto, and is the directory relative #include
 	// directives are resolved from first. CompileFile sets it to the path.
 	Filename string
 	// Defines are preprocessor macros, as with -DNAME=VALUE; an empty value
-	// defines the macro with an empty replacement.
+	// defines the macro with an empty replacement. WGSL, which has no
+	// preprocessor, ignores them.
 	Defines map[string]string
 	// Optimize runs the SPIR-V optimiser for performance. Names are kept
 	// so that reflection still finds resources by name.
 	Optimize bool
 	// IncludeDirs are searched, in order, for #include <file>, and for
-	// #include "file" after the including file's directory.
+	// #include "file" after the including file's directory (not WGSL).
 	IncludeDirs []string
 	// NoCache bypasses the on-disk cache, for reading and for writing.
 	// Setting the environment variable GFXCUDA_SHADER_CACHE=off does the
@@ -165,10 +175,16 @@ func CompileFile(path string, opts Options) (*Module, error) {
 	return Compile(src, opts)
 }
 
-// Compile compiles an HLSL or GLSL source into SPIR-V for Vulkan 1.1 (SPIR-V
-// 1.3) and reflects the result. A SPIR-V binary is checked and reflected
-// instead. Results are cached on disk (see the package documentation). A
-// source the compiler rejects yields a *CompileError.
+// Compile compiles an HLSL, GLSL or WGSL source into SPIR-V for Vulkan 1.1
+// (SPIR-V 1.3) and reflects the result. A SPIR-V binary is checked and
+// reflected instead. Results are cached on disk (see the package
+// documentation). A source the compiler rejects yields a *CompileError.
+//
+// WGSL compute shaders are checked and translated to GLSL in Go (package
+// shader/wgsl), then compiled as GLSL; diagnostics give the WGSL file, line
+// and column, and the module's entry point and names are the WGSL ones.
+// override declarations become specialization constants
+// (Module.SpecConstants), which compute.KernelOptions.Constants sets.
 //
 // Compile is safe for concurrent use.
 func Compile(src []byte, opts Options) (*Module, error) {
@@ -205,6 +221,18 @@ func Compile(src []byte, opts Options) (*Module, error) {
 			Log:         "empty source",
 		}
 	}
+	// WGSL is translated to GLSL first, which is what is cached and
+	// compiled (fromwgsl.go); the module is renamed after.
+	var wt *wgslTranslation
+	if lang == WGSL {
+		if stage != StageCompute {
+			return nil, fmt.Errorf("shader: %s: WGSL compiles compute shaders only, not the %s stage", displayName(opts.Filename), stage)
+		}
+		if wt, err = translateWGSL(src, opts); err != nil {
+			return nil, err
+		}
+		src, entry = []byte(wt.res.GLSL), "main"
+	}
 	includeDirs := make([]string, len(opts.IncludeDirs))
 	for i, d := range opts.IncludeDirs {
 		if a, err := filepath.Abs(d); err == nil {
@@ -219,7 +247,7 @@ func Compile(src []byte, opts Options) (*Module, error) {
 		c = openCache(opts.CacheDir)
 	}
 	if c != nil {
-		key = cacheKey(src, lang, stage, entry, opts, includeDirs)
+		key = cacheKey(src, lang, stage, entry, opts, includeDirs, wt.keyFields()...)
 		if e := c.get(key); e != nil {
 			m, err := Reflect(e.spirv)
 			if err == nil {
@@ -267,7 +295,9 @@ func Compile(src []byte, opts Options) (*Module, error) {
 	}
 	sort.Strings(names)
 	for _, k := range names {
-		so.Macros = append(so.Macros, shaderc.Macro{Name: k, Value: opts.Defines[k]})
+		if lang != WGSL {
+			so.Macros = append(so.Macros, shaderc.Macro{Name: k, Value: opts.Defines[k]})
+		}
 	}
 	if opts.Optimize {
 		// Debug info keeps OpName through the optimiser; stripDebug then
@@ -300,6 +330,12 @@ func Compile(src []byte, opts Options) (*Module, error) {
 	}
 	if opts.Optimize {
 		if out, err = spirv.StripDebug(out); err != nil {
+			return nil, fmt.Errorf("shader: compiler output: %w", err)
+		}
+	}
+	if wt != nil {
+		// The WGSL entry point's and identifiers' names (fromwgsl.go).
+		if out, err = spirv.Rewrite(out, wt.rewrites()); err != nil {
 			return nil, fmt.Errorf("shader: compiler output: %w", err)
 		}
 	}
@@ -339,7 +375,7 @@ func renameDiagnostics(ds []Diagnostic, from, to string) []Diagnostic {
 
 func detectLanguage(src []byte, opts Options) (Language, error) {
 	switch opts.Language {
-	case HLSL, GLSL, SPIRV:
+	case HLSL, GLSL, SPIRV, WGSL:
 		return opts.Language, nil
 	case LanguageAuto:
 	default:
@@ -353,6 +389,8 @@ func detectLanguage(src []byte, opts Options) (Language, error) {
 		return HLSL, nil
 	case ".glsl", ".comp", ".vert", ".frag", ".geom", ".tesc", ".tese":
 		return GLSL, nil
+	case ".wgsl":
+		return WGSL, nil
 	case ".spv":
 		return SPIRV, nil
 	}
@@ -361,6 +399,8 @@ func detectLanguage(src []byte, opts Options) (Language, error) {
 		return GLSL, nil
 	case bytes.Contains(src, []byte("[numthreads")):
 		return HLSL, nil
+	case bytes.Contains(src, []byte("@compute")):
+		return WGSL, nil
 	}
 	return 0, fmt.Errorf("shader: %s: cannot tell the source language; set Options.Language", displayName(opts.Filename))
 }

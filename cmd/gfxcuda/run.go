@@ -26,12 +26,12 @@ import (
 )
 
 // runAbout is run's paragraph in its usage; runMore follows the flags.
-const runAbout = `Compiles SHADER (.hlsl; .glsl or .comp: GLSL; .spv: SPIR-V) in process,
-binds resources to its slots (--uav, --srv, --cbv, --sampler, --random),
-dispatches it (--dispatch or --threads, --batch times in one submission)
-and writes the results (--out), or prints a summary of what it wrote.
-Every mistake names the flag, what the shader declares there and what to
-give instead.`
+const runAbout = `Compiles SHADER (.hlsl; .glsl or .comp: GLSL; .wgsl: WGSL; .spv: SPIR-V)
+in process, binds resources to its slots (--uav, --srv, --cbv, --sampler,
+--random), dispatches it (--dispatch or --threads, --batch times in one
+submission) and writes the results (--out), or prints a summary of what it
+wrote. Every mistake names the flag, what the shader declares there and
+what to give instead.`
 
 const runMore = `SLOT is an HLSL register's number, of the flag's class (--srv 0 is
 register t0, --uav 0 is u0, --cbv 0 is b0, --sampler 0 is s0: they are four
@@ -39,7 +39,12 @@ different resources), SPACE.NUMBER for another register space, or a
 resource's name. For GLSL it is the layout(binding) number (SET.BINDING for
 another set). --random takes a register with its class (u0, t1) or a name.
 A sampler is FILTER[:ADDRESS]: FILTER point|linear (or MIN,MAG), ADDRESS
-wrap|mirror|clamp|border (or ADDRESS_U:ADDRESS_V:ADDRESS_W).
+wrap|mirror|clamp|border (or ADDRESS_U:ADDRESS_V:ADDRESS_W). WGSL binds
+@group(G) @binding(B) as GLSL does: SLOT is B (G.B for another group).
+
+--const NAME=VALUE sets a specialization constant (a WGSL override, a GLSL
+layout(constant_id) const), named or by SpecId, to VALUE: a number, true or
+false. A workgroup size made of constants follows.
 
 SPEC for buffers: SIZE (zero-filled bytes, with k/M/G suffixes), FILE.npy (its
 data), FILE (its raw bytes); typed buffers (Buffer<T>, RWBuffer<T>) may add
@@ -78,6 +83,7 @@ type runOpts struct {
 	entry      string
 	defines    multiFlag
 	includes   multiFlag
+	consts     multiFlag
 	seed       uint64
 	quiet      bool
 	validation bool
@@ -108,9 +114,10 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.push, "push", "", "push constants: `HEX` bytes (0a000000...), or @FILE / FILE with the raw bytes")
 	fs.IntVar(&o.batch, "batch", 1, "repeat the dispatch `N` times in one submission")
 	fs.StringVar(&o.device, "device", "", "`DEVICE`: an index, a UUID or a name fragment (default $GFXCUDA_DEVICE, else the best)")
-	fs.StringVar(&o.entry, "entry", "", "entry point `NAME` (default main)")
+	fs.StringVar(&o.entry, "entry", "", "entry point `NAME` (default main; WGSL: the only @compute function)")
 	fs.Var(&o.defines, "D", "define a macro: `NAME[=VALUE]` (repeatable)")
 	fs.Var(&o.includes, "I", "add `DIR` to the include directories (repeatable)")
+	fs.Var(&o.consts, "const", "set a specialization constant (WGSL override): `NAME=VALUE` (repeatable)")
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of --random")
 	fs.BoolVar(&o.quiet, "q", false, "print no progress or timings on stderr")
 	fs.BoolVar(&o.validation, "validation", false, "enable the Vulkan validation layer (also GFXCUDA_VALIDATION=1); its errors fail the run")
@@ -268,6 +275,10 @@ func runShader(o *runOpts, stdout, stderr io.Writer) error {
 	if strings.EqualFold(filepath.Ext(o.shader), ".comp") {
 		opts.Language = shader.GLSL
 	}
+	consts, err := parseConsts(o.consts)
+	if err != nil {
+		return err
+	}
 	src, err := os.ReadFile(o.shader)
 	if err != nil {
 		return err
@@ -310,7 +321,10 @@ func runShader(o *runOpts, stdout, stderr io.Writer) error {
 	for _, w := range m.Warnings {
 		fmt.Fprintln(stderr, w)
 	}
-	k, err := dev.Kernel(m, o.entry)
+	if err := checkConsts(m, consts); err != nil {
+		return err
+	}
+	k, err := dev.KernelWith(m, compute.KernelOptions{EntryPoint: o.entry, Constants: consts})
 	if err != nil {
 		return err
 	}
@@ -1274,5 +1288,78 @@ func summarize(w io.Writer, m *shader.Module, s *slotRes) error {
 		more = " ..."
 	}
 	fmt.Fprintf(w, "%s %s %s %s: [%s%s]\n", s.reg, s.r.Name, dtype, shapeString(shape), strings.Join(vals, " "), more)
+	return nil
+}
+
+// parseConsts parses the --const flags: NAME=VALUE, VALUE a number, true
+// or false.
+func parseConsts(flags []string) (map[string]float64, error) {
+	if len(flags) == 0 {
+		return nil, nil
+	}
+	out := map[string]float64{}
+	for _, f := range flags {
+		name, val, ok := strings.Cut(f, "=")
+		name, val = strings.TrimSpace(name), strings.TrimSpace(val)
+		if !ok || name == "" || val == "" {
+			return nil, usagef("--const %s: give NAME=VALUE, such as --const scale=2.5", f)
+		}
+		if _, dup := out[name]; dup {
+			return nil, usagef("--const %s: %s is set twice", f, name)
+		}
+		switch strings.ToLower(val) {
+		case "true":
+			out[name] = 1
+		case "false":
+			out[name] = 0
+		default:
+			v, err := strconv.ParseFloat(val, 64)
+			if err != nil {
+				return nil, usagef("--const %s: %q is not a number, true or false", f, val)
+			}
+			out[name] = v
+		}
+	}
+	return out, nil
+}
+
+// checkConsts checks the --const flags against the shader's
+// specialization constants, in the command line's words.
+func checkConsts(m *shader.Module, consts map[string]float64) error {
+	have := func() string {
+		if len(m.SpecConstants) == 0 {
+			return "the shader has no specialization constants (WGSL override, GLSL constant_id)"
+		}
+		var parts []string
+		for _, c := range m.SpecConstants {
+			parts = append(parts, c.String())
+		}
+		return "the shader's constants: " + strings.Join(parts, "; ")
+	}
+	set := map[uint32]bool{}
+	for name, v := range consts {
+		c := m.SpecConstant(name)
+		if c == nil {
+			if id, err := strconv.ParseUint(name, 10, 32); err == nil {
+				for i := range m.SpecConstants {
+					if m.SpecConstants[i].ID == uint32(id) {
+						c = &m.SpecConstants[i]
+					}
+				}
+			}
+		}
+		if c == nil {
+			return usagef("--const %s: no such constant; %s", name, have())
+		}
+		if _, err := c.Encode(v); err != nil {
+			return usagef("--const %s: %v", name, err)
+		}
+		set[c.ID] = true
+	}
+	for _, c := range m.SpecConstants {
+		if c.Required && !set[c.ID] {
+			return usagef("override '%s' has no default; set it with --const %s=VALUE", c.Name, c.Name)
+		}
+	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strings"
 	"sync"
 	"unsafe"
 
@@ -461,6 +462,7 @@ func texRegion(t *texture, reg C.gfxcuda_copy_region_t, bufOff, bufSize uint64, 
 const (
 	langHLSL = 0
 	langGLSL = 1
+	langWGSL = 2
 )
 
 //export gfxcuda_shader_compile
@@ -477,8 +479,10 @@ func gfxcuda_shader_compile(src *C.char, n C.size_t, lang C.int, entry *C.char, 
 		case langGLSL:
 			// compushady's GLSL is naga's: accept what it accepts.
 			o.Language, o.Filename, o.NagaGLSL = shader.GLSL, "shader.comp", true
+		case langWGSL:
+			o.Language, o.Filename = shader.WGSL, "shader.wgsl"
 		default:
-			return errorf(stInvalid, "gfxcuda: shader language %d (0: HLSL, 1: GLSL)", lang)
+			return errorf(stInvalid, "gfxcuda: shader language %d (0: HLSL, 1: GLSL, 2: WGSL)", lang)
 		}
 		if entry != nil {
 			o.EntryPoint = C.GoString(entry)
@@ -516,47 +520,93 @@ func gfxcuda_compute_new(dev C.uint64_t, spirv unsafe.Pointer, n C.size_t,
 	cbv *C.uint64_t, ncbv C.size_t, srv *C.uint64_t, nsrv C.size_t,
 	uav *C.uint64_t, nuav C.size_t, samplers *C.uint64_t, nsamplers C.size_t, out *C.uint64_t) C.int {
 	return call(func() error {
-		d, err := get[*compute.Device](uint64(dev), "device")
-		if err != nil {
-			return err
-		}
-		if out == nil {
-			return errorf(stInvalid, "gfxcuda_compute_new: null output")
-		}
-		code, err := hostBytes(spirv, uint64(n))
-		if err != nil {
-			return err
-		}
-		lists := [4][]uint64{}
-		for i, l := range []struct {
-			p *C.uint64_t
-			n C.size_t
-		}{{cbv, ncbv}, {srv, nsrv}, {uav, nuav}, {samplers, nsamplers}} {
-			if l.n > 0 {
-				if l.p == nil {
-					return errorf(stInvalid, "gfxcuda_compute_new: null list of %d handles", l.n)
-				}
-				for _, h := range unsafe.Slice((*uint64)(unsafe.Pointer(l.p)), l.n) {
-					lists[i] = append(lists[i], h)
-				}
-			}
-		}
-		k, err := d.Compile(append([]byte(nil), code...), shader.Options{Language: shader.SPIRV})
-		if err != nil {
-			return err
-		}
-		args, deps, err := bindClasses(k, lists)
-		if err != nil || !allBound(k, args) {
-			if a, d, ok := bindCompushadyGLSL(k, lists); ok { // bindglsl.go
-				args, deps, err = a, d, nil
-			}
-		}
-		if err != nil {
-			k.Close()
-			return err
-		}
-		return store(out, &kernel{k: k, args: args, dev: uint64(dev)}, k.Close, append(deps, uint64(dev))...)
+		return newCompute("gfxcuda_compute_new", dev, spirv, n, [4]handleList{{cbv, ncbv}, {srv, nsrv}, {uav, nuav}, {samplers, nsamplers}}, nil, out)
 	})
+}
+
+//export gfxcuda_compute_new_constants
+func gfxcuda_compute_new_constants(dev C.uint64_t, spirv unsafe.Pointer, n C.size_t,
+	cbv *C.uint64_t, ncbv C.size_t, srv *C.uint64_t, nsrv C.size_t,
+	uav *C.uint64_t, nuav C.size_t, samplers *C.uint64_t, nsamplers C.size_t,
+	names **C.char, values *C.double, nconsts C.size_t, out *C.uint64_t) C.int {
+	return call(func() error {
+		var consts map[string]float64
+		if nconsts > 0 {
+			if names == nil || values == nil {
+				return errorf(stInvalid, "gfxcuda_compute_new_constants: null names or values for %d constants", nconsts)
+			}
+			consts = map[string]float64{}
+			ns := unsafe.Slice(names, int(nconsts))
+			vs := unsafe.Slice(values, int(nconsts))
+			for i := range ns {
+				if ns[i] == nil {
+					return errorf(stInvalid, "gfxcuda_compute_new_constants: constant %d has a null name", i)
+				}
+				name := C.GoString(ns[i])
+				if _, dup := consts[name]; dup {
+					return errorf(stInvalid, "gfxcuda: constant %q given twice", name)
+				}
+				consts[name] = float64(vs[i])
+			}
+		}
+		return newCompute("gfxcuda_compute_new_constants", dev, spirv, n, [4]handleList{{cbv, ncbv}, {srv, nsrv}, {uav, nuav}, {samplers, nsamplers}}, consts, out)
+	})
+}
+
+// handleList is a C array of handles.
+type handleList struct {
+	p *C.uint64_t
+	n C.size_t
+}
+
+// newCompute makes the kernel of gfxcuda_compute_new (fn names the C
+// function for messages) with its specialization constants set.
+func newCompute(fn string, dev C.uint64_t, spirv unsafe.Pointer, n C.size_t, ls [4]handleList, consts map[string]float64, out *C.uint64_t) error {
+	d, err := get[*compute.Device](uint64(dev), "device")
+	if err != nil {
+		return err
+	}
+	if out == nil {
+		return errorf(stInvalid, "%s: null output", fn)
+	}
+	code, err := hostBytes(spirv, uint64(n))
+	if err != nil {
+		return err
+	}
+	lists := [4][]uint64{}
+	for i, l := range ls {
+		if l.n > 0 {
+			if l.p == nil {
+				return errorf(stInvalid, "%s: null list of %d handles", fn, l.n)
+			}
+			for _, h := range unsafe.Slice((*uint64)(unsafe.Pointer(l.p)), l.n) {
+				lists[i] = append(lists[i], h)
+			}
+		}
+	}
+	m, err := shader.Compile(append([]byte(nil), code...), shader.Options{Language: shader.SPIRV})
+	if err != nil {
+		return err
+	}
+	if _, err := compute.SpecValues(m, consts); err != nil {
+		// In the Python API's words: Compute(constants=...).
+		return errorf(stInvalid, "%s", strings.ReplaceAll(err.Error(), "KernelOptions.Constants", "Compute(constants={...})"))
+	}
+	k, err := d.KernelWith(m, compute.KernelOptions{Constants: consts})
+	if err != nil {
+		return err
+	}
+	args, deps, err := bindClasses(k, lists)
+	if err != nil || !allBound(k, args) {
+		if a, d, ok := bindCompushadyGLSL(k, lists); ok { // bindglsl.go
+			args, deps, err = a, d, nil
+		}
+	}
+	if err != nil {
+		k.Close()
+		return err
+	}
+	return store(out, &kernel{k: k, args: args, dev: uint64(dev)}, k.Close, append(deps, uint64(dev))...)
 }
 
 //export gfxcuda_compute_dispatch

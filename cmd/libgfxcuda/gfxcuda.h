@@ -69,7 +69,7 @@ enum {
  * stream.ptr). Work is queued on it; no host wait unless said. */
 
 /* Shader languages of gfxcuda_shader_compile. */
-enum { GFXCUDA_HLSL = 0, GFXCUDA_GLSL = 1 };
+enum { GFXCUDA_HLSL = 0, GFXCUDA_GLSL = 1, GFXCUDA_WGSL = 2 };
 
 /* Directions of gfxcuda_cuda_memcpy. */
 enum { GFXCUDA_COPY_HTOD = 0, GFXCUDA_COPY_DTOH = 1, GFXCUDA_COPY_DTOD = 2 };
@@ -183,11 +183,15 @@ int gfxcuda_sampler_new(uint64_t device, int address_u, int address_v, int addre
 /* Copies between buffers and textures (region may be NULL: everything) and
  * returns when the copy is done. GFXCUDA_ERR_RANGE when it does not fit. */
 int gfxcuda_copy(uint64_t src, uint64_t dst, const gfxcuda_copy_region_t *region);
-/* Compiles an HLSL or GLSL compute shader (n bytes at source) to SPIR-V;
- * entry NULL means "main". Free *spirv. GFXCUDA_ERR_COMPILE on errors.
- * GLSL also accepts what compushady's compiler (naga) accepts: uniforms of
- * non-opaque types outside blocks, image formats of another sampled type
- * (shader.Options.NagaGLSL). */
+/* Compiles an HLSL, GLSL or WGSL compute shader (n bytes at source) to
+ * SPIR-V; entry NULL means "main" (WGSL: the only @compute function, or the
+ * one called main). Free *spirv. GFXCUDA_ERR_COMPILE on errors, whose
+ * message gives shader.hlsl, shader.comp or shader.wgsl, the line (WGSL: and
+ * column) of each. GLSL also accepts what compushady's compiler (naga)
+ * accepts: uniforms of non-opaque types outside blocks, image formats of
+ * another sampled type (shader.Options.NagaGLSL). WGSL's SPIR-V keeps the
+ * @group/@binding numbers and names its entry point after the @compute
+ * function; gfxcuda_compute_new binds it as GLSL. */
 int gfxcuda_shader_compile(const char *source, size_t n, int language, const char *entry, void **spirv, size_t *len);
 /* Creates a compute pipeline of a SPIR-V module with its resources bound as
  * compushady binds them: cbv[i] at register b<i>, srv[i] at t<i>, uav[i] at
@@ -198,6 +202,17 @@ int gfxcuda_shader_compile(const char *source, size_t n, int language, const cha
 int gfxcuda_compute_new(uint64_t device, const void *spirv, size_t n,
 	const uint64_t *cbv, size_t ncbv, const uint64_t *srv, size_t nsrv,
 	const uint64_t *uav, size_t nuav, const uint64_t *samplers, size_t nsamplers, uint64_t *compute);
+/* gfxcuda_compute_new with specialization constants set (WGSL override
+ * declarations, GLSL layout(constant_id = N) const): names[i] (the
+ * constant's name, or its SpecId in decimal) takes values[i], converted to
+ * the constant's type (bool: 0 or 1; integers: whole and in range; floats
+ * rounded). A workgroup size made of constants follows. GFXCUDA_ERR_INVALID
+ * for a name the shader has no constant for, a value its type cannot
+ * hold, or a WGSL override without a default left unset. */
+int gfxcuda_compute_new_constants(uint64_t device, const void *spirv, size_t n,
+	const uint64_t *cbv, size_t ncbv, const uint64_t *srv, size_t nsrv,
+	const uint64_t *uav, size_t nuav, const uint64_t *samplers, size_t nsamplers,
+	const char *const *names, const double *values, size_t nconstants, uint64_t *compute);
 /* Dispatches x*y*z workgroups with npush bytes of push constants and waits
  * for them. */
 int gfxcuda_compute_dispatch(uint64_t compute, uint32_t x, uint32_t y, uint32_t z, const void *push, size_t npush);

@@ -1,7 +1,7 @@
 """gfxcuda: zero-copy GPU interop for Python.
 
 - compushady's API (``import gfxcuda as compushady``): devices, Buffer,
-  Texture1D/2D/3D, Sampler, Compute, shaders.hlsl/glsl.compile, formats;
+  Texture1D/2D/3D, Sampler, Compute, shaders.hlsl/glsl/wgsl.compile, formats;
   ``gfxcuda.alias_compushady()`` (or ``python3 -m gfxcuda.compushady_alias
   install``) makes ``from compushady import ...`` work too.
 - Gfx2Cuda's API: texture(), Texture.copy_to/copy_from, open_ipc_texture.
@@ -15,7 +15,7 @@ children with the 'spawn' or 'forkserver' start method.
 """
 
 from . import _lib, config, errors, formats, shaders  # noqa: F401
-from .shaders import glsl, hlsl  # noqa: F401
+from .shaders import glsl, hlsl, wgsl  # noqa: F401
 from .errors import *  # noqa: F401,F403
 from ._compute import (  # noqa: F401
     HEAP_DEFAULT, HEAP_UPLOAD, HEAP_READBACK,

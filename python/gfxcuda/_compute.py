@@ -543,10 +543,16 @@ def _handles(items, what):
 class Compute:
     """A compute pipeline: a SPIR-V shader (shaders.hlsl.compile) with its
     resources bound as compushady binds them: cbv[i] at register b<i>,
-    srv[i] at t<i>, uav[i] at u<i>, samplers[i] at s<i>."""
+    srv[i] at t<i>, uav[i] at u<i>, samplers[i] at s<i>.
+
+    constants (gfxcuda's, not compushady's) sets specialization constants:
+    {"name": value} for WGSL override declarations and GLSL
+    layout(constant_id = N) consts (a key may also be the SpecId, as a
+    string or an int); bools take True/False. A workgroup size made of
+    constants follows. A WGSL override without a default must be set."""
 
     def __init__(self, shader, cbv=(), srv=(), uav=(), samplers=(), push_size=0, bindless=False, max_bindless=64,
-                 device=None):
+                 device=None, constants=None):
         if device is None:
             # The device of the resources (a shared device's compute views
             # live on its own), else the current one.
@@ -561,7 +567,15 @@ class Compute:
         for arr, n in lists:
             args += [arr, n]
         self.bindless = max_bindless if bindless else 0
-        if self.bindless:
+        if constants:
+            if self.bindless:
+                raise errors.InvalidArgumentError("gfxcuda: constants are not supported with bindless=True")
+            names = [str(k).encode() for k in constants]
+            values = [float(v) for v in constants.values()]
+            n = len(names)
+            args += [(_lib.cp * n)(*names), (ctypes.c_double * n)(*values), n]
+            self._h = _lib.Handle(_lib.new_handle("gfxcuda_compute_new_constants", *args))
+        elif self.bindless:
             try:
                 self._h = _lib.Handle(_lib.new_handle("gfxcuda_compute_new_bindless", *(args + [self.bindless])))
             except errors.UnsupportedError as e:

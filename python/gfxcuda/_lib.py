@@ -125,6 +125,8 @@ _sigs = {
     "gfxcuda_bind_tile": [u64, u32, u32, u32, u64, u64, u32],
     "gfxcuda_compute_new_bindless": [u64, vp, sz, P(u64), sz, P(u64), sz, P(u64), sz, P(u64), sz, u32, P(u64)],
     "gfxcuda_compute_bind": [u64, i32, u32, u64],
+    "gfxcuda_compute_new_constants": [u64, vp, sz, P(u64), sz, P(u64), sz, P(u64), sz, P(u64), sz,
+                                      P(cp), P(ctypes.c_double), sz, P(u64)],
 }
 for _name, _args in _sigs.items():
     _f = getattr(lib, _name)

@@ -6,9 +6,9 @@ import R8G8B8A8_UINT``, ``from compushady.shaders import hlsl``, its test
 suite, its README) imports the name ``compushady`` itself; this module maps
 that name, and ``compushady.<sub>``, to the gfxcuda modules: the same module
 objects (``compushady.formats is gfxcuda.formats``,
-``compushady.shaders.hlsl is gfxcuda.shaders.hlsl``). A submodule gfxcuda
-lacks (``compushady.shaders.wgsl``, ``.msl``, ``.utils``) raises the usual
-ModuleNotFoundError.
+``compushady.shaders.hlsl is gfxcuda.shaders.hlsl``, and ``.glsl``,
+``.wgsl``). A submodule gfxcuda lacks (``compushady.shaders.msl``,
+``.utils``) raises the usual ModuleNotFoundError.
 
 It never shadows a real compushady: when another finder on
 ``sys.meta_path`` (the ordinary ``sys.path`` search, an editable install)

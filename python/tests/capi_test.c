@@ -17,6 +17,15 @@ static const char *src =
 	"struct P { uint k; }; [[vk::push_constant]] ConstantBuffer<P> p;\n"
 	"[numthreads(64, 1, 1)] void main(uint3 t : SV_DispatchThreadID) { b[t.x] = a[t.x] * 3u + p.k; }\n";
 
+/* WGSL: bound as GLSL is (each class list by binding order), its override
+ * set through gfxcuda_compute_new_constants. */
+static const char *wgsl_src =
+	"@group(0) @binding(0) var<storage, read> src: array<u32>;\n"
+	"@group(0) @binding(1) var<storage, read_write> dst: array<u32>;\n"
+	"override k: u32 = 1u;\n"
+	"@compute @workgroup_size(64)\n"
+	"fn scaled(@builtin(global_invocation_id) t: vec3<u32>) { dst[t.x] = src[t.x] * 5u + k; }\n";
+
 static void *bad_handle_thread(void *arg) {
 	uint64_t h = (uint64_t)(uintptr_t)arg;
 	int st = gfxcuda_release(h);
@@ -27,7 +36,7 @@ static void *bad_handle_thread(void *arg) {
 
 int main(void) {
 	enum { N = 4096 };
-	uint64_t dev, a, b, rb, k, before, after;
+	uint64_t dev, a, b, rb, k, k2, k3, before, after;
 	uint32_t in[N], out[N], key = (uint32_t)rand() ^ 0x5bd1e995u;
 	void *spirv; size_t spirv_len;
 	srand(12345);
@@ -50,6 +59,28 @@ int main(void) {
 	for (int i = 0; i < N; i++) {
 		if (out[i] != in[i] * 3u + key) { fprintf(stderr, "element %d: %u, want %u\n", i, out[i], in[i] * 3u + key); return 1; }
 	}
+	/* The same in WGSL, k set to key. */
+	CHECK(gfxcuda_shader_compile(wgsl_src, strlen(wgsl_src), GFXCUDA_WGSL, NULL, &spirv, &spirv_len));
+	const char *names[1] = {"k"};
+	double values[1] = {(double)key};
+	CHECK(gfxcuda_compute_new_constants(dev, spirv, spirv_len, NULL, 0, &a, 1, &b, 1, NULL, 0, names, values, 1, &k2));
+	names[0] = "q";
+	if (gfxcuda_compute_new_constants(dev, spirv, spirv_len, NULL, 0, &a, 1, &b, 1, NULL, 0, names, values, 1, &k3) != GFXCUDA_ERR_INVALID ||
+	    !strstr(gfxcuda_last_error(), "no constant \"q\"")) {
+		fprintf(stderr, "unknown constant: %s\n", gfxcuda_last_error()); return 1;
+	}
+	gfxcuda_free(spirv);
+	CHECK(gfxcuda_compute_dispatch(k2, N / 64, 1, 1, NULL, 0));
+	CHECK(gfxcuda_copy(b, rb, NULL));
+	CHECK(gfxcuda_buffer_readback(rb, 0, out, sizeof out));
+	for (int i = 0; i < N; i++) {
+		if (out[i] != in[i] * 5u + key) { fprintf(stderr, "WGSL element %d: %u, want %u\n", i, out[i], in[i] * 5u + key); return 1; }
+	}
+	const char *bad = "@compute @workgroup_size(1)\nfn main() {\n  let x: u32 = nope;\n}\n";
+	if (gfxcuda_shader_compile(bad, strlen(bad), GFXCUDA_WGSL, NULL, &spirv, &spirv_len) != GFXCUDA_ERR_COMPILE ||
+	    !strstr(gfxcuda_last_error(), "shader.wgsl:3:")) {
+		fprintf(stderr, "WGSL error: %s\n", gfxcuda_last_error()); return 1;
+	}
 	/* Errors: a range error names the sizes; a bad handle is refused. */
 	if (gfxcuda_buffer_upload(a, sizeof in, in, 4) != GFXCUDA_ERR_RANGE || !strstr(gfxcuda_last_error(), "16384")) {
 		fprintf(stderr, "range error: %s\n", gfxcuda_last_error()); return 1;
@@ -68,6 +99,7 @@ int main(void) {
 	/* Releasing the device first is fine: its resources keep it alive. */
 	CHECK(gfxcuda_release(dev));
 	CHECK(gfxcuda_release(k));
+	CHECK(gfxcuda_release(k2));
 	CHECK(gfxcuda_release(a));
 	CHECK(gfxcuda_release(b));
 	CHECK(gfxcuda_release(rb));

@@ -38,10 +38,14 @@ ROUND_TRIP = textwrap.dedent("""
     b.copy_to(r)
     assert r.readback() == d
     import gfxcuda, compushady, compushady.formats, compushady.config, compushady.shaders.hlsl
+    import compushady.shaders.wgsl
     assert compushady is gfxcuda and compushady.formats is gfxcuda.formats
     assert compushady.shaders.hlsl is gfxcuda.shaders.hlsl and compushady.config is gfxcuda.config
+    assert compushady.shaders.wgsl is gfxcuda.shaders.wgsl
+    from compushady.shaders import wgsl
+    assert wgsl.compile is gfxcuda.shaders.wgsl.compile
     assert gfxcuda.formats.__spec__.name == "gfxcuda.formats"
-    for missing in ("compushady.shaders.wgsl", "compushady.shaders.msl"):
+    for missing in ("compushady.shaders.msl",):
         try:
             __import__(missing)
         except ModuleNotFoundError as e:

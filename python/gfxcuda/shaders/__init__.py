@@ -1,2 +1,2 @@
-"""Shader compilers: shaders.hlsl.compile and shaders.glsl.compile return
-SPIR-V bytes for Compute."""
+"""Shader compilers: shaders.hlsl.compile, shaders.glsl.compile and
+shaders.wgsl.compile return SPIR-V bytes for Compute."""
