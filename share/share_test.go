@@ -28,7 +28,7 @@ func ctx10(t testing.TB) context.Context {
 
 // memfdExport exports a memfd of n random bytes (seed) as a fake buffer:
 // fd passing without any GPU.
-func memfdExport(t testing.TB, seed uint64, n int) *Shared {
+func memfdExport(t testing.TB, seed uint64, n int, o ...ExportOptions) *Shared {
 	t.Helper()
 	fd, err := unix.MemfdCreate("share-test", unix.MFD_CLOEXEC)
 	if err != nil {
@@ -38,16 +38,17 @@ func memfdExport(t testing.TB, seed uint64, n int) *Shared {
 	if _, err := unix.Write(fd, random(seed, n)); err != nil {
 		t.Fatal(err)
 	}
-	return fdExport(t, fd, n)
+	return fdExport(t, fd, n, o...)
 }
 
-// fdExport exports descriptor fd (duplicated for each open).
-func fdExport(t testing.TB, fd, n int) *Shared {
+// fdExport exports descriptor fd (duplicated for each open), with at most
+// one ExportOptions.
+func fdExport(t testing.TB, fd, n int, o ...ExportOptions) *Shared {
 	t.Helper()
 	ex, err := newExport(Meta{Kind: KindBuffer, Size: uint64(n), AllocationSize: uint64(n)}, func(peer) ([]int, []byte, error) {
 		d, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
 		return []int{d}, nil, err
-	})
+	}, o)
 	if err != nil {
 		t.Fatal(err)
 	}
