@@ -165,7 +165,6 @@ func (t *Texture) Options() TextureOptions { return t.o }
 // Format returns the texture's format description.
 func (t *Texture) Format() format.Info { return t.info }
 
-
 // Array returns the CUDA array over the texture's memory (level 0).
 func (t *Texture) Array() *cuda.Array { return t.arr }
 
