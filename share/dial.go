@@ -369,7 +369,10 @@ func tryFSPath(ctx context.Context, t *token, path string, identify bool) (*repl
 		}
 		return ReasonOther, "connecting: " + err.Error(), ""
 	})
-	return r, as[0]
+	if r != nil {
+		return r, a
+	}
+	return nil, as[0]
 }
 
 func tryPidfd(ctx context.Context, t *token) (*reply, []Attempt) {
@@ -425,9 +428,6 @@ func dialAndAsk(ctx context.Context, t *token, addr string, a Attempt, dialFaile
 		var rf *refusal
 		if errors.As(err, &rf) {
 			a.Reason, a.Err, a.Detail = ReasonRefused, rf, rf.msg
-			if rf.status == stUID {
-				a.Fix = "the exporter must allow this user (gfxcuda share --allow-uid, ExportOptions.AllowUIDs)"
-			}
 		} else {
 			a.Reason, a.Err, a.Detail = ReasonOther, err, err.Error()
 		}

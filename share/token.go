@@ -326,3 +326,31 @@ func (s Token) Meta() (Meta, error) {
 	}
 	return t.Meta, nil
 }
+
+// Endpoint is one way a token offers to reach its exporter.
+type Endpoint struct {
+	Rendezvous Rendezvous // one of RendezvousAbstract, RendezvousFS, RendezvousPidfd
+	// Address is where: "@gfxcuda/…" (abstract socket), the socket's path,
+	// "pid 123 fd 7" (pidfd).
+	Address string
+}
+
+// String is the endpoint in words: "filesystem socket /dev/shm/gfxcuda/….sock".
+func (e Endpoint) String() string { return e.Rendezvous.describe() + " " + e.Address }
+
+// Endpoints returns the ways the token offers to reach its exporter, in
+// the order openers try them, or ErrBadToken (wrapped) when it is not a
+// well-formed token.
+func (s Token) Endpoints() ([]Endpoint, error) {
+	t, err := parseToken(s)
+	if err != nil {
+		return nil, err
+	}
+	var out []Endpoint
+	for _, rv := range []Rendezvous{RendezvousAbstract, RendezvousFS, RendezvousPidfd} {
+		if t.rendezvous()&rv != 0 {
+			out = append(out, Endpoint{Rendezvous: rv, Address: address(t, rv)})
+		}
+	}
+	return out, nil
+}
