@@ -74,6 +74,7 @@ const (
 	dsRequest = 1 // an opener wrote a request
 	dsReply   = 2 // the exporter wrote its reply
 	dsTaken   = 3 // the opener copied the descriptors
+	dsClosed  = 4 // the exporter closed the door
 )
 
 // door is an exporter's pidfd door.
@@ -128,11 +129,15 @@ func openDoor(s *server) (*door, error) {
 	return d, nil
 }
 
-// close stops serving and unmaps the door (the server waits for serve).
+// close stops serving, tells openers holding the door that it is closed,
+// and unmaps it.
 func (d *door) close() {
 	d.quit.Store(true)
 	futexWake(d.u32(dOffState))
 	<-d.done
+	atomic.StoreUint32(d.u32(dOffMagic), 0)
+	atomic.StoreUint32(d.u32(dOffState), dsClosed)
+	futexWake(d.u32(dOffState))
 	unix.Munmap(d.mem)
 	unix.Close(d.fd)
 }
@@ -388,13 +393,17 @@ func doorFetch(ctx context.Context, t *token) (*reply, error) {
 		if err := expired(); err != nil {
 			return nil, &doorError{reason: ReasonBusy, detail: fmt.Sprintf("the exporter's door stayed busy: %v", err), err: err}
 		}
-		if watchExp.dead() {
-			return nil, &doorError{reason: ReasonExporterGone, detail: fmt.Sprintf("process %d exited", pid)}
+		if watchExp.dead() || atomic.LoadUint32(state) == dsClosed {
+			return nil, &doorError{reason: ReasonExporterGone, detail: fmt.Sprintf("process %d exited or closed every resource it shared", pid)}
 		}
 		time.Sleep(wait)
 	}
 	unlock := func() { atomic.CompareAndSwapUint32(lock, me, 0) }
-	if atomic.LoadUint32(state) != dsIdle {
+	switch atomic.LoadUint32(state) {
+	case dsIdle:
+	case dsClosed:
+		return nil, &doorError{reason: ReasonExporterGone, detail: "the exporter closed every resource it shared"}
+	default:
 		unlock()
 		return nil, &doorError{reason: ReasonBusy, detail: "the exporter's door is in use (retry)"}
 	}
@@ -407,8 +416,8 @@ func doorFetch(ctx context.Context, t *token) (*reply, error) {
 			clear(mem[dOffReq : dOffReq+reqLen])
 			return nil, &doorError{reason: ReasonOther, detail: fmt.Sprintf("no answer at the exporter's door: %v", err), err: err}
 		}
-		if watchExp.dead() {
-			return nil, &doorError{reason: ReasonExporterGone, detail: fmt.Sprintf("process %d exited", pid)}
+		if watchExp.dead() || atomic.LoadUint32(state) == dsClosed {
+			return nil, &doorError{reason: ReasonExporterGone, detail: fmt.Sprintf("process %d exited or closed every resource it shared", pid)}
 		}
 		futexWait(state, dsRequest, 10*time.Millisecond)
 	}

@@ -115,6 +115,7 @@ type fsSocket struct {
 	info   dirInfo
 	ln     *net.UnixListener
 	others bool // mode 0666: other users may connect
+	uses   int  // exports offering it: the socket goes with the last
 }
 
 // socketName is the file name of a server's socket: its random nonce.

@@ -142,6 +142,8 @@ type entry struct {
 	uids   []int // besides the exporter's own uid
 	gids   []int
 	logf   func(format string, args ...any)
+	fsDir  string // the filesystem socket's directory it is offered on ("": none)
+	door   bool   // offered through the pidfd door
 	// open returns new descriptors for the peer (the server closes them
 	// after sending) and extra bytes for the reply message.
 	open func(p peer) (fds []int, extra []byte, err error)
@@ -187,6 +189,7 @@ type server struct {
 	absName string
 	fs      map[string]*fsSocket // by directory
 	door    *door
+	doorUse int // exports offering the door: it closes with the last
 	mu      sync.Mutex
 	entries map[uint64]*entry
 	gone    map[uint64][16]byte // withdrawn ids and their secrets, bounded
@@ -249,7 +252,7 @@ func register(e *entry, plan *exportPlan) (registered, error) {
 		global.srv, started = s, true
 	}
 	s := global.srv
-	r, err := s.offer(plan)
+	r, err := s.offer(plan, e)
 	if err != nil {
 		if started && len(s.entries) == 0 {
 			s.stop()
@@ -268,10 +271,15 @@ func register(e *entry, plan *exportPlan) (registered, error) {
 	return r, nil
 }
 
-// offer starts what plan asks for and returns where it is. Called with
-// global.mu held.
-func (s *server) offer(plan *exportPlan) (registered, error) {
-	r := registered{uid: uint32(s.uid), netns: s.netns, pidns: s.pidns}
+// offer starts what plan asks for and returns where it is, recording in e
+// what it uses. Called with global.mu held.
+func (s *server) offer(plan *exportPlan, e *entry) (r registered, err error) {
+	r = registered{uid: uint32(s.uid), netns: s.netns, pidns: s.pidns}
+	defer func() {
+		if err != nil {
+			s.release(e)
+		}
+	}()
 	logf := plan.logf
 	if logf == nil {
 		logf = defaultLogf
@@ -289,6 +297,8 @@ func (s *server) offer(plan *exportPlan) (registered, error) {
 		switch {
 		case err == nil:
 			r.path, r.dir = fsock.path, fsock.info
+			fsock.uses++
+			e.fsDir = fsock.dir
 		case plan.explicit&RendezvousFS != 0:
 			return r, fmt.Errorf("share: the filesystem socket: %w", err)
 		default:
@@ -304,11 +314,33 @@ func (s *server) offer(plan *exportPlan) (registered, error) {
 			s.door = d
 		}
 		r.pid, r.doorFD, r.doorID = uint32(os.Getpid()), uint32(s.door.fd), s.door.id
+		s.doorUse++
+		e.door = true
 	}
 	if r.addr == "" && r.path == "" && r.pid == 0 {
 		return r, errors.New("share: no way for openers to reach this exporter (the rendezvous set is empty)")
 	}
 	return r, nil
+}
+
+// release gives back what e used: a filesystem socket or the door no
+// export offers any more is closed (the socket file removed). Called with
+// global.mu held.
+func (s *server) release(e *entry) {
+	if f := s.fs[e.fsDir]; f != nil && e.fsDir != "" {
+		if f.uses--; f.uses <= 0 {
+			f.ln.Close() // removes the socket file; its accept loop returns
+			delete(s.fs, e.fsDir)
+		}
+	}
+	e.fsDir = ""
+	if e.door && s.door != nil {
+		if s.doorUse--; s.doorUse <= 0 {
+			s.door.close()
+			s.door = nil
+		}
+	}
+	e.door = false
 }
 
 // unregister withdraws id; the server stops with its last resource.
@@ -320,7 +352,8 @@ func unregister(id uint64, secret [16]byte) {
 		return
 	}
 	s.mu.Lock()
-	if _, ok := s.entries[id]; !ok {
+	e, ok := s.entries[id]
+	if !ok {
 		s.mu.Unlock()
 		return
 	}
@@ -328,6 +361,7 @@ func unregister(id uint64, secret [16]byte) {
 	s.tomb(id, secret)
 	empty := len(s.entries) == 0
 	s.mu.Unlock()
+	s.release(e)
 	if empty {
 		s.stop()
 		global.srv = nil
