@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/gfxcuda/gfxcuda/cuda"
@@ -293,7 +294,7 @@ what to set.`, stdout, stderr, "TOKEN")
 
 // Hidden commands `gfxcuda bench` starts in another process.
 const (
-	shareOpenChildCmd = "__share-open" // TOKEN: open a buffer or texture handle, print the nanoseconds it took
+	shareOpenChildCmd = "__share-open" // TOKEN [MODE]: open a buffer or texture handle (bench.ShareOpenModes), print the nanoseconds it took
 	shareRingChildCmd = "__share-ring" // TOKEN FRAMES: consume a bench ring
 )
 
@@ -330,33 +331,106 @@ func runShareChild(cmd string, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, fps)
 		return 0
 	}
-	dev, err := interop.Open(interop.Options{UUID: &u})
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return 1
+	mode := bench.OpenInterop
+	if len(args) == 2 {
+		mode = args[1]
 	}
-	defer dev.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	t0 := time.Now()
-	var c interface{ Close() error }
-	if m.Kind == share.KindTexture {
-		c, err = share.OpenTexture(ctx, dev, tok)
-	} else {
-		c, err = share.OpenBuffer(ctx, dev, tok)
+	var el time.Duration
+	switch mode {
+	case bench.OpenCUDA, bench.OpenCUDAAgain:
+		el, err = openForCUDA(ctx, u, tok, m.Kind, mode == bench.OpenCUDAAgain)
+	case bench.OpenInterop, bench.OpenInteropVulkan:
+		el, err = openInterop(ctx, u, tok, m.Kind, mode == bench.OpenInteropVulkan)
+	default:
+		fmt.Fprintf(stderr, "gfxcuda %s: unknown mode %q\n", cmd, mode)
+		return 2
 	}
-	el := time.Since(t0)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1
 	}
-	c.Close()
 	fmt.Fprintln(stdout, el.Nanoseconds())
 	return 0
 }
 
-// shareChild runs a hidden share command in a new process of this binary.
-func shareChild(args ...string) ([]byte, error) {
+// openForCUDA opens tok into CUDA alone (the primary context made and
+// warmed first: it is not part of the open) and returns how long that
+// took; again: the time of a second open of the same token, which reuses
+// the import.
+func openForCUDA(ctx context.Context, u cuda.UUID, tok share.Token, kind share.Kind, again bool) (time.Duration, error) {
+	cx, err := cudaContext(u)
+	if err != nil {
+		return 0, err
+	}
+	defer cx.Close()
+	if err := cx.Synchronize(); err != nil {
+		return 0, err
+	}
+	open := func() (interface{ Close() error }, error) {
+		if kind == share.KindTexture {
+			return share.OpenCUDATexture(ctx, cx, tok)
+		}
+		return share.OpenCUDABuffer(ctx, cx, tok)
+	}
+	t0 := time.Now()
+	first, err := open()
+	el := time.Since(t0)
+	if err != nil {
+		return 0, err
+	}
+	defer first.Close()
+	if !again {
+		return el, nil
+	}
+	t0 = time.Now()
+	second, err := open()
+	el = time.Since(t0)
+	if err != nil {
+		return 0, err
+	}
+	return el, second.Close()
+}
+
+// openInterop opens tok with share.OpenBuffer or OpenTexture on an
+// interop device (opened first) and returns how long that took; vk: with
+// the first Vulkan use, which imports it into Vulkan.
+func openInterop(ctx context.Context, u cuda.UUID, tok share.Token, kind share.Kind, vk bool) (time.Duration, error) {
+	dev, err := interop.Open(interop.Options{UUID: &u})
+	if err != nil {
+		return 0, err
+	}
+	defer dev.Close()
+	t0 := time.Now()
+	var c interface{ Close() error }
+	if kind == share.KindTexture {
+		var t *interop.Texture
+		if t, err = share.OpenTexture(ctx, dev, tok); err == nil {
+			c = t
+			if vk {
+				_, err = t.VulkanImage()
+			}
+		}
+	} else {
+		var b *interop.Buffer
+		if b, err = share.OpenBuffer(ctx, dev, tok); err == nil {
+			c = b
+			if vk {
+				_, err = b.VulkanBuffer()
+			}
+		}
+	}
+	el := time.Since(t0)
+	if c != nil {
+		err = errors.Join(err, c.Close())
+	}
+	return el, err
+}
+
+// shareChild runs a hidden share command in a new process of this binary,
+// in its own network namespace when netns (root only).
+func shareChild(netns bool, args ...string) ([]byte, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, err
@@ -364,14 +438,17 @@ func shareChild(args ...string) ([]byte, error) {
 	var out, errb bytes.Buffer
 	cmd := exec.Command(exe, args...)
 	cmd.Stdout, cmd.Stderr = &out, &errb
+	if netns {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWNET}
+	}
 	if err := cmd.Run(); err != nil {
 		return nil, fmt.Errorf("%s: %v: %s", args[0], err, strings.TrimSpace(errb.String()))
 	}
 	return out.Bytes(), nil
 }
 
-func shareOpenChild(tok share.Token) (time.Duration, error) {
-	out, err := shareChild(shareOpenChildCmd, string(tok))
+func shareOpenChild(tok share.Token, mode string) (time.Duration, error) {
+	out, err := shareChild(false, shareOpenChildCmd, string(tok), mode)
 	if err != nil {
 		return 0, err
 	}
@@ -379,8 +456,8 @@ func shareOpenChild(tok share.Token) (time.Duration, error) {
 	return time.Duration(ns), err
 }
 
-func shareRingChild(tok share.Token, frames int) (float64, error) {
-	out, err := shareChild(shareRingChildCmd, string(tok), strconv.Itoa(frames))
+func shareRingChild(tok share.Token, frames int, netns bool) (float64, error) {
+	out, err := shareChild(netns, shareRingChildCmd, string(tok), strconv.Itoa(frames))
 	if err != nil {
 		return 0, err
 	}
