@@ -297,9 +297,9 @@ func tryFS(ctx context.Context, t *token, remap string) (*reply, []Attempt) {
 	if r != nil || a.Reason != ReasonDirNotShared {
 		return r, []Attempt{a}
 	}
-	// The exporter's directory is not here: GFXCUDA_SHARE_DIR may name
-	// where it is mounted.
-	if env := os.Getenv(EnvDir); env != "" && filepath.Clean(env) != dir {
+	// The exporter's directory is not here: SetDefaults' Dir or
+	// GFXCUDA_SHARE_DIR may name where it is mounted.
+	if env := fallbackDir(); env != "" && filepath.Clean(env) != dir {
 		r, b := tryFSPath(ctx, t, filepath.Join(env, name), false)
 		return r, []Attempt{a, b}
 	}

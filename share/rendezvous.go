@@ -148,8 +148,20 @@ type OpenOptions struct {
 	// Dir is the exporter's socket directory as mounted in this process,
 	// when it is mounted at another path than the exporter's (the token
 	// names the exporter's). Default: the token's directory, then
-	// GFXCUDA_SHARE_DIR when set.
+	// SetDefaults' Dir or GFXCUDA_SHARE_DIR when set.
 	Dir string
+}
+
+// fallbackDir is where openers look when the token's directory is not
+// there: SetDefaults' Dir, else GFXCUDA_SHARE_DIR.
+func fallbackDir() string {
+	defaults.mu.Lock()
+	d := defaults.o.Dir
+	defaults.mu.Unlock()
+	if d != "" {
+		return d
+	}
+	return os.Getenv(EnvDir)
 }
 
 // Environment variables read by exporters and openers.
@@ -168,6 +180,9 @@ var defaults struct {
 
 // SetDefaults sets the options of exports that leave a field at its zero
 // value, for the whole process (the C library's gfxcuda_share_options).
+// Openers of this process also look for exporters' sockets in its Dir
+// when the token's directory is not there (the shared directory mounted
+// at the same path for both uses).
 func SetDefaults(o ExportOptions) {
 	defaults.mu.Lock()
 	defer defaults.mu.Unlock()
