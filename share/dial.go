@@ -80,6 +80,8 @@ type Attempt struct {
 	Err error
 }
 
+// String is the attempt in words: the way, where, what happened and the
+// fix.
 func (a Attempt) String() string {
 	s := fmt.Sprintf("%s %s: %s", a.Rendezvous.describe(), a.Address, a.Detail)
 	if a.Fix != "" {
@@ -97,6 +99,8 @@ type OpenError struct {
 	Attempts []Attempt
 }
 
+// Error says what opening failed on: the exporter's refusal with its
+// reason, or why each way failed and what to set.
 func (e *OpenError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "share: opening the %v", e.Kind)

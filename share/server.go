@@ -201,6 +201,10 @@ type server struct {
 
 const maxTombstones = 4096
 
+// fsWarned holds the problems with the default socket directory already
+// logged.
+var fsWarned sync.Map
+
 var global struct {
 	mu  sync.Mutex
 	srv *server
@@ -302,7 +306,12 @@ func (s *server) offer(plan *exportPlan, e *entry) (r registered, err error) {
 		case plan.explicit&RendezvousFS != 0:
 			return r, fmt.Errorf("share: the filesystem socket: %w", err)
 		default:
-			logf("gfxcuda share: no filesystem socket (openers in other network namespaces will not reach this process): %v", err)
+			// The default directory, tried quietly: said once per
+			// process and reason.
+			msg := fmt.Sprintf("gfxcuda share: no filesystem socket (openers in other network namespaces will not reach this process): %v", err)
+			if _, said := fsWarned.LoadOrStore(msg, true); !said {
+				logf("%s", msg)
+			}
 		}
 	}
 	if plan.rv&RendezvousPidfd != 0 {

@@ -14,6 +14,7 @@ import (
 // idList is a flag of uids or gids: comma-separated, repeatable.
 type idList []int
 
+// String is the list as --allow-uid takes it.
 func (l *idList) String() string {
 	if l == nil || len(*l) == 0 {
 		return ""
@@ -25,6 +26,7 @@ func (l *idList) String() string {
 	return strings.Join(s, ",")
 }
 
+// Set adds comma-separated numeric ids.
 func (l *idList) Set(v string) error {
 	for _, p := range strings.Split(v, ",") {
 		p = strings.TrimSpace(p)
@@ -43,6 +45,7 @@ func (l *idList) Set(v string) error {
 // rendezvousFlag is --rendezvous.
 type rendezvousFlag struct{ r share.Rendezvous }
 
+// String is the set as --rendezvous takes it.
 func (f *rendezvousFlag) String() string {
 	if f == nil {
 		return ""
@@ -50,6 +53,7 @@ func (f *rendezvousFlag) String() string {
 	return f.r.String()
 }
 
+// Set parses a rendezvous list (share.ParseRendezvous).
 func (f *rendezvousFlag) Set(v string) error {
 	r, err := share.ParseRendezvous(v)
 	if err != nil {
