@@ -93,6 +93,9 @@ func (d *door) u32(off int) *uint32 { return (*uint32)(unsafe.Pointer(&d.mem[off
 // ptrace_scope 1 it lets processes of this uid ptrace this one
 // (PR_SET_PTRACER_ANY), which pidfd_getfd needs.
 func openDoor(s *server) (*door, error) {
+	if !procIsOurs() {
+		return nil, errors.New("/proc is not this process's PID namespace's (a PID namespace made without remounting /proc: unshare --mount-proc): the door could not read its openers' credentials")
+	}
 	fd, err := unix.MemfdCreate("gfxcuda-door", unix.MFD_CLOEXEC|unix.MFD_ALLOW_SEALING)
 	if err != nil {
 		return nil, fmt.Errorf("memfd: %w", err)
@@ -262,6 +265,14 @@ func doorPeer(pid int) (doorPeerInfo, error) {
 	return doorPeerInfo{peer: p, pidfd: pfd}, nil
 }
 
+// procIsOurs reports whether /proc shows this process's PID namespace
+// (/proc/self is our pid), so that /proc/PID is the process pidfd_open
+// gives for PID.
+func procIsOurs() bool {
+	l, err := os.Readlink("/proc/self")
+	return err == nil && l == strconv.Itoa(os.Getpid())
+}
+
 // procCreds reads a process's effective uid and gid and its groups from
 // /proc/PID/status.
 func procCreds(pid int) (peer, error) {
@@ -368,7 +379,7 @@ func doorFetch(ctx context.Context, t *token) (*reply, error) {
 		return nil, notTheExporter(t)
 	}
 	// The exporter runs as the uid the token names (or ours, format 1).
-	if ec, err := procCreds(pid); err == nil && uint32(ec.uid) != wantUID(t) {
+	if ec, err := procCreds(pid); err == nil && procIsOurs() && uint32(ec.uid) != wantUID(t) {
 		return nil, &doorError{reason: ReasonUntrusted,
 			detail: fmt.Sprintf("process %d runs as uid %d, not the exporter's uid %d: not trusting it", pid, ec.uid, wantUID(t))}
 	}
