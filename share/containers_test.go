@@ -935,8 +935,7 @@ func TestNoLeaksEveryPath(t *testing.T) {
 			t.Fatalf("withdrawn: %v", err)
 		}
 	}
-	SetLogf(nil)
-	defer SetLogf(func(f string, a ...any) { t.Logf(f, a...) })
+	defer SetLogf(SetLogf(nil))
 	cycle(0)
 	before := count()
 	for i := 0; i < 300; i++ {

@@ -300,12 +300,13 @@ func init() {
 
 // SetLogf sets the process-wide logger of exporters' refusals and
 // rendezvous problems, used by exports without ExportOptions.Logf (nil:
-// discard them). The default is the standard log package.
-func SetLogf(f func(format string, args ...any)) {
+// discard them), and returns the previous one (to restore it). The
+// default is the standard log package.
+func SetLogf(f func(format string, args ...any)) (previous func(format string, args ...any)) {
 	if f == nil {
 		f = func(string, ...any) {}
 	}
-	logger.Store(&f)
+	return *logger.Swap(&f)
 }
 
 func defaultLogf(format string, args ...any) { (*logger.Load())(format, args...) }

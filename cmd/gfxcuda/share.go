@@ -98,8 +98,7 @@ this PID namespace take the descriptors with pidfd_getfd (docs/sharing.md,
 	}
 	// Refusals (a user not allowed, a forged token) are printed as they
 	// happen, with the peer's credentials.
-	share.SetLogf(func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) })
-	defer share.SetLogf(nil)
+	defer share.SetLogf(share.SetLogf(func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) }))
 	in, d, err := shareDevice()
 	if err != nil {
 		fmt.Fprintln(stderr, "gfxcuda share:", err)
