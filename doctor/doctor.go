@@ -10,6 +10,7 @@ import (
 
 	"github.com/gfxcuda/gfxcuda/cuda"
 	"github.com/gfxcuda/gfxcuda/devices"
+	"github.com/gfxcuda/gfxcuda/share"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
@@ -54,9 +55,13 @@ type Result struct {
 }
 
 // Run checks the report that devices.Discover produced, the driver's files
-// and the environment (ProbeHost), and OpenGL on EGL (ProbeGL, CheckGL).
+// and the environment (ProbeHost), OpenGL on EGL (ProbeGL, CheckGL), and
+// the ways processes and containers can share with each other
+// (share.ProbeRendezvous, CheckSharing).
 func Run(r *devices.Report) Result {
-	return RunWith(r, ProbeHost(ProbeOptions{}), ProbeGL(r))
+	res := RunWith(r, ProbeHost(ProbeOptions{}), ProbeGL(r))
+	res.Checks = append(res.Checks, CheckSharing(share.ProbeRendezvous())...)
+	return res
 }
 
 // RunWith checks what the probes found: r from devices.Discover, h from
@@ -284,4 +289,21 @@ func sameRelease(a, b string) bool {
 		}
 	}
 	return true
+}
+
+// CheckSharing turns share.ProbeRendezvous's findings into checks: which
+// ways to reach an exporter in another process or container this machine
+// allows (informational: they do not decide Result.OK).
+func CheckSharing(rs []share.RendezvousCheck) []Check {
+	var out []Check
+	for _, r := range rs {
+		st := Pass
+		if !r.OK {
+			st = Info
+		}
+		name := map[share.Rendezvous]string{share.RendezvousAbstract: "share: abstract socket",
+			share.RendezvousFS: "share: filesystem socket", share.RendezvousPidfd: "share: pidfd_getfd"}[r.Rendezvous]
+		out = append(out, mk(name, st, r.Detail, r.Fix))
+	}
+	return out
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gfxcuda/gfxcuda/cuda"
 	"github.com/gfxcuda/gfxcuda/devices"
+	"github.com/gfxcuda/gfxcuda/share"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
@@ -97,5 +98,27 @@ func TestRealMachine(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestCheckSharing: the sharing checks say which ways between processes
+// and containers work, never failing the machine.
+func TestCheckSharing(t *testing.T) {
+	cs := CheckSharing([]share.RendezvousCheck{
+		{Rendezvous: share.RendezvousAbstract, OK: true, Detail: "works"},
+		{Rendezvous: share.RendezvousFS, Detail: "/dev/shm/gfxcuda belongs to uid 7", Fix: "set GFXCUDA_SHARE_DIR"},
+		{Rendezvous: share.RendezvousPidfd, OK: true, Detail: "pidfd_getfd works"},
+	})
+	if len(cs) != 3 || cs[0].Name != "share: abstract socket" || cs[0].Status != Pass ||
+		cs[1].Name != "share: filesystem socket" || cs[1].Status != Info || cs[1].Fix != "set GFXCUDA_SHARE_DIR" ||
+		cs[2].Name != "share: pidfd_getfd" || cs[2].Status != Pass {
+		t.Errorf("%+v", cs)
+	}
+	// On this machine: three checks, none a failure.
+	for _, c := range CheckSharing(share.ProbeRendezvous()) {
+		if c.Status == Fail || c.Detail == "" {
+			t.Errorf("%+v", c)
+		}
+		t.Logf("[%v] %s: %s", c.Status, c.Name, c.Detail)
 	}
 }

@@ -3,6 +3,7 @@ package interop
 import (
 	"errors"
 	"fmt"
+	"syscall"
 
 	"github.com/gfxcuda/gfxcuda/cuda"
 	"github.com/gfxcuda/gfxcuda/vulkan"
@@ -11,13 +12,31 @@ import (
 // Buffer is linear GPU memory visible to Vulkan as a VkBuffer and to CUDA
 // as a device pointer; the same bytes, no copies.
 type Buffer struct {
-	s      state
-	vk     *vulkan.Buffer
-	ext    *cuda.ExternalMemory  // Vulkan-allocated memory imported into CUDA
-	mapped *cuda.MappedBuffer    // its mapping
-	cu     *cuda.ShareableMemory // or: CUDA-allocated memory imported into Vulkan
-	ptr    cuda.DevicePtr
-	size   uint64
+	s        state
+	vk       *vulkan.Buffer        // nil until imported when lazy (guarded by the Device's lock)
+	ext      *cuda.ExternalMemory  // Vulkan-allocated memory imported into CUDA
+	mapped   *cuda.MappedBuffer    // its mapping
+	cu       *cuda.ShareableMemory // or: CUDA-allocated memory (NewBufferFromCUDA, or imported FromCUDA)
+	ptr      cuda.DevicePtr
+	size     uint64
+	imported bool        // made by ImportBuffer: not exportable again
+	lazy     *lazyVulkan // ImportOptions.LazyVulkan: the Vulkan import still to make
+}
+
+// lazyVulkan is the Vulkan half of an import made on first use: the
+// descriptor it will take and what it needs. The Device's lock guards it.
+type lazyVulkan struct {
+	fd        int // owned until the import takes it; -1 then
+	alloc     uint64
+	dedicated bool
+	err       error // the import's failure, for good
+}
+
+func (l *lazyVulkan) close() {
+	if l != nil && l.fd >= 0 {
+		syscall.Close(l.fd)
+		l.fd = -1
+	}
 }
 
 // NewBuffer allocates size bytes in Vulkan (a dedicated, exportable,
@@ -91,8 +110,63 @@ func (d *Device) NewBufferFromCUDA(size uint64) (*Buffer, error) {
 
 func (b *Buffer) st() *state { return &b.s }
 
-// Vulkan returns the Vulkan buffer.
-func (b *Buffer) Vulkan() *vulkan.Buffer { return b.vk }
+// Vulkan returns the Vulkan buffer. A buffer imported with
+// ImportOptions.LazyVulkan is imported into Vulkan by the first call
+// (hand-offs leave a resource Vulkan has not used alone); nil when that
+// import failed (VulkanBuffer
+// returns why).
+func (b *Buffer) Vulkan() *vulkan.Buffer {
+	vb, _ := b.VulkanBuffer()
+	return vb
+}
+
+// VulkanBuffer is Vulkan with the error of a lazy import.
+func (b *Buffer) VulkanBuffer() (*vulkan.Buffer, error) {
+	if b.lazy == nil {
+		return b.vk, nil
+	}
+	d := b.s.d
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return b.vulkanLocked()
+}
+
+// VulkanImported reports whether the buffer exists in Vulkan yet: always,
+// except for a lazily imported buffer that Vulkan has not used.
+func (b *Buffer) VulkanImported() bool {
+	if b.lazy == nil {
+		return true
+	}
+	d := b.s.d
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return b.vk != nil
+}
+
+// vulkanLocked makes the lazy Vulkan import if it is due. Called with the
+// Device's lock held.
+func (b *Buffer) vulkanLocked() (*vulkan.Buffer, error) {
+	if b.vk != nil || b.lazy == nil {
+		return b.vk, nil
+	}
+	if b.lazy.err != nil {
+		return nil, b.lazy.err
+	}
+	d := b.s.d
+	if b.s.closed || d.closed {
+		return nil, ErrClosed
+	}
+	fd := b.lazy.fd
+	b.lazy.fd = -1
+	vb, err := d.vk.NewBuffer(vulkan.BufferOptions{Size: b.size,
+		Import: &vulkan.ImportFD{FD: fd, Size: b.lazy.alloc, Dedicated: b.lazy.dedicated}}) // takes fd
+	if err != nil {
+		b.lazy.err = fmt.Errorf("interop: importing a buffer into Vulkan: %w", err)
+		return nil, b.lazy.err
+	}
+	b.vk = vb
+	return vb, nil
+}
 
 // Ptr returns the CUDA device pointer to the buffer's first byte.
 func (b *Buffer) Ptr() cuda.DevicePtr { return b.ptr }
@@ -135,10 +209,13 @@ func (b *Buffer) free() error {
 	if b.ext != nil {
 		err = b.ext.Close() // unmaps b.mapped too
 	}
-	err = errors.Join(err, b.vk.Close())
+	if b.vk != nil {
+		err = errors.Join(err, b.vk.Close())
+	}
 	if b.cu != nil {
 		err = errors.Join(err, b.cu.Close())
 	}
+	b.lazy.close()
 	return err
 }
 

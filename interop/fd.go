@@ -26,6 +26,18 @@ type ImportOptions struct {
 	// (Vulkan-allocated buffers); CUDA allocations are not. Textures are
 	// always dedicated.
 	Dedicated bool
+	// FromCUDA says the memory is a CUDA allocation (cuMemCreate with a
+	// POSIX descriptor: Buffer.FromCUDA of the exporter): CUDA maps it
+	// with cuMemImportFromShareableHandle, cuMemMap and cuMemSetAccess,
+	// NVIDIA's path for such memory, rather than as external memory.
+	// Buffers only.
+	FromCUDA bool
+	// LazyVulkan imports the memory into CUDA now and into Vulkan when
+	// Vulkan first asks for it (Buffer.Vulkan, Texture.Vulkan): a consumer
+	// that only touches it from CUDA never pays for the Vulkan import.
+	// Hand-offs (ToCUDA, Done) leave the Vulkan side alone until it
+	// exists. The descriptor is kept open until then.
+	LazyVulkan bool
 }
 
 // ExportFD exports the buffer's memory as a new OPAQUE_FD file descriptor
@@ -37,6 +49,8 @@ func (b *Buffer) ExportFD() (int, error) {
 		return -1, err
 	}
 	switch {
+	case b.imported:
+		return -1, ErrNotExportable
 	case b.cu != nil:
 		return b.cu.ExportFD()
 	case b.vk.Exportable():
@@ -48,8 +62,11 @@ func (b *Buffer) ExportFD() (int, error) {
 // AllocationSize is the size of the allocation behind the buffer: what an
 // importer of ExportFD's descriptor must be told.
 func (b *Buffer) AllocationSize() uint64 {
-	if b.cu != nil {
+	switch {
+	case b.cu != nil:
 		return b.cu.Size()
+	case b.lazy != nil:
+		return b.lazy.alloc
 	}
 	return b.vk.AllocationSize()
 }
@@ -57,8 +74,11 @@ func (b *Buffer) AllocationSize() uint64 {
 // Dedicated reports whether the buffer's allocation is dedicated to it (an
 // importer must say the same).
 func (b *Buffer) Dedicated() bool {
-	if b.cu != nil {
+	switch {
+	case b.cu != nil:
 		return false
+	case b.lazy != nil:
+		return b.lazy.dedicated
 	}
 	return b.vk.Dedicated()
 }
@@ -75,10 +95,11 @@ func (b *Buffer) live() error {
 
 // ImportBuffer imports size bytes of exported memory (a descriptor from
 // Buffer.ExportFD, in this process or another) into both Vulkan and CUDA,
-// as a Buffer like those NewBuffer makes. It takes ownership of fd: it is
-// closed when the call fails, and owned by the Buffer when it succeeds.
-// The memory stays valid until the imported Buffer is closed, whatever the
-// exporter does meanwhile.
+// as a Buffer like those NewBuffer makes (with o.LazyVulkan, into Vulkan
+// on first use). It takes ownership of fd: it is closed when the call
+// fails, and owned by the Buffer when it succeeds. The memory stays valid
+// until the imported Buffer is closed, whatever the exporter does
+// meanwhile.
 func (d *Device) ImportBuffer(fd int, size uint64, o ImportOptions) (*Buffer, error) {
 	if fd < 0 {
 		return nil, fmt.Errorf("interop: ImportBuffer: invalid file descriptor %d", fd)
@@ -99,24 +120,44 @@ func (d *Device) ImportBuffer(fd int, size uint64, o ImportOptions) (*Buffer, er
 		syscall.Close(fd2)
 		return nil, err
 	}
-	vb, err := d.vk.NewBuffer(vulkan.BufferOptions{Size: size,
-		Import: &vulkan.ImportFD{FD: fd, Size: o.AllocationSize, Dedicated: o.Dedicated}}) // takes fd
-	if err != nil {
-		syscall.Close(fd2)
-		return nil, fmt.Errorf("interop: importing a buffer into Vulkan: %w", err)
+	b := &Buffer{s: state{d: d}, size: size, imported: true}
+	if o.LazyVulkan {
+		b.lazy = &lazyVulkan{fd: fd, alloc: o.AllocationSize, dedicated: o.Dedicated}
+	} else {
+		vb, err := d.vk.NewBuffer(vulkan.BufferOptions{Size: size,
+			Import: &vulkan.ImportFD{FD: fd, Size: o.AllocationSize, Dedicated: o.Dedicated}}) // takes fd
+		if err != nil {
+			syscall.Close(fd2)
+			return nil, fmt.Errorf("interop: importing a buffer into Vulkan: %w", err)
+		}
+		b.vk = vb
 	}
-	ext, err := d.ctx.ImportMemoryFD(fd2, o.AllocationSize, o.Dedicated) // takes fd2
-	if err != nil {
-		vb.Close()
-		return nil, fmt.Errorf("interop: importing a buffer into CUDA: %w", err)
-	}
-	mb, err := ext.MapBuffer(0, size)
-	if err != nil {
-		ext.Close()
-		vb.Close()
+	fail := func(err error) (*Buffer, error) {
+		if b.vk != nil {
+			b.vk.Close()
+		}
+		b.lazy.close()
 		return nil, err
 	}
-	b := &Buffer{s: state{d: d}, vk: vb, ext: ext, mapped: mb, ptr: mb.Ptr(), size: size}
+	if o.FromCUDA {
+		sm, err := d.ctx.ImportShareableFD(fd2, o.AllocationSize)
+		syscall.Close(fd2)
+		if err != nil {
+			return fail(fmt.Errorf("interop: importing a CUDA allocation into CUDA: %w", err))
+		}
+		b.cu, b.ptr = sm, sm.Ptr()
+	} else {
+		ext, err := d.ctx.ImportMemoryFD(fd2, o.AllocationSize, o.Dedicated) // takes fd2
+		if err != nil {
+			return fail(fmt.Errorf("interop: importing a buffer into CUDA: %w", err))
+		}
+		mb, err := ext.MapBuffer(0, size)
+		if err != nil {
+			ext.Close()
+			return fail(err)
+		}
+		b.ext, b.mapped, b.ptr = ext, mb, mb.Ptr()
+	}
 	d.kids[b] = struct{}{}
 	return b, nil
 }
@@ -132,17 +173,23 @@ func (t *Texture) ExportFD() (int, error) {
 	if closed {
 		return -1, ErrClosed
 	}
-	if !t.vk.Options().Exportable {
+	if t.imported || !t.vk.Options().Exportable {
 		return -1, ErrNotExportable
 	}
 	return t.vk.ExportFD()
 }
 
 // AllocationSize is the size of the texture's (dedicated) allocation.
-func (t *Texture) AllocationSize() uint64 { return t.vk.AllocationSize() }
+func (t *Texture) AllocationSize() uint64 {
+	if t.lazy != nil {
+		return t.lazy.alloc
+	}
+	return t.vk.AllocationSize()
+}
 
 // ImportTexture imports a texture's exported memory (from Texture.ExportFD,
-// in this process or another) into Vulkan and CUDA. o must be the
+// in this process or another) into Vulkan and CUDA (with io.LazyVulkan,
+// into Vulkan on first use). o must be the
 // exporter's Options (format, size, layers and usage); io.AllocationSize
 // the exporter's AllocationSize (textures are dedicated allocations:
 // io.Dedicated is ignored). The exporter must leave the texels in the
@@ -182,15 +229,19 @@ func (d *Device) ImportTexture(fd int, o TextureOptions, io ImportOptions) (*Tex
 		syscall.Close(fd2)
 		return fail(err)
 	}
-	img, err := d.vk.NewImage(vulkan.ImageOptions{Dim: vulkan.Image2D, Format: uint32(o.Format), Width: o.Width, Height: o.Height,
-		Layers: o.Layers, Usage: o.Usage, Import: &vulkan.ImportFD{FD: fd, Size: io.AllocationSize, Dedicated: true}}) // takes fd
-	if err != nil {
+	t := &Texture{s: state{d: d}, o: o, info: in, imported: true}
+	if io.LazyVulkan {
+		t.lazy = &lazyVulkan{fd: fd, alloc: io.AllocationSize, dedicated: true}
+	} else if _, err := t.importVulkan(fd, io.AllocationSize); err != nil {
 		syscall.Close(fd2)
-		return nil, fmt.Errorf("interop: importing a texture into Vulkan: %w", err)
+		return nil, err
 	}
 	ext, err := d.ctx.ImportMemoryFD(fd2, io.AllocationSize, true) // takes fd2
 	if err != nil {
-		img.Close()
+		t.lazy.close()
+		if t.vk != nil {
+			t.vk.Close()
+		}
 		return nil, fmt.Errorf("interop: importing a texture into CUDA: %w", err)
 	}
 	desc := cuda.ArrayDesc{Width: uint64(o.Width), Height: uint64(o.Height), Format: cuda.ArrayFormat(in.CUDAFormat),
@@ -202,23 +253,93 @@ func (d *Device) ImportTexture(fd int, o TextureOptions, io ImportOptions) (*Tex
 	arr, err := ext.MapArray(0, desc)
 	if err != nil {
 		ext.Close()
-		img.Close()
+		t.lazy.close()
+		if t.vk != nil {
+			t.vk.Close()
+		}
 		return nil, err
 	}
-	// The exporter left the texels in GENERAL, released to external users:
-	// acquire them so that no later transition from UNDEFINED discards them.
+	t.ext, t.arr = ext, arr
+	d.kids[t] = struct{}{}
+	return t, nil
+}
+
+// importVulkan imports the texture's memory (fd, which it takes) into
+// Vulkan and acquires its texels in the GENERAL layout the exporter left
+// them in, so that no later transition from UNDEFINED discards them.
+// Called with the Device's lock held.
+func (t *Texture) importVulkan(fd int, alloc uint64) (*vulkan.Image, error) {
+	d, o := t.s.d, t.o
+	img, err := d.vk.NewImage(vulkan.ImageOptions{Dim: vulkan.Image2D, Format: uint32(o.Format), Width: o.Width, Height: o.Height,
+		Layers: o.Layers, Usage: o.Usage, Import: &vulkan.ImportFD{FD: fd, Size: alloc, Dedicated: true}}) // takes fd
+	if err != nil {
+		return nil, fmt.Errorf("interop: importing a texture into Vulkan: %w", err)
+	}
 	err = d.vk.Run(func(c *vulkan.Commands) error {
 		c.AcquireImageFromExternal(img, vulkan.LayoutGeneral, vulkan.LayoutGeneral)
 		return c.Err()
 	})
 	if err != nil {
-		ext.Close()
 		img.Close()
 		return nil, fmt.Errorf("interop: ImportTexture: acquiring the image: %w", err)
 	}
-	t := &Texture{s: state{d: d}, o: o, info: in, vk: img, ext: ext, arr: arr}
-	d.kids[t] = struct{}{}
-	return t, nil
+	t.vk = img
+	return img, nil
+}
+
+// Vulkan returns the Vulkan image. A texture imported with
+// ImportOptions.LazyVulkan is imported into Vulkan by the first call
+// (hand-offs leave a resource Vulkan has not used alone); nil when that
+// import failed (VulkanImage returns
+// why).
+func (t *Texture) Vulkan() *vulkan.Image {
+	img, _ := t.VulkanImage()
+	return img
+}
+
+// VulkanImage is Vulkan with the error of a lazy import.
+func (t *Texture) VulkanImage() (*vulkan.Image, error) {
+	if t.lazy == nil {
+		return t.vk, nil
+	}
+	d := t.s.d
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return t.vulkanLocked()
+}
+
+// VulkanImported reports whether the texture exists in Vulkan yet:
+// always, except for a lazily imported texture Vulkan has not used.
+func (t *Texture) VulkanImported() bool {
+	if t.lazy == nil {
+		return true
+	}
+	d := t.s.d
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return t.vk != nil
+}
+
+// vulkanLocked makes the lazy Vulkan import if it is due. Called with the
+// Device's lock held.
+func (t *Texture) vulkanLocked() (*vulkan.Image, error) {
+	if t.vk != nil || t.lazy == nil {
+		return t.vk, nil
+	}
+	if t.lazy.err != nil {
+		return nil, t.lazy.err
+	}
+	d := t.s.d
+	if t.s.closed || d.closed {
+		return nil, ErrClosed
+	}
+	fd := t.lazy.fd
+	t.lazy.fd = -1
+	img, err := t.importVulkan(fd, t.lazy.alloc)
+	if err != nil {
+		t.lazy.err = err
+	}
+	return img, err
 }
 
 // dupCloexec duplicates fd with close-on-exec set.

@@ -55,14 +55,22 @@ type transfers struct {
 }
 
 // record records the release (release true) or the acquire of rs, which
-// must be distinct.
+// must be distinct. Resources imported lazily that Vulkan has not used yet
+// have no Vulkan side to hand over: they are left out (their import
+// acquires them from the external queue family when it happens).
 func (t *transfers) record(c *vulkan.Commands, release bool, rs ...Resource) {
 	t.bufs, t.imgs = t.bufs[:0], t.imgs[:0]
 	for _, r := range rs {
 		switch r := r.(type) {
 		case *Buffer:
+			if r.vk == nil {
+				continue
+			}
 			t.bufs = append(t.bufs, r.vk)
 		case *Texture:
+			if r.vk == nil {
+				continue
+			}
 			if release && r.vk.Layout() == vulkan.LayoutUndefined {
 				// Never used by Vulkan: give it GENERAL first, so that
 				// the release and the later acquire agree on the layout.

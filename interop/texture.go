@@ -28,9 +28,12 @@ type Texture struct {
 	s    state
 	o    TextureOptions
 	info format.Info
-	vk   *vulkan.Image
+	vk   *vulkan.Image // nil until imported when lazy (guarded by the Device's lock)
 	ext  *cuda.ExternalMemory
 	arr  *cuda.Array
+
+	imported bool        // made by ImportTexture: not exportable again
+	lazy     *lazyVulkan // ImportOptions.LazyVulkan: the Vulkan import still to make
 
 	surfMu sync.Mutex
 	surf   cuda.SurfObject // made on first use
@@ -161,9 +164,6 @@ func (t *Texture) Options() TextureOptions { return t.o }
 
 // Format returns the texture's format description.
 func (t *Texture) Format() format.Info { return t.info }
-
-// Vulkan returns the Vulkan image.
-func (t *Texture) Vulkan() *vulkan.Image { return t.vk }
 
 // Array returns the CUDA array over the texture's memory (level 0).
 func (t *Texture) Array() *cuda.Array { return t.arr }
@@ -332,7 +332,11 @@ func (t *Texture) free() error {
 	if t.ext != nil {
 		err = t.ext.Close() // destroys the array and its surfaces
 	}
-	return errors.Join(err, t.vk.Close())
+	if t.vk != nil {
+		err = errors.Join(err, t.vk.Close())
+	}
+	t.lazy.close()
+	return err
 }
 
 // Close frees the texture in both APIs, after the Device's stream and the

@@ -7,61 +7,7 @@ import (
 	"time"
 
 	"github.com/gfxcuda/gfxcuda/cuda"
-	"github.com/gfxcuda/gfxcuda/format"
-	"github.com/gfxcuda/gfxcuda/vulkan"
 )
-
-// CUDATexture is a shared texture imported into CUDA alone, as a CUDA
-// array.
-type CUDATexture struct {
-	ext  *cuda.ExternalMemory
-	arr  *cuda.Array
-	meta Meta
-}
-
-// Array is the texture's CUDA array (layered for 2D arrays).
-func (t *CUDATexture) Array() *cuda.Array { return t.arr }
-
-// Meta is what the exporter said about the texture (format, extent).
-func (t *CUDATexture) Meta() Meta { return t.meta }
-
-// Close releases the import. Idempotent.
-func (t *CUDATexture) Close() error { return t.ext.Close() }
-
-// OpenCUDATexture imports a shared texture into the CUDA context c as a
-// CUDA array. The exporter leaves the texels in the GENERAL layout,
-// released to external users (interop textures and ring producers do).
-func OpenCUDATexture(ctx context.Context, c *cuda.Context, tok Token) (*CUDATexture, error) {
-	uuid, err := c.Device().UUID()
-	if err != nil {
-		return nil, err
-	}
-	t, fd, err := prepare(ctx, tok, KindTexture, uuid)
-	if err != nil {
-		return nil, err
-	}
-	in, ok := format.Lookup(format.Format(t.Format))
-	if !ok || !in.CUDAArrayCapable() {
-		closeAll([]int{fd})
-		return nil, fmt.Errorf("share: OpenCUDATexture: format %d has no CUDA array equivalent", t.Format)
-	}
-	ext, err := c.ImportMemoryFD(fd, t.AllocationSize, true) // takes fd
-	if err != nil {
-		return nil, fmt.Errorf("share: importing a texture into CUDA: %w", err)
-	}
-	u := vulkan.ImageUsage(t.Usage)
-	desc := cuda.ArrayDesc{Width: uint64(t.Width), Height: uint64(t.Height), Format: cuda.ArrayFormat(in.CUDAFormat),
-		Channels: uint32(in.CUDAChannels), Surface: u&vulkan.ImageStorage != 0, ColorTarget: u&vulkan.ImageColorAttachment != 0}
-	if t.Layers > 1 {
-		desc.Layers = uint64(t.Layers)
-	}
-	arr, err := ext.MapArray(0, desc)
-	if err != nil {
-		ext.Close()
-		return nil, err
-	}
-	return &CUDATexture{ext: ext, arr: arr, meta: t.Meta}, nil
-}
 
 // hostReleaseTimeout bounds the host waits of consumers on rings without
 // GPU synchronization.
@@ -96,8 +42,8 @@ type CUDAConsumer struct {
 
 // OpenCUDAConsumer attaches to a ring as one more consumer and imports its
 // slots (buffers or textures) and semaphores into c.
-func OpenCUDAConsumer(ctx context.Context, c *cuda.Context, tok Token) (_ *CUDAConsumer, err error) {
-	cons, err := OpenRing(ctx, tok)
+func OpenCUDAConsumer(ctx context.Context, c *cuda.Context, tok Token, o ...OpenOptions) (_ *CUDAConsumer, err error) {
+	cons, err := OpenRing(ctx, tok, o...)
 	if err != nil {
 		return nil, err
 	}
@@ -113,14 +59,14 @@ func OpenCUDAConsumer(ctx context.Context, c *cuda.Context, tok Token) (_ *CUDAC
 			return nil, err
 		}
 		if m.Kind == KindTexture {
-			t, err := OpenCUDATexture(ctx, c, st)
+			t, err := OpenCUDATexture(ctx, c, st, o...)
 			if err != nil {
 				return nil, fmt.Errorf("share: ring slot %d: %w", i, err)
 			}
 			cc.texs = append(cc.texs, t)
 			cc.bufs = append(cc.bufs, nil)
 		} else {
-			b, err := OpenCUDABuffer(ctx, c, st)
+			b, err := OpenCUDABuffer(ctx, c, st, o...)
 			if err != nil {
 				return nil, fmt.Errorf("share: ring slot %d: %w", i, err)
 			}

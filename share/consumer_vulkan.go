@@ -37,8 +37,8 @@ type VulkanConsumer struct {
 
 // OpenVulkanConsumer attaches to a ring as one more consumer and imports
 // its slots and semaphores into dev.
-func OpenVulkanConsumer(ctx context.Context, dev *vulkan.Device, tok Token) (_ *VulkanConsumer, err error) {
-	cons, err := OpenRing(ctx, tok)
+func OpenVulkanConsumer(ctx context.Context, dev *vulkan.Device, tok Token, o ...OpenOptions) (_ *VulkanConsumer, err error) {
+	cons, err := OpenRing(ctx, tok, o...)
 	if err != nil {
 		return nil, err
 	}
@@ -56,9 +56,9 @@ func OpenVulkanConsumer(ctx context.Context, dev *vulkan.Device, tok Token) (_ *
 		var b *vulkan.Buffer
 		var img *vulkan.Image
 		if m.Kind == KindTexture {
-			img, err = OpenVulkanImage(ctx, dev, st)
+			img, err = OpenVulkanImage(ctx, dev, st, o...)
 		} else {
-			b, err = OpenVulkanBuffer(ctx, dev, st)
+			b, err = OpenVulkanBuffer(ctx, dev, st, o...)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("share: ring slot %d: %w", i, err)

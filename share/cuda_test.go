@@ -2,6 +2,7 @@ package share
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"strconv"
 	"testing"
@@ -146,6 +147,235 @@ func TestTextureToCUDAAcrossProcesses(t *testing.T) {
 	c.wait(t)
 }
 
+// TestCUDAShareableOpensWithCUDAAlone: memory the exporter allocated with
+// cuMemCreate (POSIX descriptor) opens in another process with
+// cuMemImportFromShareableHandle alone: the child maps it into CUDA, never
+// loads Vulkan, and both sides check every byte the other wrote.
+func TestCUDAShareableOpensWithCUDAAlone(t *testing.T) {
+	d := interopDevice(t)
+	m, err := d.CUDA().AllocShareable(32<<20 + 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	size := int(m.Size())
+	if err := toDevice(d.CUDA(), m.Ptr(), random(81, size)); err != nil {
+		t.Fatal(err)
+	}
+	ex, err := ExportCUDA(d.CUDA(), m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ex.Close()
+	c := startChild(t, "cudaonly", "TOKEN="+string(ex.Token()), "SEEDS=81,82")
+	c.expect(t, "written")
+	got := poisoned(size)
+	if err := d.CUDA().CopyDtoH(got, m.Ptr()); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, random(82, size)) {
+		t.Fatal("bytes the CUDA-only opener wrote differ")
+	}
+	c.wait(t)
+}
+
+// TestOpenCUDAReusesImport: opening one resource twice in one context
+// maps it once (the same pointer, the same array), counted: the memory
+// stays mapped until the last handle closes; every open still asks the
+// exporter, so forged and withdrawn tokens fail while the import lives.
+func TestOpenCUDAReusesImport(t *testing.T) {
+	d := interopDevice(t)
+	cx := d.CUDA()
+	ctx := ctx10(t)
+	for _, fromCUDA := range []bool{false, true} {
+		const n = 8 << 20
+		var b *interop.Buffer
+		var err error
+		if fromCUDA {
+			b, err = d.NewBufferFromCUDA(n)
+		} else {
+			b, err = d.NewBuffer(n)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := toDevice(cx, b.Ptr(), random(91, n)); err != nil {
+			t.Fatal(err)
+		}
+		ex, err := Export(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := openImports()
+		b1, err := OpenCUDABuffer(ctx, cx, ex.Token())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (b1.im.cu != nil) != fromCUDA {
+			t.Errorf("from CUDA %v: mapped with cuMemImportFromShareableHandle: %v", fromCUDA, b1.im.cu != nil)
+		}
+		b2, err := OpenCUDABuffer(ctx, cx, ex.Token())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b1.Ptr() != b2.Ptr() || openImports() != before+1 {
+			t.Errorf("two opens: pointers %#x and %#x, %d imports (want 1 shared)", b1.Ptr(), b2.Ptr(), openImports()-before)
+		}
+		forged, _ := parseToken(ex.Token())
+		forged.Secret[9] ^= 2
+		if _, err := OpenCUDABuffer(ctx, cx, forged.encode()); !errors.Is(err, ErrRefused) {
+			t.Errorf("a forged token of an imported resource: %v", err)
+		}
+		b1.Close()
+		b1.Close() // idempotent
+		if b1.Ptr() != 0 {
+			t.Error("a closed handle still has a pointer")
+		}
+		got := poisoned(n)
+		if err := cx.CopyDtoH(got, b2.Ptr()); err != nil || !bytes.Equal(got, random(91, n)) {
+			t.Errorf("the import went with the first handle (%v)", err)
+		}
+		ex.Close()
+		if _, err := OpenCUDABuffer(ctx, cx, ex.Token()); !errors.Is(err, ErrWithdrawn) {
+			t.Errorf("withdrawn while imported: %v", err)
+		}
+		b2.Close()
+		if openImports() != before {
+			t.Errorf("%d imports left", openImports()-before)
+		}
+		b.Close()
+	}
+	tex, err := d.NewTexture(interop.TextureOptions{Format: format.RGBA8UNorm, Width: 64, Height: 32})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tex.Close()
+	ex, err := Export(tex)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ex.Close()
+	t1, err := OpenCUDATexture(ctx, cx, ex.Token())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t2, err := OpenCUDATexture(ctx, cx, ex.Token())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if t1.Array() != t2.Array() {
+		t.Error("two opens of a texture: two arrays")
+	}
+	t1.Close()
+	if t2.Array() == nil {
+		t.Error("the array went with the first handle")
+	}
+	t2.Close()
+}
+
+// TestOpenBufferImportsVulkanLazily: OpenBuffer and OpenTexture import
+// into CUDA at once and into Vulkan on Vulkan's first use; CUDA reads the
+// exporter's bytes before, Vulkan after, and hand-offs work either way.
+func TestOpenBufferImportsVulkanLazily(t *testing.T) {
+	d := interopDevice(t)
+	ctx := ctx10(t)
+	cx := d.CUDA()
+	for _, fromCUDA := range []bool{false, true} {
+		const n = 4<<20 + 64
+		var src *interop.Buffer
+		var err error
+		if fromCUDA {
+			src, err = d.NewBufferFromCUDA(n)
+		} else {
+			src, err = d.NewBuffer(n)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := toDevice(cx, src.Ptr(), random(95, n)); err != nil {
+			t.Fatal(err)
+		}
+		ex, err := Export(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := OpenBuffer(ctx, d, ex.Token())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.VulkanImported() || b.FromCUDA() != fromCUDA {
+			t.Errorf("from CUDA %v: in Vulkan at open: %v, FromCUDA %v", fromCUDA, b.VulkanImported(), b.FromCUDA())
+		}
+		got := poisoned(n)
+		if err := cx.CopyDtoH(got, b.Ptr()); err != nil || !bytes.Equal(got, random(95, n)) {
+			t.Fatalf("CUDA reads of the lazy import differ (%v)", err)
+		}
+		// A hand-off before Vulkan ever used it.
+		if err := b.Map(nil, func(p cuda.DevicePtr, s *cuda.Stream) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if b.VulkanImported() {
+			t.Error("a hand-off imported the buffer into Vulkan")
+		}
+		if err := toDevice(cx, b.Ptr(), random(96, n)); err != nil {
+			t.Fatal(err)
+		}
+		vb, err := b.VulkanBuffer()
+		if err != nil || !b.VulkanImported() || vb != b.Vulkan() {
+			t.Fatalf("Vulkan's first use: %v", err)
+		}
+		got = poisoned(n)
+		if err := vb.Readback(0, got); err != nil || !bytes.Equal(got, random(96, n)) {
+			t.Fatalf("Vulkan reads of the lazy import differ (%v)", err)
+		}
+		if _, err := b.ExportFD(); !errors.Is(err, interop.ErrNotExportable) {
+			t.Errorf("an opened buffer exported again: %v", err)
+		}
+		b.Close()
+		ex.Close()
+		src.Close()
+	}
+	tex, err := d.NewTexture(interop.TextureOptions{Format: format.RGBA8UNorm, Width: 320, Height: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tex.Close()
+	nb := 320 * 200 * 4
+	uploadImage(t, d.Vulkan(), tex.Vulkan(), random(97, nb))
+	ex, err := Export(tex)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ex.Close()
+	ot, err := OpenTexture(ctx, d, ex.Token())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ot.Close()
+	if ot.VulkanImported() {
+		t.Error("the texture is in Vulkan at open")
+	}
+	lin, err := cx.Alloc(uint64(nb))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lin.Close()
+	if err := ot.CopyToSync(nil, lin.Ptr(), 0); err != nil {
+		t.Fatal(err)
+	}
+	got := poisoned(nb)
+	if err := cx.CopyDtoH(got, lin.Ptr()); err != nil || !bytes.Equal(got, random(97, nb)) {
+		t.Fatalf("CUDA reads of the lazy texture differ (%v)", err)
+	}
+	img, err := ot.VulkanImage()
+	if err != nil || !ot.VulkanImported() {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(readImage(t, d.Vulkan(), img, nb), random(97, nb)) {
+		t.Fatal("Vulkan reads of the lazy texture differ")
+	}
+}
+
 // cudaChild runs the CUDA roles of TestChild.
 func cudaChild(t *testing.T, role string, tok Token) {
 	ctx := ctx10(t)
@@ -222,6 +452,47 @@ func cudaChild(t *testing.T, role string, tok Token) {
 		dm.Close()
 		tex.Close()
 		say("ok")
+	case "cudaonly":
+		m, err := tok.Meta()
+		if err != nil {
+			childFail("%v", err)
+		}
+		var seeds [2]uint64
+		for i, s := range bytes.Split([]byte(os.Getenv("SEEDS")), []byte(",")) {
+			seeds[i], _ = strconv.ParseUint(string(s), 10, 64)
+		}
+		if err := cuda.Init(); err != nil {
+			childFail("cuda: %v", err)
+		}
+		dev, err := cuda.DeviceByUUID(cuda.UUID(m.UUID))
+		if err != nil {
+			childFail("device: %v", err)
+		}
+		cc, err := dev.PrimaryContext()
+		if err != nil {
+			childFail("context: %v", err)
+		}
+		defer cc.Close()
+		b, err := OpenCUDABuffer(ctx, cc, tok)
+		if err != nil {
+			childFail("open: %v", err)
+		}
+		if b.im.cu == nil {
+			childFail("cuMemCreate memory was not mapped with cuMemImportFromShareableHandle")
+		}
+		if maps, _ := os.ReadFile("/proc/self/maps"); bytes.Contains(maps, []byte("libvulkan")) {
+			childFail("opening for CUDA loaded Vulkan")
+		}
+		n := int(b.Size())
+		got := poisoned(n)
+		if err := cc.CopyDtoH(got, b.Ptr()); err != nil || !bytes.Equal(got, random(seeds[0], n)) {
+			childFail("bytes differ in CUDA (%v)", err)
+		}
+		if err := toDevice(cc, b.Ptr(), random(seeds[1], n)); err != nil {
+			childFail("write: %v", err)
+		}
+		b.Close()
+		say("written")
 	default:
 		childFail("unknown role %q", role)
 	}

@@ -19,12 +19,21 @@
 //	b, err := share.OpenBuffer(ctx, dev, share.Token(os.Args[1]))
 //
 // Transport: the exporting process serves its resources' file descriptors
-// over one abstract Unix socket (SCM_RIGHTS), started with its first export
-// and stopped when its last export closes. The server answers only peers of
-// its own uid (SO_PEERCRED), and only requests carrying the resource's
-// 128-bit random secret (compared in constant time); each connection gets
-// one bounded request, one reply and a 2-second deadline, so no peer can
-// block or crash it. Openers check the server's uid too.
+// (SCM_RIGHTS) on an abstract Unix socket and, by default, a Unix socket in
+// a directory other containers can mount (ExportOptions.Dir,
+// GFXCUDA_SHARE_DIR, /dev/shm/gfxcuda), started with its first export and
+// stopped when its last export closes; exporters that ask for it
+// (RendezvousPidfd) also let processes of their PID namespace take the
+// descriptors with pidfd_getfd. The token records each way and the
+// namespaces they work in; openers try them in order and, when none works,
+// say why for each and what to set (*OpenError). The exporter answers only
+// peers of its own uid or of the uids and gids the export allows
+// (ExportOptions.AllowUIDs, AllowGIDs; SO_PEERCRED), and only requests
+// carrying the resource's 128-bit random secret (compared in constant
+// time); refusals are logged with the peer's credentials and answered with
+// the reason. Each connection gets one bounded request, one reply and a
+// 2-second deadline, so no peer can block or crash it. Openers check that
+// the process serving a token runs as the uid it names.
 //
 // Lifetime: an opened resource owns its import; it stays valid when the
 // exporter closes its resource or exits, until the opener closes it. Opening
@@ -52,6 +61,7 @@ type Shared struct {
 	meta   Meta
 	id     uint64
 	secret [16]byte
+	rv     Rendezvous
 	once   sync.Once
 	close  func() // extra cleanup (rings)
 }
@@ -74,18 +84,50 @@ func (e *Shared) Close() error {
 	return nil
 }
 
-func newExport(m Meta, open func(p peer) ([]int, []byte, error)) (*Shared, error) {
+// Rendezvous returns the ways the token offers to reach this exporter.
+func (e *Shared) Rendezvous() Rendezvous { return e.rv }
+
+// exportOptions returns the options of a variadic export call.
+func exportOptions(o []ExportOptions) (ExportOptions, error) {
+	switch len(o) {
+	case 0:
+		return ExportOptions{}, nil
+	case 1:
+		return o[0], nil
+	}
+	return ExportOptions{}, fmt.Errorf("share: %d ExportOptions, at most 1", len(o))
+}
+
+func newExport(m Meta, open func(p peer) ([]int, []byte, error), opts []ExportOptions) (*Shared, error) {
+	o, err := exportOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	plan, err := resolve(o)
+	if err != nil {
+		return nil, err
+	}
 	e := &Shared{meta: m}
 	if _, err := rand.Read(e.secret[:]); err != nil {
 		return nil, fmt.Errorf("share: secret: %w", err)
 	}
-	id, addr, err := register(&entry{secret: e.secret, open: open})
+	r, err := register(&entry{secret: e.secret, kind: m.Kind, uids: plan.uids, gids: plan.gids, logf: plan.logf, open: open}, plan)
 	if err != nil {
 		return nil, err
 	}
-	e.id = id
-	t := token{Meta: m, ID: id, Secret: e.secret, Addr: addr}
+	e.id = r.id
+	t := token{Meta: m, ID: r.id, Secret: e.secret, UID: r.uid, Addr: r.addr, Path: r.path, PID: r.pid}
+	if t.Addr != "" {
+		t.NetNS = r.netns
+	}
+	if t.Path != "" {
+		t.DirDev, t.DirIno = r.dir.dev, r.dir.ino
+	}
+	if t.PID != 0 {
+		t.PIDNS, t.DoorFD, t.Door = r.pidns, r.doorFD, r.doorID
+	}
 	e.tok = t.encode()
+	e.rv = t.rendezvous()
 	return e, nil
 }
 
@@ -105,9 +147,10 @@ func oneFD(export func() (int, error)) func(peer) ([]int, []byte, error) {
 }
 
 // Export shares an *interop.Buffer, an *interop.Texture or a *Ring (its
-// producer side). Buffers and textures made by ImportBuffer, ImportTexture
-// or an Open function cannot be exported again.
-func Export(res any) (*Shared, error) {
+// producer side), with at most one ExportOptions (rings: RingOptions.Export
+// is used instead). Buffers and textures made by ImportBuffer,
+// ImportTexture or an Open function cannot be exported again.
+func Export(res any, o ...ExportOptions) (*Shared, error) {
 	switch r := res.(type) {
 	case *interop.Buffer:
 		fd, err := r.ExportFD() // probe: fails now for imported or closed buffers
@@ -122,18 +165,18 @@ func Export(res any) (*Shared, error) {
 		if r.FromCUDA() {
 			m.Flags |= FlagFromCUDA
 		}
-		return newExport(m, oneFD(r.ExportFD))
+		return newExport(m, oneFD(r.ExportFD), o)
 	case *interop.Texture:
 		fd, err := r.ExportFD()
 		if err != nil {
 			return nil, fmt.Errorf("share: Export: %w", err)
 		}
 		closeAll([]int{fd})
-		o := r.Options()
+		opt := r.Options()
 		m := Meta{Kind: KindTexture, Flags: FlagDedicated, UUID: r.Device().Vulkan().Physical().DeviceUUID,
-			AllocationSize: r.AllocationSize(), Format: uint32(o.Format), Width: o.Width, Height: o.Height,
-			Layers: o.Layers, Usage: uint32(o.Usage)}
-		return newExport(m, oneFD(r.ExportFD))
+			AllocationSize: r.AllocationSize(), Format: uint32(opt.Format), Width: opt.Width, Height: opt.Height,
+			Layers: opt.Layers, Usage: uint32(opt.Usage)}
+		return newExport(m, oneFD(r.ExportFD), o)
 	case *Ring:
 		return r.export()
 	case nil:
@@ -144,8 +187,8 @@ func Export(res any) (*Shared, error) {
 
 // ExportVulkan shares a *vulkan.Buffer or *vulkan.Image created Exportable
 // (images: 2D or 2D arrays), or a timeline *vulkan.Semaphore created
-// exportable, all of dev.
-func ExportVulkan(dev *vulkan.Device, res any) (*Shared, error) {
+// exportable, all of dev, with at most one ExportOptions.
+func ExportVulkan(dev *vulkan.Device, res any, eo ...ExportOptions) (*Shared, error) {
 	uuid := dev.Physical().DeviceUUID
 	switch r := res.(type) {
 	case *vulkan.Buffer:
@@ -157,7 +200,7 @@ func ExportVulkan(dev *vulkan.Device, res any) (*Shared, error) {
 		if r.Dedicated() {
 			m.Flags |= FlagDedicated
 		}
-		return newExport(m, oneFD(r.ExportFD))
+		return newExport(m, oneFD(r.ExportFD), eo)
 	case *vulkan.Image:
 		o := r.Options()
 		if !o.Exportable {
@@ -168,7 +211,7 @@ func ExportVulkan(dev *vulkan.Device, res any) (*Shared, error) {
 		}
 		m := Meta{Kind: KindTexture, Flags: FlagDedicated, UUID: uuid, AllocationSize: r.AllocationSize(),
 			Format: o.Format, Width: o.Width, Height: o.Height, Layers: o.Layers, Usage: uint32(o.Usage)}
-		return newExport(m, oneFD(r.ExportFD))
+		return newExport(m, oneFD(r.ExportFD), eo)
 	case *vulkan.Semaphore:
 		if !r.Timeline() {
 			return nil, errors.New("share: ExportVulkan: only timeline semaphores are shared")
@@ -178,7 +221,7 @@ func ExportVulkan(dev *vulkan.Device, res any) (*Shared, error) {
 			return nil, fmt.Errorf("share: ExportVulkan: %w", err)
 		}
 		closeAll([]int{fd})
-		return newExport(Meta{Kind: KindSemaphore, UUID: uuid}, oneFD(r.ExportFD))
+		return newExport(Meta{Kind: KindSemaphore, UUID: uuid}, oneFD(r.ExportFD), eo)
 	case nil:
 		return nil, errors.New("share: ExportVulkan(nil)")
 	}
@@ -186,8 +229,9 @@ func ExportVulkan(dev *vulkan.Device, res any) (*Shared, error) {
 }
 
 // ExportCUDA shares a CUDA shareable allocation (cuda.Context.AllocShareable)
-// of ctx.
-func ExportCUDA(ctx *cuda.Context, m *cuda.ShareableMemory) (*Shared, error) {
+// of ctx, with at most one ExportOptions. Openers map it into CUDA with
+// cuMemImportFromShareableHandle alone (OpenCUDABuffer).
+func ExportCUDA(ctx *cuda.Context, m *cuda.ShareableMemory, o ...ExportOptions) (*Shared, error) {
 	uuid, err := ctx.Device().UUID()
 	if err != nil {
 		return nil, err
@@ -197,19 +241,20 @@ func ExportCUDA(ctx *cuda.Context, m *cuda.ShareableMemory) (*Shared, error) {
 		return nil, fmt.Errorf("share: ExportCUDA: %w", err)
 	}
 	closeAll([]int{fd})
-	return newExport(Meta{Kind: KindBuffer, Flags: FlagFromCUDA, UUID: uuid, Size: m.Size(), AllocationSize: m.Size()}, oneFD(m.ExportFD))
+	return newExport(Meta{Kind: KindBuffer, Flags: FlagFromCUDA, UUID: uuid, Size: m.Size(), AllocationSize: m.Size()}, oneFD(m.ExportFD), o)
 }
 
 // Fetch asks the exporter of tok for its descriptors, for callers that
 // import them with their own API: the caller owns the returned descriptors
-// (for buffers and textures, one OPAQUE_FD memory descriptor; semaphores,
-// one OPAQUE_FD semaphore descriptor; rings, the control block's memfd).
-func Fetch(ctx context.Context, tok Token) ([]int, Meta, error) {
+// (for buffers and textures, one OPAQUE_FD memory descriptor, or a POSIX
+// fd of cuMemCreate memory when Meta.FromCUDA; semaphores, one OPAQUE_FD
+// semaphore descriptor; rings, the control block's memfd and more).
+func Fetch(ctx context.Context, tok Token, o ...OpenOptions) ([]int, Meta, error) {
 	t, err := parseToken(tok)
 	if err != nil {
 		return nil, Meta{}, err
 	}
-	r, err := fetch(ctx, t)
+	r, err := fetch(ctx, t, openOptions(o))
 	if err != nil {
 		return nil, Meta{}, err
 	}
@@ -218,7 +263,7 @@ func Fetch(ctx context.Context, tok Token) ([]int, Meta, error) {
 
 // prepare parses tok, checks its kind and GPU, and fetches its one
 // descriptor.
-func prepare(ctx context.Context, tok Token, kind Kind, uuid [16]byte) (*token, int, error) {
+func prepare(ctx context.Context, tok Token, kind Kind, uuid [16]byte, o []OpenOptions) (*token, int, error) {
 	t, err := parseToken(tok)
 	if err != nil {
 		return nil, -1, err
@@ -230,7 +275,7 @@ func prepare(ctx context.Context, tok Token, kind Kind, uuid [16]byte) (*token, 
 		return nil, -1, fmt.Errorf("%w: it was exported on the GPU with UUID %s; this device is %s", ErrDifferentGPU,
 			cuda.UUID(t.UUID), cuda.UUID(uuid))
 	}
-	r, err := fetch(ctx, t)
+	r, err := fetch(ctx, t, openOptions(o))
 	if err != nil {
 		return nil, -1, err
 	}
@@ -243,8 +288,8 @@ func prepare(ctx context.Context, tok Token, kind Kind, uuid [16]byte) (*token, 
 
 // OpenVulkanBuffer imports a shared buffer into dev (same GPU) as a
 // vulkan.Buffer with the exporter's size, usage and heap.
-func OpenVulkanBuffer(ctx context.Context, dev *vulkan.Device, tok Token) (*vulkan.Buffer, error) {
-	t, fd, err := prepare(ctx, tok, KindBuffer, dev.Physical().DeviceUUID)
+func OpenVulkanBuffer(ctx context.Context, dev *vulkan.Device, tok Token, o ...OpenOptions) (*vulkan.Buffer, error) {
+	t, fd, err := prepare(ctx, tok, KindBuffer, dev.Physical().DeviceUUID, o)
 	if err != nil {
 		return nil, err
 	}
@@ -260,8 +305,8 @@ func OpenVulkanBuffer(ctx context.Context, dev *vulkan.Device, tok Token) (*vulk
 // the exporter's format, extent, layers and usage (layout UNDEFINED: the
 // contents are preserved only by a transition from the layout the exporter
 // left, as with any image shared outside Vulkan's knowledge).
-func OpenVulkanImage(ctx context.Context, dev *vulkan.Device, tok Token) (*vulkan.Image, error) {
-	t, fd, err := prepare(ctx, tok, KindTexture, dev.Physical().DeviceUUID)
+func OpenVulkanImage(ctx context.Context, dev *vulkan.Device, tok Token, o ...OpenOptions) (*vulkan.Image, error) {
+	t, fd, err := prepare(ctx, tok, KindTexture, dev.Physical().DeviceUUID, o)
 	if err != nil {
 		return nil, err
 	}
@@ -274,101 +319,46 @@ func OpenVulkanImage(ctx context.Context, dev *vulkan.Device, tok Token) (*vulka
 }
 
 // OpenVulkanSemaphore imports a shared timeline semaphore into dev.
-func OpenVulkanSemaphore(ctx context.Context, dev *vulkan.Device, tok Token) (*vulkan.Semaphore, error) {
-	_, fd, err := prepare(ctx, tok, KindSemaphore, dev.Physical().DeviceUUID)
+func OpenVulkanSemaphore(ctx context.Context, dev *vulkan.Device, tok Token, o ...OpenOptions) (*vulkan.Semaphore, error) {
+	_, fd, err := prepare(ctx, tok, KindSemaphore, dev.Physical().DeviceUUID, o)
 	if err != nil {
 		return nil, err
 	}
 	return dev.ImportSemaphoreFD(fd, true)
 }
 
-// OpenBuffer imports a shared buffer into both Vulkan and CUDA of dev.
-func OpenBuffer(ctx context.Context, dev *interop.Device, tok Token) (*interop.Buffer, error) {
-	t, fd, err := prepare(ctx, tok, KindBuffer, dev.Vulkan().Physical().DeviceUUID)
+// OpenBuffer imports a shared buffer into dev: into CUDA now (memory the
+// exporter allocated with CUDA, Meta.FromCUDA, through
+// cuMemImportFromShareableHandle alone), and into Vulkan when Vulkan first
+// asks for it (interop.Buffer.Vulkan): consumers that only touch it from
+// CUDA never pay for the Vulkan import.
+func OpenBuffer(ctx context.Context, dev *interop.Device, tok Token, o ...OpenOptions) (*interop.Buffer, error) {
+	t, fd, err := prepare(ctx, tok, KindBuffer, dev.Vulkan().Physical().DeviceUUID, o)
 	if err != nil {
 		return nil, err
 	}
-	return dev.ImportBuffer(fd, t.Size, interop.ImportOptions{AllocationSize: t.AllocationSize, Dedicated: t.Dedicated()})
+	return dev.ImportBuffer(fd, t.Size, interop.ImportOptions{AllocationSize: t.AllocationSize, Dedicated: t.Dedicated(),
+		FromCUDA: t.FromCUDA(), LazyVulkan: true})
 }
 
-// OpenTexture imports a shared texture into both Vulkan and CUDA of dev.
-func OpenTexture(ctx context.Context, dev *interop.Device, tok Token) (*interop.Texture, error) {
-	t, fd, err := prepare(ctx, tok, KindTexture, dev.Vulkan().Physical().DeviceUUID)
+// OpenTexture imports a shared texture into dev: into CUDA now, into
+// Vulkan when Vulkan first asks for it (interop.Texture.Vulkan).
+func OpenTexture(ctx context.Context, dev *interop.Device, tok Token, o ...OpenOptions) (*interop.Texture, error) {
+	t, fd, err := prepare(ctx, tok, KindTexture, dev.Vulkan().Physical().DeviceUUID, o)
 	if err != nil {
 		return nil, err
 	}
 	return dev.ImportTexture(fd, interop.TextureOptions{Format: format.Format(t.Format), Width: t.Width, Height: t.Height,
-		Layers: t.Layers, Usage: vulkan.ImageUsage(t.Usage)}, interop.ImportOptions{AllocationSize: t.AllocationSize, Dedicated: true})
-}
-
-// CUDABuffer is a shared buffer imported into CUDA alone.
-type CUDABuffer struct {
-	ext  *cuda.ExternalMemory  // a Vulkan allocation
-	buf  *cuda.MappedBuffer    // (mapped from ext)
-	cu   *cuda.ShareableMemory // or a CUDA one
-	size uint64
-}
-
-// Ptr is the device pointer to the buffer's first byte.
-func (b *CUDABuffer) Ptr() cuda.DevicePtr {
-	if b.cu != nil {
-		return b.cu.Ptr()
-	}
-	return b.buf.Ptr()
-}
-
-// Size is the buffer's size in bytes.
-func (b *CUDABuffer) Size() uint64 { return b.size }
-
-// Close releases the import. Idempotent.
-func (b *CUDABuffer) Close() error {
-	if b.cu != nil {
-		return b.cu.Close()
-	}
-	return b.ext.Close()
-}
-
-// OpenCUDABuffer imports a shared buffer (from Vulkan or CUDA) into the
-// CUDA context c, mapped as one linear range. Vulkan allocations are
-// imported as external memory (cuImportExternalMemory); CUDA shareable
-// allocations (ExportCUDA) through cuMemImportFromShareableHandle and
-// cuMemMap, the path NVIDIA documents for cuMemCreate memory.
-func OpenCUDABuffer(ctx context.Context, c *cuda.Context, tok Token) (*CUDABuffer, error) {
-	uuid, err := c.Device().UUID()
-	if err != nil {
-		return nil, err
-	}
-	t, fd, err := prepare(ctx, tok, KindBuffer, uuid)
-	if err != nil {
-		return nil, err
-	}
-	if t.FromCUDA() {
-		defer closeAll([]int{fd})
-		m, err := c.ImportShareableFD(fd, t.AllocationSize)
-		if err != nil {
-			return nil, fmt.Errorf("share: importing a CUDA allocation into CUDA: %w", err)
-		}
-		return &CUDABuffer{cu: m, size: t.Size}, nil
-	}
-	ext, err := c.ImportMemoryFD(fd, t.AllocationSize, t.Dedicated()) // takes fd
-	if err != nil {
-		return nil, fmt.Errorf("share: importing a buffer into CUDA: %w", err)
-	}
-	mb, err := ext.MapBuffer(0, t.Size)
-	if err != nil {
-		ext.Close()
-		return nil, err
-	}
-	return &CUDABuffer{ext: ext, buf: mb, size: t.Size}, nil
+		Layers: t.Layers, Usage: vulkan.ImageUsage(t.Usage)}, interop.ImportOptions{AllocationSize: t.AllocationSize, Dedicated: true, LazyVulkan: true})
 }
 
 // OpenCUDASemaphore imports a shared timeline semaphore into c.
-func OpenCUDASemaphore(ctx context.Context, c *cuda.Context, tok Token) (*cuda.ExternalSemaphore, error) {
+func OpenCUDASemaphore(ctx context.Context, c *cuda.Context, tok Token, o ...OpenOptions) (*cuda.ExternalSemaphore, error) {
 	uuid, err := c.Device().UUID()
 	if err != nil {
 		return nil, err
 	}
-	_, fd, err := prepare(ctx, tok, KindSemaphore, uuid)
+	_, fd, err := prepare(ctx, tok, KindSemaphore, uuid, o)
 	if err != nil {
 		return nil, err
 	}

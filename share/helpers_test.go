@@ -98,6 +98,12 @@ func startChild(t *testing.T, role string, env ...string) *child {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestChild$", "-test.v", "-test.count=1")
 	cmd.Env = append(append(os.Environ(), childEnv+"="+role), env...)
+	return startChildCmd(t, cmd)
+}
+
+// startChildCmd starts cmd, a TestChild process set up by the caller.
+func startChildCmd(t *testing.T, cmd *exec.Cmd) *child {
+	t.Helper()
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

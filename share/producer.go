@@ -151,6 +151,9 @@ type ProducerOptions struct {
 	// publishing it, as it must on drivers without exportable timeline
 	// semaphores (lavapipe), where this is automatic.
 	HostSync bool
+	// Export configures how the ring and its slots are shared (rendezvous,
+	// socket directory, the users allowed).
+	Export ExportOptions
 }
 
 // Producer is the Vulkan producer of a ring shared with consumers in other
@@ -213,16 +216,16 @@ func NewProducer(dev *vulkan.Device, o ProducerOptions) (*Producer, error) {
 		switch r := s.(type) {
 		case *vulkan.Buffer:
 			p.bufs[i] = r
-			ex, err = ExportVulkan(dev, r)
+			ex, err = ExportVulkan(dev, r, o.Export)
 		case *vulkan.Image:
 			p.imgs[i] = r
-			ex, err = ExportVulkan(dev, r)
+			ex, err = ExportVulkan(dev, r, o.Export)
 		case *interop.Buffer:
 			p.bufs[i] = r.Vulkan()
-			ex, err = Export(r)
+			ex, err = Export(r, o.Export)
 		case *interop.Texture:
 			p.imgs[i] = r.Vulkan()
-			ex, err = Export(r)
+			ex, err = Export(r, o.Export)
 		default:
 			err = fmt.Errorf("share: NewProducer: slot %d is a %T, not a Vulkan or interop buffer or image", i, s)
 		}
@@ -231,7 +234,7 @@ func NewProducer(dev *vulkan.Device, o ProducerOptions) (*Producer, error) {
 		}
 		p.slotEx = append(p.slotEx, ex)
 	}
-	r, err := NewRing(RingOptions{Slots: p.slotEx, DropOldest: o.DropOldest, UserBytes: o.UserBytes})
+	r, err := NewRing(RingOptions{Slots: p.slotEx, DropOldest: o.DropOldest, UserBytes: o.UserBytes, Export: o.Export})
 	if err != nil {
 		return fail(err)
 	}

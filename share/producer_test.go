@@ -65,12 +65,20 @@ func checkPattern(b []byte, seq uint64) int {
 // runProducer produces frames frames (in batches) for a consumer started
 // as child role, and checks what the child reports.
 func runProducer(t *testing.T, d *vulkan.Device, role string, slots, batch, frames int, w, h uint32, wantGPU bool) {
+	runProducerWith(t, d, role, slots, batch, frames, w, h, wantGPU, ExportOptions{},
+		func(env ...string) *child { return startChild(t, role, env...) })
+}
+
+// runProducerWith is runProducer with the ring exported with eo and the
+// consumer started by start (in another container, say).
+func runProducerWith(t *testing.T, d *vulkan.Device, role string, slots, batch, frames int, w, h uint32, wantGPU bool,
+	eo ExportOptions, start func(env ...string) *child) {
 	frames = (frames + batch - 1) / batch * batch // whole batches: the consumer checks each frame produced
-	p, record := patternProducer(t, d, slots, batch, w, h, ProducerOptions{})
+	p, record := patternProducer(t, d, slots, batch, w, h, ProducerOptions{Export: eo})
 	if wantGPU && !p.GPUSync() {
 		t.Fatalf("%s exports timeline semaphores but the producer synchronizes on the host", d)
 	}
-	c := startChild(t, role, "TOKEN="+string(p.Token()), "FRAMES="+strconv.Itoa(frames), "BATCH="+strconv.Itoa(batch),
+	c := start("TOKEN="+string(p.Token()), "FRAMES="+strconv.Itoa(frames), "BATCH="+strconv.Itoa(batch),
 		"WIDTH="+strconv.Itoa(int(w)), "HEIGHT="+strconv.Itoa(int(h)))
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Second)
 	defer cancel()
@@ -139,6 +147,30 @@ func TestGPURingVulkanToCUDAAcrossProcesses(t *testing.T) {
 	for _, b := range []int{1, 3} {
 		t.Run(fmt.Sprintf("batch%d", b), func(t *testing.T) {
 			runProducer(t, d, "cudapattern", 3, b, 10000, 1280, 720, true)
+		})
+	}
+}
+
+// TestGPURingAcrossContainers: the same GPU-synchronized ring with the
+// CUDA consumer in its own network and PID namespaces (another container),
+// reaching the producer through the filesystem socket, and through the
+// pidfd door from its own network namespace; every texel of every frame is
+// checked on the GPU. Needs root besides CUDA.
+func TestGPURingAcrossContainers(t *testing.T) {
+	d := vkDevice(t)
+	needCUDA(t, d)
+	needNamespaces(t)
+	for _, tc := range []struct {
+		name string
+		eo   ExportOptions
+		c    container
+	}{
+		{"filesystem socket", ExportOptions{Rendezvous: RendezvousFS, Dir: sharedDir(t)}, container{newNet | newPID, 0}},
+		{"pidfd", ExportOptions{Rendezvous: RendezvousPidfd}, container{newNet, 0}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			runProducerWith(t, d, "cudapattern", 3, 3, 3000, 1280, 720, true, tc.eo,
+				func(env ...string) *child { return startIn(t, "cudapattern", tc.c, env...) })
 		})
 	}
 }

@@ -90,6 +90,9 @@ type RingOptions struct {
 	// Semaphore, optional, is a shared timeline semaphore the producer
 	// signals (Frame.Wait) for GPU-side synchronization.
 	Semaphore *Shared
+	// Export configures how the ring's own token is shared (Export of the
+	// ring); export the slots with the same options.
+	Export ExportOptions
 }
 
 // shm is a mapped control block.
@@ -119,34 +122,57 @@ func futexWake(addr *uint32) {
 	unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(addr)), futexOpWake, uintptr(1<<30), 0, 0, 0)
 }
 
-// procWatch tells whether a process has exited: a pidfd where the kernel
-// has them, else kill(pid, 0).
+// procWatch tells whether the process on the other side of a ring has
+// exited (or, for the producer's view of a consumer, closed): a pidfd
+// where the peer's pid is visible from here, and the ring's liveness
+// socket, whose far end only the peer holds: it hangs up when the peer
+// exits, whatever PID namespace it is in (the pid of a peer in another
+// PID namespace may be invisible: 0).
 type procWatch struct {
 	pid   int
 	pidfd int
+	hup   int // our end of the liveness socket pair, or -1
 }
 
-func watch(pid int) procWatch {
-	fd, err := unix.PidfdOpen(pid, 0)
-	if err != nil {
-		fd = -1
+func watch(pid, hup int) procWatch {
+	fd := -1
+	if pid > 0 {
+		if f, err := unix.PidfdOpen(pid, 0); err == nil {
+			fd = f
+		}
 	}
-	return procWatch{pid: pid, pidfd: fd}
+	return procWatch{pid: pid, pidfd: fd, hup: hup}
 }
 
 func (w procWatch) dead() bool {
+	var p []unix.PollFd
 	if w.pidfd >= 0 {
-		p := []unix.PollFd{{Fd: int32(w.pidfd), Events: unix.POLLIN}}
-		n, err := unix.Poll(p, 0)
-		return err == nil && n > 0
+		p = append(p, unix.PollFd{Fd: int32(w.pidfd), Events: unix.POLLIN})
 	}
-	return unix.Kill(w.pid, 0) == unix.ESRCH
+	if w.hup >= 0 {
+		p = append(p, unix.PollFd{Fd: int32(w.hup), Events: unix.POLLRDHUP})
+	}
+	if len(p) == 0 {
+		return w.pid > 0 && unix.Kill(w.pid, 0) == unix.ESRCH
+	}
+	n, err := unix.Poll(p, 0)
+	if err != nil || n == 0 {
+		return false
+	}
+	for _, x := range p {
+		if x.Revents&(unix.POLLIN|unix.POLLHUP|unix.POLLRDHUP|unix.POLLERR) != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func (w *procWatch) close() {
-	if w.pidfd >= 0 {
-		unix.Close(w.pidfd)
-		w.pidfd = -1
+	for _, fd := range []*int{&w.pidfd, &w.hup} {
+		if *fd >= 0 {
+			unix.Close(*fd)
+			*fd = -1
+		}
 	}
 }
 
@@ -222,7 +248,7 @@ func NewRing(o RingOptions) (*Ring, error) {
 	}
 	r := &Ring{o: o, fd: fd, m: shm{mem}, stride: stride, seqs: make([]uint64, n), writing: make([]bool, n), waits: make([][]freeWait, n)}
 	for i := range r.cons {
-		r.cons[i].pidfd = -1
+		r.cons[i].pidfd, r.cons[i].hup = -1, -1
 	}
 	le := binary.LittleEndian
 	le.PutUint32(mem[offVersion:], ringVersion)
@@ -242,8 +268,9 @@ func NewRing(o RingOptions) (*Ring, error) {
 func (r *Ring) slotOff(i int) int { return offSlotTab + i*r.stride }
 
 // export shares the ring: each open registers a consumer (watched through
-// a pidfd on its process) and gets the control block's descriptor and its
-// consumer index.
+// a pidfd on its process and a liveness socket) and gets the control
+// block's descriptor, the semaphores' (GPU rings), the far end of its
+// liveness socket and its consumer index.
 func (r *Ring) export() (*Shared, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -253,7 +280,7 @@ func (r *Ring) export() (*Shared, error) {
 	if r.ex != nil {
 		return r.ex, nil
 	}
-	ex, err := newExport(Meta{Kind: KindRing, Size: uint64(len(r.o.Slots)), UUID: r.o.Slots[0].meta.UUID}, r.open)
+	ex, err := newExport(Meta{Kind: KindRing, Size: uint64(len(r.o.Slots)), UUID: r.o.Slots[0].meta.UUID}, r.open, []ExportOptions{r.o.Export})
 	if err != nil {
 		return nil, err
 	}
@@ -291,13 +318,23 @@ func (r *Ring) open(p peer) ([]int, []byte, error) {
 		}
 		fds = append(fds, more...)
 	}
+	// The liveness socket: the consumer keeps one end, we poll the other.
+	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		closeAll(fds)
+		if r.gpu != nil {
+			r.gpu.detach(idx, atomic.LoadUint64(r.m.u64(offNextSeq)))
+		}
+		return nil, nil, fmt.Errorf("share: the ring's liveness socket: %w", err)
+	}
+	fds = append(fds, pair[1])
 	c := offCons + idx*consStride
 	atomic.StoreUint64(r.m.u64(c+16), 0)
 	atomic.StoreUint64(r.m.u64(c+8), atomic.LoadUint64(r.m.u64(offNextSeq))-1)
 	atomic.StoreUint32(r.m.u32(c+4), uint32(p.pid))
 	atomic.StoreUint32(r.m.u32(c), 1)
 	r.active[idx] = true
-	r.cons[idx] = watch(p.pid)
+	r.cons[idx] = watch(p.pid, pair[0])
 	return fds, binary.LittleEndian.AppendUint32(nil, uint32(idx)), nil
 }
 
@@ -536,8 +573,9 @@ type Consumer struct {
 
 // OpenRing attaches to a ring shared by another process as one more
 // consumer; it sees the frames published from then on. Open the slots with
-// Slots' tokens (in Vulkan or CUDA, as the consumer wants).
-func OpenRing(ctx context.Context, tok Token) (*Consumer, error) {
+// Slots' tokens (in Vulkan or CUDA, as the consumer wants), with the same
+// OpenOptions.
+func OpenRing(ctx context.Context, tok Token, o ...OpenOptions) (*Consumer, error) {
 	t, err := parseToken(tok)
 	if err != nil {
 		return nil, err
@@ -545,27 +583,34 @@ func OpenRing(ctx context.Context, tok Token) (*Consumer, error) {
 	if t.Kind != KindRing {
 		return nil, fmt.Errorf("%w: the token shares a %v, not a ring", ErrWrongKind, t.Kind)
 	}
-	r, err := fetch(ctx, t)
+	r, err := fetch(ctx, t, openOptions(o))
 	if err != nil {
 		return nil, err
 	}
-	if (len(r.fds) != 1 && len(r.fds) != 3) || len(r.extra) != 4 {
+	// The control block, the semaphores (GPU rings) and the liveness
+	// socket (format 2 producers).
+	if len(r.fds) < 1 || len(r.fds) > 4 || len(r.extra) != 4 {
 		closeAll(r.fds)
 		return nil, errors.New("share: OpenRing: malformed reply from the producer")
 	}
-	fd := r.fds[0]
+	fds := r.fds
+	hup := -1
+	if len(fds)%2 == 0 {
+		hup, fds = fds[len(fds)-1], fds[:len(fds)-1]
+	}
+	fd := fds[0]
 	defer unix.Close(fd)
 	idx := int(binary.LittleEndian.Uint32(r.extra))
 	c, err := mapConsumer(fd, idx)
 	if err != nil {
-		closeAll(r.fds[1:])
+		closeAll(append(fds[1:], hup))
 		return nil, err
 	}
 	c.readyFD, c.freeFD = -1, -1
-	if len(r.fds) == 3 {
-		c.readyFD, c.freeFD = r.fds[1], r.fds[2]
+	if len(fds) == 3 {
+		c.readyFD, c.freeFD = fds[1], fds[2]
 	}
-	c.prod = watch(r.pid)
+	c.prod = watch(r.pid, hup)
 	return c, nil
 }
 
@@ -604,7 +649,7 @@ func mapConsumer(fd, idx int) (*Consumer, error) {
 	if len(lines) != n && len(lines) != n+1 {
 		return fail("slot tokens")
 	}
-	c := &Consumer{m: shm{mem}, idx: idx, stride: stride, userMax: um, readyFD: -1, freeFD: -1}
+	c := &Consumer{m: shm{mem}, idx: idx, stride: stride, userMax: um, readyFD: -1, freeFD: -1, prod: procWatch{pidfd: -1, hup: -1}}
 	for _, l := range lines[:n] {
 		c.slots = append(c.slots, Token(l))
 	}
@@ -699,7 +744,10 @@ func (c *Consumer) Next(ctx context.Context) (*Frame, error) {
 			return nil, ErrRingClosed
 		}
 		if c.prod.dead() {
-			return nil, fmt.Errorf("%w (pid %d)", ErrProducerGone, c.prod.pid)
+			if c.prod.pid > 0 {
+				return nil, fmt.Errorf("%w (pid %d)", ErrProducerGone, c.prod.pid)
+			}
+			return nil, ErrProducerGone
 		}
 		if atomic.LoadUint32(c.m.u32(offCons+c.idx*consStride)) == 0 {
 			return nil, errors.New("share: the producer dropped this consumer")

@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/binary"
 	"errors"
+	"hash/crc32"
 	"net"
 	"os"
 	"os/exec"
@@ -28,7 +30,7 @@ func ctx10(t testing.TB) context.Context {
 
 // memfdExport exports a memfd of n random bytes (seed) as a fake buffer:
 // fd passing without any GPU.
-func memfdExport(t testing.TB, seed uint64, n int) *Shared {
+func memfdExport(t testing.TB, seed uint64, n int, o ...ExportOptions) *Shared {
 	t.Helper()
 	fd, err := unix.MemfdCreate("share-test", unix.MFD_CLOEXEC)
 	if err != nil {
@@ -38,16 +40,17 @@ func memfdExport(t testing.TB, seed uint64, n int) *Shared {
 	if _, err := unix.Write(fd, random(seed, n)); err != nil {
 		t.Fatal(err)
 	}
-	return fdExport(t, fd, n)
+	return fdExport(t, fd, n, o...)
 }
 
-// fdExport exports descriptor fd (duplicated for each open).
-func fdExport(t testing.TB, fd, n int) *Shared {
+// fdExport exports descriptor fd (duplicated for each open), with at most
+// one ExportOptions.
+func fdExport(t testing.TB, fd, n int, o ...ExportOptions) *Shared {
 	t.Helper()
 	ex, err := newExport(Meta{Kind: KindBuffer, Size: uint64(n), AllocationSize: uint64(n)}, func(peer) ([]int, []byte, error) {
 		d, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
 		return []int{d}, nil, err
-	})
+	}, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,8 +109,22 @@ func TestTokenRoundTrip(t *testing.T) {
 
 func FuzzParseToken(f *testing.F) {
 	f.Add(string((&token{Meta: Meta{Kind: KindTexture}, ID: 7, Addr: "x"}).encode()))
+	full := token{Meta: Meta{Kind: KindRing, Size: 3}, ID: 9, UID: 1000, Addr: "gfxcuda/0123456789abcdef01234567", NetNS: 4026531833,
+		Path: "/dev/shm/gfxcuda/0123456789abcdef01234567.sock", DirDev: 22, DirIno: 33, PID: 4321, PIDNS: 4026531836, DoorFD: 9}
+	f.Add(string(full.encode()))
+	full.Addr, full.PID = "", 0
+	f.Add(string(full.encode()))
+	full.Path, full.PID = "", 77
+	f.Add(string(full.encode()))
+	// A format 1 token, as older builds wrote them.
+	v1 := make([]byte, tokenMeta)
+	v1[0] = byte(KindBuffer)
+	v1 = append(append(v1, 4), "gfx/"...)
+	v1 = binary.LittleEndian.AppendUint32(v1, crc32.ChecksumIEEE(v1))
+	f.Add(tokenPrefixV1 + base64.RawURLEncoding.EncodeToString(v1))
 	f.Add("gfxcuda1.")
 	f.Add("gfxcuda2.AAAA")
+	f.Add("gfxcuda3.AAAA")
 	f.Add("")
 	f.Fuzz(func(t *testing.T, s string) {
 		tk, err := parseToken(Token(s))
@@ -123,10 +140,18 @@ func FuzzParseToken(f *testing.F) {
 	})
 }
 
+// FuzzReadRequest feeds garbage to both ends of the protocol: the
+// exporter's request reader (sockets and the pidfd door read the same 32
+// bytes) and the opener's reply reader, which must refuse what is not a
+// reply without keeping a descriptor.
 func FuzzReadRequest(f *testing.F) {
 	f.Add(request{id: 1}.encode())
 	f.Add([]byte("GFXQ"))
 	f.Add(bytes.Repeat([]byte{0xff}, 100))
+	f.Add([]byte("GFXR\x00\x00\x00\x00"))
+	f.Add([]byte("GFXR\x05\x00\x05\x00hello"))
+	f.Add([]byte("GFXR\x00\x02\x00\x00"))
+	f.Add([]byte("GFXR\x02\x00\xff\xff"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r := bytes.NewReader(b)
 		q, err := readRequest(r)
@@ -135,6 +160,36 @@ func FuzzReadRequest(f *testing.F) {
 		}
 		if err == nil && !bytes.Equal(q.encode(), b[:reqLen]) {
 			t.Fatal("accepted a request that does not re-encode to itself")
+		}
+		if len(b) > replyHdr+maxReplyMsg {
+			return
+		}
+		// The same bytes as an exporter's reply.
+		pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		unix.Write(pair[0], b)
+		unix.Close(pair[0])
+		fl := os.NewFile(uintptr(pair[1]), "reply")
+		c, err := net.FileConn(fl)
+		fl.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(time.Second))
+		rep, err := readReply(c.(*net.UnixConn))
+		switch {
+		case err == nil:
+			if !bytes.HasPrefix(b, replyMagic[:]) || b[4] != stOK || len(rep.fds) != 0 {
+				t.Fatalf("accepted %q as a reply", b)
+			}
+		case len(b) >= replyHdr && bytes.HasPrefix(b, replyMagic[:]) && b[4] != stOK && int(binary.LittleEndian.Uint16(b[6:]))+replyHdr <= len(b):
+			var rf *refusal
+			if !errors.As(err, &rf) || !errors.Is(err, ErrRefused) && !errors.Is(err, ErrWithdrawn) {
+				t.Fatalf("a refusal (%q) read as %v", b, err)
+			}
 		}
 	})
 }
@@ -755,7 +810,7 @@ func TestChild(t *testing.T) {
 			}
 		}
 	default:
-		if !ringChild(t, role, tok, in) {
+		if !ringChild(t, role, tok, in) && !containersChild(t, role, tok, in) {
 			cudaChild(t, role, tok)
 		}
 	}

@@ -91,8 +91,8 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		{"ring", bench.RingSteps(*quick), s.Rings},
 		{"onetime", 1, s.OneTime},
 		{"onetime", 1, func() error { return s.IPCOpen(ipcChild) }},
-		{"onetime", 2, func() error { return s.ShareOpen(shareOpenChild) }},
-		{"ring", 4, func() error { return s.ShareRing(shareRingChild) }},
+		{"onetime", bench.ShareOpenSteps, func() error { return s.ShareOpen(shareOpenChild) }},
+		{"ring", bench.ShareRingSteps, func() error { return s.ShareRing(shareRingChild) }},
 		{"compute", bench.ComputeSteps, s.Compute},
 	}
 	total := 0

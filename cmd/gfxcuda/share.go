@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/gfxcuda/gfxcuda/cuda"
@@ -68,7 +69,12 @@ func runShare(args []string, stdout, stderr io.Writer) int {
 `+"`gfxcuda open TOKEN`"+` (or `+"`gfxcuda open --cuda TOKEN`"+`) in another terminal to
 consume and check them. By default a compute shader writes each frame's test
 pattern into RGBA8 textures, handed over on the GPU (exported timeline
-semaphores) where the driver can.`, stdout, stderr)
+semaphores) where the driver can. Openers reach this process through an
+abstract socket (same network namespace) and a socket in --dir (another
+container that mounts it); --allow-uid and --allow-gid let other users in
+(containers running as other uids), --rendezvous pidfd lets processes of
+this PID namespace take the descriptors with pidfd_getfd (docs/sharing.md,
+"Containers").`, stdout, stderr)
 	fs := cl.fs
 	slots := fs.Int("slots", 3, "ring slots")
 	batch := fs.Int("batch", 1, "frames per GPU hand-off (GPU frames)")
@@ -78,15 +84,21 @@ semaphores) where the driver can.`, stdout, stderr)
 	size := fs.Int("size", 1<<20, "bytes per frame with --cpu (a multiple of 8)")
 	frames := fs.Int("frames", 10000, "frames to produce (0: until interrupted)")
 	drop := fs.Bool("drop", false, "drop the oldest frame instead of waiting for slow consumers")
+	tokenFile := fs.String("token-file", "", "also write the token to `FILE` (for an opener in another container: put it in the shared directory)")
+	exportOpts := exportFlags(fs)
 	if _, code, ok := cl.parse(args); !ok {
 		return code
 	}
+	eo := exportOpts()
 	if *slots < 2 || *size < 8 || *size%8 != 0 {
 		return cl.fail("need --slots ≥ 2 and --size a positive multiple of 8")
 	}
 	if !*cpu && (*batch < 1 || *batch > *slots || *width < 1 || *height < 1) {
 		return cl.fail("need 1 ≤ --batch ≤ --slots and a positive --width and --height")
 	}
+	// Refusals (a user not allowed, a forged token) are printed as they
+	// happen, with the peer's credentials.
+	defer share.SetLogf(share.SetLogf(func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) }))
 	in, d, err := shareDevice()
 	if err != nil {
 		fmt.Fprintln(stderr, "gfxcuda share:", err)
@@ -94,8 +106,18 @@ semaphores) where the driver can.`, stdout, stderr)
 	}
 	defer in.Close()
 	defer d.Close()
+	announce := func(tok share.Token) error {
+		describeToken(stdout, tok, eo)
+		if *tokenFile != "" {
+			if err := writeTokenFile(*tokenFile, tok, eo); err != nil {
+				return fmt.Errorf("--token-file: %w", err)
+			}
+			defer fmt.Fprintf(stdout, "token written to %s\n", *tokenFile)
+		}
+		return nil
+	}
 	if !*cpu {
-		return shareGPU(d, *slots, *batch, *width, *height, *frames, *drop, stdout, stderr)
+		return shareGPU(d, *slots, *batch, *width, *height, *frames, *drop, eo, announce, stdout, stderr)
 	}
 	var maps [][]byte
 	var bufs []*vulkan.Buffer
@@ -106,7 +128,7 @@ semaphores) where the driver can.`, stdout, stderr)
 			var m []byte
 			if m, err = b.Map(); err == nil {
 				var ex *share.Shared
-				if ex, err = share.ExportVulkan(d, b); err == nil {
+				if ex, err = share.ExportVulkan(d, b, eo); err == nil {
 					defer ex.Close()
 					exs = append(exs, ex)
 				}
@@ -120,7 +142,7 @@ semaphores) where the driver can.`, stdout, stderr)
 			return 1
 		}
 	}
-	r, err := share.NewRing(share.RingOptions{Slots: exs, DropOldest: *drop})
+	r, err := share.NewRing(share.RingOptions{Slots: exs, DropOldest: *drop, Export: eo})
 	if err != nil {
 		fmt.Fprintln(stderr, "gfxcuda share:", err)
 		return 1
@@ -133,7 +155,12 @@ semaphores) where the driver can.`, stdout, stderr)
 	}
 	ctx, cancel := interruptible()
 	defer cancel()
-	fmt.Fprintf(stdout, "ring of %d × %d bytes on %s; in another terminal run:\n\n  gfxcuda open %s\n\nwaiting for a consumer…\n", *slots, *size, d, ex.Token())
+	fmt.Fprintf(stdout, "ring of %d × %d bytes on %s; in another terminal run:\n\n  gfxcuda open %s\n\n", *slots, *size, d, ex.Token())
+	if err := announce(ex.Token()); err != nil {
+		fmt.Fprintln(stderr, "gfxcuda share:", err)
+		return 1
+	}
+	fmt.Fprintln(stdout, "waiting for a consumer…")
 	if err := r.WaitConsumers(ctx, 1); err != nil {
 		fmt.Fprintln(stderr, "gfxcuda share:", err)
 		return 1
@@ -171,18 +198,22 @@ semaphores) where the driver can.`, stdout, stderr)
 // every byte.
 func runOpen(args []string, stdout, stderr io.Writer) int {
 	cl := newCmdLine("open", `Consumes the frames of a ring shared by `+"`gfxcuda share`"+`, checks every byte
-and prints the frame rate. TOKEN is what gfxcuda share printed.`, stdout, stderr, "TOKEN")
+and prints the frame rate. TOKEN is what gfxcuda share printed. When the
+exporter cannot be reached, it says why for each way the token offers and
+what to set.`, stdout, stderr, "TOKEN")
 	useCUDA := cl.fs.Bool("cuda", false, "consume in CUDA (the frames' texels are checked on the GPU) instead of Vulkan")
+	openOpts := openFlags(cl.fs)
 	pos, code, ok := cl.parse(args)
 	if !ok {
 		return code
 	}
+	oo := openOpts()
 	tok := share.Token(pos[0])
 	if _, err := tok.Meta(); err != nil {
 		return cl.fail("TOKEN %q: %s (copy the whole token gfxcuda share printed)", pos[0], strings.TrimPrefix(err.Error(), "share: "))
 	}
 	if *useCUDA {
-		return openCUDA(tok, stdout, stderr)
+		return openCUDA(tok, oo, stdout, stderr)
 	}
 	in, d, err := shareDevice()
 	if err != nil {
@@ -193,20 +224,20 @@ and prints the frame rate. TOKEN is what gfxcuda share printed.`, stdout, stderr
 	defer d.Close()
 	ctx, cancel := interruptible()
 	defer cancel()
-	c, err := share.OpenRing(ctx, tok)
+	c, err := share.OpenRing(ctx, tok, oo)
 	if err != nil {
 		fmt.Fprintln(stderr, "gfxcuda open:", err)
 		return 1
 	}
 	if m, err := c.Slots()[0].Meta(); err == nil && m.Kind == share.KindTexture {
 		c.Close()
-		return openVulkan(ctx, d, tok, stdout, stderr)
+		return openVulkan(ctx, d, tok, oo, stdout, stderr)
 	}
 	defer c.Close()
 	var maps [][]byte
 	var bufs []*vulkan.Buffer
 	for _, st := range c.Slots() {
-		b, err := share.OpenVulkanBuffer(ctx, d, st)
+		b, err := share.OpenVulkanBuffer(ctx, d, st, oo)
 		if err != nil {
 			fmt.Fprintln(stderr, "gfxcuda open: slot:", err)
 			return 1
@@ -262,7 +293,7 @@ and prints the frame rate. TOKEN is what gfxcuda share printed.`, stdout, stderr
 
 // Hidden commands `gfxcuda bench` starts in another process.
 const (
-	shareOpenChildCmd = "__share-open" // TOKEN: open a buffer or texture handle, print the nanoseconds it took
+	shareOpenChildCmd = "__share-open" // TOKEN [MODE]: open a buffer or texture handle (bench.ShareOpenModes), print the nanoseconds it took
 	shareRingChildCmd = "__share-ring" // TOKEN FRAMES: consume a bench ring
 )
 
@@ -299,33 +330,106 @@ func runShareChild(cmd string, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, fps)
 		return 0
 	}
-	dev, err := interop.Open(interop.Options{UUID: &u})
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return 1
+	mode := bench.OpenInterop
+	if len(args) == 2 {
+		mode = args[1]
 	}
-	defer dev.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	t0 := time.Now()
-	var c interface{ Close() error }
-	if m.Kind == share.KindTexture {
-		c, err = share.OpenTexture(ctx, dev, tok)
-	} else {
-		c, err = share.OpenBuffer(ctx, dev, tok)
+	var el time.Duration
+	switch mode {
+	case bench.OpenCUDA, bench.OpenCUDAAgain:
+		el, err = openForCUDA(ctx, u, tok, m.Kind, mode == bench.OpenCUDAAgain)
+	case bench.OpenInterop, bench.OpenInteropVulkan:
+		el, err = openInterop(ctx, u, tok, m.Kind, mode == bench.OpenInteropVulkan)
+	default:
+		fmt.Fprintf(stderr, "gfxcuda %s: unknown mode %q\n", cmd, mode)
+		return 2
 	}
-	el := time.Since(t0)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1
 	}
-	c.Close()
 	fmt.Fprintln(stdout, el.Nanoseconds())
 	return 0
 }
 
-// shareChild runs a hidden share command in a new process of this binary.
-func shareChild(args ...string) ([]byte, error) {
+// openForCUDA opens tok into CUDA alone (the primary context made and
+// warmed first: it is not part of the open) and returns how long that
+// took; again: the time of a second open of the same token, which reuses
+// the import.
+func openForCUDA(ctx context.Context, u cuda.UUID, tok share.Token, kind share.Kind, again bool) (time.Duration, error) {
+	cx, err := cudaContext(u)
+	if err != nil {
+		return 0, err
+	}
+	defer cx.Close()
+	if err := cx.Synchronize(); err != nil {
+		return 0, err
+	}
+	open := func() (interface{ Close() error }, error) {
+		if kind == share.KindTexture {
+			return share.OpenCUDATexture(ctx, cx, tok)
+		}
+		return share.OpenCUDABuffer(ctx, cx, tok)
+	}
+	t0 := time.Now()
+	first, err := open()
+	el := time.Since(t0)
+	if err != nil {
+		return 0, err
+	}
+	defer first.Close()
+	if !again {
+		return el, nil
+	}
+	t0 = time.Now()
+	second, err := open()
+	el = time.Since(t0)
+	if err != nil {
+		return 0, err
+	}
+	return el, second.Close()
+}
+
+// openInterop opens tok with share.OpenBuffer or OpenTexture on an
+// interop device (opened first) and returns how long that took; vk: with
+// the first Vulkan use, which imports it into Vulkan.
+func openInterop(ctx context.Context, u cuda.UUID, tok share.Token, kind share.Kind, vk bool) (time.Duration, error) {
+	dev, err := interop.Open(interop.Options{UUID: &u})
+	if err != nil {
+		return 0, err
+	}
+	defer dev.Close()
+	t0 := time.Now()
+	var c interface{ Close() error }
+	if kind == share.KindTexture {
+		var t *interop.Texture
+		if t, err = share.OpenTexture(ctx, dev, tok); err == nil {
+			c = t
+			if vk {
+				_, err = t.VulkanImage()
+			}
+		}
+	} else {
+		var b *interop.Buffer
+		if b, err = share.OpenBuffer(ctx, dev, tok); err == nil {
+			c = b
+			if vk {
+				_, err = b.VulkanBuffer()
+			}
+		}
+	}
+	el := time.Since(t0)
+	if c != nil {
+		err = errors.Join(err, c.Close())
+	}
+	return el, err
+}
+
+// shareChild runs a hidden share command in a new process of this binary,
+// in its own network namespace when netns (root only).
+func shareChild(netns bool, args ...string) ([]byte, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, err
@@ -333,14 +437,17 @@ func shareChild(args ...string) ([]byte, error) {
 	var out, errb bytes.Buffer
 	cmd := exec.Command(exe, args...)
 	cmd.Stdout, cmd.Stderr = &out, &errb
+	if netns {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWNET}
+	}
 	if err := cmd.Run(); err != nil {
 		return nil, fmt.Errorf("%s: %v: %s", args[0], err, strings.TrimSpace(errb.String()))
 	}
 	return out.Bytes(), nil
 }
 
-func shareOpenChild(tok share.Token) (time.Duration, error) {
-	out, err := shareChild(shareOpenChildCmd, string(tok))
+func shareOpenChild(tok share.Token, mode string) (time.Duration, error) {
+	out, err := shareChild(false, shareOpenChildCmd, string(tok), mode)
 	if err != nil {
 		return 0, err
 	}
@@ -348,8 +455,8 @@ func shareOpenChild(tok share.Token) (time.Duration, error) {
 	return time.Duration(ns), err
 }
 
-func shareRingChild(tok share.Token, frames int) (float64, error) {
-	out, err := shareChild(shareRingChildCmd, string(tok), strconv.Itoa(frames))
+func shareRingChild(tok share.Token, frames int, netns bool) (float64, error) {
+	out, err := shareChild(netns, shareRingChildCmd, string(tok), strconv.Itoa(frames))
 	if err != nil {
 		return 0, err
 	}

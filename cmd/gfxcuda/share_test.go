@@ -28,7 +28,7 @@ func runShareOpen(t *testing.T, shareArgs []string, openArgs ...string) string {
 	sc := bufio.NewScanner(pr)
 	sc.Buffer(nil, 1<<16)
 	tok := ""
-	re := regexp.MustCompile(`gfxcuda open (gfxcuda1\.\S+)`)
+	re := regexp.MustCompile(`gfxcuda open (gfxcuda[12]\.\S+)`)
 	for sc.Scan() {
 		if m := re.FindStringSubmatch(sc.Text()); m != nil {
 			tok = m[1]

@@ -18,7 +18,8 @@ import (
 
 // shareGPU is `gfxcuda share` with GPU frames: a compute shader writes each
 // frame's test pattern into RGBA8 textures of a share.Producer.
-func shareGPU(d *vulkan.Device, slots, batch, width, height, frames int, drop bool, stdout, stderr io.Writer) int {
+func shareGPU(d *vulkan.Device, slots, batch, width, height, frames int, drop bool, eo share.ExportOptions,
+	announce func(share.Token) error, stdout, stderr io.Writer) int {
 	fail := func(err error) int {
 		fmt.Fprintln(stderr, "gfxcuda share:", err)
 		return 1
@@ -38,7 +39,7 @@ func shareGPU(d *vulkan.Device, slots, batch, width, height, frames int, drop bo
 		defer img.Close()
 		imgs, res = append(imgs, img), append(res, img)
 	}
-	p, err := share.NewProducer(d, share.ProducerOptions{Slots: res, Batch: batch, DropOldest: drop})
+	p, err := share.NewProducer(d, share.ProducerOptions{Slots: res, Batch: batch, DropOldest: drop, Export: eo})
 	if err != nil {
 		return fail(err)
 	}
@@ -49,8 +50,12 @@ func shareGPU(d *vulkan.Device, slots, batch, width, height, frames int, drop bo
 	if !p.GPUSync() {
 		how = "completed on the host before each hand-off (this driver exports no timeline semaphores)"
 	}
-	fmt.Fprintf(stdout, "ring of %d × %dx%d RGBA8 textures on %s, batches of %d, %s; in another terminal run:\n\n  gfxcuda open %s\n\n(add --cuda to consume in CUDA) waiting for a consumer…\n",
+	fmt.Fprintf(stdout, "ring of %d × %dx%d RGBA8 textures on %s, batches of %d, %s; in another terminal run:\n\n  gfxcuda open %s\n\n(add --cuda to consume in CUDA)\n",
 		slots, width, height, d, batch, how, p.Token())
+	if err := announce(p.Token()); err != nil {
+		return fail(err)
+	}
+	fmt.Fprintln(stdout, "waiting for a consumer…")
 	if err := p.Ring().WaitConsumers(ctx, 1); err != nil {
 		return fail(err)
 	}
@@ -81,12 +86,12 @@ func shareGPU(d *vulkan.Device, slots, batch, width, height, frames int, drop bo
 // openVulkan consumes a ring of textures in Vulkan: each frame is copied to
 // a host-visible buffer in the consumer's own submission and every texel
 // compared with the pattern.
-func openVulkan(ctx context.Context, d *vulkan.Device, tok share.Token, stdout, stderr io.Writer) int {
+func openVulkan(ctx context.Context, d *vulkan.Device, tok share.Token, oo share.OpenOptions, stdout, stderr io.Writer) int {
 	fail := func(err error) int {
 		fmt.Fprintln(stderr, "gfxcuda open:", err)
 		return 1
 	}
-	vc, err := share.OpenVulkanConsumer(ctx, d, tok)
+	vc, err := share.OpenVulkanConsumer(ctx, d, tok, oo)
 	if err != nil {
 		return fail(err)
 	}
@@ -161,7 +166,7 @@ func cudaContext(u cuda.UUID) (*cuda.Context, error) {
 
 // openCUDA is `gfxcuda open --cuda`: consumes a ring of textures in CUDA,
 // checking every texel of every frame on the GPU.
-func openCUDA(tok share.Token, stdout, stderr io.Writer) int {
+func openCUDA(tok share.Token, oo share.OpenOptions, stdout, stderr io.Writer) int {
 	fail := func(err error) int {
 		fmt.Fprintln(stderr, "gfxcuda open:", err)
 		return 1
@@ -177,7 +182,7 @@ func openCUDA(tok share.Token, stdout, stderr io.Writer) int {
 	defer cx.Close()
 	ctx, cancel := interruptible()
 	defer cancel()
-	cc, err := share.OpenCUDAConsumer(ctx, cx, tok)
+	cc, err := share.OpenCUDAConsumer(ctx, cx, tok, oo)
 	if err != nil {
 		return fail(err)
 	}

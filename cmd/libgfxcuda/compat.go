@@ -219,7 +219,11 @@ func gfxcuda_shared_compute_view(dev, res C.uint64_t, out *C.uint64_t) C.int {
 			if cd.Vulkan() != o.t.Device().Vulkan() {
 				return errorf(stInvalid, "gfxcuda: the shared texture belongs to another device; use its shared device's compute device")
 			}
-			t, err := cd.WrapTexture(o.t.Vulkan())
+			img, err := o.t.VulkanImage() // an opened texture is imported into Vulkan here
+			if err != nil {
+				return &statusError{stUnsupported, err}
+			}
+			t, err := cd.WrapTexture(img)
 			if err != nil {
 				return err
 			}
@@ -228,7 +232,11 @@ func gfxcuda_shared_compute_view(dev, res C.uint64_t, out *C.uint64_t) C.int {
 			if cd.Vulkan() != o.b.Device().Vulkan() {
 				return errorf(stInvalid, "gfxcuda: the shared buffer belongs to another device; use its shared device's compute device")
 			}
-			b := cd.WrapBuffer(o.b.Vulkan())
+			vb, err := o.b.VulkanBuffer() // an opened buffer is imported into Vulkan here
+			if err != nil {
+				return &statusError{stUnsupported, err}
+			}
+			b := cd.WrapBuffer(vb)
 			return store(out, &buffer{Buffer: b, dev: uint64(dev)}, b.Close, uint64(dev), uint64(res))
 		}
 		return errorf(stInvalid, "gfxcuda: a %s has no compute view (shared textures and buffers have)", kindName(e.obj))

@@ -75,6 +75,7 @@ type sharedBuffer struct {
 
 	mu   sync.Mutex
 	ex   *share.Shared
+	opts *share.ExportOptions // gfxcuda_share_options, before ex is made
 	held *interop.Access
 }
 
@@ -98,8 +99,9 @@ type sharedTexture struct {
 	ordinal int
 
 	mu   sync.Mutex
-	ex   *share.Shared   // the cross-process export, made on first ipc_handle
-	held *interop.Access // an explicit hand-off to CUDA (gfxcuda_to_cuda)
+	ex   *share.Shared        // the cross-process export, made on first ipc_handle
+	opts *share.ExportOptions // gfxcuda_share_options, before ex is made
+	held *interop.Access      // an explicit hand-off to CUDA (gfxcuda_to_cuda)
 }
 
 // close withdraws the texture's export, ends a hand-off and frees it.

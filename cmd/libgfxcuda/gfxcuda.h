@@ -296,6 +296,17 @@ int gfxcuda_shared_texture_open_ipc(uint64_t shared_device, const void *token, s
 /* The token of a shared buffer, shared texture or ring (exported on first
  * call; withdrawn when the object goes). Free *token. */
 int gfxcuda_share_token(uint64_t handle, void **token, size_t *len);
+/* How tokens can be opened from other containers (docs/sharing.md,
+ * "Containers"). handle 0: the defaults of every export this process makes
+ * from now on (and where its openers also look for exporters' sockets:
+ * dir); a shared buffer's or texture's handle: its token's, before
+ * gfxcuda_share_token first makes it. dir: the filesystem socket's
+ * directory (NULL: $GFXCUDA_SHARE_DIR, else /dev/shm/gfxcuda);
+ * rendezvous: "abstract", "fs", "pidfd", comma-separated, or "auto", "all"
+ * (NULL: auto); allow_uids[n_uids] and allow_gids[n_gids]: the other users
+ * and groups that may open (NULL, 0: none; the exporter's uid always may). */
+int gfxcuda_share_options(uint64_t handle, const char *dir, const char *rendezvous,
+                          const uint32_t *allow_uids, size_t n_uids, const uint32_t *allow_gids, size_t n_gids);
 /* Opens a buffer another process shared (its token, len bytes). */
 int gfxcuda_shared_buffer_open_ipc(uint64_t shared_device, const void *token, size_t len, uint64_t *buffer);
 
@@ -353,6 +364,11 @@ int gfxcuda_cuda_stream_wait(uint64_t shared_device, uint64_t waiter, uint64_t s
  * CUDA writes. drop_oldest: overwrite the oldest frame no consumer holds
  * instead of waiting for every consumer. */
 int gfxcuda_ring_new(uint64_t device, uint64_t slot_bytes, uint32_t slots, int drop_oldest, uint64_t *ring);
+/* gfxcuda_ring_new with the options of its token and slots' tokens, as
+ * gfxcuda_share_options takes them (NULL, 0: the defaults). */
+int gfxcuda_ring_new_with(uint64_t device, uint64_t slot_bytes, uint32_t slots, int drop_oldest,
+                          const char *dir, const char *rendezvous, const uint32_t *allow_uids, size_t n_uids,
+                          const uint32_t *allow_gids, size_t n_gids, uint64_t *ring);
 /* The handle of slot i of a ring or ring reader (a new reference: release
  * it): host memory or a shared buffer, which gfxcuda_dlpack_export takes. */
 int gfxcuda_ring_slot(uint64_t ring, uint32_t i, uint64_t *slot);

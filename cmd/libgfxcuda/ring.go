@@ -96,7 +96,24 @@ func storeOwned(out *C.uint64_t, obj any, close func() error, slots []uint64, de
 
 //export gfxcuda_ring_new
 func gfxcuda_ring_new(dev C.uint64_t, slotBytes C.uint64_t, nslots C.uint32_t, dropOldest C.int, out *C.uint64_t) C.int {
+	return call(func() error { return ringNew(dev, slotBytes, nslots, dropOldest, share.ExportOptions{}, out) })
+}
+
+//export gfxcuda_ring_new_with
+func gfxcuda_ring_new_with(dev C.uint64_t, slotBytes C.uint64_t, nslots C.uint32_t, dropOldest C.int,
+	dir, rendezvous *C.char, uids *C.uint32_t, nu C.size_t, gids *C.uint32_t, ng C.size_t, out *C.uint64_t) C.int {
 	return call(func() error {
+		o, err := exportOptions(dir, rendezvous, uids, nu, gids, ng)
+		if err != nil {
+			return err
+		}
+		return ringNew(dev, slotBytes, nslots, dropOldest, o, out)
+	})
+}
+
+// ringNew makes a ring whose slots and token are exported with eo.
+func ringNew(dev C.uint64_t, slotBytes C.uint64_t, nslots C.uint32_t, dropOldest C.int, eo share.ExportOptions, out *C.uint64_t) error {
+	{
 		if out == nil || slotBytes == 0 || nslots < 2 || nslots > 64 {
 			return errorf(stInvalid, "gfxcuda_ring_new: give slots of at least 1 byte, 2 to 64 slots and an output")
 		}
@@ -134,7 +151,7 @@ func gfxcuda_ring_new(dev C.uint64_t, slotBytes C.uint64_t, nslots C.uint32_t, d
 					return fail(err)
 				}
 				objs, closers = append(objs, hs), append(closers, b.Close)
-				ex, err = share.ExportVulkan(d.Vulkan(), b)
+				ex, err = share.ExportVulkan(d.Vulkan(), b, eo)
 			case *sharedDevice:
 				sd = d
 				nb, err2 := d.d.NewBuffer(uint64(slotBytes))
@@ -143,7 +160,7 @@ func gfxcuda_ring_new(dev C.uint64_t, slotBytes C.uint64_t, nslots C.uint32_t, d
 				}
 				sb := &sharedBuffer{b: nb, sd: d, ordinal: d.ordinal}
 				objs, closers = append(objs, sb), append(closers, sb.close)
-				ex, err = share.Export(nb)
+				ex, err = share.Export(nb, eo)
 			default:
 				return errorf(stInvalid, "gfxcuda: handle %d is a %s; a ring is made on a compute device (host-visible slots) or a shared device (CUDA slots)", dev, kindName(e.obj))
 			}
@@ -152,7 +169,7 @@ func gfxcuda_ring_new(dev C.uint64_t, slotBytes C.uint64_t, nslots C.uint32_t, d
 			}
 			exs = append(exs, ex)
 		}
-		r, err := share.NewRing(share.RingOptions{Slots: exs, DropOldest: dropOldest != 0})
+		r, err := share.NewRing(share.RingOptions{Slots: exs, DropOldest: dropOldest != 0, Export: eo})
 		if err != nil {
 			return fail(err)
 		}
@@ -172,7 +189,7 @@ func gfxcuda_ring_new(dev C.uint64_t, slotBytes C.uint64_t, nslots C.uint32_t, d
 		}
 		rg := &ring{r: r, ex: rex, slots: exs, objs: objs, sd: sd}
 		return storeOwned(out, rg, rg.close, hs, uint64(dev))
-	})
+	}
 }
 
 // timeUntil is the time left to deadline d (at least 0).

@@ -82,9 +82,9 @@ func shareToken(h uint64, out *unsafe.Pointer, n *C.size_t) error {
 		var err error
 		switch o := e.obj.(type) {
 		case *sharedTexture:
-			tok, err = exportOnce(&o.mu, &o.ex, o.t)
+			tok, err = exportOnce(&o.mu, &o.ex, o.t, o.opts)
 		case *sharedBuffer:
-			tok, err = exportOnce(&o.mu, &o.ex, o.b)
+			tok, err = exportOnce(&o.mu, &o.ex, o.b, o.opts)
 		case *ring:
 			tok = o.ex.Token()
 		default:
@@ -97,17 +97,87 @@ func shareToken(h uint64, out *unsafe.Pointer, n *C.size_t) error {
 	}
 }
 
-func exportOnce(mu *sync.Mutex, ex **share.Shared, res any) (share.Token, error) {
+func exportOnce(mu *sync.Mutex, ex **share.Shared, res any, o *share.ExportOptions) (share.Token, error) {
 	mu.Lock()
 	defer mu.Unlock()
 	if *ex == nil {
-		e, err := share.Export(res)
+		var opts []share.ExportOptions
+		if o != nil {
+			opts = append(opts, *o)
+		}
+		e, err := share.Export(res, opts...)
 		if err != nil {
 			return "", err
 		}
 		*ex = e
 	}
 	return (*ex).Token(), nil
+}
+
+// exportOptions reads the options of gfxcuda_share_options and
+// gfxcuda_ring_new_with from C.
+func exportOptions(dir, rendezvous *C.char, uids *C.uint32_t, nu C.size_t, gids *C.uint32_t, ng C.size_t) (share.ExportOptions, error) {
+	var o share.ExportOptions
+	if dir != nil {
+		o.Dir = C.GoString(dir)
+	}
+	if rendezvous != nil {
+		r, err := share.ParseRendezvous(C.GoString(rendezvous))
+		if err != nil {
+			return o, &statusError{stInvalid, err}
+		}
+		o.Rendezvous = r
+	}
+	if (uids == nil && nu != 0) || (gids == nil && ng != 0) || nu > 1<<16 || ng > 1<<16 {
+		return o, errorf(stInvalid, "gfxcuda: %d uids and %d gids with null arrays (or too many)", nu, ng)
+	}
+	if nu > 0 {
+		for _, u := range unsafe.Slice((*uint32)(unsafe.Pointer(uids)), int(nu)) {
+			o.AllowUIDs = append(o.AllowUIDs, int(u))
+		}
+	}
+	if ng > 0 {
+		for _, g := range unsafe.Slice((*uint32)(unsafe.Pointer(gids)), int(ng)) {
+			o.AllowGIDs = append(o.AllowGIDs, int(g))
+		}
+	}
+	return o, nil
+}
+
+//export gfxcuda_share_options
+func gfxcuda_share_options(h C.uint64_t, dir, rendezvous *C.char, uids *C.uint32_t, nu C.size_t, gids *C.uint32_t, ng C.size_t) C.int {
+	return call(func() error {
+		o, err := exportOptions(dir, rendezvous, uids, nu, gids, ng)
+		if err != nil {
+			return err
+		}
+		if h == 0 {
+			share.SetDefaults(o)
+			return nil
+		}
+		handles.Lock()
+		e, ok := handles.m[uint64(h)]
+		handles.Unlock()
+		if !ok {
+			return errorf(stBadHandle, "gfxcuda: %d is not a live handle", h)
+		}
+		set := func(mu *sync.Mutex, ex **share.Shared, opts **share.ExportOptions) error {
+			mu.Lock()
+			defer mu.Unlock()
+			if *ex != nil {
+				return errorf(stInvalid, "gfxcuda_share_options: the token of handle %d was made already: set its options before gfxcuda_share_token", h)
+			}
+			*opts = &o
+			return nil
+		}
+		switch x := e.obj.(type) {
+		case *sharedBuffer:
+			return set(&x.mu, &x.ex, &x.opts)
+		case *sharedTexture:
+			return set(&x.mu, &x.ex, &x.opts)
+		}
+		return errorf(stInvalid, "gfxcuda_share_options: a %s has no token of its own (shared buffers and textures have; rings take their options at gfxcuda_ring_new_with)", kindName(e.obj))
+	})
 }
 
 //export gfxcuda_shared_texture_ipc_handle

@@ -500,7 +500,7 @@ func (s *Suite) IPCOpen(child func(h cuda.IPCHandle) (time.Duration, error)) err
 	if err != nil {
 		return err
 	}
-	return s.figure("one-time costs", "open a CUDA IPC handle of 256 MiB in another process", "ms", func() (float64, error) {
+	return s.figure("one-time costs", ipcOpenName, "ms", func() (float64, error) {
 		d, err := child(h)
 		return float64(d.Microseconds()) / 1000, err
 	}, nil)

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/gfxcuda/gfxcuda/cuda"
@@ -16,12 +17,46 @@ import (
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
-// ShareOpen measures opening share handles in another process: a 256 MiB
-// buffer and a 1080p RGBA8 texture, imported into Vulkan and CUDA there.
-// child runs that process on a token and returns the time the open took
-// in it (the device already open), next to CUDA IPC's figure.
-func (s *Suite) ShareOpen(child func(tok share.Token) (time.Duration, error)) error {
-	b, err := s.D.NewBuffer(256 << 20)
+// ShareOpenModes are what ShareOpen's child process does with a token:
+// open it with share.OpenBuffer or OpenTexture (CUDA at once, Vulkan on
+// first use) and report the open ("interop") or the open and the first
+// Vulkan use ("interop+vulkan"); or open it into CUDA alone with
+// OpenCUDABuffer or OpenCUDATexture and report the open ("cuda") or a
+// second open of the same token in the same process, which reuses the
+// import ("cuda-again").
+const (
+	OpenInterop       = "interop"
+	OpenInteropVulkan = "interop+vulkan"
+	OpenCUDA          = "cuda"
+	OpenCUDAAgain     = "cuda-again"
+)
+
+// ShareOpenSteps and ShareRingSteps are the figures ShareOpen and
+// ShareRing add (progress).
+const (
+	ShareOpenSteps = 7
+	ShareRingSteps = 5
+)
+
+// ipcOpenName is IPCOpen's figure, the baseline of ShareOpen's.
+const ipcOpenName = "open a CUDA IPC handle of 256 MiB in another process"
+
+// ShareOpen measures opening share handles in another process, next to
+// CUDA IPC's open of 256 MiB (IPCOpen, same run): a 256 MiB buffer the
+// exporter allocated with CUDA (cuMemCreate, POSIX descriptor) or with
+// Vulkan, and a 1080p RGBA8 texture, opened for CUDA use (OpenCUDABuffer,
+// OpenCUDATexture), again in the same process (the import reused), and as
+// interop resources (CUDA at once, Vulkan on first use, and with that
+// first use). child runs that process on a token in a mode (ShareOpenModes)
+// and returns the time the open took in it (the device already open).
+func (s *Suite) ShareOpen(child func(tok share.Token, mode string) (time.Duration, error)) error {
+	const n = 256 << 20
+	cu, err := s.D.NewBufferFromCUDA(n)
+	if err != nil {
+		return err
+	}
+	defer cu.Close()
+	b, err := s.D.NewBuffer(n)
 	if err != nil {
 		return err
 	}
@@ -31,19 +66,39 @@ func (s *Suite) ShareOpen(child func(tok share.Token) (time.Duration, error)) er
 		return err
 	}
 	defer tex.Close()
+	vsIPC := func(target float64) func(*Figure) {
+		return func(f *Figure) { f.Against, f.Target = ipcOpenName, target }
+	}
+	texTarget := func(f *Figure) {
+		f.Against = ipcOpenName
+		mark := "met"
+		if f.Value > 1 {
+			mark = "NOT met"
+		}
+		f.Note = "target ≤ 1 ms: " + mark
+	}
 	for _, c := range []struct {
 		name string
 		res  any
-	}{{"open a 256 MiB buffer handle in another process (Vulkan + CUDA)", b},
-		{"open a 1080p texture handle in another process (Vulkan + CUDA)", tex}} {
+		mode string
+		mod  func(*Figure)
+	}{
+		{"open a 256 MiB buffer handle for CUDA use in another process (cuMemCreate memory: cuMemImportFromShareableHandle)", cu, OpenCUDA, vsIPC(0.5)},
+		{"open the same 256 MiB buffer handle again in that process (the import reused)", cu, OpenCUDAAgain, vsIPC(0)},
+		{"open a 256 MiB buffer handle for CUDA use in another process (Vulkan memory: cuImportExternalMemory)", b, OpenCUDA, vsIPC(0)},
+		{"open a 1080p texture handle for CUDA use in another process", tex, OpenCUDA, texTarget},
+		{"open a 256 MiB buffer handle in another process (interop.Buffer: CUDA now, Vulkan on first use)", b, OpenInterop, vsIPC(0)},
+		{"open a 256 MiB buffer handle in another process (Vulkan + CUDA)", b, OpenInteropVulkan, vsIPC(0)},
+		{"open a 1080p texture handle in another process (Vulkan + CUDA)", tex, OpenInteropVulkan, vsIPC(0)},
+	} {
 		ex, err := share.Export(c.res)
 		if err != nil {
 			return err
 		}
 		err = s.figure("one-time costs", c.name, "ms", func() (float64, error) {
-			d, err := child(ex.Token())
-			return float64(d.Microseconds()) / 1000, err
-		}, func(f *Figure) { f.Against = "open a CUDA IPC handle of 256 MiB in another process" })
+			d, err := child(ex.Token(), c.mode)
+			return float64(d.Nanoseconds()) / 1e6, err
+		}, c.mod)
 		ex.Close()
 		if err != nil {
 			return err
@@ -63,7 +118,12 @@ var shareRings = []ringCase{{3, 1}, {16, 8}}
 // consumers copy every frame out of its CUDA array and check every texel
 // on the GPU (gfx_check_hash): the figures include a full check of every
 // frame, and a wrong texel fails the benchmark.
-func (s *Suite) ShareRing(child func(tok share.Token, frames int) (float64, error)) error {
+//
+// The last shape runs a second time with the consumer in its own network
+// namespace (another container): it reaches the producer through the
+// filesystem socket, and must keep ≥ 0.9× the in-process ring too. That
+// needs root (a new network namespace); elsewhere the figure says so.
+func (s *Suite) ShareRing(child func(tok share.Token, frames int, netns bool) (float64, error)) error {
 	h, err := NewRingHarness(s.D, 16, 8)
 	if err != nil {
 		return err
@@ -90,7 +150,20 @@ func (s *Suite) ShareRing(child func(tok share.Token, frames int) (float64, erro
 			return err
 		}
 		name := fmt.Sprintf("share.Producer → CUDA consumer in another process, %d slots, batches of %d (1080p, every texel checked)", rc.slots, rc.batch)
-		err = s.figure("ring", name, "frames/s", func() (float64, error) { return s.crossRing(h, rc, frames, child) },
+		err = s.figure("ring", name, "frames/s", func() (float64, error) { return s.crossRing(h, rc, frames, false, child) },
+			func(f *Figure) { f.Against, f.Target = inName, 0.9 })
+		if err != nil {
+			return err
+		}
+		if rc != shareRings[len(shareRings)-1] {
+			continue
+		}
+		name = fmt.Sprintf("share.Producer → CUDA consumer in another process and network namespace (filesystem socket), %d slots, batches of %d (1080p, every texel checked)", rc.slots, rc.batch)
+		if os.Geteuid() != 0 {
+			s.add(Figure{Group: "ring", Name: name, Unit: "frames/s", Note: "not measured: a network namespace needs root"})
+			continue
+		}
+		err = s.figure("ring", name, "frames/s", func() (float64, error) { return s.crossRing(h, rc, frames, true, child) },
 			func(f *Figure) { f.Against, f.Target = inName, 0.9 })
 		if err != nil {
 			return err
@@ -101,7 +174,7 @@ func (s *Suite) ShareRing(child func(tok share.Token, frames int) (float64, erro
 
 // crossRing runs one cross-process ring: it produces frames frames and
 // returns the consumer's frame rate.
-func (s *Suite) crossRing(h *RingHarness, rc ringCase, frames int, child func(share.Token, int) (float64, error)) (float64, error) {
+func (s *Suite) crossRing(h *RingHarness, rc ringCase, frames int, netns bool, child func(share.Token, int, bool) (float64, error)) (float64, error) {
 	d := s.D.Vulkan()
 	var slots []any
 	for i := 0; i < rc.slots; i++ {
@@ -126,7 +199,7 @@ func (s *Suite) crossRing(h *RingHarness, rc ringCase, frames int, child func(sh
 	}
 	done := make(chan result, 1)
 	go func() {
-		fps, err := child(p.Token(), frames)
+		fps, err := child(p.Token(), frames, netns)
 		done <- result{fps, err}
 	}()
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)

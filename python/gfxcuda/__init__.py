@@ -5,8 +5,9 @@
   ``gfxcuda.alias_compushady()`` (or ``python3 -m gfxcuda.compushady_alias
   install``) makes ``from compushady import ...`` work too.
 - Gfx2Cuda's API: texture(), Texture.copy_to/copy_from, open_ipc_texture.
-- Sharing: ipc_handle/open_ipc_buffer, rings (Ring, open_ring), foreign
-  renderers (import_fd, Semaphore, to_cuda/to_vulkan hand-offs).
+- Sharing: ipc_handle/open_ipc_buffer, rings (Ring, open_ring), across
+  containers and users (share_options, Ring(allow_uids=..., dir=...)),
+  foreign renderers (import_fd, Semaphore, to_cuda/to_vulkan hand-offs).
 - Zero-copy arrays: CudaBuffer and SharedBuffer expose
   __cuda_array_interface__ (v3) and DLPack (__dlpack__, __dlpack_device__).
 
@@ -49,6 +50,19 @@ def __getattr__(name):
         return m
     value = globals()[name] = getattr(m, name)
     return value
+
+
+def share_options(dir=None, rendezvous=None, allow_uids=(), allow_gids=()):
+    """Sets how this process's tokens can be opened from other containers
+    (docs/sharing.md, "Containers"), for every export made from now on:
+    dir, the filesystem socket's directory (None: $GFXCUDA_SHARE_DIR, else
+    /dev/shm/gfxcuda; openers here also look for sockets there);
+    rendezvous, "abstract", "fs", "pidfd" (comma-separated or a list),
+    "auto" or "all"; allow_uids and allow_gids, the other users and groups
+    that may open them (the token's secret is required from them too).
+    Ring(..., allow_uids=...) and SharedBuffer/Texture.share_options set
+    them for one resource."""
+    _lib.call("gfxcuda_share_options", 0, *_lib.share_args(dir, rendezvous, allow_uids, allow_gids))
 
 
 def __dir__():

@@ -320,6 +320,12 @@ class SharedBuffer(_Array):
         gfxcuda.open_ipc_buffer; valid while this buffer lives."""
         return _lib.take_bytes("gfxcuda_share_token", self.handle)
 
+    def share_options(self, dir=None, rendezvous=None, allow_uids=(), allow_gids=()):
+        """How ipc_handle's token can be opened from other containers, set
+        before ipc_handle is first read (gfxcuda.share_options)."""
+        _lib.call("gfxcuda_share_options", self.handle, *_lib.share_args(dir, rendezvous, allow_uids, allow_gids))
+        return self
+
     def to_cuda(self, stream=None):
         """Hands the buffer from Vulkan to CUDA on stream (None: the legacy
         default stream); see gfxcuda.to_cuda."""
@@ -659,6 +665,12 @@ class Texture:
         """A token (bytes) another process of this user opens with
         gfxcuda.open_ipc_texture; valid while this texture lives."""
         return _lib.take_bytes("gfxcuda_shared_texture_ipc_handle", self.handle)
+
+    def share_options(self, dir=None, rendezvous=None, allow_uids=(), allow_gids=()):
+        """How ipc_handle's token can be opened from other containers, set
+        before ipc_handle is first read (gfxcuda.share_options)."""
+        _lib.call("gfxcuda_share_options", self.handle, *_lib.share_args(dir, rendezvous, allow_uids, allow_gids))
+        return self
 
     def linear(self, stream=None):
         """A linear copy of the texels as a CudaBuffer of shape (H, W[, C])

@@ -86,6 +86,7 @@ _sigs = {
     "gfxcuda_shared_texture_ipc_handle": [u64, P(vp), P(sz)],
     "gfxcuda_shared_texture_open_ipc": [u64, vp, sz, P(u64)],
     "gfxcuda_share_token": [u64, P(vp), P(sz)],
+    "gfxcuda_share_options": [u64, cp, cp, P(u32), sz, P(u32), sz],
     "gfxcuda_shared_buffer_open_ipc": [u64, vp, sz, P(u64)],
     "gfxcuda_shared_buffer_import_fd": [u64, i32, u64, u64, i32, P(u64)],
     "gfxcuda_shared_texture_import_fd": [u64, i32, u32, u32, u32, u32, u32, u64, P(u64)],
@@ -101,6 +102,7 @@ _sigs = {
     "gfxcuda_to_vulkan": [u64],
     "gfxcuda_cuda_stream_wait": [u64, u64, u64],
     "gfxcuda_ring_new": [u64, u64, u32, i32, P(u64)],
+    "gfxcuda_ring_new_with": [u64, u64, u32, i32, cp, cp, P(u32), sz, P(u32), sz, P(u64)],
     "gfxcuda_ring_slot": [u64, u32, P(u64)],
     "gfxcuda_ring_wait_consumers": [u64, i32, i64],
     "gfxcuda_ring_acquire": [u64, i64, P(u32)],
@@ -308,3 +310,20 @@ class Handle:
 
 
 _release = lib.gfxcuda_release
+
+
+def share_args(dir=None, rendezvous=None, allow_uids=None, allow_gids=None):
+    """The C arguments of gfxcuda_share_options's options: the socket
+    directory, the rendezvous ("abstract,fs,pidfd", "auto", "all") and the
+    other uids and gids allowed to open (docs/sharing.md, "Containers")."""
+    def ids(xs, what):
+        xs = [int(x) for x in (xs or ())]
+        for x in xs:
+            if not 0 <= x < 2**32 - 1:
+                raise errors.InvalidArgumentError("gfxcuda: %s %d out of range" % (what, x))
+        return ((u32 * len(xs))(*xs) if xs else None), len(xs)
+    if rendezvous is not None and not isinstance(rendezvous, str):
+        rendezvous = ",".join(rendezvous)
+    uids, nu = ids(allow_uids, "uid")
+    gids, ng = ids(allow_gids, "gid")
+    return (os.fsencode(dir) if dir else None, rendezvous.encode() if rendezvous else None, uids, nu, gids, ng)

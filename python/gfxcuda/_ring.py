@@ -83,16 +83,27 @@ class Ring:
     ``slots`` slots of ``shape`` and ``dtype``, host-visible (on a
     compushady-style ``device``) or CUDA memory (``cuda=ordinal``). Give
     ``token`` to consumers (gfxcuda.open_ring). For each frame: ``i =
-    ring.acquire()``, write ``ring.slot(i)``, ``ring.publish(i)``."""
+    ring.acquire()``, write ``ring.slot(i)``, ``ring.publish(i)``.
 
-    def __init__(self, shape, dtype="float32", slots=3, device=None, cuda=None, drop_oldest=False):
+    Consumers in other containers: ``dir`` is the filesystem socket's
+    directory both mount, ``allow_uids`` and ``allow_gids`` the other users
+    and groups that may open the ring, ``rendezvous`` the ways to reach it
+    ("abstract,fs,pidfd", "auto", "all"): see gfxcuda.share_options and
+    docs/sharing.md, "Containers"."""
+
+    def __init__(self, shape, dtype="float32", slots=3, device=None, cuda=None, drop_oldest=False,
+                 dir=None, rendezvous=None, allow_uids=None, allow_gids=None):
         if isinstance(shape, int):
             shape = (shape,)
         self.shape, self.dtype = tuple(shape), dtype
         _, _, _, itemsize = _dtype_of(dtype)
         dev, self.cuda = _device_handle(device, cuda)
-        self._h = _lib.Handle(_lib.new_handle("gfxcuda_ring_new", dev, max(_nbytes(shape, itemsize), 1), slots,
-                                              int(bool(drop_oldest))))
+        n = max(_nbytes(shape, itemsize), 1)
+        if dir or rendezvous or allow_uids or allow_gids:
+            self._h = _lib.Handle(_lib.new_handle("gfxcuda_ring_new_with", dev, n, slots, int(bool(drop_oldest)),
+                                                  *_lib.share_args(dir, rendezvous, allow_uids, allow_gids)))
+        else:
+            self._h = _lib.Handle(_lib.new_handle("gfxcuda_ring_new", dev, n, slots, int(bool(drop_oldest))))
         self.slots = [Slot(_lib.new_handle("gfxcuda_ring_slot", self._h.handle, i), self.shape, dtype, self.cuda)
                       for i in range(slots)]
 

@@ -158,3 +158,69 @@ def test_fd_imports_refuse_bad_descriptors():
     finally:
         os.close(r)
         os.close(w)
+
+
+def _uid_consumer(token, frames, seed, uid, q):
+    """A consumer running as another user (os.setuid before importing
+    gfxcuda): it reports what it checked, or the error it got."""
+    os.setgid(uid)
+    os.setuid(uid)
+    import gfxcuda as g
+    try:
+        got = 0
+        with g.open_ring(token, SHAPE, "float32", timeout=60) as reader:
+            for f in reader:
+                with f:
+                    if not numpy.array_equal(numpy.from_dlpack(f), _frame(seed, f.seq)):
+                        q.put("frame %d differs" % f.seq)
+                        return
+                got += 1
+                if got == frames:
+                    break
+        q.put("checked %d" % got)
+    except g.GfxcudaError as e:
+        q.put("error: %s" % e)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to run a consumer as another uid")
+def test_ring_allow_uids(tmp_path):
+    """Ring(allow_uids=..., dir=...): a consumer of an allowed uid reads
+    every frame through the filesystem socket in dir (0711, the socket
+    0666); one of another uid is refused with the reason."""
+    seed = int.from_bytes(os.urandom(4), "little")
+    os.chmod(tmp_path, 0o755)
+    sock_dir = tmp_path / "sock"
+    frames = 50
+    ctx = multiprocessing.get_context("spawn")
+    with gfxcuda.Ring(SHAPE, "float32", slots=3, dir=str(sock_dir), allow_uids=[1000]) as r:
+        token = r.token
+        assert oct(os.stat(sock_dir).st_mode & 0o777) == oct(0o711)
+        socks = [p for p in sock_dir.iterdir() if p.name.endswith(".sock")]
+        assert len(socks) == 1 and socks[0].stat().st_mode & 0o777 == 0o666
+        q = ctx.Queue()
+        p = ctx.Process(target=_uid_consumer, args=(token, frames, seed, 1001, q))
+        p.start()
+        msg = q.get(timeout=120)
+        p.join(60)
+        assert "uid 1001 (gid 1001) is not allowed" in msg and "--allow-uid 1001" in msg, msg
+        p = ctx.Process(target=_uid_consumer, args=(token, frames, seed, 1000, q))
+        p.start()
+        r.wait_consumers(1, timeout=60)
+        for seq in range(1, frames + 1):
+            i = r.acquire(timeout=60)
+            r.slot(i).write(_frame(seed, seq))
+            r.publish(i)
+        assert q.get(timeout=120) == "checked %d" % frames
+        p.join(60)
+        assert p.exitcode == 0
+    assert not list(sock_dir.glob("*.sock")), "the socket outlived the ring"
+
+
+def test_share_options_errors():
+    with pytest.raises(gfxcuda.InvalidArgumentError):
+        gfxcuda.share_options(rendezvous="tcp")
+    with pytest.raises(gfxcuda.InvalidArgumentError):
+        gfxcuda.share_options(allow_uids=[-1])
+    with pytest.raises(gfxcuda.InvalidArgumentError):
+        gfxcuda.Ring((4,), slots=2, rendezvous="nowhere")
+    gfxcuda.share_options()  # back to the defaults

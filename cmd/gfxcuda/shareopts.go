@@ -1,0 +1,125 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/gfxcuda/gfxcuda/share"
+)
+
+// idList is a flag of uids or gids: comma-separated, repeatable.
+type idList []int
+
+// String is the list as --allow-uid takes it.
+func (l *idList) String() string {
+	if l == nil || len(*l) == 0 {
+		return ""
+	}
+	var s []string
+	for _, id := range *l {
+		s = append(s, strconv.Itoa(id))
+	}
+	return strings.Join(s, ",")
+}
+
+// Set adds comma-separated numeric ids.
+func (l *idList) Set(v string) error {
+	for _, p := range strings.Split(v, ",") {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			continue
+		}
+		n, err := strconv.ParseUint(p, 10, 32)
+		if err != nil || n == 1<<32-1 {
+			return fmt.Errorf("%q is not a numeric uid or gid", p)
+		}
+		*l = append(*l, int(n))
+	}
+	return nil
+}
+
+// rendezvousFlag is --rendezvous.
+type rendezvousFlag struct{ r share.Rendezvous }
+
+// String is the set as --rendezvous takes it.
+func (f *rendezvousFlag) String() string {
+	if f == nil {
+		return ""
+	}
+	return f.r.String()
+}
+
+// Set parses a rendezvous list (share.ParseRendezvous).
+func (f *rendezvousFlag) Set(v string) error {
+	r, err := share.ParseRendezvous(v)
+	if err != nil {
+		return err
+	}
+	f.r = r
+	return nil
+}
+
+// exportFlags adds share's rendezvous and access flags to fs; the
+// function returned reads them as ExportOptions.
+func exportFlags(fs *flag.FlagSet) func() share.ExportOptions {
+	dir := fs.String("dir", "", "`DIR`ectory of the filesystem socket, which another container mounts (default $"+share.EnvDir+", else "+share.DefaultDir()+")")
+	var uids, gids idList
+	fs.Var(&uids, "allow-uid", "let these other `UIDS` open the ring too (comma-separated; repeatable): containers running as other users")
+	fs.Var(&gids, "allow-gid", "let these `GIDS` (primary or supplementary groups) open the ring too")
+	var rv rendezvousFlag
+	fs.Var(&rv, "rendezvous", "how openers may reach this process: `WAYS` among abstract, fs, pidfd (comma-separated), or auto (abstract socket and filesystem socket) or all")
+	return func() share.ExportOptions {
+		return share.ExportOptions{Rendezvous: rv.r, Dir: *dir, AllowUIDs: uids, AllowGIDs: gids}
+	}
+}
+
+// openFlags adds open's rendezvous flags to fs.
+func openFlags(fs *flag.FlagSet) func() share.OpenOptions {
+	dir := fs.String("dir", "", "where the exporter's socket `DIR`ectory is mounted here, when not at the exporter's path (default: the token's, then $"+share.EnvDir+")")
+	var rv rendezvousFlag
+	fs.Var(&rv, "rendezvous", "the `WAYS` to the exporter to try among those the token offers: abstract, fs, pidfd (comma-separated), auto or all")
+	return func() share.OpenOptions { return share.OpenOptions{Rendezvous: rv.r, Dir: *dir} }
+}
+
+// describeToken prints how openers reach the exporter of tok and who may.
+func describeToken(w io.Writer, tok share.Token, o share.ExportOptions) {
+	eps, err := tok.Endpoints()
+	if err != nil {
+		return
+	}
+	var where []string
+	for _, e := range eps {
+		where = append(where, e.String())
+	}
+	who := fmt.Sprintf("uid %d", os.Geteuid())
+	if len(o.AllowUIDs) > 0 {
+		who += fmt.Sprintf(", uids %v", o.AllowUIDs)
+	}
+	if len(o.AllowGIDs) > 0 {
+		who += fmt.Sprintf(", gids %v", o.AllowGIDs)
+	}
+	fmt.Fprintf(w, "reachable through: %s; open to %s\n", strings.Join(where, ", "), who)
+}
+
+// writeTokenFile writes the token to path for an opener in another
+// container: 0600, or 0644 when other users are allowed (their uid is
+// checked by the exporter anyway; the token is only good for them).
+func writeTokenFile(path string, tok share.Token, o share.ExportOptions) error {
+	mode := os.FileMode(0o600)
+	if len(o.AllowUIDs) > 0 || len(o.AllowGIDs) > 0 {
+		mode = 0o644
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(string(tok)+"\n"), mode); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp, mode); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return os.Rename(tmp, path) // readers never see half a token
+}
