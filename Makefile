@@ -59,10 +59,12 @@ vet: deps $(PROGRESS)
 # The fuzz budgets are execution counts, not durations: Go 1.26's fuzz
 # coordinator can fail a duration-bounded run at its deadline with "context
 # deadline exceeded" and no crasher (go.dev/issue/75804, fixed in Go 1.27);
-# a count has no deadline to race. 200,000 runs is about 10 s here.
+# a count has no deadline to race. 200,000 runs is about 10 s here;
+# FuzzTranslate (the WGSL parser, checker and GLSL writer) runs 50,000.
 test: deps fmt-check vet deps-test $(PROGRESS)
 	GFXCUDA_REQUIRE_VULKAN=1 GFXCUDA_REQUIRE_GL=1 GFXCUDA_VALIDATION=1 $(PROGRESS) -- $(GO) test -json -race -count=1 -timeout 20m $(PKGS)
 	$(PROGRESS) -- $(GO) test -run '^$$' -fuzz '^FuzzParseToken$$' -fuzztime 200000x ./share/ && $(PROGRESS) -- $(GO) test -run '^$$' -fuzz '^FuzzReadRequest$$' -fuzztime 200000x ./share/
+	$(PROGRESS) -- $(GO) test -run '^$$' -fuzz '^FuzzTranslate$$' -fuzztime 50000x ./shader/wgsl/
 	$(MAKE) pytest
 
 # The C library (c-shared) with its hand-written, documented header; the

@@ -535,6 +535,9 @@ func (c *checker) builtinCall(e *CallExpr, name string, b *builtinFn) *exprInfo 
 	if rt == nil {
 		return c.bad(e)
 	}
+	if name == "pack2x16float" {
+		c.packHalf = true
+	}
 	if name == "quantizeToF16" && rt.scalarOf().kind != kF32 {
 		c.errorf(e.Pos, ruleType, "'quantizeToF16' takes f32 or vecN<f32>, found '%s'", rt)
 		return c.bad(e)

@@ -156,6 +156,9 @@ type program struct {
 	entry    *function
 	f16      bool
 	subgroup bool
+	// packHalf: the module calls pack2x16float, whose result
+	// unpack2x16float must not give back unrounded (see unpackF16Helper).
+	packHalf bool
 	declSym  map[*VarDecl]*symbol
 	structs  []*structInfo
 	bstructs map[string]*structInfo // predeclared result structures by name

@@ -99,9 +99,14 @@
 //
 // override declarations are specialization constants:
 // layout(constant_id = ID) const T name = default. The ID is @id, else the
-// lowest ID no @id takes, in declaration order (Result.Overrides lists
-// them). An override without an initializer gets the zero value in GLSL;
-// the pipeline must supply a value. An override whose initializer depends
+// lowest ID no @id takes, in declaration order over the whole module.
+// Only the overrides the entry point statically uses are declared and
+// listed in Result.Overrides (those its functions name, and through
+// @workgroup_size, workgroup array sizes and initializers); as in WebGPU,
+// another entry point's overrides need no value. An override without an
+// initializer gets the zero value in GLSL (1 for integers, which keeps
+// array sizes valid); the pipeline must supply a value. An override whose
+// initializer depends
 // on other overrides has no specialization constant of its own: GLSL
 // cannot make a non-integer expression of specialization constants
 // specializable, so its initializer is inlined where it is used and it
@@ -151,8 +156,14 @@
 //     firstTrailingBit through findMSB/findLSB; extractBits and insertBits
 //     clamp offset and count as WGSL specifies; dot of integer vectors,
 //     dot4U8Packed, dot4I8Packed, pack4xI8/U8 (and Clamp), unpack4xI8/U8,
-//     quantizeToF16 (through packHalf2x16), frexp and modf (returning the
-//     predeclared result structures), bitcast between f16 pairs and
+//     quantizeToF16 (rounding the f32's bits to f16 precision, ties to
+//     even, with integer operations: NVIDIA's driver folds
+//     unpackHalf2x16(packHalf2x16(x)) into x; f16 subnormals are kept,
+//     beyond f16's finite range the result is infinity, NaN stays NaN),
+//     unpack2x16float in a module that also calls pack2x16float (moving
+//     the f16 bits into an f32's with integer operations, for the same
+//     reason; elsewhere it is unpackHalf2x16), frexp and modf (returning
+//     the predeclared result structures), bitcast between f16 pairs and
 //     32-bit words (packFloat2x16), round (roundEven), saturate (clamp),
 //     select (mix with a bool vector, else ?:), abs of u32 (identity),
 //     textureSampleBaseClampToEdge.

@@ -92,12 +92,7 @@ func write(p *program) (*Result, error) {
 			w.used[s] = true
 		}
 	}
-	// Overrides used by other overrides' initializers and by array sizes.
-	for _, s := range p.globals {
-		if s.kind == symOverride {
-			w.used[s] = true
-		}
-	}
+	w.markOverrides(order)
 
 	var globals strings.Builder
 	w.b = &globals
@@ -769,9 +764,109 @@ func overrideIdent(p *program, e Expr) *symbol {
 	}
 }
 
+// markOverrides adds to w.used the overrides the entry point statically
+// uses beyond those its functions name: through @workgroup_size, the
+// array sizes of the variables it uses (and of its functions' parameter
+// types), the initializers of those variables and of the overrides used.
+// Only these are declared and reported: WebGPU requires values for the
+// overrides the entry point uses, and no others.
+func (w *writer) markOverrides(order []*function) {
+	var work []*symbol
+	mark := func(s *symbol) {
+		if s != nil && !w.used[s] {
+			w.used[s] = true
+			work = append(work, s)
+		}
+	}
+	var expr func(e Expr)
+	expr = func(e Expr) {
+		for e != nil {
+			switch x := e.(type) {
+			case *Ident:
+				if ei := w.p.info[x]; ei != nil && ei.sym != nil && ei.sym.kind == symOverride {
+					mark(ei.sym)
+				}
+				for _, a := range x.Args {
+					expr(a)
+				}
+				return
+			case *CallExpr:
+				expr(x.Callee)
+				for _, a := range x.Args {
+					expr(a)
+				}
+				return
+			case *ParenExpr:
+				e = x.X
+			case *MemberExpr:
+				e = x.X
+			case *IndexExpr:
+				expr(x.Index)
+				e = x.X
+			case *UnaryExpr:
+				e = x.X
+			case *BinaryExpr:
+				expr(x.Y)
+				e = x.X
+			default:
+				return
+			}
+		}
+	}
+	seenSt := map[*structInfo]bool{}
+	var typ func(t *Type)
+	typ = func(t *Type) {
+		for t != nil {
+			switch t.kind {
+			case kArray:
+				expr(t.countExpr)
+				t = t.elem
+				continue
+			case kPtr, kRef:
+				t = t.elem
+				continue
+			case kStruct:
+				if t.st != nil && !seenSt[t.st] {
+					seenSt[t.st] = true
+					for _, m := range t.st.members {
+						typ(m.t)
+					}
+				}
+			}
+			return
+		}
+	}
+	for s := range w.used {
+		work = append(work, s)
+	}
+	for _, x := range w.p.entry.wgSize {
+		expr(x)
+	}
+	for _, f := range order {
+		for _, prm := range f.params {
+			typ(prm.t)
+		}
+	}
+	for len(work) > 0 {
+		s := work[len(work)-1]
+		work = work[:len(work)-1]
+		switch s.kind {
+		case symVar:
+			typ(s.t)
+			if d, ok := s.decl.(*VarDecl); ok {
+				expr(d.Init)
+			}
+		case symOverride:
+			if d, ok := s.decl.(*VarDecl); ok {
+				expr(d.Init)
+			}
+		}
+	}
+}
+
 func (w *writer) overrides() {
 	for _, s := range w.p.globals {
-		if s.kind != symOverride || s.t == nil || s.t.kind == kInvalid {
+		if s.kind != symOverride || !w.used[s] || s.t == nil || s.t.kind == kInvalid {
 			continue
 		}
 		o := Override{Name: s.name, ID: uint32(s.ovID), Type: s.t.String(), HasDefault: !s.ovNoInit, Specializable: s.ovExpr == nil}
@@ -2229,8 +2324,8 @@ func (w *writer) binaryOp(op string, lt, rt *Type, x, y func(), ye Expr) {
 	switch op {
 	case "==", "!=", "<", "<=", ">", ">=":
 		if lt.kind == kVec {
-			fn := map[string]string{"==": "equal", "!=": "notEqual", "<": "lessThan", "<=": "lessThanEqual", ">": "greaterThan", ">=": "greaterThanEqual"}[op]
-			w.s(fn + "(")
+			w.s(vecCompare(op))
+			w.s("(")
 			x()
 			w.s(", ")
 			y()
@@ -2520,4 +2615,21 @@ func (w *writer) bitcast(e Expr, from, to *Type) {
 	w.s(name + "(")
 	w.expr(e)
 	w.s(")")
+}
+
+// vecCompare is the GLSL function comparing vectors component-wise with op.
+func vecCompare(op string) string {
+	switch op {
+	case "==":
+		return "equal"
+	case "!=":
+		return "notEqual"
+	case "<":
+		return "lessThan"
+	case "<=":
+		return "lessThanEqual"
+	case ">":
+		return "greaterThan"
+	}
+	return "greaterThanEqual"
 }

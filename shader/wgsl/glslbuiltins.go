@@ -169,24 +169,15 @@ func (w *writer) builtin(x *CallExpr, ci *callInfo) {
 	case "frexp", "modf":
 		w.frexpModf(x, name, at, rt)
 	case "quantizeToF16":
-		switch {
-		case at.kind != kVec:
-			w.s("unpackHalf2x16(packHalf2x16(vec2(")
-			w.expr(x.Args[0])
-			w.s(", 0.0))).x")
-		case at.n == 2:
-			w.s("unpackHalf2x16(packHalf2x16(")
-			w.expr(x.Args[0])
-			w.s("))")
-		default:
-			tn := w.typeBase(at)
-			body := "vec3(unpackHalf2x16(packHalf2x16(v.xy)), unpackHalf2x16(packHalf2x16(vec2(v.z, 0.0))).x)"
-			if at.n == 4 {
-				body = "vec4(unpackHalf2x16(packHalf2x16(v.xy)), unpackHalf2x16(packHalf2x16(v.zw)))"
-			}
-			w.helper("_wquantizeToF16"+tn, tn+" _wquantizeToF16("+tn+" v) { return "+body+"; }\n")
-			w.call1("_wquantizeToF16", x)
+		w.quantizeHelper(at)
+		w.call1("_wquantizeToF16", x)
+	case "unpack2x16float":
+		if !w.p.packHalf {
+			w.call1("unpackHalf2x16", x)
+			return
 		}
+		w.helper("_wunpack2x16float", unpackF16Helper)
+		w.call1("_wunpack2x16float", x)
 	case "select":
 		if len(ci.args) == 3 && ci.args[2].kind == kVec {
 			w.s("mix(")
@@ -647,4 +638,67 @@ func btoi(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// quantizeF16Scalar rounds an f32 to the nearest f16 value (ties to even)
+// with integer operations on its bits: rounding the mantissa to 10 bits
+// in place keeps every f16 normal value an f32 of the same exponent.
+// unpackHalf2x16(packHalf2x16(x)) would say the same, but NVIDIA's driver
+// folds that round trip into x. Below 2^-14 (f16 subnormals, steps of
+// 2^-24) the scaling by powers of two is exact. Beyond f16's largest
+// finite value (65504, or from 65520 after rounding) the result is
+// infinity, as for a conversion; infinities and NaNs stay as they are.
+const quantizeF16Scalar = `float _wquantizeToF16(float x) {
+    uint u = floatBitsToUint(x);
+    uint a = u & 0x7FFFFFFFu;
+    if (a >= 0x7F800000u) {
+        return x;
+    }
+    if (a < 0x38800000u) {
+        return roundEven(x * 16777216.0) * 5.9604644775390625e-8;
+    }
+    a = (a + 0xFFFu + ((a >> 13u) & 1u)) & 0xFFFFE000u;
+    if (a > 0x477FE000u) {
+        a = 0x7F800000u;
+    }
+    return uintBitsToFloat((u & 0x80000000u) | a);
+}
+`
+
+// unpackF16Helper is unpack2x16float with integer operations on the bits,
+// for modules that also call pack2x16float: NVIDIA's driver folds
+// unpackHalf2x16(packHalf2x16(v)) into v, losing the rounding to f16
+// that WGSL's unpack2x16float(pack2x16float(v)) has (and that
+// quantizeToF16 is defined by). f16 normal values, infinities and NaNs
+// move their exponent and mantissa into the f32's (the exponent bias
+// grows by 112, twice for the all-ones exponent); subnormals and zero are
+// the mantissa times 2^-24, exactly. The sign is put back last.
+const unpackF16Helper = `vec2 _wunpack2x16float(uint x) {
+    uvec2 h = uvec2(x & 0xFFFFu, x >> 16u);
+    uvec2 a = h & 0x7FFFu;
+    uvec2 n = (a << 13u) + 0x38000000u;
+    n = mix(n, n + 0x38000000u, greaterThanEqual(a, uvec2(0x7C00u)));
+    vec2 r = mix(uintBitsToFloat(n), vec2(a) * 5.9604644775390625e-8, lessThan(a, uvec2(0x0400u)));
+    return uintBitsToFloat(floatBitsToUint(r) | ((h & 0x8000u) << 16u));
+}
+`
+
+// quantizeHelper defines _wquantizeToF16 for t (f32 or vecN<f32>): the
+// scalar function, and for vectors an overload applying it per component.
+func (w *writer) quantizeHelper(t *Type) {
+	w.helper("_wquantizeToF16", quantizeF16Scalar)
+	if t.kind != kVec {
+		return
+	}
+	tn := w.typeBase(t)
+	var b strings.Builder
+	b.WriteString(tn + " _wquantizeToF16(" + tn + " v) { return " + tn + "(")
+	for i := 0; i < t.n; i++ {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("_wquantizeToF16(v." + "xyzw"[i:i+1] + ")")
+	}
+	b.WriteString("); }\n")
+	w.helper("_wquantizeToF16"+tn, b.String())
 }

@@ -946,3 +946,171 @@ func BenchmarkParse(b *testing.B) {
 		}
 	}
 }
+
+// specReservedWords is the WGSL specification's list of reserved words
+// (wgsl/wgsl.reserved.bs.include in github.com/gpuweb/gpuweb), copied here
+// so that the lexer's table is checked against it.
+const specReservedWords = `NULL Self abstract active alignas alignof as asm asm_fragment async
+attribute auto await become cast catch class co_await co_return co_yield coherent
+column_major common compile compile_fragment concept const_cast consteval constexpr
+constinit crate debugger decltype delete demote demote_to_helper do dynamic_cast enum
+explicit export extends extern external fallthrough filter final finally friend from
+fxgroup get goto groupshared highp impl implements import inline instanceof interface
+layout lowp macro macro_rules match mediump meta mod module move mut mutable namespace
+new nil noexcept noinline nointerpolation non_coherent noncoherent noperspective null
+nullptr of operator package packoffset partition pass patch pixelfragment precise
+precision premerge priv protected pub public readonly ref regardless register
+reinterpret_cast require resource restrict self set shared sizeof smooth snorm static
+static_assert static_cast std subroutine super target template this thread_local throw
+trait try type typedef typeid typename typeof union unless unorm unsafe unsized use
+using varying virtual volatile wgsl where with writeonly yield`
+
+// TestReservedWords checks that every reserved word is rejected wherever
+// an identifier is declared or used (the words GLSL also reserves, such
+// as filter, common, active, partition, shared and smooth, included), and
+// that the lexer's table is the specification's list.
+func TestReservedWords(t *testing.T) {
+	spec := strings.Fields(specReservedWords)
+	for _, w := range spec {
+		if wordClass(w) != wordReserved {
+			t.Errorf("%q is a reserved word, but the lexer classifies it as %d", w, wordClass(w))
+		}
+	}
+	n := 0
+	for w, class := range wgslWords {
+		if class == wordReserved {
+			n++
+			if !strings.Contains(" "+strings.Join(spec, " ")+" ", " "+w+" ") {
+				t.Errorf("the lexer reserves %q, which the specification does not", w)
+			}
+		}
+	}
+	if n != len(spec) {
+		t.Errorf("the lexer has %d reserved words, the specification %d", n, len(spec))
+	}
+	// W is the word; every position is an identifier being declared or used.
+	positions := []string{
+		"@group(0) @binding(0) var<uniform> W: f32;",
+		"@group(0) @binding(0) var<storage, read_write> W: array<u32>;",
+		"@group(0) @binding(0) var W: texture_2d<f32>;",
+		"var<private> W: i32;",
+		"var<workgroup> W: array<u32, 4>;",
+		"const W = 1;",
+		"override W: u32;",
+		"alias W = u32;",
+		"struct W { a: u32 }",
+		"struct S { W: u32 }",
+		"fn W() {}",
+		"fn f(W: u32) {}",
+		"fn f() -> W { }",
+		"fn f() { let W = 1; }",
+		"fn f() { var W = 1; }",
+		"fn f() { const W = 1; }",
+		"fn f() { for (var W = 0; W < 4; W++) {} }",
+		"fn f() { let x = W; }",
+		"fn f() { W = 1; }",
+		"fn f() { W(); }",
+		"fn f() { let x = W(1); }",
+		"fn f() { let x = s.W; }",
+		"fn f() { let x = a[W]; }",
+		"fn f() { let x = array<W, 4>(); }",
+		"fn f() { let x = vec2<W>(); }",
+		"var<private> x: W;",
+		"var<private> x: array<u32, W>;",
+		"var<W> x: u32;",
+		"@compute @workgroup_size(W) fn f() {}",
+		"@group(W) @binding(0) var<uniform> u: f32;",
+		"const_assert W;",
+		"fn f() { switch W { default {} } }",
+		"fn f(p: ptr<function, W>) {}",
+	}
+	for _, w := range spec {
+		for _, pos := range positions {
+			src := strings.ReplaceAll(pos, "W", w)
+			col := strings.Index(pos, "W") + 1
+			_, errs := parse([]byte(src), "r.wgsl")
+			if len(errs) == 0 {
+				t.Errorf("%s: no error", src)
+				continue
+			}
+			if e := errs[0]; e.Line != 1 || e.Col != col || e.Rule != "reserved words" || !strings.Contains(e.Msg, "'"+w+"' is a reserved word") {
+				t.Errorf("%s: first error %v, want 1:%d: '%s' is a reserved word [reserved words]", src, e, col, w)
+			}
+		}
+	}
+	// Near misses stay identifiers.
+	for _, w := range []string{"filters", "commonly", "Active", "partition_", "shared2", "smoothstep", "_shared", "Smooth"} {
+		if _, errs := parse([]byte("var<private> "+w+": i32;\nfn f() { "+w+" = 1; }"), "ok.wgsl"); len(errs) > 0 {
+			t.Errorf("%s: %v", w, errs)
+		}
+	}
+}
+
+// TestOperatorMixing checks that different bitwise operators, and && with
+// ||, are not mixed without parentheses (bitwise_expression is a chain of
+// one operator; short_circuit_or_expression and
+// short_circuit_and_expression of '||' and '&&' alone), wherever an
+// expression appears, while chains of one operator and parenthesised
+// mixes parse.
+func TestOperatorMixing(t *testing.T) {
+	contexts := []string{
+		"const k = E;",
+		"override o: u32 = E;",
+		"var<private> p: u32 = E;",
+		"const_assert E;",
+		"@compute @workgroup_size(E) fn m() {}",
+		"var<workgroup> w: array<u32, (E)>;", // '&&' and '||' end template list discovery
+		"fn f() { let x = E; }",
+		"fn f() { var x: u32; x = E; }",
+		"fn f() { var x: u32; x |= E; }",
+		"fn f() { _ = E; }",
+		"fn f() { if E {} }",
+		"fn f() { if (E) {} else if E {} }",
+		"fn f() { while E {} }",
+		"fn f() { for (var i = E; E; i += E) {} }",
+		"fn f() { switch E { case E: {} default {} } }",
+		"fn f() -> u32 { return E; }",
+		"fn f() { loop { continuing { break if E; } } }",
+		"fn f() { let v = vec2(1, E); }",
+		"fn f() { let v = s[E].m; }",
+		"fn f() { g(E); }",
+		"fn f() { let v = bitcast<u32>(E); }",
+		"fn f() { let x = -(E); }",
+		"fn f() { let x = array<u32, (E)>(); }",
+	}
+	for _, c := range []struct{ expr, op1, op2, rule string }{
+		{"a ^ b | c", "^", "|", "syntax: bitwise_expression"},
+		{"a | b ^ c", "|", "^", "syntax: bitwise_expression"},
+		{"a & b ^ c", "&", "^", "syntax: bitwise_expression"},
+		{"a ^ b & c", "^", "&", "syntax: bitwise_expression"},
+		{"a & b | c", "&", "|", "syntax: bitwise_expression"},
+		{"a | b & c", "|", "&", "syntax: bitwise_expression"},
+		{"a | b | c ^ d", "|", "^", "syntax: bitwise_expression"},
+		{"a || b && c", "||", "&&", "syntax: expression"},
+		{"a && b || c", "&&", "||", "syntax: expression"},
+		{"a < b || c && d", "||", "&&", "syntax: expression"},
+		{"a && b && c || d", "&&", "||", "syntax: expression"},
+	} {
+		for _, ctx := range contexts {
+			src := strings.ReplaceAll(ctx, "E", c.expr)
+			_, errs := parse([]byte(src), "m.wgsl")
+			if len(errs) == 0 {
+				t.Errorf("%s: no error", src)
+				continue
+			}
+			want := "operators '" + c.op1 + "' and '" + c.op2 + "' cannot be mixed without parentheses"
+			if e := errs[0]; e.Rule != c.rule || !strings.Contains(e.Msg, want) {
+				t.Errorf("%s: first error %v, want %s [%s]", src, e, want, c.rule)
+			}
+		}
+	}
+	for _, e := range []string{"a ^ b ^ c", "a | b | c", "a & b & c", "a || b || c", "a && b && c",
+		"(a ^ b) | c", "a ^ (b | c)", "(a || b) && c", "a || (b && c)", "a < b && c > d", "a == b || c != d", "~a & -b", "!a || !b"} {
+		for _, ctx := range contexts {
+			src := strings.ReplaceAll(ctx, "E", e)
+			if _, errs := parse([]byte(src), "ok.wgsl"); len(errs) > 0 {
+				t.Errorf("%s: %v", src, errs)
+			}
+		}
+	}
+}

@@ -822,3 +822,75 @@ func BenchmarkTranslate100(b *testing.B) {
 		}
 	}
 }
+
+// TestOverridesOfEntryPoint checks that only the overrides the chosen entry
+// point statically uses are declared and reported (WebGPU asks values for
+// those only): one module, two entry points with an override each and no
+// default, reached directly, through @workgroup_size, a workgroup array's
+// size, an override's initializer and a private variable's initializer.
+func TestOverridesOfEntryPoint(t *testing.T) {
+	src := `
+override A: u32;             // a's workgroup size
+override B: f32;             // b's, used in b's body
+override N: u32;             // a's workgroup array size, through M
+override M = N * 2u;
+override K: i32;             // a private variable's initializer
+override unusedAll: u32;     // no entry point
+override base: f32 = 1.0;
+override scaled = base * 2.0; // b, through a helper
+@group(0) @binding(0) var<storage, read_write> res: array<f32>;
+@group(0) @binding(1) var<storage, read_write> other: array<f32>;
+var<workgroup> tile: array<f32, M>;
+var<private> k: i32 = K;
+
+@compute @workgroup_size(A)
+fn a(@builtin(local_invocation_index) i: u32) {
+    tile[i] = f32(i) + f32(k);
+    workgroupBarrier();
+    res[i] = tile[0];
+}
+
+fn helper() -> f32 { return scaled; }
+
+@compute @workgroup_size(4)
+fn b(@builtin(local_invocation_index) i: u32) {
+    other[i] = B + helper();
+}
+`
+	names := func(r *wgsl.Result) []string {
+		var n []string
+		for _, o := range r.Overrides {
+			n = append(n, o.Name)
+		}
+		return n
+	}
+	ra, ma := translate(t, "entry_a", src, wgsl.Options{EntryPoint: "a"})
+	if got, want := names(ra), []string{"A", "N", "M", "K"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("entry a: overrides %v, want %v\n%s", got, want, ra.GLSL)
+	}
+	rb, mb := translate(t, "entry_b", src, wgsl.Options{EntryPoint: "b"})
+	if got, want := names(rb), []string{"B", "base", "scaled"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("entry b: overrides %v, want %v\n%s", got, want, rb.GLSL)
+	}
+	for _, c := range []struct {
+		r      *wgsl.Result
+		absent []string
+	}{{ra, []string{" B ", "unusedAll", "base", "scaled"}}, {rb, []string{" A ", " N ", " K ", "unusedAll"}}} {
+		for _, n := range c.absent {
+			if strings.Contains(c.r.GLSL, n) {
+				t.Errorf("entry %s: the GLSL declares %q, which the entry point does not use\n%s", c.r.EntryPoint, n, c.r.GLSL)
+			}
+		}
+	}
+	// IDs stay those of the whole module, whichever entry point is chosen.
+	if ra.Overrides[0].ID != 0 || rb.Overrides[0].ID != 1 || rb.Overrides[1].ID != 6 {
+		t.Errorf("IDs: a %+v, b %+v", ra.Overrides, rb.Overrides)
+	}
+	// Resources were already limited to the entry point's.
+	if ma.Resource("other") != nil || mb.Resource("res") != nil || ma.Resource("res") == nil || mb.Resource("other") == nil {
+		t.Errorf("resources: a %+v, b %+v", ma.Resources, mb.Resources)
+	}
+	if ep := ma.EntryPoints[0]; ep.LocalSizeSpecID != [3]int32{0, -1, -1} {
+		t.Errorf("entry a: %+v, want local_size_x from A (spec ID 0)", ep)
+	}
+}

@@ -31,8 +31,13 @@ type Result struct {
 	// with "_w", a prefix WGSL identifiers never keep in the GLSL, so
 	// replacing names in the SPIR-V cannot touch a WGSL identifier.
 	Names map[string]string
-	// Overrides lists the module's override declarations in source order,
-	// with the specialization constant IDs they have in the SPIR-V.
+	// Overrides lists the override declarations the entry point statically
+	// uses, in source order, with the specialization constant IDs they have
+	// in the SPIR-V. An override is used when the entry point's functions
+	// name it, or through @workgroup_size, the element count of a used
+	// var<workgroup> array, or the initializer of a used variable or
+	// override; only these are declared in the GLSL and need values (as in
+	// WebGPU), whatever the module's other entry points use.
 	Overrides []Override
 	// WorkgroupSize is the entry point's workgroup size, with overrides at
 	// their defaults (1 where an override has none).
