@@ -27,6 +27,8 @@ package cuda
 import (
 	"errors"
 	"fmt"
+	"os"
+	"strconv"
 
 	"github.com/gfxcuda/gfxcuda/internal/cu"
 )
@@ -155,12 +157,35 @@ func noDriver(err error) error {
 				fix = "the kernel driver is older than libcuda.so.1: install matching driver packages"
 			case 803: // CUDA_ERROR_SYSTEM_DRIVER_MISMATCH
 				fix = "libcuda.so.1 and the kernel module come from different driver versions: reinstall the driver or reboot after an upgrade"
+			case 304: // CUDA_ERROR_OPERATING_SYSTEM
+				name = "CUDA_ERROR_OPERATING_SYSTEM"
+				if why := foreignProc(); why != "" {
+					name += " (/proc belongs to another PID namespace)"
+					fix = why
+				}
 			}
 			return &NoDriverError{Reason: "cuInit failed: " + name, Fix: fix, Err: Result(le.Result)}
 		}
 		return &NoDriverError{Reason: le.Error(), Fix: "install a newer NVIDIA driver (CUDA 12 or later)", Err: err}
 	}
 	return &NoDriverError{Reason: err.Error(), Err: err}
+}
+
+// foreignProc says why cuInit fails in a process whose /proc belongs to
+// another PID namespace (a process started in a new PID namespace without
+// a /proc of its own), or "" when /proc is this process's: the NVIDIA
+// driver reads it, and cuInit then fails with CUDA_ERROR_OPERATING_SYSTEM.
+func foreignProc() string {
+	self, err := os.Readlink("/proc/self")
+	if err != nil {
+		return ""
+	}
+	if pid, err := strconv.Atoi(self); err != nil || pid == os.Getpid() {
+		return ""
+	}
+	return fmt.Sprintf("this process is pid %d in its PID namespace but pid %s in the /proc mounted here: that /proc belongs to another PID namespace, "+
+		"and the NVIDIA driver needs its own namespace's; mount one in a mount namespace of the process's own, as container runtimes do "+
+		"(unshare --pid --fork --mount-proc; or unshare --mount and mount -t proc proc /proc)", os.Getpid(), self)
 }
 
 // Init loads the driver and calls cuInit. It is called by every function of

@@ -3,8 +3,10 @@ package cuda
 import (
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/gfxcuda/gfxcuda/internal/cu"
+	"golang.org/x/sys/unix"
 )
 
 // ShareableMemory is device memory allocated with cuMemCreate so that it can
@@ -19,6 +21,10 @@ type ShareableMemory struct {
 	h    cu.MemHandle
 	ptr  DevicePtr
 	size uint64
+	// exported is the descriptor of the first ExportFD (-1: none yet),
+	// kept until Close: later exports duplicate it.
+	expMu    sync.Mutex
+	exported int
 }
 
 // Granularity returns the allocation granularity for shareable memory:
@@ -47,7 +53,7 @@ func (c *Context) AllocShareable(n uint64) (*ShareableMemory, error) {
 	if err := c.acquire(); err != nil {
 		return nil, err
 	}
-	m := &ShareableMemory{ctx: c, size: size}
+	m := &ShareableMemory{ctx: c, size: size, exported: -1}
 	if err := m.setup(); err != nil {
 		return nil, errors.Join(fmt.Errorf("allocating %d shareable bytes: %w", size, err), c.release())
 	}
@@ -80,14 +86,30 @@ func (m *ShareableMemory) Size() uint64 { return m.size }
 // ExportFD returns a new file descriptor for the allocation. The caller owns
 // it: pass it to an importer (which takes ownership) or close it. The
 // allocation stays alive while any importer holds it, even after Close.
+//
+// The allocation is exported once: cuMemExportToShareableHandle makes a
+// new driver object each time (tens of microseconds, and as much again
+// when the importer closes the last descriptor of it), on the path of
+// every open in another process. Later calls duplicate that descriptor,
+// as NVIDIA's samples hand one exported handle to every importing
+// process. Close closes it.
 func (m *ShareableMemory) ExportFD() (int, error) {
 	if err := m.life.acquire(); err != nil {
 		return -1, err
 	}
 	defer m.life.release()
-	fd, r := cu.MemExportToFD(m.ctx.h, m.h)
-	if err := check("cuMemExportToShareableHandle", r); err != nil {
-		return -1, err
+	m.expMu.Lock()
+	defer m.expMu.Unlock()
+	if m.exported < 0 {
+		fd, r := cu.MemExportToFD(m.ctx.h, m.h)
+		if err := check("cuMemExportToShareableHandle", r); err != nil {
+			return -1, err
+		}
+		m.exported = fd
+	}
+	fd, err := unix.FcntlInt(uintptr(m.exported), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		return -1, fmt.Errorf("cuda: duplicating the exported descriptor: %w", err)
 	}
 	return fd, nil
 }
@@ -97,6 +119,12 @@ func (m *ShareableMemory) ExportFD() (int, error) {
 func (m *ShareableMemory) Close() error {
 	return m.life.shut(func() error {
 		c := m.ctx
+		m.expMu.Lock()
+		if m.exported >= 0 {
+			unix.Close(m.exported)
+			m.exported = -1
+		}
+		m.expMu.Unlock()
 		err := check("cuMemUnmap", cu.MemUnmap(c.h, cu.DevicePtr(m.ptr), m.size))
 		err = errors.Join(err, check("cuMemAddressFree", cu.MemAddressFree(c.h, cu.DevicePtr(m.ptr), m.size)))
 		err = errors.Join(err, check("cuMemRelease", cu.MemRelease(c.h, m.h)))
@@ -122,7 +150,7 @@ func (c *Context) ImportShareableFD(fd int, size uint64) (*ShareableMemory, erro
 	if err := c.acquire(); err != nil {
 		return nil, err
 	}
-	m := &ShareableMemory{ctx: c, size: size}
+	m := &ShareableMemory{ctx: c, size: size, exported: -1}
 	h, r := cu.MemImportFromFD(c.h, fd)
 	if err := check("cuMemImportFromShareableHandle", r); err != nil {
 		return nil, errors.Join(fmt.Errorf("importing a shareable allocation from fd %d: %w", fd, err), c.release())

@@ -102,7 +102,27 @@ const (
 	newNet = syscall.CLONE_NEWNET
 	newPID = syscall.CLONE_NEWPID
 	newNS  = syscall.CLONE_NEWNS
+	// ownProc is not a clone flag: the child gets a mount namespace too
+	// and mounts there a /proc of its own PID namespace, as container
+	// runtimes do. CUDA needs it in a new PID namespace: with the parent's
+	// /proc, cuInit fails (CUDA_ERROR_OPERATING_SYSTEM). Root only.
+	ownProc = 1 << 62
 )
+
+// procEnv asks a child to mount its own /proc first (ownProc).
+const procEnv = "GFXCUDA_TEST_OWN_PROC"
+
+// mountOwnProc mounts, in the child's own mount namespace (kept from
+// propagating back to the parent's), a /proc of its PID namespace.
+func mountOwnProc() error {
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("making the mounts private: %w", err)
+	}
+	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+		return fmt.Errorf("mounting /proc: %w", err)
+	}
+	return nil
+}
 
 // container is how a child is started: its namespaces and its uid.
 type container struct {
@@ -115,12 +135,16 @@ func (c container) String() string {
 	for _, f := range []struct {
 		f    uintptr
 		name string
-	}{{newNet, "net"}, {newPID, "pid"}, {newNS, "mount"}} {
+	}{{newNet, "net"}, {newPID, "pid"}, {newNS | ownProc, "mount"}} {
 		if c.flags&f.f != 0 {
 			ns = append(ns, f.name)
 		}
 	}
-	return fmt.Sprintf("uid %d, own %s namespaces", c.uid, strings.Join(ns, "+"))
+	s := fmt.Sprintf("uid %d, own %s namespaces", c.uid, strings.Join(ns, "+"))
+	if c.flags&ownProc != 0 {
+		s += " and /proc"
+	}
+	return s
 }
 
 // startIn runs TestChild in role inside container c.
@@ -135,7 +159,15 @@ func startIn(t *testing.T, role string, c container, env ...string) *child {
 	}
 	cmd := exec.Command(bin, "-test.run=^TestChild$", "-test.v", "-test.count=1")
 	cmd.Env = append(append(os.Environ(), extra...), env...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: c.flags}
+	flags := c.flags &^ ownProc
+	if c.flags&ownProc != 0 {
+		if c.uid != 0 {
+			t.Fatalf("%v: only a root child can mount its own /proc", c)
+		}
+		flags |= newNS
+		cmd.Env = append(cmd.Env, procEnv+"=1")
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: flags}
 	if c.uid != 0 {
 		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: uint32(c.uid), Gid: uint32(c.uid)}
 		cmd.Dir = worldBin.dir

@@ -400,20 +400,26 @@ func tryPidfd(ctx context.Context, t *token) (*reply, []Attempt) {
 
 // dialAndAsk connects to addr ("@name" for an abstract socket) and asks
 // for t's resource. dialFailed says what a failed connect means.
+//
+// The exchange is one connect, one request and one reply: it runs on
+// blocking system calls (socket timeouts bound them by ctx's deadline)
+// rather than through Go's network poller, whose wake-ups and first use in
+// a process cost more than the exchange itself (an open is a fraction of
+// a millisecond). A cancellation of ctx is seen between the calls; the
+// exporter ends every exchange within its 2-second limit.
 func dialAndAsk(ctx context.Context, t *token, addr string, a Attempt, dialFailed func(error) (Reason, string, string)) (*reply, []Attempt) {
-	var d net.Dialer
-	conn, err := d.DialContext(ctx, "unix", addr)
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		deadline = time.Now().Add(10 * time.Second)
+	}
+	fd, err := dialUnix(ctx, addr, deadline)
 	if err != nil {
 		a.Reason, a.Detail, a.Fix = dialFailed(err)
 		a.Err = err
 		return nil, []Attempt{a}
 	}
-	c := conn.(*net.UnixConn)
-	defer c.Close()
-	if dl, ok := ctx.Deadline(); ok {
-		c.SetDeadline(dl)
-	}
-	p, err := peerCred(c)
+	defer unix.Close(fd)
+	p, err := peerCredFD(fd)
 	if err != nil {
 		a.Reason, a.Err, a.Detail = ReasonOther, err, "reading the exporter's credentials: "+err.Error()
 		return nil, []Attempt{a}
@@ -423,11 +429,12 @@ func dialAndAsk(ctx context.Context, t *token, addr string, a Attempt, dialFaile
 		a.Detail = fmt.Sprintf("the process serving it runs as uid %d, not the exporter's uid %d: not trusting it", p.uid, wantUID(t))
 		return nil, []Attempt{a}
 	}
-	if _, err := c.Write(request{id: t.ID, secret: t.Secret}.encode()); err != nil {
+	s := blockingSocket{fd: fd, ctx: ctx, deadline: deadline}
+	if err := s.writeAll(request{id: t.ID, secret: t.Secret}.encode()); err != nil {
 		a.Reason, a.Err, a.Detail = ReasonOther, err, "sending the request: "+err.Error()
 		return nil, []Attempt{a}
 	}
-	r, err := readReply(c)
+	r, err := readReplyFrom(s.recvmsg, s.read)
 	if err != nil {
 		var rf *refusal
 		if errors.As(err, &rf) {
@@ -441,12 +448,123 @@ func dialAndAsk(ctx context.Context, t *token, addr string, a Attempt, dialFaile
 	return r, nil
 }
 
-// readReply reads one reply and its descriptors; on error it closes every
-// descriptor received. A refusal is a *refusal.
+// dialUnix connects a blocking Unix stream socket to addr ("@name": an
+// abstract socket), by deadline. The errors are the system calls' (errors.Is
+// with syscall.ECONNREFUSED, ENOENT, EACCES).
+func dialUnix(ctx context.Context, addr string, deadline time.Time) (int, error) {
+	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return -1, os.NewSyscallError("socket", err)
+	}
+	s := blockingSocket{fd: fd, ctx: ctx, deadline: deadline}
+	err = s.retry(unix.SO_SNDTIMEO, func() error { return unix.Connect(fd, &unix.SockaddrUnix{Name: addr}) })
+	if err != nil {
+		unix.Close(fd)
+		return -1, &net.OpError{Op: "dial", Net: "unix", Addr: &net.UnixAddr{Name: addr, Net: "unix"}, Err: os.NewSyscallError("connect", err)}
+	}
+	return fd, nil
+}
+
+// blockingSocket runs blocking calls on a socket, each bounded by the time
+// left to deadline (SO_RCVTIMEO, SO_SNDTIMEO) and retried when a signal
+// interrupts it (the kernel does not restart socket calls that have a
+// timeout).
+type blockingSocket struct {
+	fd       int
+	ctx      context.Context
+	deadline time.Time
+}
+
+// replySpin is how long an opener polls for the exporter's reply before
+// blocking.
+const replySpin = 200 * time.Microsecond
+
+// errDeadline is a blocking call that ran past the deadline.
+var errDeadline = fmt.Errorf("share: talking to the exporter: %w", os.ErrDeadlineExceeded)
+
+func (s blockingSocket) retry(opt int, call func() error) error {
+	for {
+		if err := s.ctx.Err(); err != nil {
+			return err
+		}
+		left := time.Until(s.deadline)
+		if left <= 0 {
+			return errDeadline
+		}
+		tv := unix.NsecToTimeval(max(left, time.Millisecond).Nanoseconds())
+		if err := unix.SetsockoptTimeval(s.fd, unix.SOL_SOCKET, opt, &tv); err != nil {
+			return err
+		}
+		err := call()
+		switch {
+		case errors.Is(err, unix.EINTR):
+			continue
+		case errors.Is(err, unix.EAGAIN) || errors.Is(err, unix.EINPROGRESS):
+			return errDeadline
+		}
+		return err
+	}
+}
+
+func (s blockingSocket) writeAll(b []byte) error {
+	for len(b) > 0 {
+		var n int
+		err := s.retry(unix.SO_SNDTIMEO, func() (err error) {
+			n, err = unix.SendmsgN(s.fd, b, nil, nil, unix.MSG_NOSIGNAL)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		b = b[n:]
+	}
+	return nil
+}
+
+func (s blockingSocket) recvmsg(b, oob []byte) (n, oobn, flags int, err error) {
+	// The exporter answers within about 100 µs: polling for that
+	// long saves the wake-up of a thread blocked in the kernel, which
+	// costs as much again. A bounded, one-time cost per open.
+	for t0 := time.Now(); time.Since(t0) < replySpin; {
+		n, oobn, flags, _, err = unix.Recvmsg(s.fd, b, oob, unix.MSG_CMSG_CLOEXEC|unix.MSG_DONTWAIT)
+		if !errors.Is(err, unix.EAGAIN) && !errors.Is(err, unix.EINTR) {
+			return n, oobn, flags, err
+		}
+	}
+	err = s.retry(unix.SO_RCVTIMEO, func() (err error) {
+		n, oobn, flags, _, err = unix.Recvmsg(s.fd, b, oob, unix.MSG_CMSG_CLOEXEC)
+		return err
+	})
+	return n, oobn, flags, err
+}
+
+func (s blockingSocket) read(b []byte) (n int, err error) {
+	err = s.retry(unix.SO_RCVTIMEO, func() (err error) {
+		n, err = unix.Read(s.fd, b)
+		return err
+	})
+	if err == nil && n == 0 && len(b) > 0 {
+		err = io.EOF
+	}
+	return n, err
+}
+
+// readReply reads one reply and its descriptors from c; on error it
+// closes every descriptor received. A refusal is a *refusal.
 func readReply(c *net.UnixConn) (*reply, error) {
+	return readReplyFrom(func(b, oob []byte) (int, int, int, error) {
+		n, oobn, flags, _, err := c.ReadMsgUnix(b, oob)
+		return n, oobn, flags, err
+	}, c.Read)
+}
+
+// readReplyFrom reads one reply and its descriptors with recvmsg (the
+// first part and the descriptors) and read (the rest); on error it closes
+// every descriptor received. A refusal is a *refusal.
+func readReplyFrom(recvmsg func(b, oob []byte) (n, oobn, flags int, err error), read func([]byte) (int, error)) (*reply, error) {
 	buf := make([]byte, replyHdr+maxReplyMsg)
 	oob := make([]byte, unix.CmsgSpace(4*maxFDs))
-	n, oobn, flags, _, err := c.ReadMsgUnix(buf, oob)
+	n, oobn, flags, err := recvmsg(buf, oob)
 	var fds []int
 	if oobn > 0 {
 		msgs, perr := unix.ParseSocketControlMessage(oob[:oobn])
@@ -469,7 +587,7 @@ func readReply(c *net.UnixConn) (*reply, error) {
 		return fail(fmt.Errorf("share: the exporter sent more than %d descriptors", maxFDs))
 	}
 	for n < replyHdr {
-		m, err := c.Read(buf[n:replyHdr])
+		m, err := read(buf[n:replyHdr])
 		if err != nil {
 			return fail(fmt.Errorf("share: truncated reply from the exporter: %w", err))
 		}
@@ -482,10 +600,12 @@ func readReply(c *net.UnixConn) (*reply, error) {
 	if ml > maxReplyMsg {
 		return fail(fmt.Errorf("share: reply message of %d bytes", ml))
 	}
-	if n < replyHdr+ml {
-		if _, err := io.ReadFull(c, buf[n:replyHdr+ml]); err != nil {
+	for n < replyHdr+ml {
+		m, err := read(buf[n : replyHdr+ml])
+		if err != nil {
 			return fail(fmt.Errorf("share: truncated reply from the exporter: %w", err))
 		}
+		n += m
 	}
 	msg := append([]byte(nil), buf[replyHdr:replyHdr+ml]...)
 	if status != stOK {

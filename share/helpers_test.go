@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gfxcuda/gfxcuda/vulkan"
+	"golang.org/x/sys/unix"
 )
 
 // childEnv names the role of a child process started by a test; helper
@@ -174,6 +175,45 @@ func (c *child) wait(t *testing.T) {
 		if errors.As(err, &ee) {
 			t.Fatalf("child exited: %v\n%s", err, c.err.String())
 		}
+	}
+}
+
+// exited reports whether the child has exited (without reaping it).
+func (c *child) exited() bool {
+	var si unix.Siginfo
+	err := unix.Waitid(unix.P_PID, c.cmd.Process.Pid, &si, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
+	return err == nil && si.Signo == int32(unix.SIGCHLD)
+}
+
+// fatal ends the child (killed if still running) and fails the test with
+// what it printed: its protocol lines and log on stdout, then its stderr.
+func (c *child) fatal(t *testing.T, format string, args ...any) {
+	t.Helper()
+	c.cmd.Process.Kill()
+	c.in.Close()
+	var out []string
+	for c.out.Scan() {
+		out = append(out, c.out.Text())
+	}
+	werr := c.cmd.Wait()
+	t.Fatalf("%s\nchild (%v) stdout:\n%s\nchild stderr:\n%s", fmt.Sprintf(format, args...), werr,
+		strings.Join(out, "\n"), c.err.String())
+}
+
+// waitAttached waits until r has n consumers: at most d, and failing at
+// once, with the child's output, when the child exits first (a consumer
+// that cannot start never attaches).
+func (c *child) waitAttached(t *testing.T, r *Ring, n int, d time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for r.Consumers() < n {
+		if c.exited() {
+			c.fatal(t, "the consumer process exited before attaching to the ring")
+		}
+		if time.Now().After(deadline) {
+			c.fatal(t, "no consumer attached to the ring within %v", d)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
 

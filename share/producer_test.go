@@ -80,16 +80,16 @@ func runProducerWith(t *testing.T, d *vulkan.Device, role string, slots, batch, 
 	}
 	c := start("TOKEN="+string(p.Token()), "FRAMES="+strconv.Itoa(frames), "BATCH="+strconv.Itoa(batch),
 		"WIDTH="+strconv.Itoa(int(w)), "HEIGHT="+strconv.Itoa(int(h)))
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Second)
+	// A consumer attaches within seconds, or never (it failed to start:
+	// its output says why).
+	c.waitAttached(t, p.Ring(), 1, 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
-	if err := p.Ring().WaitConsumers(ctx, 1); err != nil {
-		t.Fatal(err)
-	}
 	t0 := time.Now()
 	for n := 0; n < frames; n += batch {
 		last, err := p.Produce(ctx, record)
 		if err != nil {
-			t.Fatalf("frame %d: %v", n, err)
+			c.fatal(t, "frame %d: %v", n, err)
 		}
 		if last != uint64(n+batch) {
 			t.Fatalf("batch ending at frame %d got sequence %d", n+batch, last)
@@ -152,7 +152,8 @@ func TestGPURingVulkanToCUDAAcrossProcesses(t *testing.T) {
 }
 
 // TestGPURingAcrossContainers: the same GPU-synchronized ring with the
-// CUDA consumer in its own network and PID namespaces (another container),
+// CUDA consumer in its own network and PID namespaces (another container,
+// with a /proc of its own),
 // reaching the producer through the filesystem socket, and through the
 // pidfd door from its own network namespace; every texel of every frame is
 // checked on the GPU. Needs root besides CUDA.
@@ -165,7 +166,9 @@ func TestGPURingAcrossContainers(t *testing.T) {
 		eo   ExportOptions
 		c    container
 	}{
-		{"filesystem socket", ExportOptions{Rendezvous: RendezvousFS, Dir: sharedDir(t)}, container{newNet | newPID, 0}},
+		// A container runtime gives a new PID namespace a /proc of its
+		// own; CUDA does not start without it (cuda.Init says why).
+		{"filesystem socket", ExportOptions{Rendezvous: RendezvousFS, Dir: sharedDir(t)}, container{newNet | newPID | ownProc, 0}},
 		{"pidfd", ExportOptions{Rendezvous: RendezvousPidfd}, container{newNet, 0}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

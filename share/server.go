@@ -485,19 +485,21 @@ func peerCred(c *net.UnixConn) (peer, error) {
 	if err != nil {
 		return peer{}, err
 	}
-	var cred *unix.Ucred
-	var groups []int
+	var p peer
 	var cerr error
-	if err := rc.Control(func(fd uintptr) {
-		cred, cerr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
-		groups = peerGroups(int(fd))
-	}); err != nil {
+	if err := rc.Control(func(fd uintptr) { p, cerr = peerCredFD(int(fd)) }); err != nil {
 		return peer{}, err
 	}
-	if cerr != nil {
-		return peer{}, cerr
+	return p, cerr
+}
+
+// peerCredFD is peerCred of a socket descriptor.
+func peerCredFD(fd int) (peer, error) {
+	cred, err := unix.GetsockoptUcred(fd, unix.SOL_SOCKET, unix.SO_PEERCRED)
+	if err != nil {
+		return peer{}, err
 	}
-	return peer{pid: int(cred.Pid), uid: int(cred.Uid), gid: int(cred.Gid), groups: groups}, nil
+	return peer{pid: int(cred.Pid), uid: int(cred.Uid), gid: int(cred.Gid), groups: peerGroups(fd)}, nil
 }
 
 // peerGroups returns the peer's supplementary groups (SO_PEERGROUPS,

@@ -675,6 +675,11 @@ func TestChild(t *testing.T) {
 	if role == "" {
 		t.Skip("helper process for the cross-process tests (set by them)")
 	}
+	if os.Getenv(procEnv) == "1" {
+		if err := mountOwnProc(); err != nil {
+			childFail("own /proc: %v", err)
+		}
+	}
 	tok := Token(os.Getenv("TOKEN"))
 	ctx := ctx10(t)
 	in := bufio.NewScanner(os.Stdin)

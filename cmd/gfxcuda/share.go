@@ -224,25 +224,24 @@ what to set.`, stdout, stderr, "TOKEN")
 	defer d.Close()
 	ctx, cancel := interruptible()
 	defer cancel()
-	c, err := share.OpenRing(ctx, tok, oo)
+	// Attach once, for either kind of slot: a consumer that attached only
+	// to look at the slots' kind and left would let the producer (which
+	// starts when its first consumer attaches) publish a batch that the
+	// consumer attaching next never sees.
+	vc, err := share.OpenVulkanConsumer(ctx, d, tok, oo)
 	if err != nil {
 		fmt.Fprintln(stderr, "gfxcuda open:", err)
 		return 1
 	}
-	if m, err := c.Slots()[0].Meta(); err == nil && m.Kind == share.KindTexture {
-		c.Close()
-		return openVulkan(ctx, d, tok, oo, stdout, stderr)
+	defer vc.Close()
+	if vc.Image(0) != nil {
+		return openVulkan(ctx, d, vc, stdout, stderr)
 	}
-	defer c.Close()
+	c := vc.Consumer()
 	var maps [][]byte
 	var bufs []*vulkan.Buffer
-	for _, st := range c.Slots() {
-		b, err := share.OpenVulkanBuffer(ctx, d, st, oo)
-		if err != nil {
-			fmt.Fprintln(stderr, "gfxcuda open: slot:", err)
-			return 1
-		}
-		defer b.Close()
+	for i := range c.Slots() {
+		b := vc.Buffer(i)
 		m, err := b.Map()
 		if err != nil {
 			fmt.Fprintln(stderr, "gfxcuda open: slot:", err)

@@ -85,17 +85,12 @@ func shareGPU(d *vulkan.Device, slots, batch, width, height, frames int, drop bo
 
 // openVulkan consumes a ring of textures in Vulkan: each frame is copied to
 // a host-visible buffer in the consumer's own submission and every texel
-// compared with the pattern.
-func openVulkan(ctx context.Context, d *vulkan.Device, tok share.Token, oo share.OpenOptions, stdout, stderr io.Writer) int {
+// compared with the pattern. vc is the ring's one attachment (runOpen's).
+func openVulkan(ctx context.Context, d *vulkan.Device, vc *share.VulkanConsumer, stdout, stderr io.Writer) int {
 	fail := func(err error) int {
 		fmt.Fprintln(stderr, "gfxcuda open:", err)
 		return 1
 	}
-	vc, err := share.OpenVulkanConsumer(ctx, d, tok, oo)
-	if err != nil {
-		return fail(err)
-	}
-	defer vc.Close()
 	o := vc.Image(0).Options()
 	size := int(o.Width * o.Height * 4)
 	rb, err := d.NewBuffer(vulkan.BufferOptions{Size: uint64(size), Heap: vulkan.HeapReadback})
