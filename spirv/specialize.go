@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/gfxcuda/gfxcuda/internal/half"
 )
 
 // SpecConstant is a scalar specialization constant of a module: an
@@ -69,7 +71,7 @@ func (c SpecConstant) Format(bits uint64) string {
 	case ScalarFloat:
 		switch c.Bits {
 		case 16:
-			return strconv.FormatFloat(halfFloat(uint16(bits)), 'g', -1, 32)
+			return strconv.FormatFloat(float64(half.ToFloat32(uint16(bits))), 'g', -1, 32)
 		case 32:
 			return strconv.FormatFloat(float64(math.Float32frombits(uint32(bits))), 'g', -1, 32)
 		}
@@ -402,25 +404,6 @@ func stringWords(s string) []uint32 {
 	return w
 }
 
-// halfFloat decodes an IEEE 754 half-precision float.
-func halfFloat(h uint16) float64 {
-	sign := 1.0
-	if h&0x8000 != 0 {
-		sign = -1
-	}
-	e, f := int(h>>10&0x1f), float64(h&0x3ff)
-	switch e {
-	case 0:
-		return sign * f / 1024 * math.Pow(2, -14)
-	case 31:
-		if f == 0 {
-			return sign * math.Inf(1)
-		}
-		return math.NaN()
-	}
-	return sign * (1 + f/1024) * math.Pow(2, float64(e-15))
-}
-
 // Encode converts a number to value bits of the constant's type, for
 // vulkan.PipelineOptions.Specialization: a bool takes 0 or 1; an integer a
 // whole number within its type's range; a float is rounded to its width
@@ -464,7 +447,7 @@ func (c SpecConstant) Encode(v float64) (uint64, error) {
 			if !math.IsInf(v, 0) && !math.IsNaN(v) && math.Abs(v) >= 65520 {
 				return bad("out of the range of float16 (±65504)")
 			}
-			return uint64(halfOf(float32(v))), nil
+			return uint64(half.FromFloat32(float32(v))), nil
 		}
 		f := float32(v)
 		if math.IsInf(float64(f), 0) && !math.IsInf(v, 0) {
@@ -481,42 +464,4 @@ func (c SpecConstant) describe() string {
 		return fmt.Sprintf("%s (%s)", c.Name, c.TypeName())
 	}
 	return fmt.Sprintf("SpecId %d (%s)", c.ID, c.TypeName())
-}
-
-// halfOf encodes v as an IEEE 754 half, rounding to nearest even.
-func halfOf(v float32) uint16 {
-	b := math.Float32bits(v)
-	sign := uint16(b>>16) & 0x8000
-	exp := int(b>>23) & 0xff
-	man := b & 0x7fffff
-	if exp == 0xff { // Inf, NaN
-		if man != 0 {
-			return sign | 0x7e00
-		}
-		return sign | 0x7c00
-	}
-	e := exp - 127 + 15
-	if e >= 31 {
-		return sign | 0x7c00
-	}
-	if e <= 0 { // subnormal or zero
-		if e < -10 {
-			return sign
-		}
-		m := man | 0x800000
-		shift := uint(14 - e)
-		h := m >> shift
-		rem := m & (1<<shift - 1)
-		half := uint32(1) << (shift - 1)
-		if rem > half || (rem == half && h&1 == 1) {
-			h++
-		}
-		return sign | uint16(h)
-	}
-	h := uint32(e)<<10 | man>>13
-	rem := man & 0x1fff
-	if rem > 0x1000 || (rem == 0x1000 && h&1 == 1) {
-		h++ // may carry into the exponent, which is right (up to Inf)
-	}
-	return sign | uint16(h)
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/gfxcuda/gfxcuda/compute"
 	"github.com/gfxcuda/gfxcuda/format"
+	"github.com/gfxcuda/gfxcuda/internal/half"
 	"github.com/gfxcuda/gfxcuda/internal/npy"
 	"github.com/gfxcuda/gfxcuda/shader"
 )
@@ -1167,7 +1168,7 @@ func toImage(t *compute.Texture, data []byte) (image.Image, error) {
 		case in.Kind == format.Float && elem == 4:
 			return float64(math.Float32frombits(binary.LittleEndian.Uint32(data[o:])))
 		case in.Kind == format.Float && elem == 2:
-			return halfToFloat(binary.LittleEndian.Uint16(data[o:]))
+			return float64(half.ToFloat32(binary.LittleEndian.Uint16(data[o:])))
 		case elem == 1:
 			return float64(data[o]) / 255
 		case elem == 2:
@@ -1223,25 +1224,6 @@ func toImage(t *compute.Texture, data []byte) (image.Image, error) {
 	return img, nil
 }
 
-// halfToFloat decodes an IEEE 754 half-precision float.
-func halfToFloat(h uint16) float64 {
-	sign := 1.0
-	if h&0x8000 != 0 {
-		sign = -1
-	}
-	e, f := int(h>>10&0x1f), float64(h&0x3ff)
-	switch e {
-	case 0:
-		return sign * f / 1024 * math.Pow(2, -14)
-	case 31:
-		if f == 0 {
-			return sign * math.Inf(1)
-		}
-		return math.NaN()
-	}
-	return sign * (1 + f/1024) * math.Pow(2, float64(e-15))
-}
-
 // summarize prints a read-write resource's first values on stdout.
 func summarize(w io.Writer, m *shader.Module, s *slotRes) error {
 	var data []byte
@@ -1268,7 +1250,7 @@ func summarize(w io.Writer, m *shader.Module, s *slotRes) error {
 		case "f8":
 			vals = append(vals, strconv.FormatFloat(math.Float64frombits(binary.LittleEndian.Uint64(b)), 'g', -1, 64))
 		case "f2":
-			vals = append(vals, strconv.FormatFloat(halfToFloat(binary.LittleEndian.Uint16(b)), 'g', -1, 32))
+			vals = append(vals, strconv.FormatFloat(float64(half.ToFloat32(binary.LittleEndian.Uint16(b))), 'g', -1, 32))
 		case "i4":
 			vals = append(vals, strconv.Itoa(int(int32(binary.LittleEndian.Uint32(b)))))
 		case "u4":

@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/bits"
 	"strconv"
+
+	"github.com/gfxcuda/gfxcuda/internal/half"
 )
 
 // This file types the built-in functions available to compute shaders and
@@ -434,7 +436,7 @@ func init() {
 		"pack4x8unorm":    {mustUse: true, check: fixedSig(tU32, vecOf(tF32, 4)), eval: evalPack(8, func(f float64) uint32 { return uint32(math.Floor(0.5 + 255*clampF(f, 0, 1))) })},
 		"pack2x16snorm":   {mustUse: true, check: fixedSig(tU32, vecOf(tF32, 2)), eval: evalPack(16, func(f float64) uint32 { return uint32(int32(math.Floor(0.5+32767*clampF(f, -1, 1)))) & 0xffff })},
 		"pack2x16unorm":   {mustUse: true, check: fixedSig(tU32, vecOf(tF32, 2)), eval: evalPack(16, func(f float64) uint32 { return uint32(math.Floor(0.5 + 65535*clampF(f, 0, 1))) })},
-		"pack2x16float":   {mustUse: true, check: fixedSig(tU32, vecOf(tF32, 2)), eval: evalPack(16, func(f float64) uint32 { return uint32(f16bits(roundF16(f))) })},
+		"pack2x16float":   {mustUse: true, check: fixedSig(tU32, vecOf(tF32, 2)), eval: evalPack(16, func(f float64) uint32 { return uint32(half.FromFloat32(float32(roundF16(f)))) })},
 		"pack4xI8":        {mustUse: true, check: fixedSig(tU32, vecOf(tI32, 4)), eval: evalPackInt(func(i int64) uint32 { return uint32(i) & 0xff })},
 		"pack4xU8":        {mustUse: true, check: fixedSig(tU32, vecOf(tU32, 4)), eval: evalPackInt(func(i int64) uint32 { return uint32(i) & 0xff })},
 		"pack4xI8Clamp":   {mustUse: true, check: fixedSig(tU32, vecOf(tI32, 4)), eval: evalPackInt(func(i int64) uint32 { return uint32(min(max(i, -128), 127)) & 0xff })},
@@ -443,7 +445,7 @@ func init() {
 		"unpack4x8unorm":  {mustUse: true, check: fixedSig(vecOf(tF32, 4), tU32), eval: evalUnpack(8, func(u uint32) float64 { return float64(u&0xff) / 255 })},
 		"unpack2x16snorm": {mustUse: true, check: fixedSig(vecOf(tF32, 2), tU32), eval: evalUnpack(16, func(u uint32) float64 { return math.Max(float64(int16(u))/32767, -1) })},
 		"unpack2x16unorm": {mustUse: true, check: fixedSig(vecOf(tF32, 2), tU32), eval: evalUnpack(16, func(u uint32) float64 { return float64(u&0xffff) / 65535 })},
-		"unpack2x16float": {mustUse: true, check: fixedSig(vecOf(tF32, 2), tU32), eval: evalUnpack(16, func(u uint32) float64 { return f16frombits(uint16(u)) })},
+		"unpack2x16float": {mustUse: true, check: fixedSig(vecOf(tF32, 2), tU32), eval: evalUnpack(16, func(u uint32) float64 { return float64(half.ToFloat32(uint16(u))) })},
 		"unpack4xI8": {mustUse: true, check: fixedSig(vecOf(tI32, 4), tU32), eval: func(a []*value, _ *Type) (*value, error) {
 			x := uint32(a[0].i)
 			return ivec(tI32, int64(int8(x)), int64(int8(x>>8)), int64(int8(x>>16)), int64(int8(x>>24))), nil

@@ -4,6 +4,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/gfxcuda/gfxcuda/internal/half"
 )
 
 // This file type-checks and const-evaluates expressions.
@@ -1388,7 +1390,7 @@ func bitcastValue(v *value, from, to *Type) (*value, error) {
 		case kF32:
 			words = append(words, math.Float32bits(float32(c.f)))
 		case kF16:
-			halves = append(halves, f16bits(c.f))
+			halves = append(halves, half.FromFloat32(float32(c.f)))
 		default:
 			words = append(words, uint32(c.i))
 		}
@@ -1413,7 +1415,7 @@ func bitcastValue(v *value, from, to *Type) (*value, error) {
 			out = append(out, floatValue(tF32, f))
 		case kF16:
 			for _, h := range []uint16{uint16(w), uint16(w >> 16)} {
-				f := f16frombits(h)
+				f := float64(half.ToFloat32(h))
 				if math.IsInf(f, 0) || math.IsNaN(f) {
 					return nil, evalError("bitcast produces a non-finite f16")
 				}
@@ -1432,47 +1434,6 @@ func bitcastValue(v *value, from, to *Type) (*value, error) {
 		return nil, evalError("bitcast shape")
 	}
 	return out[0], nil
-}
-
-func f16bits(f float64) uint16 {
-	var sign uint16
-	if math.Signbit(f) {
-		sign = 0x8000
-		f = -f
-	}
-	if f == 0 {
-		return sign
-	}
-	if math.IsInf(f, 0) {
-		return sign | 0x7c00
-	}
-	m, e := math.Frexp(f) // f = m*2^e, m in [0.5,1)
-	exp := e - 1 + 15
-	if exp <= 0 {
-		// subnormal: value = mant * 2^-24
-		return sign | uint16(math.RoundToEven(f/math.Ldexp(1, -24)))
-	}
-	mant := uint16(math.RoundToEven((m*2 - 1) * 1024))
-	return sign | uint16(exp)<<10 | mant
-}
-
-func f16frombits(h uint16) float64 {
-	sign := 1.0
-	if h&0x8000 != 0 {
-		sign = -1
-	}
-	exp := int(h>>10) & 0x1f
-	mant := float64(h & 0x3ff)
-	switch exp {
-	case 0:
-		return sign * math.Ldexp(mant, -24)
-	case 31:
-		if mant == 0 {
-			return math.Inf(int(sign))
-		}
-		return math.NaN()
-	}
-	return sign * math.Ldexp(1+mant/1024, exp-15)
 }
 
 // concreteResultStruct maps an abstract frexp/modf result structure to its
