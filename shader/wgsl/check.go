@@ -147,15 +147,18 @@ type callInfo struct {
 
 // program is a checked module.
 type program struct {
-	file     string
-	mod      *Module
-	info     map[Expr]*exprInfo
-	globals  []*symbol // module-scope declarations in source order
-	byName   map[string]*symbol
-	funcs    []*function
-	entry    *function
-	f16      bool
-	subgroup bool
+	file    string
+	mod     *Module
+	info    map[Expr]*exprInfo
+	globals []*symbol // module-scope declarations in source order
+	byName  map[string]*symbol
+	funcs   []*function
+	entry   *function
+	// reachable are the functions the entry point calls, directly or
+	// not, and itself: callees first.
+	reachable []*function
+	f16       bool
+	subgroup  bool
 	// packHalf: the module calls pack2x16float, whose result
 	// unpack2x16float must not give back unrounded (see unpackF16Helper).
 	packHalf bool
@@ -1006,6 +1009,7 @@ func (c *checker) pickEntry(name string) {
 		for _, g := range f.calls {
 			visit(g)
 		}
+		c.reachable = append(c.reachable, f)
 	}
 	visit(e)
 }

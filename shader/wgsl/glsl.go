@@ -71,21 +71,7 @@ func write(p *program) (*Result, error) {
 	w.res.Names = w.names
 	w.assignNames()
 
-	// Reachable functions, callees first.
-	var order []*function
-	seen := map[*function]bool{}
-	var visit func(f *function)
-	visit = func(f *function) {
-		if seen[f] {
-			return
-		}
-		seen[f] = true
-		for _, g := range f.calls {
-			visit(g)
-		}
-		order = append(order, f)
-	}
-	visit(p.entry)
+	order := p.reachable // callees first
 	w.used = map[*symbol]bool{}
 	for _, f := range order {
 		for s := range f.globals {
