@@ -401,18 +401,8 @@ func scalarBinary(op string, x, y *value) (*value, error) {
 				return nil, evalError("remainder by zero")
 			}
 			return floatResult(t, a-b*math.Trunc(a/b))
-		case "==":
-			return boolValue(a == b), nil
-		case "!=":
-			return boolValue(a != b), nil
-		case "<":
-			return boolValue(a < b), nil
-		case "<=":
-			return boolValue(a <= b), nil
-		case ">":
-			return boolValue(a > b), nil
-		case ">=":
-			return boolValue(a >= b), nil
+		case "==", "!=", "<", "<=", ">", ">=":
+			return boolValue(compare(op, a, b)), nil
 		}
 		return nil, evalError("operator " + op + " on " + t.String())
 	}
@@ -447,18 +437,8 @@ func scalarBinary(op string, x, y *value) (*value, error) {
 		return intValue(t, wrapInt(t, a|b)), nil
 	case "^":
 		return intValue(t, wrapInt(t, a^b)), nil
-	case "==":
-		return boolValue(a == b), nil
-	case "!=":
-		return boolValue(a != b), nil
-	case "<":
-		return boolValue(a < b), nil
-	case "<=":
-		return boolValue(a <= b), nil
-	case ">":
-		return boolValue(a > b), nil
-	case ">=":
-		return boolValue(a >= b), nil
+	case "==", "!=", "<", "<=", ">", ">=":
+		return boolValue(compare(op, a, b)), nil
 	case "<<", ">>":
 		return shiftValue(op, x, y)
 	}
@@ -712,4 +692,22 @@ func (v *value) write(b *strings.Builder) {
 			b.WriteByte('h')
 		}
 	}
+}
+
+// compare applies a relational operator (==, !=, <, <=, >, >=) to a and
+// b; floats compare as IEEE 754 does (a NaN is unequal to everything).
+func compare[T float64 | int64](op string, a, b T) bool {
+	switch op {
+	case "==":
+		return a == b
+	case "!=":
+		return a != b
+	case "<":
+		return a < b
+	case "<=":
+		return a <= b
+	case ">":
+		return a > b
+	}
+	return a >= b
 }
