@@ -3,6 +3,7 @@ package share
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"strconv"
 	"testing"
@@ -100,31 +101,7 @@ func TestCUDAToVulkanAcrossProcesses(t *testing.T) {
 // TestCUDAToCUDAAcrossProcesses: a CUDA allocation opened in CUDA by
 // another process.
 func TestCUDAToCUDAAcrossProcesses(t *testing.T) {
-	d := interopDevice(t)
-	m, err := d.CUDA().AllocShareable(4 << 20)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	size := int(m.Size())
-	if err := toDevice(d.CUDA(), m.Ptr(), random(61, size)); err != nil {
-		t.Fatal(err)
-	}
-	ex, err := ExportCUDA(d.CUDA(), m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ex.Close()
-	c := startChild(t, "cudabuf", "TOKEN="+string(ex.Token()), "SEEDS=61,62")
-	c.expect(t, "written")
-	got := poisoned(size)
-	if err := d.CUDA().CopyDtoH(got, m.Ptr()); err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, random(62, size)) {
-		t.Fatal("bytes CUDA wrote in the other process differ")
-	}
-	c.wait(t)
+	shareableRoundTrip(t, 4<<20, "cudabuf", 61, 62, "bytes CUDA wrote in the other process differ")
 }
 
 // TestTextureToCUDAAcrossProcesses: an interop texture written by Vulkan,
@@ -152,14 +129,22 @@ func TestTextureToCUDAAcrossProcesses(t *testing.T) {
 // cuMemImportFromShareableHandle alone: the child maps it into CUDA, never
 // loads Vulkan, and both sides check every byte the other wrote.
 func TestCUDAShareableOpensWithCUDAAlone(t *testing.T) {
+	shareableRoundTrip(t, 32<<20+5, "cudaonly", 81, 82, "bytes the CUDA-only opener wrote differ")
+}
+
+// shareableRoundTrip exports a cuMemCreate allocation of size bytes
+// holding random(in) to a child of role, which checks them and writes
+// random(out) back; the parent then checks every byte (failing with
+// mismatch).
+func shareableRoundTrip(t *testing.T, size int, role string, in, out uint64, mismatch string) {
 	d := interopDevice(t)
-	m, err := d.CUDA().AllocShareable(32<<20 + 5)
+	m, err := d.CUDA().AllocShareable(uint64(size))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer m.Close()
-	size := int(m.Size())
-	if err := toDevice(d.CUDA(), m.Ptr(), random(81, size)); err != nil {
+	size = int(m.Size())
+	if err := toDevice(d.CUDA(), m.Ptr(), random(in, size)); err != nil {
 		t.Fatal(err)
 	}
 	ex, err := ExportCUDA(d.CUDA(), m)
@@ -167,14 +152,14 @@ func TestCUDAShareableOpensWithCUDAAlone(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ex.Close()
-	c := startChild(t, "cudaonly", "TOKEN="+string(ex.Token()), "SEEDS=81,82")
+	c := startChild(t, role, "TOKEN="+string(ex.Token()), fmt.Sprintf("SEEDS=%d,%d", in, out))
 	c.expect(t, "written")
 	got := poisoned(size)
 	if err := d.CUDA().CopyDtoH(got, m.Ptr()); err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(got, random(82, size)) {
-		t.Fatal("bytes the CUDA-only opener wrote differ")
+	if !bytes.Equal(got, random(out, size)) {
+		t.Fatal(mismatch)
 	}
 	c.wait(t)
 }
