@@ -21,36 +21,36 @@ import (
 // UUID is a GPU's 16-byte UUID.
 type UUID = cuda.UUID
 
-// Pair links a Vulkan physical device and a CUDA device with equal UUIDs.
-type Pair struct {
+// DevicePair links a Vulkan physical device and a CUDA device with equal UUIDs.
+type DevicePair struct {
 	UUID   UUID
 	Vulkan int // index into the Vulkan list given to Match
 	CUDA   int // index into the CUDA list given to Match
 }
 
-// Match pairs Vulkan and CUDA devices by UUID, never by position. A zero
+// MatchDevices pairs Vulkan and CUDA devices by UUID, never by position. A zero
 // UUID (a driver that reports none) pairs with nothing. Each device appears
 // in at most one pair; pairs come in Vulkan order.
-func Match(vulkanUUIDs, cudaUUIDs []UUID) []Pair {
+func MatchDevices(vulkanUUIDs, cudaUUIDs []UUID) []DevicePair {
 	byUUID := make(map[UUID]int, len(cudaUUIDs))
 	for i, u := range cudaUUIDs {
 		if _, dup := byUUID[u]; !dup && !u.IsZero() {
 			byUUID[u] = i
 		}
 	}
-	var pairs []Pair
+	var pairs []DevicePair
 	for i, u := range vulkanUUIDs {
 		if j, ok := byUUID[u]; ok {
-			pairs = append(pairs, Pair{UUID: u, Vulkan: i, CUDA: j})
+			pairs = append(pairs, DevicePair{UUID: u, Vulkan: i, CUDA: j})
 			delete(byUUID, u)
 		}
 	}
 	return pairs
 }
 
-// Report is what Discover found: every device in both APIs, the pairs, and
+// DeviceReport is what Discover found: every device in both APIs, the pairs, and
 // why an API is unavailable when it is.
-type Report struct {
+type DeviceReport struct {
 	VulkanVersion vulkan.Version           // the Vulkan loader's version
 	VulkanErr     error                    // why Vulkan is unavailable, if it is
 	Vulkan        []*vulkan.PhysicalDevice // in Vulkan's order
@@ -58,14 +58,14 @@ type Report struct {
 	CUDAVersion   cuda.Version             // the CUDA version the driver supports
 	CUDAErr       error                    // why CUDA is unavailable, if it is
 	CUDA          []cuda.DeviceInfo        // in CUDA's order
-	Pairs         []Pair                   // devices seen by both, matched by UUID
+	Pairs         []DevicePair                   // devices seen by both, matched by UUID
 	NVIDIA        NVIDIAVersions           // driver component versions, when NVIDIA's driver is installed
 }
 
-// Discover enumerates both APIs. It does not fail: what cannot be found is
+// DiscoverDevices enumerates both APIs. It does not fail: what cannot be found is
 // recorded in the report's error fields.
-func Discover() *Report {
-	r := &Report{}
+func DiscoverDevices() *DeviceReport {
+	r := &DeviceReport{}
 	// Validation on: only to learn whether the layer is installed.
 	on := true
 	inst, err := vulkan.NewInstance(vulkan.InstanceOptions{AppName: "gfxcuda devices", Validation: &on})
@@ -103,7 +103,7 @@ func Discover() *Report {
 }
 
 // PairDevices is Match for the device descriptions of the two packages.
-func PairDevices(vk []*vulkan.PhysicalDevice, cu []cuda.DeviceInfo) []Pair {
+func PairDevices(vk []*vulkan.PhysicalDevice, cu []cuda.DeviceInfo) []DevicePair {
 	vu := make([]UUID, len(vk))
 	for i, d := range vk {
 		vu[i] = UUID(d.DeviceUUID)
@@ -112,11 +112,11 @@ func PairDevices(vk []*vulkan.PhysicalDevice, cu []cuda.DeviceInfo) []Pair {
 	for i, d := range cu {
 		cuu[i] = d.UUID
 	}
-	return Match(vu, cuu)
+	return MatchDevices(vu, cuu)
 }
 
 // CUDAFor returns the CUDA device paired with Vulkan device i.
-func (r *Report) CUDAFor(vulkanIndex int) (cuda.DeviceInfo, bool) {
+func (r *DeviceReport) CUDAFor(vulkanIndex int) (cuda.DeviceInfo, bool) {
 	for _, p := range r.Pairs {
 		if p.Vulkan == vulkanIndex {
 			return r.CUDA[p.CUDA], true
@@ -126,7 +126,7 @@ func (r *Report) CUDAFor(vulkanIndex int) (cuda.DeviceInfo, bool) {
 }
 
 // VulkanFor returns the Vulkan device paired with CUDA device i.
-func (r *Report) VulkanFor(cudaIndex int) (*vulkan.PhysicalDevice, bool) {
+func (r *DeviceReport) VulkanFor(cudaIndex int) (*vulkan.PhysicalDevice, bool) {
 	for _, p := range r.Pairs {
 		if p.CUDA == cudaIndex {
 			return r.Vulkan[p.Vulkan], true

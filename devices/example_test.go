@@ -8,8 +8,8 @@ import (
 
 // Discover never fails: what it cannot find is recorded with the reason.
 // Pairs are the GPUs both APIs see, matched by UUID.
-func ExampleDiscover() {
-	r := devices.Discover()
+func ExampleDiscoverDevices() {
+	r := devices.DiscoverDevices()
 	if r.VulkanErr != nil {
 		fmt.Println("Vulkan:", r.VulkanErr)
 	}
@@ -24,10 +24,10 @@ func ExampleDiscover() {
 
 // Match pairs devices by UUID, never by index: the APIs enumerate in
 // different orders.
-func ExampleMatch() {
+func ExampleMatchDevices() {
 	a := devices.UUID{1}
 	b := devices.UUID{2}
-	for _, p := range devices.Match([]devices.UUID{a, b}, []devices.UUID{b, a}) {
+	for _, p := range devices.MatchDevices([]devices.UUID{a, b}, []devices.UUID{b, a}) {
 		fmt.Printf("Vulkan %d = CUDA %d\n", p.Vulkan, p.CUDA)
 	}
 	// Output:

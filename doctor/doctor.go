@@ -58,7 +58,7 @@ type Result struct {
 // and the environment (ProbeHost), OpenGL on EGL (ProbeGL, CheckGL), and
 // the ways processes and containers can share with each other
 // (share.ProbeRendezvous, CheckSharing).
-func Run(r *devices.Report) Result {
+func Run(r *devices.DeviceReport) Result {
 	res := RunWith(r, ProbeHost(ProbeOptions{}), ProbeGL(r))
 	res.Checks = append(res.Checks, CheckSharing(share.ProbeRendezvous())...)
 	return res
@@ -68,7 +68,7 @@ func Run(r *devices.Report) Result {
 // ProbeHost and g from ProbeGL, which tests build themselves. A nil h
 // leaves out the checks of the driver's files and the environment, a nil g
 // those of OpenGL.
-func RunWith(r *devices.Report, h *Host, g *GLReport) Result {
+func RunWith(r *devices.DeviceReport, h *Host, g *GLReport) Result {
 	res := runVulkanCUDA(r, h, g)
 	if g != nil {
 		res.Checks = append(res.Checks, CheckGL(g)...)
@@ -79,13 +79,13 @@ func RunWith(r *devices.Report, h *Host, g *GLReport) Result {
 
 // RunVulkanCUDA checks the report that devices.Discover produced: Vulkan,
 // CUDA and interop between them, without probing anything.
-func RunVulkanCUDA(r *devices.Report) Result {
+func RunVulkanCUDA(r *devices.DeviceReport) Result {
 	res := runVulkanCUDA(r, nil, nil)
 	res.YouCanUse = youCanUse(r, nil, res.OK)
 	return res
 }
 
-func runVulkanCUDA(r *devices.Report, h *Host, g *GLReport) Result {
+func runVulkanCUDA(r *devices.DeviceReport, h *Host, g *GLReport) Result {
 	var res Result
 	var env map[string]string
 	if h != nil {

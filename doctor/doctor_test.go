@@ -35,7 +35,7 @@ func TestSameReleaseVersions(t *testing.T) {
 }
 
 func TestNoLoader(t *testing.T) {
-	r := &devices.Report{VulkanErr: vulkan.ErrNoLoader, CUDAErr: &cuda.NoDriverError{Reason: "libcuda.so.1 not found", Fix: "install it"}}
+	r := &devices.DeviceReport{VulkanErr: vulkan.ErrNoLoader, CUDAErr: &cuda.NoDriverError{Reason: "libcuda.so.1 not found", Fix: "install it"}}
 	res := Run(r)
 	if res.OK {
 		t.Fatal("OK without Vulkan or CUDA")
@@ -49,7 +49,7 @@ func TestNoLoader(t *testing.T) {
 }
 
 func TestNoICD(t *testing.T) {
-	res := Run(&devices.Report{VulkanErr: vulkan.ErrNoDevice, CUDAErr: errors.New("x")})
+	res := Run(&devices.DeviceReport{VulkanErr: vulkan.ErrNoDevice, CUDAErr: errors.New("x")})
 	if c := find(t, res, "vulkan driver"); c.Status != Fail || !strings.Contains(c.Fix, "VK_DRIVER_FILES") {
 		t.Errorf("%+v", c)
 	}
@@ -58,7 +58,7 @@ func TestNoICD(t *testing.T) {
 // TestRealMachine runs the checks on this machine's devices. On CI (lavapipe,
 // no CUDA) it must fail and explain both; on the GPU machine it must pass.
 func TestRealMachine(t *testing.T) {
-	r := devices.Discover()
+	r := devices.DiscoverDevices()
 	res := Run(r)
 	for _, c := range res.Checks {
 		t.Logf("[%s] %s: %s", c.Status, c.Name, c.Detail)

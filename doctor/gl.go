@@ -52,7 +52,7 @@ var (
 
 // ProbeGL loads libEGL, lists the vendor files and EGL devices and makes a
 // context on the first CUDA device of r (when there is one).
-func ProbeGL(r *devices.Report) *GLReport {
+func ProbeGL(r *devices.DeviceReport) *GLReport {
 	g := &GLReport{CUDA: r.CUDA}
 	g.VendorEnv = os.Getenv("__EGL_VENDOR_LIBRARY_FILENAMES")
 	if g.VendorEnv != "" {

@@ -448,13 +448,13 @@ func capability(caps, c string) bool {
 	return false
 }
 
-func hasNVIDIAVulkan(r *devices.Report) bool {
+func hasNVIDIAVulkan(r *devices.DeviceReport) bool {
 	return slices.ContainsFunc(r.Vulkan, func(d *vulkan.PhysicalDevice) bool { return d.VendorID == 0x10de && !d.IsSoftware() })
 }
 
 // paired reports whether CUDA device i has a Vulkan twin.
-func paired(r *devices.Report, i int) bool {
-	return slices.ContainsFunc(r.Pairs, func(p devices.Pair) bool { return p.CUDA == i })
+func paired(r *devices.DeviceReport, i int) bool {
+	return slices.ContainsFunc(r.Pairs, func(p devices.DevicePair) bool { return p.CUDA == i })
 }
 
 var migNameRE = regexp.MustCompile(`\bMIG\b`)
@@ -486,7 +486,7 @@ func migInEnv(env map[string]string) string {
 // checkNumbering explains CUDA_VISIBLE_DEVICES and warns when the Vulkan
 // device gfxcuda uses by default is not CUDA device 0: CUDA and Vulkan
 // number GPUs differently, and the variable renumbers CUDA's only.
-func checkNumbering(r *devices.Report, env map[string]string) []Check {
+func checkNumbering(r *devices.DeviceReport, env map[string]string) []Check {
 	const name = "gpu numbering"
 	vis, set := env["CUDA_VISIBLE_DEVICES"]
 	what := fmt.Sprintf("CUDA_VISIBLE_DEVICES=%q hides and renumbers GPUs for CUDA only (Vulkan, EGL and nvidia-smi still list every GPU, in their own order)", vis)
@@ -575,7 +575,7 @@ func hostGLFix(kernel string) string {
 // part (Vulkan ICD, libGLX_nvidia, libEGL_nvidia): a container started
 // without the graphics capability, or a driver installed without it. g,
 // when not nil, tells whether EGL runs on the CUDA GPU all the same.
-func checkGraphicsDriver(r *devices.Report, h *Host, g *GLReport, kernel string) []Check {
+func checkGraphicsDriver(r *devices.DeviceReport, h *Host, g *GLReport, kernel string) []Check {
 	const name = "nvidia graphics driver"
 	if h == nil || len(r.CUDA) == 0 || slices.ContainsFunc(r.CUDA, isMIG) || migInEnv(h.Env) != "" {
 		return nil // MIG slices have no graphics whatever is installed: checkNoGraphics
@@ -646,7 +646,7 @@ func checkGraphicsDriver(r *devices.Report, h *Host, g *GLReport, kernel string)
 // checkNoGraphics finds GPUs that CUDA sees and Vulkan cannot: MIG
 // instances and compute-only vGPU profiles have no graphics, and an
 // installed NVIDIA ICD that lists no GPU means the same.
-func checkNoGraphics(r *devices.Report, h *Host, glSkew bool) []Check {
+func checkNoGraphics(r *devices.DeviceReport, h *Host, glSkew bool) []Check {
 	const name = "graphics on the GPU"
 	if len(r.CUDA) == 0 {
 		return nil

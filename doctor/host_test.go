@@ -115,8 +115,8 @@ func cudaDev(ordinal int, name string, u cuda.UUID) cuda.DeviceInfo {
 }
 
 // report is what devices.Discover would find with these devices.
-func report(vk []*vulkan.PhysicalDevice, cu ...cuda.DeviceInfo) *devices.Report {
-	r := &devices.Report{VulkanVersion: vulkan.Version{Major: 1, Minor: 3, Patch: 239}, Vulkan: vk, Validation: true,
+func report(vk []*vulkan.PhysicalDevice, cu ...cuda.DeviceInfo) *devices.DeviceReport {
+	r := &devices.DeviceReport{VulkanVersion: vulkan.Version{Major: 1, Minor: 3, Patch: 239}, Vulkan: vk, Validation: true,
 		CUDAVersion: cuda.Version{Major: 13, Minor: 0}, CUDA: cu}
 	r.Pairs = devices.PairDevices(vk, cu)
 	for _, d := range vk {
@@ -535,7 +535,7 @@ func TestYouCanUseCPU(t *testing.T) {
 		}
 	}
 	// JSON: snake_case keys, an empty list rather than null.
-	b, _ := json.Marshal(RunWith(&devices.Report{VulkanErr: vulkan.ErrNoLoader, CUDAErr: r.CUDAErr}, nil, nil))
+	b, _ := json.Marshal(RunWith(&devices.DeviceReport{VulkanErr: vulkan.ErrNoLoader, CUDAErr: r.CUDAErr}, nil, nil))
 	if !strings.Contains(string(b), `"you_can_use":[]`) {
 		t.Errorf("%s", b)
 	}

@@ -20,7 +20,7 @@ type Use struct {
 // the Python API and sharing between processes wherever Vulkan runs
 // (lavapipe included), OpenGL where EGL makes a context, CUDA where its
 // driver sees a GPU, and zero-copy interop where interopOK.
-func youCanUse(r *devices.Report, g *GLReport, interopOK bool) []Use {
+func youCanUse(r *devices.DeviceReport, g *GLReport, interopOK bool) []Use {
 	out := []Use{}
 	add := func(what, try string) { out = append(out, Use{What: what, Try: try}) }
 

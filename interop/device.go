@@ -139,8 +139,8 @@ func Open(opts Options) (*Device, error) {
 		}
 		cu = append(cu, u)
 	}
-	var pick *devices.Pair
-	for _, p := range devices.Match(vu, cu) {
+	var pick *devices.DevicePair
+	for _, p := range devices.MatchDevices(vu, cu) {
 		if opts.UUID == nil || *opts.UUID == p.UUID {
 			p := p
 			pick = &p

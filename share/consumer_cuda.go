@@ -43,7 +43,7 @@ type CUDAConsumer struct {
 // OpenCUDAConsumer attaches to a ring as one more consumer and imports its
 // slots (buffers or textures) and semaphores into c.
 func OpenCUDAConsumer(ctx context.Context, c *cuda.Context, tok Token, o ...OpenOptions) (_ *CUDAConsumer, err error) {
-	cons, err := OpenRing(ctx, tok, o...)
+	cons, err := OpenSharedRing(ctx, tok, o...)
 	if err != nil {
 		return nil, err
 	}

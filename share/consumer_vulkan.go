@@ -38,7 +38,7 @@ type VulkanConsumer struct {
 // OpenVulkanConsumer attaches to a ring as one more consumer and imports
 // its slots and semaphores into dev.
 func OpenVulkanConsumer(ctx context.Context, dev *vulkan.Device, tok Token, o ...OpenOptions) (_ *VulkanConsumer, err error) {
-	cons, err := OpenRing(ctx, tok, o...)
+	cons, err := OpenSharedRing(ctx, tok, o...)
 	if err != nil {
 		return nil, err
 	}

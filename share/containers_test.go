@@ -288,10 +288,10 @@ func containersChild(t *testing.T, role string, tok Token, in *bufio.Scanner) bo
 		fds, m, err := Fetch(ctx, tok, oo)
 		if err == nil {
 			seed, _ := strconv.ParseUint(os.Getenv("SEED"), 10, 64)
-			got := poisoned(int(m.Size))
+			got := poisonedBytes(int(m.Size))
 			unix.Pread(fds[0], got, 0)
 			closeAll(fds)
-			if !bytes.Equal(got, random(seed, int(m.Size))) {
+			if !bytes.Equal(got, seededRandom(seed, int(m.Size))) {
 				childFail("the fetched memfd's bytes differ")
 			}
 		}
@@ -308,11 +308,11 @@ func containersChild(t *testing.T, role string, tok Token, in *bufio.Scanner) bo
 			seeds[i], _ = strconv.ParseUint(s, 10, 64)
 		}
 		n := int(b.Size())
-		got := poisoned(n)
-		if err := b.Readback(0, got); err != nil || !bytes.Equal(got, random(seeds[0], n)) {
+		got := poisonedBytes(n)
+		if err := b.Readback(0, got); err != nil || !bytes.Equal(got, seededRandom(seeds[0], n)) {
 			childFail("imported bytes differ (%v)", err)
 		}
-		if err := b.Upload(0, random(seeds[1], n)); err != nil {
+		if err := b.Upload(0, seededRandom(seeds[1], n)); err != nil {
 			childFail("upload: %v", err)
 		}
 		b.Close()
@@ -334,7 +334,7 @@ func containersChild(t *testing.T, role string, tok Token, in *bufio.Scanner) bo
 		for i := 0; i < 2; i++ {
 			exs = append(exs, memfdExport(t, uint64(i), 64, eo))
 		}
-		r, err := NewRing(RingOptions{Slots: exs, DropOldest: true, Export: eo})
+		r, err := NewSharedRing(SharedRingOptions{Slots: exs, DropOldest: true, Export: eo})
 		if err != nil {
 			childFail("ring: %v", err)
 		}
@@ -352,7 +352,7 @@ func containersChild(t *testing.T, role string, tok Token, in *bufio.Scanner) bo
 			time.Sleep(2 * time.Millisecond)
 		}
 	case "nsringwait":
-		c, err := OpenRing(ctx, tok, oo)
+		c, err := OpenSharedRing(ctx, tok, oo)
 		if err != nil {
 			childFail("open ring: %v", err)
 		}
@@ -393,7 +393,7 @@ func exportVulkanBuffer(t *testing.T, d *vulkan.Device, n int, seed uint64, o Ex
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { b.Close() })
-	if err := b.Upload(0, random(seed, n)); err != nil {
+	if err := b.Upload(0, seededRandom(seed, n)); err != nil {
 		t.Fatal(err)
 	}
 	ex, err := ExportVulkan(d, b, o)
@@ -436,15 +436,15 @@ func TestContainersBuffer(t *testing.T) {
 				t.Fatalf("open from %v: %s", c, r.Msg)
 			}
 			ch.expect(t, "written")
-			got := poisoned(n)
+			got := poisonedBytes(n)
 			if err := b.Readback(0, got); err != nil {
 				t.Fatal(err)
 			}
-			if !bytes.Equal(got, random(seed, n)) {
+			if !bytes.Equal(got, seededRandom(seed, n)) {
 				t.Fatal("the bytes the other container wrote differ")
 			}
 			ch.wait(t)
-			if err := b.Upload(0, random(101, n)); err != nil {
+			if err := b.Upload(0, seededRandom(101, n)); err != nil {
 				t.Fatal(err)
 			}
 		})
@@ -496,7 +496,7 @@ func TestContainersRing(t *testing.T) {
 				defer ex.Close()
 				bufs, exs = append(bufs, b), append(exs, ex)
 			}
-			r, err := NewRing(RingOptions{Slots: exs, Export: tc.eo})
+			r, err := NewSharedRing(SharedRingOptions{Slots: exs, Export: tc.eo})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -797,7 +797,7 @@ func TestFSSocketLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(readFD(t, fds[0], 100), random(12, 100)) {
+	if !bytes.Equal(readFD(t, fds[0], 100), seededRandom(12, 100)) {
 		t.Error("bytes differ")
 	}
 	closeAll(fds)
@@ -822,7 +822,7 @@ func TestOpenErrorsInProcess(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%v: %v", rv, err)
 		}
-		if !bytes.Equal(readFD(t, fds[0], 64), random(13, 64)) {
+		if !bytes.Equal(readFD(t, fds[0], 64), seededRandom(13, 64)) {
 			t.Errorf("%v: bytes differ", rv)
 		}
 		closeAll(fds)
@@ -906,7 +906,7 @@ func TestDoorGarbage(t *testing.T) {
 	// Garbage requests: random bytes, a bad pid, ours with junk.
 	for i, pid := range []uint32{uint32(os.Getpid()), 0, 1 << 30, 1} {
 		copy(mem[dOffPid:], binary.LittleEndian.AppendUint32(nil, pid))
-		copy(mem[dOffReq:], random(uint64(i), reqLen))
+		copy(mem[dOffReq:], seededRandom(uint64(i), reqLen))
 		atomic.StoreUint32(state, dsRequest)
 		futexWake(state)
 		for j := 0; j < 200 && atomic.LoadUint32(state) == dsRequest; j++ {
@@ -930,7 +930,7 @@ func TestDoorGarbage(t *testing.T) {
 		t.Fatalf("after garbage: %v", err)
 	}
 	t.Logf("a lock left behind was broken in %v", time.Since(t0).Round(time.Millisecond))
-	if !bytes.Equal(readFD(t, fds[0], 64), random(14, 64)) {
+	if !bytes.Equal(readFD(t, fds[0], 64), seededRandom(14, 64)) {
 		t.Error("bytes differ")
 	}
 	closeAll(fds)
@@ -967,7 +967,7 @@ func TestNoLeaksEveryPath(t *testing.T) {
 			t.Fatalf("withdrawn: %v", err)
 		}
 	}
-	defer SetLogf(SetLogf(nil))
+	defer SetShareLogf(SetShareLogf(nil))
 	cycle(0)
 	before := count()
 	for i := 0; i < 300; i++ {

@@ -47,7 +47,7 @@ func TestVulkanToCUDAAcrossProcesses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Vulkan().Upload(0, random(41, n)); err != nil {
+	if err := b.Vulkan().Upload(0, seededRandom(41, n)); err != nil {
 		t.Fatal(err)
 	}
 	ex, err := Export(b)
@@ -57,11 +57,11 @@ func TestVulkanToCUDAAcrossProcesses(t *testing.T) {
 	defer ex.Close()
 	c := startChild(t, "cudabuf", "TOKEN="+string(ex.Token()), "SEEDS=41,42")
 	c.expect(t, "written")
-	got := poisoned(n)
+	got := poisonedBytes(n)
 	if err := b.Vulkan().Readback(0, got); err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(got, random(42, n)) {
+	if !bytes.Equal(got, seededRandom(42, n)) {
 		t.Fatal("bytes CUDA wrote in the other process differ")
 	}
 	c.wait(t)
@@ -78,7 +78,7 @@ func TestCUDAToVulkanAcrossProcesses(t *testing.T) {
 	}
 	defer m.Close()
 	size := int(m.Size())
-	if err := toDevice(d.CUDA(), m.Ptr(), random(51, size)); err != nil {
+	if err := toDevice(d.CUDA(), m.Ptr(), seededRandom(51, size)); err != nil {
 		t.Fatal(err)
 	}
 	ex, err := ExportCUDA(d.CUDA(), m)
@@ -88,11 +88,11 @@ func TestCUDAToVulkanAcrossProcesses(t *testing.T) {
 	defer ex.Close()
 	c := startChild(t, "vkbuffer2", "TOKEN="+string(ex.Token()))
 	c.expect(t, "written")
-	got := poisoned(size)
+	got := poisonedBytes(size)
 	if err := d.CUDA().CopyDtoH(got, m.Ptr()); err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(got, random(52, size)) {
+	if !bytes.Equal(got, seededRandom(52, size)) {
 		t.Fatal("bytes Vulkan wrote in the other process differ")
 	}
 	c.wait(t)
@@ -113,7 +113,7 @@ func TestTextureToCUDAAcrossProcesses(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := 1920 * 1080 * 4
-	uploadImage(t, d.Vulkan(), tex.Vulkan(), random(71, n))
+	uploadVulkanImage(t, d.Vulkan(), tex.Vulkan(), seededRandom(71, n))
 	ex, err := Export(tex)
 	if err != nil {
 		t.Fatal(err)
@@ -144,7 +144,7 @@ func shareableRoundTrip(t *testing.T, size int, role string, in, out uint64, mis
 	}
 	defer m.Close()
 	size = int(m.Size())
-	if err := toDevice(d.CUDA(), m.Ptr(), random(in, size)); err != nil {
+	if err := toDevice(d.CUDA(), m.Ptr(), seededRandom(in, size)); err != nil {
 		t.Fatal(err)
 	}
 	ex, err := ExportCUDA(d.CUDA(), m)
@@ -154,11 +154,11 @@ func shareableRoundTrip(t *testing.T, size int, role string, in, out uint64, mis
 	defer ex.Close()
 	c := startChild(t, role, "TOKEN="+string(ex.Token()), fmt.Sprintf("SEEDS=%d,%d", in, out))
 	c.expect(t, "written")
-	got := poisoned(size)
+	got := poisonedBytes(size)
 	if err := d.CUDA().CopyDtoH(got, m.Ptr()); err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(got, random(out, size)) {
+	if !bytes.Equal(got, seededRandom(out, size)) {
 		t.Fatal(mismatch)
 	}
 	c.wait(t)
@@ -184,7 +184,7 @@ func TestOpenCUDAReusesImport(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := toDevice(cx, b.Ptr(), random(91, n)); err != nil {
+		if err := toDevice(cx, b.Ptr(), seededRandom(91, n)); err != nil {
 			t.Fatal(err)
 		}
 		ex, err := Export(b)
@@ -216,8 +216,8 @@ func TestOpenCUDAReusesImport(t *testing.T) {
 		if b1.Ptr() != 0 {
 			t.Error("a closed handle still has a pointer")
 		}
-		got := poisoned(n)
-		if err := cx.CopyDtoH(got, b2.Ptr()); err != nil || !bytes.Equal(got, random(91, n)) {
+		got := poisonedBytes(n)
+		if err := cx.CopyDtoH(got, b2.Ptr()); err != nil || !bytes.Equal(got, seededRandom(91, n)) {
 			t.Errorf("the import went with the first handle (%v)", err)
 		}
 		ex.Close()
@@ -277,7 +277,7 @@ func TestOpenBufferImportsVulkanLazily(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := toDevice(cx, src.Ptr(), random(95, n)); err != nil {
+		if err := toDevice(cx, src.Ptr(), seededRandom(95, n)); err != nil {
 			t.Fatal(err)
 		}
 		ex, err := Export(src)
@@ -291,8 +291,8 @@ func TestOpenBufferImportsVulkanLazily(t *testing.T) {
 		if b.VulkanImported() || b.FromCUDA() != fromCUDA {
 			t.Errorf("from CUDA %v: in Vulkan at open: %v, FromCUDA %v", fromCUDA, b.VulkanImported(), b.FromCUDA())
 		}
-		got := poisoned(n)
-		if err := cx.CopyDtoH(got, b.Ptr()); err != nil || !bytes.Equal(got, random(95, n)) {
+		got := poisonedBytes(n)
+		if err := cx.CopyDtoH(got, b.Ptr()); err != nil || !bytes.Equal(got, seededRandom(95, n)) {
 			t.Fatalf("CUDA reads of the lazy import differ (%v)", err)
 		}
 		// A hand-off before Vulkan ever used it.
@@ -302,15 +302,15 @@ func TestOpenBufferImportsVulkanLazily(t *testing.T) {
 		if b.VulkanImported() {
 			t.Error("a hand-off imported the buffer into Vulkan")
 		}
-		if err := toDevice(cx, b.Ptr(), random(96, n)); err != nil {
+		if err := toDevice(cx, b.Ptr(), seededRandom(96, n)); err != nil {
 			t.Fatal(err)
 		}
 		vb, err := b.VulkanBuffer()
 		if err != nil || !b.VulkanImported() || vb != b.Vulkan() {
 			t.Fatalf("Vulkan's first use: %v", err)
 		}
-		got = poisoned(n)
-		if err := vb.Readback(0, got); err != nil || !bytes.Equal(got, random(96, n)) {
+		got = poisonedBytes(n)
+		if err := vb.Readback(0, got); err != nil || !bytes.Equal(got, seededRandom(96, n)) {
 			t.Fatalf("Vulkan reads of the lazy import differ (%v)", err)
 		}
 		if _, err := b.ExportFD(); !errors.Is(err, interop.ErrNotExportable) {
@@ -326,7 +326,7 @@ func TestOpenBufferImportsVulkanLazily(t *testing.T) {
 	}
 	defer tex.Close()
 	nb := 320 * 200 * 4
-	uploadImage(t, d.Vulkan(), tex.Vulkan(), random(97, nb))
+	uploadVulkanImage(t, d.Vulkan(), tex.Vulkan(), seededRandom(97, nb))
 	ex, err := Export(tex)
 	if err != nil {
 		t.Fatal(err)
@@ -348,15 +348,15 @@ func TestOpenBufferImportsVulkanLazily(t *testing.T) {
 	if err := ot.CopyToSync(nil, lin.Ptr(), 0); err != nil {
 		t.Fatal(err)
 	}
-	got := poisoned(nb)
-	if err := cx.CopyDtoH(got, lin.Ptr()); err != nil || !bytes.Equal(got, random(97, nb)) {
+	got := poisonedBytes(nb)
+	if err := cx.CopyDtoH(got, lin.Ptr()); err != nil || !bytes.Equal(got, seededRandom(97, nb)) {
 		t.Fatalf("CUDA reads of the lazy texture differ (%v)", err)
 	}
 	img, err := ot.VulkanImage()
 	if err != nil || !ot.VulkanImported() {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(readImage(t, d.Vulkan(), img, nb), random(97, nb)) {
+	if !bytes.Equal(readVulkanImage(t, d.Vulkan(), img, nb), seededRandom(97, nb)) {
 		t.Fatal("Vulkan reads of the lazy texture differ")
 	}
 }
@@ -399,11 +399,11 @@ func cudaChild(t *testing.T, role string, tok Token) {
 			}
 		}
 		n := int(b.Size())
-		got := poisoned(n)
-		if err := cc.CopyDtoH(got, b.Ptr()); err != nil || !bytes.Equal(got, random(seeds[0], n)) {
+		got := poisonedBytes(n)
+		if err := cc.CopyDtoH(got, b.Ptr()); err != nil || !bytes.Equal(got, seededRandom(seeds[0], n)) {
 			childFail("bytes differ in CUDA (%v)", err)
 		}
-		if err := toDevice(cc, b.Ptr(), random(seeds[1], n)); err != nil {
+		if err := toDevice(cc, b.Ptr(), seededRandom(seeds[1], n)); err != nil {
 			childFail("write: %v", err)
 		}
 		b.Close()
@@ -415,11 +415,11 @@ func cudaChild(t *testing.T, role string, tok Token) {
 			childFail("open: %v", err)
 		}
 		n := int(b.Size())
-		got := poisoned(n)
-		if err := b.Readback(0, got); err != nil || !bytes.Equal(got, random(51, n)) {
+		got := poisonedBytes(n)
+		if err := b.Readback(0, got); err != nil || !bytes.Equal(got, seededRandom(51, n)) {
 			childFail("bytes differ in Vulkan (%v)", err)
 		}
-		if err := b.Upload(0, random(52, n)); err != nil {
+		if err := b.Upload(0, seededRandom(52, n)); err != nil {
 			childFail("upload: %v", err)
 		}
 		b.Close()
@@ -438,8 +438,8 @@ func cudaChild(t *testing.T, role string, tok Token) {
 		if err := tex.CopyToSync(nil, dm.Ptr(), 0); err != nil {
 			childFail("copy: %v", err)
 		}
-		got := poisoned(n)
-		if err := d.CUDA().CopyDtoH(got, dm.Ptr()); err != nil || !bytes.Equal(got, random(71, n)) {
+		got := poisonedBytes(n)
+		if err := d.CUDA().CopyDtoH(got, dm.Ptr()); err != nil || !bytes.Equal(got, seededRandom(71, n)) {
 			childFail("texels differ in CUDA (%v)", err)
 		}
 		dm.Close()

@@ -207,7 +207,7 @@ func openOptions(o []OpenOptions) OpenOptions {
 func fetch(ctx context.Context, t *token, o OpenOptions) (*reply, error) {
 	want := o.Rendezvous
 	if want == RendezvousAuto {
-		if env := os.Getenv(EnvRendezvous); env != "" {
+		if env := os.Getenv(EnvShareRendezvous); env != "" {
 			if r, err := ParseRendezvous(env); err == nil {
 				want = r
 			}
@@ -231,7 +231,7 @@ func fetch(ctx context.Context, t *token, o OpenOptions) (*reply, error) {
 		}
 		if want&rv == 0 {
 			e.Attempts = append(e.Attempts, Attempt{Rendezvous: rv, Address: address(t, rv), Reason: ReasonDisabled,
-				Detail: "offered by the exporter, left out here", Fix: fmt.Sprintf("allow it (--rendezvous %v, %s)", want|rv, EnvRendezvous)})
+				Detail: "offered by the exporter, left out here", Fix: fmt.Sprintf("allow it (--rendezvous %v, %s)", want|rv, EnvShareRendezvous)})
 			continue
 		}
 		var r *reply
@@ -280,7 +280,7 @@ func tryAbstract(ctx context.Context, t *token) (*reply, []Attempt) {
 		a.Reason = ReasonNetNamespace
 		a.Detail = fmt.Sprintf("different network namespace (the exporter's is net:[%d], this process's net:[%d]); an abstract socket belongs to one", t.NetNS, ours)
 		a.Fix = "run both in one network namespace (docker run --network container:EXPORTER, or the containers of one Kubernetes pod), " +
-			"or have the exporter offer a filesystem socket in a directory both mount (gfxcuda share --dir DIR, " + EnvDir + "; docker run -v /dev/shm/gfxcuda:/dev/shm/gfxcuda for both)"
+			"or have the exporter offer a filesystem socket in a directory both mount (gfxcuda share --dir DIR, " + EnvShareDir + "; docker run -v /dev/shm/gfxcuda:/dev/shm/gfxcuda for both)"
 		return nil, []Attempt{a}
 	}
 	return dialAndAsk(ctx, t, "@"+t.Addr, a, func(err error) (Reason, string, string) {
@@ -316,7 +316,7 @@ func tryFSPath(ctx context.Context, t *token, path string, identify bool) (*repl
 	a := Attempt{Rendezvous: RendezvousFS, Address: path}
 	dir := filepath.Dir(path)
 	mount := fmt.Sprintf("mount the exporter's directory in this container (docker run -v HOSTDIR:%s for both containers, "+
-		"or --ipc container:EXPORTER when it is under /dev/shm), or say where it is mounted here (gfxcuda open --dir DIR, OpenOptions.Dir, %s)", filepath.Dir(t.Path), EnvDir)
+		"or --ipc container:EXPORTER when it is under /dev/shm), or say where it is mounted here (gfxcuda open --dir DIR, OpenOptions.Dir, %s)", filepath.Dir(t.Path), EnvShareDir)
 	euid, egid := os.Geteuid(), os.Getegid()
 	perm := func(what string, err error) Attempt {
 		a.Reason, a.Err = ReasonPermission, err

@@ -177,7 +177,7 @@ func Export(res any, o ...ExportOptions) (*Shared, error) {
 			AllocationSize: r.AllocationSize(), Format: uint32(opt.Format), Width: opt.Width, Height: opt.Height,
 			Layers: opt.Layers, Usage: uint32(opt.Usage)}
 		return newExport(m, oneFD(r.ExportFD), o)
-	case *Ring:
+	case *SharedRing:
 		return r.export()
 	case nil:
 		return nil, errors.New("share: Export(nil)")
@@ -272,7 +272,7 @@ func prepare(ctx context.Context, tok Token, kind Kind, uuid [16]byte, o []OpenO
 		return nil, -1, fmt.Errorf("%w: the token shares a %v, not a %v", ErrWrongKind, t.Kind, kind)
 	}
 	if t.UUID != uuid {
-		return nil, -1, fmt.Errorf("%w: it was exported on the GPU with UUID %s; this device is %s", ErrDifferentGPU,
+		return nil, -1, fmt.Errorf("%w: it was exported on the GPU with UUID %s; this device is %s", ErrResourceOnOtherGPU,
 			cuda.UUID(t.UUID), cuda.UUID(uuid))
 	}
 	r, err := fetch(ctx, t, openOptions(o))

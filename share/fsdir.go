@@ -80,7 +80,7 @@ func prepareDir(dir string, others bool) (dirInfo, error) {
 		// An administrator's shared directory.
 	default:
 		return dirInfo{}, fmt.Errorf("the socket directory %s belongs to uid %d (mode %04o): not to this user (uid %d), and not a root-owned directory with the sticky bit; use another directory (%s, --dir) or have root run: install -d -m 1777 %s",
-			dir, st.Uid, mode, euid, EnvDir, dir)
+			dir, st.Uid, mode, euid, EnvShareDir, dir)
 	}
 	if others && mode&0o011 != 0o011 {
 		if int(st.Uid) != euid {

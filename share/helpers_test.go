@@ -67,8 +67,8 @@ func unavailable(t testing.TB, format string, args ...any) {
 	t.Skipf(format, args...)
 }
 
-// random returns n deterministic pseudo-random bytes for seed.
-func random(seed uint64, n int) []byte {
+// seededRandom returns n deterministic pseudo-seededRandom bytes for seed.
+func seededRandom(seed uint64, n int) []byte {
 	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	b := make([]byte, n)
 	for i := 0; i+8 <= n; i += 8 {
@@ -83,7 +83,7 @@ func random(seed uint64, n int) []byte {
 	return b
 }
 
-func poisoned(n int) []byte { return bytes.Repeat([]byte{0xCD}, n) }
+func poisonedBytes(n int) []byte { return bytes.Repeat([]byte{0xCD}, n) }
 
 // child is a test binary re-run in a helper role.
 type child struct {
@@ -203,7 +203,7 @@ func (c *child) fatal(t *testing.T, format string, args ...any) {
 // waitAttached waits until r has n consumers: at most d, and failing at
 // once, with the child's output, when the child exits first (a consumer
 // that cannot start never attaches).
-func (c *child) waitAttached(t *testing.T, r *Ring, n int, d time.Duration) {
+func (c *child) waitAttached(t *testing.T, r *SharedRing, n int, d time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(d)
 	for r.Consumers() < n {

@@ -24,8 +24,8 @@ func TestImportedImageAdoptedInGeneral(t *testing.T) {
 	}
 	defer img.Close()
 	n := w * h * layers * 4
-	want := random(91, n)
-	uploadImage(t, d, img, want)
+	want := seededRandom(91, n)
+	uploadVulkanImage(t, d, img, want)
 	ex, err := ExportVulkan(d, img)
 	if err != nil {
 		t.Fatal(err)
@@ -58,7 +58,7 @@ func TestImportedImageAdoptedInGeneral(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	got := poisoned(n)
+	got := poisonedBytes(n)
 	if err := down.Readback(0, got); err != nil {
 		t.Fatal(err)
 	}

@@ -30,7 +30,7 @@ type RendezvousCheck struct {
 // (DefaultDir: present, trusted, writable), pidfd_getfd (the kernel, and
 // Yama's ptrace_scope).
 func ProbeRendezvous() []RendezvousCheck {
-	return []RendezvousCheck{probeAbstract(), probeFS(DefaultDir()), probePidfd()}
+	return []RendezvousCheck{probeAbstract(), probeFS(DefaultShareDir()), probePidfd()}
 }
 
 func probeAbstract() RendezvousCheck {
@@ -59,7 +59,7 @@ func probeFS(dir string) RendezvousCheck {
 		parent := filepath.Dir(dir)
 		if unix.Access(parent, unix.W_OK|unix.X_OK) != nil {
 			c.Detail = fmt.Sprintf("%s does not exist and this user cannot create it in %s", dir, parent)
-			c.Fix = fmt.Sprintf("set %s to a directory this user owns, or have root run: install -d -m 1777 %s", EnvDir, dir)
+			c.Fix = fmt.Sprintf("set %s to a directory this user owns, or have root run: install -d -m 1777 %s", EnvShareDir, dir)
 			return c
 		}
 		c.OK = true
@@ -67,7 +67,7 @@ func probeFS(dir string) RendezvousCheck {
 		return c
 	case err != nil:
 		c.Detail = fmt.Sprintf("%s: %v", dir, err)
-		c.Fix = fmt.Sprintf("set %s to a directory this user can use", EnvDir)
+		c.Fix = fmt.Sprintf("set %s to a directory this user can use", EnvShareDir)
 		return c
 	}
 	mode := st.Mode & 0o7777
@@ -85,7 +85,7 @@ func probeFS(dir string) RendezvousCheck {
 		c.Detail = fmt.Sprintf("%s (mode %04o, uid %d) is usable; another container reaches it when it mounts it (docker run -v %s:%s) or shares /dev/shm (--ipc container:NAME)", dir, mode, st.Uid, dir, dir)
 		return c
 	}
-	c.Fix = fmt.Sprintf("set %s (or gfxcuda share --dir) to a directory this user owns, or have root run: install -d -m 1777 %s", EnvDir, dir)
+	c.Fix = fmt.Sprintf("set %s (or gfxcuda share --dir) to a directory this user owns, or have root run: install -d -m 1777 %s", EnvShareDir, dir)
 	return c
 }
 

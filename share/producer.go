@@ -182,7 +182,7 @@ type ProducerOptions struct {
 // reclaimed.
 type Producer struct {
 	dev     *vulkan.Device
-	ring    *Ring
+	ring    *SharedRing
 	ex      *Shared
 	slotEx  []*Shared
 	bufs    []*vulkan.Buffer
@@ -234,7 +234,7 @@ func NewProducer(dev *vulkan.Device, o ProducerOptions) (*Producer, error) {
 		}
 		p.slotEx = append(p.slotEx, ex)
 	}
-	r, err := NewRing(RingOptions{Slots: p.slotEx, DropOldest: o.DropOldest, UserBytes: o.UserBytes, Export: o.Export})
+	r, err := NewSharedRing(SharedRingOptions{Slots: p.slotEx, DropOldest: o.DropOldest, UserBytes: o.UserBytes, Export: o.Export})
 	if err != nil {
 		return fail(err)
 	}
@@ -270,7 +270,7 @@ func NewProducer(dev *vulkan.Device, o ProducerOptions) (*Producer, error) {
 func (p *Producer) Token() Token { return p.ex.Token() }
 
 // Ring is the ring's host side (Consumers, WaitConsumers, NextSeq).
-func (p *Producer) Ring() *Ring { return p.ring }
+func (p *Producer) Ring() *SharedRing { return p.ring }
 
 // GPUSync reports whether frames are handed over on the GPU (exported
 // timeline semaphores) rather than completed on the host.
@@ -308,7 +308,7 @@ func (p *Producer) waitCommands(ctx context.Context, i int) error {
 // number.
 func (p *Producer) Produce(ctx context.Context, record func(c *vulkan.Commands, slot int, seq uint64) ([]byte, error)) (uint64, error) {
 	if p.closed {
-		return 0, ErrRingClosed
+		return 0, ErrSharedRingClosed
 	}
 	ci := p.next
 	c := p.cmds[ci]

@@ -122,9 +122,9 @@ func TestProducerToVulkanAcrossProcesses(t *testing.T) {
 	}
 }
 
-// needCUDA skips without a CUDA driver (fails under GFXCUDA_REQUIRE_CUDA=1)
+// needCUDAOn skips without a CUDA driver (fails under GFXCUDA_REQUIRE_CUDA=1)
 // and checks that dev exports timeline semaphores.
-func needCUDA(t *testing.T, dev *vulkan.Device) {
+func needCUDAOn(t *testing.T, dev *vulkan.Device) {
 	t.Helper()
 	if err := cuda.Init(); err != nil {
 		if os.Getenv("GFXCUDA_REQUIRE_CUDA") == "1" {
@@ -143,7 +143,7 @@ func needCUDA(t *testing.T, dev *vulkan.Device) {
 // of every frame on the GPU (gfx_check_hash). Batches of 1 and of 3.
 func TestGPURingVulkanToCUDAAcrossProcesses(t *testing.T) {
 	d := vkDevice(t)
-	needCUDA(t, d)
+	needCUDAOn(t, d)
 	for _, b := range []int{1, 3} {
 		t.Run(fmt.Sprintf("batch%d", b), func(t *testing.T) {
 			runProducer(t, d, "cudapattern", 3, b, 10000, 1280, 720, true)
@@ -159,7 +159,7 @@ func TestGPURingVulkanToCUDAAcrossProcesses(t *testing.T) {
 // checked on the GPU. Needs root besides CUDA.
 func TestGPURingAcrossContainers(t *testing.T) {
 	d := vkDevice(t)
-	needCUDA(t, d)
+	needCUDAOn(t, d)
 	needNamespaces(t)
 	for _, tc := range []struct {
 		name string
@@ -182,7 +182,7 @@ func TestGPURingAcrossContainers(t *testing.T) {
 // consumer, synchronized on the GPU.
 func TestGPURingVulkanToVulkanAcrossProcesses(t *testing.T) {
 	d := vkDevice(t)
-	needCUDA(t, d)
+	needCUDAOn(t, d)
 	runProducer(t, d, "vkpattern", 3, 3, 3000, 640, 360, true)
 }
 
@@ -191,7 +191,7 @@ func TestGPURingVulkanToVulkanAcrossProcesses(t *testing.T) {
 // frame: the producer reclaims both slots and goes on.
 func TestGPURingCUDAConsumerDies(t *testing.T) {
 	d := vkDevice(t)
-	needCUDA(t, d)
+	needCUDAOn(t, d)
 	p, record := patternProducer(t, d, 2, 1, 1280, 720, ProducerOptions{})
 	c := startChild(t, "cudadie", "TOKEN="+string(p.Token()))
 	ctx := ctx10(t)
@@ -229,7 +229,7 @@ func TestGPURingCUDAConsumerDies(t *testing.T) {
 // possibly waiting for a frame that will never be signalled, drains.
 func TestGPURingProducerDiesCUDA(t *testing.T) {
 	d := vkDevice(t)
-	needCUDA(t, d)
+	needCUDAOn(t, d)
 	c := startChild(t, "gpuproducer")
 	tok := Token(c.expect(t, "token"))
 	m, err := tok.Meta()
@@ -347,7 +347,7 @@ func ringChild(t *testing.T, role string, tok Token, in *bufio.Scanner) bool {
 				childFail("wait: %v", err)
 			}
 			for i, f := range fs {
-				copy(got, poisoned(size))
+				copy(got, poisonedBytes(size))
 				if err := rbs[i].Readback(0, got); err != nil {
 					childFail("readback: %v", err)
 				}
@@ -357,7 +357,7 @@ func ringChild(t *testing.T, role string, tok Token, in *bufio.Scanner) bool {
 			}
 		}
 		say("checked %d", frames)
-		if _, err := vc.Next(long); !errors.Is(err, ErrRingClosed) {
+		if _, err := vc.Next(long); !errors.Is(err, ErrSharedRingClosed) {
 			childFail("after the last frame: %v", err)
 		}
 		say("closed")
@@ -441,7 +441,7 @@ func ringChild(t *testing.T, role string, tok Token, in *bufio.Scanner) bool {
 			childFail("the checker found only %d of %d texels wrong for a wrong seed", bad, n)
 		}
 		say("checked %d", frames)
-		if _, err := cc.Next(long, s); !errors.Is(err, ErrRingClosed) {
+		if _, err := cc.Next(long, s); !errors.Is(err, ErrSharedRingClosed) {
 			childFail("after the last frame: %v", err)
 		}
 		say("closed")

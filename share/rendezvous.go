@@ -161,16 +161,16 @@ func fallbackDir() string {
 	if d != "" {
 		return d
 	}
-	return os.Getenv(EnvDir)
+	return os.Getenv(EnvShareDir)
 }
 
 // Environment variables read by exporters and openers.
 const (
-	// EnvDir names the filesystem socket directory (ExportOptions.Dir;
+	// EnvShareDir names the filesystem socket directory (ExportOptions.Dir;
 	// openers also try it when the token's directory fails).
-	EnvDir = "GFXCUDA_SHARE_DIR"
-	// EnvRendezvous is the default Rendezvous ("abstract,fs,pidfd", "auto").
-	EnvRendezvous = "GFXCUDA_SHARE_RENDEZVOUS"
+	EnvShareDir = "GFXCUDA_SHARE_DIR"
+	// EnvShareRendezvous is the default Rendezvous ("abstract,fs,pidfd", "auto").
+	EnvShareRendezvous = "GFXCUDA_SHARE_RENDEZVOUS"
 )
 
 var defaults struct {
@@ -178,12 +178,12 @@ var defaults struct {
 	o  ExportOptions
 }
 
-// SetDefaults sets the options of exports that leave a field at its zero
+// SetExportDefaults sets the options of exports that leave a field at its zero
 // value, for the whole process (the C library's gfxcuda_share_options).
 // Openers of this process also look for exporters' sockets in its Dir
 // when the token's directory is not there (the shared directory mounted
 // at the same path for both uses).
-func SetDefaults(o ExportOptions) {
+func SetExportDefaults(o ExportOptions) {
 	defaults.mu.Lock()
 	defer defaults.mu.Unlock()
 	o.AllowUIDs = slices.Clone(o.AllowUIDs)
@@ -214,10 +214,10 @@ func resolve(o ExportOptions) (*exportPlan, error) {
 		p.rv = d.Rendezvous
 	}
 	if p.rv == RendezvousAuto {
-		if env := os.Getenv(EnvRendezvous); env != "" {
+		if env := os.Getenv(EnvShareRendezvous); env != "" {
 			r, err := ParseRendezvous(env)
 			if err != nil {
-				return nil, fmt.Errorf("%s: %w", EnvRendezvous, err)
+				return nil, fmt.Errorf("%s: %w", EnvShareRendezvous, err)
 			}
 			p.rv = r
 		}
@@ -238,7 +238,7 @@ func resolve(o ExportOptions) (*exportPlan, error) {
 		p.dir = d.Dir
 	}
 	if p.dir == "" {
-		p.dir = os.Getenv(EnvDir)
+		p.dir = os.Getenv(EnvShareDir)
 	}
 	if p.dir != "" {
 		p.explicit |= p.rv & RendezvousFS
@@ -280,10 +280,10 @@ func defaultDir() string {
 	return os.TempDir() + "/gfxcuda"
 }
 
-// DefaultDir is the directory filesystem sockets go to when neither
+// DefaultShareDir is the directory filesystem sockets go to when neither
 // ExportOptions.Dir, SetDefaults nor GFXCUDA_SHARE_DIR names one.
-func DefaultDir() string {
-	if d := os.Getenv(EnvDir); d != "" {
+func DefaultShareDir() string {
+	if d := os.Getenv(EnvShareDir); d != "" {
 		return d
 	}
 	return defaultDir()
@@ -298,11 +298,11 @@ func init() {
 	logger.Store(&f)
 }
 
-// SetLogf sets the process-wide logger of exporters' refusals and
+// SetShareLogf sets the process-wide logger of exporters' refusals and
 // rendezvous problems, used by exports without ExportOptions.Logf (nil:
 // discard them), and returns the previous one (to restore it). The
 // default is the standard log package.
-func SetLogf(f func(format string, args ...any)) (previous func(format string, args ...any)) {
+func SetShareLogf(f func(format string, args ...any)) (previous func(format string, args ...any)) {
 	if f == nil {
 		f = func(string, ...any) {}
 	}

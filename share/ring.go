@@ -20,11 +20,11 @@ var (
 	// ErrProducerGone: the producer process exited (or was killed)
 	// without closing the ring.
 	ErrProducerGone = errors.New("share: the ring's producer process is gone")
-	// ErrRingClosed: the producer closed the ring and every frame was
+	// ErrSharedRingClosed: the producer closed the ring and every frame was
 	// consumed.
-	ErrRingClosed = errors.New("share: the ring's producer closed it")
-	// ErrRingFull: every consumer slot of the ring is taken.
-	ErrRingFull = errors.New("share: the ring has no room for another consumer")
+	ErrSharedRingClosed = errors.New("share: the ring's producer closed it")
+	// ErrSharedRingFull: every consumer slot of the ring is taken.
+	ErrSharedRingFull = errors.New("share: the ring has no room for another consumer")
 )
 
 // Control block layout (little-endian, in a sealed memfd shared by the
@@ -76,8 +76,8 @@ type Frame struct {
 	Dropped uint64
 }
 
-// RingOptions configure NewRing.
-type RingOptions struct {
+// SharedRingOptions configure NewRing.
+type SharedRingOptions struct {
 	// Slots are the shared slot resources (buffers or textures), at least
 	// 2; their tokens travel with the ring's. The ring does not own them.
 	Slots []*Shared
@@ -176,7 +176,7 @@ func (w *procWatch) close() {
 	}
 }
 
-// Ring is the producer's side of a frame ring shared with consumers in
+// SharedRing is the producer's side of a frame ring shared with consumers in
 // other processes (share it with Export). The producer writes a slot
 // between Acquire and Publish; consumers read it between Next and
 // Release. The producer never overwrites a slot a consumer holds.
@@ -184,8 +184,8 @@ func (w *procWatch) close() {
 // GPU work is ordered by the caller with the ring's semaphore (Frame.Wait)
 // or by finishing the work before Publish. Methods are safe for concurrent
 // use, though one goroutine should produce.
-type Ring struct {
-	o       RingOptions
+type SharedRing struct {
+	o       SharedRingOptions
 	fd      int
 	m       shm
 	stride  int
@@ -202,8 +202,8 @@ type Ring struct {
 	waits [][]freeWait
 }
 
-// NewRing makes the shared control block for slots already exported.
-func NewRing(o RingOptions) (*Ring, error) {
+// NewSharedRing makes the shared control block for slots already exported.
+func NewSharedRing(o SharedRingOptions) (*SharedRing, error) {
 	n := len(o.Slots)
 	if n < 2 || n > maxRingSlots {
 		return nil, fmt.Errorf("share: NewRing: %d slots (2 to %d)", n, maxRingSlots)
@@ -246,7 +246,7 @@ func NewRing(o RingOptions) (*Ring, error) {
 		unix.Close(fd)
 		return nil, fmt.Errorf("share: NewRing: mmap: %w", err)
 	}
-	r := &Ring{o: o, fd: fd, m: shm{mem}, stride: stride, seqs: make([]uint64, n), writing: make([]bool, n), waits: make([][]freeWait, n)}
+	r := &SharedRing{o: o, fd: fd, m: shm{mem}, stride: stride, seqs: make([]uint64, n), writing: make([]bool, n), waits: make([][]freeWait, n)}
 	for i := range r.cons {
 		r.cons[i].pidfd, r.cons[i].hup = -1, -1
 	}
@@ -265,13 +265,13 @@ func NewRing(o RingOptions) (*Ring, error) {
 	return r, nil
 }
 
-func (r *Ring) slotOff(i int) int { return offSlotTab + i*r.stride }
+func (r *SharedRing) slotOff(i int) int { return offSlotTab + i*r.stride }
 
 // export shares the ring: each open registers a consumer (watched through
 // a pidfd on its process and a liveness socket) and gets the control
 // block's descriptor, the semaphores' (GPU rings), the far end of its
 // liveness socket and its consumer index.
-func (r *Ring) export() (*Shared, error) {
+func (r *SharedRing) export() (*Shared, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
@@ -288,7 +288,7 @@ func (r *Ring) export() (*Shared, error) {
 	return ex, nil
 }
 
-func (r *Ring) open(p peer) ([]int, []byte, error) {
+func (r *SharedRing) open(p peer) ([]int, []byte, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
@@ -303,7 +303,7 @@ func (r *Ring) open(p peer) ([]int, []byte, error) {
 		}
 	}
 	if idx < 0 {
-		return nil, nil, fmt.Errorf("%w: %d consumers already", ErrRingFull, maxConsumers)
+		return nil, nil, fmt.Errorf("%w: %d consumers already", ErrSharedRingFull, maxConsumers)
 	}
 	fd, err := unix.FcntlInt(uintptr(r.fd), unix.F_DUPFD_CLOEXEC, 0)
 	if err != nil {
@@ -340,7 +340,7 @@ func (r *Ring) open(p peer) ([]int, []byte, error) {
 
 // reapLocked drops consumers whose process exited or who closed: their
 // held slots are free again.
-func (r *Ring) reapLocked() int {
+func (r *SharedRing) reapLocked() int {
 	n := 0
 	if r.closed {
 		return 0
@@ -390,14 +390,14 @@ func setBit(h *uint32, i int) {
 
 // Consumers reports how many consumers are attached (after dropping those
 // that exited).
-func (r *Ring) Consumers() int {
+func (r *SharedRing) Consumers() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.reapLocked()
 }
 
 // WaitConsumers waits until at least n consumers are attached.
-func (r *Ring) WaitConsumers(ctx context.Context, n int) error {
+func (r *SharedRing) WaitConsumers(ctx context.Context, n int) error {
 	for r.Consumers() < n {
 		select {
 		case <-ctx.Done():
@@ -414,7 +414,7 @@ func (r *Ring) WaitConsumers(ctx context.Context, n int) error {
 // ends. Consumers that exit meanwhile are dropped and their slots
 // reclaimed. Several slots may be acquired before they are published (a
 // batch); Publish them in the order acquired.
-func (r *Ring) Acquire(ctx context.Context) (int, error) {
+func (r *SharedRing) Acquire(ctx context.Context) (int, error) {
 	for {
 		slot, word, rel, err := r.tryAcquire()
 		if err != nil || slot >= 0 {
@@ -429,11 +429,11 @@ func (r *Ring) Acquire(ctx context.Context) (int, error) {
 
 // tryAcquire returns a free slot, or -1 and the release futex's word and
 // value to wait on.
-func (r *Ring) tryAcquire() (int, *uint32, uint32, error) {
+func (r *SharedRing) tryAcquire() (int, *uint32, uint32, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
-		return -1, nil, 0, ErrRingClosed
+		return -1, nil, 0, ErrSharedRingClosed
 	}
 	word := r.m.u32(offRel)
 	rel := atomic.LoadUint32(word)
@@ -441,7 +441,7 @@ func (r *Ring) tryAcquire() (int, *uint32, uint32, error) {
 	return s, word, rel, err
 }
 
-func (r *Ring) pickLocked() (int, error) {
+func (r *SharedRing) pickLocked() (int, error) {
 	r.reapLocked()
 	// Slots from the oldest frame on.
 	order := make([]int, len(r.seqs))
@@ -479,7 +479,7 @@ func (r *Ring) pickLocked() (int, error) {
 
 // consumedLocked: every attached consumer has released frame seq (or a
 // later one).
-func (r *Ring) consumedLocked(seq uint64) bool {
+func (r *SharedRing) consumedLocked(seq uint64) bool {
 	if seq == 0 {
 		return true
 	}
@@ -494,11 +494,11 @@ func (r *Ring) consumedLocked(seq uint64) bool {
 // Publish makes the frame in slot (from Acquire) visible to consumers,
 // with user metadata and the timeline value its GPU work signals (0: the
 // content is complete now). It returns the frame's sequence number.
-func (r *Ring) Publish(slot int, user []byte, wait uint64) (uint64, error) {
+func (r *SharedRing) Publish(slot int, user []byte, wait uint64) (uint64, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
-		return 0, ErrRingClosed
+		return 0, ErrSharedRingClosed
 	}
 	if slot < 0 || slot >= len(r.writing) || !r.writing[slot] {
 		return 0, fmt.Errorf("share: Ring.Publish: slot %d was not acquired", slot)
@@ -525,7 +525,7 @@ func (r *Ring) Publish(slot int, user []byte, wait uint64) (uint64, error) {
 // Close tells consumers that no frame follows (they get ErrRingClosed
 // after the frames already published), withdraws the ring's token and
 // unmaps the control block. Idempotent.
-func (r *Ring) Close() error {
+func (r *SharedRing) Close() error {
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()
@@ -571,11 +571,11 @@ type Consumer struct {
 	readyFD, freeFD int
 }
 
-// OpenRing attaches to a ring shared by another process as one more
+// OpenSharedRing attaches to a ring shared by another process as one more
 // consumer; it sees the frames published from then on. Open the slots with
 // Slots' tokens (in Vulkan or CUDA, as the consumer wants), with the same
 // OpenOptions.
-func OpenRing(ctx context.Context, tok Token, o ...OpenOptions) (*Consumer, error) {
+func OpenSharedRing(ctx context.Context, tok Token, o ...OpenOptions) (*Consumer, error) {
 	t, err := parseToken(tok)
 	if err != nil {
 		return nil, err
@@ -741,7 +741,7 @@ func (c *Consumer) Next(ctx context.Context) (*Frame, error) {
 			if atomic.LoadUint32(c.m.u32(offPub)) != pub {
 				continue
 			}
-			return nil, ErrRingClosed
+			return nil, ErrSharedRingClosed
 		}
 		if c.prod.dead() {
 			if c.prod.pid > 0 {
@@ -857,7 +857,7 @@ func (c *Consumer) Close() error {
 }
 
 // NextSeq is the sequence number the next Publish gives its frame.
-func (r *Ring) NextSeq() uint64 {
+func (r *SharedRing) NextSeq() uint64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {

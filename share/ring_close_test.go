@@ -17,7 +17,7 @@ func TestRingLastFramesBeforeClose(t *testing.T) {
 	for i := 0; i < slots; i++ {
 		exs = append(exs, memfdExport(t, uint64(100+i), 64))
 	}
-	r, err := NewRing(RingOptions{Slots: exs, UserBytes: 16})
+	r, err := NewSharedRing(SharedRingOptions{Slots: exs, UserBytes: 16})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +26,7 @@ func TestRingLastFramesBeforeClose(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := OpenRing(ctx10(t), ex.Token())
+	c, err := OpenSharedRing(ctx10(t), ex.Token())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func TestRingLastFramesBeforeClose(t *testing.T) {
 	testHookScanned = func() {
 		testHookScanned = nil
 		for _, s := range batch {
-			if _, err := r.Publish(s, random(r.NextSeq(), 16), 0); err != nil {
+			if _, err := r.Publish(s, seededRandom(r.NextSeq(), 16), 0); err != nil {
 				perr = err
 			}
 		}
@@ -56,7 +56,7 @@ func TestRingLastFramesBeforeClose(t *testing.T) {
 		if err != nil {
 			t.Fatalf("frame %d of the batch published before Close: %v", seq, err)
 		}
-		if f.Seq != seq || !bytes.Equal(f.User, random(seq, 16)) {
+		if f.Seq != seq || !bytes.Equal(f.User, seededRandom(seq, 16)) {
 			t.Fatalf("frame %d: got sequence %d, metadata %x", seq, f.Seq, f.User)
 		}
 		if err := c.Release(f); err != nil {
@@ -66,7 +66,7 @@ func TestRingLastFramesBeforeClose(t *testing.T) {
 	if perr != nil {
 		t.Fatal(perr)
 	}
-	if _, err := c.Next(ctx10(t)); !errors.Is(err, ErrRingClosed) {
+	if _, err := c.Next(ctx10(t)); !errors.Is(err, ErrSharedRingClosed) {
 		t.Fatalf("after the last frame: %v, want ErrRingClosed", err)
 	}
 }

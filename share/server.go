@@ -35,9 +35,9 @@ var (
 	// shared, permissions); the *OpenError says why for each and what to
 	// set.
 	ErrUnreachable = errors.New("share: the exporter cannot be reached from this process")
-	// ErrDifferentGPU: the token's memory lives on another GPU than the
+	// ErrResourceOnOtherGPU: the token's memory lives on another GPU than the
 	// device asked to open it.
-	ErrDifferentGPU = errors.New("share: the resource lives on a different GPU")
+	ErrResourceOnOtherGPU = errors.New("share: the resource lives on a different GPU")
 	// ErrWrongKind: the token shares another kind of resource.
 	ErrWrongKind = errors.New("share: the token shares another kind of resource")
 )

@@ -37,7 +37,7 @@ func memfdExport(t testing.TB, seed uint64, n int, o ...ExportOptions) *Shared {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { unix.Close(fd) })
-	if _, err := unix.Write(fd, random(seed, n)); err != nil {
+	if _, err := unix.Write(fd, seededRandom(seed, n)); err != nil {
 		t.Fatal(err)
 	}
 	return fdExport(t, fd, n, o...)
@@ -60,7 +60,7 @@ func fdExport(t testing.TB, fd, n int, o ...ExportOptions) *Shared {
 
 func readFD(t testing.TB, fd int, n int) []byte {
 	t.Helper()
-	got := poisoned(n)
+	got := poisonedBytes(n)
 	if m, err := unix.Pread(fd, got, 0); err != nil || m != n {
 		t.Fatalf("pread: %d, %v", m, err)
 	}
@@ -69,7 +69,7 @@ func readFD(t testing.TB, fd int, n int) []byte {
 
 func TestTokenRoundTrip(t *testing.T) {
 	for i := uint64(0); i < 200; i++ {
-		b := random(i, 128)
+		b := seededRandom(i, 128)
 		in := token{ID: binary.LittleEndian.Uint64(b), Addr: "gfxcuda/123/" + strconv.FormatUint(i, 16)}
 		in.Kind = Kind(1 + i%4)
 		in.Flags = uint8(i % 4)
@@ -204,7 +204,7 @@ func TestFDPassing(t *testing.T) {
 	if len(fds) != 1 || m.Size != 10000 {
 		t.Fatalf("%d descriptors, meta %+v", len(fds), m)
 	}
-	if !bytes.Equal(readFD(t, fds[0], 10000), random(5, 10000)) {
+	if !bytes.Equal(readFD(t, fds[0], 10000), seededRandom(5, 10000)) {
 		t.Error("memfd content differs")
 	}
 	unix.Close(fds[0])
@@ -289,9 +289,9 @@ func TestRefusals(t *testing.T) {
 	closeAll(fds)
 }
 
-// TestNoLeaks: thousands of exports and fetches leave no descriptor or
+// TestShareNoLeaks: thousands of exports and fetches leave no descriptor or
 // goroutine behind.
-func TestNoLeaks(t *testing.T) {
+func TestShareNoLeaks(t *testing.T) {
 	count := func() int {
 		e, _ := os.ReadDir("/proc/self/fd")
 		return len(e)
@@ -357,9 +357,9 @@ func TestOtherUID(t *testing.T) {
 	closeAll(fds)
 }
 
-// uploadImage writes data into img (layout GENERAL, released to external
+// uploadVulkanImage writes data into img (layout GENERAL, released to external
 // users).
-func uploadImage(t testing.TB, d *vulkan.Device, img *vulkan.Image, data []byte) {
+func uploadVulkanImage(t testing.TB, d *vulkan.Device, img *vulkan.Image, data []byte) {
 	t.Helper()
 	up, err := d.NewBuffer(vulkan.BufferOptions{Size: uint64(len(data)), Heap: vulkan.HeapUpload})
 	if err != nil {
@@ -380,8 +380,8 @@ func uploadImage(t testing.TB, d *vulkan.Device, img *vulkan.Image, data []byte)
 	}
 }
 
-// readImage reads an image an external user left in GENERAL.
-func readImage(t testing.TB, d *vulkan.Device, img *vulkan.Image, n int) []byte {
+// readVulkanImage reads an image an external user left in GENERAL.
+func readVulkanImage(t testing.TB, d *vulkan.Device, img *vulkan.Image, n int) []byte {
 	t.Helper()
 	down, err := d.NewBuffer(vulkan.BufferOptions{Size: uint64(n), Heap: vulkan.HeapReadback})
 	if err != nil {
@@ -397,7 +397,7 @@ func readImage(t testing.TB, d *vulkan.Device, img *vulkan.Image, n int) []byte 
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := poisoned(n)
+	got := poisonedBytes(n)
 	if err := down.Readback(0, got); err != nil {
 		t.Fatal(err)
 	}
@@ -414,7 +414,7 @@ func TestVulkanBufferAcrossProcesses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Upload(0, random(21, n)); err != nil {
+	if err := b.Upload(0, seededRandom(21, n)); err != nil {
 		t.Fatal(err)
 	}
 	ex, err := ExportVulkan(d, b)
@@ -423,11 +423,11 @@ func TestVulkanBufferAcrossProcesses(t *testing.T) {
 	}
 	c := startChild(t, "vkbuffer", "TOKEN="+string(ex.Token()))
 	c.expect(t, "written")
-	got := poisoned(n)
+	got := poisonedBytes(n)
 	if err := b.Readback(0, got); err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(got, random(22, n)) {
+	if !bytes.Equal(got, seededRandom(22, n)) {
 		t.Fatal("bytes the child wrote differ")
 	}
 	ex.Close()
@@ -452,7 +452,7 @@ func TestVulkanImageAcrossProcesses(t *testing.T) {
 	}
 	defer img.Close()
 	n := 123 * 45 * 2 * 4
-	uploadImage(t, d, img, random(31, n))
+	uploadVulkanImage(t, d, img, seededRandom(31, n))
 	ex, err := ExportVulkan(d, img)
 	if err != nil {
 		t.Fatal(err)
@@ -463,7 +463,7 @@ func TestVulkanImageAcrossProcesses(t *testing.T) {
 	}
 	c := startChild(t, "vkimage", "TOKEN="+string(ex.Token()), "NBYTES="+strconv.Itoa(n))
 	c.expect(t, "written")
-	if !bytes.Equal(readImage(t, d, img, n), random(32, n)) {
+	if !bytes.Equal(readVulkanImage(t, d, img, n), seededRandom(32, n)) {
 		t.Fatal("texels the child wrote differ")
 	}
 	c.wait(t)
@@ -485,7 +485,7 @@ func TestWrongGPUAndKind(t *testing.T) {
 	defer ex.Close()
 	tk, _ := parseToken(ex.Token())
 	tk.UUID[0] ^= 0xff
-	if _, err := OpenVulkanBuffer(ctx10(t), d, tk.encode()); !errors.Is(err, ErrDifferentGPU) {
+	if _, err := OpenVulkanBuffer(ctx10(t), d, tk.encode()); !errors.Is(err, ErrResourceOnOtherGPU) {
 		t.Errorf("other GPU: %v", err)
 	}
 	if _, err := OpenVulkanImage(ctx10(t), d, ex.Token()); !errors.Is(err, ErrWrongKind) {
@@ -519,7 +519,7 @@ func ringSlots(t testing.TB, d *vulkan.Device, n int, size uint64) ([]*vulkan.Bu
 const ringFrameBytes = 4096
 
 // produce writes frame seq's content into b and publishes it.
-func produce(t testing.TB, r *Ring, bufs []*vulkan.Buffer, ctx context.Context) (uint64, error) {
+func produce(t testing.TB, r *SharedRing, bufs []*vulkan.Buffer, ctx context.Context) (uint64, error) {
 	slot, err := r.Acquire(ctx)
 	if err != nil {
 		return 0, err
@@ -530,7 +530,7 @@ func produce(t testing.TB, r *Ring, bufs []*vulkan.Buffer, ctx context.Context) 
 	}
 	// The sequence number the frame gets is known: the ring's next one.
 	seq := r.NextSeq()
-	copy(m, random(seq, ringFrameBytes))
+	copy(m, seededRandom(seq, ringFrameBytes))
 	if err := bufs[slot].Flush(0, ringFrameBytes); err != nil {
 		return 0, err
 	}
@@ -544,7 +544,7 @@ func produce(t testing.TB, r *Ring, bufs []*vulkan.Buffer, ctx context.Context) 
 func TestRingAcrossProcesses(t *testing.T) {
 	d := vkDevice(t)
 	bufs, exs := ringSlots(t, d, 3, ringFrameBytes)
-	r, err := NewRing(RingOptions{Slots: exs})
+	r, err := NewSharedRing(SharedRingOptions{Slots: exs})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -585,7 +585,7 @@ func TestRingAcrossProcesses(t *testing.T) {
 func TestRingConsumerDies(t *testing.T) {
 	d := vkDevice(t)
 	bufs, exs := ringSlots(t, d, 2, ringFrameBytes)
-	r, err := NewRing(RingOptions{Slots: exs})
+	r, err := NewSharedRing(SharedRingOptions{Slots: exs})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -627,7 +627,7 @@ func TestRingProducerDies(t *testing.T) {
 	d := vkDevice(t)
 	c := startChild(t, "ringproducer")
 	tok := Token(c.expect(t, "token"))
-	cons, err := OpenRing(ctx10(t), tok)
+	cons, err := OpenSharedRing(ctx10(t), tok)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -659,11 +659,11 @@ func TestRingProducerDies(t *testing.T) {
 		t.Errorf("noticed after %v", el)
 	}
 	// The slot's memory stays readable after the exporter's death.
-	got := poisoned(ringFrameBytes)
+	got := poisonedBytes(ringFrameBytes)
 	if err := slot.Readback(0, got); err != nil {
 		t.Fatal(err)
 	}
-	if bytes.Equal(got, poisoned(ringFrameBytes)) {
+	if bytes.Equal(got, poisonedBytes(ringFrameBytes)) {
 		t.Error("slot 0 reads as never written after the producer died")
 	}
 }
@@ -689,9 +689,9 @@ func TestChild(t *testing.T) {
 		if err != nil || len(fds) != 1 {
 			childFail("fetch: %v", err)
 		}
-		got := poisoned(int(m.Size))
+		got := poisonedBytes(int(m.Size))
 		unix.Pread(fds[0], got, 0)
-		if !bytes.Equal(got, random(5, int(m.Size))) {
+		if !bytes.Equal(got, seededRandom(5, int(m.Size))) {
 			childFail("memfd content differs")
 		}
 		say("ok")
@@ -709,17 +709,17 @@ func TestChild(t *testing.T) {
 			childFail("open: %v", err)
 		}
 		n := int(b.Size())
-		got := poisoned(n)
-		if err := b.Readback(0, got); err != nil || !bytes.Equal(got, random(21, n)) {
+		got := poisonedBytes(n)
+		if err := b.Readback(0, got); err != nil || !bytes.Equal(got, seededRandom(21, n)) {
 			childFail("imported bytes differ (%v)", err)
 		}
-		if err := b.Upload(0, random(22, n)); err != nil {
+		if err := b.Upload(0, seededRandom(22, n)); err != nil {
 			childFail("upload: %v", err)
 		}
 		say("written")
 		in.Scan() // "closed": the exporter closed its buffer
-		got = poisoned(n)
-		if err := b.Readback(0, got); err != nil || !bytes.Equal(got, random(22, n)) {
+		got = poisonedBytes(n)
+		if err := b.Readback(0, got); err != nil || !bytes.Equal(got, seededRandom(22, n)) {
 			childFail("bytes differ after the exporter closed (%v)", err)
 		}
 		b.Close()
@@ -731,16 +731,16 @@ func TestChild(t *testing.T) {
 			childFail("open: %v", err)
 		}
 		n, _ := strconv.Atoi(os.Getenv("NBYTES"))
-		if got := readImage(t, d, img, n); !bytes.Equal(got, random(31, n)) {
+		if got := readVulkanImage(t, d, img, n); !bytes.Equal(got, seededRandom(31, n)) {
 			childFail("imported texels differ")
 		}
-		uploadImage(t, d, img, random(32, n))
+		uploadVulkanImage(t, d, img, seededRandom(32, n))
 		img.Close()
 		say("written")
 	case "ringconsumer":
 		d := vkDevice(t)
 		frames, _ := strconv.Atoi(os.Getenv("FRAMES"))
-		c, err := OpenRing(ctx, tok)
+		c, err := OpenSharedRing(ctx, tok)
 		if err != nil {
 			childFail("open ring: %v", err)
 		}
@@ -768,13 +768,13 @@ func TestChild(t *testing.T) {
 				childFail("frame %d: seq %d, dropped %d, user %x", i, f.Seq, f.Dropped, f.User)
 			}
 			bufs[f.Slot].Invalidate(0, ringFrameBytes)
-			if !bytes.Equal(slots[f.Slot][:ringFrameBytes], random(f.Seq, ringFrameBytes)) {
+			if !bytes.Equal(slots[f.Slot][:ringFrameBytes], seededRandom(f.Seq, ringFrameBytes)) {
 				childFail("frame %d: content differs", i)
 			}
 			c.Release(f)
 		}
 		say("checked %d", frames)
-		if _, err := c.Next(long); !errors.Is(err, ErrRingClosed) {
+		if _, err := c.Next(long); !errors.Is(err, ErrSharedRingClosed) {
 			childFail("after the last frame: %v", err)
 		}
 		say("closed")
@@ -783,7 +783,7 @@ func TestChild(t *testing.T) {
 			b.Close()
 		}
 	case "ringdie":
-		c, err := OpenRing(ctx, tok)
+		c, err := OpenSharedRing(ctx, tok)
 		if err != nil {
 			childFail("open ring: %v", err)
 		}
@@ -796,7 +796,7 @@ func TestChild(t *testing.T) {
 	case "ringproducer":
 		d := vkDevice(t)
 		bufs, exs := ringSlots(t, d, 2, ringFrameBytes)
-		r, err := NewRing(RingOptions{Slots: exs})
+		r, err := NewSharedRing(SharedRingOptions{Slots: exs})
 		if err != nil {
 			childFail("ring: %v", err)
 		}

@@ -12,7 +12,7 @@ import (
 // red first, alpha dropped, on any Vulkan device. With an interop.Device,
 // pass tex.Vulkan() and a shared buffer's Vulkan() instead: CUDA then reads
 // the tensor with no work of its own.
-func Example() {
+func ExampleVulkanConverter() {
 	inst, err := vulkan.NewInstance(vulkan.InstanceOptions{})
 	if err != nil {
 		fmt.Println(err)
@@ -42,7 +42,7 @@ func Example() {
 	out, _ := vd.NewBuffer(vulkan.BufferOptions{Size: 12, Heap: vulkan.HeapReadback})
 	defer out.Close()
 
-	pass, err := tensorpass.New(vd, tensorpass.Layout{Planar: true, DType: format.Uint8, Channels: 3})
+	pass, err := tensorpass.NewVulkanConverter(vd, tensorpass.TensorLayout{Planar: true, DType: format.Uint8, Channels: 3})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -30,16 +30,16 @@ import (
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
-// Layout says how a Pass lays textures out in a buffer: see tensor.Layout.
-type Layout = tensor.Layout
+// TensorLayout says how a Pass lays textures out in a buffer: see tensor.TensorLayout.
+type TensorLayout = tensor.Layout
 
 // MaxViewsPerDispatch is how many views one dispatch converts; RecordViews
 // records one dispatch per this many views.
 const MaxViewsPerDispatch = 8
 
-// Pass is a compiled conversion for one Layout.
-type Pass struct {
-	l    Layout
+// VulkanConverter is a compiled conversion for one Layout.
+type VulkanConverter struct {
+	l    TensorLayout
 	pipe *vulkan.Pipeline // MaxViewsPerDispatch views per dispatch
 	one  *vulkan.Pipeline // one view: 2 descriptors to write, not 9
 }
@@ -66,15 +66,15 @@ type variant struct {
 	views    int
 }
 
-// New creates the conversion for layout l on a Vulkan device. It needs no
+// NewVulkanConverter creates the conversion for layout l on a Vulkan device. It needs no
 // CUDA and no shader compiler (the pass is GLSL, tensor.comp, compiled for
 // every layout by go generate into shaders_gen.go): any Vulkan device can
 // run it.
-func New(vd *vulkan.Device, l Layout) (*Pass, error) {
+func NewVulkanConverter(vd *vulkan.Device, l TensorLayout) (*VulkanConverter, error) {
 	if err := l.Validate(); err != nil {
 		return nil, fmt.Errorf("tensorpass: %w", err)
 	}
-	t := &Pass{l: l}
+	t := &VulkanConverter{l: l}
 	for _, v := range []struct {
 		views int
 		pipe  **vulkan.Pipeline
@@ -103,7 +103,7 @@ func New(vd *vulkan.Device, l Layout) (*Pass, error) {
 }
 
 // Layout returns the pass's layout.
-func (t *Pass) Layout() Layout { return t.l }
+func (t *VulkanConverter) Layout() TensorLayout { return t.l }
 
 // ErrSource is wrapped by the errors of Record and RecordViews for sources
 // the pass cannot read (format, size, usage) and destinations too small.
@@ -112,7 +112,7 @@ var ErrSource = errors.New("tensorpass: unusable source or destination")
 // Record records the conversion of src into dst from byte 0: one view,
 // a tensor of Layout().Bytes(width, height) bytes. For shared resources pass
 // tex.Vulkan() and buf.Vulkan().
-func (t *Pass) Record(c *vulkan.Commands, src *vulkan.Image, dst *vulkan.Buffer) error {
+func (t *VulkanConverter) Record(c *vulkan.Commands, src *vulkan.Image, dst *vulkan.Buffer) error {
 	return t.RecordViews(c, []*vulkan.Image{src}, dst, 0)
 }
 
@@ -121,7 +121,7 @@ func (t *Pass) Record(c *vulkan.Commands, src *vulkan.Image, dst *vulkan.Buffer)
 // Layout().Shape(len(srcs), width, height) in dst from byte off (a multiple
 // of 4): one dispatch per MaxViewsPerDispatch views. The width must be a
 // multiple of 4.
-func (t *Pass) RecordViews(c *vulkan.Commands, srcs []*vulkan.Image, dst *vulkan.Buffer, off uint64) error {
+func (t *VulkanConverter) RecordViews(c *vulkan.Commands, srcs []*vulkan.Image, dst *vulkan.Buffer, off uint64) error {
 	if len(srcs) == 0 {
 		return fmt.Errorf("%w: no views", ErrSource)
 	}
@@ -188,7 +188,7 @@ func (t *Pass) RecordViews(c *vulkan.Commands, srcs []*vulkan.Image, dst *vulkan
 }
 
 // Close frees the pipelines. Idempotent.
-func (t *Pass) Close() error {
+func (t *VulkanConverter) Close() error {
 	var err error
 	for _, p := range []*vulkan.Pipeline{t.pipe, t.one} {
 		if p != nil {

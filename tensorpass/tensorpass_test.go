@@ -96,7 +96,7 @@ func TestTensorPassAllLayouts(t *testing.T) {
 		imgs[f] = uploadImages(t, vd, srcs[f])
 	}
 	for _, l := range tensortest.Layouts() {
-		pass, err := New(vd, l)
+		pass, err := NewVulkanConverter(vd, l)
 		if err != nil {
 			t.Fatalf("%s: %v", l, err)
 		}
@@ -163,7 +163,7 @@ func testManyViews(t *testing.T, views int) {
 	}
 	imgs := uploadImages(t, vd, srcs)
 	l := tensor.Layout{Planar: true, DType: format.Float16, Channels: 3, FlipY: true, Mean: [4]float32{0.5, 0.5, 0.5}, Std: [4]float32{0.5, 0.25, 2}}
-	pass, err := New(vd, l)
+	pass, err := NewVulkanConverter(vd, l)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,19 +196,19 @@ func testManyViews(t *testing.T, views int) {
 	}
 }
 
-// TestBadInput checks that layouts and sources the pass cannot handle are
+// TestVulkanConverterBadInput checks that layouts and sources the pass cannot handle are
 // refused with an error naming what is wrong.
-func TestBadInput(t *testing.T) {
+func TestVulkanConverterBadInput(t *testing.T) {
 	vd := vulkanOnly(t)
 	for _, c := range []struct {
-		l    Layout
+		l    TensorLayout
 		want string
 	}{
-		{Layout{DType: format.Float32, Channels: 2}, "2 channels"},
-		{Layout{DType: format.Int16}, "int16"},
-		{Layout{}, "element type"},
+		{TensorLayout{DType: format.Float32, Channels: 2}, "2 channels"},
+		{TensorLayout{DType: format.Int16}, "int16"},
+		{TensorLayout{}, "element type"},
 	} {
-		p, err := New(vd, c.l)
+		p, err := NewVulkanConverter(vd, c.l)
 		if err == nil {
 			p.Close()
 			t.Errorf("%+v accepted", c.l)
@@ -216,7 +216,7 @@ func TestBadInput(t *testing.T) {
 			t.Errorf("%+v: %v, want it to mention %q", c.l, err, c.want)
 		}
 	}
-	pass, err := New(vd, Layout{DType: format.Uint8})
+	pass, err := NewVulkanConverter(vd, TensorLayout{DType: format.Uint8})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -147,7 +147,7 @@ type demo struct {
 	vd             *vulkan.Device
 	dev            *interop.Device // nil without CUDA
 	scene          *vulkan.Pipeline
-	pass           *tensorpass.Pass
+	pass           *tensorpass.VulkanConverter
 	imgs           [][]*vulkan.Image    // [batch][view]
 	texs           [][]*interop.Texture // the same, with CUDA (else nil)
 	run            func(func(*vulkan.Commands) error) error
@@ -227,8 +227,8 @@ func (dm *demo) main(outDir string, frames int) (err error) {
 		defer func() { err = errors.Join(err, dm.dev.Close()) }()
 		dm.vd = dm.dev.Vulkan()
 		dm.run = dm.dev.Run
-		if !cudaconv.HasKernel() {
-			cudaWhy = cudaconv.ErrNoKernel
+		if !cudaconv.HasCUDAConverterKernel() {
+			cudaWhy = cudaconv.ErrNoCUDAConverterKernel
 		}
 	} else {
 		inst, vd, verr := openVulkanOnly()
@@ -380,7 +380,7 @@ func (dm *demo) setup() error {
 	if dm.scene, err = dm.vd.NewComputePipeline(m); err != nil {
 		return err
 	}
-	if dm.pass, err = tensorpass.New(dm.vd, demoLayout); err != nil {
+	if dm.pass, err = tensorpass.NewVulkanConverter(dm.vd, demoLayout); err != nil {
 		return err
 	}
 	for b := 0; b < dm.batch; b++ {
@@ -645,16 +645,16 @@ func (dm *demo) report(what string, views []tensor.Image, got []byte) error {
 func (dm *demo) cudaHalf(frames int, rtRate float64) error {
 	out := dm.stdout
 	d := dm.dev
-	conv, err := cudaconv.New(d.CUDA(), demoLayout)
+	conv, err := cudaconv.NewCUDAConverter(d.CUDA(), demoLayout)
 	if err != nil {
 		return err
 	}
 	defer conv.Close()
-	var srcs []cudaconv.Source
+	var srcs []cudaconv.CUDASource
 	var res []interop.Resource
 	for _, row := range dm.texs {
 		for _, t := range row {
-			s, err := cudaconv.TextureSource(t, 0)
+			s, err := cudaconv.CUDATextureSource(t, 0)
 			if err != nil {
 				return err
 			}

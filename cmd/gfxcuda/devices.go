@@ -25,7 +25,7 @@ func runDevices(args []string, stdout, stderr io.Writer) int {
 	if _, code, ok := cl.parse(args); !ok {
 		return code
 	}
-	r := devices.Discover()
+	r := devices.DiscoverDevices()
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -91,7 +91,7 @@ func semaphoreSummary(list []vulkan.ExternalSemaphoreSupport) string {
 	return joinOrNone(parts)
 }
 
-func printDevices(w io.Writer, r *devices.Report) {
+func printDevices(w io.Writer, r *devices.DeviceReport) {
 	pairedCUDA := map[int]int{} // vulkan index → cuda ordinal
 	pairedVK := map[int]int{}   // cuda index → vulkan index
 	for _, p := range r.Pairs {
@@ -278,7 +278,7 @@ func semaphoresJSON(list []vulkan.ExternalSemaphoreSupport) []externalSemaphore 
 	return out
 }
 
-func reportJSON(r *devices.Report) reportOut {
+func reportJSON(r *devices.DeviceReport) reportOut {
 	out := reportOut{Vulkan: []vulkanJSON{}, CUDA: r.CUDA, Pairs: []pairJSON{}, NVIDIA: r.NVIDIA}
 	if out.CUDA == nil {
 		out.CUDA = []cuda.DeviceInfo{}

@@ -282,7 +282,7 @@ func TestDocsCommandLines(t *testing.T) {
 	}
 	dir := t.TempDir()
 	writeDocInputs(t, dir)
-	interopPossible := len(devices.Discover().Pairs) > 0
+	interopPossible := len(devices.DiscoverDevices().Pairs) > 0
 	ran, checked := 0, 0
 	for _, f := range files {
 		for _, d := range docCommandLines(t, root, f) {

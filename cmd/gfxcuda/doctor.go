@@ -15,7 +15,7 @@ func runDoctor(args []string, stdout, stderr io.Writer) int {
 	if _, code, ok := cl.parse(args); !ok {
 		return code
 	}
-	res := doctor.Run(devices.Discover())
+	res := doctor.Run(devices.DiscoverDevices())
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")

@@ -98,7 +98,7 @@ this PID namespace take the descriptors with pidfd_getfd (docs/sharing.md,
 	}
 	// Refusals (a user not allowed, a forged token) are printed as they
 	// happen, with the peer's credentials.
-	defer share.SetLogf(share.SetLogf(func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) }))
+	defer share.SetShareLogf(share.SetShareLogf(func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) }))
 	in, d, err := shareDevice()
 	if err != nil {
 		fmt.Fprintln(stderr, "gfxcuda share:", err)
@@ -142,7 +142,7 @@ this PID namespace take the descriptors with pidfd_getfd (docs/sharing.md,
 			return 1
 		}
 	}
-	r, err := share.NewRing(share.RingOptions{Slots: exs, DropOldest: *drop, Export: eo})
+	r, err := share.NewSharedRing(share.SharedRingOptions{Slots: exs, DropOldest: *drop, Export: eo})
 	if err != nil {
 		fmt.Fprintln(stderr, "gfxcuda share:", err)
 		return 1
@@ -255,7 +255,7 @@ what to set.`, stdout, stderr, "TOKEN")
 	t0, last, lastN := time.Now(), time.Now(), 0
 	for {
 		f, err := c.Next(ctx)
-		if errors.Is(err, share.ErrRingClosed) {
+		if errors.Is(err, share.ErrSharedRingClosed) {
 			break
 		}
 		if err != nil {

@@ -104,7 +104,7 @@ func openVulkan(ctx context.Context, d *vulkan.Device, vc *share.VulkanConsumer,
 	t0, last, lastN := time.Now(), time.Now(), 0
 	for {
 		f, err := vc.Next(ctx)
-		if errors.Is(err, share.ErrRingClosed) || errors.Is(err, context.Canceled) {
+		if errors.Is(err, share.ErrSharedRingClosed) || errors.Is(err, context.Canceled) {
 			break
 		}
 		if err != nil {
@@ -233,7 +233,7 @@ func openCUDA(tok share.Token, oo share.OpenOptions, stdout, stderr io.Writer) i
 	t0, last, lastN := time.Now(), time.Now(), 0
 	for {
 		f, err := cc.Next(ctx, s)
-		if errors.Is(err, share.ErrRingClosed) || errors.Is(err, context.Canceled) {
+		if errors.Is(err, share.ErrSharedRingClosed) || errors.Is(err, context.Canceled) {
 			break
 		}
 		if err != nil {

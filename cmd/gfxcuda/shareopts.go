@@ -66,7 +66,7 @@ func (f *rendezvousFlag) Set(v string) error {
 // exportFlags adds share's rendezvous and access flags to fs; the
 // function returned reads them as ExportOptions.
 func exportFlags(fs *flag.FlagSet) func() share.ExportOptions {
-	dir := fs.String("dir", "", "`DIR`ectory of the filesystem socket, which another container mounts (default $"+share.EnvDir+", else "+share.DefaultDir()+")")
+	dir := fs.String("dir", "", "`DIR`ectory of the filesystem socket, which another container mounts (default $"+share.EnvShareDir+", else "+share.DefaultShareDir()+")")
 	var uids, gids idList
 	fs.Var(&uids, "allow-uid", "let these other `UIDS` open the ring too (comma-separated; repeatable): containers running as other users")
 	fs.Var(&gids, "allow-gid", "let these `GIDS` (primary or supplementary groups) open the ring too")
@@ -79,7 +79,7 @@ func exportFlags(fs *flag.FlagSet) func() share.ExportOptions {
 
 // openFlags adds open's rendezvous flags to fs.
 func openFlags(fs *flag.FlagSet) func() share.OpenOptions {
-	dir := fs.String("dir", "", "where the exporter's socket `DIR`ectory is mounted here, when not at the exporter's path (default: the token's, then $"+share.EnvDir+")")
+	dir := fs.String("dir", "", "where the exporter's socket `DIR`ectory is mounted here, when not at the exporter's path (default: the token's, then $"+share.EnvShareDir+")")
 	var rv rendezvousFlag
 	fs.Var(&rv, "rendezvous", "the `WAYS` to the exporter to try among those the token offers: abstract, fs, pidfd (comma-separated), auto or all")
 	return func() share.OpenOptions { return share.OpenOptions{Rendezvous: rv.r, Dir: *dir} }

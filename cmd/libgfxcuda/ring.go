@@ -48,7 +48,7 @@ func newHostSlot(b *vulkan.Buffer) (*hostSlot, error) {
 
 // ring is the producer's side.
 type ring struct {
-	r     *share.Ring
+	r     *share.SharedRing
 	ex    *share.Shared
 	slots []*share.Shared
 	objs  []any // *hostSlot or *sharedBuffer, by slot
@@ -169,7 +169,7 @@ func ringNew(dev C.uint64_t, slotBytes C.uint64_t, nslots C.uint32_t, dropOldest
 			}
 			exs = append(exs, ex)
 		}
-		r, err := share.NewRing(share.RingOptions{Slots: exs, DropOldest: dropOldest != 0, Export: eo})
+		r, err := share.NewSharedRing(share.SharedRingOptions{Slots: exs, DropOldest: dropOldest != 0, Export: eo})
 		if err != nil {
 			return fail(err)
 		}
@@ -353,7 +353,7 @@ func gfxcuda_ring_open(dev C.uint64_t, token unsafe.Pointer, n C.size_t, out *C.
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), openTimeout)
 		defer cancel()
-		c, err := share.OpenRing(ctx, tok)
+		c, err := share.OpenSharedRing(ctx, tok)
 		if err != nil {
 			return shareStatus(err)
 		}

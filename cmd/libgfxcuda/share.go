@@ -48,7 +48,7 @@ func shareStatus(err error) error {
 		return &statusError{stInvalid, err}
 	case errors.Is(err, share.ErrWithdrawn):
 		return &statusError{stBadHandle, err}
-	case errors.Is(err, share.ErrRingClosed):
+	case errors.Is(err, share.ErrSharedRingClosed):
 		return &statusError{stClosed, err}
 	case errors.Is(err, context.DeadlineExceeded):
 		return &statusError{stTimeout, err}
@@ -152,7 +152,7 @@ func gfxcuda_share_options(h C.uint64_t, dir, rendezvous *C.char, uids *C.uint32
 			return err
 		}
 		if h == 0 {
-			share.SetDefaults(o)
+			share.SetExportDefaults(o)
 			return nil
 		}
 		handles.Lock()

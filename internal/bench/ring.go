@@ -33,7 +33,7 @@ const frameW, frameH = 1920, 1080
 type RingHarness struct {
 	D      *interop.Device
 	Prod   *testpattern.Producer
-	Pass   *tensorpass.Pass
+	Pass   *tensorpass.VulkanConverter
 	Tensor *cuda.DeviceMemory // consumer's destination: one frame per batch position
 	Check  *cuda.Function
 	Errors *cuda.DeviceMemory // uint64 error count + uint32 first bad index
@@ -50,7 +50,7 @@ func NewRingHarness(d *interop.Device, maxSlots, maxBatch int) (*RingHarness, er
 	if h.Prod, err = testpattern.NewProducer(d.Vulkan()); err != nil {
 		return nil, err
 	}
-	if h.Pass, err = tensorpass.New(d.Vulkan(), tensorpass.Layout{DType: format.Uint8}); err != nil {
+	if h.Pass, err = tensorpass.NewVulkanConverter(d.Vulkan(), tensorpass.TensorLayout{DType: format.Uint8}); err != nil {
 		h.Close()
 		return nil, err
 	}

@@ -22,7 +22,7 @@ func BenchmarkRecordTensorFrames(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer prod.Close()
-	pass, err := tensorpass.New(vd, tensorpass.Layout{DType: format.Uint8})
+	pass, err := tensorpass.NewVulkanConverter(vd, tensorpass.TensorLayout{DType: format.Uint8})
 	if err != nil {
 		b.Fatal(err)
 	}

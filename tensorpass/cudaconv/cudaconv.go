@@ -27,18 +27,18 @@ import (
 	"github.com/gfxcuda/gfxcuda/tensorpass/tensor"
 )
 
-// Kernel is the name of the CUDA kernel in gfxcuda's embedded PTX.
-const Kernel = "gfx_tex_to_tensor"
+// CUDAConverterKernel is the name of the CUDA kernel in gfxcuda's embedded PTX.
+const CUDAConverterKernel = "gfx_tex_to_tensor"
 
 // MaxViewsPerLaunch is how many views one kernel launch converts; Convert
 // launches once per this many views.
 const MaxViewsPerLaunch = 8
 
 var (
-	// ErrNoKernel is returned by New when gfxcuda's embedded PTX does not
+	// ErrNoCUDAConverterKernel is returned by New when gfxcuda's embedded PTX does not
 	// contain the conversion kernel (a build whose PTX was not regenerated
 	// after kernels.cu changed).
-	ErrNoKernel = errors.New("cudaconv: gfxcuda's embedded PTX lacks the " + Kernel + " kernel; regenerate internal/kernels/kernels.ptx with scripts/gen-ptx.sh (needs nvcc)")
+	ErrNoCUDAConverterKernel = errors.New("cudaconv: gfxcuda's embedded PTX lacks the " + CUDAConverterKernel + " kernel; regenerate internal/kernels/kernels.ptx with scripts/gen-ptx.sh (needs nvcc)")
 	// ErrSource is wrapped by the errors of Convert and of the Source
 	// constructors for sources or destinations the kernel cannot use.
 	ErrSource = errors.New("cudaconv: unusable source or destination")
@@ -46,14 +46,14 @@ var (
 	ErrClosed = errors.New("cudaconv: use of closed Converter")
 )
 
-// HasKernel reports whether the embedded PTX has the conversion kernel.
-func HasKernel() bool {
-	return bytes.Contains(kernels.PTX, []byte(".entry "+Kernel+"("))
+// HasCUDAConverterKernel reports whether the embedded PTX has the conversion kernel.
+func HasCUDAConverterKernel() bool {
+	return bytes.Contains(kernels.PTX, []byte(".entry "+CUDAConverterKernel+"("))
 }
 
-// Source is one view to convert: a 2D texture (or one layer of a layered
+// CUDASource is one view to convert: a 2D texture (or one layer of a layered
 // one) read through a CUDA surface object.
-type Source struct {
+type CUDASource struct {
 	Surface       cuda.SurfObject
 	Format        format.Format // tensor.Sources: RGBA8, BGRA8, RGBA16F or RGBA32F (UNORM or FLOAT)
 	Width, Height uint32
@@ -74,95 +74,95 @@ func cudaLayout(f format.Format) (cuda.ArrayFormat, bool) {
 	return 0, false
 }
 
-// ArraySource describes layer of a CUDA array (made with Surface set) whose
+// CUDAArraySource describes layer of a CUDA array (made with Surface set) whose
 // texels are in format f (the array itself does not say whether its bytes
 // are RGBA or BGRA). It creates a surface object, which the array owns and
 // destroys when it is closed: make Sources once, not per frame.
-func ArraySource(a *cuda.Array, f format.Format, layer uint32) (Source, error) {
+func CUDAArraySource(a *cuda.Array, f format.Format, layer uint32) (CUDASource, error) {
 	d := a.Desc()
 	if err := tensor.CheckSource(f); err != nil {
-		return Source{}, fmt.Errorf("%w: %v", ErrSource, err)
+		return CUDASource{}, fmt.Errorf("%w: %v", ErrSource, err)
 	}
 	want, _ := cudaLayout(f)
 	if d.Format != want || d.Channels != 4 {
-		return Source{}, fmt.Errorf("%w: a CUDA array of %d×%s cannot hold %v texels (want 4×%s)", ErrSource, d.Channels, d.Format, f, want)
+		return CUDASource{}, fmt.Errorf("%w: a CUDA array of %d×%s cannot hold %v texels (want 4×%s)", ErrSource, d.Channels, d.Format, f, want)
 	}
 	if !d.Surface {
-		return Source{}, fmt.Errorf("%w: the CUDA array was not made for surface access (CUDA_ARRAY3D_SURFACE_LDST; for OpenGL, register with CU_GRAPHICS_REGISTER_FLAGS_SURFACE_LDST)", ErrSource)
+		return CUDASource{}, fmt.Errorf("%w: the CUDA array was not made for surface access (CUDA_ARRAY3D_SURFACE_LDST; for OpenGL, register with CU_GRAPHICS_REGISTER_FLAGS_SURFACE_LDST)", ErrSource)
 	}
 	if d.Layers == 0 && layer != 0 || d.Layers > 0 && uint64(layer) >= d.Layers {
-		return Source{}, fmt.Errorf("%w: layer %d of an array of %d layers", ErrSource, layer, d.Layers)
+		return CUDASource{}, fmt.Errorf("%w: layer %d of an array of %d layers", ErrSource, layer, d.Layers)
 	}
 	s, err := a.Surface()
 	if err != nil {
-		return Source{}, fmt.Errorf("cudaconv: %w", err)
+		return CUDASource{}, fmt.Errorf("cudaconv: %w", err)
 	}
-	return Source{Surface: s, Format: f, Width: uint32(d.Width), Height: uint32(d.Height), Layered: d.Layers > 0, Layer: layer}, nil
+	return CUDASource{Surface: s, Format: f, Width: uint32(d.Width), Height: uint32(d.Height), Layered: d.Layers > 0, Layer: layer}, nil
 }
 
-// Texture is what TextureSource needs of a shared texture; *interop.Texture
+// SurfaceTexture is what TextureSource needs of a shared texture; *interop.SurfaceTexture
 // has it.
-type Texture interface {
+type SurfaceTexture interface {
 	Array() *cuda.Array
 	Format() format.Info
 	Surface() (cuda.SurfObject, error)
 }
 
-// TextureSource describes layer of a shared texture (an *interop.Texture
+// CUDATextureSource describes layer of a shared texture (an *interop.Texture
 // with storage usage), using the texture's own surface object.
-func TextureSource(t Texture, layer uint32) (Source, error) {
+func CUDATextureSource(t SurfaceTexture, layer uint32) (CUDASource, error) {
 	a := t.Array()
 	if a == nil {
-		return Source{}, fmt.Errorf("%w: texture has no CUDA array", ErrSource)
+		return CUDASource{}, fmt.Errorf("%w: texture has no CUDA array", ErrSource)
 	}
 	d := a.Desc()
 	f := t.Format().Format
 	if err := tensor.CheckSource(f); err != nil {
-		return Source{}, fmt.Errorf("%w: %v", ErrSource, err)
+		return CUDASource{}, fmt.Errorf("%w: %v", ErrSource, err)
 	}
 	if d.Layers == 0 && layer != 0 || d.Layers > 0 && uint64(layer) >= d.Layers {
-		return Source{}, fmt.Errorf("%w: layer %d of a texture of %d layers", ErrSource, layer, d.Layers)
+		return CUDASource{}, fmt.Errorf("%w: layer %d of a texture of %d layers", ErrSource, layer, d.Layers)
 	}
 	s, err := t.Surface()
 	if err != nil {
-		return Source{}, fmt.Errorf("%w: %w", ErrSource, err)
+		return CUDASource{}, fmt.Errorf("%w: %w", ErrSource, err)
 	}
-	return Source{Surface: s, Format: f, Width: uint32(d.Width), Height: uint32(d.Height), Layered: d.Layers > 0, Layer: layer}, nil
+	return CUDASource{Surface: s, Format: f, Width: uint32(d.Width), Height: uint32(d.Height), Layered: d.Layers > 0, Layer: layer}, nil
 }
 
-// Converter is the conversion for one layout in one CUDA context.
-type Converter struct {
+// CUDAConverter is the conversion for one layout in one CUDA context.
+type CUDAConverter struct {
 	l   tensor.Layout
 	mod *cuda.Module
 	fn  *cuda.Function
 }
 
-// New loads the conversion kernel for layout l into ctx. It returns
+// NewCUDAConverter loads the conversion kernel for layout l into ctx. It returns
 // ErrNoKernel when the embedded PTX lacks the kernel.
-func New(ctx *cuda.Context, l tensor.Layout) (*Converter, error) {
+func NewCUDAConverter(ctx *cuda.Context, l tensor.Layout) (*CUDAConverter, error) {
 	if err := l.Validate(); err != nil {
 		return nil, fmt.Errorf("cudaconv: %w", err)
 	}
-	if !HasKernel() {
-		return nil, ErrNoKernel
+	if !HasCUDAConverterKernel() {
+		return nil, ErrNoCUDAConverterKernel
 	}
 	m, err := ctx.LoadModule(kernels.PTX)
 	if err != nil {
 		return nil, fmt.Errorf("cudaconv: loading gfxcuda's kernels: %w", err)
 	}
-	f, err := m.Function(Kernel)
+	f, err := m.Function(CUDAConverterKernel)
 	if err != nil {
 		m.Close()
 		return nil, fmt.Errorf("cudaconv: %w", err)
 	}
-	return &Converter{l: l, mod: m, fn: f}, nil
+	return &CUDAConverter{l: l, mod: m, fn: f}, nil
 }
 
 // Layout returns the converter's layout.
-func (c *Converter) Layout() tensor.Layout { return c.l }
+func (c *CUDAConverter) Layout() tensor.Layout { return c.l }
 
 // Bytes is the size of the tensor of n views of width×height.
-func (c *Converter) Bytes(n int, width, height uint32) uint64 {
+func (c *CUDAConverter) Bytes(n int, width, height uint32) uint64 {
 	return c.l.Bytes(width, height) * uint64(n)
 }
 
@@ -172,7 +172,7 @@ func (c *Converter) Bytes(n int, width, height uint32) uint64 {
 // The textures must be held by CUDA until the stream has run the kernel
 // (for interop textures: between Device.ToCUDA and Access.Done, on the
 // Access's stream). It never blocks the host.
-func (c *Converter) Convert(s *cuda.Stream, dst cuda.DevicePtr, dstSize uint64, views ...Source) error {
+func (c *CUDAConverter) Convert(s *cuda.Stream, dst cuda.DevicePtr, dstSize uint64, views ...CUDASource) error {
 	if c.fn == nil {
 		return ErrClosed
 	}
@@ -251,7 +251,7 @@ func (c *Converter) Convert(s *cuda.Stream, dst cuda.DevicePtr, dstSize uint64, 
 }
 
 // Close unloads the kernel. Idempotent.
-func (c *Converter) Close() error {
+func (c *CUDAConverter) Close() error {
 	if c.mod == nil {
 		return nil
 	}

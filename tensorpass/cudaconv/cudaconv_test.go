@@ -23,17 +23,17 @@ func required() bool { return os.Getenv("GFXCUDA_REQUIRE_CUDA") == "1" }
 // embedded PTX predates the conversion kernel.
 func needKernel(t *testing.T) {
 	t.Helper()
-	if !HasKernel() {
+	if !HasCUDAConverterKernel() {
 		if required() {
-			t.Fatal(ErrNoKernel)
+			t.Fatal(ErrNoCUDAConverterKernel)
 		}
-		t.Skip(ErrNoKernel)
+		t.Skip(ErrNoCUDAConverterKernel)
 	}
 }
 
-// needCUDA returns CUDA's primary context on device 0, or skips with a
+// needCUDAContext returns CUDA's primary context on device 0, or skips with a
 // one-line reason when there is no CUDA driver.
-func needCUDA(t *testing.T) *cuda.Context {
+func needCUDAContext(t *testing.T) *cuda.Context {
 	t.Helper()
 	if err := cuda.Init(); err != nil {
 		if required() {
@@ -56,7 +56,7 @@ func needCUDA(t *testing.T) *cuda.Context {
 
 // upload makes a CUDA array (layers > 0: layered, one image per layer)
 // holding ims, with surface access.
-func upload(t *testing.T, ctx *cuda.Context, s *cuda.Stream, ims []tensor.Image, layered bool) (*cuda.Array, []Source) {
+func upload(t *testing.T, ctx *cuda.Context, s *cuda.Stream, ims []tensor.Image, layered bool) (*cuda.Array, []CUDASource) {
 	t.Helper()
 	im0 := ims[0]
 	af, _ := cudaLayout(im0.Format)
@@ -65,7 +65,7 @@ func upload(t *testing.T, ctx *cuda.Context, s *cuda.Stream, ims []tensor.Image,
 		d.Layers = uint64(len(ims))
 	}
 	var arrs []*cuda.Array
-	var srcs []Source
+	var srcs []CUDASource
 	for i, im := range ims {
 		if !layered || i == 0 {
 			a, err := ctx.NewArray(d)
@@ -94,7 +94,7 @@ func upload(t *testing.T, ctx *cuda.Context, s *cuda.Stream, ims []tensor.Image,
 			t.Fatal(err)
 		}
 		tmp.Close()
-		src, err := ArraySource(a, im.Format, uint32(layer))
+		src, err := CUDAArraySource(a, im.Format, uint32(layer))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -105,7 +105,7 @@ func upload(t *testing.T, ctx *cuda.Context, s *cuda.Stream, ims []tensor.Image,
 
 // convert runs c over srcs into poisoned device memory and returns the
 // tensor's bytes, checking that nothing around it was written.
-func convert(t *testing.T, ctx *cuda.Context, s *cuda.Stream, c *Converter, srcs []Source, n uint64) []byte {
+func convert(t *testing.T, ctx *cuda.Context, s *cuda.Stream, c *CUDAConverter, srcs []CUDASource, n uint64) []byte {
 	t.Helper()
 	const pad = 256
 	mem, err := ctx.Alloc(n + 2*pad)
@@ -139,7 +139,7 @@ func convert(t *testing.T, ctx *cuda.Context, s *cuda.Stream, c *Converter, srcs
 // array), into every layout, checking every element against the Go
 // reference. Needs CUDA (runs on the GPU machine).
 func TestConvertAllLayouts(t *testing.T) {
-	ctx := needCUDA(t)
+	ctx := needCUDAContext(t)
 	s, err := ctx.NewStream(cuda.StreamNonBlocking)
 	if err != nil {
 		t.Fatal(err)
@@ -151,7 +151,7 @@ func TestConvertAllLayouts(t *testing.T) {
 	const w, h, views = 37, 19, 3 // odd sizes: partial blocks
 	type set struct {
 		ims  []tensor.Image
-		srcs []Source
+		srcs []CUDASource
 		name string
 	}
 	var sets []set
@@ -171,7 +171,7 @@ func TestConvertAllLayouts(t *testing.T) {
 		}
 	}
 	for _, l := range tensortest.Layouts() {
-		c, err := New(ctx, l)
+		c, err := NewCUDAConverter(ctx, l)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -193,7 +193,7 @@ func TestConvertAllLayouts(t *testing.T) {
 
 // TestConvertManyViews converts more views than one launch takes.
 func TestConvertManyViews(t *testing.T) {
-	ctx := needCUDA(t)
+	ctx := needCUDAContext(t)
 	s, err := ctx.NewStream(cuda.StreamNonBlocking)
 	if err != nil {
 		t.Fatal(err)
@@ -206,7 +206,7 @@ func TestConvertManyViews(t *testing.T) {
 	}
 	_, srcs := upload(t, ctx, s, ims, false)
 	l := tensor.Layout{Planar: true, DType: format.Float32, Channels: 3, FlipY: true, Mean: [4]float32{0.1, 0.2, 0.3}, Std: [4]float32{2, 3, 4}}
-	c, err := New(ctx, l)
+	c, err := NewCUDAConverter(ctx, l)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,14 +217,14 @@ func TestConvertManyViews(t *testing.T) {
 	}
 }
 
-// TestBadInput checks that what the kernel cannot use is refused with an
+// TestCUDAConverterBadInput checks that what the kernel cannot use is refused with an
 // error naming it, before anything is launched.
-func TestBadInput(t *testing.T) {
-	ctx := needCUDA(t)
-	if _, err := New(ctx, tensor.Layout{DType: format.Int32}); err == nil || !strings.Contains(err.Error(), "int32") {
+func TestCUDAConverterBadInput(t *testing.T) {
+	ctx := needCUDAContext(t)
+	if _, err := NewCUDAConverter(ctx, tensor.Layout{DType: format.Int32}); err == nil || !strings.Contains(err.Error(), "int32") {
 		t.Errorf("int32 layout: %v", err)
 	}
-	c, err := New(ctx, tensor.Layout{DType: format.Uint8})
+	c, err := NewCUDAConverter(ctx, tensor.Layout{DType: format.Uint8})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,23 +234,23 @@ func TestBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer plain.Close()
-	if _, err := ArraySource(plain, format.RGBA8UNorm, 0); !errors.Is(err, ErrSource) || !strings.Contains(err.Error(), "SURFACE_LDST") {
+	if _, err := CUDAArraySource(plain, format.RGBA8UNorm, 0); !errors.Is(err, ErrSource) || !strings.Contains(err.Error(), "SURFACE_LDST") {
 		t.Errorf("array without surface access: %v", err)
 	}
-	if _, err := ArraySource(plain, format.RGBA16Float, 0); !errors.Is(err, ErrSource) {
+	if _, err := CUDAArraySource(plain, format.RGBA16Float, 0); !errors.Is(err, ErrSource) {
 		t.Errorf("format mismatch: %v", err)
 	}
-	good := Source{Surface: 1, Format: format.RGBA8UNorm, Width: 8, Height: 8}
+	good := CUDASource{Surface: 1, Format: format.RGBA8UNorm, Width: 8, Height: 8}
 	for _, cs := range []struct {
-		views []Source
+		views []CUDASource
 		size  uint64
 		want  string
 	}{
 		{nil, 1 << 20, "no views"},
-		{[]Source{good}, 255, "need 256 bytes"},
-		{[]Source{good, {Surface: 1, Format: format.RGBA8UNorm, Width: 8, Height: 4}}, 1 << 20, "view 1 is 8x4"},
-		{[]Source{{Surface: 1, Format: format.R8UNorm, Width: 8, Height: 8}}, 1 << 20, "r8_unorm"},
-		{[]Source{{Format: format.RGBA8UNorm, Width: 8, Height: 8}}, 1 << 20, "no surface"},
+		{[]CUDASource{good}, 255, "need 256 bytes"},
+		{[]CUDASource{good, {Surface: 1, Format: format.RGBA8UNorm, Width: 8, Height: 4}}, 1 << 20, "view 1 is 8x4"},
+		{[]CUDASource{{Surface: 1, Format: format.R8UNorm, Width: 8, Height: 8}}, 1 << 20, "r8_unorm"},
+		{[]CUDASource{{Format: format.RGBA8UNorm, Width: 8, Height: 8}}, 1 << 20, "no surface"},
 	} {
 		err := c.Convert(nil, 0x1000, cs.size, cs.views...)
 		if !errors.Is(err, ErrSource) || !strings.Contains(err.Error(), cs.want) {
@@ -283,7 +283,7 @@ func TestBothSidesAgree(t *testing.T) {
 		var ims []tensor.Image
 		var texs []*interop.Texture
 		var vks []*vulkan.Image
-		var srcs []Source
+		var srcs []CUDASource
 		for v := 0; v < views; v++ {
 			im := tensortest.RandomImage(rng, f, w, h)
 			tex, err := d.NewTexture(interop.TextureOptions{Format: f, Width: w, Height: h})
@@ -302,7 +302,7 @@ func TestBothSidesAgree(t *testing.T) {
 				t.Fatal(err)
 			}
 			tmp.Close()
-			src, err := TextureSource(tex, 0)
+			src, err := CUDATextureSource(tex, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -316,7 +316,7 @@ func TestBothSidesAgree(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer vkOut.Close()
-		pass, err := tensorpass.New(d.Vulkan(), l)
+		pass, err := tensorpass.NewVulkanConverter(d.Vulkan(), l)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -329,7 +329,7 @@ func TestBothSidesAgree(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer cuOut.Close()
-		conv, err := New(d.CUDA(), l)
+		conv, err := NewCUDAConverter(d.CUDA(), l)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,14 +12,14 @@ import (
 // Two cameras' shared textures become one [2, 3, H, W] float16 tensor in
 // CUDA memory, flipped and normalized, with one kernel launch on the
 // hand-off's stream. (Needs an NVIDIA GPU; not run by go test.)
-func Example() {
+func ExampleCUDAConverter() {
 	dev, err := interop.Open(interop.Options{})
 	if err != nil {
 		fmt.Println(err) // `gfxcuda doctor` says why
 		return
 	}
 	defer dev.Close()
-	var srcs []cudaconv.Source
+	var srcs []cudaconv.CUDASource
 	var texs []interop.Resource
 	for i := 0; i < 2; i++ {
 		tex, err := dev.NewTexture(interop.TextureOptions{Format: format.RGBA16Float, Width: 640, Height: 480})
@@ -27,7 +27,7 @@ func Example() {
 			fmt.Println(err)
 			return
 		}
-		src, err := cudaconv.TextureSource(tex, 0) // once, not per frame
+		src, err := cudaconv.CUDATextureSource(tex, 0) // once, not per frame
 		if err != nil {
 			fmt.Println(err)
 			return
@@ -36,7 +36,7 @@ func Example() {
 	}
 	l := tensor.Layout{Planar: true, DType: format.Float16, Channels: 3, FlipY: true,
 		Mean: [4]float32{0.5, 0.5, 0.5}, Std: [4]float32{0.5, 0.5, 0.5}}
-	conv, err := cudaconv.New(dev.CUDA(), l)
+	conv, err := cudaconv.NewCUDAConverter(dev.CUDA(), l)
 	if err != nil {
 		fmt.Println(err)
 		return

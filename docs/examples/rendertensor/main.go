@@ -67,12 +67,12 @@ func run(out io.Writer) error {
 	// The tensor: [1, 3, H, W] float32, ImageNet-normalized, in CUDA memory.
 	layout := tensor.Layout{Planar: true, DType: format.Float32, Channels: 3,
 		Mean: [4]float32{0.485, 0.456, 0.406}, Std: [4]float32{0.229, 0.224, 0.225}}
-	conv, err := cudaconv.New(dev.CUDA(), layout)
+	conv, err := cudaconv.NewCUDAConverter(dev.CUDA(), layout)
 	if err != nil {
 		return err
 	}
 	defer conv.Close()
-	src, err := cudaconv.TextureSource(tex, 0)
+	src, err := cudaconv.CUDATextureSource(tex, 0)
 	if err != nil {
 		return err
 	}

@@ -13,12 +13,12 @@ import (
 // TestProgram runs the program of docs/render-to-pytorch.md. It needs a GPU
 // shared by Vulkan and CUDA.
 func TestProgram(t *testing.T) {
-	if err := cuda.Init(); err != nil || !cudaconv.HasKernel() {
+	if err := cuda.Init(); err != nil || !cudaconv.HasCUDAConverterKernel() {
 		if os.Getenv("GFXCUDA_REQUIRE_CUDA") == "1" {
-			t.Fatalf("CUDA required: %v (kernel present: %v)", err, cudaconv.HasKernel())
+			t.Fatalf("CUDA required: %v (kernel present: %v)", err, cudaconv.HasCUDAConverterKernel())
 		}
 		if err == nil {
-			err = cudaconv.ErrNoKernel
+			err = cudaconv.ErrNoCUDAConverterKernel
 		}
 		t.Skipf("no CUDA: %v", err)
 	}
