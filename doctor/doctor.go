@@ -8,9 +8,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gfxcuda/gfxcuda"
 	"github.com/gfxcuda/gfxcuda/cuda"
-	"github.com/gfxcuda/gfxcuda/devices"
-	"github.com/gfxcuda/gfxcuda/share"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
@@ -54,21 +53,21 @@ type Result struct {
 	YouCanUse []Use `json:"you_can_use"`
 }
 
-// Run checks the report that devices.Discover produced, the driver's files
+// Run checks the report that gfxcuda.Discover produced, the driver's files
 // and the environment (ProbeHost), OpenGL on EGL (ProbeGL, CheckGL), and
 // the ways processes and containers can share with each other
-// (share.ProbeRendezvous, CheckSharing).
-func Run(r *devices.DeviceReport) Result {
+// (gfxcuda.ProbeRendezvous, CheckSharing).
+func Run(r *gfxcuda.DeviceReport) Result {
 	res := RunWith(r, ProbeHost(ProbeOptions{}), ProbeGL(r))
-	res.Checks = append(res.Checks, CheckSharing(share.ProbeRendezvous())...)
+	res.Checks = append(res.Checks, CheckSharing(gfxcuda.ProbeRendezvous())...)
 	return res
 }
 
-// RunWith checks what the probes found: r from devices.Discover, h from
+// RunWith checks what the probes found: r from gfxcuda.Discover, h from
 // ProbeHost and g from ProbeGL, which tests build themselves. A nil h
 // leaves out the checks of the driver's files and the environment, a nil g
 // those of OpenGL.
-func RunWith(r *devices.DeviceReport, h *Host, g *GLReport) Result {
+func RunWith(r *gfxcuda.DeviceReport, h *Host, g *GLReport) Result {
 	res := runVulkanCUDA(r, h, g)
 	if g != nil {
 		res.Checks = append(res.Checks, CheckGL(g)...)
@@ -77,15 +76,15 @@ func RunWith(r *devices.DeviceReport, h *Host, g *GLReport) Result {
 	return res
 }
 
-// RunVulkanCUDA checks the report that devices.Discover produced: Vulkan,
+// RunVulkanCUDA checks the report that gfxcuda.Discover produced: Vulkan,
 // CUDA and interop between them, without probing anything.
-func RunVulkanCUDA(r *devices.DeviceReport) Result {
+func RunVulkanCUDA(r *gfxcuda.DeviceReport) Result {
 	res := runVulkanCUDA(r, nil, nil)
 	res.YouCanUse = youCanUse(r, nil, res.OK)
 	return res
 }
 
-func runVulkanCUDA(r *devices.DeviceReport, h *Host, g *GLReport) Result {
+func runVulkanCUDA(r *gfxcuda.DeviceReport, h *Host, g *GLReport) Result {
 	var res Result
 	var env map[string]string
 	if h != nil {
@@ -291,18 +290,18 @@ func sameRelease(a, b string) bool {
 	return true
 }
 
-// CheckSharing turns share.ProbeRendezvous's findings into checks: which
+// CheckSharing turns gfxcuda.ProbeRendezvous's findings into checks: which
 // ways to reach an exporter in another process or container this machine
 // allows (informational: they do not decide Result.OK).
-func CheckSharing(rs []share.RendezvousCheck) []Check {
+func CheckSharing(rs []gfxcuda.RendezvousCheck) []Check {
 	var out []Check
 	for _, r := range rs {
 		st := Pass
 		if !r.OK {
 			st = Info
 		}
-		name := map[share.Rendezvous]string{share.RendezvousAbstract: "share: abstract socket",
-			share.RendezvousFS: "share: filesystem socket", share.RendezvousPidfd: "share: pidfd_getfd"}[r.Rendezvous]
+		name := map[gfxcuda.Rendezvous]string{gfxcuda.RendezvousAbstract: "share: abstract socket",
+			gfxcuda.RendezvousFS: "share: filesystem socket", gfxcuda.RendezvousPidfd: "share: pidfd_getfd"}[r.Rendezvous]
 		out = append(out, mk(name, st, r.Detail, r.Fix))
 	}
 	return out

@@ -6,9 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gfxcuda/gfxcuda"
 	"github.com/gfxcuda/gfxcuda/cuda"
-	"github.com/gfxcuda/gfxcuda/devices"
-	"github.com/gfxcuda/gfxcuda/share"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
@@ -35,7 +34,7 @@ func TestSameReleaseVersions(t *testing.T) {
 }
 
 func TestNoLoader(t *testing.T) {
-	r := &devices.DeviceReport{VulkanErr: vulkan.ErrNoLoader, CUDAErr: &cuda.NoDriverError{Reason: "libcuda.so.1 not found", Fix: "install it"}}
+	r := &gfxcuda.DeviceReport{VulkanErr: vulkan.ErrNoLoader, CUDAErr: &cuda.NoDriverError{Reason: "libcuda.so.1 not found", Fix: "install it"}}
 	res := Run(r)
 	if res.OK {
 		t.Fatal("OK without Vulkan or CUDA")
@@ -49,7 +48,7 @@ func TestNoLoader(t *testing.T) {
 }
 
 func TestNoICD(t *testing.T) {
-	res := Run(&devices.DeviceReport{VulkanErr: vulkan.ErrNoDevice, CUDAErr: errors.New("x")})
+	res := Run(&gfxcuda.DeviceReport{VulkanErr: vulkan.ErrNoDevice, CUDAErr: errors.New("x")})
 	if c := find(t, res, "vulkan driver"); c.Status != Fail || !strings.Contains(c.Fix, "VK_DRIVER_FILES") {
 		t.Errorf("%+v", c)
 	}
@@ -58,7 +57,7 @@ func TestNoICD(t *testing.T) {
 // TestRealMachine runs the checks on this machine's devices. On CI (lavapipe,
 // no CUDA) it must fail and explain both; on the GPU machine it must pass.
 func TestRealMachine(t *testing.T) {
-	r := devices.DiscoverDevices()
+	r := gfxcuda.DiscoverDevices()
 	res := Run(r)
 	for _, c := range res.Checks {
 		t.Logf("[%s] %s: %s", c.Status, c.Name, c.Detail)
@@ -104,10 +103,10 @@ func TestRealMachine(t *testing.T) {
 // TestCheckSharing: the sharing checks say which ways between processes
 // and containers work, never failing the machine.
 func TestCheckSharing(t *testing.T) {
-	cs := CheckSharing([]share.RendezvousCheck{
-		{Rendezvous: share.RendezvousAbstract, OK: true, Detail: "works"},
-		{Rendezvous: share.RendezvousFS, Detail: "/dev/shm/gfxcuda belongs to uid 7", Fix: "set GFXCUDA_SHARE_DIR"},
-		{Rendezvous: share.RendezvousPidfd, OK: true, Detail: "pidfd_getfd works"},
+	cs := CheckSharing([]gfxcuda.RendezvousCheck{
+		{Rendezvous: gfxcuda.RendezvousAbstract, OK: true, Detail: "works"},
+		{Rendezvous: gfxcuda.RendezvousFS, Detail: "/dev/shm/gfxcuda belongs to uid 7", Fix: "set GFXCUDA_SHARE_DIR"},
+		{Rendezvous: gfxcuda.RendezvousPidfd, OK: true, Detail: "pidfd_getfd works"},
 	})
 	if len(cs) != 3 || cs[0].Name != "share: abstract socket" || cs[0].Status != Pass ||
 		cs[1].Name != "share: filesystem socket" || cs[1].Status != Info || cs[1].Fix != "set GFXCUDA_SHARE_DIR" ||
@@ -115,7 +114,7 @@ func TestCheckSharing(t *testing.T) {
 		t.Errorf("%+v", cs)
 	}
 	// On this machine: three checks, none a failure.
-	for _, c := range CheckSharing(share.ProbeRendezvous()) {
+	for _, c := range CheckSharing(gfxcuda.ProbeRendezvous()) {
 		if c.Status == Fail || c.Detail == "" {
 			t.Errorf("%+v", c)
 		}

@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/gfxcuda/gfxcuda"
 	"github.com/gfxcuda/gfxcuda/cuda"
-	"github.com/gfxcuda/gfxcuda/devices"
 	"github.com/gfxcuda/gfxcuda/internal/egl"
 )
 
@@ -52,7 +52,7 @@ var (
 
 // ProbeGL loads libEGL, lists the vendor files and EGL devices and makes a
 // context on the first CUDA device of r (when there is one).
-func ProbeGL(r *devices.DeviceReport) *GLReport {
+func ProbeGL(r *gfxcuda.DeviceReport) *GLReport {
 	g := &GLReport{CUDA: r.CUDA}
 	g.VendorEnv = os.Getenv("__EGL_VENDOR_LIBRARY_FILENAMES")
 	if g.VendorEnv != "" {

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gfxcuda/gfxcuda"
 	"github.com/gfxcuda/gfxcuda/cuda"
-	"github.com/gfxcuda/gfxcuda/devices"
 	"github.com/gfxcuda/gfxcuda/internal/egl"
 )
 
@@ -54,7 +54,7 @@ func TestGLChild(t *testing.T) {
 	if os.Getenv("GFXCUDA_DOCTOR_CHILD") != "1" {
 		t.Skip("run by the GL doctor tests")
 	}
-	r := &devices.DeviceReport{}
+	r := &gfxcuda.DeviceReport{}
 	if os.Getenv("GFXCUDA_DOCTOR_FAKE_CUDA") == "1" {
 		r.CUDA = []cuda.DeviceInfo{fakeH100}
 	}
@@ -173,7 +173,7 @@ func TestGLMissingExtensions(t *testing.T) {
 // the H100 matched to CUDA.
 func TestGLRealMachine(t *testing.T) {
 	needEGL(t)
-	r := devices.DiscoverDevices()
+	r := gfxcuda.DiscoverDevices()
 	cs := CheckGL(ProbeGL(r))
 	for _, c := range cs {
 		t.Logf("%-28s %-5s %s %s", c.Name, c.State, c.Detail, c.Fix)

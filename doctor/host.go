@@ -11,9 +11,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gfxcuda/gfxcuda"
 	"github.com/gfxcuda/gfxcuda/compute"
 	"github.com/gfxcuda/gfxcuda/cuda"
-	"github.com/gfxcuda/gfxcuda/devices"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
@@ -448,13 +448,13 @@ func capability(caps, c string) bool {
 	return false
 }
 
-func hasNVIDIAVulkan(r *devices.DeviceReport) bool {
+func hasNVIDIAVulkan(r *gfxcuda.DeviceReport) bool {
 	return slices.ContainsFunc(r.Vulkan, func(d *vulkan.PhysicalDevice) bool { return d.VendorID == 0x10de && !d.IsSoftware() })
 }
 
 // paired reports whether CUDA device i has a Vulkan twin.
-func paired(r *devices.DeviceReport, i int) bool {
-	return slices.ContainsFunc(r.Pairs, func(p devices.DevicePair) bool { return p.CUDA == i })
+func paired(r *gfxcuda.DeviceReport, i int) bool {
+	return slices.ContainsFunc(r.Pairs, func(p gfxcuda.DevicePair) bool { return p.CUDA == i })
 }
 
 var migNameRE = regexp.MustCompile(`\bMIG\b`)
@@ -486,7 +486,7 @@ func migInEnv(env map[string]string) string {
 // checkNumbering explains CUDA_VISIBLE_DEVICES and warns when the Vulkan
 // device gfxcuda uses by default is not CUDA device 0: CUDA and Vulkan
 // number GPUs differently, and the variable renumbers CUDA's only.
-func checkNumbering(r *devices.DeviceReport, env map[string]string) []Check {
+func checkNumbering(r *gfxcuda.DeviceReport, env map[string]string) []Check {
 	const name = "gpu numbering"
 	vis, set := env["CUDA_VISIBLE_DEVICES"]
 	what := fmt.Sprintf("CUDA_VISIBLE_DEVICES=%q hides and renumbers GPUs for CUDA only (Vulkan, EGL and nvidia-smi still list every GPU, in their own order)", vis)
@@ -530,12 +530,12 @@ func checkNumbering(r *devices.DeviceReport, env map[string]string) []Check {
 			fixes = append(fixes, fix)
 		}
 	}
-	// The pair interop.Open opens.
+	// The pair gfxcuda.Open opens.
 	if len(r.Pairs) > 0 && r.Pairs[0].CUDA != 0 {
 		p := r.Pairs[0]
-		problems = append(problems, fmt.Sprintf("interop.Open uses Vulkan device %d = CUDA device %d (%s), not CUDA device 0 (%s) where CUDA code (PyTorch's cuda:0) works by default",
+		problems = append(problems, fmt.Sprintf("gfxcuda.Open uses Vulkan device %d = CUDA device %d (%s), not CUDA device 0 (%s) where CUDA code (PyTorch's cuda:0) works by default",
 			p.Vulkan, r.CUDA[p.CUDA].Ordinal, r.CUDA[p.CUDA].Name, c0.Name))
-		fixes = append(fixes, fmt.Sprintf("pass interop.Options{UUID: &u} with CUDA device 0's UUID %s, or run your CUDA work on device %d; CUDA_DEVICE_ORDER=PCI_BUS_ID makes CUDA count GPUs in PCI order, as Vulkan usually does",
+		fixes = append(fixes, fmt.Sprintf("pass gfxcuda.Options{UUID: &u} with CUDA device 0's UUID %s, or run your CUDA work on device %d; CUDA_DEVICE_ORDER=PCI_BUS_ID makes CUDA count GPUs in PCI order, as Vulkan usually does",
 			c0.UUIDString, r.CUDA[p.CUDA].Ordinal))
 	}
 	if len(problems) > 0 {
@@ -551,7 +551,7 @@ func checkNumbering(r *devices.DeviceReport, env map[string]string) []Check {
 			same = ", and gfxcuda's default Vulkan device is the same GPU"
 		}
 		return []Check{mk(name, Info, fmt.Sprintf("%s; CUDA device 0 is %s (UUID %s)%s: %s", what, c0.Name, c0.UUIDString, same, byUUID),
-			"to use another GPU: GFXCUDA_DEVICE=INDEX|NAME|UUID (compute.Open, gfxcuda run --device), interop.Options{UUID: …}; never pass a CUDA index to Vulkan")}
+			"to use another GPU: GFXCUDA_DEVICE=INDEX|NAME|UUID (compute.Open, gfxcuda run --device), gfxcuda.Options{UUID: …}; never pass a CUDA index to Vulkan")}
 	}
 	return nil
 }
@@ -575,7 +575,7 @@ func hostGLFix(kernel string) string {
 // part (Vulkan ICD, libGLX_nvidia, libEGL_nvidia): a container started
 // without the graphics capability, or a driver installed without it. g,
 // when not nil, tells whether EGL runs on the CUDA GPU all the same.
-func checkGraphicsDriver(r *devices.DeviceReport, h *Host, g *GLReport, kernel string) []Check {
+func checkGraphicsDriver(r *gfxcuda.DeviceReport, h *Host, g *GLReport, kernel string) []Check {
 	const name = "nvidia graphics driver"
 	if h == nil || len(r.CUDA) == 0 || slices.ContainsFunc(r.CUDA, isMIG) || migInEnv(h.Env) != "" {
 		return nil // MIG slices have no graphics whatever is installed: checkNoGraphics
@@ -646,7 +646,7 @@ func checkGraphicsDriver(r *devices.DeviceReport, h *Host, g *GLReport, kernel s
 // checkNoGraphics finds GPUs that CUDA sees and Vulkan cannot: MIG
 // instances and compute-only vGPU profiles have no graphics, and an
 // installed NVIDIA ICD that lists no GPU means the same.
-func checkNoGraphics(r *devices.DeviceReport, h *Host, glSkew bool) []Check {
+func checkNoGraphics(r *gfxcuda.DeviceReport, h *Host, glSkew bool) []Check {
 	const name = "graphics on the GPU"
 	if len(r.CUDA) == 0 {
 		return nil

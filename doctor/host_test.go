@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gfxcuda/gfxcuda"
 	"github.com/gfxcuda/gfxcuda/cuda"
-	"github.com/gfxcuda/gfxcuda/devices"
 	"github.com/gfxcuda/gfxcuda/internal/egl"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
@@ -114,11 +114,11 @@ func cudaDev(ordinal int, name string, u cuda.UUID) cuda.DeviceInfo {
 		PosixFDHandles: true, TimelineSemaphores: true, VirtualMemory: true}
 }
 
-// report is what devices.Discover would find with these devices.
-func report(vk []*vulkan.PhysicalDevice, cu ...cuda.DeviceInfo) *devices.DeviceReport {
-	r := &devices.DeviceReport{VulkanVersion: vulkan.Version{Major: 1, Minor: 3, Patch: 239}, Vulkan: vk, Validation: true,
+// report is what gfxcuda.Discover would find with these devices.
+func report(vk []*vulkan.PhysicalDevice, cu ...cuda.DeviceInfo) *gfxcuda.DeviceReport {
+	r := &gfxcuda.DeviceReport{VulkanVersion: vulkan.Version{Major: 1, Minor: 3, Patch: 239}, Vulkan: vk, Validation: true,
 		CUDAVersion: cuda.Version{Major: 13, Minor: 0}, CUDA: cu}
-	r.Pairs = devices.PairDevices(vk, cu)
+	r.Pairs = gfxcuda.PairDevices(vk, cu)
 	for _, d := range vk {
 		if d.VendorID == 0x10de {
 			r.NVIDIA.Vulkan = d.DriverVersionString()
@@ -295,7 +295,7 @@ func useText(res Result) string {
 // (SimplerEnv#73, LichtFeld-Studio#1315). With two GPUs and
 // CUDA_VISIBLE_DEVICES=1, CUDA device 0 is Vulkan device 1: doctor warns
 // that compute.Open's default is the other GPU and names the
-// GFXCUDA_DEVICE that fixes it; with CUDA_VISIBLE_DEVICES=1,0 interop.Open's
+// GFXCUDA_DEVICE that fixes it; with CUDA_VISIBLE_DEVICES=1,0 gfxcuda.Open's
 // default pair is not CUDA device 0; with one GPU it explains the variable.
 func TestCUDAVisibleDevices(t *testing.T) {
 	a, b := nvidiaVK(0, "NVIDIA RTX A6000", uuidA), nvidiaVK(1, "NVIDIA RTX A6000", uuidB)
@@ -324,11 +324,11 @@ func TestCUDAVisibleDevices(t *testing.T) {
 		t.Errorf("GFXCUDA_DEVICE=7: %+v", c)
 	}
 
-	// CUDA_VISIBLE_DEVICES=1,0: CUDA device 0 is B, interop.Open's first pair is A.
+	// CUDA_VISIBLE_DEVICES=1,0: CUDA device 0 is B, gfxcuda.Open's first pair is A.
 	r = report([]*vulkan.PhysicalDevice{a, b}, cudaDev(0, "NVIDIA RTX A6000", uuidB), cudaDev(1, "NVIDIA RTX A6000", uuidA))
 	res = RunWith(r, ProbeHost(ProbeOptions{Root: root, LookupEnv: envOf("CUDA_VISIBLE_DEVICES=1,0")}), nil)
 	c = find(t, res, numberingCheck)
-	if c.Status != Warn || !strings.Contains(c.Detail, "interop.Open uses Vulkan device 0 = CUDA device 1") || !strings.Contains(c.Fix, "interop.Options{UUID") {
+	if c.Status != Warn || !strings.Contains(c.Detail, "gfxcuda.Open uses Vulkan device 0 = CUDA device 1") || !strings.Contains(c.Fix, "gfxcuda.Options{UUID") {
 		t.Errorf("%+v", c)
 	}
 	// The same order without the variable (CUDA's fastest-first order): still a warning.
@@ -535,7 +535,7 @@ func TestYouCanUseCPU(t *testing.T) {
 		}
 	}
 	// JSON: snake_case keys, an empty list rather than null.
-	b, _ := json.Marshal(RunWith(&devices.DeviceReport{VulkanErr: vulkan.ErrNoLoader, CUDAErr: r.CUDAErr}, nil, nil))
+	b, _ := json.Marshal(RunWith(&gfxcuda.DeviceReport{VulkanErr: vulkan.ErrNoLoader, CUDAErr: r.CUDAErr}, nil, nil))
 	if !strings.Contains(string(b), `"you_can_use":[]`) {
 		t.Errorf("%s", b)
 	}

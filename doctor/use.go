@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gfxcuda/gfxcuda"
 	"github.com/gfxcuda/gfxcuda/compute"
-	"github.com/gfxcuda/gfxcuda/devices"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
@@ -20,7 +20,7 @@ type Use struct {
 // the Python API and sharing between processes wherever Vulkan runs
 // (lavapipe included), OpenGL where EGL makes a context, CUDA where its
 // driver sees a GPU, and zero-copy interop where interopOK.
-func youCanUse(r *devices.DeviceReport, g *GLReport, interopOK bool) []Use {
+func youCanUse(r *gfxcuda.DeviceReport, g *GLReport, interopOK bool) []Use {
 	out := []Use{}
 	add := func(what, try string) { out = append(out, Use{What: what, Try: try}) }
 
@@ -51,7 +51,7 @@ func youCanUse(r *devices.DeviceReport, g *GLReport, interopOK bool) []Use {
 	}
 	if len(share) > 0 {
 		what := "sharing Vulkan memory between processes: frame rings (host-visible buffers, or textures written by a compute shader) opened from a printed token"
-		try := "gfxcuda share --cpu (or gfxcuda share), then the printed gfxcuda open TOKEN in another terminal; Go: share.ExportVulkan, share.NewRing, share.OpenRing"
+		try := "gfxcuda share --cpu (or gfxcuda share), then the printed gfxcuda open TOKEN in another terminal; Go: gfxcuda.ExportVulkan, gfxcuda.NewRing, gfxcuda.OpenRing"
 		if slices.ContainsFunc(share, (*vulkan.PhysicalDevice).CanExportSemaphoreFD) {
 			what += ", handed over on the GPU with exported timeline semaphores"
 		}
@@ -70,7 +70,7 @@ func youCanUse(r *devices.DeviceReport, g *GLReport, interopOK bool) []Use {
 		}
 		if cudaOK && in.UUIDMatched {
 			add("OpenGL textures and buffers registered in CUDA, read as tensors with no copy",
-				"Go: gl.Open(gl.Options{CUDA: ctx}), Context.RegisterTexture, cudaconv.Converter (docs/opengl.md)")
+				"Go: gl.Open(gl.Options{CUDA: ctx}), Context.RegisterTexture, gfxcuda.Converter (docs/opengl.md)")
 		}
 	}
 	if cudaOK {
@@ -87,7 +87,7 @@ func youCanUse(r *devices.DeviceReport, g *GLReport, interopOK bool) []Use {
 			gpus = append(gpus, r.CUDA[p.CUDA].Name)
 		}
 		add("zero-copy Vulkan↔CUDA buffers, textures and frame rings, handed over on the GPU ("+strings.Join(slices.Compact(gpus), ", ")+")",
-			"Go: interop.Open(interop.Options{}); Python: gfxcuda.texture(tensor); gfxcuda bench")
+			"Go: gfxcuda.Open(gfxcuda.Options{}); Python: gfxcuda.texture(tensor); gfxcuda bench")
 	}
 	return out
 }

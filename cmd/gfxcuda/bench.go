@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gfxcuda/gfxcuda"
 	"github.com/gfxcuda/gfxcuda/internal/bench"
-	"github.com/gfxcuda/gfxcuda/interop"
 )
 
 const benchAbout = `Measures copies and hand-offs between Vulkan and CUDA on this GPU (copy
@@ -64,7 +64,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	s := &bench.Suite{O: bench.Options{Reps: *reps, Frames: *frames, Quick: *quick}}
 	if len(want) != 1 || !want["compute"] {
 		// Every group but compute needs Vulkan and CUDA on one GPU.
-		dev, err := interop.Open(interop.Options{})
+		dev, err := gfxcuda.Open(gfxcuda.Options{})
 		if err != nil {
 			fmt.Fprintf(stderr, "gfxcuda bench: %v\n", err)
 			if len(want) == 0 {

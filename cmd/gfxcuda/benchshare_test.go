@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gfxcuda/gfxcuda"
 	"github.com/gfxcuda/gfxcuda/cuda"
 	"github.com/gfxcuda/gfxcuda/internal/bench"
-	"github.com/gfxcuda/gfxcuda/interop"
 )
 
 // TestMain lets `gfxcuda bench`'s hidden child commands run this test
@@ -45,7 +45,7 @@ func TestBenchShareGroups(t *testing.T) {
 		}
 		t.Skipf("no CUDA driver: %v", err)
 	}
-	dev, err := interop.Open(interop.Options{})
+	dev, err := gfxcuda.Open(gfxcuda.Options{})
 	if err != nil {
 		if os.Getenv("GFXCUDA_REQUIRE_CUDA") == "1" {
 			t.Fatal(err)

@@ -15,13 +15,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gfxcuda/gfxcuda"
 	"github.com/gfxcuda/gfxcuda/cuda"
 	"github.com/gfxcuda/gfxcuda/format"
-	"github.com/gfxcuda/gfxcuda/interop"
 	"github.com/gfxcuda/gfxcuda/shader"
-	"github.com/gfxcuda/gfxcuda/tensorpass"
-	"github.com/gfxcuda/gfxcuda/tensorpass/cudaconv"
-	"github.com/gfxcuda/gfxcuda/tensorpass/tensor"
+	"github.com/gfxcuda/gfxcuda/tensor"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
@@ -145,11 +143,11 @@ type demo struct {
 	w, h           uint32
 	views, batch   int
 	vd             *vulkan.Device
-	dev            *interop.Device // nil without CUDA
+	dev            *gfxcuda.Device // nil without CUDA
 	scene          *vulkan.Pipeline
-	pass           *tensorpass.VulkanConverter
+	pass           *gfxcuda.VulkanConverter
 	imgs           [][]*vulkan.Image    // [batch][view]
-	texs           [][]*interop.Texture // the same, with CUDA (else nil)
+	texs           [][]*gfxcuda.Texture // the same, with CUDA (else nil)
 	run            func(func(*vulkan.Commands) error) error
 	progress       bool
 	pic            demoPicture // rates and checks for the pictures' captions (demo_picture.go)
@@ -222,13 +220,13 @@ func (dm *demo) main(outDir string, frames int) (err error) {
 	out := dm.stdout
 	t0 := time.Now()
 	var cudaWhy error
-	dm.dev, cudaWhy = interop.Open(interop.Options{})
+	dm.dev, cudaWhy = gfxcuda.Open(gfxcuda.Options{})
 	if cudaWhy == nil {
 		defer func() { err = errors.Join(err, dm.dev.Close()) }()
 		dm.vd = dm.dev.Vulkan()
 		dm.run = dm.dev.Run
-		if !cudaconv.HasCUDAConverterKernel() {
-			cudaWhy = cudaconv.ErrNoCUDAConverterKernel
+		if !gfxcuda.HasCUDAConverterKernel() {
+			cudaWhy = gfxcuda.ErrNoCUDAConverterKernel
 		}
 	} else {
 		inst, vd, verr := openVulkanOnly()
@@ -380,15 +378,15 @@ func (dm *demo) setup() error {
 	if dm.scene, err = dm.vd.NewComputePipeline(m); err != nil {
 		return err
 	}
-	if dm.pass, err = tensorpass.NewVulkanConverter(dm.vd, demoLayout); err != nil {
+	if dm.pass, err = gfxcuda.NewVulkanConverter(dm.vd, demoLayout); err != nil {
 		return err
 	}
 	for b := 0; b < dm.batch; b++ {
 		var row []*vulkan.Image
-		var trow []*interop.Texture
+		var trow []*gfxcuda.Texture
 		for v := 0; v < dm.views; v++ {
 			if dm.dev != nil {
-				t, err := dm.dev.NewTexture(interop.TextureOptions{Format: format.RGBA8UNorm, Width: dm.w, Height: dm.h})
+				t, err := dm.dev.NewTexture(gfxcuda.TextureOptions{Format: format.RGBA8UNorm, Width: dm.w, Height: dm.h})
 				if err != nil {
 					return err
 				}
@@ -645,16 +643,16 @@ func (dm *demo) report(what string, views []tensor.Image, got []byte) error {
 func (dm *demo) cudaHalf(frames int, rtRate float64) error {
 	out := dm.stdout
 	d := dm.dev
-	conv, err := cudaconv.NewCUDAConverter(d.CUDA(), demoLayout)
+	conv, err := gfxcuda.NewCUDAConverter(d.CUDA(), demoLayout)
 	if err != nil {
 		return err
 	}
 	defer conv.Close()
-	var srcs []cudaconv.CUDASource
-	var res []interop.Resource
+	var srcs []gfxcuda.CUDASource
+	var res []gfxcuda.Resource
 	for _, row := range dm.texs {
 		for _, t := range row {
-			s, err := cudaconv.CUDATextureSource(t, 0)
+			s, err := gfxcuda.CUDATextureSource(t, 0)
 			if err != nil {
 				return err
 			}

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/gfxcuda/gfxcuda"
 	"github.com/gfxcuda/gfxcuda/cuda"
-	"github.com/gfxcuda/gfxcuda/devices"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
@@ -25,7 +25,7 @@ func runDevices(args []string, stdout, stderr io.Writer) int {
 	if _, code, ok := cl.parse(args); !ok {
 		return code
 	}
-	r := devices.DiscoverDevices()
+	r := gfxcuda.DiscoverDevices()
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -91,7 +91,7 @@ func semaphoreSummary(list []vulkan.ExternalSemaphoreSupport) string {
 	return joinOrNone(parts)
 }
 
-func printDevices(w io.Writer, r *devices.DeviceReport) {
+func printDevices(w io.Writer, r *gfxcuda.DeviceReport) {
 	pairedCUDA := map[int]int{} // vulkan index → cuda ordinal
 	pairedVK := map[int]int{}   // cuda index → vulkan index
 	for _, p := range r.Pairs {
@@ -249,7 +249,7 @@ type reportOut struct {
 	CUDAFix       string                 `json:"cuda_fix,omitempty"`
 	CUDA          []cuda.DeviceInfo      `json:"cuda"`
 	Pairs         []pairJSON             `json:"pairs"`
-	NVIDIA        devices.NVIDIAVersions `json:"nvidia_versions"`
+	NVIDIA        gfxcuda.NVIDIAVersions `json:"nvidia_versions"`
 }
 
 // enumName writes an enum's String as a JSON name: "OPAQUE_FD" and
@@ -278,7 +278,7 @@ func semaphoresJSON(list []vulkan.ExternalSemaphoreSupport) []externalSemaphore 
 	return out
 }
 
-func reportJSON(r *devices.DeviceReport) reportOut {
+func reportJSON(r *gfxcuda.DeviceReport) reportOut {
 	out := reportOut{Vulkan: []vulkanJSON{}, CUDA: r.CUDA, Pairs: []pairJSON{}, NVIDIA: r.NVIDIA}
 	if out.CUDA == nil {
 		out.CUDA = []cuda.DeviceInfo{}

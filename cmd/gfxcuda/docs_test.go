@@ -16,7 +16,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gfxcuda/gfxcuda/devices"
+	"github.com/gfxcuda/gfxcuda"
 	"github.com/gfxcuda/gfxcuda/internal/npy"
 )
 
@@ -282,7 +282,7 @@ func TestDocsCommandLines(t *testing.T) {
 	}
 	dir := t.TempDir()
 	writeDocInputs(t, dir)
-	interopPossible := len(devices.DiscoverDevices().Pairs) > 0
+	interopPossible := len(gfxcuda.DiscoverDevices().Pairs) > 0
 	ran, checked := 0, 0
 	for _, f := range files {
 		for _, d := range docCommandLines(t, root, f) {

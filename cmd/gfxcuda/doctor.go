@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/gfxcuda/gfxcuda/devices"
+	"github.com/gfxcuda/gfxcuda"
 	"github.com/gfxcuda/gfxcuda/doctor"
 )
 
@@ -15,7 +15,7 @@ func runDoctor(args []string, stdout, stderr io.Writer) int {
 	if _, code, ok := cl.parse(args); !ok {
 		return code
 	}
-	res := doctor.Run(devices.DiscoverDevices())
+	res := doctor.Run(gfxcuda.DiscoverDevices())
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gfxcuda/gfxcuda/devices"
+	"github.com/gfxcuda/gfxcuda"
 	"github.com/gfxcuda/gfxcuda/doctor"
 )
 
@@ -42,7 +42,7 @@ func TestDoctorYouCanUse(t *testing.T) {
 			t.Errorf("text lacks %v:\n%s", u, text.String())
 		}
 	}
-	if r := devices.DiscoverDevices(); r.VulkanErr == nil && len(r.Vulkan) > 0 {
+	if r := gfxcuda.DiscoverDevices(); r.VulkanErr == nil && len(r.Vulkan) > 0 {
 		if !strings.Contains(text.String(), "\nYou can use here:\n  - compute shaders") {
 			t.Errorf("Vulkan runs but doctor does not say compute shaders do:\n%s", text.String())
 		}

@@ -16,10 +16,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gfxcuda/gfxcuda"
 	"github.com/gfxcuda/gfxcuda/cuda"
 	"github.com/gfxcuda/gfxcuda/internal/bench"
-	"github.com/gfxcuda/gfxcuda/interop"
-	"github.com/gfxcuda/gfxcuda/share"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
@@ -98,7 +97,7 @@ this PID namespace take the descriptors with pidfd_getfd (docs/sharing.md,
 	}
 	// Refusals (a user not allowed, a forged token) are printed as they
 	// happen, with the peer's credentials.
-	defer share.SetShareLogf(share.SetShareLogf(func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) }))
+	defer gfxcuda.SetShareLogf(gfxcuda.SetShareLogf(func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) }))
 	in, d, err := shareDevice()
 	if err != nil {
 		fmt.Fprintln(stderr, "gfxcuda share:", err)
@@ -106,7 +105,7 @@ this PID namespace take the descriptors with pidfd_getfd (docs/sharing.md,
 	}
 	defer in.Close()
 	defer d.Close()
-	announce := func(tok share.Token) error {
+	announce := func(tok gfxcuda.Token) error {
 		describeToken(stdout, tok, eo)
 		if *tokenFile != "" {
 			if err := writeTokenFile(*tokenFile, tok, eo); err != nil {
@@ -121,14 +120,14 @@ this PID namespace take the descriptors with pidfd_getfd (docs/sharing.md,
 	}
 	var maps [][]byte
 	var bufs []*vulkan.Buffer
-	var exs []*share.Shared
+	var exs []*gfxcuda.Shared
 	for i := 0; i < *slots; i++ {
 		b, err := d.NewBuffer(vulkan.BufferOptions{Size: uint64(*size), Heap: vulkan.HeapUpload, Exportable: true})
 		if err == nil {
 			var m []byte
 			if m, err = b.Map(); err == nil {
-				var ex *share.Shared
-				if ex, err = share.ExportVulkan(d, b, eo); err == nil {
+				var ex *gfxcuda.Shared
+				if ex, err = gfxcuda.ExportVulkan(d, b, eo); err == nil {
 					defer ex.Close()
 					exs = append(exs, ex)
 				}
@@ -142,13 +141,13 @@ this PID namespace take the descriptors with pidfd_getfd (docs/sharing.md,
 			return 1
 		}
 	}
-	r, err := share.NewSharedRing(share.SharedRingOptions{Slots: exs, DropOldest: *drop, Export: eo})
+	r, err := gfxcuda.NewSharedRing(gfxcuda.SharedRingOptions{Slots: exs, DropOldest: *drop, Export: eo})
 	if err != nil {
 		fmt.Fprintln(stderr, "gfxcuda share:", err)
 		return 1
 	}
 	defer r.Close()
-	ex, err := share.Export(r)
+	ex, err := gfxcuda.Export(r)
 	if err != nil {
 		fmt.Fprintln(stderr, "gfxcuda share:", err)
 		return 1
@@ -208,7 +207,7 @@ what to set.`, stdout, stderr, "TOKEN")
 		return code
 	}
 	oo := openOpts()
-	tok := share.Token(pos[0])
+	tok := gfxcuda.Token(pos[0])
 	if _, err := tok.Meta(); err != nil {
 		return cl.fail("TOKEN %q: %s (copy the whole token gfxcuda share printed)", pos[0], strings.TrimPrefix(err.Error(), "share: "))
 	}
@@ -228,7 +227,7 @@ what to set.`, stdout, stderr, "TOKEN")
 	// to look at the slots' kind and left would let the producer (which
 	// starts when its first consumer attaches) publish a batch that the
 	// consumer attaching next never sees.
-	vc, err := share.OpenVulkanConsumer(ctx, d, tok, oo)
+	vc, err := gfxcuda.OpenVulkanConsumer(ctx, d, tok, oo)
 	if err != nil {
 		fmt.Fprintln(stderr, "gfxcuda open:", err)
 		return 1
@@ -255,7 +254,7 @@ what to set.`, stdout, stderr, "TOKEN")
 	t0, last, lastN := time.Now(), time.Now(), 0
 	for {
 		f, err := c.Next(ctx)
-		if errors.Is(err, share.ErrSharedRingClosed) {
+		if errors.Is(err, gfxcuda.ErrSharedRingClosed) {
 			break
 		}
 		if err != nil {
@@ -301,7 +300,7 @@ func runShareChild(cmd string, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: gfxcuda", cmd, "TOKEN ...")
 		return 2
 	}
-	tok := share.Token(args[0])
+	tok := gfxcuda.Token(args[0])
 	m, err := tok.Meta()
 	if err != nil {
 		fmt.Fprintln(stderr, err)
@@ -357,7 +356,7 @@ func runShareChild(cmd string, args []string, stdout, stderr io.Writer) int {
 // warmed first: it is not part of the open) and returns how long that
 // took; again: the time of a second open of the same token, which reuses
 // the import.
-func openForCUDA(ctx context.Context, u cuda.UUID, tok share.Token, kind share.Kind, again bool) (time.Duration, error) {
+func openForCUDA(ctx context.Context, u cuda.UUID, tok gfxcuda.Token, kind gfxcuda.Kind, again bool) (time.Duration, error) {
 	cx, err := cudaContext(u)
 	if err != nil {
 		return 0, err
@@ -367,10 +366,10 @@ func openForCUDA(ctx context.Context, u cuda.UUID, tok share.Token, kind share.K
 		return 0, err
 	}
 	open := func() (interface{ Close() error }, error) {
-		if kind == share.KindTexture {
-			return share.OpenCUDATexture(ctx, cx, tok)
+		if kind == gfxcuda.KindTexture {
+			return gfxcuda.OpenCUDATexture(ctx, cx, tok)
 		}
-		return share.OpenCUDABuffer(ctx, cx, tok)
+		return gfxcuda.OpenCUDABuffer(ctx, cx, tok)
 	}
 	t0 := time.Now()
 	first, err := open()
@@ -391,28 +390,28 @@ func openForCUDA(ctx context.Context, u cuda.UUID, tok share.Token, kind share.K
 	return el, second.Close()
 }
 
-// openInterop opens tok with share.OpenBuffer or OpenTexture on an
+// openInterop opens tok with gfxcuda.OpenBuffer or OpenTexture on an
 // interop device (opened first) and returns how long that took; vk: with
 // the first Vulkan use, which imports it into Vulkan.
-func openInterop(ctx context.Context, u cuda.UUID, tok share.Token, kind share.Kind, vk bool) (time.Duration, error) {
-	dev, err := interop.Open(interop.Options{UUID: &u})
+func openInterop(ctx context.Context, u cuda.UUID, tok gfxcuda.Token, kind gfxcuda.Kind, vk bool) (time.Duration, error) {
+	dev, err := gfxcuda.Open(gfxcuda.Options{UUID: &u})
 	if err != nil {
 		return 0, err
 	}
 	defer dev.Close()
 	t0 := time.Now()
 	var c interface{ Close() error }
-	if kind == share.KindTexture {
-		var t *interop.Texture
-		if t, err = share.OpenTexture(ctx, dev, tok); err == nil {
+	if kind == gfxcuda.KindTexture {
+		var t *gfxcuda.Texture
+		if t, err = dev.OpenTexture(ctx, tok); err == nil {
 			c = t
 			if vk {
 				_, err = t.VulkanImage()
 			}
 		}
 	} else {
-		var b *interop.Buffer
-		if b, err = share.OpenBuffer(ctx, dev, tok); err == nil {
+		var b *gfxcuda.Buffer
+		if b, err = dev.OpenBuffer(ctx, tok); err == nil {
 			c = b
 			if vk {
 				_, err = b.VulkanBuffer()
@@ -445,7 +444,7 @@ func shareChild(netns bool, args ...string) ([]byte, error) {
 	return out.Bytes(), nil
 }
 
-func shareOpenChild(tok share.Token, mode string) (time.Duration, error) {
+func shareOpenChild(tok gfxcuda.Token, mode string) (time.Duration, error) {
 	out, err := shareChild(false, shareOpenChildCmd, string(tok), mode)
 	if err != nil {
 		return 0, err
@@ -454,7 +453,7 @@ func shareOpenChild(tok share.Token, mode string) (time.Duration, error) {
 	return time.Duration(ns), err
 }
 
-func shareRingChild(tok share.Token, frames int, netns bool) (float64, error) {
+func shareRingChild(tok gfxcuda.Token, frames int, netns bool) (float64, error) {
 	out, err := shareChild(netns, shareRingChildCmd, string(tok), strconv.Itoa(frames))
 	if err != nil {
 		return 0, err

@@ -8,18 +8,18 @@ import (
 	"io"
 	"time"
 
+	"github.com/gfxcuda/gfxcuda"
 	"github.com/gfxcuda/gfxcuda/cuda"
 	"github.com/gfxcuda/gfxcuda/format"
 	"github.com/gfxcuda/gfxcuda/internal/kernels"
 	"github.com/gfxcuda/gfxcuda/internal/testpattern"
-	"github.com/gfxcuda/gfxcuda/share"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
 // shareGPU is `gfxcuda share` with GPU frames: a compute shader writes each
-// frame's test pattern into RGBA8 textures of a share.Producer.
-func shareGPU(d *vulkan.Device, slots, batch, width, height, frames int, drop bool, eo share.ExportOptions,
-	announce func(share.Token) error, stdout, stderr io.Writer) int {
+// frame's test pattern into RGBA8 textures of a gfxcuda.Producer.
+func shareGPU(d *vulkan.Device, slots, batch, width, height, frames int, drop bool, eo gfxcuda.ExportOptions,
+	announce func(gfxcuda.Token) error, stdout, stderr io.Writer) int {
 	fail := func(err error) int {
 		fmt.Fprintln(stderr, "gfxcuda share:", err)
 		return 1
@@ -39,7 +39,7 @@ func shareGPU(d *vulkan.Device, slots, batch, width, height, frames int, drop bo
 		defer img.Close()
 		imgs, res = append(imgs, img), append(res, img)
 	}
-	p, err := share.NewProducer(d, share.ProducerOptions{Slots: res, Batch: batch, DropOldest: drop, Export: eo})
+	p, err := gfxcuda.NewProducer(d, gfxcuda.ProducerOptions{Slots: res, Batch: batch, DropOldest: drop, Export: eo})
 	if err != nil {
 		return fail(err)
 	}
@@ -86,7 +86,7 @@ func shareGPU(d *vulkan.Device, slots, batch, width, height, frames int, drop bo
 // openVulkan consumes a ring of textures in Vulkan: each frame is copied to
 // a host-visible buffer in the consumer's own submission and every texel
 // compared with the pattern. vc is the ring's one attachment (runOpen's).
-func openVulkan(ctx context.Context, d *vulkan.Device, vc *share.VulkanConsumer, stdout, stderr io.Writer) int {
+func openVulkan(ctx context.Context, d *vulkan.Device, vc *gfxcuda.VulkanConsumer, stdout, stderr io.Writer) int {
 	fail := func(err error) int {
 		fmt.Fprintln(stderr, "gfxcuda open:", err)
 		return 1
@@ -104,13 +104,13 @@ func openVulkan(ctx context.Context, d *vulkan.Device, vc *share.VulkanConsumer,
 	t0, last, lastN := time.Now(), time.Now(), 0
 	for {
 		f, err := vc.Next(ctx)
-		if errors.Is(err, share.ErrSharedRingClosed) || errors.Is(err, context.Canceled) {
+		if errors.Is(err, gfxcuda.ErrSharedRingClosed) || errors.Is(err, context.Canceled) {
 			break
 		}
 		if err != nil {
 			return fail(err)
 		}
-		err = vc.Consume(ctx, func(c *vulkan.Commands, f *share.Frame) error {
+		err = vc.Consume(ctx, func(c *vulkan.Commands, f *gfxcuda.Frame) error {
 			c.CopyImageToBuffer(rb, vc.Image(f.Slot), vulkan.BufferImageCopy{})
 			return c.Err()
 		}, f)
@@ -161,7 +161,7 @@ func cudaContext(u cuda.UUID) (*cuda.Context, error) {
 
 // openCUDA is `gfxcuda open --cuda`: consumes a ring of textures in CUDA,
 // checking every texel of every frame on the GPU.
-func openCUDA(tok share.Token, oo share.OpenOptions, stdout, stderr io.Writer) int {
+func openCUDA(tok gfxcuda.Token, oo gfxcuda.OpenOptions, stdout, stderr io.Writer) int {
 	fail := func(err error) int {
 		fmt.Fprintln(stderr, "gfxcuda open:", err)
 		return 1
@@ -177,7 +177,7 @@ func openCUDA(tok share.Token, oo share.OpenOptions, stdout, stderr io.Writer) i
 	defer cx.Close()
 	ctx, cancel := interruptible()
 	defer cancel()
-	cc, err := share.OpenCUDAConsumer(ctx, cx, tok, oo)
+	cc, err := gfxcuda.OpenCUDAConsumer(ctx, cx, tok, oo)
 	if err != nil {
 		return fail(err)
 	}
@@ -233,7 +233,7 @@ func openCUDA(tok share.Token, oo share.OpenOptions, stdout, stderr io.Writer) i
 	t0, last, lastN := time.Now(), time.Now(), 0
 	for {
 		f, err := cc.Next(ctx, s)
-		if errors.Is(err, share.ErrSharedRingClosed) || errors.Is(err, context.Canceled) {
+		if errors.Is(err, gfxcuda.ErrSharedRingClosed) || errors.Is(err, context.Canceled) {
 			break
 		}
 		if err != nil {

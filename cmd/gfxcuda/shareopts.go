@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gfxcuda/gfxcuda/share"
+	"github.com/gfxcuda/gfxcuda"
 )
 
 // idList is a flag of uids or gids: comma-separated, repeatable.
@@ -43,7 +43,7 @@ func (l *idList) Set(v string) error {
 }
 
 // rendezvousFlag is --rendezvous.
-type rendezvousFlag struct{ r share.Rendezvous }
+type rendezvousFlag struct{ r gfxcuda.Rendezvous }
 
 // String is the set as --rendezvous takes it.
 func (f *rendezvousFlag) String() string {
@@ -53,9 +53,9 @@ func (f *rendezvousFlag) String() string {
 	return f.r.String()
 }
 
-// Set parses a rendezvous list (share.ParseRendezvous).
+// Set parses a rendezvous list (gfxcuda.ParseRendezvous).
 func (f *rendezvousFlag) Set(v string) error {
-	r, err := share.ParseRendezvous(v)
+	r, err := gfxcuda.ParseRendezvous(v)
 	if err != nil {
 		return err
 	}
@@ -65,28 +65,28 @@ func (f *rendezvousFlag) Set(v string) error {
 
 // exportFlags adds share's rendezvous and access flags to fs; the
 // function returned reads them as ExportOptions.
-func exportFlags(fs *flag.FlagSet) func() share.ExportOptions {
-	dir := fs.String("dir", "", "`DIR`ectory of the filesystem socket, which another container mounts (default $"+share.EnvShareDir+", else "+share.DefaultShareDir()+")")
+func exportFlags(fs *flag.FlagSet) func() gfxcuda.ExportOptions {
+	dir := fs.String("dir", "", "`DIR`ectory of the filesystem socket, which another container mounts (default $"+gfxcuda.EnvShareDir+", else "+gfxcuda.DefaultShareDir()+")")
 	var uids, gids idList
 	fs.Var(&uids, "allow-uid", "let these other `UIDS` open the ring too (comma-separated; repeatable): containers running as other users")
 	fs.Var(&gids, "allow-gid", "let these `GIDS` (primary or supplementary groups) open the ring too")
 	var rv rendezvousFlag
 	fs.Var(&rv, "rendezvous", "how openers may reach this process: `WAYS` among abstract, fs, pidfd (comma-separated), or auto (abstract socket and filesystem socket) or all")
-	return func() share.ExportOptions {
-		return share.ExportOptions{Rendezvous: rv.r, Dir: *dir, AllowUIDs: uids, AllowGIDs: gids}
+	return func() gfxcuda.ExportOptions {
+		return gfxcuda.ExportOptions{Rendezvous: rv.r, Dir: *dir, AllowUIDs: uids, AllowGIDs: gids}
 	}
 }
 
 // openFlags adds open's rendezvous flags to fs.
-func openFlags(fs *flag.FlagSet) func() share.OpenOptions {
-	dir := fs.String("dir", "", "where the exporter's socket `DIR`ectory is mounted here, when not at the exporter's path (default: the token's, then $"+share.EnvShareDir+")")
+func openFlags(fs *flag.FlagSet) func() gfxcuda.OpenOptions {
+	dir := fs.String("dir", "", "where the exporter's socket `DIR`ectory is mounted here, when not at the exporter's path (default: the token's, then $"+gfxcuda.EnvShareDir+")")
 	var rv rendezvousFlag
 	fs.Var(&rv, "rendezvous", "the `WAYS` to the exporter to try among those the token offers: abstract, fs, pidfd (comma-separated), auto or all")
-	return func() share.OpenOptions { return share.OpenOptions{Rendezvous: rv.r, Dir: *dir} }
+	return func() gfxcuda.OpenOptions { return gfxcuda.OpenOptions{Rendezvous: rv.r, Dir: *dir} }
 }
 
 // describeToken prints how openers reach the exporter of tok and who may.
-func describeToken(w io.Writer, tok share.Token, o share.ExportOptions) {
+func describeToken(w io.Writer, tok gfxcuda.Token, o gfxcuda.ExportOptions) {
 	eps, err := tok.Endpoints()
 	if err != nil {
 		return
@@ -108,7 +108,7 @@ func describeToken(w io.Writer, tok share.Token, o share.ExportOptions) {
 // writeTokenFile writes the token to path for an opener in another
 // container: 0600, or 0644 when other users are allowed (their uid is
 // checked by the exporter anyway; the token is only good for them).
-func writeTokenFile(path string, tok share.Token, o share.ExportOptions) error {
+func writeTokenFile(path string, tok gfxcuda.Token, o gfxcuda.ExportOptions) error {
 	mode := os.FileMode(0o600)
 	if len(o.AllowUIDs) > 0 || len(o.AllowGIDs) > 0 {
 		mode = 0o644

@@ -15,7 +15,6 @@ import (
 	"unsafe"
 
 	"github.com/gfxcuda/gfxcuda/compute"
-	"github.com/gfxcuda/gfxcuda/compute/cudacompute"
 )
 
 // extent returns n, or the rest of the axis from start when n is 0, and
@@ -193,7 +192,7 @@ func gfxcuda_shared_compute_device(dev C.uint64_t, out *C.uint64_t) C.int {
 		if out == nil {
 			return errorf(stInvalid, "gfxcuda_shared_compute_device: null output")
 		}
-		cd := cudacompute.New(sd.d)
+		cd := compute.NewSubmitting(sd.d.Vulkan(), sd.d)
 		return store(out, cd, cd.Close, uint64(dev))
 	})
 }

@@ -12,11 +12,10 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/gfxcuda/gfxcuda"
 	"github.com/gfxcuda/gfxcuda/cuda"
 	"github.com/gfxcuda/gfxcuda/dlpack"
 	"github.com/gfxcuda/gfxcuda/format"
-	"github.com/gfxcuda/gfxcuda/interop"
-	"github.com/gfxcuda/gfxcuda/share"
 )
 
 // contexts holds the primary context of each CUDA device used, retained
@@ -60,7 +59,7 @@ type wrappedMem struct {
 }
 
 type sharedDevice struct {
-	d       *interop.Device
+	d       *gfxcuda.Device
 	ordinal int
 
 	legacyOnce sync.Once
@@ -69,14 +68,14 @@ type sharedDevice struct {
 }
 
 type sharedBuffer struct {
-	b       *interop.Buffer
+	b       *gfxcuda.Buffer
 	sd      *sharedDevice
 	ordinal int
 
 	mu   sync.Mutex
-	ex   *share.Shared
-	opts *share.ExportOptions // gfxcuda_share_options, before ex is made
-	held *interop.Access
+	ex   *gfxcuda.Shared
+	opts *gfxcuda.ExportOptions // gfxcuda_share_options, before ex is made
+	held *gfxcuda.Access
 }
 
 func (b *sharedBuffer) close() error {
@@ -94,14 +93,14 @@ func (b *sharedBuffer) close() error {
 }
 
 type sharedTexture struct {
-	t       *interop.Texture
+	t       *gfxcuda.Texture
 	sd      *sharedDevice
 	ordinal int
 
 	mu   sync.Mutex
-	ex   *share.Shared        // the cross-process export, made on first ipc_handle
-	opts *share.ExportOptions // gfxcuda_share_options, before ex is made
-	held *interop.Access      // an explicit hand-off to CUDA (gfxcuda_to_cuda)
+	ex   *gfxcuda.Shared        // the cross-process export, made on first ipc_handle
+	opts *gfxcuda.ExportOptions // gfxcuda_share_options, before ex is made
+	held *gfxcuda.Access        // an explicit hand-off to CUDA (gfxcuda_to_cuda)
 }
 
 // close withdraws the texture's export, ends a hand-off and frees it.
@@ -226,7 +225,7 @@ func gfxcuda_shared_open(device C.int, out *C.uint64_t) C.int {
 		if err != nil {
 			return err
 		}
-		d, err := interop.Open(interop.Options{UUID: &u})
+		d, err := gfxcuda.Open(gfxcuda.Options{UUID: &u})
 		if err != nil {
 			return &statusError{stNoDevice, err}
 		}
@@ -270,7 +269,7 @@ func gfxcuda_shared_texture_new(dev C.uint64_t, f C.uint32_t, w, h, layers C.uin
 		if _, ok := format.Lookup(format.Format(f)); !ok {
 			return errorf(stInvalid, "gfxcuda: unknown texture format %d", f)
 		}
-		t, err := sd.d.NewTexture(interop.TextureOptions{Format: format.Format(f), Width: uint32(w), Height: uint32(h), Layers: max(uint32(layers), 1)})
+		t, err := sd.d.NewTexture(gfxcuda.TextureOptions{Format: format.Format(f), Width: uint32(w), Height: uint32(h), Layers: max(uint32(layers), 1)})
 		if err != nil {
 			return &statusError{stUnsupported, err}
 		}

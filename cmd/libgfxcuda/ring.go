@@ -13,9 +13,9 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/gfxcuda/gfxcuda"
 	"github.com/gfxcuda/gfxcuda/compute"
 	"github.com/gfxcuda/gfxcuda/cuda"
-	"github.com/gfxcuda/gfxcuda/share"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
@@ -48,9 +48,9 @@ func newHostSlot(b *vulkan.Buffer) (*hostSlot, error) {
 
 // ring is the producer's side.
 type ring struct {
-	r     *share.SharedRing
-	ex    *share.Shared
-	slots []*share.Shared
+	r     *gfxcuda.SharedRing
+	ex    *gfxcuda.Shared
+	slots []*gfxcuda.Shared
 	objs  []any // *hostSlot or *sharedBuffer, by slot
 	sd    *sharedDevice
 }
@@ -96,7 +96,7 @@ func storeOwned(out *C.uint64_t, obj any, close func() error, slots []uint64, de
 
 //export gfxcuda_ring_new
 func gfxcuda_ring_new(dev C.uint64_t, slotBytes C.uint64_t, nslots C.uint32_t, dropOldest C.int, out *C.uint64_t) C.int {
-	return call(func() error { return ringNew(dev, slotBytes, nslots, dropOldest, share.ExportOptions{}, out) })
+	return call(func() error { return ringNew(dev, slotBytes, nslots, dropOldest, gfxcuda.ExportOptions{}, out) })
 }
 
 //export gfxcuda_ring_new_with
@@ -112,7 +112,7 @@ func gfxcuda_ring_new_with(dev C.uint64_t, slotBytes C.uint64_t, nslots C.uint32
 }
 
 // ringNew makes a ring whose slots and token are exported with eo.
-func ringNew(dev C.uint64_t, slotBytes C.uint64_t, nslots C.uint32_t, dropOldest C.int, eo share.ExportOptions, out *C.uint64_t) error {
+func ringNew(dev C.uint64_t, slotBytes C.uint64_t, nslots C.uint32_t, dropOldest C.int, eo gfxcuda.ExportOptions, out *C.uint64_t) error {
 	{
 		if out == nil || slotBytes == 0 || nslots < 2 || nslots > 64 {
 			return errorf(stInvalid, "gfxcuda_ring_new: give slots of at least 1 byte, 2 to 64 slots and an output")
@@ -125,7 +125,7 @@ func ringNew(dev C.uint64_t, slotBytes C.uint64_t, nslots C.uint32_t, dropOldest
 		}
 		var objs []any
 		var closers []func() error
-		var exs []*share.Shared
+		var exs []*gfxcuda.Shared
 		fail := func(err error) error {
 			for _, x := range exs {
 				x.Close()
@@ -137,7 +137,7 @@ func ringNew(dev C.uint64_t, slotBytes C.uint64_t, nslots C.uint32_t, dropOldest
 		}
 		var sd *sharedDevice
 		for i := 0; i < int(nslots); i++ {
-			var ex *share.Shared
+			var ex *gfxcuda.Shared
 			var err error
 			switch d := e.obj.(type) {
 			case *compute.Device:
@@ -151,7 +151,7 @@ func ringNew(dev C.uint64_t, slotBytes C.uint64_t, nslots C.uint32_t, dropOldest
 					return fail(err)
 				}
 				objs, closers = append(objs, hs), append(closers, b.Close)
-				ex, err = share.ExportVulkan(d.Vulkan(), b, eo)
+				ex, err = gfxcuda.ExportVulkan(d.Vulkan(), b, eo)
 			case *sharedDevice:
 				sd = d
 				nb, err2 := d.d.NewBuffer(uint64(slotBytes))
@@ -160,7 +160,7 @@ func ringNew(dev C.uint64_t, slotBytes C.uint64_t, nslots C.uint32_t, dropOldest
 				}
 				sb := &sharedBuffer{b: nb, sd: d, ordinal: d.ordinal}
 				objs, closers = append(objs, sb), append(closers, sb.close)
-				ex, err = share.Export(nb, eo)
+				ex, err = gfxcuda.Export(nb, eo)
 			default:
 				return errorf(stInvalid, "gfxcuda: handle %d is a %s; a ring is made on a compute device (host-visible slots) or a shared device (CUDA slots)", dev, kindName(e.obj))
 			}
@@ -169,11 +169,11 @@ func ringNew(dev C.uint64_t, slotBytes C.uint64_t, nslots C.uint32_t, dropOldest
 			}
 			exs = append(exs, ex)
 		}
-		r, err := share.NewSharedRing(share.SharedRingOptions{Slots: exs, DropOldest: dropOldest != 0, Export: eo})
+		r, err := gfxcuda.NewSharedRing(gfxcuda.SharedRingOptions{Slots: exs, DropOldest: dropOldest != 0, Export: eo})
 		if err != nil {
 			return fail(err)
 		}
-		rex, err := share.Export(r)
+		rex, err := gfxcuda.Export(r)
 		if err != nil {
 			r.Close()
 			return fail(err)
@@ -311,14 +311,14 @@ func gfxcuda_ring_publish(h C.uint64_t, slot C.uint32_t, user unsafe.Pointer, n 
 
 // ringReader is a consumer of another process's ring.
 type ringReader struct {
-	c    *share.Consumer
+	c    *gfxcuda.Consumer
 	objs []any
 	sd   *sharedDevice // CUDA slots; nil: host slots
 	csem *cuda.ExternalSemaphore
 	vsem *vulkan.Semaphore
 
 	mu   sync.Mutex
-	held *share.Frame
+	held *gfxcuda.Frame
 }
 
 func (r *ringReader) close() error {
@@ -353,7 +353,7 @@ func gfxcuda_ring_open(dev C.uint64_t, token unsafe.Pointer, n C.size_t, out *C.
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), openTimeout)
 		defer cancel()
-		c, err := share.OpenSharedRing(ctx, tok)
+		c, err := gfxcuda.OpenSharedRing(ctx, tok)
 		if err != nil {
 			return shareStatus(err)
 		}
@@ -370,7 +370,7 @@ func gfxcuda_ring_open(dev C.uint64_t, token unsafe.Pointer, n C.size_t, out *C.
 		for _, st := range c.Slots() {
 			switch d := e.obj.(type) {
 			case *compute.Device:
-				b, err := share.OpenVulkanBuffer(ctx, d.Vulkan(), st)
+				b, err := gfxcuda.OpenVulkanBuffer(ctx, d.Vulkan(), st)
 				if err != nil {
 					return fail(err)
 				}
@@ -381,7 +381,7 @@ func gfxcuda_ring_open(dev C.uint64_t, token unsafe.Pointer, n C.size_t, out *C.
 				objs, closers = append(objs, hs), append(closers, b.Close)
 			case *sharedDevice:
 				rr.sd = d
-				b, err := share.OpenBuffer(ctx, d.d, st)
+				b, err := d.d.OpenBuffer(ctx, st)
 				if err != nil {
 					return fail(err)
 				}
@@ -395,9 +395,9 @@ func gfxcuda_ring_open(dev C.uint64_t, token unsafe.Pointer, n C.size_t, out *C.
 		if st := c.Semaphore(); st != "" {
 			switch d := e.obj.(type) {
 			case *compute.Device:
-				rr.vsem, err = share.OpenVulkanSemaphore(ctx, d.Vulkan(), st)
+				rr.vsem, err = gfxcuda.OpenVulkanSemaphore(ctx, d.Vulkan(), st)
 			case *sharedDevice:
-				rr.csem, err = share.OpenCUDASemaphore(ctx, d.d.CUDA(), st)
+				rr.csem, err = gfxcuda.OpenCUDASemaphore(ctx, d.d.CUDA(), st)
 			}
 			if err != nil {
 				return fail(err)

@@ -15,11 +15,10 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/gfxcuda/gfxcuda"
 	"github.com/gfxcuda/gfxcuda/compute"
 	"github.com/gfxcuda/gfxcuda/cuda"
 	"github.com/gfxcuda/gfxcuda/format"
-	"github.com/gfxcuda/gfxcuda/interop"
-	"github.com/gfxcuda/gfxcuda/share"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
@@ -30,11 +29,11 @@ import (
 // is gone.
 const openTimeout = 10 * time.Second
 
-func tokenOf(p unsafe.Pointer, n C.size_t) (share.Token, error) {
+func tokenOf(p unsafe.Pointer, n C.size_t) (gfxcuda.Token, error) {
 	if p == nil || n == 0 || n > 4096 {
 		return "", errorf(stInvalid, "gfxcuda: a token of %d bytes; pass the bytes ipc_handle/token returned", n)
 	}
-	tok := share.Token(C.GoStringN((*C.char)(p), C.int(n)))
+	tok := gfxcuda.Token(C.GoStringN((*C.char)(p), C.int(n)))
 	if _, err := tok.Meta(); err != nil {
 		return "", &statusError{stInvalid, err}
 	}
@@ -44,11 +43,11 @@ func tokenOf(p unsafe.Pointer, n C.size_t) (share.Token, error) {
 // shareStatus maps share's errors to statuses.
 func shareStatus(err error) error {
 	switch {
-	case errors.Is(err, share.ErrBadToken):
+	case errors.Is(err, gfxcuda.ErrBadToken):
 		return &statusError{stInvalid, err}
-	case errors.Is(err, share.ErrWithdrawn):
+	case errors.Is(err, gfxcuda.ErrWithdrawn):
 		return &statusError{stBadHandle, err}
-	case errors.Is(err, share.ErrSharedRingClosed):
+	case errors.Is(err, gfxcuda.ErrSharedRingClosed):
 		return &statusError{stClosed, err}
 	case errors.Is(err, context.DeadlineExceeded):
 		return &statusError{stTimeout, err}
@@ -78,7 +77,7 @@ func shareToken(h uint64, out *unsafe.Pointer, n *C.size_t) error {
 		if !ok {
 			return errorf(stBadHandle, "gfxcuda: %d is not a live handle", h)
 		}
-		var tok share.Token
+		var tok gfxcuda.Token
 		var err error
 		switch o := e.obj.(type) {
 		case *sharedTexture:
@@ -97,15 +96,15 @@ func shareToken(h uint64, out *unsafe.Pointer, n *C.size_t) error {
 	}
 }
 
-func exportOnce(mu *sync.Mutex, ex **share.Shared, res any, o *share.ExportOptions) (share.Token, error) {
+func exportOnce(mu *sync.Mutex, ex **gfxcuda.Shared, res any, o *gfxcuda.ExportOptions) (gfxcuda.Token, error) {
 	mu.Lock()
 	defer mu.Unlock()
 	if *ex == nil {
-		var opts []share.ExportOptions
+		var opts []gfxcuda.ExportOptions
 		if o != nil {
 			opts = append(opts, *o)
 		}
-		e, err := share.Export(res, opts...)
+		e, err := gfxcuda.Export(res, opts...)
 		if err != nil {
 			return "", err
 		}
@@ -116,13 +115,13 @@ func exportOnce(mu *sync.Mutex, ex **share.Shared, res any, o *share.ExportOptio
 
 // exportOptions reads the options of gfxcuda_share_options and
 // gfxcuda_ring_new_with from C.
-func exportOptions(dir, rendezvous *C.char, uids *C.uint32_t, nu C.size_t, gids *C.uint32_t, ng C.size_t) (share.ExportOptions, error) {
-	var o share.ExportOptions
+func exportOptions(dir, rendezvous *C.char, uids *C.uint32_t, nu C.size_t, gids *C.uint32_t, ng C.size_t) (gfxcuda.ExportOptions, error) {
+	var o gfxcuda.ExportOptions
 	if dir != nil {
 		o.Dir = C.GoString(dir)
 	}
 	if rendezvous != nil {
-		r, err := share.ParseRendezvous(C.GoString(rendezvous))
+		r, err := gfxcuda.ParseRendezvous(C.GoString(rendezvous))
 		if err != nil {
 			return o, &statusError{stInvalid, err}
 		}
@@ -152,7 +151,7 @@ func gfxcuda_share_options(h C.uint64_t, dir, rendezvous *C.char, uids *C.uint32
 			return err
 		}
 		if h == 0 {
-			share.SetExportDefaults(o)
+			gfxcuda.SetExportDefaults(o)
 			return nil
 		}
 		handles.Lock()
@@ -161,7 +160,7 @@ func gfxcuda_share_options(h C.uint64_t, dir, rendezvous *C.char, uids *C.uint32
 		if !ok {
 			return errorf(stBadHandle, "gfxcuda: %d is not a live handle", h)
 		}
-		set := func(mu *sync.Mutex, ex **share.Shared, opts **share.ExportOptions) error {
+		set := func(mu *sync.Mutex, ex **gfxcuda.Shared, opts **gfxcuda.ExportOptions) error {
 			mu.Lock()
 			defer mu.Unlock()
 			if *ex != nil {
@@ -193,8 +192,8 @@ func gfxcuda_shared_texture_ipc_handle(tex C.uint64_t, out *unsafe.Pointer, n *C
 //export gfxcuda_shared_texture_open_ipc
 func gfxcuda_shared_texture_open_ipc(dev C.uint64_t, handle unsafe.Pointer, n C.size_t, out *C.uint64_t) C.int {
 	return openIPC(dev, handle, n, out, "gfxcuda_shared_texture_open_ipc",
-		func(ctx context.Context, sd *sharedDevice, tok share.Token) (any, func() error, error) {
-			t, err := share.OpenTexture(ctx, sd.d, tok)
+		func(ctx context.Context, sd *sharedDevice, tok gfxcuda.Token) (any, func() error, error) {
+			t, err := sd.d.OpenTexture(ctx, tok)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -206,8 +205,8 @@ func gfxcuda_shared_texture_open_ipc(dev C.uint64_t, handle unsafe.Pointer, n C.
 //export gfxcuda_shared_buffer_open_ipc
 func gfxcuda_shared_buffer_open_ipc(dev C.uint64_t, handle unsafe.Pointer, n C.size_t, out *C.uint64_t) C.int {
 	return openIPC(dev, handle, n, out, "gfxcuda_shared_buffer_open_ipc",
-		func(ctx context.Context, sd *sharedDevice, tok share.Token) (any, func() error, error) {
-			b, err := share.OpenBuffer(ctx, sd.d, tok)
+		func(ctx context.Context, sd *sharedDevice, tok gfxcuda.Token) (any, func() error, error) {
+			b, err := sd.d.OpenBuffer(ctx, tok)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -219,7 +218,7 @@ func gfxcuda_shared_buffer_open_ipc(dev C.uint64_t, handle unsafe.Pointer, n C.s
 // openIPC opens the token at handle (n bytes) on shared device dev with
 // open, bounded by openTimeout, and stores what it made in *out.
 func openIPC(dev C.uint64_t, handle unsafe.Pointer, n C.size_t, out *C.uint64_t, name string,
-	open func(context.Context, *sharedDevice, share.Token) (any, func() error, error)) C.int {
+	open func(context.Context, *sharedDevice, gfxcuda.Token) (any, func() error, error)) C.int {
 	return call(func() error {
 		sd, err := get[*sharedDevice](uint64(dev), "shared device")
 		if err != nil {
@@ -269,7 +268,7 @@ func gfxcuda_shared_buffer_import_fd(dev C.uint64_t, fd C.int, size, allocSize C
 		if err := checkFD(fd); err != nil {
 			return err
 		}
-		b, err := sd.d.ImportBuffer(int(fd), uint64(size), interop.ImportOptions{AllocationSize: max(uint64(allocSize), uint64(size)), Dedicated: dedicated != 0})
+		b, err := sd.d.ImportBuffer(int(fd), uint64(size), gfxcuda.ImportOptions{AllocationSize: max(uint64(allocSize), uint64(size)), Dedicated: dedicated != 0})
 		if err != nil {
 			return &statusError{stUnsupported, err}
 		}
@@ -294,8 +293,8 @@ func gfxcuda_shared_texture_import_fd(dev C.uint64_t, fd C.int, f, w, h, layers,
 		if err := checkFD(fd); err != nil {
 			return err
 		}
-		t, err := sd.d.ImportTexture(int(fd), interop.TextureOptions{Format: format.Format(f), Width: uint32(w), Height: uint32(h),
-			Layers: max(uint32(layers), 1), Usage: vulkan.ImageUsage(usage)}, interop.ImportOptions{AllocationSize: uint64(allocSize), Dedicated: true})
+		t, err := sd.d.ImportTexture(int(fd), gfxcuda.TextureOptions{Format: format.Format(f), Width: uint32(w), Height: uint32(h),
+			Layers: max(uint32(layers), 1), Usage: vulkan.ImageUsage(usage)}, gfxcuda.ImportOptions{AllocationSize: uint64(allocSize), Dedicated: true})
 		if err != nil {
 			return &statusError{stUnsupported, err}
 		}
@@ -514,7 +513,7 @@ func gfxcuda_vk_semaphore_value(sem C.uint64_t, out *C.uint64_t) C.int {
 
 // access is an explicit hand-off of shared resources to CUDA.
 type access struct {
-	a   *interop.Access
+	a   *gfxcuda.Access
 	sd  *sharedDevice
 	res []any // *sharedBuffer, *sharedTexture
 	s   *cuda.Stream
@@ -555,7 +554,7 @@ func gfxcuda_to_cuda(hs *C.uint64_t, n C.size_t, stream C.uint64_t, out *C.uint6
 		}
 		list := unsafe.Slice((*uint64)(unsafe.Pointer(hs)), n)
 		var sd *sharedDevice
-		var res []interop.Resource
+		var res []gfxcuda.Resource
 		var objs []any
 		for _, h := range list {
 			handles.Lock()
@@ -601,7 +600,7 @@ func gfxcuda_to_cuda(hs *C.uint64_t, n C.size_t, stream C.uint64_t, out *C.uint6
 		}
 		if err != nil {
 			end()
-			if errors.Is(err, interop.ErrHeldByCUDA) {
+			if errors.Is(err, gfxcuda.ErrHeldByCUDA) {
 				return &statusError{stInvalid, fmt.Errorf("%w (end the other hand-off with to_vulkan first)", err)}
 			}
 			return err
@@ -620,7 +619,7 @@ func lockOf(o any) *sync.Mutex {
 	return &o.(*sharedTexture).mu
 }
 
-func setHeld(o any, a *interop.Access) {
+func setHeld(o any, a *gfxcuda.Access) {
 	if b, ok := o.(*sharedBuffer); ok {
 		b.held = a
 	} else {

@@ -5,9 +5,9 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/gfxcuda/gfxcuda"
 	"github.com/gfxcuda/gfxcuda/cuda"
 	"github.com/gfxcuda/gfxcuda/format"
-	"github.com/gfxcuda/gfxcuda/interop"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
@@ -20,7 +20,7 @@ type Options struct {
 
 // Suite runs measurements on one Device and collects figures.
 type Suite struct {
-	D        *interop.Device
+	D        *gfxcuda.Device
 	O        Options
 	R        Report
 	Progress *Progress
@@ -258,10 +258,10 @@ func (s *Suite) textureCase(name string, f format.Format, w, h uint32) error {
 	const batch = 32
 	d := s.D
 	ctx := d.CUDA()
-	texs := make([]*interop.Texture, batch)
-	res := make([]interop.Resource, batch)
+	texs := make([]*gfxcuda.Texture, batch)
+	res := make([]gfxcuda.Resource, batch)
 	for i := range texs {
-		t, err := d.NewTexture(interop.TextureOptions{Format: f, Width: w, Height: h})
+		t, err := d.NewTexture(gfxcuda.TextureOptions{Format: f, Width: w, Height: h})
 		if err != nil {
 			return err
 		}
@@ -330,7 +330,7 @@ func (s *Suite) textureCase(name string, f format.Format, w, h uint32) error {
 
 // hostRoundTrip is what people do without interop: copy the image into
 // host-visible memory, wait for Vulkan, copy it into the CUDA tensor.
-func (s *Suite) hostRoundTrip(t *interop.Texture, dst cuda.DevicePtr, n uint64) func() (float64, error) {
+func (s *Suite) hostRoundTrip(t *gfxcuda.Texture, dst cuda.DevicePtr, n uint64) func() (float64, error) {
 	d := s.D
 	return func() (float64, error) {
 		stage, err := d.Vulkan().NewBuffer(vulkan.BufferOptions{Size: n, Heap: vulkan.HeapReadback})

@@ -6,12 +6,11 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/gfxcuda/gfxcuda"
 	"github.com/gfxcuda/gfxcuda/cuda"
 	"github.com/gfxcuda/gfxcuda/format"
 	"github.com/gfxcuda/gfxcuda/internal/kernels"
 	"github.com/gfxcuda/gfxcuda/internal/testpattern"
-	"github.com/gfxcuda/gfxcuda/interop"
-	"github.com/gfxcuda/gfxcuda/tensorpass"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
@@ -31,31 +30,31 @@ const frameW, frameH = 1920, 1080
 
 // RingHarness holds what the ring benchmarks and stress tests share.
 type RingHarness struct {
-	D      *interop.Device
+	D      *gfxcuda.Device
 	Prod   *testpattern.Producer
-	Pass   *tensorpass.VulkanConverter
+	Pass   *gfxcuda.VulkanConverter
 	Tensor *cuda.DeviceMemory // consumer's destination: one frame per batch position
 	Check  *cuda.Function
 	Errors *cuda.DeviceMemory // uint64 error count + uint32 first bad index
 	mod    *cuda.Module
-	texs   []*interop.Texture
-	bufs   []*interop.Buffer
+	texs   []*gfxcuda.Texture
+	bufs   []*gfxcuda.Buffer
 }
 
 // NewRingHarness prepares the producer pipeline, up to maxSlots frame
 // textures and tensor buffers, and the consumer's memory.
-func NewRingHarness(d *interop.Device, maxSlots, maxBatch int) (*RingHarness, error) {
+func NewRingHarness(d *gfxcuda.Device, maxSlots, maxBatch int) (*RingHarness, error) {
 	h := &RingHarness{D: d}
 	var err error
 	if h.Prod, err = testpattern.NewProducer(d.Vulkan()); err != nil {
 		return nil, err
 	}
-	if h.Pass, err = tensorpass.NewVulkanConverter(d.Vulkan(), tensorpass.TensorLayout{DType: format.Uint8}); err != nil {
+	if h.Pass, err = gfxcuda.NewVulkanConverter(d.Vulkan(), gfxcuda.TensorLayout{DType: format.Uint8}); err != nil {
 		h.Close()
 		return nil, err
 	}
 	for i := 0; i < maxSlots; i++ {
-		t, err := d.NewTexture(interop.TextureOptions{Format: format.RGBA8UNorm, Width: frameW, Height: frameH})
+		t, err := d.NewTexture(gfxcuda.TextureOptions{Format: format.RGBA8UNorm, Width: frameW, Height: frameH})
 		if err != nil {
 			h.Close()
 			return nil, err
@@ -153,7 +152,7 @@ func (h *RingHarness) RunRing(rc ringCase, mode Mode, frames int, verify bool, a
 	if rc.slots > len(h.texs) {
 		return 0, fmt.Errorf("ring of %d slots: harness has %d", rc.slots, len(h.texs))
 	}
-	slots := make([]interop.Resource, rc.slots)
+	slots := make([]gfxcuda.Resource, rc.slots)
 	for i := range slots {
 		if mode == CopyMode {
 			slots[i] = h.texs[i]
@@ -239,7 +238,7 @@ type LearnerResult struct {
 var learnerRing = ringCase{128, 32}
 
 // RunLearner streams frames through a learner-mode ring
-// (interop.RingOptions.HostObserved) of buffers the producer writes in
+// (gfxcuda.RingOptions.HostObserved) of buffers the producer writes in
 // tensor layout (NHWC uint8): the producer runs on its own goroutine, the
 // learner calls Next on its own stream as fast as it can. With verify, the
 // learner checks every texel of every frame Next returns on its stream
@@ -252,7 +251,7 @@ func (h *RingHarness) RunLearner(rc ringCase, frames int, verify bool) (LearnerR
 	if rc.slots > len(h.bufs) {
 		return LearnerResult{}, fmt.Errorf("ring of %d slots: harness has %d", rc.slots, len(h.bufs))
 	}
-	slots := make([]interop.Resource, rc.slots)
+	slots := make([]gfxcuda.Resource, rc.slots)
 	for i := range slots {
 		slots[i] = h.bufs[i]
 	}
@@ -260,7 +259,7 @@ func (h *RingHarness) RunLearner(rc ringCase, frames int, verify bool) (LearnerR
 	if err != nil {
 		return LearnerResult{}, err
 	}
-	r, err := d.NewRingWith(slots, interop.RingOptions{Batch: rc.batch, HostObserved: true,
+	r, err := d.NewRingWith(slots, gfxcuda.RingOptions{Batch: rc.batch, HostObserved: true,
 		Shape: []int64{frameH, frameW, 4}, DType: format.Uint8})
 	if err != nil {
 		return LearnerResult{}, errors.Join(err, stream.Close())
@@ -289,7 +288,7 @@ func (h *RingHarness) RunLearner(rc ringCase, frames int, verify bool) (LearnerR
 	}()
 	var lerr error
 	for r.Consumed() < uint64(batches) && lerr == nil {
-		var b *interop.Batch
+		var b *gfxcuda.Batch
 		if b, lerr = r.Next(ctx, stream); lerr != nil {
 			cancel()
 			break

@@ -5,16 +5,16 @@ import (
 	"os"
 	"testing"
 
+	"github.com/gfxcuda/gfxcuda"
 	"github.com/gfxcuda/gfxcuda/cuda"
 	"github.com/gfxcuda/gfxcuda/internal/testpattern"
-	"github.com/gfxcuda/gfxcuda/interop"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
-func openGPU(t testing.TB) *interop.Device {
+func openGPU(t testing.TB) *gfxcuda.Device {
 	t.Helper()
 	on := os.Getenv("GFXCUDA_VALIDATION") != "0"
-	d, err := interop.Open(interop.Options{Validation: &on})
+	d, err := gfxcuda.Open(gfxcuda.Options{Validation: &on})
 	if err != nil {
 		if os.Getenv("GFXCUDA_REQUIRE_CUDA") == "1" {
 			t.Fatalf("GPU required: %v", err)

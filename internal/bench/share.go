@@ -8,17 +8,16 @@ import (
 	"os"
 	"time"
 
+	"github.com/gfxcuda/gfxcuda"
 	"github.com/gfxcuda/gfxcuda/cuda"
 	"github.com/gfxcuda/gfxcuda/format"
 	"github.com/gfxcuda/gfxcuda/internal/kernels"
 	"github.com/gfxcuda/gfxcuda/internal/testpattern"
-	"github.com/gfxcuda/gfxcuda/interop"
-	"github.com/gfxcuda/gfxcuda/share"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
 // ShareOpenModes are what ShareOpen's child process does with a token:
-// open it with share.OpenBuffer or OpenTexture (CUDA at once, Vulkan on
+// open it with gfxcuda.OpenBuffer or OpenTexture (CUDA at once, Vulkan on
 // first use) and report the open ("interop") or the open and the first
 // Vulkan use ("interop+vulkan"); or open it into CUDA alone with
 // OpenCUDABuffer or OpenCUDATexture and report the open ("cuda") or a
@@ -49,7 +48,7 @@ const ipcOpenName = "open a CUDA IPC handle of 256 MiB in another process"
 // interop resources (CUDA at once, Vulkan on first use, and with that
 // first use). child runs that process on a token in a mode (ShareOpenModes)
 // and returns the time the open took in it (the device already open).
-func (s *Suite) ShareOpen(child func(tok share.Token, mode string) (time.Duration, error)) error {
+func (s *Suite) ShareOpen(child func(tok gfxcuda.Token, mode string) (time.Duration, error)) error {
 	const n = 256 << 20
 	cu, err := s.D.NewBufferFromCUDA(n)
 	if err != nil {
@@ -61,7 +60,7 @@ func (s *Suite) ShareOpen(child func(tok share.Token, mode string) (time.Duratio
 		return err
 	}
 	defer b.Close()
-	tex, err := s.D.NewTexture(interop.TextureOptions{Format: format.RGBA8UNorm, Width: 1920, Height: 1080})
+	tex, err := s.D.NewTexture(gfxcuda.TextureOptions{Format: format.RGBA8UNorm, Width: 1920, Height: 1080})
 	if err != nil {
 		return err
 	}
@@ -87,11 +86,11 @@ func (s *Suite) ShareOpen(child func(tok share.Token, mode string) (time.Duratio
 		{"open the same 256 MiB buffer handle again in that process (the import reused)", cu, OpenCUDAAgain, vsIPC(0)},
 		{"open a 256 MiB buffer handle for CUDA use in another process (Vulkan memory: cuImportExternalMemory)", b, OpenCUDA, vsIPC(0)},
 		{"open a 1080p texture handle for CUDA use in another process", tex, OpenCUDA, texTarget},
-		{"open a 256 MiB buffer handle in another process (interop.Buffer: CUDA now, Vulkan on first use)", b, OpenInterop, vsIPC(0)},
+		{"open a 256 MiB buffer handle in another process (gfxcuda.Buffer: CUDA now, Vulkan on first use)", b, OpenInterop, vsIPC(0)},
 		{"open a 256 MiB buffer handle in another process (Vulkan + CUDA)", b, OpenInteropVulkan, vsIPC(0)},
 		{"open a 1080p texture handle in another process (Vulkan + CUDA)", tex, OpenInteropVulkan, vsIPC(0)},
 	} {
-		ex, err := share.Export(c.res)
+		ex, err := gfxcuda.Export(c.res)
 		if err != nil {
 			return err
 		}
@@ -110,10 +109,10 @@ func (s *Suite) ShareOpen(child func(tok share.Token, mode string) (time.Duratio
 // shareRings are the shapes ShareRing compares: slots, frames per batch.
 var shareRings = []ringCase{{3, 1}, {16, 8}}
 
-// ShareRing measures a share.Producer (Vulkan, 1080p RGBA8 frames written
+// ShareRing measures a gfxcuda.Producer (Vulkan, 1080p RGBA8 frames written
 // by a compute shader) handing frames to a CUDA consumer in another
 // process (child: it consumes frames frames of the ring's token and
-// returns the frame rate it saw), next to interop.Ring in this process
+// returns the frame rate it saw), next to gfxcuda.Ring in this process
 // with the same shape and the same consumer work, in the same run. Both
 // consumers copy every frame out of its CUDA array and check every texel
 // on the GPU (gfx_check_hash): the figures include a full check of every
@@ -123,7 +122,7 @@ var shareRings = []ringCase{{3, 1}, {16, 8}}
 // namespace (another container): it reaches the producer through the
 // filesystem socket, and must keep ≥ 0.9× the in-process ring too. That
 // needs root (a new network namespace); elsewhere the figure says so.
-func (s *Suite) ShareRing(child func(tok share.Token, frames int, netns bool) (float64, error)) error {
+func (s *Suite) ShareRing(child func(tok gfxcuda.Token, frames int, netns bool) (float64, error)) error {
 	h, err := NewRingHarness(s.D, 16, 8)
 	if err != nil {
 		return err
@@ -132,7 +131,7 @@ func (s *Suite) ShareRing(child func(tok share.Token, frames int, netns bool) (f
 	frames := s.O.Frames
 	for _, rc := range shareRings {
 		frames := (frames + rc.batch - 1) / rc.batch * rc.batch
-		inName := fmt.Sprintf("interop.Ring in one process, %d slots, batches of %d (1080p, every texel checked)", rc.slots, rc.batch)
+		inName := fmt.Sprintf("gfxcuda.Ring in one process, %d slots, batches of %d (1080p, every texel checked)", rc.slots, rc.batch)
 		err := s.figure("ring", inName, "frames/s", func() (float64, error) {
 			if err := h.ResetErrors(); err != nil {
 				return 0, err
@@ -149,7 +148,7 @@ func (s *Suite) ShareRing(child func(tok share.Token, frames int, netns bool) (f
 		if err != nil {
 			return err
 		}
-		name := fmt.Sprintf("share.Producer → CUDA consumer in another process, %d slots, batches of %d (1080p, every texel checked)", rc.slots, rc.batch)
+		name := fmt.Sprintf("gfxcuda.Producer → CUDA consumer in another process, %d slots, batches of %d (1080p, every texel checked)", rc.slots, rc.batch)
 		err = s.figure("ring", name, "frames/s", func() (float64, error) { return s.crossRing(h, rc, frames, false, child) },
 			func(f *Figure) { f.Against, f.Target = inName, 0.9 })
 		if err != nil {
@@ -158,7 +157,7 @@ func (s *Suite) ShareRing(child func(tok share.Token, frames int, netns bool) (f
 		if rc != shareRings[len(shareRings)-1] {
 			continue
 		}
-		name = fmt.Sprintf("share.Producer → CUDA consumer in another process and network namespace (filesystem socket), %d slots, batches of %d (1080p, every texel checked)", rc.slots, rc.batch)
+		name = fmt.Sprintf("gfxcuda.Producer → CUDA consumer in another process and network namespace (filesystem socket), %d slots, batches of %d (1080p, every texel checked)", rc.slots, rc.batch)
 		if os.Geteuid() != 0 {
 			s.add(Figure{Group: "ring", Name: name, Unit: "frames/s", Note: "not measured: a network namespace needs root"})
 			continue
@@ -174,7 +173,7 @@ func (s *Suite) ShareRing(child func(tok share.Token, frames int, netns bool) (f
 
 // crossRing runs one cross-process ring: it produces frames frames and
 // returns the consumer's frame rate.
-func (s *Suite) crossRing(h *RingHarness, rc ringCase, frames int, netns bool, child func(share.Token, int, bool) (float64, error)) (float64, error) {
+func (s *Suite) crossRing(h *RingHarness, rc ringCase, frames int, netns bool, child func(gfxcuda.Token, int, bool) (float64, error)) (float64, error) {
 	d := s.D.Vulkan()
 	var slots []any
 	for i := 0; i < rc.slots; i++ {
@@ -185,7 +184,7 @@ func (s *Suite) crossRing(h *RingHarness, rc ringCase, frames int, netns bool, c
 		defer img.Close()
 		slots = append(slots, img)
 	}
-	p, err := share.NewProducer(d, share.ProducerOptions{Slots: slots, Batch: rc.batch})
+	p, err := gfxcuda.NewProducer(d, gfxcuda.ProducerOptions{Slots: slots, Batch: rc.batch})
 	if err != nil {
 		return 0, err
 	}
@@ -237,8 +236,8 @@ func (s *Suite) crossRing(h *RingHarness, rc ringCase, frames int, netns bool, c
 // out of its CUDA array and every texel checked against the test pattern
 // on the GPU. It returns the frame rate from the first frame's arrival to
 // the last one's check, and fails on any wrong texel.
-func ConsumeRingCUDA(ctx context.Context, cx *cuda.Context, tok share.Token, frames int) (float64, error) {
-	cc, err := share.OpenCUDAConsumer(ctx, cx, tok)
+func ConsumeRingCUDA(ctx context.Context, cx *cuda.Context, tok gfxcuda.Token, frames int) (float64, error) {
+	cc, err := gfxcuda.OpenCUDAConsumer(ctx, cx, tok)
 	if err != nil {
 		return 0, err
 	}

@@ -4,9 +4,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gfxcuda/gfxcuda"
 	"github.com/gfxcuda/gfxcuda/format"
 	"github.com/gfxcuda/gfxcuda/internal/testpattern"
-	"github.com/gfxcuda/gfxcuda/tensorpass"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
@@ -22,7 +22,7 @@ func BenchmarkRecordTensorFrames(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer prod.Close()
-	pass, err := tensorpass.NewVulkanConverter(vd, tensorpass.TensorLayout{DType: format.Uint8})
+	pass, err := gfxcuda.NewVulkanConverter(vd, gfxcuda.TensorLayout{DType: format.Uint8})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -12,11 +12,10 @@ import (
 	"log"
 	"os"
 
+	"github.com/gfxcuda/gfxcuda"
 	"github.com/gfxcuda/gfxcuda/format"
-	"github.com/gfxcuda/gfxcuda/interop"
 	"github.com/gfxcuda/gfxcuda/shader"
-	"github.com/gfxcuda/gfxcuda/tensorpass/cudaconv"
-	"github.com/gfxcuda/gfxcuda/tensorpass/tensor"
+	"github.com/gfxcuda/gfxcuda/tensor"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
@@ -43,14 +42,14 @@ func main() {
 func run(out io.Writer) error {
 	// One GPU seen by Vulkan and CUDA (fails with a reason where there is
 	// none: `gfxcuda doctor` says what to fix).
-	dev, err := interop.Open(interop.Options{})
+	dev, err := gfxcuda.Open(gfxcuda.Options{})
 	if err != nil {
 		return err
 	}
 	defer dev.Close()
 
 	// The texture the renderer draws into; CUDA sees the same memory.
-	tex, err := dev.NewTexture(interop.TextureOptions{Format: format.RGBA8UNorm, Width: width, Height: height})
+	tex, err := dev.NewTexture(gfxcuda.TextureOptions{Format: format.RGBA8UNorm, Width: width, Height: height})
 	if err != nil {
 		return err
 	}
@@ -67,12 +66,12 @@ func run(out io.Writer) error {
 	// The tensor: [1, 3, H, W] float32, ImageNet-normalized, in CUDA memory.
 	layout := tensor.Layout{Planar: true, DType: format.Float32, Channels: 3,
 		Mean: [4]float32{0.485, 0.456, 0.406}, Std: [4]float32{0.229, 0.224, 0.225}}
-	conv, err := cudaconv.NewCUDAConverter(dev.CUDA(), layout)
+	conv, err := gfxcuda.NewCUDAConverter(dev.CUDA(), layout)
 	if err != nil {
 		return err
 	}
 	defer conv.Close()
-	src, err := cudaconv.CUDATextureSource(tex, 0)
+	src, err := gfxcuda.CUDATextureSource(tex, 0)
 	if err != nil {
 		return err
 	}

@@ -6,19 +6,19 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gfxcuda/gfxcuda"
 	"github.com/gfxcuda/gfxcuda/cuda"
-	"github.com/gfxcuda/gfxcuda/tensorpass/cudaconv"
 )
 
 // TestProgram runs the program of docs/render-to-pytorch.md. It needs a GPU
 // shared by Vulkan and CUDA.
 func TestProgram(t *testing.T) {
-	if err := cuda.Init(); err != nil || !cudaconv.HasCUDAConverterKernel() {
+	if err := cuda.Init(); err != nil || !gfxcuda.HasCUDAConverterKernel() {
 		if os.Getenv("GFXCUDA_REQUIRE_CUDA") == "1" {
-			t.Fatalf("CUDA required: %v (kernel present: %v)", err, cudaconv.HasCUDAConverterKernel())
+			t.Fatalf("CUDA required: %v (kernel present: %v)", err, gfxcuda.HasCUDAConverterKernel())
 		}
 		if err == nil {
-			err = cudaconv.ErrNoCUDAConverterKernel
+			err = gfxcuda.ErrNoCUDAConverterKernel
 		}
 		t.Skipf("no CUDA: %v", err)
 	}

@@ -1,0 +1,227 @@
+package gfxcuda
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gfxcuda/gfxcuda/vulkan"
+	"golang.org/x/sys/unix"
+)
+
+// childEnv names the role of a child process started by a test; helper
+// tests skip when it is not set.
+const childEnv = "GFXCUDA_SHARE_CHILD"
+
+// vkDevice opens a Vulkan device (validation on) that can export and
+// import OPAQUE_FD memory: lavapipe on the CPU machine, the GPU elsewhere.
+// It skips, or fails under GFXCUDA_REQUIRE_VULKAN=1.
+func vkDevice(t testing.TB) *vulkan.Device {
+	t.Helper()
+	on := os.Getenv(childEnv) == ""
+	in, err := vulkan.NewInstance(vulkan.InstanceOptions{AppName: "gfxcuda-share-test", Validation: &on})
+	if err != nil {
+		unavailable(t, "Vulkan unavailable: %v", err)
+	}
+	pds, err := in.PhysicalDevices()
+	if err != nil || len(pds) == 0 {
+		in.Close()
+		unavailable(t, "no Vulkan device: %v", err)
+	}
+	pd := pds[0]
+	if !pd.CanExportOpaqueFD() || !pd.CanImportOpaqueFD() {
+		in.Close()
+		unavailable(t, "%s cannot export and import OPAQUE_FD memory", pd.Name)
+	}
+	d, err := in.NewDevice(pd, vulkan.DeviceOptions{})
+	if err != nil {
+		in.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := d.Close(); err != nil {
+			t.Errorf("Device.Close: %v", err)
+		}
+		msgs := in.TakeValidationErrors()
+		in.Close()
+		if len(msgs) > 0 {
+			t.Errorf("%d validation errors:\n%s", len(msgs), strings.Join(msgs, "\n"))
+		}
+	})
+	return d
+}
+
+func unavailable(t testing.TB, format string, args ...any) {
+	t.Helper()
+	if os.Getenv("GFXCUDA_REQUIRE_VULKAN") == "1" {
+		t.Fatalf("GFXCUDA_REQUIRE_VULKAN=1: "+format, args...)
+	}
+	t.Skipf(format, args...)
+}
+
+// seededRandom returns n deterministic pseudo-seededRandom bytes for seed.
+func seededRandom(seed uint64, n int) []byte {
+	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	b := make([]byte, n)
+	for i := 0; i+8 <= n; i += 8 {
+		v := r.Uint64()
+		for k := 0; k < 8; k++ {
+			b[i+k] = byte(v >> (8 * k))
+		}
+	}
+	for i := n &^ 7; i < n; i++ {
+		b[i] = byte(r.Uint32())
+	}
+	return b
+}
+
+func poisonedBytes(n int) []byte { return bytes.Repeat([]byte{0xCD}, n) }
+
+// child is a test binary re-run in a helper role.
+type child struct {
+	cmd *exec.Cmd
+	in  io.WriteCloser
+	out *bufio.Scanner
+	err *bytes.Buffer
+}
+
+// startChild runs TestChild in role with extra environment variables; the
+// child reads commands on stdin and answers one line at a time.
+func startChild(t *testing.T, role string, env ...string) *child {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestChild$", "-test.v", "-test.count=1")
+	cmd.Env = append(append(os.Environ(), childEnv+"="+role), env...)
+	return startChildCmd(t, cmd)
+}
+
+// startChildCmd starts cmd, a TestChild process set up by the caller.
+func startChildCmd(t *testing.T, cmd *exec.Cmd) *child {
+	t.Helper()
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	c := &child{cmd: cmd, in: in, out: bufio.NewScanner(out), err: &stderr}
+	t.Cleanup(func() {
+		in.Close()
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+	})
+	return c
+}
+
+// expect reads lines until one starts with "@" (the child's protocol) and
+// returns it without the "@", failing on "@FAIL".
+func (c *child) expect(t *testing.T, prefix string) string {
+	t.Helper()
+	var log []string
+	for c.out.Scan() {
+		l := c.out.Text()
+		if !strings.HasPrefix(l, "@") {
+			log = append(log, l)
+			continue
+		}
+		l = l[1:]
+		if strings.HasPrefix(l, "FAIL") {
+			t.Fatalf("child failed: %s\n%s", l, strings.Join(log, "\n"))
+		}
+		if !strings.HasPrefix(l, prefix) {
+			t.Fatalf("child said %q, want %q", l, prefix)
+		}
+		return strings.TrimSpace(strings.TrimPrefix(l, prefix))
+	}
+	t.Fatalf("child ended before %q: %s\n%s", prefix, strings.Join(log, "\n"), c.err.String())
+	return ""
+}
+
+func (c *child) send(t *testing.T, line string) {
+	t.Helper()
+	if _, err := fmt.Fprintln(c.in, line); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// wait waits for the child to exit and fails on a non-zero status.
+func (c *child) wait(t *testing.T) {
+	t.Helper()
+	c.in.Close()
+	for c.out.Scan() {
+	}
+	if err := c.cmd.Wait(); err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			t.Fatalf("child exited: %v\n%s", err, c.err.String())
+		}
+	}
+}
+
+// exited reports whether the child has exited (without reaping it).
+func (c *child) exited() bool {
+	var si unix.Siginfo
+	err := unix.Waitid(unix.P_PID, c.cmd.Process.Pid, &si, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
+	return err == nil && si.Signo == int32(unix.SIGCHLD)
+}
+
+// fatal ends the child (killed if still running) and fails the test with
+// what it printed: its protocol lines and log on stdout, then its stderr.
+func (c *child) fatal(t *testing.T, format string, args ...any) {
+	t.Helper()
+	c.cmd.Process.Kill()
+	c.in.Close()
+	var out []string
+	for c.out.Scan() {
+		out = append(out, c.out.Text())
+	}
+	werr := c.cmd.Wait()
+	t.Fatalf("%s\nchild (%v) stdout:\n%s\nchild stderr:\n%s", fmt.Sprintf(format, args...), werr,
+		strings.Join(out, "\n"), c.err.String())
+}
+
+// waitAttached waits until r has n consumers: at most d, and failing at
+// once, with the child's output, when the child exits first (a consumer
+// that cannot start never attaches).
+func (c *child) waitAttached(t *testing.T, r *SharedRing, n int, d time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for r.Consumers() < n {
+		if c.exited() {
+			c.fatal(t, "the consumer process exited before attaching to the ring")
+		}
+		if time.Now().After(deadline) {
+			c.fatal(t, "no consumer attached to the ring within %v", d)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// say prints one protocol line from a child.
+func say(format string, args ...any) { fmt.Printf("@"+format+"\n", args...) }
+
+// childFail reports a child's failure on the protocol and exits.
+func childFail(format string, args ...any) {
+	say("FAIL "+format, args...)
+	os.Exit(1)
+}

@@ -1,0 +1,612 @@
+package gfxcuda
+
+import (
+	"bytes"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// Errors callers can branch on (errors.Is).
+var (
+	// ErrWithdrawn: the exporter closed the resource (or its whole
+	// process exited, or it closed every resource it shared).
+	ErrWithdrawn = errors.New("share: the exporter has withdrawn this resource")
+	// ErrRefused: the exporter refused the request (wrong secret, a user
+	// it does not allow, a malformed request), or the process serving the
+	// token is not the exporter it names.
+	ErrRefused = errors.New("share: the exporter refused the request")
+	// ErrUnreachable: no way the token offers reaches its exporter from
+	// this process (another network or PID namespace, a directory not
+	// shared, permissions); the *OpenError says why for each and what to
+	// set.
+	ErrUnreachable = errors.New("share: the exporter cannot be reached from this process")
+	// ErrResourceOnOtherGPU: the token's memory lives on another GPU than the
+	// device asked to open it.
+	ErrResourceOnOtherGPU = errors.New("share: the resource lives on a different GPU")
+	// ErrWrongKind: the token shares another kind of resource.
+	ErrWrongKind = errors.New("share: the token shares another kind of resource")
+)
+
+// Wire format. A client connects, sends one request of reqLen bytes and
+// reads one reply; the server then closes the connection.
+//
+//	request: "GFXQ" version(1) op(1) 0 0 id(8, LE) secret(16)
+//	reply:   "GFXR" status(1) nfds(1) len(2, LE) message(len) + nfds descriptors (SCM_RIGHTS)
+const (
+	reqLen      = 32
+	wireVersion = 1
+	opOpen      = 1
+	replyHdr    = 8
+	maxReplyMsg = 4096
+	maxFDs      = 8
+)
+
+var (
+	reqMagic   = [4]byte{'G', 'F', 'X', 'Q'}
+	replyMagic = [4]byte{'G', 'F', 'X', 'R'}
+)
+
+// Reply statuses.
+const (
+	stOK = iota
+	stBadRequest
+	stUnknown
+	stWithdrawn
+	stSecret
+	stUID
+	stFailed
+	stBusy
+)
+
+// Server limits: every connection gets ioTimeout for its whole exchange;
+// at most maxConns are served at once (others are refused at once).
+var (
+	ioTimeout = 2 * time.Second
+	maxConns  = 64
+)
+
+// errEmptyRequest: the peer closed without sending a byte (a liveness
+// probe, not a request).
+var errEmptyRequest = errors.New("no request (the peer sent nothing)")
+
+type request struct {
+	id     uint64
+	secret [16]byte
+}
+
+func (r request) encode() []byte {
+	b := make([]byte, 0, reqLen)
+	b = append(b, reqMagic[:]...)
+	b = append(b, wireVersion, opOpen, 0, 0)
+	b = binary.LittleEndian.AppendUint64(b, r.id)
+	return append(b, r.secret[:]...)
+}
+
+// readRequest reads exactly one request from r: never more than reqLen
+// bytes, whatever the peer sends.
+func readRequest(r io.Reader) (request, error) {
+	var b [reqLen]byte
+	if n, err := io.ReadFull(r, b[:]); err != nil {
+		if n == 0 && errors.Is(err, io.EOF) {
+			return request{}, errEmptyRequest
+		}
+		return request{}, fmt.Errorf("request of %d bytes, want %d: %v", n, reqLen, err)
+	}
+	if !bytes.Equal(b[:4], reqMagic[:]) {
+		return request{}, errors.New("not a gfxcuda share request")
+	}
+	if b[4] != wireVersion {
+		return request{}, fmt.Errorf("protocol version %d, this exporter speaks %d", b[4], wireVersion)
+	}
+	if b[5] != opOpen || b[6] != 0 || b[7] != 0 {
+		return request{}, fmt.Errorf("unknown operation %d", b[5])
+	}
+	var q request
+	q.id = binary.LittleEndian.Uint64(b[8:])
+	copy(q.secret[:], b[16:])
+	return q, nil
+}
+
+// peer is who asked: its credentials as the kernel reports them
+// (SO_PEERCRED and SO_PEERGROUPS on sockets; /proc, pinned by a pidfd, on
+// the door) and the way it came.
+type peer struct {
+	pid, uid, gid int
+	groups        []int
+	via           string
+}
+
+func (p peer) String() string {
+	return fmt.Sprintf("pid %d uid %d gid %d (via %s)", p.pid, p.uid, p.gid, p.via)
+}
+
+// entry is one exported resource.
+type entry struct {
+	secret [16]byte
+	kind   Kind
+	uids   []int // besides the exporter's own uid
+	gids   []int
+	logf   func(format string, args ...any)
+	fsDir  string // the filesystem socket's directory it is offered on ("": none)
+	door   bool   // offered through the pidfd door
+	// open returns new descriptors for the peer (the server closes them
+	// after sending) and extra bytes for the reply message.
+	open func(p peer) (fds []int, extra []byte, err error)
+}
+
+// allows reports whether p may open the entry of an exporter running as
+// uid: the same uid, or a uid or group the entry allows.
+func (e *entry) allows(p peer, uid int) bool {
+	if p.uid == uid || slices.Contains(e.uids, p.uid) {
+		return true
+	}
+	if slices.Contains(e.gids, p.gid) {
+		return true
+	}
+	for _, g := range p.groups {
+		if slices.Contains(e.gids, g) {
+			return true
+		}
+	}
+	return false
+}
+
+// notAllowed is the refusal a peer the entry does not allow gets: what is
+// allowed and what to set.
+func (e *entry) notAllowed(p peer, uid int) string {
+	allowed := fmt.Sprintf("the exporter (uid %d) allows uids %v", uid, append([]int{uid}, e.uids...))
+	if len(e.gids) > 0 {
+		allowed += fmt.Sprintf(" and gids %v", e.gids)
+	}
+	return fmt.Sprintf("uid %d (gid %d) is not allowed: %s; add it with --allow-uid %d (share.ExportOptions.AllowUIDs) or its group with --allow-gid %d",
+		p.uid, p.gid, allowed, p.uid, p.gid)
+}
+
+// server is this process's one exporter: its resources, served on the
+// abstract socket, filesystem sockets and the pidfd door its exports asked
+// for, running while at least one resource is exported.
+type server struct {
+	nonce   [12]byte // names the sockets
+	uid     int
+	netns   uint64
+	pidns   uint64
+	abs     *net.UnixListener // nil until an export asks for it
+	absName string
+	fs      map[string]*fsSocket // by directory
+	door    *door
+	doorUse int // exports offering the door: it closes with the last
+	mu      sync.Mutex
+	entries map[uint64]*entry
+	gone    map[uint64][16]byte // withdrawn ids and their secrets, bounded
+	order   []uint64
+	conns   chan struct{}
+	wg      sync.WaitGroup // accept loops and the door
+	limit   rateLimit
+}
+
+const maxTombstones = 4096
+
+// fsWarned holds the problems with the default socket directory already
+// logged.
+var fsWarned sync.Map
+
+var global struct {
+	mu  sync.Mutex
+	srv *server
+}
+
+// logRefusal logs a refusal of p, through the entry's logger when known.
+func (s *server) logRefusal(e *entry, p peer, why string) {
+	ok, suppressed := s.limit.allow()
+	if !ok {
+		return
+	}
+	logf := defaultLogf
+	if e != nil && e.logf != nil {
+		logf = e.logf
+	}
+	if suppressed > 0 {
+		why += fmt.Sprintf(" (%d more refusals were not logged)", suppressed)
+	}
+	logf("gfxcuda share: refused %v: %s", p, why)
+}
+
+// registered is where a new export can be reached: the token's
+// rendezvous fields.
+type registered struct {
+	id   uint64
+	uid  uint32
+	addr string
+	// fs
+	path string
+	dir  dirInfo
+	// pidfd
+	netns, pidns uint64
+	pid          uint32
+	doorFD       uint32
+	doorID       [16]byte
+}
+
+// register adds e under a new random id, starting the server and the
+// rendezvous plan asks for if needed.
+func register(e *entry, plan *exportPlan) (registered, error) {
+	global.mu.Lock()
+	defer global.mu.Unlock()
+	started := false
+	if global.srv == nil {
+		s, err := newServer()
+		if err != nil {
+			return registered{}, err
+		}
+		global.srv, started = s, true
+	}
+	s := global.srv
+	r, err := s.offer(plan, e)
+	if err != nil {
+		if started && len(s.entries) == 0 {
+			s.stop()
+			global.srv = nil
+		}
+		return registered{}, err
+	}
+	var idb [8]byte
+	if _, err := rand.Read(idb[:]); err != nil {
+		return registered{}, err
+	}
+	r.id = binary.LittleEndian.Uint64(idb[:])
+	s.mu.Lock()
+	s.entries[r.id] = e
+	s.mu.Unlock()
+	return r, nil
+}
+
+// offer starts what plan asks for and returns where it is, recording in e
+// what it uses. Called with global.mu held.
+func (s *server) offer(plan *exportPlan, e *entry) (r registered, err error) {
+	r = registered{uid: uint32(s.uid), netns: s.netns, pidns: s.pidns}
+	defer func() {
+		if err != nil {
+			s.release(e)
+		}
+	}()
+	logf := plan.logf
+	if logf == nil {
+		logf = defaultLogf
+	}
+	if plan.rv&RendezvousAbstract != 0 {
+		if s.abs == nil {
+			if err := s.listenAbstract(); err != nil {
+				return r, err
+			}
+		}
+		r.addr = s.absName
+	}
+	if plan.rv&RendezvousFS != 0 {
+		fsock, err := s.listenFSDir(plan.dir, plan.others())
+		switch {
+		case err == nil:
+			r.path, r.dir = fsock.path, fsock.info
+			fsock.uses++
+			e.fsDir = fsock.dir
+		case plan.explicit&RendezvousFS != 0:
+			return r, fmt.Errorf("share: the filesystem socket: %w", err)
+		default:
+			// The default directory, tried quietly: said once per
+			// process and reason.
+			msg := fmt.Sprintf("gfxcuda share: no filesystem socket (openers in other network namespaces will not reach this process): %v", err)
+			if _, said := fsWarned.LoadOrStore(msg, true); !said {
+				logf("%s", msg)
+			}
+		}
+	}
+	if plan.rv&RendezvousPidfd != 0 {
+		if s.door == nil {
+			d, err := openDoor(s)
+			if err != nil {
+				return r, fmt.Errorf("share: the pidfd door: %w", err)
+			}
+			s.door = d
+		}
+		r.pid, r.doorFD, r.doorID = uint32(os.Getpid()), uint32(s.door.fd), s.door.id
+		s.doorUse++
+		e.door = true
+	}
+	if r.addr == "" && r.path == "" && r.pid == 0 {
+		return r, errors.New("share: no way for openers to reach this exporter (the rendezvous set is empty)")
+	}
+	return r, nil
+}
+
+// release gives back what e used: a filesystem socket or the door no
+// export offers any more is closed (the socket file removed). Called with
+// global.mu held.
+func (s *server) release(e *entry) {
+	if f := s.fs[e.fsDir]; f != nil && e.fsDir != "" {
+		if f.uses--; f.uses <= 0 {
+			f.ln.Close() // removes the socket file; its accept loop returns
+			delete(s.fs, e.fsDir)
+		}
+	}
+	e.fsDir = ""
+	if e.door && s.door != nil {
+		if s.doorUse--; s.doorUse <= 0 {
+			s.door.close()
+			s.door = nil
+		}
+	}
+	e.door = false
+}
+
+// unregister withdraws id; the server stops with its last resource.
+func unregister(id uint64, secret [16]byte) {
+	global.mu.Lock()
+	defer global.mu.Unlock()
+	s := global.srv
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	e, ok := s.entries[id]
+	if !ok {
+		s.mu.Unlock()
+		return
+	}
+	delete(s.entries, id)
+	s.tomb(id, secret)
+	empty := len(s.entries) == 0
+	s.mu.Unlock()
+	s.release(e)
+	if empty {
+		s.stop()
+		global.srv = nil
+	}
+}
+
+func (s *server) tomb(id uint64, secret [16]byte) {
+	s.gone[id] = secret
+	s.order = append(s.order, id)
+	if len(s.order) > maxTombstones {
+		delete(s.gone, s.order[0])
+		s.order = s.order[1:]
+	}
+}
+
+func newServer() (*server, error) {
+	s := &server{uid: os.Geteuid(), netns: nsInode("net"), pidns: nsInode("pid"), fs: map[string]*fsSocket{},
+		entries: map[uint64]*entry{}, gone: map[uint64][16]byte{}, conns: make(chan struct{}, maxConns)}
+	if _, err := rand.Read(s.nonce[:]); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *server) listenAbstract() error {
+	name := "gfxcuda/" + hex.EncodeToString(s.nonce[:])
+	// A leading '@' makes Go bind in the abstract namespace: no file, no
+	// permissions to get wrong, gone when the process exits.
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: "@" + name, Net: "unix"})
+	if err != nil {
+		return fmt.Errorf("share: listening on an abstract Unix socket: %w", err)
+	}
+	s.abs, s.absName = ln, name
+	s.wg.Add(1)
+	go s.accept(ln, "abstract socket @"+name)
+	return nil
+}
+
+// listenFSDir returns the server's socket in dir, starting it if needed
+// and letting other users reach it when others.
+func (s *server) listenFSDir(dir string, others bool) (*fsSocket, error) {
+	dir = filepath.Clean(dir)
+	if f := s.fs[dir]; f != nil {
+		if others {
+			if err := f.widen(); err != nil {
+				return nil, err
+			}
+		}
+		return f, nil
+	}
+	f, err := listenFS(dir, s.nonce, others)
+	if err != nil {
+		return nil, err
+	}
+	s.fs[dir] = f
+	s.wg.Add(1)
+	go s.accept(f.ln, "filesystem socket "+f.path)
+	return f, nil
+}
+
+// stop closes every listener (removing the filesystem sockets) and the
+// door, and waits for the connections in progress. Called with global.mu
+// held.
+func (s *server) stop() {
+	if s.abs != nil {
+		s.abs.Close()
+	}
+	for _, f := range s.fs {
+		f.ln.Close() // removes the socket file
+	}
+	if s.door != nil {
+		s.door.close()
+	}
+	s.wg.Wait()
+}
+
+func (s *server) accept(ln *net.UnixListener, via string) {
+	defer s.wg.Done()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for {
+		c, err := ln.AcceptUnix()
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			// EMFILE and the like: back off instead of spinning.
+			time.Sleep(10 * time.Millisecond)
+			continue
+		}
+		select {
+		case s.conns <- struct{}{}:
+		default:
+			c.SetDeadline(time.Now().Add(100 * time.Millisecond))
+			writeReply(c, stBusy, []byte("exporter busy: too many connections at once; retry"), nil)
+			c.Close()
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-s.conns }()
+			s.serve(c, via)
+		}()
+	}
+}
+
+// peerCred returns the connected peer's credentials (SO_PEERCRED, and its
+// supplementary groups where the kernel tells them: SO_PEERGROUPS).
+func peerCred(c *net.UnixConn) (peer, error) {
+	rc, err := c.SyscallConn()
+	if err != nil {
+		return peer{}, err
+	}
+	var p peer
+	var cerr error
+	if err := rc.Control(func(fd uintptr) { p, cerr = peerCredFD(int(fd)) }); err != nil {
+		return peer{}, err
+	}
+	return p, cerr
+}
+
+// peerCredFD is peerCred of a socket descriptor.
+func peerCredFD(fd int) (peer, error) {
+	cred, err := unix.GetsockoptUcred(fd, unix.SOL_SOCKET, unix.SO_PEERCRED)
+	if err != nil {
+		return peer{}, err
+	}
+	return peer{pid: int(cred.Pid), uid: int(cred.Uid), gid: int(cred.Gid), groups: peerGroups(fd)}, nil
+}
+
+// peerGroups returns the peer's supplementary groups (SO_PEERGROUPS,
+// Linux 4.13), or nil.
+func peerGroups(fd int) []int {
+	var buf [256]uint32
+	n := uint32(len(buf) * 4)
+	_, _, e := unix.Syscall6(unix.SYS_GETSOCKOPT, uintptr(fd), unix.SOL_SOCKET, unix.SO_PEERGROUPS,
+		uintptr(unsafe.Pointer(&buf[0])), uintptr(unsafe.Pointer(&n)), 0)
+	if e != 0 {
+		return nil
+	}
+	var out []int
+	for _, g := range buf[:min(int(n)/4, len(buf))] {
+		out = append(out, int(g))
+	}
+	return out
+}
+
+// serve answers one request. Nothing the peer does can make it block past
+// ioTimeout, read more than reqLen bytes or keep a descriptor.
+func (s *server) serve(c *net.UnixConn, via string) {
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(ioTimeout))
+	p, err := peerCred(c)
+	if err != nil {
+		writeReply(c, stFailed, []byte("cannot read the peer's credentials: "+err.Error()), nil)
+		return
+	}
+	p.via = via
+	q, err := readRequest(c)
+	if err != nil {
+		if !errors.Is(err, errEmptyRequest) { // else a liveness probe (removeStale): not logged
+			s.logRefusal(nil, p, err.Error())
+		}
+		writeReply(c, stBadRequest, []byte(err.Error()), nil)
+		return
+	}
+	st, msg, fds := s.answer(p, q)
+	writeReply(c, st, msg, fds)
+	closeAll(fds)
+}
+
+// answer decides a request from p, through any rendezvous: the status,
+// the message (the reason of a refusal, or the entry's extra bytes) and
+// the descriptors to send (the caller closes them after sending).
+// Refusals are logged with the peer's credentials.
+func (s *server) answer(p peer, q request) (byte, []byte, []int) {
+	s.mu.Lock()
+	e := s.entries[q.id]
+	tomb, dead := s.gone[q.id]
+	s.mu.Unlock()
+	if e == nil {
+		if dead && subtle.ConstantTimeCompare(tomb[:], q.secret[:]) == 1 {
+			s.logRefusal(nil, p, fmt.Sprintf("resource %016x was withdrawn", q.id))
+			return stWithdrawn, []byte("the exporter closed this resource"), nil
+		}
+		s.logRefusal(nil, p, fmt.Sprintf("no resource %016x (a wrong or stale token)", q.id))
+		return stUnknown, []byte("no such resource here (wrong or stale token)"), nil
+	}
+	if !e.allows(p, s.uid) {
+		why := e.notAllowed(p, s.uid)
+		s.logRefusal(e, p, why)
+		return stUID, []byte(why), nil
+	}
+	if subtle.ConstantTimeCompare(e.secret[:], q.secret[:]) != 1 {
+		s.logRefusal(e, p, fmt.Sprintf("wrong secret for %v %016x (a forged token)", e.kind, q.id))
+		return stSecret, []byte("the token's secret does not match"), nil
+	}
+	fds, extra, err := e.open(p)
+	if err != nil {
+		closeAll(fds)
+		st := byte(stFailed)
+		if errors.Is(err, ErrWithdrawn) {
+			st = stWithdrawn
+		}
+		s.logRefusal(e, p, err.Error())
+		return st, []byte(err.Error()), nil
+	}
+	if len(fds) > maxFDs {
+		closeAll(fds)
+		return stFailed, []byte("too many descriptors"), nil
+	}
+	return stOK, extra, fds
+}
+
+func closeAll(fds []int) {
+	for _, fd := range fds {
+		if fd >= 0 {
+			syscall.Close(fd)
+		}
+	}
+}
+
+func writeReply(c *net.UnixConn, status byte, msg []byte, fds []int) error {
+	if len(msg) > maxReplyMsg {
+		msg = msg[:maxReplyMsg]
+	}
+	b := make([]byte, 0, replyHdr+len(msg))
+	b = append(b, replyMagic[:]...)
+	b = append(b, status, byte(len(fds)))
+	b = binary.LittleEndian.AppendUint16(b, uint16(len(msg)))
+	b = append(b, msg...)
+	var oob []byte
+	if len(fds) > 0 {
+		oob = unix.UnixRights(fds...)
+	}
+	_, _, err := c.WriteMsgUnix(b, oob, nil)
+	return err
+}

@@ -1,0 +1,822 @@
+package gfxcuda
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gfxcuda/gfxcuda/vulkan"
+	"golang.org/x/sys/unix"
+)
+
+func ctx10(t testing.TB) context.Context {
+	c, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	t.Cleanup(cancel)
+	return c
+}
+
+// memfdExport exports a memfd of n random bytes (seed) as a fake buffer:
+// fd passing without any GPU.
+func memfdExport(t testing.TB, seed uint64, n int, o ...ExportOptions) *Shared {
+	t.Helper()
+	fd, err := unix.MemfdCreate("share-test", unix.MFD_CLOEXEC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { unix.Close(fd) })
+	if _, err := unix.Write(fd, seededRandom(seed, n)); err != nil {
+		t.Fatal(err)
+	}
+	return fdExport(t, fd, n, o...)
+}
+
+// fdExport exports descriptor fd (duplicated for each open), with at most
+// one ExportOptions.
+func fdExport(t testing.TB, fd, n int, o ...ExportOptions) *Shared {
+	t.Helper()
+	ex, err := newExport(Meta{Kind: KindBuffer, Size: uint64(n), AllocationSize: uint64(n)}, func(peer) ([]int, []byte, error) {
+		d, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
+		return []int{d}, nil, err
+	}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ex.Close() })
+	return ex
+}
+
+func readFD(t testing.TB, fd int, n int) []byte {
+	t.Helper()
+	got := poisonedBytes(n)
+	if m, err := unix.Pread(fd, got, 0); err != nil || m != n {
+		t.Fatalf("pread: %d, %v", m, err)
+	}
+	return got
+}
+
+func TestTokenRoundTrip(t *testing.T) {
+	for i := uint64(0); i < 200; i++ {
+		b := seededRandom(i, 128)
+		in := token{ID: binary.LittleEndian.Uint64(b), Addr: "gfxcuda/123/" + strconv.FormatUint(i, 16)}
+		in.Kind = Kind(1 + i%4)
+		in.Flags = uint8(i % 4)
+		copy(in.Secret[:], b[8:])
+		copy(in.UUID[:], b[24:])
+		in.Size, in.AllocationSize = binary.LittleEndian.Uint64(b[40:]), binary.LittleEndian.Uint64(b[48:])
+		in.Format, in.Width, in.Height, in.Layers = uint32(b[56]), uint32(b[57])<<8, uint32(b[58]), uint32(b[59])
+		tok := in.encode()
+		if len(tok) > 200 {
+			t.Errorf("token of %d characters", len(tok))
+		}
+		out, err := parseToken(tok)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if *out != in {
+			t.Fatalf("round trip: %+v != %+v", *out, in)
+		}
+		// Every truncation and every one-character change is refused.
+		for k := 0; k < len(tok); k++ {
+			if _, err := parseToken(tok[:k]); !errors.Is(err, ErrBadToken) {
+				t.Fatalf("truncated to %d: %v", k, err)
+			}
+		}
+		for k := len(tokenPrefix); k < len(tok); k += 7 {
+			c := []byte(tok)
+			c[k] = "AB"[(c[k]+1)%2]
+			if c[k] == tok[k] {
+				c[k] = 'C'
+			}
+			if _, err := parseToken(Token(c)); !errors.Is(err, ErrBadToken) {
+				t.Fatalf("changed at %d: %v", k, err)
+			}
+		}
+	}
+}
+
+func FuzzParseToken(f *testing.F) {
+	f.Add(string((&token{Meta: Meta{Kind: KindTexture}, ID: 7, Addr: "x"}).encode()))
+	full := token{Meta: Meta{Kind: KindRing, Size: 3}, ID: 9, UID: 1000, Addr: "gfxcuda/0123456789abcdef01234567", NetNS: 4026531833,
+		Path: "/dev/shm/gfxcuda/0123456789abcdef01234567.sock", DirDev: 22, DirIno: 33, PID: 4321, PIDNS: 4026531836, DoorFD: 9}
+	f.Add(string(full.encode()))
+	full.Addr, full.PID = "", 0
+	f.Add(string(full.encode()))
+	full.Path, full.PID = "", 77
+	f.Add(string(full.encode()))
+	// A format 1 token, as older builds wrote them.
+	v1 := make([]byte, tokenMeta)
+	v1[0] = byte(KindBuffer)
+	v1 = append(append(v1, 4), "gfx/"...)
+	v1 = binary.LittleEndian.AppendUint32(v1, crc32.ChecksumIEEE(v1))
+	f.Add(tokenPrefixV1 + base64.RawURLEncoding.EncodeToString(v1))
+	f.Add("gfxcuda1.")
+	f.Add("gfxcuda2.AAAA")
+	f.Add("gfxcuda3.AAAA")
+	f.Add("")
+	f.Fuzz(func(t *testing.T, s string) {
+		tk, err := parseToken(Token(s))
+		if err != nil {
+			if !errors.Is(err, ErrBadToken) {
+				t.Fatalf("error %v does not wrap ErrBadToken", err)
+			}
+			return
+		}
+		if again, err := parseToken(tk.encode()); err != nil || *again != *tk {
+			t.Fatalf("re-encoding: %v", err)
+		}
+	})
+}
+
+// FuzzReadRequest feeds garbage to both ends of the protocol: the
+// exporter's request reader (sockets and the pidfd door read the same 32
+// bytes) and the opener's reply reader, which must refuse what is not a
+// reply without keeping a descriptor.
+func FuzzReadRequest(f *testing.F) {
+	f.Add(request{id: 1}.encode())
+	f.Add([]byte("GFXQ"))
+	f.Add(bytes.Repeat([]byte{0xff}, 100))
+	f.Add([]byte("GFXR\x00\x00\x00\x00"))
+	f.Add([]byte("GFXR\x05\x00\x05\x00hello"))
+	f.Add([]byte("GFXR\x00\x02\x00\x00"))
+	f.Add([]byte("GFXR\x02\x00\xff\xff"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		r := bytes.NewReader(b)
+		q, err := readRequest(r)
+		if consumed := len(b) - r.Len(); consumed > reqLen {
+			t.Fatalf("read %d bytes", consumed)
+		}
+		if err == nil && !bytes.Equal(q.encode(), b[:reqLen]) {
+			t.Fatal("accepted a request that does not re-encode to itself")
+		}
+		if len(b) > replyHdr+maxReplyMsg {
+			return
+		}
+		// The same bytes as an exporter's reply.
+		pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		unix.Write(pair[0], b)
+		unix.Close(pair[0])
+		fl := os.NewFile(uintptr(pair[1]), "reply")
+		c, err := net.FileConn(fl)
+		fl.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(time.Second))
+		rep, err := readReply(c.(*net.UnixConn))
+		switch {
+		case err == nil:
+			if !bytes.HasPrefix(b, replyMagic[:]) || b[4] != stOK || len(rep.fds) != 0 {
+				t.Fatalf("accepted %q as a reply", b)
+			}
+		case len(b) >= replyHdr && bytes.HasPrefix(b, replyMagic[:]) && b[4] != stOK && int(binary.LittleEndian.Uint16(b[6:]))+replyHdr <= len(b):
+			var rf *refusal
+			if !errors.As(err, &rf) || !errors.Is(err, ErrRefused) && !errors.Is(err, ErrWithdrawn) {
+				t.Fatalf("a refusal (%q) read as %v", b, err)
+			}
+		}
+	})
+}
+
+// TestFDPassing: descriptors travel, in this process and to another one.
+func TestFDPassing(t *testing.T) {
+	ex := memfdExport(t, 5, 10000)
+	fds, m, err := Fetch(ctx10(t), ex.Token())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fds) != 1 || m.Size != 10000 {
+		t.Fatalf("%d descriptors, meta %+v", len(fds), m)
+	}
+	if !bytes.Equal(readFD(t, fds[0], 10000), seededRandom(5, 10000)) {
+		t.Error("memfd content differs")
+	}
+	unix.Close(fds[0])
+	c := startChild(t, "fetch", "TOKEN="+string(ex.Token()))
+	c.expect(t, "ok")
+	c.wait(t)
+}
+
+// TestRefusals: forged, stale and wrong tokens, garbage and silent peers
+// get refusals, and the server keeps serving.
+func TestRefusals(t *testing.T) {
+	ex := memfdExport(t, 6, 64)
+	good, _ := parseToken(ex.Token())
+	ctx := ctx10(t)
+
+	forged := *good
+	forged.Secret[3] ^= 1
+	if _, _, err := Fetch(ctx, forged.encode()); !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "secret") {
+		t.Errorf("wrong secret: %v", err)
+	}
+	unknown := *good
+	unknown.ID++
+	if _, _, err := Fetch(ctx, unknown.encode()); !errors.Is(err, ErrRefused) {
+		t.Errorf("unknown id: %v", err)
+	}
+	if _, _, err := Fetch(ctx, ex.Token()[:len(ex.Token())-3]); !errors.Is(err, ErrBadToken) {
+		t.Errorf("truncated: %v", err)
+	}
+	// Garbage, a short request and a silent peer, all at once.
+	addr := &net.UnixAddr{Name: "@" + good.Addr, Net: "unix"}
+	var conns []*net.UnixConn
+	for _, junk := range [][]byte{[]byte("GET / HTTP/1.0\r\n\r\n" + strings.Repeat("x", 100)), []byte("GFXQ\x01"), nil, bytes.Repeat([]byte{0}, 1<<16)} {
+		c, err := net.DialUnix("unix", nil, addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(5 * time.Second))
+		if len(junk) > 0 {
+			c.Write(junk)
+		}
+		conns = append(conns, c)
+	}
+	// The server answers others meanwhile.
+	t0 := time.Now()
+	fds, _, err := Fetch(ctx, ex.Token())
+	if err != nil {
+		t.Fatalf("good request while peers misbehave: %v", err)
+	}
+	closeAll(fds)
+	if el := time.Since(t0); el > time.Second {
+		t.Errorf("good request took %v", el)
+	}
+	for i, c := range conns {
+		if i == 2 || i == 1 {
+			c.CloseWrite() // incomplete request: refused at EOF or at the deadline
+		}
+		r, err := readReply(c)
+		if err == nil {
+			closeAll(r.fds)
+			t.Errorf("peer %d: accepted", i)
+		} else if !errors.Is(err, ErrRefused) {
+			t.Errorf("peer %d: %v, want a refusal", i, err)
+		}
+	}
+	// Stale: withdrawn (the server stays up for another export).
+	other := memfdExport(t, 7, 64)
+	ex.Close()
+	if _, _, err := Fetch(ctx, ex.Token()); !errors.Is(err, ErrWithdrawn) {
+		t.Errorf("withdrawn: %v", err)
+	}
+	other.Close()
+	if _, _, err := Fetch(ctx, other.Token()); !errors.Is(err, ErrWithdrawn) {
+		t.Errorf("server stopped: %v", err)
+	}
+	// The server restarts on the next export.
+	again := memfdExport(t, 8, 64)
+	fds, _, err = Fetch(ctx, again.Token())
+	if err != nil {
+		t.Fatal(err)
+	}
+	closeAll(fds)
+}
+
+// TestShareNoLeaks: thousands of exports and fetches leave no descriptor or
+// goroutine behind.
+func TestShareNoLeaks(t *testing.T) {
+	count := func() int {
+		e, _ := os.ReadDir("/proc/self/fd")
+		return len(e)
+	}
+	ex := memfdExport(t, 9, 64)
+	fd, _ := unix.MemfdCreate("share-test", unix.MFD_CLOEXEC)
+	defer unix.Close(fd)
+	before := count()
+	ctx := ctx10(t)
+	for i := 0; i < 1000; i++ {
+		e2 := fdExport(t, fd, 64)
+		fds, _, err := Fetch(ctx, e2.Token())
+		if err != nil {
+			t.Fatal(err)
+		}
+		closeAll(fds)
+		e2.Close()
+		forged, _ := parseToken(ex.Token())
+		forged.Secret[0]++
+		Fetch(ctx, forged.encode())
+	}
+	time.Sleep(50 * time.Millisecond)
+	if after := count(); after > before+2 {
+		t.Errorf("%d descriptors before, %d after", before, after)
+	}
+}
+
+// TestOtherUID: a peer of another uid is refused. Needs root (to run a
+// child as nobody).
+func TestOtherUID(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("needs root to start a child of another uid")
+	}
+	ex := memfdExport(t, 11, 64)
+	// The child must be able to run the test binary as nobody.
+	dir, err := os.MkdirTemp("", "gfxcuda-share-uid")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	os.Chmod(dir, 0o755)
+	bin := filepath.Join(dir, "share.test")
+	data, err := os.ReadFile(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "-test.run=^TestChild$", "-test.v")
+	cmd.Env = append(os.Environ(), childEnv+"=otheruid", "TOKEN="+string(ex.Token()))
+	cmd.Dir = dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "@refused") {
+		t.Fatalf("child as nobody: %v\n%s", err, out)
+	}
+	// And the server still serves its own user.
+	fds, _, err := Fetch(ctx10(t), ex.Token())
+	if err != nil {
+		t.Fatal(err)
+	}
+	closeAll(fds)
+}
+
+// uploadVulkanImage writes data into img (layout GENERAL, released to external
+// users).
+func uploadVulkanImage(t testing.TB, d *vulkan.Device, img *vulkan.Image, data []byte) {
+	t.Helper()
+	up, err := d.NewBuffer(vulkan.BufferOptions{Size: uint64(len(data)), Heap: vulkan.HeapUpload})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer up.Close()
+	if err := up.Upload(0, data); err != nil {
+		t.Fatal(err)
+	}
+	err = d.Run(func(c *vulkan.Commands) error {
+		c.TransitionImage(img, vulkan.LayoutTransferDst)
+		c.CopyBufferToImage(img, up, vulkan.BufferImageCopy{})
+		c.ReleaseImageToExternal(img, vulkan.LayoutGeneral)
+		return c.Err()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// readVulkanImage reads an image an external user left in GENERAL.
+func readVulkanImage(t testing.TB, d *vulkan.Device, img *vulkan.Image, n int) []byte {
+	t.Helper()
+	down, err := d.NewBuffer(vulkan.BufferOptions{Size: uint64(n), Heap: vulkan.HeapReadback})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer down.Close()
+	err = d.Run(func(c *vulkan.Commands) error {
+		c.AcquireImageFromExternal(img, vulkan.LayoutGeneral, vulkan.LayoutTransferSrc)
+		c.CopyImageToBuffer(down, img, vulkan.BufferImageCopy{})
+		c.ReleaseImageToExternal(img, vulkan.LayoutGeneral)
+		return c.Err()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := poisonedBytes(n)
+	if err := down.Readback(0, got); err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+// TestVulkanBufferAcrossProcesses: a child opens a buffer, checks every
+// byte, writes new bytes the parent checks; the parent then closes its
+// buffer and the child's import keeps its bytes.
+func TestVulkanBufferAcrossProcesses(t *testing.T) {
+	d := vkDevice(t)
+	const n = 1<<20 + 13
+	b, err := d.NewBuffer(vulkan.BufferOptions{Size: n, Exportable: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Upload(0, seededRandom(21, n)); err != nil {
+		t.Fatal(err)
+	}
+	ex, err := ExportVulkan(d, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := startChild(t, "vkbuffer", "TOKEN="+string(ex.Token()))
+	c.expect(t, "written")
+	got := poisonedBytes(n)
+	if err := b.Readback(0, got); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, seededRandom(22, n)) {
+		t.Fatal("bytes the child wrote differ")
+	}
+	ex.Close()
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenVulkanBuffer(ctx10(t), d, ex.Token()); !errors.Is(err, ErrWithdrawn) {
+		t.Errorf("open after Close: %v, want ErrWithdrawn", err)
+	}
+	c.send(t, "closed")
+	c.expect(t, "ok")
+	c.wait(t)
+}
+
+// TestVulkanImageAcrossProcesses: the same for a 2D array image.
+func TestVulkanImageAcrossProcesses(t *testing.T) {
+	d := vkDevice(t)
+	o := vulkan.ImageOptions{Format: 37 /* R8G8B8A8_UNORM */, Width: 123, Height: 45, Layers: 2, Exportable: true}
+	img, err := d.NewImage(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer img.Close()
+	n := 123 * 45 * 2 * 4
+	uploadVulkanImage(t, d, img, seededRandom(31, n))
+	ex, err := ExportVulkan(d, img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ex.Close()
+	if m := ex.Meta(); m.Kind != KindTexture || m.Width != 123 || m.Height != 45 || m.Layers != 2 || m.Format != 37 {
+		t.Errorf("meta %+v", m)
+	}
+	c := startChild(t, "vkimage", "TOKEN="+string(ex.Token()), "NBYTES="+strconv.Itoa(n))
+	c.expect(t, "written")
+	if !bytes.Equal(readVulkanImage(t, d, img, n), seededRandom(32, n)) {
+		t.Fatal("texels the child wrote differ")
+	}
+	c.wait(t)
+}
+
+// TestWrongGPUAndKind: a token of another GPU or kind fails before any
+// import.
+func TestWrongGPUAndKind(t *testing.T) {
+	d := vkDevice(t)
+	b, err := d.NewBuffer(vulkan.BufferOptions{Size: 4096, Exportable: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	ex, err := ExportVulkan(d, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ex.Close()
+	tk, _ := parseToken(ex.Token())
+	tk.UUID[0] ^= 0xff
+	if _, err := OpenVulkanBuffer(ctx10(t), d, tk.encode()); !errors.Is(err, ErrResourceOnOtherGPU) {
+		t.Errorf("other GPU: %v", err)
+	}
+	if _, err := OpenVulkanImage(ctx10(t), d, ex.Token()); !errors.Is(err, ErrWrongKind) {
+		t.Errorf("buffer opened as an image: %v", err)
+	}
+	if _, err := ExportVulkan(d, 42); err == nil {
+		t.Error("ExportVulkan(42) succeeded")
+	}
+}
+
+// ringSlots makes n exportable host-visible slot buffers and exports them.
+func ringSlots(t testing.TB, d *vulkan.Device, n int, size uint64) ([]*vulkan.Buffer, []*Shared) {
+	var bufs []*vulkan.Buffer
+	var exs []*Shared
+	for i := 0; i < n; i++ {
+		b, err := d.NewBuffer(vulkan.BufferOptions{Size: size, Heap: vulkan.HeapUpload, Exportable: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { b.Close() })
+		ex, err := ExportVulkan(d, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ex.Close() })
+		bufs, exs = append(bufs, b), append(exs, ex)
+	}
+	return bufs, exs
+}
+
+const ringFrameBytes = 4096
+
+// produce writes frame seq's content into b and publishes it.
+func produce(t testing.TB, r *SharedRing, bufs []*vulkan.Buffer, ctx context.Context) (uint64, error) {
+	slot, err := r.Acquire(ctx)
+	if err != nil {
+		return 0, err
+	}
+	m, err := bufs[slot].Map()
+	if err != nil {
+		return 0, err
+	}
+	// The sequence number the frame gets is known: the ring's next one.
+	seq := r.NextSeq()
+	copy(m, seededRandom(seq, ringFrameBytes))
+	if err := bufs[slot].Flush(0, ringFrameBytes); err != nil {
+		return 0, err
+	}
+	var user [16]byte
+	binary.LittleEndian.PutUint64(user[:], seq*7)
+	return r.Publish(slot, user[:], 0)
+}
+
+// TestRingAcrossProcesses: a consumer in another process checks every
+// frame of 10,000 through 3 slots, none dropped.
+func TestRingAcrossProcesses(t *testing.T) {
+	d := vkDevice(t)
+	bufs, exs := ringSlots(t, d, 3, ringFrameBytes)
+	r, err := NewSharedRing(SharedRingOptions{Slots: exs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	ex, err := Export(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const frames = 10000
+	c := startChild(t, "ringconsumer", "TOKEN="+string(ex.Token()), "FRAMES="+strconv.Itoa(frames))
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	if err := r.WaitConsumers(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Now()
+	for i := 1; i <= frames; i++ {
+		seq, err := produce(t, r, bufs, ctx)
+		if err != nil {
+			t.Fatalf("frame %d: %v", i, err)
+		}
+		if seq != uint64(i) {
+			t.Fatalf("frame %d got sequence %d", i, seq)
+		}
+	}
+	got := c.expect(t, "checked")
+	t.Logf("%d frames across processes in %v (%s)", frames, time.Since(t0), got)
+	if got != strconv.Itoa(frames) {
+		t.Fatalf("consumer checked %s frames", got)
+	}
+	r.Close()
+	c.expect(t, "closed")
+	c.wait(t)
+}
+
+// TestRingConsumerDies: a consumer killed while holding a frame: the
+// blocked producer reclaims its slot and goes on.
+func TestRingConsumerDies(t *testing.T) {
+	d := vkDevice(t)
+	bufs, exs := ringSlots(t, d, 2, ringFrameBytes)
+	r, err := NewSharedRing(SharedRingOptions{Slots: exs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	ex, err := Export(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := startChild(t, "ringdie", "TOKEN="+string(ex.Token()))
+	ctx := ctx10(t)
+	if err := r.WaitConsumers(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 2; i++ {
+		if _, err := produce(t, r, bufs, ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.expect(t, "holding")
+	// Both slots hold unread frames: the producer blocks until the child
+	// dies (it exits without releasing), then reclaims.
+	c.send(t, "die")
+	t0 := time.Now()
+	for i := 0; i < 5; i++ {
+		if _, err := produce(t, r, bufs, ctx); err != nil {
+			t.Fatalf("after the consumer died: %v", err)
+		}
+	}
+	t.Logf("producer went on %v after the consumer's death", time.Since(t0))
+	if n := r.Consumers(); n != 0 {
+		t.Errorf("%d consumers after the only one died", n)
+	}
+	c.cmd.Wait()
+}
+
+// TestRingProducerDies: the consumer of a producer that is killed gets
+// ErrProducerGone within bounded time.
+func TestRingProducerDies(t *testing.T) {
+	d := vkDevice(t)
+	c := startChild(t, "ringproducer")
+	tok := Token(c.expect(t, "token"))
+	cons, err := OpenSharedRing(ctx10(t), tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cons.Close()
+	slot, err := OpenVulkanBuffer(ctx10(t), d, cons.Slots()[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer slot.Close()
+	c.send(t, "go")
+	f, err := cons.Next(ctx10(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cons.Release(f)
+	c.cmd.Process.Kill()
+	t0 := time.Now()
+	for {
+		f, err := cons.Next(ctx10(t))
+		if err != nil {
+			if !errors.Is(err, ErrProducerGone) {
+				t.Fatalf("after the producer died: %v", err)
+			}
+			break
+		}
+		cons.Release(f)
+	}
+	if el := time.Since(t0); el > 2*time.Second {
+		t.Errorf("noticed after %v", el)
+	}
+	// The slot's memory stays readable after the exporter's death.
+	got := poisonedBytes(ringFrameBytes)
+	if err := slot.Readback(0, got); err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Equal(got, poisonedBytes(ringFrameBytes)) {
+		t.Error("slot 0 reads as never written after the producer died")
+	}
+}
+
+// TestChild is the other process of the tests above; it skips when not
+// started by one of them.
+func TestChild(t *testing.T) {
+	role := os.Getenv(childEnv)
+	if role == "" {
+		t.Skip("helper process for the cross-process tests (set by them)")
+	}
+	if os.Getenv(procEnv) == "1" {
+		if err := mountOwnProc(); err != nil {
+			childFail("own /proc: %v", err)
+		}
+	}
+	tok := Token(os.Getenv("TOKEN"))
+	ctx := ctx10(t)
+	in := bufio.NewScanner(os.Stdin)
+	switch role {
+	case "fetch":
+		fds, m, err := Fetch(ctx, tok)
+		if err != nil || len(fds) != 1 {
+			childFail("fetch: %v", err)
+		}
+		got := poisonedBytes(int(m.Size))
+		unix.Pread(fds[0], got, 0)
+		if !bytes.Equal(got, seededRandom(5, int(m.Size))) {
+			childFail("memfd content differs")
+		}
+		say("ok")
+	case "otheruid":
+		_, _, err := Fetch(ctx, tok)
+		if errors.Is(err, ErrRefused) && strings.Contains(err.Error(), "uid") {
+			say("refused %v", err)
+			return
+		}
+		childFail("fetch as uid %d: %v", os.Getuid(), err)
+	case "vkbuffer":
+		d := vkDevice(t)
+		b, err := OpenVulkanBuffer(ctx, d, tok)
+		if err != nil {
+			childFail("open: %v", err)
+		}
+		n := int(b.Size())
+		got := poisonedBytes(n)
+		if err := b.Readback(0, got); err != nil || !bytes.Equal(got, seededRandom(21, n)) {
+			childFail("imported bytes differ (%v)", err)
+		}
+		if err := b.Upload(0, seededRandom(22, n)); err != nil {
+			childFail("upload: %v", err)
+		}
+		say("written")
+		in.Scan() // "closed": the exporter closed its buffer
+		got = poisonedBytes(n)
+		if err := b.Readback(0, got); err != nil || !bytes.Equal(got, seededRandom(22, n)) {
+			childFail("bytes differ after the exporter closed (%v)", err)
+		}
+		b.Close()
+		say("ok")
+	case "vkimage":
+		d := vkDevice(t)
+		img, err := OpenVulkanImage(ctx, d, tok)
+		if err != nil {
+			childFail("open: %v", err)
+		}
+		n, _ := strconv.Atoi(os.Getenv("NBYTES"))
+		if got := readVulkanImage(t, d, img, n); !bytes.Equal(got, seededRandom(31, n)) {
+			childFail("imported texels differ")
+		}
+		uploadVulkanImage(t, d, img, seededRandom(32, n))
+		img.Close()
+		say("written")
+	case "ringconsumer":
+		d := vkDevice(t)
+		frames, _ := strconv.Atoi(os.Getenv("FRAMES"))
+		c, err := OpenSharedRing(ctx, tok)
+		if err != nil {
+			childFail("open ring: %v", err)
+		}
+		var slots [][]byte
+		var bufs []*vulkan.Buffer
+		for _, st := range c.Slots() {
+			b, err := OpenVulkanBuffer(ctx, d, st)
+			if err != nil {
+				childFail("open slot: %v", err)
+			}
+			m, err := b.Map()
+			if err != nil {
+				childFail("map slot: %v", err)
+			}
+			bufs, slots = append(bufs, b), append(slots, m)
+		}
+		long, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+		defer cancel()
+		for i := 1; i <= frames; i++ {
+			f, err := c.Next(long)
+			if err != nil {
+				childFail("frame %d: %v", i, err)
+			}
+			if f.Seq != uint64(i) || f.Dropped != 0 || binary.LittleEndian.Uint64(f.User) != f.Seq*7 {
+				childFail("frame %d: seq %d, dropped %d, user %x", i, f.Seq, f.Dropped, f.User)
+			}
+			bufs[f.Slot].Invalidate(0, ringFrameBytes)
+			if !bytes.Equal(slots[f.Slot][:ringFrameBytes], seededRandom(f.Seq, ringFrameBytes)) {
+				childFail("frame %d: content differs", i)
+			}
+			c.Release(f)
+		}
+		say("checked %d", frames)
+		if _, err := c.Next(long); !errors.Is(err, ErrSharedRingClosed) {
+			childFail("after the last frame: %v", err)
+		}
+		say("closed")
+		c.Close()
+		for _, b := range bufs {
+			b.Close()
+		}
+	case "ringdie":
+		c, err := OpenSharedRing(ctx, tok)
+		if err != nil {
+			childFail("open ring: %v", err)
+		}
+		if _, err := c.Next(ctx); err != nil {
+			childFail("next: %v", err)
+		}
+		say("holding")
+		in.Scan()
+		os.Exit(3) // dies holding a frame
+	case "ringproducer":
+		d := vkDevice(t)
+		bufs, exs := ringSlots(t, d, 2, ringFrameBytes)
+		r, err := NewSharedRing(SharedRingOptions{Slots: exs})
+		if err != nil {
+			childFail("ring: %v", err)
+		}
+		ex, err := Export(r)
+		if err != nil {
+			childFail("export: %v", err)
+		}
+		say("token %s", ex.Token())
+		in.Scan()
+		if err := r.WaitConsumers(ctx, 1); err != nil {
+			childFail("%v", err)
+		}
+		for {
+			if _, err := produce(t, r, bufs, ctx); err != nil {
+				childFail("produce: %v", err)
+			}
+		}
+	default:
+		if !ringChild(t, role, tok, in) && !containersChild(t, role, tok, in) {
+			cudaChild(t, role, tok)
+		}
+	}
+}

@@ -1,0 +1,364 @@
+package gfxcuda
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/gfxcuda/gfxcuda/cuda"
+	"github.com/gfxcuda/gfxcuda/format"
+	"github.com/gfxcuda/gfxcuda/internal/kernels"
+	"github.com/gfxcuda/gfxcuda/vulkan"
+)
+
+// TextureOptions describe a shared 2D texture (or 2D array).
+type TextureOptions struct {
+	Format        format.Format
+	Width, Height uint32
+	Layers        uint32            // more than 1 makes a 2D array (a layered CUDA array)
+	Usage         vulkan.ImageUsage // 0: sampled, storage, color attachment and copies, as far as the format allows
+}
+
+// Texture is an optimal-tiling Vulkan image whose memory CUDA sees as a
+// CUDA array (and surface object): usable in Vulkan as a sampled or storage
+// image, color attachment and copy source or destination, and in CUDA by
+// kernels (through Surface) and copies (CopyTo, CopyFrom).
+type Texture struct {
+	s    state
+	o    TextureOptions
+	info format.Info
+	vk   *vulkan.Image // nil until imported when lazy (guarded by the Device's lock)
+	ext  *cuda.ExternalMemory
+	arr  *cuda.Array
+
+	imported bool        // made by ImportTexture: not exportable again
+	lazy     *lazyVulkan // ImportOptions.LazyVulkan: the Vulkan import still to make
+
+	surfMu sync.Mutex
+	surf   cuda.SurfObject // made on first use
+}
+
+// shareable reports whether f can be shared as a texture on this device.
+func (d *Device) shareable(f format.Format, usage vulkan.ImageUsage) bool {
+	in, ok := format.Lookup(f)
+	return ok && in.CUDAArrayCapable() && d.vk.ImageFormatSupported(uint32(f), usage, true)
+}
+
+// formatError explains why f cannot be shared and suggests the nearest
+// format that can.
+func (d *Device) formatError(f format.Format, usage vulkan.ImageUsage, why string) error {
+	near := format.Nearest(f, func(g format.Format) bool { return d.shareable(g, usage) })
+	hint := "no shareable format is available"
+	if len(near) > 0 {
+		var names []string
+		for i, g := range near {
+			if i == 3 {
+				break
+			}
+			names = append(names, g.String())
+		}
+		hint = "nearest supported: " + strings.Join(names, ", ")
+	}
+	return fmt.Errorf("%w: format %s (%s) cannot be shared as a texture on %s: %s; %s",
+		ErrUnsupported, f, f.Info().VkName, d.vk.Physical().Name, why, hint)
+}
+
+// defaultUsage is every usage the format supports, out of sampled, storage,
+// color attachment and transfers.
+func (d *Device) defaultUsage(f format.Format) vulkan.ImageUsage {
+	u := vulkan.ImageUsage(vulkan.ImageTransferSrc | vulkan.ImageTransferDst)
+	for _, extra := range []vulkan.ImageUsage{vulkan.ImageSampled, vulkan.ImageStorage, vulkan.ImageColorAttachment} {
+		if d.vk.ImageFormatSupported(uint32(f), u|extra, true) {
+			u |= extra
+		}
+	}
+	return u
+}
+
+// NewTexture creates a shared texture. A format the device cannot share
+// fails with an error (matching ErrUnsupported) naming the format, the
+// device, and the nearest formats that can be shared.
+func (d *Device) NewTexture(o TextureOptions) (*Texture, error) {
+	in, ok := format.Lookup(o.Format)
+	if !ok {
+		return nil, fmt.Errorf("interop: unknown format %v", o.Format)
+	}
+	if o.Width == 0 || o.Height == 0 {
+		return nil, fmt.Errorf("interop: texture of %dx%d texels", o.Width, o.Height)
+	}
+	if o.Layers == 0 {
+		o.Layers = 1
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := d.live(); err != nil {
+		return nil, err
+	}
+	if !in.CUDAArrayCapable() {
+		return nil, d.formatError(o.Format, vulkan.ImageTransferSrc|vulkan.ImageTransferDst, fmt.Sprintf("CUDA arrays cannot hold %d-channel texels", in.Channels))
+	}
+	if o.Usage == 0 {
+		o.Usage = d.defaultUsage(o.Format)
+	}
+	if !d.vk.ImageFormatSupported(uint32(o.Format), o.Usage, true) {
+		return nil, d.formatError(o.Format, o.Usage, "the Vulkan driver cannot export it with this usage")
+	}
+	img, err := d.vk.NewImage(vulkan.ImageOptions{Dim: vulkan.Image2D, Format: uint32(o.Format), Width: o.Width, Height: o.Height,
+		Layers: o.Layers, Usage: o.Usage, Exportable: true})
+	if err != nil {
+		return nil, err
+	}
+	fd, err := img.ExportFD()
+	if err != nil {
+		img.Close()
+		return nil, err
+	}
+	ext, err := d.ctx.ImportMemoryFD(fd, img.AllocationSize(), true) // takes fd
+	if err != nil {
+		img.Close()
+		return nil, err
+	}
+	desc := cuda.ArrayDesc{Width: uint64(o.Width), Height: uint64(o.Height), Format: cuda.ArrayFormat(in.CUDAFormat),
+		Channels: uint32(in.CUDAChannels), Surface: o.Usage&vulkan.ImageStorage != 0,
+		ColorTarget: o.Usage&vulkan.ImageColorAttachment != 0}
+	if o.Layers > 1 {
+		desc.Layers = uint64(o.Layers)
+	}
+	arr, err := ext.MapArray(0, desc)
+	if err != nil {
+		ext.Close()
+		img.Close()
+		return nil, err
+	}
+	t := &Texture{s: state{d: d}, o: o, info: in, vk: img, ext: ext, arr: arr}
+	d.adopt(t, &t.s, img.SetGuard)
+	return t, nil
+}
+
+// NewTextureFromCUDA is Gfx2Cuda's texture(tensor): it creates a texture
+// shaped like a CUDA image of width×height texels of channels elements of
+// dtype (rows pitch bytes apart at ptr; 0 = tightly packed) and copies the
+// image into it, reading it in order with stream s as CopyFromSync does
+// (nil: the legacy default stream). 8-bit integers become UNORM formats
+// (SNORM when signed), 16/32-bit integers UINT/SINT, floats FLOAT.
+func (d *Device) NewTextureFromCUDA(s *cuda.Stream, ptr cuda.DevicePtr, pitch uint64, width, height, channels uint32, dtype format.DType) (*Texture, error) {
+	f, err := format.ForDType(dtype, int(channels))
+	if err != nil {
+		return nil, err
+	}
+	t, err := d.NewTexture(TextureOptions{Format: f, Width: width, Height: height})
+	if err != nil {
+		return nil, err
+	}
+	if err := t.CopyFromSync(s, ptr, pitch); err != nil {
+		return nil, errors.Join(err, t.Close())
+	}
+	return t, nil
+}
+
+func (t *Texture) st() *state { return &t.s }
+
+// Options returns the texture's description (with defaults filled in).
+func (t *Texture) Options() TextureOptions { return t.o }
+
+// Format returns the texture's format description.
+func (t *Texture) Format() format.Info { return t.info }
+
+// Array returns the CUDA array over the texture's memory (level 0).
+func (t *Texture) Array() *cuda.Array { return t.arr }
+
+// Surface returns a CUDA surface object for kernels (surf2Dread/write; the
+// x coordinate is in bytes). The texture needs storage usage.
+func (t *Texture) Surface() (cuda.SurfObject, error) {
+	t.surfMu.Lock()
+	defer t.surfMu.Unlock()
+	if t.surf != 0 {
+		return t.surf, nil
+	}
+	if t.o.Usage&vulkan.ImageStorage == 0 {
+		return 0, fmt.Errorf("%w: surface objects need a texture with storage usage", ErrUnsupported)
+	}
+	s, err := t.arr.Surface()
+	if err != nil {
+		return 0, err
+	}
+	t.surf = s
+	return s, nil
+}
+
+// RowBytes is the size of one tightly packed row.
+func (t *Texture) RowBytes() uint64 { return uint64(t.o.Width) * uint64(t.info.BytesPerTexel) }
+
+func (t *Texture) copy(s *cuda.Stream, ptr cuda.DevicePtr, pitch uint64, to bool) error {
+	t.s.d.mu.Lock()
+	own, closed := t.s.owner, t.s.closed
+	t.s.d.mu.Unlock()
+	if closed {
+		return ErrClosed
+	}
+	if own != ownedByCUDA {
+		return fmt.Errorf("interop: texture copy: %w", ErrNotHeld)
+	}
+	if pitch == 0 {
+		pitch = t.RowBytes()
+	}
+	if pitch < t.RowBytes() {
+		return fmt.Errorf("interop: texture copy: pitch %d < row of %d bytes", pitch, t.RowBytes())
+	}
+	if t.o.Usage&vulkan.ImageStorage != 0 {
+		// The kernel, unless this driver cannot load it (interop/kernels.go).
+		if use, err := t.s.d.useCopyKernel(); err != nil {
+			return err
+		} else if use {
+			return t.kernelCopy(s, ptr, pitch, to)
+		}
+	}
+	for l := uint32(0); l < t.o.Layers; l++ {
+		c := cuda.ArrayCopy{Array: t.arr, Layer: uint64(l), Ptr: ptr.Add(uint64(l) * pitch * uint64(t.o.Height)), Pitch: pitch}
+		var err error
+		if to {
+			err = s.CopyFromArray(c)
+		} else {
+			err = s.CopyToArray(c)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// kernelCopy copies through a surface object with gfxcuda's own kernel,
+// which reaches memory bandwidth where the copy engine's array copies do
+// not (textures with storage usage have one).
+func (t *Texture) kernelCopy(s *cuda.Stream, ptr cuda.DevicePtr, pitch uint64, to bool) error {
+	f, err := t.s.d.kernel(kernels.SurfLinear)
+	if err != nil {
+		return err
+	}
+	surf, err := t.Surface()
+	if err != nil {
+		return err
+	}
+	layered, toSurf := uint32(0), uint32(1)
+	if t.o.Layers > 1 {
+		layered = 1
+	}
+	if to {
+		toSurf = 0
+	}
+	grid := cuda.Dim3{X: (t.o.Width + 31) / 32, Y: (t.o.Height + 7) / 8}
+	for l := uint32(0); l < t.o.Layers; l++ {
+		p := ptr.Add(uint64(l) * pitch * uint64(t.o.Height))
+		if err := f.Launch(s, grid, cuda.Dim3{X: 32, Y: 8}, 0, surf, t.o.Width, t.o.Height, l, layered,
+			uint32(t.info.BytesPerTexel), p, pitch, toSurf); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CopyTo queues, on stream s, a copy of every layer into CUDA memory at ptr:
+// rows pitch bytes apart (0: tightly packed), layer l starting at
+// ptr + l·pitch·height. The texture must be held by CUDA (ToCUDA).
+func (t *Texture) CopyTo(s *cuda.Stream, ptr cuda.DevicePtr, pitch uint64) error {
+	return t.copy(s, ptr, pitch, true)
+}
+
+// CopyFrom queues the reverse of CopyTo: CUDA memory into the texture.
+func (t *Texture) CopyFrom(s *cuda.Stream, ptr cuda.DevicePtr, pitch uint64) error {
+	return t.copy(s, ptr, pitch, false)
+}
+
+// CopyToSync hands the texture to CUDA, copies it to ptr, hands it back and
+// waits for the copy to finish. The copy runs on stream s, after the work
+// queued on s before the call (so that it sees what that work wrote at
+// ptr); nil means the legacy default stream (CUDA's stream 0, what
+// cudaMemcpy and kernels launched without a stream use): the copy then runs
+// on the Device's stream, after an event recorded on the legacy default
+// stream. A caller that wrote ptr on another stream passes that stream.
+func (t *Texture) CopyToSync(s *cuda.Stream, ptr cuda.DevicePtr, pitch uint64) error {
+	return t.syncCopy(s, ptr, pitch, true)
+}
+
+// CopyFromSync is CopyToSync's reverse: the texture's texels from CUDA
+// memory at ptr, read in order with stream s (nil: the legacy default
+// stream).
+func (t *Texture) CopyFromSync(s *cuda.Stream, ptr cuda.DevicePtr, pitch uint64) error {
+	return t.syncCopy(s, ptr, pitch, false)
+}
+
+func (t *Texture) syncCopy(s *cuda.Stream, ptr cuda.DevicePtr, pitch uint64, to bool) error {
+	d := t.s.d
+	on := s
+	if s == nil {
+		// Order the Device's stream after the legacy default stream's work.
+		on = d.stream
+		if err := order(d.cs, nil, on); err != nil {
+			return err
+		}
+	}
+	err := t.Map(on, func(_ *cuda.Array, s *cuda.Stream) error { return t.copy(s, ptr, pitch, to) })
+	if err != nil {
+		return err
+	}
+	return hostWait(d.cs, on)
+}
+
+// Map hands the texture to CUDA on stream s (nil: the Device's stream),
+// calls f with its CUDA array and the stream to queue work on, and hands it
+// back to Vulkan, whatever f returns.
+func (t *Texture) Map(s *cuda.Stream, f func(arr *cuda.Array, s *cuda.Stream) error) error {
+	acc, err := t.s.d.ToCUDA(s, t)
+	if err != nil {
+		return err
+	}
+	ferr := f(t.arr, acc.Stream())
+	return errors.Join(ferr, acc.Done())
+}
+
+func (t *Texture) closeLocked() error {
+	if t.s.closed {
+		return nil
+	}
+	t.s.closed = true
+	return t.free()
+}
+
+// free destroys the texture in both APIs.
+func (t *Texture) free() error {
+	var err error
+	if t.ext != nil {
+		err = t.ext.Close() // destroys the array and its surfaces
+	}
+	if t.vk != nil {
+		err = errors.Join(err, t.vk.Close())
+	}
+	t.lazy.close()
+	return err
+}
+
+// Close frees the texture in both APIs, after the Device's stream and the
+// Vulkan queue have finished. Idempotent; Device.Close closes textures
+// still open.
+func (t *Texture) Close() error {
+	d := t.s.d
+	d.mu.Lock()
+	if t.s.closed || d.closed {
+		d.mu.Unlock()
+		return nil
+	}
+	if t.s.ring != nil {
+		d.mu.Unlock()
+		return fmt.Errorf("interop: Close: %w: close its Ring first", ErrHeldByCUDA)
+	}
+	delete(d.kids, t)
+	t.s.closed = true // no new hand-offs
+	d.mu.Unlock()
+	// Without the Device's lock, so that other hand-offs go on: wait for
+	// the CUDA work queued on the Device's stream so far; the Vulkan
+	// objects wait for their own last use when closed.
+	err := hostWait(d.cs, d.stream)
+	return errors.Join(err, t.free())
+}

@@ -1,0 +1,202 @@
+// The Vulkan tensor converter (formerly package tensorpass) is a Vulkan compute pass that converts textures into
+// the tensor a learning framework wants, writing straight into a buffer:
+// NCHW or NHWC; float32, float16 or uint8; 3 or 4 channels; optional
+// per-channel mean and std and a vertical flip; several views (cameras)
+// into one [N, C, H, W] tensor in one dispatch. Recorded right after
+// rendering, into a buffer shared with CUDA (package interop), it makes each
+// frame ready for PyTorch with no CUDA work at all. It needs no CUDA itself
+// and runs on any Vulkan device.
+//
+// Sources are 2D textures in RGBA8, BGRA8, RGBA16F or RGBA32F with sampled
+// usage (interop textures have it). The layout and the Go reference the pass
+// is tested against are in package tensorpass/tensor; for textures that
+// only CUDA holds (from OpenGL or another renderer), package
+// tensorpass/cudaconv does the same conversion with a CUDA kernel.
+//
+// The pass is GLSL (tensor.comp), compiled for every layout by go generate
+// into shaders_gen.go: the package links no shader compiler.
+
+package gfxcuda
+
+import (
+	"encoding/base64"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/gfxcuda/gfxcuda/format"
+	"github.com/gfxcuda/gfxcuda/spirv"
+	"github.com/gfxcuda/gfxcuda/tensor"
+	"github.com/gfxcuda/gfxcuda/vulkan"
+)
+
+// TensorLayout says how a Pass lays textures out in a buffer: see tensor.TensorLayout.
+type TensorLayout = tensor.Layout
+
+// MaxViewsPerDispatch is how many views one dispatch converts; RecordViews
+// records one dispatch per this many views.
+const MaxViewsPerDispatch = 8
+
+// VulkanConverter is a compiled conversion for one Layout.
+type VulkanConverter struct {
+	l    TensorLayout
+	pipe *vulkan.Pipeline // MaxViewsPerDispatch views per dispatch
+	one  *vulkan.Pipeline // one view: 2 descriptors to write, not 9
+}
+
+// dtypeCode is the DTYPE the shader is compiled with.
+func dtypeCode(d format.DType) int {
+	switch d {
+	case format.Float32:
+		return 0
+	case format.Float16:
+		return 1
+	}
+	return 2
+}
+
+//go:generate go run gen_tensorpass.go
+
+// variant selects a precompiled module (shaders_gen.go): the shader's
+// DTYPE, PLANAR, channels and views per dispatch.
+type variant struct {
+	dtype    int
+	planar   bool
+	channels int
+	views    int
+}
+
+// NewVulkanConverter creates the conversion for layout l on a Vulkan device. It needs no
+// CUDA and no shader compiler (the pass is GLSL, tensor.comp, compiled for
+// every layout by go generate into shaders_gen.go): any Vulkan device can
+// run it.
+func NewVulkanConverter(vd *vulkan.Device, l TensorLayout) (*VulkanConverter, error) {
+	if err := l.Validate(); err != nil {
+		return nil, fmt.Errorf("tensorpass: %w", err)
+	}
+	t := &VulkanConverter{l: l}
+	for _, v := range []struct {
+		views int
+		pipe  **vulkan.Pipeline
+	}{{MaxViewsPerDispatch, &t.pipe}, {1, &t.one}} {
+		enc, ok := modules[variant{dtypeCode(l.DType), l.Planar, l.C(), v.views}]
+		if !ok {
+			t.Close()
+			return nil, fmt.Errorf("tensorpass: no module for %v: run go generate ./tensorpass", l)
+		}
+		b, err := base64.StdEncoding.DecodeString(enc)
+		if err != nil {
+			t.Close()
+			return nil, fmt.Errorf("tensorpass: module for %v: %w", l, err)
+		}
+		m, err := spirv.Reflect(b)
+		if err != nil {
+			t.Close()
+			return nil, fmt.Errorf("tensorpass: module for %v: %w", l, err)
+		}
+		if *v.pipe, err = vd.NewComputePipeline(m); err != nil {
+			t.Close()
+			return nil, fmt.Errorf("tensorpass: %w", err)
+		}
+	}
+	return t, nil
+}
+
+// Layout returns the pass's layout.
+func (t *VulkanConverter) Layout() TensorLayout { return t.l }
+
+// ErrSource is wrapped by the tensor converters' errors for sources they
+// cannot read (format, size, usage, layers) and destinations too small:
+// VulkanConverter.Record and RecordViews, CUDAConverter.Convert and the
+// CUDASource constructors. A closed CUDAConverter returns ErrClosed.
+var ErrSource = errors.New("gfxcuda: unusable source or destination of a tensor conversion")
+
+// Record records the conversion of src into dst from byte 0: one view,
+// a tensor of Layout().Bytes(width, height) bytes. For shared resources pass
+// tex.Vulkan() and buf.Vulkan().
+func (t *VulkanConverter) Record(c *vulkan.Commands, src *vulkan.Image, dst *vulkan.Buffer) error {
+	return t.RecordViews(c, []*vulkan.Image{src}, dst, 0)
+}
+
+// RecordViews records the conversion of len(srcs) views (2D images of one
+// size and a source format, with sampled usage) into one tensor of shape
+// Layout().Shape(len(srcs), width, height) in dst from byte off (a multiple
+// of 4): one dispatch per MaxViewsPerDispatch views. The width must be a
+// multiple of 4.
+func (t *VulkanConverter) RecordViews(c *vulkan.Commands, srcs []*vulkan.Image, dst *vulkan.Buffer, off uint64) error {
+	if len(srcs) == 0 {
+		return fmt.Errorf("%w: no views", ErrSource)
+	}
+	o := srcs[0].Options()
+	for i, s := range srcs {
+		so := s.Options()
+		if so.Width != o.Width || so.Height != o.Height {
+			return fmt.Errorf("%w: view %d is %dx%d, view 0 %dx%d", ErrSource, i, so.Width, so.Height, o.Width, o.Height)
+		}
+		if err := tensor.CheckSource(format.Format(so.Format)); err != nil {
+			return fmt.Errorf("%w: view %d: %v", ErrSource, i, err)
+		}
+		if so.Usage&vulkan.ImageSampled == 0 {
+			return fmt.Errorf("%w: view %d has no sampled usage (usage %v)", ErrSource, i, so.Usage)
+		}
+		if so.Dim != 0 && so.Dim != vulkan.Image2D || so.Layers > 1 {
+			return fmt.Errorf("%w: view %d is not a plain 2D image (one layer)", ErrSource, i)
+		}
+	}
+	if o.Width%4 != 0 {
+		return fmt.Errorf("%w: width %d is not a multiple of 4", ErrSource, o.Width)
+	}
+	if off%4 != 0 {
+		return fmt.Errorf("%w: offset %d is not a multiple of 4", ErrSource, off)
+	}
+	per := t.l.Bytes(o.Width, o.Height)
+	if need := off + per*uint64(len(srcs)); dst.Size() < need {
+		return fmt.Errorf("%w: %d views of %dx%d as %s need %d bytes from offset %d, buffer has %d", ErrSource, len(srcs), o.Width, o.Height, t.l, per*uint64(len(srcs)), off, dst.Size())
+	}
+	if (off+per*uint64(len(srcs)))/uint64(t.l.DType.Size()) > math.MaxUint32 {
+		return fmt.Errorf("%w: tensor of %d bytes is too large for one pass", ErrSource, per*uint64(len(srcs)))
+	}
+	scale := t.l.Scale()
+	for v0 := 0; v0 < len(srcs); v0 += MaxViewsPerDispatch {
+		group := srcs[v0:min(len(srcs), v0+MaxViewsPerDispatch)]
+		pipe, n := t.pipe, MaxViewsPerDispatch
+		if len(group) == 1 {
+			pipe, n = t.one, 1
+		}
+		b := make([]vulkan.Binding, 0, n+1)
+		for e := 0; e < n; e++ {
+			img := group[0] // unused elements repeat a real view
+			if e < len(group) {
+				img = group[e]
+			}
+			b = append(b, vulkan.Binding{Binding: 0, Element: uint32(e), Image: img})
+		}
+		b = append(b, vulkan.Binding{Binding: 1, Buffer: dst})
+		push := make([]byte, 48)
+		binary.LittleEndian.PutUint32(push[0:], o.Width)
+		binary.LittleEndian.PutUint32(push[4:], o.Height)
+		// base: the group's first element (the shader's views are relative).
+		binary.LittleEndian.PutUint32(push[8:], uint32((off+per*uint64(v0))/uint64(t.l.DType.Size())))
+		if t.l.FlipY {
+			binary.LittleEndian.PutUint32(push[12:], 1)
+		}
+		for i := 0; i < 4; i++ {
+			binary.LittleEndian.PutUint32(push[16+4*i:], math.Float32bits(t.l.Mean[i]))
+			binary.LittleEndian.PutUint32(push[32+4*i:], math.Float32bits(scale[i]))
+		}
+		c.Dispatch(pipe, b, push, (o.Width/4+63)/64, (o.Height+3)/4, uint32(len(group)))
+	}
+	return c.Err()
+}
+
+// Close frees the pipelines. Idempotent.
+func (t *VulkanConverter) Close() error {
+	var err error
+	for _, p := range []*vulkan.Pipeline{t.pipe, t.one} {
+		if p != nil {
+			err = errors.Join(err, p.Close())
+		}
+	}
+	return err
+}
