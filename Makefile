@@ -63,7 +63,7 @@ vet: deps $(PROGRESS)
 # FuzzTranslate (the WGSL parser, checker and GLSL writer) runs 50,000.
 test: deps fmt-check vet deps-test $(PROGRESS)
 	GFXCUDA_REQUIRE_VULKAN=1 GFXCUDA_REQUIRE_GL=1 GFXCUDA_VALIDATION=1 $(PROGRESS) -- $(GO) test -json -race -count=1 -timeout 20m $(PKGS)
-	$(PROGRESS) -- $(GO) test -run '^$$' -fuzz '^FuzzParseToken$$' -fuzztime 200000x ./share/ && $(PROGRESS) -- $(GO) test -run '^$$' -fuzz '^FuzzReadRequest$$' -fuzztime 200000x ./share/
+	$(PROGRESS) -- $(GO) test -run '^$$' -fuzz '^FuzzParseToken$$' -fuzztime 200000x . && $(PROGRESS) -- $(GO) test -run '^$$' -fuzz '^FuzzReadRequest$$' -fuzztime 200000x .
 	$(PROGRESS) -- $(GO) test -run '^$$' -fuzz '^FuzzTranslate$$' -fuzztime 50000x ./shader/wgsl/
 	$(MAKE) pytest
 
@@ -91,12 +91,12 @@ pytest: lib
 gpu-bundle: deps
 	@rm -rf $(GPU_DIR) && mkdir -p $(GPU_DIR)/pkg $(GPU_DIR)/debs
 	@for p in $$($(GO) list $(PKGS)); do \
-		rel=$${p#github.com/gfxcuda/gfxcuda}; rel=$${rel#/}; [ -n "$$rel" ] || rel=root; \
+		rel=$${p#github.com/gfxcuda/gfxcuda}; rel=$${rel#/}; dir=$${rel:-.}; [ -n "$$rel" ] || rel=root; \
 		name=$$(echo $$rel | tr / _); \
 		$(GO) test -c -trimpath -ldflags='-s -w' -o $(GPU_DIR)/pkg/$$name/$$name.test $$p || exit 1; \
 		if [ -f $(GPU_DIR)/pkg/$$name/$$name.test ]; then \
 			echo "$$p" > $(GPU_DIR)/pkg/$$name/IMPORTPATH; \
-			if [ -d $$rel/testdata ]; then cp -r $$rel/testdata $(GPU_DIR)/pkg/$$name/; fi; \
+			if [ -d $$dir/testdata ]; then cp -r $$dir/testdata $(GPU_DIR)/pkg/$$name/; fi; \
 		else rm -rf $(GPU_DIR)/pkg/$$name; fi; \
 	done
 	$(GO) build -trimpath -ldflags='-s -w' -o $(GPU_DIR)/gfxcuda ./cmd/gfxcuda

@@ -33,11 +33,11 @@ tp=0 tf=0 ts=0 bad=0
 summary=()
 # Packages run in parallel (GFXCUDA_GPU_JOBS, default 4): one GPU, many
 # cores; each package's log is read afterwards in a fixed order. The
-# packages in GFXCUDA_GPU_SERIAL (bundle directory names) run afterwards, one
-# at a time with the GPU to themselves: their leak tests compare the
-# device-wide free memory (cuMemGetInfo) before and after, which other
-# processes' allocations would move.
-serial=" ${GFXCUDA_GPU_SERIAL-cuda interop} "
+# packages in GFXCUDA_GPU_SERIAL (bundle directory names; root is package
+# gfxcuda) run afterwards, one at a time with the GPU to themselves: their
+# leak tests compare the device-wide free memory (cuMemGetInfo) before and
+# after, which other processes' allocations would move.
+serial=" ${GFXCUDA_GPU_SERIAL-cuda root} "
 runpkg() {
 	dir=$1
 	name=$(basename "$dir")
