@@ -8,7 +8,7 @@
 // with CUDA, or CUDA's own arrays.
 //
 // The layout and the Go reference the kernel is tested against are in
-// package tensorpass/tensor. For frames gfxcuda renders with Vulkan,
+// package tensor. For frames gfxcuda renders with Vulkan,
 // package tensorpass does the same conversion on the Vulkan side, so CUDA
 // does no work per frame.
 //

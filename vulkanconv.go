@@ -9,12 +9,13 @@
 //
 // Sources are 2D textures in RGBA8, BGRA8, RGBA16F or RGBA32F with sampled
 // usage (interop textures have it). The layout and the Go reference the pass
-// is tested against are in package tensorpass/tensor; for textures that
-// only CUDA holds (from OpenGL or another renderer), package
-// tensorpass/cudaconv does the same conversion with a CUDA kernel.
+// is tested against are in package tensor; for textures that
+// only CUDA holds (from OpenGL or another renderer), the CUDA converter
+// (NewCUDAConverter) does the same conversion with a CUDA kernel.
 //
 // The pass is GLSL (tensor.comp), compiled for every layout by go generate
-// into shaders_gen.go: the package links no shader compiler.
+// into vulkanconv_shaders_gen.go (gen_tensorpass.go): the package links no
+// shader compiler.
 
 package gfxcuda
 
@@ -58,7 +59,7 @@ func dtypeCode(d format.DType) int {
 
 //go:generate go run gen_tensorpass.go
 
-// variant selects a precompiled module (shaders_gen.go): the shader's
+// variant selects a precompiled module (vulkanconv_shaders_gen.go): the shader's
 // DTYPE, PLANAR, channels and views per dispatch.
 type variant struct {
 	dtype    int
@@ -69,7 +70,7 @@ type variant struct {
 
 // NewVulkanConverter creates the conversion for layout l on a Vulkan device. It needs no
 // CUDA and no shader compiler (the pass is GLSL, tensor.comp, compiled for
-// every layout by go generate into shaders_gen.go): any Vulkan device can
+// every layout by go generate into vulkanconv_shaders_gen.go): any Vulkan device can
 // run it.
 func NewVulkanConverter(vd *vulkan.Device, l TensorLayout) (*VulkanConverter, error) {
 	if err := l.Validate(); err != nil {
@@ -83,7 +84,7 @@ func NewVulkanConverter(vd *vulkan.Device, l TensorLayout) (*VulkanConverter, er
 		enc, ok := modules[variant{dtypeCode(l.DType), l.Planar, l.C(), v.views}]
 		if !ok {
 			t.Close()
-			return nil, fmt.Errorf("tensorpass: no module for %v: run go generate ./tensorpass", l)
+			return nil, fmt.Errorf("tensorpass: no module for %v: run go generate in the gfxcuda package", l)
 		}
 		b, err := base64.StdEncoding.DecodeString(enc)
 		if err != nil {

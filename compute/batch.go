@@ -195,7 +195,7 @@ func (b *Batch) Barrier() { b.c.MemoryBarrier() }
 
 // Submit submits the batch in one submission and returns without waiting:
 // Wait or Done tell when it has run. On a Device made by NewSubmitting (such
-// as cudacompute.New's) it goes through the Submitter, after CUDA's hand-backs.
+// as gfxcuda.Device.Compute's) it goes through the Submitter, after CUDA's hand-backs.
 func (b *Batch) Submit() error { return b.SubmitWith(vulkan.SubmitOptions{}) }
 
 // SubmitWith is Submit, waiting for and signalling timeline semaphores (or

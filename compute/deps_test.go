@@ -7,7 +7,7 @@ import (
 )
 
 // TestNoCUDALinked: a Vulkan-only compute user links no CUDA binding and
-// no interop code (package compute/cudacompute bridges them).
+// no interop code (gfxcuda.Device.Compute bridges them).
 func TestNoCUDALinked(t *testing.T) {
 	goTool, err := exec.LookPath("go")
 	if err != nil {

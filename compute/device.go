@@ -293,8 +293,8 @@ type Submitter interface {
 }
 
 // NewSubmitting runs compute work on vd, submitting every batch through s
-// (see package compute/cudacompute, which does this for an
-// interop.Device). The Device borrows vd and s: Close leaves them open.
+// (see gfxcuda.Device.Compute, which does this for a
+// gfxcuda.Device). The Device borrows vd and s: Close leaves them open.
 func NewSubmitting(vd *vulkan.Device, s Submitter) *Device {
 	return &Device{vk: vd, sub: s, info: InfoOf(vd.Physical())}
 }

@@ -68,10 +68,10 @@
 //
 // # With CUDA
 //
-// Package compute links no CUDA. Package compute/cudacompute's New runs
-// compute work on an interop.Device, whose buffers and textures CUDA sees
+// Package compute links no CUDA. gfxcuda.Device.Compute runs
+// compute work on a gfxcuda.Device, whose buffers and textures CUDA sees
 // without copies (wrap them with WrapBuffer and WrapTexture). Every
-// submission goes through interop.Device.Submit, so that what CUDA hands
+// submission goes through gfxcuda.Device.Submit, so that what CUDA hands
 // back (Access.Done) is acquired first; hand results to CUDA with
 // interop.Device.ToCUDA or Map.
 package compute

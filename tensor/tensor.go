@@ -1,8 +1,8 @@
 // Package tensor describes how a texture becomes a tensor for a learning
 // framework (shape, element type, channels, normalization, flip) and holds
 // the Go reference conversion that both of gfxcuda's converters are checked
-// against: package tensorpass (a Vulkan compute pass) and package
-// tensorpass/cudaconv (a CUDA kernel). It is pure Go and links no GPU
+// against: gfxcuda.VulkanConverter (a Vulkan compute pass) and
+// gfxcuda.CUDAConverter (a CUDA kernel). It is pure Go and links no GPU
 // library.
 //
 // A conversion reads N views (cameras) of W×H texels in one of the source

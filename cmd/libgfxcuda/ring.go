@@ -19,7 +19,7 @@ import (
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
-// Frame rings between processes (package share): a producer's ring of
+// Frame rings between processes (gfxcuda's sharing between processes): a producer's ring of
 // slots, and a consumer's view of another process's ring. Slots are
 // host-visible Vulkan buffers (made on a compute device: the CPU reaches
 // them) or shared Vulkan/CUDA buffers (made on a shared device: CUDA

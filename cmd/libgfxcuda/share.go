@@ -22,7 +22,7 @@ import (
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
-// Cross-process sharing (tokens of package share), file descriptors of
+// Cross-process sharing (gfxcuda's tokens), file descriptors of
 // foreign renderers, external semaphores, explicit hand-offs and rings.
 
 // openTimeout bounds opening a token: the exporter answers within 2 s or

@@ -1,7 +1,7 @@
 // Package half converts between IEEE 754 half-precision (binary16) bits and
 // float32, for the packages that read or write f16 values: tensor
 // references, specialization constants, WGSL constant evaluation and gfxcuda
-// run's summaries. Its tests are tensorpass/tensor's (every half round
+// run's summaries. Its tests are package tensor's (every half round
 // trips; rounding to nearest even on random floats).
 package half
 
