@@ -36,7 +36,7 @@ const CUDAConverterKernel = "gfx_tex_to_tensor"
 const MaxViewsPerLaunch = 8
 
 var (
-	// ErrNoCUDAConverterKernel is returned by New when gfxcuda's embedded PTX does not
+	// ErrNoCUDAConverterKernel is returned by NewCUDAConverter when gfxcuda's embedded PTX does not
 	// contain the conversion kernel (a build whose PTX was not regenerated
 	// after kernels.cu changed).
 	ErrNoCUDAConverterKernel = errors.New("cudaconv: gfxcuda's embedded PTX lacks the " + CUDAConverterKernel + " kernel; regenerate internal/kernels/kernels.ptx with scripts/gen-ptx.sh (needs nvcc)")
@@ -96,7 +96,7 @@ func CUDAArraySource(a *cuda.Array, f format.Format, layer uint32) (CUDASource, 
 	return CUDASource{Surface: s, Format: f, Width: uint32(d.Width), Height: uint32(d.Height), Layered: d.Layers > 0, Layer: layer}, nil
 }
 
-// SurfaceTexture is what TextureSource needs of a shared texture; *SurfaceTexture
+// SurfaceTexture is what CUDATextureSource needs of a shared texture; *Texture
 // has it.
 type SurfaceTexture interface {
 	Array() *cuda.Array

@@ -4,7 +4,7 @@
 // or a Vulkan device-select layer can hide some), so the only reliable way to
 // find "the same GPU" in both is its UUID: Vulkan's deviceUUID equals CUDA's
 // cuDeviceGetUuid for the same physical GPU. Every part of gfxcuda that shares
-// memory between the APIs picks devices through Match.
+// memory between the APIs picks devices through MatchDevices.
 
 package gfxcuda
 
@@ -25,8 +25,8 @@ type UUID = cuda.UUID
 // DevicePair links a Vulkan physical device and a CUDA device with equal UUIDs.
 type DevicePair struct {
 	UUID   UUID
-	Vulkan int // index into the Vulkan list given to Match
-	CUDA   int // index into the CUDA list given to Match
+	Vulkan int // index into the Vulkan list given to MatchDevices
+	CUDA   int // index into the CUDA list given to MatchDevices
 }
 
 // MatchDevices pairs Vulkan and CUDA devices by UUID, never by position. A zero
@@ -49,7 +49,7 @@ func MatchDevices(vulkanUUIDs, cudaUUIDs []UUID) []DevicePair {
 	return pairs
 }
 
-// DeviceReport is what Discover found: every device in both APIs, the pairs, and
+// DeviceReport is what DiscoverDevices found: every device in both APIs, the pairs, and
 // why an API is unavailable when it is.
 type DeviceReport struct {
 	VulkanVersion vulkan.Version           // the Vulkan loader's version
@@ -103,7 +103,7 @@ func DiscoverDevices() *DeviceReport {
 	return r
 }
 
-// PairDevices is Match for the device descriptions of the two packages.
+// PairDevices is MatchDevices for the device descriptions of the two packages.
 func PairDevices(vk []*vulkan.PhysicalDevice, cu []cuda.DeviceInfo) []DevicePair {
 	vu := make([]UUID, len(vk))
 	for i, d := range vk {

@@ -6,7 +6,7 @@ import (
 	"github.com/gfxcuda/gfxcuda"
 )
 
-// Discover never fails: what it cannot find is recorded with the reason.
+// DiscoverDevices never fails: what it cannot find is recorded with the reason.
 // Pairs are the GPUs both APIs see, matched by UUID.
 func ExampleDiscoverDevices() {
 	r := gfxcuda.DiscoverDevices()
@@ -22,7 +22,7 @@ func ExampleDiscoverDevices() {
 	fmt.Println("GPUs shared by Vulkan and CUDA:", len(r.Pairs))
 }
 
-// Match pairs devices by UUID, never by index: the APIs enumerate in
+// MatchDevices pairs devices by UUID, never by index: the APIs enumerate in
 // different orders.
 func ExampleMatchDevices() {
 	a := gfxcuda.UUID{1}

@@ -301,7 +301,7 @@ func tryFS(ctx context.Context, t *token, remap string) (*reply, []Attempt) {
 	if r != nil || a.Reason != ReasonDirNotShared {
 		return r, []Attempt{a}
 	}
-	// The exporter's directory is not here: SetDefaults' Dir or
+	// The exporter's directory is not here: SetExportDefaults' Dir or
 	// GFXCUDA_SHARE_DIR may name where it is mounted.
 	if env := fallbackDir(); env != "" && filepath.Clean(env) != dir {
 		r, b := tryFSPath(ctx, t, filepath.Join(env, name), false)

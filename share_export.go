@@ -38,7 +38,7 @@
 // Lifetime: an opened resource owns its import; it stays valid when the
 // exporter closes its resource or exits, until the opener closes it. Opening
 // after the exporter closed fails with ErrWithdrawn; opening on another GPU
-// fails with ErrDifferentGPU.
+// fails with ErrResourceOnOtherGPU.
 
 package gfxcuda
 
@@ -147,7 +147,7 @@ func oneFD(export func() (int, error)) func(peer) ([]int, []byte, error) {
 }
 
 // Export shares an *Buffer, an *Texture or a *Ring (its
-// producer side), with at most one ExportOptions (rings: RingOptions.Export
+// producer side), with at most one ExportOptions (rings: SharedRingOptions.Export
 // is used instead). Buffers and textures made by ImportBuffer,
 // ImportTexture or an Open function cannot be exported again.
 func Export(res any, o ...ExportOptions) (*Shared, error) {

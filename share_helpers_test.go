@@ -67,7 +67,7 @@ func unavailable(t testing.TB, format string, args ...any) {
 	t.Skipf(format, args...)
 }
 
-// seededRandom returns n deterministic pseudo-seededRandom bytes for seed.
+// seededRandom returns n deterministic pseudo-random bytes for seed.
 func seededRandom(seed uint64, n int) []byte {
 	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	b := make([]byte, n)

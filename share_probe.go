@@ -27,7 +27,7 @@ type RendezvousCheck struct {
 // ProbeRendezvous checks each way to reach an exporter on this machine,
 // without exporting anything or creating a directory: abstract sockets
 // (and this network namespace), the filesystem socket's default directory
-// (DefaultDir: present, trusted, writable), pidfd_getfd (the kernel, and
+// (DefaultShareDir: present, trusted, writable), pidfd_getfd (the kernel, and
 // Yama's ptrace_scope).
 func ProbeRendezvous() []RendezvousCheck {
 	return []RendezvousCheck{probeAbstract(), probeFS(DefaultShareDir()), probePidfd()}

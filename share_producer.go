@@ -143,7 +143,7 @@ type ProducerOptions struct {
 	// default, at most len(Slots)): one submission, one semaphore signal
 	// and one consumer-side wait per batch.
 	Batch int
-	// DropOldest, UserBytes: as in RingOptions.
+	// DropOldest, UserBytes: as in SharedRingOptions.
 	DropOldest bool
 	UserBytes  int
 	// HostSync makes the producer wait for each batch on the host before
@@ -264,7 +264,7 @@ func NewProducer(dev *vulkan.Device, o ProducerOptions) (*Producer, error) {
 	return p, nil
 }
 
-// Token is the ring's token, for OpenRing, OpenCUDAConsumer and
+// Token is the ring's token, for OpenSharedRing, OpenCUDAConsumer and
 // OpenVulkanConsumer in other processes.
 func (p *Producer) Token() Token { return p.ex.Token() }
 

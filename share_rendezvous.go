@@ -115,12 +115,12 @@ func ParseRendezvous(s string) (Rendezvous, error) {
 // directory is usable), openers of the exporter's uid only.
 type ExportOptions struct {
 	// Rendezvous is the set of ways openers may reach the exporter
-	// (RendezvousAuto: SetDefaults', else GFXCUDA_SHARE_RENDEZVOUS, else
+	// (RendezvousAuto: SetExportDefaults', else GFXCUDA_SHARE_RENDEZVOUS, else
 	// the abstract socket and the filesystem socket when its directory is
 	// usable). Asked for explicitly, a way that cannot be set up fails the
 	// export with the reason.
 	Rendezvous Rendezvous
-	// Dir is the directory of the filesystem socket ("": SetDefaults',
+	// Dir is the directory of the filesystem socket ("": SetExportDefaults',
 	// else GFXCUDA_SHARE_DIR, else /dev/shm/gfxcuda, else
 	// $XDG_RUNTIME_DIR/gfxcuda). It is created 0700 when missing (0711
 	// when AllowUIDs or AllowGIDs let other users in); an existing one is
@@ -134,7 +134,7 @@ type ExportOptions struct {
 	AllowUIDs []int
 	AllowGIDs []int
 	// Logf receives the exporter's refusals (with the peer's pid, uid and
-	// gid) and its rendezvous problems (nil: SetLogf's logger, by default
+	// gid) and its rendezvous problems (nil: SetShareLogf's logger, by default
 	// the standard log package).
 	Logf func(format string, args ...any)
 }
@@ -148,12 +148,12 @@ type OpenOptions struct {
 	// Dir is the exporter's socket directory as mounted in this process,
 	// when it is mounted at another path than the exporter's (the token
 	// names the exporter's). Default: the token's directory, then
-	// SetDefaults' Dir or GFXCUDA_SHARE_DIR when set.
+	// SetExportDefaults' Dir or GFXCUDA_SHARE_DIR when set.
 	Dir string
 }
 
 // fallbackDir is where openers look when the token's directory is not
-// there: SetDefaults' Dir, else GFXCUDA_SHARE_DIR.
+// there: SetExportDefaults' Dir, else GFXCUDA_SHARE_DIR.
 func fallbackDir() string {
 	defaults.mu.Lock()
 	d := defaults.o.Dir
@@ -204,7 +204,7 @@ type exportPlan struct {
 // others reports whether users other than the exporter's may open.
 func (p *exportPlan) others() bool { return len(p.uids) > 0 || len(p.gids) > 0 }
 
-// resolve merges o with SetDefaults' options and the environment.
+// resolve merges o with SetExportDefaults' options and the environment.
 func resolve(o ExportOptions) (*exportPlan, error) {
 	defaults.mu.Lock()
 	d := defaults.o
@@ -231,7 +231,7 @@ func resolve(o ExportOptions) (*exportPlan, error) {
 	if p.rv&^RendezvousAll != 0 {
 		return nil, fmt.Errorf("share: unknown rendezvous bits in %v", p.rv)
 	}
-	// A directory named anywhere (options, SetDefaults, the environment)
+	// A directory named anywhere (options, SetExportDefaults, the environment)
 	// is wanted: failing to use it fails the export. The built-in default
 	// is tried and left out quietly (logged) when unusable.
 	if p.dir == "" {
@@ -281,7 +281,7 @@ func defaultDir() string {
 }
 
 // DefaultShareDir is the directory filesystem sockets go to when neither
-// ExportOptions.Dir, SetDefaults nor GFXCUDA_SHARE_DIR names one.
+// ExportOptions.Dir, SetExportDefaults nor GFXCUDA_SHARE_DIR names one.
 func DefaultShareDir() string {
 	if d := os.Getenv(EnvShareDir); d != "" {
 		return d

@@ -76,7 +76,7 @@ type Frame struct {
 	Dropped uint64
 }
 
-// SharedRingOptions configure NewRing.
+// SharedRingOptions configure NewSharedRing.
 type SharedRingOptions struct {
 	// Slots are the shared slot resources (buffers or textures), at least
 	// 2; their tokens travel with the ring's. The ring does not own them.
@@ -522,7 +522,7 @@ func (r *SharedRing) Publish(slot int, user []byte, wait uint64) (uint64, error)
 	return seq, nil
 }
 
-// Close tells consumers that no frame follows (they get ErrRingClosed
+// Close tells consumers that no frame follows (they get ErrSharedRingClosed
 // after the frames already published), withdraws the ring's token and
 // unmaps the control block. Idempotent.
 func (r *SharedRing) Close() error {
@@ -677,7 +677,7 @@ func (c *Consumer) GPUSync() bool { return c.readyFD >= 0 || c.gpuImported }
 
 // Next waits for the next frame (the oldest one this consumer has not seen)
 // and holds its slot until Release. A consumer may hold several frames at
-// once (up to the number of slots). It fails with ErrRingClosed after the
+// once (up to the number of slots). It fails with ErrSharedRingClosed after the
 // last frame of a closed ring, and with ErrProducerGone within about 20 ms
 // of the producer's death.
 func (c *Consumer) Next(ctx context.Context) (*Frame, error) {

@@ -10,7 +10,7 @@ import (
 // and closes the ring while a consumer is between its scan of the slots
 // and its look at the closed flag (as `gfxcuda share` may, closing right
 // after its last Produce) loses none of it: the consumer gets every frame,
-// then ErrRingClosed. The hook makes the race happen every time.
+// then ErrSharedRingClosed. The hook makes the race happen every time.
 func TestRingLastFramesBeforeClose(t *testing.T) {
 	const slots = 3
 	var exs []*Shared

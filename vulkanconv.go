@@ -32,7 +32,7 @@ import (
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
-// TensorLayout says how a Pass lays textures out in a buffer: see tensor.TensorLayout.
+// TensorLayout says how a VulkanConverter lays textures out in a buffer: see tensor.Layout.
 type TensorLayout = tensor.Layout
 
 // MaxViewsPerDispatch is how many views one dispatch converts; RecordViews
