@@ -1,7 +1,11 @@
 package main
 
+// The gfxcuda run command: its flags and the run itself (compile, bind,
+// dispatch, write the results). Binding the flags' resources is in
+// run_bind.go, reading and writing data files in run_codec.go, the
+// command-line wording of errors in run_errors.go.
+
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -53,8 +57,7 @@ RWStructuredBuffer<float> o : register(u0),
 // multiFlag collects a repeatable flag.
 type multiFlag []string
 
-func (m *multiFlag) String() string { return strings.Join(*m, " ") }
-
+func (m *multiFlag) String() string     { return strings.Join(*m, " ") }
 func (m *multiFlag) Set(s string) error { *m = append(*m, s); return nil }
 
 // runOpts are the parsed flags of run.
@@ -113,8 +116,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return 0
 	}
-	var ue *usageError
-	if errors.As(err, &ue) {
+	if isUsage(err) {
 		return cl.fail("%v", err)
 	}
 	fmt.Fprintln(stderr, "gfxcuda run:", err)
@@ -195,15 +197,8 @@ func runShader(o *runOpts, stdout, stderr io.Writer) error {
 	}
 	t0 := time.Now()
 	dev, err := compute.Open(compute.Options{Device: o.device, Validation: validation})
-	if nd := (*compute.NoDeviceError)(nil); errors.As(err, &nd) {
-		// In the user's words: the flag or the variable, and the devices.
-		if o.device != "" {
-			return usagef("--device %s: %v", o.device, nd)
-		}
-		return fmt.Errorf("%s=%s: %w", compute.DeviceEnv, os.Getenv(compute.DeviceEnv), nd)
-	}
 	if err != nil {
-		return err
+		return deviceError(o.device, err)
 	}
 	defer dev.Close()
 	pr.printf("device %s (%v)", dev.Info().Name, time.Since(t0).Round(time.Millisecond))
@@ -273,25 +268,7 @@ func runShader(o *runOpts, stdout, stderr io.Writer) error {
 		return err
 	}
 
-	var args []compute.Arg
-	for _, s := range slots {
-		var a compute.Arg
-		switch {
-		case s.buf != nil:
-			a = compute.AtBinding(s.r.Set, s.r.Binding, s.buf)
-		case s.tex != nil:
-			a = compute.AtBinding(s.r.Set, s.r.Binding, s.tex)
-			if s.withSmp != nil {
-				a = a.With(s.withSmp)
-			}
-		case s.sampler != nil:
-			a = compute.AtBinding(s.r.Set, s.r.Binding, s.sampler)
-		}
-		args = append(args, a)
-	}
-	if push != nil {
-		args = append(args, compute.Push(push))
-	}
+	args := kernelArgs(slots, push)
 
 	b, err := dev.NewBatch()
 	if err != nil {

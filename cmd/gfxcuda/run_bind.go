@@ -1,5 +1,9 @@
 package main
 
+// gfxcuda run's binding: the flags (--uav, --srv, --cbv, --sampler,
+// --random, --out, --push) turned into the resources, samplers and push
+// constants of the dispatch.
+
 import (
 	"encoding/hex"
 	"errors"
@@ -60,34 +64,13 @@ func class(r *shader.Resource) string {
 }
 
 // findSlot finds the resource a flag's SLOT names, for a resource of
-// register class cl (0: any); its error is written for the command line.
+// register class cl (0: any); its error is written for the command line
+// (slotError).
 func findSlot(k *compute.Kernel, res []shader.Resource, slot string, cl shader.RegisterClass) (int, error) {
 	sl := compute.ParseSlot(slot)
 	r, err := k.Find(sl, cl)
 	if err != nil {
-		if strings.Contains(err.Error(), "ambiguous") {
-			_, msg, _ := strings.Cut(err.Error(), "is ambiguous: ")
-			msg = strings.NewReplacer("compute.SRV(", "--srv ", "compute.UAV(", "--uav ", "compute.CBV(", "--cbv ",
-				"compute.SamplerAt(", "--sampler ", ", buf)", ":…", ", tex)", ":…", ", sampler)", ":…").Replace(msg)
-			return -1, fmt.Errorf("slot %s is ambiguous: %s; name the register (t0, u0) or the resource", slot, strings.TrimSuffix(msg, "; bind by register class instead"))
-		}
-		what := "resource"
-		if c := sl.Class; c != 0 || cl != 0 {
-			if c == 0 {
-				c = cl
-			}
-			what = kindOfClass[c]
-		}
-		msg := fmt.Sprintf("the shader has no %s at slot %s", what, slot)
-		if sl.Name == "" {
-			for i := range res {
-				if r := &res[i]; r.Set == sl.Space && int(k.RegisterNumber(r)) == sl.Number {
-					msg += fmt.Sprintf(" (%s is %s, a %s: bind it with %s)", k.Register(r), r.Name, kindName(r), example(k, r))
-					break
-				}
-			}
-		}
-		return -1, fmt.Errorf("%s; %s", msg, resourceTable(k))
+		return -1, slotError(k, res, slot, sl, cl, err)
 	}
 	for i := range res {
 		if res[i].Set == r.Set && res[i].Binding == r.Binding {
@@ -97,26 +80,62 @@ func findSlot(k *compute.Kernel, res []shader.Resource, slot string, cl shader.R
 	return -1, fmt.Errorf("resource %s not found", r.Name)
 }
 
-// bindResources creates and fills the resources the flags describe.
+// bindSpec is one binding flag (--uav, --srv, --cbv or --sampler) and its
+// SLOT:SPEC.
+type bindSpec struct{ flag, value string }
+
+// bindResources creates and fills the resources the flags describe: the
+// binding flags' (bindFlag), then --random's (fillRandom); it checks that
+// every resource the shader uses is bound (checkAllBound) and prints what
+// binds each (printBindings).
 func bindResources(dev *compute.Device, k *compute.Kernel, o *runOpts, pr progress) ([]*slotRes, error) {
 	res := k.Resources()
 	slots := make([]*slotRes, len(res))
 	for i := range res {
 		slots[i] = &slotRes{r: res[i], slot: slotText(k, &res[i]), reg: k.Register(&res[i])}
 	}
-	type spec struct{ flag, value string }
-	var specs []spec
+	randomAt, err := randomSlots(k, res, o.random)
+	if err != nil {
+		return nil, err
+	}
+	for _, sp := range bindingSpecs(o) {
+		if err := bindFlag(dev, k, o.source, res, slots, sp); err != nil {
+			return nil, err
+		}
+	}
+	rng := rand.New(rand.NewPCG(o.seed, o.seed^0x9e3779b97f4a7c15))
+	for i, size := range randomAt {
+		if err := fillRandom(dev, k, slots[i], size, rng); err != nil {
+			return nil, err
+		}
+	}
+	if err := checkAllBound(k, slots); err != nil {
+		return nil, err
+	}
+	printBindings(slots, pr)
+	return slots, nil
+}
+
+// bindingSpecs lists the binding flags in the order they are applied:
+// every --uav, then --srv, --cbv and --sampler.
+func bindingSpecs(o *runOpts) []bindSpec {
+	var specs []bindSpec
 	for _, f := range []struct {
 		name string
 		vals []string
 	}{{"--uav", o.uav}, {"--srv", o.srv}, {"--cbv", o.cbv}, {"--sampler", o.samplers}} {
 		for _, v := range f.vals {
-			specs = append(specs, spec{f.name, v})
+			specs = append(specs, bindSpec{f.name, v})
 		}
 	}
-	rng := rand.New(rand.NewPCG(o.seed, o.seed^0x9e3779b97f4a7c15))
+	return specs
+}
+
+// randomSlots parses the --random flags (SLOT[:SIZE]): the slot index
+// each names, with its SIZE ("" when none).
+func randomSlots(k *compute.Kernel, res []shader.Resource, random []string) (map[int]string, error) {
 	randomAt := map[int]string{} // slot index → --random value
-	for _, v := range o.random {
+	for _, v := range random {
 		slot, size, _ := strings.Cut(v, ":")
 		i, err := findSlot(k, res, slot, 0)
 		if err != nil {
@@ -127,126 +146,130 @@ func bindResources(dev *compute.Device, k *compute.Kernel, o *runOpts, pr progre
 		}
 		randomAt[i] = size
 	}
-	for _, sp := range specs {
-		full := sp.flag + " " + sp.value
-		slot, rest, ok := strings.Cut(sp.value, ":")
-		if !ok || rest == "" {
-			return nil, usagef("%s: give SLOT:SPEC, such as %s 0:4096", full, sp.flag)
-		}
-		cl := flagClass[sp.flag]
-		i, err := findSlot(k, res, slot, cl)
-		if err != nil && sp.flag == "--sampler" {
-			// A combined image sampler (GLSL sampler2D) takes its sampler
-			// from --sampler at the texture's slot.
-			if j, e := findSlot(k, res, slot, shader.ClassSRV); e == nil && res[j].Kind == shader.CombinedImageSampler {
-				i, err = j, nil
-			}
-		}
-		if err != nil {
-			return nil, usagef("%s: %v", full, err)
-		}
-		s := slots[i]
-		r := &s.r
-		if s.flag != "" && !(sp.flag == "--sampler" && r.Kind == shader.CombinedImageSampler) {
-			return nil, usagef("%s: slot %s is bound already by %s", full, slot, s.flag)
-		}
-		want := class(r)
-		if r.Kind == shader.CombinedImageSampler && sp.flag == "--sampler" {
-			smp, err := parseSampler(dev, rest)
-			if err != nil {
-				return nil, usagef("%s: %v", full, err)
-			}
-			s.withSmp = smp
-			continue
-		}
-		if sp.flag != want {
-			return nil, usagef("%s: %s is %s, a %s; bind it with %s, such as %s", full, s.reg, r.Name, kindName(r), want, example(k, r))
-		}
-		s.flag = full
-		switch r.Kind {
-		case shader.Sampler:
-			s.sampler, err = parseSampler(dev, rest)
-		case shader.SampledImage, shader.StorageImage, shader.CombinedImageSampler:
-			if !isTextureSpec(rest) {
-				return nil, usagef("%s: %s is a texture (%s); give tex1d:FORMAT:W, tex2d:FORMAT:WxH or tex3d:FORMAT:WxHxD (optionally :FILE), or FILE.png, such as %s",
-					full, s.reg, declaration(o.source, r), example(k, r))
-			}
-			s.tex, err = makeTexture(dev, r, rest)
-		default:
-			if isTextureSpec(rest) {
-				return nil, usagef("%s: %s is a %s (%s); give a size in bytes or a .npy file, such as %s",
-					full, s.reg, bufferWord(r), declaration(o.source, r), example(k, r))
-			}
-			s.buf, err = makeBuffer(dev, r, rest)
-			if errors.Is(err, errNoSizeOrFile) {
-				return nil, usagef("%s: %s is a %s (%s); %v: give a size in bytes or a .npy file, such as %s",
-					full, s.reg, bufferWord(r), declaration(o.source, r), err, example(k, r))
-			}
-		}
-		if err != nil {
-			var ue *usageError
-			if errors.As(err, &ue) {
-				return nil, usagef("%s: %s", full, ue.msg)
-			}
-			return nil, fmt.Errorf("%s: %w", full, err)
+	return randomAt, nil
+}
+
+// bindFlag applies one binding flag: it finds the slot (a --sampler at a
+// combined image sampler's slot gives that texture its sampler), checks
+// that the flag's class fits the resource there, and makes the sampler,
+// texture or buffer its SPEC describes (src is the shader's source, for
+// messages).
+func bindFlag(dev *compute.Device, k *compute.Kernel, src []byte, res []shader.Resource, slots []*slotRes, sp bindSpec) error {
+	full := sp.flag + " " + sp.value
+	slot, rest, ok := strings.Cut(sp.value, ":")
+	if !ok || rest == "" {
+		return usagef("%s: give SLOT:SPEC, such as %s 0:4096", full, sp.flag)
+	}
+	cl := flagClass[sp.flag]
+	i, err := findSlot(k, res, slot, cl)
+	if err != nil && sp.flag == "--sampler" {
+		// A combined image sampler (GLSL sampler2D) takes its sampler
+		// from --sampler at the texture's slot.
+		if j, e := findSlot(k, res, slot, shader.ClassSRV); e == nil && res[j].Kind == shader.CombinedImageSampler {
+			i, err = j, nil
 		}
 	}
-	// --random: fill what is bound, or bind random buffers.
-	for i, size := range randomAt {
-		s := slots[i]
-		r := &s.r
-		flag := "--random " + s.slot
-		if size != "" {
-			flag += ":" + size
+	if err != nil {
+		return usagef("%s: %v", full, err)
+	}
+	s := slots[i]
+	r := &s.r
+	if s.flag != "" && !(sp.flag == "--sampler" && r.Kind == shader.CombinedImageSampler) {
+		return usagef("%s: slot %s is bound already by %s", full, slot, s.flag)
+	}
+	want := class(r)
+	if r.Kind == shader.CombinedImageSampler && sp.flag == "--sampler" {
+		smp, err := parseSampler(dev, rest)
+		if err != nil {
+			return usagef("%s: %v", full, err)
 		}
-		if s.flag == "" {
-			if size == "" {
-				return nil, usagef("%s: nothing is bound at %s; give a size (--random %s:4096) or bind it with %s", flag, s.reg, s.slot, class(r))
-			}
-			if r.Kind != shader.UniformBuffer && r.Kind != shader.StorageBuffer && r.Kind != shader.UniformTexelBuffer && r.Kind != shader.StorageTexelBuffer {
-				return nil, usagef("%s: %s is a %s; bind it with %s, then --random %s fills it", flag, r.Name, kindName(r), example(k, r), s.slot)
-			}
-			b, err := makeBuffer(dev, r, size)
-			if err != nil {
-				var ue *usageError
-				if errors.Is(err, errNoSizeOrFile) {
-					return nil, usagef("%s: %v; give a size in bytes, such as --random %s:4096", flag, err, s.slot)
-				}
-				if errors.As(err, &ue) {
-					return nil, usagef("%s: %s", flag, ue.msg)
-				}
-				return nil, err
-			}
-			s.buf, s.flag = b, flag
+		s.withSmp = smp
+		return nil
+	}
+	if sp.flag != want {
+		return usagef("%s: %s is %s, a %s; bind it with %s, such as %s", full, s.reg, r.Name, kindName(r), want, example(k, r))
+	}
+	s.flag = full
+	switch r.Kind {
+	case shader.Sampler:
+		s.sampler, err = parseSampler(dev, rest)
+	case shader.SampledImage, shader.StorageImage, shader.CombinedImageSampler:
+		if !isTextureSpec(rest) {
+			return usagef("%s: %s is a texture (%s); give tex1d:FORMAT:W, tex2d:FORMAT:WxH or tex3d:FORMAT:WxHxD (optionally :FILE), or FILE.png, such as %s",
+				full, s.reg, declaration(src, r), example(k, r))
 		}
-		var n uint64
+		s.tex, err = makeTexture(dev, r, rest)
+	default:
+		if isTextureSpec(rest) {
+			return usagef("%s: %s is a %s (%s); give a size in bytes or a .npy file, such as %s",
+				full, s.reg, bufferWord(r), declaration(src, r), example(k, r))
+		}
+		s.buf, err = makeBuffer(dev, r, rest)
+		if errors.Is(err, errNoSizeOrFile) {
+			return usagef("%s: %s is a %s (%s); %v: give a size in bytes or a .npy file, such as %s",
+				full, s.reg, bufferWord(r), declaration(src, r), err, example(k, r))
+		}
+	}
+	if err != nil {
+		return inFlag(full, err)
+	}
+	return nil
+}
+
+// fillRandom applies a --random flag to slot s: it binds a buffer of
+// size bytes there when nothing is bound yet, then fills what is bound
+// with bytes from rng.
+func fillRandom(dev *compute.Device, k *compute.Kernel, s *slotRes, size string, rng *rand.Rand) error {
+	r := &s.r
+	flag := "--random " + s.slot
+	if size != "" {
+		flag += ":" + size
+	}
+	if s.flag == "" {
+		if size == "" {
+			return usagef("%s: nothing is bound at %s; give a size (--random %s:4096) or bind it with %s", flag, s.reg, s.slot, class(r))
+		}
+		if r.Kind != shader.UniformBuffer && r.Kind != shader.StorageBuffer && r.Kind != shader.UniformTexelBuffer && r.Kind != shader.StorageTexelBuffer {
+			return usagef("%s: %s is a %s; bind it with %s, then --random %s fills it", flag, r.Name, kindName(r), example(k, r), s.slot)
+		}
+		b, err := makeBuffer(dev, r, size)
 		switch {
-		case s.buf != nil:
-			n = s.buf.Size()
-		case s.tex != nil:
-			n = s.tex.Size()
-		default:
-			return nil, usagef("%s: %s is a sampler", flag, r.Name)
+		case errors.Is(err, errNoSizeOrFile):
+			return usagef("%s: %v; give a size in bytes, such as --random %s:4096", flag, err, s.slot)
+		case isUsage(err):
+			return inFlag(flag, err)
+		case err != nil:
+			return err
 		}
-		if size != "" {
-			if v, ok := parseSize(size); !ok || v != n {
-				return nil, usagef("%s: the resource bound there (%s) has %d bytes", flag, s.flag, n)
-			}
-		}
-		data := make([]byte, n)
-		for j := range data {
-			data[j] = byte(rng.Uint32())
-		}
-		var err error
-		if s.buf != nil {
-			err = s.buf.Upload(data)
-		} else {
-			err = s.tex.Upload(data)
-		}
-		if err != nil {
-			return nil, err
+		s.buf, s.flag = b, flag
+	}
+	var n uint64
+	switch {
+	case s.buf != nil:
+		n = s.buf.Size()
+	case s.tex != nil:
+		n = s.tex.Size()
+	default:
+		return usagef("%s: %s is a sampler", flag, r.Name)
+	}
+	if size != "" {
+		if v, ok := parseSize(size); !ok || v != n {
+			return usagef("%s: the resource bound there (%s) has %d bytes", flag, s.flag, n)
 		}
 	}
+	data := make([]byte, n)
+	for j := range data {
+		data[j] = byte(rng.Uint32())
+	}
+	if s.buf != nil {
+		return s.buf.Upload(data)
+	}
+	return s.tex.Upload(data)
+}
+
+// checkAllBound fails, naming them with an example flag, when a resource
+// the shader uses, or a combined image sampler's sampler, is not bound.
+func checkAllBound(k *compute.Kernel, slots []*slotRes) error {
 	var missing []string
 	for _, s := range slots {
 		if s.flag == "" {
@@ -256,8 +279,13 @@ func bindResources(dev *compute.Device, k *compute.Kernel, o *runOpts, pr progre
 		}
 	}
 	if len(missing) > 0 {
-		return nil, usagef("nothing binds %s", strings.Join(missing, "; "))
+		return usagef("nothing binds %s", strings.Join(missing, "; "))
 	}
+	return nil
+}
+
+// printBindings prints (unless -q) what binds each slot, and which flag.
+func printBindings(slots []*slotRes, pr progress) {
 	for _, s := range slots {
 		what := ""
 		switch {
@@ -273,7 +301,32 @@ func bindResources(dev *compute.Device, k *compute.Kernel, o *runOpts, pr progre
 		}
 		pr.printf("%s: %s ← %s (%s)", s.reg, s.r.Name, what, s.flag)
 	}
-	return slots, nil
+}
+
+// kernelArgs makes the dispatch's arguments: each slot's resource at its
+// set and binding (a texture with its combined sampler), then the push
+// constants.
+func kernelArgs(slots []*slotRes, push []byte) []compute.Arg {
+	var args []compute.Arg
+	for _, s := range slots {
+		var a compute.Arg
+		switch {
+		case s.buf != nil:
+			a = compute.AtBinding(s.r.Set, s.r.Binding, s.buf)
+		case s.tex != nil:
+			a = compute.AtBinding(s.r.Set, s.r.Binding, s.tex)
+			if s.withSmp != nil {
+				a = a.With(s.withSmp)
+			}
+		case s.sampler != nil:
+			a = compute.AtBinding(s.r.Set, s.r.Binding, s.sampler)
+		}
+		args = append(args, a)
+	}
+	if push != nil {
+		args = append(args, compute.Push(push))
+	}
+	return args
 }
 
 func parseSampler(dev *compute.Device, spec string) (*compute.Sampler, error) {

@@ -1,5 +1,8 @@
 package main
 
+// gfxcuda run's data files: inputs read from .npy, .png or raw files,
+// results written as .npy or .png, or summarized on stdout.
+
 import (
 	"bytes"
 	"encoding/binary"
@@ -127,12 +130,9 @@ func shapeString(shape []int) string {
 	return "(" + strings.Join(parts, ", ") + ")"
 }
 
-// writeOutput reads a slot back and writes it to file.
-func writeOutput(m *shader.Module, s *slotRes, file string) (string, error) {
-	var data []byte
-	var err error
-	var dtype string
-	var shape []int
+// readSlot reads a slot's buffer or texture back, with the dtype and
+// shape that describe its contents as an array.
+func readSlot(m *shader.Module, s *slotRes) (data []byte, dtype string, shape []int, err error) {
 	if s.buf != nil {
 		data, err = s.buf.Readback()
 		dtype, shape = bufferArray(m, s)
@@ -140,6 +140,12 @@ func writeOutput(m *shader.Module, s *slotRes, file string) (string, error) {
 		data, err = s.tex.Readback()
 		dtype, shape = textureArray(s.tex)
 	}
+	return data, dtype, shape, err
+}
+
+// writeOutput reads a slot back and writes it to file.
+func writeOutput(m *shader.Module, s *slotRes, file string) (string, error) {
+	data, dtype, shape, err := readSlot(m, s)
 	if err != nil {
 		return "", err
 	}
@@ -252,17 +258,7 @@ func toImage(t *compute.Texture, data []byte) (image.Image, error) {
 
 // summarize prints a read-write resource's first values on stdout.
 func summarize(w io.Writer, m *shader.Module, s *slotRes) error {
-	var data []byte
-	var err error
-	var dtype string
-	var shape []int
-	if s.buf != nil {
-		data, err = s.buf.Readback()
-		dtype, shape = bufferArray(m, s)
-	} else {
-		data, err = s.tex.Readback()
-		dtype, shape = textureArray(s.tex)
-	}
+	data, dtype, shape, err := readSlot(m, s)
 	if err != nil {
 		return err
 	}

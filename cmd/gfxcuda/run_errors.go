@@ -1,8 +1,13 @@
 package main
 
+// gfxcuda run's errors in the command line's words: usage errors (exit
+// status 2), and the rewording of the library's errors with the flags
+// that would fix them and the shader's own declarations.
+
 import (
 	"errors"
 	"fmt"
+	"os"
 	"regexp"
 	"strings"
 
@@ -16,6 +21,37 @@ type usageError struct{ msg string }
 func (e *usageError) Error() string { return e.msg }
 
 func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(format, a...)} }
+
+// isUsage reports whether err is (or wraps) a usage error.
+func isUsage(err error) bool {
+	var ue *usageError
+	return errors.As(err, &ue)
+}
+
+// inFlag words err as an error of flag, the command-line words that gave
+// rise to it ("--uav 0:4096"): a usage error's message after the flag,
+// still a usage error; any other error wrapped after the flag.
+func inFlag(flag string, err error) error {
+	var ue *usageError
+	if errors.As(err, &ue) {
+		return usagef("%s: %s", flag, ue.msg)
+	}
+	return fmt.Errorf("%s: %w", flag, err)
+}
+
+// deviceError words compute.Open's error in the user's words: when no
+// device matches, the flag (--device, a usage error) or the variable
+// ($GFXCUDA_DEVICE) that chose it, with the devices there are.
+func deviceError(flag string, err error) error {
+	nd := (*compute.NoDeviceError)(nil)
+	if !errors.As(err, &nd) {
+		return err
+	}
+	if flag != "" {
+		return usagef("--device %s: %v", flag, nd)
+	}
+	return fmt.Errorf("%s=%s: %w", compute.DeviceEnv, os.Getenv(compute.DeviceEnv), nd)
+}
 
 // kindName describes a resource for messages.
 func kindName(r *shader.Resource) string { return compute.KindName(r) }
@@ -92,4 +128,34 @@ func declaration(src []byte, r *shader.Resource) string {
 		}
 	}
 	return strings.TrimSpace(kindName(r) + " " + r.Name)
+}
+
+// slotError rewrites compute's error for a SLOT that names no resource
+// (or more than one) in the command line's words: an ambiguous slot's
+// candidates as the flags that bind them; otherwise what the shader has
+// there instead, and the table of its resources.
+func slotError(k *compute.Kernel, res []shader.Resource, slot string, sl compute.Slot, cl shader.RegisterClass, err error) error {
+	if strings.Contains(err.Error(), "ambiguous") {
+		_, msg, _ := strings.Cut(err.Error(), "is ambiguous: ")
+		msg = strings.NewReplacer("compute.SRV(", "--srv ", "compute.UAV(", "--uav ", "compute.CBV(", "--cbv ",
+			"compute.SamplerAt(", "--sampler ", ", buf)", ":…", ", tex)", ":…", ", sampler)", ":…").Replace(msg)
+		return fmt.Errorf("slot %s is ambiguous: %s; name the register (t0, u0) or the resource", slot, strings.TrimSuffix(msg, "; bind by register class instead"))
+	}
+	what := "resource"
+	if c := sl.Class; c != 0 || cl != 0 {
+		if c == 0 {
+			c = cl
+		}
+		what = kindOfClass[c]
+	}
+	msg := fmt.Sprintf("the shader has no %s at slot %s", what, slot)
+	if sl.Name == "" {
+		for i := range res {
+			if r := &res[i]; r.Set == sl.Space && int(k.RegisterNumber(r)) == sl.Number {
+				msg += fmt.Sprintf(" (%s is %s, a %s: bind it with %s)", k.Register(r), r.Name, kindName(r), example(k, r))
+				break
+			}
+		}
+	}
+	return fmt.Errorf("%s; %s", msg, resourceTable(k))
 }
