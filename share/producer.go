@@ -7,9 +7,15 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gfxcuda/gfxcuda/internal/vkown"
 	"github.com/gfxcuda/gfxcuda/interop"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
+
+// own is package vulkan's queue-family ownership transfers, which vulkan
+// keeps for the hand-offs (see internal/vkown): here a ring slot's
+// acquire and release around the producer's and the consumer's work.
+var own = vkown.Get[*vulkan.Commands, *vulkan.Buffer, *vulkan.Image, vulkan.ImageLayout]()
 
 // freeWait is a consumer's "slot free" value a write of a slot waits for.
 type freeWait struct {
@@ -361,14 +367,14 @@ func (p *Producer) Produce(ctx context.Context, record func(c *vulkan.Commands, 
 	for _, s := range slots {
 		switch {
 		case p.imgs[s] != nil && p.touched[s]:
-			c.AcquireImageFromExternal(p.imgs[s], vulkan.LayoutGeneral, vulkan.LayoutGeneral)
+			own.AcquireImages(c, vulkan.LayoutGeneral, vulkan.LayoutGeneral, p.imgs[s])
 		case p.imgs[s] != nil && p.imgs[s].Layout() == vulkan.LayoutUndefined:
 			c.TransitionImage(p.imgs[s], vulkan.LayoutGeneral)
 		case p.bufs[s] != nil && p.touched[s]:
 			bufs = append(bufs, p.bufs[s])
 		}
 	}
-	c.AcquireBuffersFromExternal(bufs...)
+	own.AcquireBuffers(c, bufs...)
 	users := make([][]byte, len(slots))
 	for i, s := range slots {
 		u, err := record(c, s, first+uint64(i))
@@ -383,12 +389,12 @@ func (p *Producer) Produce(ctx context.Context, record func(c *vulkan.Commands, 
 	bufs = bufs[:0]
 	for _, s := range slots {
 		if p.imgs[s] != nil {
-			c.ReleaseImageToExternal(p.imgs[s], vulkan.LayoutGeneral)
+			own.ReleaseImages(c, vulkan.LayoutGeneral, p.imgs[s])
 		} else {
 			bufs = append(bufs, p.bufs[s])
 		}
 	}
-	c.ReleaseBuffersToExternal(bufs...)
+	own.ReleaseBuffers(c, bufs...)
 	if err := c.Err(); err != nil {
 		return unwind(err)
 	}
