@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gfxcuda/gfxcuda/internal/bench"
+	"github.com/gfxcuda/gfxcuda/bench"
 	"github.com/gfxcuda/gfxcuda/interop"
 )
 

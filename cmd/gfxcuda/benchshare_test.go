@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gfxcuda/gfxcuda/bench"
 	"github.com/gfxcuda/gfxcuda/cuda"
-	"github.com/gfxcuda/gfxcuda/internal/bench"
 	"github.com/gfxcuda/gfxcuda/interop"
 )
 

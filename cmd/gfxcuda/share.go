@@ -16,8 +16,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gfxcuda/gfxcuda/bench"
 	"github.com/gfxcuda/gfxcuda/cuda"
-	"github.com/gfxcuda/gfxcuda/internal/bench"
 	"github.com/gfxcuda/gfxcuda/interop"
 	"github.com/gfxcuda/gfxcuda/share"
 	"github.com/gfxcuda/gfxcuda/vulkan"

@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gfxcuda/gfxcuda/bench/testpattern"
 	"github.com/gfxcuda/gfxcuda/format"
-	"github.com/gfxcuda/gfxcuda/internal/testpattern"
 	"github.com/gfxcuda/gfxcuda/internal/vkown"
 	"github.com/gfxcuda/gfxcuda/tensorpass"
 	"github.com/gfxcuda/gfxcuda/vulkan"

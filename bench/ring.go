@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/gfxcuda/gfxcuda/bench/testpattern"
 	"github.com/gfxcuda/gfxcuda/cuda"
 	"github.com/gfxcuda/gfxcuda/format"
 	"github.com/gfxcuda/gfxcuda/internal/kernels"
-	"github.com/gfxcuda/gfxcuda/internal/testpattern"
 	"github.com/gfxcuda/gfxcuda/interop"
 	"github.com/gfxcuda/gfxcuda/tensorpass"
 	"github.com/gfxcuda/gfxcuda/vulkan"

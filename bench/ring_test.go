@@ -5,8 +5,8 @@ import (
 	"os"
 	"testing"
 
+	"github.com/gfxcuda/gfxcuda/bench/testpattern"
 	"github.com/gfxcuda/gfxcuda/cuda"
-	"github.com/gfxcuda/gfxcuda/internal/testpattern"
 	"github.com/gfxcuda/gfxcuda/interop"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
