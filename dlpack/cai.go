@@ -121,41 +121,33 @@ func (a ArrayInterface) JSON() string {
 	return string(b)
 }
 
-// ParseTypeStr reads an element type the array interfaces and NumPy name:
-// a type string ("<f4", "|u1", "i2"; little-endian or byte order not
-// applicable) or a NumPy name ("float32", "uint8", "int16"). Integers and
-// floats only, one lane.
+// ParseTypeStr reads an element type as the array interfaces and NumPy
+// name it: a type string ("<f4", "|u1", "=i2", "f4"; little-endian or no
+// byte order) or a NumPy name ("float32", "uint8", "int16"). Signed and
+// unsigned integers of 1, 2, 4 or 8 bytes and floats of 2, 4 or 8, one lane.
 func ParseTypeStr(s string) (format.DType, error) {
-	bad := fmt.Errorf("dlpack: dtype %q; use signed or unsigned integers or floats (\"float32\", \"<f4\", \"uint8\", ...)", s)
-	var code uint8
-	var bytes int
-	switch name := strings.TrimLeft(s, "<|="); {
-	case len(name) >= 2 && strings.IndexByte("iuf", name[0]) >= 0 && name[1] >= '0' && name[1] <= '9':
-		code = uint8(strings.IndexByte("iuf", name[0]))
-		n, err := strconv.Atoi(name[1:])
-		if err != nil {
-			return format.DType{}, bad
+	name := strings.TrimLeft(s, "<|=")
+	var code, bytes int
+	var err error
+	if i := strings.IndexAny(name, "0123456789"); i == 1 {
+		code = strings.IndexByte("iuf", name[0])
+		bytes, err = strconv.Atoi(name[1:])
+	} else if i > 1 {
+		c, ok := map[string]int{"int": format.DLInt, "uint": format.DLUInt, "float": format.DLFloat}[name[:i]]
+		if code = c; !ok {
+			code = -1
 		}
-		bytes = n
-	case strings.HasPrefix(name, "int"), strings.HasPrefix(name, "uint"), strings.HasPrefix(name, "float"):
-		i := strings.IndexAny(name, "0123456789")
-		if i < 0 {
-			return format.DType{}, bad
+		var bits int
+		bits, err = strconv.Atoi(name[i:])
+		bytes = bits / 8
+		if bits%8 != 0 {
+			bytes = 0
 		}
-		code = map[string]uint8{"int": format.DLInt, "uint": format.DLUInt, "float": format.DLFloat}[name[:i]]
-		n, err := strconv.Atoi(name[i:])
-		if err != nil || n%8 != 0 {
-			return format.DType{}, bad
-		}
-		if name[:i] != "int" && name[:i] != "uint" && name[:i] != "float" {
-			return format.DType{}, bad
-		}
-		bytes = n / 8
-	default:
-		return format.DType{}, bad
+	} else {
+		code = -1
 	}
-	if s[0] == '>' || bytes <= 0 || bytes > 8 || bytes&(bytes-1) != 0 || (code == format.DLFloat && bytes == 1) {
-		return format.DType{}, bad
+	if err != nil || code < 0 || bytes <= 0 || bytes > 8 || bytes&(bytes-1) != 0 || (code == format.DLFloat && bytes == 1) {
+		return format.DType{}, fmt.Errorf("dlpack: dtype %q; use signed or unsigned integers or floats (\"float32\", \"<f4\", \"uint8\", ...)", s)
 	}
-	return format.DType{Code: code, Bits: uint8(8 * bytes), Lanes: 1}, nil
+	return format.DType{Code: uint8(code), Bits: uint8(8 * bytes), Lanes: 1}, nil
 }
