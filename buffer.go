@@ -73,7 +73,7 @@ func (d *Device) NewBuffer(size uint64) (*Buffer, error) {
 		return nil, err
 	}
 	b := &Buffer{s: state{d: d}, vk: vb, ext: ext, mapped: mb, ptr: mb.Ptr(), size: size}
-	d.adopt(b, &b.s, vb.SetGuard)
+	d.adopt(b, &b.s, guardBuffer(vb))
 	return b, nil
 }
 
@@ -104,7 +104,7 @@ func (d *Device) NewBufferFromCUDA(size uint64) (*Buffer, error) {
 		return nil, fmt.Errorf("interop: importing CUDA memory into Vulkan: %w", err)
 	}
 	b := &Buffer{s: state{d: d}, vk: vb, cu: sm, ptr: sm.Ptr(), size: size}
-	d.adopt(b, &b.s, vb.SetGuard)
+	d.adopt(b, &b.s, guardBuffer(vb))
 	return b, nil
 }
 

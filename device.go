@@ -285,9 +285,19 @@ func (d *Device) kernel(name string) (*cuda.Function, error) {
 
 // adopt makes r one of the Device's resources: closed with it, and
 // guarded against Vulkan work while CUDA holds it. Called with d.mu held.
-func (d *Device) adopt(r closer, s *state, setGuard func(vulkan.Guard)) {
+func (d *Device) adopt(r closer, s *state, setGuard func(guard func(*vulkan.Commands) error)) {
 	d.kids[r] = struct{}{}
 	setGuard(d.guard(s))
+}
+
+// guardBuffer and guardImage are adopt's guard setters for a buffer and an
+// image.
+func guardBuffer(b *vulkan.Buffer) func(func(*vulkan.Commands) error) {
+	return func(g func(*vulkan.Commands) error) { own.SetBufferGuard(b, g) }
+}
+
+func guardImage(img *vulkan.Image) func(func(*vulkan.Commands) error) {
+	return func(g func(*vulkan.Commands) error) { own.SetImageGuard(img, g) }
 }
 
 func (d *Device) live() error {

@@ -349,7 +349,7 @@ func fakeBuffer(t testing.TB, d *Device, size uint64) *Buffer {
 	}
 	b := &Buffer{s: state{d: d}, vk: vb, size: size}
 	d.mu.Lock()
-	d.adopt(b, &b.s, vb.SetGuard)
+	d.adopt(b, &b.s, guardBuffer(vb))
 	d.mu.Unlock()
 	return b
 }
@@ -365,7 +365,7 @@ func fakeTexture(t testing.TB, d *Device, w, h uint32) *Texture {
 	}
 	tex := &Texture{s: state{d: d}, o: o, info: o.Format.Info(), vk: img}
 	d.mu.Lock()
-	d.adopt(tex, &tex.s, img.SetGuard)
+	d.adopt(tex, &tex.s, guardImage(img))
 	d.mu.Unlock()
 	return tex
 }

@@ -276,7 +276,7 @@ func (t *Texture) importVulkan(fd int, alloc uint64) (*vulkan.Image, error) {
 		return nil, fmt.Errorf("interop: importing a texture into Vulkan: %w", err)
 	}
 	err = d.vk.Run(func(c *vulkan.Commands) error {
-		c.AcquireImageFromExternal(img, vulkan.LayoutGeneral, vulkan.LayoutGeneral)
+		own.AcquireImages(c, vulkan.LayoutGeneral, vulkan.LayoutGeneral, img)
 		return c.Err()
 	})
 	if err != nil {

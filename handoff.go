@@ -6,8 +6,13 @@ import (
 	"time"
 
 	"github.com/gfxcuda/gfxcuda/cuda"
+	"github.com/gfxcuda/gfxcuda/internal/vkown"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
+
+// own is package vulkan's queue-family ownership transfers and guard
+// setters, which vulkan keeps for the hand-offs (see internal/vkown).
+var own = vkown.Get[*vulkan.Commands, *vulkan.Buffer, *vulkan.Image, vulkan.ImageLayout]()
 
 // owner says which API may use a resource.
 type owner int
@@ -80,11 +85,11 @@ func (t *transfers) record(c *vulkan.Commands, release bool, rs ...Resource) {
 		}
 	}
 	if release {
-		c.ReleaseBuffersToExternal(t.bufs...)
-		c.ReleaseImagesToExternal(t.imgs, vulkan.LayoutGeneral)
+		own.ReleaseBuffers(c, t.bufs...)
+		own.ReleaseImages(c, vulkan.LayoutGeneral, t.imgs...)
 	} else {
-		c.AcquireBuffersFromExternal(t.bufs...)
-		c.AcquireImagesFromExternal(t.imgs, vulkan.LayoutGeneral, vulkan.LayoutGeneral)
+		own.AcquireBuffers(c, t.bufs...)
+		own.AcquireImages(c, vulkan.LayoutGeneral, vulkan.LayoutGeneral, t.imgs...)
 	}
 	clear(t.bufs)
 	clear(t.imgs)

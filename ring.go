@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"sync"
-	"time"
 
 	"github.com/gfxcuda/gfxcuda/cuda"
 	"github.com/gfxcuda/gfxcuda/format"
@@ -231,22 +230,14 @@ func (r *Ring) Consumed() uint64 {
 	return r.nCons
 }
 
-// waitEvent waits on the host for e, giving up when ctx ends.
+// waitEvent waits on the host for e, giving up when ctx ends: with a ctx
+// that never ends, in the driver (cuEventSynchronize); otherwise polling
+// (cuda.Poll).
 func waitEvent(ctx context.Context, e event) error {
 	if ctx.Done() == nil {
 		return e.synchronize()
 	}
-	for pause := time.Microsecond; ; pause = min(2*pause, time.Millisecond) {
-		ok, err := e.done()
-		if err != nil || ok {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(pause):
-		}
-	}
+	return cuda.Poll(ctx, "the consumer's event", e.done)
 }
 
 // Produce submits the next batch: record is called once per frame with the

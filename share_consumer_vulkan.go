@@ -136,7 +136,7 @@ func (vc *VulkanConsumer) waitCommands(ctx context.Context, i int) error {
 // Next, in the order Next returned them), record's commands for each frame
 // and the slots' release, submits them as one batch ordered after the producer and gives
 // the slots back. Images are in the GENERAL layout when record runs and
-// must be left in a layout ReleaseImageToExternal can leave from (any).
+// may be left in any layout (the release moves them back to GENERAL).
 // Results written to the consumer's own resources are ready once
 // WaitIdle or a later submission's Wait returns.
 func (vc *VulkanConsumer) Consume(ctx context.Context, record func(c *vulkan.Commands, f *Frame) error, frames ...*Frame) error {
@@ -162,12 +162,12 @@ func (vc *VulkanConsumer) Consume(ctx context.Context, record func(c *vulkan.Com
 	for _, f := range frames {
 		wait = max(wait, f.Wait)
 		if img := vc.imgs[f.Slot]; img != nil {
-			c.AcquireImageFromExternal(img, vulkan.LayoutGeneral, vulkan.LayoutGeneral)
+			own.AcquireImages(c, vulkan.LayoutGeneral, vulkan.LayoutGeneral, img)
 		} else {
 			bufs = append(bufs, vc.bufs[f.Slot])
 		}
 	}
-	c.AcquireBuffersFromExternal(bufs...)
+	own.AcquireBuffers(c, bufs...)
 	for _, f := range frames {
 		if err := record(c, f); err != nil {
 			c.Reset()
@@ -177,12 +177,12 @@ func (vc *VulkanConsumer) Consume(ctx context.Context, record func(c *vulkan.Com
 	bufs = bufs[:0]
 	for _, f := range frames {
 		if img := vc.imgs[f.Slot]; img != nil {
-			c.ReleaseImageToExternal(img, vulkan.LayoutGeneral)
+			own.ReleaseImages(c, vulkan.LayoutGeneral, img)
 		} else {
 			bufs = append(bufs, vc.bufs[f.Slot])
 		}
 	}
-	c.ReleaseBuffersToExternal(bufs...)
+	own.ReleaseBuffers(c, bufs...)
 	if err := c.Err(); err != nil {
 		c.Reset()
 		return err

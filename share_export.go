@@ -303,8 +303,10 @@ func OpenVulkanBuffer(ctx context.Context, dev *vulkan.Device, tok Token, o ...O
 
 // OpenVulkanImage imports a shared texture into dev as a vulkan.Image with
 // the exporter's format, extent, layers and usage (layout UNDEFINED: the
-// contents are preserved only by a transition from the layout the exporter
-// left, as with any image shared outside Vulkan's knowledge).
+// contents are preserved only by an acquire from the layout the exporter
+// left, as with any image shared outside Vulkan's knowledge). Package
+// vulkan does not export queue family transfers: they belong to the
+// hand-offs, and a VulkanConsumer records them for a ring's images.
 func OpenVulkanImage(ctx context.Context, dev *vulkan.Device, tok Token, o ...OpenOptions) (*vulkan.Image, error) {
 	t, fd, err := prepare(ctx, tok, KindTexture, dev.Physical().DeviceUUID, o)
 	if err != nil {

@@ -37,7 +37,7 @@ func TestImportedImageAdoptedInGeneral(t *testing.T) {
 	}
 	defer im2.Close()
 	if err := d.Run(func(c *vulkan.Commands) error {
-		c.AcquireImageFromExternal(im2, vulkan.LayoutGeneral, vulkan.LayoutGeneral)
+		own.AcquireImages(c, vulkan.LayoutGeneral, vulkan.LayoutGeneral, im2)
 		return c.Err()
 	}); err != nil {
 		t.Fatal(err)

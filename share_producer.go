@@ -360,14 +360,14 @@ func (p *Producer) Produce(ctx context.Context, record func(c *vulkan.Commands, 
 	for _, s := range slots {
 		switch {
 		case p.imgs[s] != nil && p.touched[s]:
-			c.AcquireImageFromExternal(p.imgs[s], vulkan.LayoutGeneral, vulkan.LayoutGeneral)
+			own.AcquireImages(c, vulkan.LayoutGeneral, vulkan.LayoutGeneral, p.imgs[s])
 		case p.imgs[s] != nil && p.imgs[s].Layout() == vulkan.LayoutUndefined:
 			c.TransitionImage(p.imgs[s], vulkan.LayoutGeneral)
 		case p.bufs[s] != nil && p.touched[s]:
 			bufs = append(bufs, p.bufs[s])
 		}
 	}
-	c.AcquireBuffersFromExternal(bufs...)
+	own.AcquireBuffers(c, bufs...)
 	users := make([][]byte, len(slots))
 	for i, s := range slots {
 		u, err := record(c, s, first+uint64(i))
@@ -382,12 +382,12 @@ func (p *Producer) Produce(ctx context.Context, record func(c *vulkan.Commands, 
 	bufs = bufs[:0]
 	for _, s := range slots {
 		if p.imgs[s] != nil {
-			c.ReleaseImageToExternal(p.imgs[s], vulkan.LayoutGeneral)
+			own.ReleaseImages(c, vulkan.LayoutGeneral, p.imgs[s])
 		} else {
 			bufs = append(bufs, p.bufs[s])
 		}
 	}
-	c.ReleaseBuffersToExternal(bufs...)
+	own.ReleaseBuffers(c, bufs...)
 	if err := c.Err(); err != nil {
 		return unwind(err)
 	}

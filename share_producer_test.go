@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gfxcuda/gfxcuda/bench/testpattern"
 	"github.com/gfxcuda/gfxcuda/cuda"
 	"github.com/gfxcuda/gfxcuda/internal/kernels"
-	"github.com/gfxcuda/gfxcuda/internal/testpattern"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 

@@ -173,7 +173,7 @@ func (e *entry) notAllowed(p peer, uid int) string {
 	if len(e.gids) > 0 {
 		allowed += fmt.Sprintf(" and gids %v", e.gids)
 	}
-	return fmt.Sprintf("uid %d (gid %d) is not allowed: %s; add it with --allow-uid %d (share.ExportOptions.AllowUIDs) or its group with --allow-gid %d",
+	return fmt.Sprintf("uid %d (gid %d) is not allowed: %s; add it with --allow-uid %d (gfxcuda.ExportOptions.AllowUIDs) or its group with --allow-gid %d",
 		p.uid, p.gid, allowed, p.uid, p.gid)
 }
 

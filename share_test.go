@@ -372,7 +372,7 @@ func uploadVulkanImage(t testing.TB, d *vulkan.Device, img *vulkan.Image, data [
 	err = d.Run(func(c *vulkan.Commands) error {
 		c.TransitionImage(img, vulkan.LayoutTransferDst)
 		c.CopyBufferToImage(img, up, vulkan.BufferImageCopy{})
-		c.ReleaseImageToExternal(img, vulkan.LayoutGeneral)
+		own.ReleaseImages(c, vulkan.LayoutGeneral, img)
 		return c.Err()
 	})
 	if err != nil {
@@ -389,9 +389,9 @@ func readVulkanImage(t testing.TB, d *vulkan.Device, img *vulkan.Image, n int) [
 	}
 	defer down.Close()
 	err = d.Run(func(c *vulkan.Commands) error {
-		c.AcquireImageFromExternal(img, vulkan.LayoutGeneral, vulkan.LayoutTransferSrc)
+		own.AcquireImages(c, vulkan.LayoutGeneral, vulkan.LayoutTransferSrc, img)
 		c.CopyImageToBuffer(down, img, vulkan.BufferImageCopy{})
-		c.ReleaseImageToExternal(img, vulkan.LayoutGeneral)
+		own.ReleaseImages(c, vulkan.LayoutGeneral, img)
 		return c.Err()
 	})
 	if err != nil {

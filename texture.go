@@ -132,7 +132,7 @@ func (d *Device) NewTexture(o TextureOptions) (*Texture, error) {
 		return nil, err
 	}
 	t := &Texture{s: state{d: d}, o: o, info: in, vk: img, ext: ext, arr: arr}
-	d.adopt(t, &t.s, img.SetGuard)
+	d.adopt(t, &t.s, guardImage(img))
 	return t, nil
 }
 

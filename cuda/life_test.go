@@ -1,7 +1,6 @@
 package cuda
 
 import (
-	"context"
 	"errors"
 	"sync"
 	"sync/atomic"
@@ -122,33 +121,5 @@ func TestLifeCloseBlocksOnHeldUse(t *testing.T) {
 	}
 	if err := l.shut(func() error { t.Error("second destroy"); return nil }); err != nil {
 		t.Errorf("second Close: %v", err)
-	}
-}
-
-// TestPollBackoff checks the host-wait loop behind Stream.Wait and
-// Event.Wait: it returns when the condition holds, passes errors through,
-// and gives up with the context's error.
-func TestPollBackoff(t *testing.T) {
-	calls := 0
-	err := poll(context.Background(), "test", func() (bool, error) {
-		calls++
-		return calls == 40, nil // beyond the yielding phase, into the sleeps
-	})
-	if err != nil || calls != 40 {
-		t.Fatalf("poll = %v after %d calls, want nil after 40", err, calls)
-	}
-	boom := errors.New("boom")
-	if err := poll(context.Background(), "test", func() (bool, error) { return false, boom }); !errors.Is(err, boom) {
-		t.Errorf("poll error = %v, want boom", err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
-	defer cancel()
-	t0 := time.Now()
-	err = poll(ctx, "never", func() (bool, error) { return false, nil })
-	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("poll = %v, want DeadlineExceeded", err)
-	}
-	if d := time.Since(t0); d > 2*time.Second {
-		t.Errorf("poll took %v to notice a 30 ms deadline", d)
 	}
 }

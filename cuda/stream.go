@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"time"
 
 	"github.com/gfxcuda/gfxcuda/internal/cu"
@@ -118,7 +117,7 @@ func (s *Stream) Synchronize() error {
 // a millisecond, so it neither spins a core nor adds much latency. It
 // returns ctx.Err() (wrapped) when ctx ends first; the work goes on.
 func (s *Stream) Wait(ctx context.Context) error {
-	return poll(ctx, "stream", s.Done)
+	return Poll(ctx, "stream", s.Done)
 }
 
 // Done reports whether all work queued on the stream has finished.
@@ -135,45 +134,6 @@ func (s *Stream) Done() (bool, error) {
 		return false, nil
 	default:
 		return false, check("cuStreamQuery", r)
-	}
-}
-
-// poll calls done until it reports true, fails, or ctx ends.
-func poll(ctx context.Context, what string, done func() (bool, error)) error {
-	var timer *time.Timer
-	defer func() {
-		if timer != nil {
-			timer.Stop()
-		}
-	}()
-	delay := time.Duration(0)
-	for i := 0; ; i++ {
-		ok, err := done()
-		if err != nil || ok {
-			return err
-		}
-		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("cuda: waiting for %s: %w", what, err)
-		}
-		switch {
-		case i < 16:
-			runtime.Gosched() // short waits: stay responsive
-			continue
-		case delay == 0:
-			delay = 5 * time.Microsecond
-		case delay < time.Millisecond:
-			delay = min(2*delay, time.Millisecond)
-		}
-		if timer == nil {
-			timer = time.NewTimer(delay)
-		} else {
-			timer.Reset(delay)
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("cuda: waiting for %s: %w", what, ctx.Err())
-		case <-timer.C:
-		}
 	}
 }
 
@@ -352,7 +312,7 @@ func (e *Event) Synchronize() error {
 // work goes on. The event may be closed meanwhile: Wait then returns
 // ErrClosed.
 func (e *Event) Wait(ctx context.Context) error {
-	return poll(ctx, "event", e.Done)
+	return Poll(ctx, "event", e.Done)
 }
 
 // Done reports whether the recorded point has been reached.

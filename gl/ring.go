@@ -1,6 +1,7 @@
 package gl
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -413,21 +414,16 @@ func (r *Ring) Consume(s *cuda.Stream, f func(frames []Frame) error) (int, error
 	return len(frames), ferr
 }
 
-// waitEvent waits on the host for ev, up to timeout.
+// waitEvent waits on the host for ev, up to timeout (Event.Wait's
+// polling); the error says how long it waited.
 func waitEvent(ev *cuda.Event, timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
-	for spin := 0; ; spin++ {
-		ok, err := ev.Done()
-		if err != nil || ok {
-			return err
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("timed out after %v", timeout)
-		}
-		if spin > 64 {
-			time.Sleep(20 * time.Microsecond)
-		}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	err := ev.Wait(ctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("timed out after %v: %w", timeout, err)
 	}
+	return err
 }
 
 // Close waits for the consumer's CUDA work (up to the timeout) and frees

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/gfxcuda/gfxcuda/format"
-	"github.com/gfxcuda/gfxcuda/internal/egl"
 )
 
 // TestRingVulkan runs the ring's producer and consumer for real on the
@@ -211,11 +210,11 @@ func ringManyBatches(t *testing.T, c *Context, gpuSync bool) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	var p *egl.Pattern
-	if err := c.Do(func() (err error) { p, err = egl.NewPattern(); return err }); err != nil {
+	p, err := c.NewPattern()
+	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Do(p.Delete)
+	defer p.Close()
 	seed := uint32(rand.Uint64())
 	produced, consumed := 0, 0
 	got, want := make([]byte, frameBytes), make([]byte, frameBytes)
@@ -227,7 +226,7 @@ func ringManyBatches(t *testing.T, c *Context, gpuSync bool) {
 				t.Fatalf("frame %d: %v", produced, err)
 			}
 			fs := seed + uint32(produced)
-			if err := c.Do(func() error { return p.Fill(egl.Buffer(b.Name()), frameBytes, fs) }); err != nil {
+			if err := p.Fill(b, frameBytes, fs); err != nil {
 				t.Fatal(err)
 			}
 			if err := r.Submit(); err != nil {
@@ -244,7 +243,7 @@ func ringManyBatches(t *testing.T, c *Context, gpuSync bool) {
 				if err := f.Buffer.Vulkan.Readback(0, got); err != nil {
 					return err
 				}
-				egl.PatternBytes(want, seed+uint32(f.Index))
+				PatternBytes(want, seed+uint32(f.Index))
 				if i := firstDiff(got, want); i >= 0 {
 					t.Fatalf("frame %d (slot %d) byte %d: got %#x, want %#x", f.Index, f.Slot, i, got[i], want[i])
 				}

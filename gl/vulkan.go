@@ -8,8 +8,14 @@ import (
 	"github.com/gfxcuda/gfxcuda/cuda"
 	"github.com/gfxcuda/gfxcuda/format"
 	"github.com/gfxcuda/gfxcuda/internal/egl"
+	"github.com/gfxcuda/gfxcuda/internal/vkown"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
+
+// own is package vulkan's queue-family ownership transfers, which vulkan
+// keeps for the hand-offs (see internal/vkown): here ReleaseToGL and
+// AcquireFromGL.
+var own = vkown.Get[*vulkan.Commands, *vulkan.Buffer, *vulkan.Image, vulkan.ImageLayout]()
 
 // softMargin is how much larger than a GL buffer the Vulkan allocation
 // under it must be on Mesa's llvmpipe (GL_EXT_memory_object_fd there
@@ -279,19 +285,19 @@ func (st *SharedTexture) Close() error { return st.GL.Close() }
 // layout, the layout GL and CUDA expect. Submit the commands and wait for
 // them before GL uses the texture.
 func (st *SharedTexture) ReleaseToGL(c *vulkan.Commands) {
-	c.ReleaseImageToExternal(st.Vulkan, vulkan.LayoutGeneral)
+	own.ReleaseImages(c, vulkan.LayoutGeneral, st.Vulkan)
 }
 
 // AcquireFromGL records taking the image back from GL and CUDA (after
 // their work on it finished: Context.Finish, or a stream synchronized),
 // moving it to newLayout.
 func (st *SharedTexture) AcquireFromGL(c *vulkan.Commands, newLayout vulkan.ImageLayout) {
-	c.AcquireImageFromExternal(st.Vulkan, vulkan.LayoutGeneral, newLayout)
+	own.AcquireImages(c, vulkan.LayoutGeneral, newLayout, st.Vulkan)
 }
 
 // ReleaseToGL records the hand-off of the buffer to GL and CUDA
 // (ownership to VK_QUEUE_FAMILY_EXTERNAL after every earlier write).
-func (sb *SharedBuffer) ReleaseToGL(c *vulkan.Commands) { c.ReleaseBufferToExternal(sb.Vulkan) }
+func (sb *SharedBuffer) ReleaseToGL(c *vulkan.Commands) { own.ReleaseBuffers(c, sb.Vulkan) }
 
 // AcquireFromGL records taking the buffer back from GL and CUDA.
-func (sb *SharedBuffer) AcquireFromGL(c *vulkan.Commands) { c.AcquireBufferFromExternal(sb.Vulkan) }
+func (sb *SharedBuffer) AcquireFromGL(c *vulkan.Commands) { own.AcquireBuffers(c, sb.Vulkan) }

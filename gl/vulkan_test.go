@@ -115,7 +115,7 @@ func uploadImage(d *vulkan.Device, img *vulkan.Image, data []byte) error {
 	return d.Run(func(c *vulkan.Commands) error {
 		c.TransitionImage(img, vulkan.LayoutTransferDst)
 		c.CopyBufferToImage(img, st, vulkan.BufferImageCopy{})
-		c.ReleaseImageToExternal(img, vulkan.LayoutGeneral)
+		own.ReleaseImages(c, vulkan.LayoutGeneral, img)
 		return c.Err()
 	})
 }
@@ -129,9 +129,9 @@ func downloadImage(d *vulkan.Device, img *vulkan.Image, dst []byte) error {
 	}
 	defer st.Close()
 	err = d.Run(func(c *vulkan.Commands) error {
-		c.AcquireImageFromExternal(img, vulkan.LayoutGeneral, vulkan.LayoutTransferSrc)
+		own.AcquireImages(c, vulkan.LayoutGeneral, vulkan.LayoutTransferSrc, img)
 		c.CopyImageToBuffer(st, img, vulkan.BufferImageCopy{})
-		c.ReleaseImageToExternal(img, vulkan.LayoutGeneral)
+		own.ReleaseImages(c, vulkan.LayoutGeneral, img)
 		return c.Err()
 	})
 	if err != nil {

@@ -3,6 +3,8 @@ package shader
 import (
 	"encoding/binary"
 	"regexp"
+
+	"github.com/gfxcuda/gfxcuda/spirv"
 )
 
 // HLSL resource arrays declared without a size (Buffer<uint> bufs[];
@@ -60,31 +62,21 @@ func stripComments(src []byte) []byte {
 	return out
 }
 
-// SPIR-V opcodes and enumerants unsizeArrays uses.
-const (
-	spvOpName                   = 5
-	spvOpExtension              = 10
-	spvOpCapability             = 17
-	spvOpTypeArray              = 28
-	spvOpTypeRuntimeArray       = 29
-	spvOpTypePointer            = 32
-	spvOpVariable               = 59
-	spvCapRuntimeDescriptorArry = 5302
-)
+// spvCapRuntimeDescriptorArray is SPIR-V's RuntimeDescriptorArray
+// capability.
+const spvCapRuntimeDescriptorArray = 5302
 
 // unsizeArrays rewrites the descriptor array variables of names in the
 // SPIR-V words spv (little-endian bytes) into runtime-sized arrays. It
 // returns spv unchanged when no variable needs it or the module is not
-// what it expects.
+// what it expects (a header spirv.Decode rejects, a malformed instruction
+// stream, no OpCapability).
 func unsizeArrays(spv []byte, names map[string]bool) []byte {
-	if len(names) == 0 || len(spv) < 20 || len(spv)%4 != 0 {
+	if len(names) == 0 {
 		return spv
 	}
-	w := make([]uint32, len(spv)/4)
-	for i := range w {
-		w[i] = binary.LittleEndian.Uint32(spv[4*i:])
-	}
-	if w[0] != 0x07230203 {
+	w, err := spirv.Decode(spv)
+	if err != nil {
 		return spv
 	}
 	type ptr struct{ sc, pointee uint32 }
@@ -92,30 +84,33 @@ func unsizeArrays(spv []byte, names map[string]bool) []byte {
 	arrays := map[uint32]uint32{} // OpTypeArray id → element type
 	ptrs := map[uint32]ptr{}
 	hasCap, hasExt := false, false
-	lastCap := -1
-	for i := 5; i < len(w); {
-		n, op := int(w[i]>>16), w[i]&0xffff
-		if n == 0 || i+n > len(w) {
-			return spv
-		}
+	lastCap := -1 // the word after the last OpCapability
+	err = spirv.Instructions(w, func(pos int, op uint32, ops []uint32) bool {
 		switch op {
-		case spvOpName:
-			if n >= 3 && names[spvString(w[i+2:i+n])] {
-				named[w[i+1]] = true
+		case spirv.OpName:
+			if len(ops) >= 2 {
+				if s, _ := spirv.DecodeString(ops[1:]); names[s] {
+					named[ops[0]] = true
+				}
 			}
-		case spvOpCapability:
-			lastCap = i + n
-			hasCap = hasCap || w[i+1] == spvCapRuntimeDescriptorArry
-		case spvOpExtension:
-			hasExt = hasExt || spvString(w[i+1:i+n]) == "SPV_EXT_descriptor_indexing"
-		case spvOpTypeArray:
-			arrays[w[i+1]] = w[i+2]
-		case spvOpTypePointer:
-			ptrs[w[i+1]] = ptr{w[i+2], w[i+3]}
+		case spirv.OpCapability:
+			lastCap = pos + 1 + len(ops)
+			hasCap = hasCap || len(ops) >= 1 && ops[0] == spvCapRuntimeDescriptorArray
+		case spirv.OpExtension:
+			s, _ := spirv.DecodeString(ops)
+			hasExt = hasExt || s == "SPV_EXT_descriptor_indexing"
+		case spirv.OpTypeArray:
+			if len(ops) >= 2 {
+				arrays[ops[0]] = ops[1]
+			}
+		case spirv.OpTypePointer:
+			if len(ops) >= 3 {
+				ptrs[ops[0]] = ptr{ops[1], ops[2]}
+			}
 		}
-		i += n
-	}
-	if len(named) == 0 || lastCap < 0 {
+		return true
+	})
+	if err != nil || len(named) == 0 || lastCap < 0 {
 		return spv
 	}
 	bound := w[3]
@@ -123,34 +118,35 @@ func unsizeArrays(spv []byte, names map[string]bool) []byte {
 	out = append(out, w[:lastCap]...)
 	changed := false
 	if !hasCap {
-		out = append(out, 2<<16|spvOpCapability, spvCapRuntimeDescriptorArry)
+		out = append(out, 2<<16|spirv.OpCapability, spvCapRuntimeDescriptorArray)
 	}
 	if !hasExt && w[1] < 0x00010500 {
-		s := spvWords("SPV_EXT_descriptor_indexing")
-		out = append(out, uint32(1+len(s))<<16|spvOpExtension)
+		s := spirv.EncodeString("SPV_EXT_descriptor_indexing")
+		out = append(out, uint32(1+len(s))<<16|spirv.OpExtension)
 		out = append(out, s...)
 	}
-	for i := lastCap; i < len(w); {
-		n, op := int(w[i]>>16), w[i]&0xffff
-		if op == spvOpVariable && n >= 4 && named[w[i+2]] {
-			if p, ok := ptrs[w[i+1]]; ok {
+	_ = spirv.Instructions(w, func(pos int, op uint32, ops []uint32) bool {
+		if pos < lastCap {
+			return true
+		}
+		inst := w[pos : pos+1+len(ops)]
+		if op == spirv.OpVariable && len(ops) >= 3 && named[ops[1]] {
+			if p, ok := ptrs[ops[0]]; ok {
 				if elem, ok := arrays[p.pointee]; ok {
 					rt, pt := bound, bound+1
 					bound += 2
-					out = append(out, 3<<16|spvOpTypeRuntimeArray, rt, elem)
-					out = append(out, 4<<16|spvOpTypePointer, pt, p.sc, rt)
-					v := append([]uint32(nil), w[i:i+n]...)
-					v[1] = pt
-					out = append(out, v...)
+					out = append(out, 3<<16|spirv.OpTypeRuntimeArray, rt, elem)
+					out = append(out, 4<<16|spirv.OpTypePointer, pt, p.sc, rt)
+					out = append(out, inst[0], pt)
+					out = append(out, inst[2:]...)
 					changed = true
-					i += n
-					continue
+					return true
 				}
 			}
 		}
-		out = append(out, w[i:i+n]...)
-		i += n
-	}
+		out = append(out, inst...)
+		return true
+	})
 	if !changed {
 		return spv
 	}
@@ -160,32 +156,4 @@ func unsizeArrays(spv []byte, names map[string]bool) []byte {
 		binary.LittleEndian.PutUint32(b[4*i:], x)
 	}
 	return b
-}
-
-// spvString decodes a SPIR-V literal string.
-func spvString(w []uint32) string {
-	var b []byte
-	for _, x := range w {
-		for k := 0; k < 4; k++ {
-			c := byte(x >> (8 * k))
-			if c == 0 {
-				return string(b)
-			}
-			b = append(b, c)
-		}
-	}
-	return string(b)
-}
-
-// spvWords encodes a SPIR-V literal string.
-func spvWords(s string) []uint32 {
-	b := append([]byte(s), 0)
-	for len(b)%4 != 0 {
-		b = append(b, 0)
-	}
-	w := make([]uint32, len(b)/4)
-	for i := range w {
-		w[i] = binary.LittleEndian.Uint32(b[4*i:])
-	}
-	return w
 }

@@ -12,6 +12,11 @@
 // SpecId, type, default), and LocalSizeWith gives the workgroup size once
 // some are set. Rewrite renames entry points and debug names.
 //
+// For code that reads or patches instructions itself, Decode checks a
+// binary's header and returns its words, Instructions walks them (with the
+// opcodes OpName, OpCapability and the other Op constants), and DecodeString
+// and EncodeString read and write the literal strings among their operands.
+//
 // Package vulkan builds compute pipelines from a reflected Module. Package
 // shader compiles HLSL, GLSL and WGSL into one (with glslang, through cgo) and
 // re-exports these types under the same names, so a program that only

@@ -51,7 +51,7 @@ func (m *Module) ArrayElement(set, binding uint32) (e Element, ok bool) {
 		}
 		last := st.ops[len(st.ops)-1]
 		ra, ok := p.types[last]
-		if !ok || ra.op != opTypeRuntimeArray || len(ra.ops) < 1 {
+		if !ok || ra.op != OpTypeRuntimeArray || len(ra.ops) < 1 {
 			continue
 		}
 		e.Stride = p.decos[last][decArrayStride]
@@ -88,7 +88,7 @@ func (p *parser) scalars(id uint32, depth int) (ScalarType, int, int) {
 			s, b, n := p.scalars(t.ops[0], depth+1)
 			return s, b, n * int(t.ops[1])
 		}
-	case opTypeArray:
+	case OpTypeArray:
 		if len(t.ops) >= 2 {
 			s, b, n := p.scalars(t.ops[0], depth+1)
 			k, _ := p.constValue(t.ops[1])

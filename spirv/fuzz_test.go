@@ -39,23 +39,23 @@ func fuzzSeeds(f *testing.F) {
 		[]uint32{opTypeStruct, 2, 2, 1},
 		[]uint32{opTypeStruct, 3, 2, 2, 2},
 		[]uint32{opTypeStruct, 4, 3, 3, 3},
-		[]uint32{opTypePointer, 5, scStorageBuffer, 4},
-		[]uint32{opDecorate, 6, decBinding, 0},
-		[]uint32{opVariable, 5, 6, scStorageBuffer},
+		[]uint32{OpTypePointer, 5, scStorageBuffer, 4},
+		[]uint32{OpDecorate, 6, decBinding, 0},
+		[]uint32{OpVariable, 5, 6, scStorageBuffer},
 	))
 	// A WorkgroupSize built-in and an array of descriptors.
 	f.Add(spvWords(0x10000, 100,
 		[]uint32{opEntryPoint, uint32(ModelGLCompute), 20, 0x6e69616d, 0},
-		[]uint32{opDecorate, 9, decBuiltIn, builtInWorkgroupSize},
-		[]uint32{opDecorate, 12, decDescriptorSet, 1},
+		[]uint32{OpDecorate, 9, decBuiltIn, builtInWorkgroupSize},
+		[]uint32{OpDecorate, 12, decDescriptorSet, 1},
 		[]uint32{opTypeInt, 1, 32, 0},
 		[]uint32{opConstant, 1, 2, 8},
 		[]uint32{opTypeVector, 3, 1, 3},
 		[]uint32{opConstantComposite, 3, 9, 2, 2, 2},
 		[]uint32{opTypeSampler, 10},
-		[]uint32{opTypeArray, 11, 10, 2},
-		[]uint32{opTypePointer, 13, scUniformConstant, 11},
-		[]uint32{opVariable, 13, 12, scUniformConstant},
+		[]uint32{OpTypeArray, 11, 10, 2},
+		[]uint32{OpTypePointer, 13, scUniformConstant, 11},
+		[]uint32{OpVariable, 13, 12, scUniformConstant},
 		[]uint32{opFunction, 1, 20, 0, 21},
 		[]uint32{opLoad, 10, 22, 12},
 		[]uint32{opFunctionEnd},
@@ -128,9 +128,9 @@ func TestReflectSeeds(t *testing.T) {
 		[]uint32{opTypeInt, 1, 32, 0},
 		[]uint32{opTypeStruct, 2, 1, 1},
 		[]uint32{opTypeStruct, 3, 2, 2},
-		[]uint32{opTypePointer, 5, scStorageBuffer, 3},
-		[]uint32{opDecorate, 6, decBinding, 7},
-		[]uint32{opVariable, 5, 6, scStorageBuffer},
+		[]uint32{OpTypePointer, 5, scStorageBuffer, 3},
+		[]uint32{OpDecorate, 6, decBinding, 7},
+		[]uint32{OpVariable, 5, 6, scStorageBuffer},
 	)
 	m, err := Reflect(nested)
 	if err != nil {
@@ -148,10 +148,10 @@ func TestReflectSeeds(t *testing.T) {
 		insts = append(insts, []uint32{opTypeStruct, i, i - 1, i - 1})
 	}
 	insts = append(insts,
-		[]uint32{opTypePointer, 300, scUniform, 199},
-		[]uint32{opDecorate, 199, decBlock},
-		[]uint32{opDecorate, 301, decBinding, 0},
-		[]uint32{opVariable, 300, 301, scUniform})
+		[]uint32{OpTypePointer, 300, scUniform, 199},
+		[]uint32{OpDecorate, 199, decBlock},
+		[]uint32{OpDecorate, 301, decBinding, 0},
+		[]uint32{OpVariable, 300, 301, scUniform})
 	m, err = Reflect(spvWords(0x10300, 400, insts...))
 	if err != nil {
 		t.Fatal(err)

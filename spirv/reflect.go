@@ -237,17 +237,17 @@ func (p *parser) inst(_ int, in inst) {
 	switch in.op {
 	case opSourceExtension:
 		p.sourceExtension(ops)
-	case opName:
+	case OpName:
 		if len(ops) >= 1 {
-			p.names[ops[0]], _ = literalString(ops[1:])
+			p.names[ops[0]], _ = DecodeString(ops[1:])
 		}
 	case opMemberName:
 		if len(ops) >= 2 {
-			p.memberNames[memberKey{ops[0], ops[1]}], _ = literalString(ops[2:])
+			p.memberNames[memberKey{ops[0], ops[1]}], _ = DecodeString(ops[2:])
 		}
 	case opEntryPoint:
 		if len(ops) >= 2 {
-			name, n := literalString(ops[2:])
+			name, n := DecodeString(ops[2:])
 			p.entries = append(p.entries, entryInfo{
 				model: ExecutionModel(ops[0]),
 				fn:    ops[1],
@@ -259,7 +259,7 @@ func (p *parser) inst(_ int, in inst) {
 		if len(ops) >= 2 {
 			p.modes[ops[0]] = append(p.modes[ops[0]], modeInfo{mode: ops[1], args: ops[2:], ids: in.op == opExecutionModeId})
 		}
-	case opDecorate:
+	case OpDecorate:
 		if len(ops) >= 2 {
 			p.decorate(ops[0], ops[1], ops[2:])
 		}
@@ -284,8 +284,8 @@ func (p *parser) inst(_ int, in inst) {
 			}
 		}
 	case opTypeVoid, opTypeBool, opTypeInt, opTypeFloat, opTypeVector, opTypeMatrix,
-		opTypeImage, opTypeSampler, opTypeSampledImage, opTypeArray, opTypeRuntimeArray,
-		opTypeStruct, opTypePointer, opTypeAccelStruct:
+		OpTypeImage, opTypeSampler, opTypeSampledImage, OpTypeArray, OpTypeRuntimeArray,
+		opTypeStruct, OpTypePointer, opTypeAccelStruct:
 		if len(ops) >= 1 {
 			p.types[ops[0]] = inst{op: in.op, ops: ops[1:]}
 		}
@@ -294,7 +294,7 @@ func (p *parser) inst(_ int, in inst) {
 		if len(ops) >= 2 {
 			p.consts[ops[1]] = inst{op: in.op, ops: append([]uint32{ops[0]}, ops[2:]...)}
 		}
-	case opVariable:
+	case OpVariable:
 		if len(ops) >= 3 {
 			p.globals = append(p.globals, globalVar{id: ops[1], typ: ops[0], storage: ops[2]})
 			p.globalIDs[ops[1]] = struct{}{}
@@ -356,7 +356,7 @@ func (p *parser) functionInst(in inst) {
 		ref(0, 1)
 	case in.op == opCopyMemorySized:
 		ref(0, 1, 2)
-	case in.op == opVariable:
+	case in.op == OpVariable:
 		ref(3)
 	case in.op == opSwitch, in.op == opBranchConditional:
 		ref(0)
@@ -456,7 +456,7 @@ func (p *parser) sizeOf(id, matrixStride uint32, rowMajor bool, depth int) uint6
 			}
 			return satMul(cols, uint64(matrixStride))
 		}
-	case opTypeArray:
+	case OpTypeArray:
 		if len(t.ops) >= 2 {
 			n, _ := p.constValue(t.ops[1])
 			if s, ok := p.decos[id][decArrayStride]; ok {
@@ -466,7 +466,7 @@ func (p *parser) sizeOf(id, matrixStride uint32, rowMajor bool, depth int) uint6
 		}
 	case opTypeStruct:
 		return p.structSize(id, depth+1)
-	case opTypePointer:
+	case OpTypePointer:
 		return 8 // a PhysicalStorageBuffer pointer
 	}
 	return 0
@@ -672,7 +672,7 @@ func (p *parser) sizeComponent(id uint32) (uint32, int32) {
 // pointee returns the type a variable of pointer type typ points to.
 func (p *parser) pointee(typ uint32) (uint32, bool) {
 	t, ok := p.types[typ]
-	if !ok || t.op != opTypePointer || len(t.ops) < 2 {
+	if !ok || t.op != OpTypePointer || len(t.ops) < 2 {
 		return 0, false
 	}
 	return t.ops[1], true
@@ -721,10 +721,10 @@ func (p *parser) resource(v globalVar) (Resource, bool) {
 	count := uint64(1)
 	for depth := 0; depth < maxTypeDepth; depth++ {
 		a, ok := p.types[t]
-		if !ok || (a.op != opTypeArray && a.op != opTypeRuntimeArray) || len(a.ops) < 1 {
+		if !ok || (a.op != OpTypeArray && a.op != OpTypeRuntimeArray) || len(a.ops) < 1 {
 			break
 		}
-		if a.op == opTypeRuntimeArray {
+		if a.op == OpTypeRuntimeArray {
 			count = 0
 		} else if len(a.ops) >= 2 {
 			n, _ := p.constValue(a.ops[1])
@@ -762,7 +762,7 @@ func (p *parser) resource(v globalVar) (Resource, bool) {
 		size, members := p.structLayout(t, 0, true)
 		r.Members = members
 		if n := len(ty.ops); n > 0 {
-			if last, ok := p.types[ty.ops[n-1]]; ok && last.op == opTypeRuntimeArray {
+			if last, ok := p.types[ty.ops[n-1]]; ok && last.op == OpTypeRuntimeArray {
 				r.Stride = p.decos[ty.ops[n-1]][decArrayStride]
 			}
 		}
@@ -785,7 +785,7 @@ func (p *parser) resource(v globalVar) (Resource, bool) {
 				return r, false
 			}
 			img, ok := p.types[ty.ops[0]]
-			if !ok || img.op != opTypeImage {
+			if !ok || img.op != OpTypeImage {
 				return r, false
 			}
 			p.imageInfo(&r, img)
@@ -797,7 +797,7 @@ func (p *parser) resource(v globalVar) (Resource, bool) {
 			}
 			r.ReadOnly = true
 			return r, true
-		case opTypeImage:
+		case OpTypeImage:
 			if !p.imageInfo(&r, ty) {
 				return r, false
 			}

@@ -35,7 +35,7 @@ func TestLocalSizeID(t *testing.T) {
 // version, the rest gone; a NonSemantic module unchanged.
 func TestStripDebug(t *testing.T) {
 	name := func(id uint32, s string) []uint32 {
-		w := []uint32{opName, id}
+		w := []uint32{OpName, id}
 		b := append([]byte(s), make([]byte, 4-len(s)%4)...)
 		for i := 0; i < len(b); i += 4 {
 			w = append(w, uint32(b[i])|uint32(b[i+1])<<8|uint32(b[i+2])<<16|uint32(b[i+3])<<24)

@@ -192,7 +192,7 @@ func (p *parser) specConstants() []SpecConstant {
 // constants without a default go to p.required, of device features to
 // p.features.
 func (p *parser) sourceExtension(ops []uint32) {
-	s, _ := literalString(ops)
+	s, _ := DecodeString(ops)
 	if name, ok := strings.CutPrefix(s, featureMark+" "); ok {
 		if name != "" && !slices.Contains(p.features, name) {
 			p.features = append(p.features, name)
@@ -250,23 +250,23 @@ func Rewrite(b []byte, r Rewrites) ([]byte, error) {
 	var specIDs [][2]uint32         // (result id, SpecId) of SpecId decorations
 	err = instructions(w, func(_ int, in inst) {
 		switch in.op {
-		case opName:
+		case OpName:
 			if len(in.ops) >= 1 {
 				named[in.ops[0]] = true
 			}
-		case opDecorate:
+		case OpDecorate:
 			if len(in.ops) >= 3 && in.ops[1] == decSpecID {
 				specIDs = append(specIDs, [2]uint32{in.ops[0], in.ops[2]})
 			}
 		case opEntryPoint:
 			if len(in.ops) >= 3 {
-				name, _ := literalString(in.ops[2:])
+				name, _ := DecodeString(in.ops[2:])
 				if to, ok := r.EntryPoints[name]; ok {
 					entryFns[in.ops[1]] = rename{name, to}
 				}
 			}
 		case opSourceExtension:
-			s, _ := literalString(in.ops)
+			s, _ := DecodeString(in.ops)
 			marked[s] = true
 		}
 	})
@@ -307,7 +307,7 @@ func Rewrite(b []byte, r Rewrites) ([]byte, error) {
 	out := make([]uint32, 5, len(w)+16)
 	copy(out, w[:5])
 	str := func(op uint32, head []uint32, s string, tail []uint32) {
-		sw := stringWords(s)
+		sw := EncodeString(s)
 		out = append(out, uint32(1+len(head)+len(sw)+len(tail))<<16|op)
 		out = append(out, head...)
 		out = append(out, sw...)
@@ -325,22 +325,22 @@ func Rewrite(b []byte, r Rewrites) ([]byte, error) {
 		if len(names) > 0 && !preamble(in.op) && !sourceInst(in.op) {
 			// The names go first among OpName and OpMemberName.
 			for _, n := range names {
-				str(opName, []uint32{n[0]}, r.SpecNames[n[1]], nil)
+				str(OpName, []uint32{n[0]}, r.SpecNames[n[1]], nil)
 			}
 			names = nil
 		}
 		switch in.op {
 		case opEntryPoint:
 			if len(in.ops) >= 3 {
-				name, n := literalString(in.ops[2:])
+				name, n := DecodeString(in.ops[2:])
 				if to, ok := r.EntryPoints[name]; ok {
 					str(opEntryPoint, in.ops[:2], to, in.ops[2+n:])
 					return
 				}
 			}
-		case opName:
+		case OpName:
 			if len(in.ops) >= 2 {
-				name, _ := literalString(in.ops[1:])
+				name, _ := DecodeString(in.ops[1:])
 				var to string
 				ok := false
 				if e, isEntry := entryFns[in.ops[0]]; isEntry {
@@ -349,13 +349,13 @@ func Rewrite(b []byte, r Rewrites) ([]byte, error) {
 					to, ok = r.Names[name]
 				}
 				if ok && to != name {
-					str(opName, in.ops[:1], to, nil)
+					str(OpName, in.ops[:1], to, nil)
 					return
 				}
 			}
 		case opMemberName:
 			if len(in.ops) >= 3 {
-				name, _ := literalString(in.ops[2:])
+				name, _ := DecodeString(in.ops[2:])
 				if to, ok := r.Names[name]; ok && to != name {
 					str(opMemberName, in.ops[:2], to, nil)
 					return
@@ -368,7 +368,7 @@ func Rewrite(b []byte, r Rewrites) ([]byte, error) {
 		str(opSourceExtension, nil, m, nil)
 	}
 	for _, n := range names {
-		str(opName, []uint32{n[0]}, r.SpecNames[n[1]], nil)
+		str(OpName, []uint32{n[0]}, r.SpecNames[n[1]], nil)
 	}
 	return encodeWords(out), nil
 }
@@ -378,7 +378,7 @@ func Rewrite(b []byte, r Rewrites) ([]byte, error) {
 // points, execution modes).
 func preamble(op uint32) bool {
 	switch op {
-	case opCapability, opExtension, opExtInstImport, opMemoryModel, opEntryPoint, opExecutionMode, opExecutionModeId:
+	case OpCapability, OpExtension, opExtInstImport, opMemoryModel, opEntryPoint, opExecutionMode, opExecutionModeId:
 		return true
 	}
 	return false
@@ -392,16 +392,6 @@ func sourceInst(op uint32) bool {
 		return true
 	}
 	return false
-}
-
-// stringWords encodes a literal string: UTF-8, nul-terminated, padded to
-// whole words.
-func stringWords(s string) []uint32 {
-	w := make([]uint32, len(s)/4+1)
-	for i := 0; i < len(s); i++ {
-		w[i/4] |= uint32(s[i]) << (8 * (i % 4))
-	}
-	return w
 }
 
 // Encode converts a number to value bits of the constant's type, for

@@ -99,8 +99,8 @@ func TestRewrite(t *testing.T) {
 	w, _ := decodeWords(out)
 	names := map[string]bool{}
 	_ = instructions(w, func(_ int, in inst) {
-		if in.op == opName {
-			s, _ := literalString(in.ops[1:])
+		if in.op == OpName {
+			s, _ := DecodeString(in.ops[1:])
 			names[s] = true
 		}
 	})

@@ -16,30 +16,23 @@ const (
 	opSourceContinued    = 2
 	opSource             = 3
 	opSourceExtension    = 4
-	opName               = 5
 	opMemberName         = 6
 	opString             = 7
 	opLine               = 8
-	opExtension          = 10
 	opExtInstImport      = 11
 	opExtInst            = 12
 	opMemoryModel        = 14
 	opEntryPoint         = 15
 	opExecutionMode      = 16
-	opCapability         = 17
 	opTypeVoid           = 19
 	opTypeBool           = 20
 	opTypeInt            = 21
 	opTypeFloat          = 22
 	opTypeVector         = 23
 	opTypeMatrix         = 24
-	opTypeImage          = 25
 	opTypeSampler        = 26
 	opTypeSampledImage   = 27
-	opTypeArray          = 28
-	opTypeRuntimeArray   = 29
 	opTypeStruct         = 30
-	opTypePointer        = 32
 	opConstantTrue       = 41
 	opConstantFalse      = 42
 	opConstant           = 43
@@ -51,14 +44,12 @@ const (
 	opFunction           = 54
 	opFunctionEnd        = 56
 	opFunctionCall       = 57
-	opVariable           = 59
 	opImageTexelPointer  = 60
 	opLoad               = 61
 	opStore              = 62
 	opCopyMemory         = 63
 	opCopyMemorySized    = 64
 	opArrayLength        = 68
-	opDecorate           = 71
 	opMemberDecorate     = 72
 	opDecorationGroup    = 73
 	opGroupDecorate      = 74
@@ -107,6 +98,21 @@ const (
 	scUniform         = 2
 	scPushConstant    = 9
 	scStorageBuffer   = 12
+)
+
+// Opcodes of the SPIR-V instructions that Instructions' callers most often
+// look for, from the SPIR-V specification: an instruction's first word holds
+// its opcode in the low 16 bits and its word count in the high 16.
+const (
+	OpName             = 5
+	OpExtension        = 10
+	OpCapability       = 17
+	OpTypeImage        = 25
+	OpTypeArray        = 28
+	OpTypeRuntimeArray = 29
+	OpTypePointer      = 32
+	OpVariable         = 59
+	OpDecorate         = 71
 )
 
 // Version is the version word of a SPIR-V header: 0x00MMmm00 for
@@ -197,30 +203,47 @@ type inst struct {
 	ops []uint32
 }
 
-// instructions walks the instruction stream after the header, calling fn for
-// each instruction. It fails on a zero word count or an instruction that
-// runs past the end.
+// instructions calls fn for every instruction of w, as Instructions does,
+// with the opcode and operands as an inst.
 func instructions(w []uint32, fn func(pos int, in inst)) error {
-	for i := 5; i < len(w); {
-		n := int(w[i] >> 16)
+	return Instructions(w, func(pos int, op uint32, ops []uint32) bool {
+		fn(pos, inst{op: op, ops: ops})
+		return true
+	})
+}
+
+// Instructions walks the instruction stream of a module's words, as Decode
+// returns them (the five header words first, which it skips and does not
+// check). It calls fn for each instruction with the index in words of its
+// first word, its opcode, and its operands: the words after the first, a
+// subslice of words, so that fn may patch them in place. It stops early,
+// returning nil, when fn returns false. An instruction with a zero word
+// count or one that runs past the end of words stops the walk with an error
+// wrapping ErrInvalid, after fn has seen every instruction before it.
+func Instructions(words []uint32, fn func(pos int, op uint32, operands []uint32) bool) error {
+	for i := 5; i < len(words); {
+		n := int(words[i] >> 16)
 		if n == 0 {
 			return invalidf("zero word count at word %d", i)
 		}
-		if n > len(w)-i {
+		if n > len(words)-i {
 			return invalidf("instruction at word %d runs past the end", i)
 		}
-		fn(i, inst{op: w[i] & 0xffff, ops: w[i+1 : i+n]})
+		if !fn(i, words[i]&0xffff, words[i+1:i+n]) {
+			return nil
+		}
 		i += n
 	}
 	return nil
 }
 
-// literalString decodes a nul-terminated UTF-8 literal string packed into
-// words, returning it and the number of words it occupies. A string lacking
-// its terminator takes all of ops.
-func literalString(ops []uint32) (string, int) {
+// DecodeString decodes a SPIR-V literal string (nul-terminated UTF-8 packed
+// into words, first byte in the lowest bits) from the start of words,
+// returning it and the number of words it occupies. A string lacking its
+// terminator takes all of words.
+func DecodeString(words []uint32) (string, int) {
 	var b []byte
-	for i, x := range ops {
+	for i, x := range words {
 		for k := 0; k < 4; k++ {
 			c := byte(x >> (8 * k))
 			if c == 0 {
@@ -229,7 +252,18 @@ func literalString(ops []uint32) (string, int) {
 			b = append(b, c)
 		}
 	}
-	return string(b), len(ops)
+	return string(b), len(words)
+}
+
+// EncodeString encodes s as a SPIR-V literal string: its bytes, a
+// terminating nul, and zero padding to whole words, first byte in the
+// lowest bits of the first word. DecodeString reverses it.
+func EncodeString(s string) []uint32 {
+	w := make([]uint32, len(s)/4+1)
+	for i := 0; i < len(s); i++ {
+		w[i/4] |= uint32(s[i]) << (8 * (i % 4))
+	}
+	return w
 }
 
 // StripDebug returns b, in little-endian order, without the line information
@@ -259,7 +293,7 @@ func stripDebug(w []uint32) []uint32 {
 	nonSemantic := false
 	_ = instructions(w, func(_ int, in inst) {
 		if in.op == opExtInstImport && len(in.ops) > 1 {
-			name, _ := literalString(in.ops[1:])
+			name, _ := DecodeString(in.ops[1:])
 			if len(name) >= 12 && name[:12] == "NonSemantic." {
 				nonSemantic = true
 			}

@@ -530,13 +530,20 @@ func (b *Buffer) Upload(off uint64, data []byte) error {
 		return err
 	}
 	if b.mapped != nil {
-		if err := b.d.waitSerial(b.used()); err != nil {
-			return err
-		}
-		mappedCopy(unsafe.Slice((*byte)(unsafe.Add(b.mapped, off)), len(data)), data)
-		return b.flush(off, uint64(len(data)))
+		return b.uploadMapped(off, data)
 	}
 	return b.staged(off, data, nil)
+}
+
+// uploadMapped is Upload of a mapped buffer (HeapUpload, HeapReadback):
+// once the batches that use it have finished, a host copy into the
+// mapping (mappedCopy) and a flush.
+func (b *Buffer) uploadMapped(off uint64, data []byte) error {
+	if err := b.d.waitSerial(b.used()); err != nil {
+		return err
+	}
+	mappedCopy(unsafe.Slice((*byte)(unsafe.Add(b.mapped, off)), len(data)), data)
+	return b.flush(off, uint64(len(data)))
 }
 
 // Readback copies bytes of the buffer from byte offset off into dst, once
@@ -554,31 +561,40 @@ func (b *Buffer) Readback(off uint64, dst []byte) error {
 		return err
 	}
 	if b.mapped != nil {
-		if err := b.d.waitSerial(b.used()); err != nil {
-			return err
-		}
-		if err := b.invalidate(off, uint64(len(dst))); err != nil {
-			return err
-		}
-		mappedCopy(dst, unsafe.Slice((*byte)(unsafe.Add(b.mapped, off)), len(dst)))
-		return nil
+		return b.readbackMapped(off, dst)
 	}
 	return b.staged(off, nil, dst)
 }
 
-// staged uploads up, or reads back into down: the page-aligned part of a
-// large transfer straight from or into the caller's memory, imported
-// (where Device.SetTransferMode's mode imports on this device), and the rest through the device's staging
-// rings (staging.go): reused memory, pieces pipelined so that the
+// readbackMapped is Readback of a mapped buffer (HeapUpload,
+// HeapReadback): once the batches that use it have finished, an
+// invalidate and a host copy out of the mapping (mappedCopy).
+func (b *Buffer) readbackMapped(off uint64, dst []byte) error {
+	if err := b.d.waitSerial(b.used()); err != nil {
+		return err
+	}
+	if err := b.invalidate(off, uint64(len(dst))); err != nil {
+		return err
+	}
+	mappedCopy(dst, unsafe.Slice((*byte)(unsafe.Add(b.mapped, off)), len(dst)))
+	return nil
+}
+
+// staged uploads up, or reads back into down, for a buffer the host does
+// not map: the page-aligned part of a large transfer straight from or into
+// the caller's memory, imported (viaImport, where Device.SetTransferMode's
+// mode imports on this device), and the rest through the device's staging
+// rings (stageUp, stageDown): reused memory, pieces pipelined so that the
 // host copy of one overlaps the DMA of the others, each piece's copy
 // between full barriers (earlier work on the buffer finishes first; later
-// work, and the host, see the result).
+// work, and the host, see the result). staging.go says when each
+// mechanism is chosen.
 func (b *Buffer) staged(off uint64, up, down []byte) error {
 	host := up
 	if up == nil {
 		host = down
 	}
-	if ok, err := b.direct(off, host, up != nil); ok {
+	if ok, err := b.viaImport(off, host, up != nil); ok {
 		return err
 	}
 	if up != nil {

@@ -482,35 +482,36 @@ func (c *Commands) TransitionImage(img *Image, newLayout ImageLayout) {
 	c.imageBarrier("TransitionImage", img, ^ImageLayout(0), newLayout, fullBarrier, vk.QueueFamilyIgnored, vk.QueueFamilyIgnored)
 }
 
-// ReleaseImageToExternal records the release of img from the device's
+// releaseImages records the release of distinct images from the device's
 // queue family to VK_QUEUE_FAMILY_EXTERNAL (CUDA, another API or process),
-// moving it from its remembered layout to layout, the one the external user
-// will see (normally LayoutGeneral). Submit the batch and signal a
-// semaphore the external user waits for.
-func (c *Commands) ReleaseImageToExternal(img *Image, layout ImageLayout) {
-	c.imageBarrier("ReleaseImageToExternal", img, ^ImageLayout(0), layout, fullSrc, c.family(), vk.QueueFamilyExternal)
+// in one barrier command (GPUs may pay per barrier command, not per image),
+// moving each from its remembered layout to layout, the one the external
+// user will see (normally LayoutGeneral). The batch is then submitted
+// signalling a semaphore the external user waits for.
+//
+// It and the other ownership transfers are not exported: they belong to
+// the hand-off state machine of the layer sharing the images (see
+// guardFunc), which takes them through package internal/vkown.
+func (c *Commands) releaseImages(layout ImageLayout, imgs ...*Image) {
+	c.imageBarriers("release to external", imgs, ^ImageLayout(0), layout, fullSrc, c.family(), vk.QueueFamilyExternal)
 }
 
-// ReleaseImagesToExternal is ReleaseImageToExternal for several distinct
-// images in one barrier command: what a batch handing many images over
-// should record, since GPUs may pay per barrier command, not per image.
-func (c *Commands) ReleaseImagesToExternal(imgs []*Image, layout ImageLayout) {
-	c.imageBarriers("ReleaseImagesToExternal", imgs, ^ImageLayout(0), layout, fullSrc, c.family(), vk.QueueFamilyExternal)
-}
-
-// AcquireImagesFromExternal is AcquireImageFromExternal for several
-// distinct images, in one barrier command where it can (an image's first
-// acquisition may need two, as AcquireImageFromExternal says).
-func (c *Commands) AcquireImagesFromExternal(imgs []*Image, layout, newLayout ImageLayout) {
+// acquireImages records the acquisition of distinct images from
+// VK_QUEUE_FAMILY_EXTERNAL: the external user left them in layout, and
+// they move to newLayout (which may equal layout). The batch is then
+// submitted waiting for the semaphore the external user signals. The
+// images share one barrier command where they can (an image's first
+// acquisition may need two, as acquireImage says).
+func (c *Commands) acquireImages(layout, newLayout ImageLayout, imgs ...*Image) {
 	var rest []*Image
 	for _, img := range imgs {
 		if img != nil && layout == newLayout && img.Layout() == LayoutUndefined {
-			c.AcquireImageFromExternal(img, layout, newLayout)
+			c.acquireImage(img, layout, newLayout)
 			continue
 		}
 		rest = append(rest, img)
 	}
-	c.imageBarriers("AcquireImagesFromExternal", rest, layout, newLayout, fullDst, vk.QueueFamilyExternal, c.family())
+	c.imageBarriers("acquire from external", rest, layout, newLayout, fullDst, vk.QueueFamilyExternal, c.family())
 }
 
 // imageBarriers is imageBarrier for several distinct images in one barrier
@@ -563,32 +564,30 @@ func (c *Commands) imageBarriers(what string, imgs []*Image, old, newLayout Imag
 	}
 }
 
-// AcquireImageFromExternal records the acquisition of img from
-// VK_QUEUE_FAMILY_EXTERNAL: the external user left it in layout, and it
-// moves to newLayout (which may equal layout). Submit the batch waiting
-// for the semaphore the external user signals.
-//
-// The first acquisition of an image this device has not laid out yet (an
-// imported one, in LayoutUndefined here) with layout equal to newLayout
-// goes through a layout its usage allows and back (both content-preserving
-// transitions): with synchronization2 a barrier whose old and new layouts
-// are equal is no layout transition, and the validation layer would keep
-// believing the image UNDEFINED and report every later use of it in
-// newLayout. Taking over an imported image's content needs the acquire
-// from the exporter's layout; a transition from UNDEFINED would discard it.
-func (c *Commands) AcquireImageFromExternal(img *Image, layout, newLayout ImageLayout) {
+// acquireImage is acquireImages for one image, which may need two
+// barriers: the first acquisition of an image this device has not laid out
+// yet (an imported one, in LayoutUndefined here) with layout equal to
+// newLayout goes through a layout its usage allows and back (both
+// content-preserving transitions): with synchronization2 a barrier whose
+// old and new layouts are equal is no layout transition, and the
+// validation layer would keep believing the image UNDEFINED and report
+// every later use of it in newLayout. Taking over an imported image's
+// content needs the acquire from the exporter's layout; a transition from
+// UNDEFINED would discard it.
+func (c *Commands) acquireImage(img *Image, layout, newLayout ImageLayout) {
+	const what = "acquire from external"
 	if img != nil && layout == newLayout && img.Layout() == LayoutUndefined {
 		if via, ok := adoptionLayout(img.opts.Usage, layout); ok {
-			c.imageBarrier("AcquireImageFromExternal", img, layout, via, fullDst, vk.QueueFamilyExternal, c.family())
-			c.imageBarrier("AcquireImageFromExternal", img, via, newLayout, fullBarrier, vk.QueueFamilyIgnored, vk.QueueFamilyIgnored)
+			c.imageBarrier(what, img, layout, via, fullDst, vk.QueueFamilyExternal, c.family())
+			c.imageBarrier(what, img, via, newLayout, fullBarrier, vk.QueueFamilyIgnored, vk.QueueFamilyIgnored)
 			return
 		}
 	}
-	c.imageBarrier("AcquireImageFromExternal", img, layout, newLayout, fullDst, vk.QueueFamilyExternal, c.family())
+	c.imageBarrier(what, img, layout, newLayout, fullDst, vk.QueueFamilyExternal, c.family())
 }
 
 // adoptionLayout is a layout other than l that an image of usage u may be
-// in, for AcquireImageFromExternal's first acquisition.
+// in, for acquireImage's first acquisition.
 func adoptionLayout(u ImageUsage, l ImageLayout) (ImageLayout, bool) {
 	for _, c := range []struct {
 		usage  ImageUsage
@@ -631,29 +630,19 @@ func (c *Commands) bufferBarrier(what string, bs []*Buffer, m vk.MemoryBarrier, 
 	c.barrier(vk.Dependency{Buffers: barriers})
 }
 
-// ReleaseBufferToExternal records the release of b from the device's queue
-// family to VK_QUEUE_FAMILY_EXTERNAL, after every earlier write.
-func (c *Commands) ReleaseBufferToExternal(b *Buffer) {
-	c.bufferBarrier("ReleaseBufferToExternal", []*Buffer{b}, fullSrc, c.family(), vk.QueueFamilyExternal)
+// releaseBuffers records the release of the whole of each of bs from the
+// device's queue family to VK_QUEUE_FAMILY_EXTERNAL, after every earlier
+// write, in one barrier command (GPUs may pay per barrier command, not per
+// buffer). Not exported: see releaseImages.
+func (c *Commands) releaseBuffers(bs ...*Buffer) {
+	c.bufferBarrier("release to external", bs, fullSrc, c.family(), vk.QueueFamilyExternal)
 }
 
-// ReleaseBuffersToExternal is ReleaseBufferToExternal for several buffers
-// in one barrier command: what a batch handing many buffers over should
-// record, since GPUs may pay per barrier command, not per buffer.
-func (c *Commands) ReleaseBuffersToExternal(bs ...*Buffer) {
-	c.bufferBarrier("ReleaseBuffersToExternal", bs, fullSrc, c.family(), vk.QueueFamilyExternal)
-}
-
-// AcquireBufferFromExternal records the acquisition of b from
-// VK_QUEUE_FAMILY_EXTERNAL, before every later command.
-func (c *Commands) AcquireBufferFromExternal(b *Buffer) {
-	c.bufferBarrier("AcquireBufferFromExternal", []*Buffer{b}, fullDst, vk.QueueFamilyExternal, c.family())
-}
-
-// AcquireBuffersFromExternal is AcquireBufferFromExternal for several
-// buffers in one barrier command.
-func (c *Commands) AcquireBuffersFromExternal(bs ...*Buffer) {
-	c.bufferBarrier("AcquireBuffersFromExternal", bs, fullDst, vk.QueueFamilyExternal, c.family())
+// acquireBuffers records the acquisition of each of bs from
+// VK_QUEUE_FAMILY_EXTERNAL, before every later command, in one barrier
+// command. Not exported: see releaseImages.
+func (c *Commands) acquireBuffers(bs ...*Buffer) {
+	c.bufferBarrier("acquire from external", bs, fullDst, vk.QueueFamilyExternal, c.family())
 }
 
 // SemaphoreValue is a semaphore and, for a timeline semaphore, a value.

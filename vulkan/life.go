@@ -31,7 +31,7 @@ func (l *life) shut(destroy func()) bool { return l.Shut(destroy) }
 type resource struct {
 	life    life
 	lastUse atomic.Uint64
-	guard   atomic.Pointer[Guard] // see SetGuard
+	guard   atomic.Pointer[guardFunc] // see guardFunc
 	// alias, for resources placed in a Memory, is the Memory's lastUse:
 	// what uses any of its resources uses them all.
 	alias *atomic.Uint64

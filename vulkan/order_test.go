@@ -85,7 +85,7 @@ func TestGuard(t *testing.T) {
 	refuse := errors.New("held elsewhere")
 	var calls int
 	var fail bool
-	buf.SetGuard(func(c *Commands) error {
+	buf.setGuard(func(c *Commands) error {
 		calls++
 		if fail {
 			return refuse
@@ -125,7 +125,7 @@ func TestGuard(t *testing.T) {
 	if calls < 4 {
 		t.Fatalf("guard called %d times", calls)
 	}
-	buf.SetGuard(nil)
+	buf.setGuard(nil)
 }
 
 // Raw handles are non-zero while open and zero after Close.

@@ -898,7 +898,7 @@ func TestExportImportImage(t *testing.T) {
 	err = a.Run(func(c *Commands) error {
 		c.TransitionImage(src, LayoutTransferDst)
 		c.CopyBufferToImage(src, up, BufferImageCopy{})
-		c.ReleaseImageToExternal(src, LayoutGeneral)
+		c.releaseImages(LayoutGeneral, src)
 		return nil
 	})
 	if err != nil {
@@ -925,9 +925,9 @@ func TestExportImportImage(t *testing.T) {
 	}
 	defer down.Close()
 	err = b.Run(func(c *Commands) error {
-		c.AcquireImageFromExternal(dst, LayoutGeneral, LayoutTransferSrc)
+		c.acquireImages(LayoutGeneral, LayoutTransferSrc, dst)
 		c.CopyImageToBuffer(down, dst, BufferImageCopy{})
-		c.ReleaseImageToExternal(dst, LayoutGeneral)
+		c.releaseImages(LayoutGeneral, dst)
 		c.MemoryBarrier()
 		return nil
 	})
@@ -941,7 +941,7 @@ func TestExportImportImage(t *testing.T) {
 	mustEqual(t, "imported image", got, data)
 	// Back on A: acquire it again.
 	err = a.Run(func(c *Commands) error {
-		c.AcquireImageFromExternal(src, LayoutGeneral, LayoutTransferSrc)
+		c.acquireImages(LayoutGeneral, LayoutTransferSrc, src)
 		c.CopyImageToBuffer(up, src, BufferImageCopy{})
 		return nil
 	})
@@ -1263,8 +1263,8 @@ func TestOwnershipTransfer(t *testing.T) {
 			c.FillBuffer(buf, 0, 0, 1)
 			c.TransitionImage(img, LayoutTransferDst)
 			c.CopyBufferToImage(img, buf, BufferImageCopy{})
-			c.ReleaseBufferToExternal(buf)
-			c.ReleaseImageToExternal(img, LayoutGeneral)
+			c.releaseBuffers(buf)
+			c.releaseImages(LayoutGeneral, img)
 			return nil
 		})
 		if err != nil {
@@ -1274,12 +1274,12 @@ func TestOwnershipTransfer(t *testing.T) {
 			t.Errorf("layout after release: %v", img.Layout())
 		}
 		err = d.Run(func(c *Commands) error {
-			c.AcquireBufferFromExternal(buf)
-			c.AcquireImageFromExternal(img, LayoutGeneral, LayoutTransferSrc)
+			c.acquireBuffers(buf)
+			c.acquireImages(LayoutGeneral, LayoutTransferSrc, img)
 			c.CopyImageToBuffer(buf, img, BufferImageCopy{})
-			c.ReleaseImageToExternal(img, LayoutGeneral)
-			c.AcquireImageFromExternal(img, LayoutGeneral, LayoutGeneral)
-			c.ReleaseBufferToExternal(buf)
+			c.releaseImages(LayoutGeneral, img)
+			c.acquireImages(LayoutGeneral, LayoutGeneral, img)
+			c.releaseBuffers(buf)
 			return nil
 		})
 		if err != nil {
@@ -1594,8 +1594,8 @@ func TestOwnershipTransferMany(t *testing.T) {
 				c.TransitionImage(img, LayoutTransferDst)
 				c.CopyBufferToImage(img, bufs[i], BufferImageCopy{})
 			}
-			c.ReleaseBuffersToExternal(bufs...)
-			c.ReleaseImagesToExternal(imgs, LayoutGeneral)
+			c.releaseBuffers(bufs...)
+			c.releaseImages(LayoutGeneral, imgs...)
 			return nil
 		})
 		if err != nil {
@@ -1608,8 +1608,8 @@ func TestOwnershipTransferMany(t *testing.T) {
 		}
 		// Back, and the images copied crosswise into the buffers.
 		err = d.Run(func(c *Commands) error {
-			c.AcquireBuffersFromExternal(bufs...)
-			c.AcquireImagesFromExternal(imgs, LayoutGeneral, LayoutTransferSrc)
+			c.acquireBuffers(bufs...)
+			c.acquireImages(LayoutGeneral, LayoutTransferSrc, imgs...)
 			c.CopyImageToBuffer(bufs[1], imgs[0], BufferImageCopy{})
 			c.CopyImageToBuffer(bufs[0], imgs[1], BufferImageCopy{})
 			return nil
@@ -1632,7 +1632,7 @@ func TestOwnershipTransferMany(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer c.Close()
-		c.ReleaseImagesToExternal([]*Image{imgs[0], imgs[0]}, LayoutGeneral)
+		c.releaseImages(LayoutGeneral, imgs[0], imgs[0])
 		if err := c.Err(); err == nil || !strings.Contains(err.Error(), "listed twice") {
 			t.Errorf("an image listed twice: error %v", err)
 		}

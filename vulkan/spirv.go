@@ -6,43 +6,22 @@ import (
 	"github.com/gfxcuda/gfxcuda/spirv"
 )
 
-// SPIR-V opcodes and operands the pipeline code reads.
+// SPIR-V operands the pipeline code reads.
 const (
-	spvOpCapability  = 17
-	spvOpTypeImage   = 25
-	spvOpTypeArray   = 28
-	spvOpTypeRuntime = 29
-	spvOpTypePointer = 32
-	spvOpVariable    = 59
-	spvOpDecorate    = 71
-	spvDecBinding    = 33
-	spvDecSet        = 34
+	spvDecBinding = 33
+	spvDecSet     = 34
 
 	spvCapExtendedFormats = 49
 	spvCapReadNoFormat    = 55
 	spvCapWriteNoFormat   = 56
 )
 
-// spirvInsts calls f for every instruction after the header, with its
-// opcode and operands, until f returns false.
-func spirvInsts(words []uint32, f func(op uint32, ops []uint32) bool) {
-	for i := 5; i < len(words); {
-		n := int(words[i] >> 16)
-		if n == 0 || i+n > len(words) {
-			return
-		}
-		if !f(words[i]&0xffff, words[i+1:i+n]) {
-			return
-		}
-		i += n
-	}
-}
-
-// spirvCapabilities lists the module's OpCapability operands.
+// spirvCapabilities lists the module's OpCapability operands, up to the
+// first malformed instruction.
 func spirvCapabilities(words []uint32) []uint32 {
 	var caps []uint32
-	spirvInsts(words, func(op uint32, ops []uint32) bool {
-		if op == spvOpCapability && len(ops) == 1 {
+	_ = spirv.Instructions(words, func(_ int, op uint32, ops []uint32) bool {
+		if op == spirv.OpCapability && len(ops) == 1 {
 			caps = append(caps, ops[0])
 		}
 		return true
@@ -58,7 +37,8 @@ type imageTypeInfo struct {
 }
 
 // storageImageTypes maps the binding key of every descriptor variable whose
-// type is an image (through arrays) to that image type.
+// type is an image (through arrays) to that image type, from the
+// instructions up to the first malformed one.
 func storageImageTypes(words []uint32) map[uint64]imageTypeInfo {
 	images := map[uint32]imageTypeInfo{}
 	elem := map[uint32]uint32{}    // array type → element type
@@ -66,19 +46,19 @@ func storageImageTypes(words []uint32) map[uint64]imageTypeInfo {
 	vars := map[uint32]uint32{}    // variable → its pointer type
 	set := map[uint32]uint32{}
 	binding := map[uint32]uint32{}
-	spirvInsts(words, func(op uint32, ops []uint32) bool {
+	_ = spirv.Instructions(words, func(_ int, op uint32, ops []uint32) bool {
 		switch {
-		case op == spvOpTypeImage && len(ops) >= 8:
+		case op == spirv.OpTypeImage && len(ops) >= 8:
 			images[ops[0]] = imageTypeInfo{id: ops[0], sampled: ops[6], format: ops[7]}
-		case (op == spvOpTypeArray || op == spvOpTypeRuntime) && len(ops) >= 2:
+		case (op == spirv.OpTypeArray || op == spirv.OpTypeRuntimeArray) && len(ops) >= 2:
 			elem[ops[0]] = ops[1]
-		case op == spvOpTypePointer && len(ops) >= 3:
+		case op == spirv.OpTypePointer && len(ops) >= 3:
 			pointee[ops[0]] = ops[2]
-		case op == spvOpVariable && len(ops) >= 2:
+		case op == spirv.OpVariable && len(ops) >= 2:
 			vars[ops[1]] = ops[0]
-		case op == spvOpDecorate && len(ops) >= 3 && ops[1] == spvDecSet:
+		case op == spirv.OpDecorate && len(ops) >= 3 && ops[1] == spvDecSet:
 			set[ops[0]] = ops[2]
-		case op == spvOpDecorate && len(ops) >= 3 && ops[1] == spvDecBinding:
+		case op == spirv.OpDecorate && len(ops) >= 3 && ops[1] == spvDecBinding:
 			binding[ops[0]] = ops[2]
 		}
 		return true
@@ -118,7 +98,8 @@ func extendedFormat(f uint32) bool {
 // patchImageFormats returns a copy of words whose OpTypeImage instructions
 // named in patch declare the given image formats, with the capabilities in
 // caps, and StorageImageExtendedFormats for extended formats, added where
-// the module lacks them.
+// the module lacks them. Instructions after a malformed one are copied
+// unread.
 func patchImageFormats(words []uint32, patch map[uint32]uint32, caps []uint32) []uint32 {
 	out := slices.Clone(words)
 	has := map[uint32]bool{}
@@ -126,29 +107,24 @@ func patchImageFormats(words []uint32, patch map[uint32]uint32, caps []uint32) [
 	for _, c := range caps {
 		need[c] = true
 	}
-	for i := 5; i < len(out); {
-		n := int(out[i] >> 16)
-		if n == 0 || i+n > len(out) {
-			break
-		}
-		op := out[i] & 0xffff
+	_ = spirv.Instructions(out, func(_ int, op uint32, ops []uint32) bool {
 		switch {
-		case op == spvOpCapability && n == 2:
-			has[out[i+1]] = true
-		case op == spvOpTypeImage && n >= 9:
-			if f, ok := patch[out[i+1]]; ok {
-				out[i+8] = f
-				if extendedFormat(f) && out[i+7] == 2 {
+		case op == spirv.OpCapability && len(ops) == 1:
+			has[ops[0]] = true
+		case op == spirv.OpTypeImage && len(ops) >= 8:
+			if f, ok := patch[ops[0]]; ok {
+				ops[7] = f // ops is a window on out: this patches the copy
+				if extendedFormat(f) && ops[6] == 2 {
 					need[spvCapExtendedFormats] = true
 				}
 			}
 		}
-		i += n
-	}
+		return true
+	})
 	var add []uint32
 	for _, c := range []uint32{spvCapExtendedFormats, spvCapReadNoFormat, spvCapWriteNoFormat} {
 		if need[c] && !has[c] {
-			add = append(add, 2<<16|spvOpCapability, c)
+			add = append(add, 2<<16|spirv.OpCapability, c)
 		}
 	}
 	if len(add) == 0 {

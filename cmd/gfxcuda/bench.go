@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/gfxcuda/gfxcuda"
-	"github.com/gfxcuda/gfxcuda/internal/bench"
+	"github.com/gfxcuda/gfxcuda/bench"
 )
 
 const benchAbout = `Measures copies and hand-offs between Vulkan and CUDA on this GPU (copy

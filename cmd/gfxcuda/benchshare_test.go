@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/gfxcuda/gfxcuda"
+	"github.com/gfxcuda/gfxcuda/bench"
 	"github.com/gfxcuda/gfxcuda/cuda"
-	"github.com/gfxcuda/gfxcuda/internal/bench"
 )
 
 // TestMain lets `gfxcuda bench`'s hidden child commands run this test

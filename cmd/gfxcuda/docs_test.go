@@ -42,7 +42,7 @@ var docSkips = []struct {
 	{func(a []string) bool { return a[0] == "share" || a[0] == "open" },
 		"share and open run in two processes (share waits for a consumer); share_test.go runs the pair"},
 	{func(a []string) bool { return a[0] == "bench" && !onlyCompute(a) },
-		"bench's groups other than compute need CUDA and take minutes on a GPU; internal/bench's tests run them"},
+		"bench's groups other than compute need CUDA and take minutes on a GPU; bench's tests run them"},
 }
 
 // onlyCompute reports whether bench's arguments run the compute group

@@ -17,8 +17,8 @@ import (
 	"time"
 
 	"github.com/gfxcuda/gfxcuda"
+	"github.com/gfxcuda/gfxcuda/bench"
 	"github.com/gfxcuda/gfxcuda/cuda"
-	"github.com/gfxcuda/gfxcuda/internal/bench"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 

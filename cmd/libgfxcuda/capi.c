@@ -1,9 +1,9 @@
 // The parts of libgfxcuda written in C: the thread-local last error, the
-// version string, gfxcuda_free and the PyCapsule destructor for DLPack
-// capsules. See gfxcuda.h for the documentation of each function.
+// version string, gfxcuda_free, the PyCapsule destructor for DLPack
+// capsules and the DLPack exporters' export and deleters (which run without
+// entering Go; what they check, Go checks). See gfxcuda.h for the documentation of each function.
 #include <stdatomic.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "capi.h"
@@ -63,26 +63,29 @@ void gfxcuda_dlpack_capsule_destructor(void *capsule) {
 // builds a managed tensor in C and its deleter drops the count, so an
 // export and its deleter cost a malloc and two atomics. The owner is
 // released (in Go) when the exporter has been dropped and the last of its
-// tensors deleted.
+// tensors deleted. Descriptions are checked in Go (gfxExporterCheck, as
+// gfxcuda_dlpack_export checks them); the exporter keeps a copy of the
+// first one Go accepted, and an export of the same description again (the
+// Python array's, every time) is not checked twice.
+
+enum { gfx_unchecked, gfx_filling, gfx_checked };
 
 typedef struct gfx_exporter {
 	atomic_llong refs; // 1 for the caller, 1 per live tensor
 	uint64_t owner;
-	uint64_t ptr, size;
-	int32_t dev_type, dev_id;
+	atomic_int state;        // of checked: gfx_unchecked, gfx_filling (one thread writes it), gfx_checked
+	gfxcuda_tensor_t checked; // shape and strides point into dims
+	int64_t dims[64];
 } gfx_exporter;
 
 static atomic_llong gfx_exported_live;
 
-void *gfx_exporter_new(uint64_t owner, uint64_t ptr, uint64_t size, int32_t dev_type, int32_t dev_id) {
+void *gfx_exporter_new(uint64_t owner) {
 	gfx_exporter *e = malloc(sizeof *e);
 	if (e == NULL) return NULL;
 	atomic_init(&e->refs, 1);
+	atomic_init(&e->state, gfx_unchecked);
 	e->owner = owner;
-	e->ptr = ptr;
-	e->size = size;
-	e->dev_type = dev_type;
-	e->dev_id = dev_id;
 	return e;
 }
 
@@ -126,49 +129,45 @@ static int gfx_fail(int status, const char *msg) {
 	return status;
 }
 
+// gfx_same reports whether d is the description c (checked) to the byte.
+static int gfx_same(const gfxcuda_tensor_t *d, const gfxcuda_tensor_t *c) {
+	if (d->data != c->data || d->byte_offset != c->byte_offset || d->device_type != c->device_type ||
+		d->device_id != c->device_id || d->code != c->code || d->bits != c->bits || d->lanes != c->lanes ||
+		d->ndim != c->ndim || (d->strides == NULL) != (c->strides == NULL))
+		return 0;
+	size_t n = (size_t)c->ndim * 8;
+	if (n && (d->shape == NULL || memcmp(d->shape, c->shape, n))) return 0;
+	return d->strides == NULL || n == 0 || memcmp(d->strides, c->strides, n) == 0;
+}
+
+// gfx_check checks d in Go unless it is the exporter's checked description,
+// and keeps the first description Go accepts.
+static int gfx_check(gfx_exporter *e, const gfxcuda_tensor_t *d) {
+	int st = atomic_load_explicit(&e->state, memory_order_acquire);
+	if (st == gfx_checked && gfx_same(d, &e->checked)) return 0;
+	int status = gfxExporterCheck(e->owner, (gfxcuda_tensor_t *)d);
+	if (status != 0 || st != gfx_unchecked) return status;
+	int want = gfx_unchecked;
+	if (!atomic_compare_exchange_strong(&e->state, &want, gfx_filling)) return 0;
+	int nd = d->ndim; // 0 to 32: Go checked it
+	e->checked = *d;
+	memcpy(e->dims, d->shape, (size_t)nd * 8);
+	e->checked.shape = e->dims;
+	if (d->strides) {
+		memcpy(e->dims + nd, d->strides, (size_t)nd * 8);
+		e->checked.strides = e->dims + nd;
+	}
+	atomic_store_explicit(&e->state, gfx_checked, memory_order_release);
+	return 0;
+}
+
 int gfxcuda_dlpack_exporter_export(void *exporter, const gfxcuda_tensor_t *d, int versioned, void **out) {
 	gfx_exporter *e = exporter;
-	char msg[256];
 	if (e == NULL || d == NULL || out == NULL) return gfx_fail(1, "gfxcuda_dlpack_exporter_export: null exporter, description or output");
+	int status = gfx_check(e, d);
+	if (status != 0) return status;
 	int nd = d->ndim;
-	if (nd < 0 || nd > 32 || (nd > 0 && d->shape == NULL)) {
-		snprintf(msg, sizeof msg, "gfxcuda: tensor of %d dimensions (0 to 32, with a shape)", nd);
-		return gfx_fail(1, msg);
-	}
-	if (d->bits == 0 || d->bits % 8 != 0 || (d->code > 2 && d->code != 6)) {
-		snprintf(msg, sizeof msg, "gfxcuda: dtype code %u of %u bits (ints, uints, floats, bools of whole bytes)", d->code, d->bits);
-		return gfx_fail(1, msg);
-	}
-	if (d->device_type != e->dev_type || d->device_id != e->dev_id) {
-		snprintf(msg, sizeof msg, "gfxcuda: the memory is on device type %d:%d, the tensor says %d:%d", e->dev_type, e->dev_id,
-			d->device_type, d->device_id);
-		return gfx_fail(1, msg);
-	}
-	// The bytes [lo, hi) the elements span from data, as the Go export checks.
-	int64_t is = (int64_t)d->bits / 8 * (d->lanes ? d->lanes : 1);
-	int64_t lo = 0, hi = 0, acc = 1, n = 1;
-	for (int i = nd - 1; i >= 0; i--) {
-		int64_t s = d->shape[i];
-		if (s < 0) {
-			snprintf(msg, sizeof msg, "gfxcuda: dimension %d is %lld", i, (long long)s);
-			return gfx_fail(1, msg);
-		}
-		int64_t st = d->strides ? d->strides[i] : acc;
-		int64_t span = (s - 1) * st;
-		if (s > 0) {
-			if (span < 0) lo += span; else hi += span;
-		}
-		acc *= s;
-		n *= s;
-	}
-	lo = (int64_t)d->byte_offset + lo * is;
-	hi = (int64_t)d->byte_offset + hi * is + is;
-	if (n == 0) lo = hi = (int64_t)d->byte_offset;
-	if (n != 0 && (d->data < e->ptr || lo < 0 || d->data - e->ptr + (uint64_t)hi > e->size)) {
-		snprintf(msg, sizeof msg, "gfxcuda: the tensor spans bytes [%lld, %lld) from %#llx, outside the %llu bytes at %#llx it is made from",
-			(long long)lo, (long long)hi, (unsigned long long)d->data, (unsigned long long)e->size, (unsigned long long)e->ptr);
-		return gfx_fail(2, msg);
-	}
+	int64_t acc;
 	size_t head = versioned ? sizeof(gfx_DLManagedTensorVersioned) : sizeof(gfx_DLManagedTensor);
 	void *p = calloc(1, head + (size_t)(2 * nd) * 8);
 	if (p == NULL) return gfx_fail(9, "gfxcuda: out of host memory for a DLPack tensor header");

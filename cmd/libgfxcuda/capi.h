@@ -5,7 +5,7 @@
 #define GFXCUDA_VERSION_STRING "0.1.0"
 void gfx_set_error(const char *msg, size_t n);
 void gfxcuda_dlpack_capsule_destructor(void *capsule);
-void *gfx_exporter_new(uint64_t owner, uint64_t ptr, uint64_t size, int32_t dev_type, int32_t dev_id);
+void *gfx_exporter_new(uint64_t owner);
 long long gfx_exported_count(void);
 
 typedef struct {
@@ -34,4 +34,12 @@ typedef struct {
 	int64_t *strides;
 	uint64_t flags;
 } gfxcuda_tensor_t;
+
+typedef struct {
+	char typestr[8];
+	uint64_t data;
+	int32_t read_only, version, ndim, has_strides, host, reserved;
+	int64_t stream;
+	int64_t shape[32], strides[32];
+} gfxcuda_array_interface_t;
 #endif

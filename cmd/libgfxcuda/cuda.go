@@ -440,7 +440,8 @@ func cudaInfo(o any, out *C.gfxcuda_resource_info_t) error {
 }
 
 // memoryOf returns the memory range of a handle DLPack can export: CUDA
-// memory (device type CUDA) or a host-visible ring slot (CPU, ordinal 0).
+// memory (device type CUDA), a host-visible ring slot (CPU, ordinal 0) or
+// an imported tensor (its device).
 func memoryOf(h uint64) (ptr, size uint64, dev dlpack.DeviceType, ordinal int, err error) {
 	handles.Lock()
 	e, ok := handles.m[h]
@@ -457,6 +458,11 @@ func memoryOf(h uint64) (ptr, size uint64, dev dlpack.DeviceType, ordinal int, e
 		return o.ptr, o.size, dlpack.CUDA, o.ordinal, nil
 	case *hostSlot:
 		return o.ptr(), uint64(len(o.mem)), dlpack.CPU, 0, nil
+	case *imported:
+		// Another library's tensor: the memory its elements span.
+		t := o.m.Tensor()
+		lo, hi := t.Extent()
+		return uint64(int64(t.Data) + lo), uint64(hi - lo), t.Device.Type, int(t.Device.ID), nil
 	}
 	return 0, 0, 0, 0, errorf(stUnsupported, "gfxcuda: a %s has no linear memory to export", kindName(e.obj))
 }
@@ -493,51 +499,15 @@ func tensorOf(t *C.gfxcuda_tensor_t) (dlpack.Tensor, error) {
 	return out, out.Validate()
 }
 
-// extent returns the bytes [lo, hi) a tensor's elements span from Data.
-func extent(t dlpack.Tensor) (lo, hi int64) {
-	if t.Elements() == 0 {
-		return int64(t.ByteOffset), int64(t.ByteOffset)
-	}
-	strides := t.Strides
-	lo, hi = 0, 0
-	acc := int64(1)
-	for i := len(t.Shape) - 1; i >= 0; i-- {
-		s := acc
-		if strides != nil {
-			s = strides[i]
-		}
-		span := (t.Shape[i] - 1) * s
-		if span < 0 {
-			lo += span
-		} else {
-			hi += span
-		}
-		acc *= t.Shape[i]
-	}
-	is := int64(t.ItemSize())
-	return int64(t.ByteOffset) + lo*is, int64(t.ByteOffset) + hi*is + is
-}
-
 //export gfxcuda_dlpack_export
 func gfxcuda_dlpack_export(owner C.uint64_t, desc *C.gfxcuda_tensor_t, versioned C.int, out *unsafe.Pointer) C.int {
 	return call(func() error {
 		if out == nil {
 			return errorf(stInvalid, "gfxcuda_dlpack_export: null output")
 		}
-		t, err := tensorOf(desc)
-		if err != nil {
-			return &statusError{stInvalid, err}
-		}
-		ptr, size, devType, ordinal, err := memoryOf(uint64(owner))
+		t, err := tensorIn(uint64(owner), desc)
 		if err != nil {
 			return err
-		}
-		lo, hi := extent(t)
-		if uint64(t.Data) < ptr || lo < 0 || uint64(t.Data)-ptr+uint64(hi) > size {
-			return errorf(stRange, "gfxcuda: the tensor spans bytes [%d, %d) from %#x, outside the %d bytes at %#x it is made from", lo, hi, t.Data, size, ptr)
-		}
-		if t.Device.Type != devType || int(t.Device.ID) != ordinal {
-			return errorf(stInvalid, "gfxcuda: the memory is on %s device %d, the tensor says %s:%d", devType, ordinal, t.Device.Type, t.Device.ID)
 		}
 		if err := retain(uint64(owner)); err != nil {
 			return err
@@ -610,14 +580,13 @@ func gfxcuda_dlpack_exporter_new(owner C.uint64_t, out *unsafe.Pointer) C.int {
 		if out == nil {
 			return errorf(stInvalid, "gfxcuda_dlpack_exporter_new: null output")
 		}
-		ptr, size, devType, ordinal, err := memoryOf(uint64(owner))
-		if err != nil {
+		if _, _, _, _, err := memoryOf(uint64(owner)); err != nil {
 			return err
 		}
 		if err := retain(uint64(owner)); err != nil {
 			return err
 		}
-		e := C.gfx_exporter_new(owner, C.uint64_t(ptr), C.uint64_t(size), C.int32_t(devType), C.int32_t(ordinal))
+		e := C.gfx_exporter_new(owner)
 		if e == nil {
 			release(uint64(owner))
 			return errorf(stFailed, "gfxcuda: out of host memory for a DLPack exporter")

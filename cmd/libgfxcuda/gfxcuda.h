@@ -107,6 +107,22 @@ typedef struct {
 	uint64_t flags;                 /* DLPACK_FLAG_BITMASK_READ_ONLY (1), _IS_COPIED (2) */
 } gfxcuda_tensor_t;
 
+/* An array interface: the fields of Python's __cuda_array_interface__
+ * (version 3, CUDA memory) or of NumPy's __array_interface__ (version 3,
+ * host memory; host != 0), as gfxcuda_array_interface fills them. */
+typedef struct {
+	char typestr[8];        /* NumPy's type string, NUL-terminated: "<f4", "|u1" */
+	uint64_t data;          /* the first element: desc->data + desc->byte_offset */
+	int32_t read_only;      /* data's second member */
+	int32_t version;        /* 3 */
+	int32_t ndim;           /* the entries of shape and strides used */
+	int32_t has_strides;    /* 0: "strides" is None (C-contiguous) */
+	int32_t host, reserved; /* host: __array_interface__, which has no "stream" */
+	int64_t stream;         /* 0: "stream" is None (nothing pending); 1 legacy, 2 per-thread default, else a cudaStream_t */
+	int64_t shape[32];
+	int64_t strides[32];    /* bytes */
+} gfxcuda_array_interface_t;
+
 /* ---- General ---- */
 
 /* The calling thread's last error message ("" when none). Valid until the
@@ -408,6 +424,17 @@ int gfxcuda_dlpack_export(uint64_t owner, const gfxcuda_tensor_t *desc, int vers
 int gfxcuda_dlpack_import(void *managed, int versioned, uint64_t *handle, gfxcuda_tensor_t *desc);
 /* The number of exported tensors whose deleter has not run. */
 int gfxcuda_dlpack_live(uint64_t *n);
+/* The array interface of the tensor *desc over owner's memory (the
+ * checks of gfxcuda_dlpack_export), with the producer's pending work on
+ * stream (0: none): __cuda_array_interface__ for CUDA memory,
+ * __array_interface__ for host memory (stream must be 0). "strides" appears
+ * (in bytes) when desc has strides. Python's properties of both names are
+ * these fields. */
+int gfxcuda_array_interface(uint64_t owner, const gfxcuda_tensor_t *desc, int64_t stream, gfxcuda_array_interface_t *out);
+/* The DLPack code and bits of an element type named as NumPy names it: a
+ * type string ("<f4", "|u1") or a name ("float32", "uint8"); signed and
+ * unsigned integers and floats of 1, 2, 4 or 8 bytes. */
+int gfxcuda_dtype_parse(const char *name, uint8_t *code, uint8_t *bits);
 /* A DLPack exporter over owner's memory (what gfxcuda_dlpack_export takes):
  * it holds a reference on owner, so exports through it run in C without
  * entering the Go runtime (a malloc and two atomic operations; the hot
@@ -416,8 +443,9 @@ int gfxcuda_dlpack_live(uint64_t *n);
  * dropped and every tensor exported through it deleted. */
 int gfxcuda_dlpack_exporter_new(uint64_t owner, void **exporter);
 /* gfxcuda_dlpack_export through an exporter: the same checks (the tensor
- * lies inside the memory, on its device) and the same managed tensors;
- * the deleter runs exactly once, from any thread. */
+ * lies inside the memory, on its device; made once per description: the
+ * exporter remembers the first one it accepted) and the same managed
+ * tensors; the deleter runs exactly once, from any thread. */
 int gfxcuda_dlpack_exporter_export(void *exporter, const gfxcuda_tensor_t *desc, int versioned, void **managed);
 /* Drops the caller's reference on an exporter (once per exporter). */
 int gfxcuda_dlpack_exporter_drop(void *exporter);

@@ -33,20 +33,28 @@ def cuda_available():
     return cuda_device_count() > 0
 
 
+_dtypes = {}
+
+
 def _dtype_of(dtype):
-    """(numpy-style typestr, DLPack code, bits, itemsize) of a dtype-like."""
+    """(DLPack code, bits, itemsize) of a dtype-like (what numpy.dtype
+    takes), as the library reads NumPy's type string."""
+    try:
+        return _dtypes[dtype]
+    except (KeyError, TypeError):
+        pass
     try:
         import numpy
-        dt = numpy.dtype(dtype)
-        kind, size = dt.kind, dt.itemsize
+        name = numpy.dtype(dtype).str
     except ImportError:  # pragma: no cover - numpy is present where tested
-        s = str(dtype)
-        kind, size = s[-2], int(s[-1])
-    code = {"i": 0, "u": 1, "f": 2}.get(kind)
-    if code is None:
-        raise errors.InvalidArgumentError("gfxcuda: dtype %s; use signed or unsigned integers or floats" % (dtype,))
-    order = "|" if size == 1 else "<"
-    return "%s%s%d" % (order, kind, size), code, size * 8, size
+        name = str(dtype)
+    code, bits = _lib.dtype_parse(name)
+    r = (code, bits, bits // 8)
+    try:
+        _dtypes[dtype] = r
+    except TypeError:
+        pass
+    return r
 
 
 def _stream_int(stream):
@@ -73,7 +81,7 @@ class _Array:
         self._h = _lib.Handle(handle)
         self.ptr = ptr
         self.shape = tuple(int(s) for s in shape)
-        self.typestr, self._code, self._bits, self.itemsize = _dtype_of(dtype)
+        self._code, self._bits, self.itemsize = _dtype_of(dtype)
         self.dtype = dtype
         self.device = device
         self.strides = tuple(strides) if strides is not None else None  # bytes
@@ -85,6 +93,7 @@ class _Array:
         self._exporter = None  # _lib.Exporter, made on the first export
         self._lock = threading.Lock()
         self._dl_device = (kDLCUDA, device)  # __dlpack_device__, asked on every export
+        self._iface = None  # (pending, the array interface's dict), made by the library
 
     @property
     def handle(self):
@@ -110,16 +119,26 @@ class _Array:
     def nbytes(self):
         return self.size * self.itemsize
 
+    def _interface(self):
+        """The array interface's dict for the stream pending now, as the
+        library builds it (__cuda_array_interface__, or for host memory
+        __array_interface__); one library call per array and stream."""
+        p = self._pending
+        c = self._iface
+        if c is None or c[0] != p:
+            if self._desc is None:
+                self._tensor()
+            c = self._iface = (p, _lib.array_interface(self.handle, self._desc[3], self.stream or 0))
+        return c[1]
+
+    @property
+    def typestr(self):
+        """NumPy's type string of the elements ("<f4", "|u1")."""
+        return self._interface()["typestr"]
+
     @property
     def __cuda_array_interface__(self):
-        return {
-            "shape": self.shape,
-            "typestr": self.typestr,
-            "data": (self.ptr, False),
-            "version": 3,
-            "strides": self.strides,
-            "stream": self.stream,
-        }
+        return dict(self._interface())
 
     def __dlpack_device__(self):
         return self._dl_device
@@ -131,7 +150,7 @@ class _Array:
             strides = None
             if self.strides is not None:
                 strides = (ctypes.c_int64 * max(nd, 1))(*[s // self.itemsize for s in self.strides])
-            t = _lib.Tensor(self.ptr, 0, kDLCUDA, self.device, self._code, self._bits, 1, nd,
+            t = _lib.Tensor(self.ptr, 0, self._dl_device[0], self._dl_device[1], self._code, self._bits, 1, nd,
                             ctypes.cast(shape, ctypes.POINTER(ctypes.c_int64)),
                             ctypes.cast(strides, ctypes.POINTER(ctypes.c_int64)) if strides is not None else None, 0)
             self._desc = (t, shape, strides, ctypes.byref(t))
@@ -258,7 +277,7 @@ class CudaBuffer(_Array):
     def __init__(self, shape, dtype="float32", device=0):
         if isinstance(shape, int):
             shape = (shape,)
-        _, _, _, itemsize = _dtype_of(dtype)
+        _, _, itemsize = _dtype_of(dtype)
         n = _nbytes(shape, itemsize)
         h = _lib.new_handle("gfxcuda_cuda_alloc", device, max(n, 1))
         self._setup(h, _lib.info(h).device_ptr, shape, dtype, device)
@@ -269,9 +288,12 @@ class CudaBuffer(_Array):
         """Wraps CUDA memory at ptr without owning it; owner (kept
         referenced) or the caller keeps it alive."""
         self = cls.__new__(cls)
-        _, _, _, itemsize = _dtype_of(dtype)
+        _, _, itemsize = _dtype_of(dtype)
         if strides is None:
             n = _nbytes(shape, itemsize)
+        elif any(st % itemsize for st in strides):
+            raise errors.InvalidArgumentError("gfxcuda: strides %r are in bytes and must be multiples of the itemsize %d"
+                                              % (tuple(strides), itemsize))
         else:
             n = itemsize + sum((s - 1) * st for s, st in zip(shape, strides))
         h = _lib.new_handle("gfxcuda_cuda_wrap", device, int(ptr), max(n, 1))
@@ -296,7 +318,7 @@ class SharedBuffer(_Array):
     def __init__(self, shape, dtype="float32", device=0):
         if isinstance(shape, int):
             shape = (shape,)
-        _, _, _, itemsize = _dtype_of(dtype)
+        _, _, itemsize = _dtype_of(dtype)
         n = _nbytes(shape, itemsize)
         sd = _shared_device(device)
         h = _lib.new_handle("gfxcuda_shared_buffer_new", sd, max(n, 1))
@@ -306,7 +328,7 @@ class SharedBuffer(_Array):
     def _from_handle(cls, h, shape, dtype, device):
         self = cls.__new__(cls)
         i = _lib.info(h)
-        _, _, _, itemsize = _dtype_of(dtype)
+        _, _, itemsize = _dtype_of(dtype)
         if _nbytes(shape, itemsize) > i.size:
             _lib.call("gfxcuda_release", h)
             raise errors.OutOfRangeError("gfxcuda: shape %r of %s needs %d bytes; the buffer has %d"
@@ -351,7 +373,7 @@ class SharedBuffer(_Array):
         which this call takes) as a shared buffer of shape and dtype."""
         if isinstance(shape, int):
             shape = (shape,)
-        _, _, _, itemsize = _dtype_of(dtype)
+        _, _, itemsize = _dtype_of(dtype)
         n = _nbytes(shape, itemsize)
         h = _lib.new_handle("gfxcuda_shared_buffer_import_fd", _shared_device(device), int(fd), max(n, 1),
                             int(allocation_size), int(bool(dedicated)))
@@ -535,14 +557,8 @@ def _array_of(obj):
         keep = _lib.Handle(h.value)
         if desc.device_type != kDLCUDA:
             raise errors.InvalidArgumentError("gfxcuda: %r is not in CUDA memory (DLPack device %d)" % (obj, desc.device_type))
-        shape = tuple(desc.shape[i] for i in range(desc.ndim))
-        itemsize = desc.bits // 8
-        strides = None
-        if desc.strides:
-            strides = tuple(desc.strides[i] * itemsize for i in range(desc.ndim))
-        kind = {0: "i", 1: "u", 2: "f"}[desc.code]
-        typestr = ("|" if itemsize == 1 else "<") + kind + str(itemsize)
-        return desc.data + desc.byte_offset, shape, typestr, strides, desc.device_id, keep
+        cai = _lib.array_interface(h.value, ctypes.byref(desc), 0)
+        return cai["data"][0], cai["shape"], cai["typestr"], cai["strides"], desc.device_id, keep
     raise errors.InvalidArgumentError(
         "gfxcuda: %s is not a CUDA array (no __cuda_array_interface__ or __dlpack__)" % type(obj).__name__)
 
@@ -566,7 +582,7 @@ def _pointer(obj, need):
         pitch = 0 if obj.dim() < 2 or obj.is_contiguous() else obj.stride(0) * es
         return obj.data_ptr(), pitch, obj
     ptr, shape, typestr, strides, _, keep = _array_of(obj)
-    itemsize = int(typestr[2:])
+    _, _, itemsize = _dtype_of(typestr)
     n = itemsize
     for s in shape:
         n *= s
@@ -719,7 +735,7 @@ def texture(obj_or_shape, format=None, dtype="float32", device=0):
         h, w = shape[0], shape[1]
         c = shape[2] if len(shape) == 3 else 1
         if format is None:
-            _, code, bits, _ = _dtype_of(dtype)
+            code, bits, _ = _dtype_of(dtype)
             format = formats.for_dtype(code, bits, c)
         fmt = formats.lookup(format)["value"]
         sd = _shared_device(device)
@@ -729,13 +745,12 @@ def texture(obj_or_shape, format=None, dtype="float32", device=0):
         raise errors.InvalidArgumentError("gfxcuda: a texture is made from a (height, width[, channels]) array, not shape %r" % (shape,))
     h, w = shape[0], shape[1]
     c = shape[2] if len(shape) == 3 else 1
-    itemsize = int(typestr[2:])
+    code, _, itemsize = _dtype_of(typestr)
     pitch = 0
     if strides is not None:
         if strides[-1] != itemsize or (len(shape) == 3 and strides[1] != itemsize * c):
             raise errors.InvalidArgumentError("gfxcuda: texels of the array must be packed (strides %r)" % (strides,))
         pitch = strides[0]
-    code = {"i": 0, "u": 1, "f": 2}[typestr[1]]
     sd = _shared_device(dev)
     t = Texture(_lib.new_handle("gfxcuda_shared_texture_from_cuda", sd, ptr, pitch, w, h, c, code, itemsize * 8), dev)
     del keep

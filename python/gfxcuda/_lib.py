@@ -52,6 +52,15 @@ class Tensor(ctypes.Structure):
     ]
 
 
+class ArrayInterface(ctypes.Structure):
+    _fields_ = [
+        ("typestr", ctypes.c_char * 8), ("data", u64),
+        ("read_only", ctypes.c_int32), ("version", ctypes.c_int32), ("ndim", ctypes.c_int32),
+        ("has_strides", ctypes.c_int32), ("host", ctypes.c_int32), ("reserved", ctypes.c_int32),
+        ("stream", i64), ("shape", i64 * 32), ("strides", i64 * 32),
+    ]
+
+
 _sigs = {
     "gfxcuda_release": [u64],
     "gfxcuda_retain": [u64],
@@ -116,6 +125,8 @@ _sigs = {
     "gfxcuda_dlpack_exporter_new": [u64, P(vp)],
     "gfxcuda_dlpack_exporter_export": [vp, P(Tensor), i32, P(vp)],
     "gfxcuda_dlpack_exporter_drop": [vp],
+    "gfxcuda_array_interface": [u64, vp, i64, P(ArrayInterface)],
+    "gfxcuda_dtype_parse": [cp, P(ctypes.c_uint8), P(ctypes.c_uint8)],
     "gfxcuda_copy_ex": [u64, u64, P(CopyRegion)],
     "gfxcuda_compute_dispatch_indirect": [u64, u64, u64, vp, sz],
     "gfxcuda_shared_compute_device": [u64, P(u64)],
@@ -274,6 +285,28 @@ def dlpack_live():
     n = u64()
     call("gfxcuda_dlpack_live", ctypes.byref(n))
     return n.value
+
+
+def array_interface(owner, desc, stream):
+    """The dict of __cuda_array_interface__ (CUDA memory) or
+    __array_interface__ (host memory) of the tensor description desc (a
+    byref of a Tensor) over owner's memory, its pending work on stream (0:
+    none), as the library builds it (Go's package dlpack)."""
+    out = ArrayInterface()
+    call("gfxcuda_array_interface", owner, desc, stream, ctypes.byref(out))
+    nd = out.ndim
+    d = {"shape": tuple(out.shape[:nd]), "typestr": out.typestr.decode(), "data": (out.data, bool(out.read_only)),
+         "version": out.version, "strides": tuple(out.strides[:nd]) if out.has_strides else None}
+    if not out.host:
+        d["stream"] = out.stream or None
+    return d
+
+
+def dtype_parse(name):
+    """(DLPack code, bits) of an element type NumPy names ("<f4", "uint8")."""
+    code, bits = ctypes.c_uint8(), ctypes.c_uint8()
+    call("gfxcuda_dtype_parse", name.encode(), ctypes.byref(code), ctypes.byref(bits))
+    return code.value, bits.value
 
 
 class Handle:

@@ -4,7 +4,7 @@ RingReader (open_ring), whose frames are arrays through DLPack."""
 import ctypes
 
 from . import _lib, errors
-from ._cuda import _Array, _dtype_of, _nbytes, _shared_device, _stream_int, kDLCPU, kDLCUDA
+from ._cuda import _Array, _dtype_of, _nbytes, _shared_device, _stream_int, kDLCPU
 
 _HOST_MEMORY = 11
 
@@ -28,13 +28,15 @@ class Slot(_Array):
 
     def __init__(self, h, shape, dtype, cuda):
         i = _lib.info(h)
-        _, _, _, itemsize = _dtype_of(dtype)
+        _, _, itemsize = _dtype_of(dtype)
         if _nbytes(shape, itemsize) > i.size:
             _lib.call("gfxcuda_release", h)
             raise errors.OutOfRangeError("gfxcuda: frames of shape %r and %s need %d bytes; the ring's slots have %d"
                                          % (tuple(shape), dtype, _nbytes(shape, itemsize), i.size))
         self.host = i.kind == _HOST_MEMORY
         self._setup(h, i.device_ptr, shape, dtype, 0 if self.host else cuda)
+        if self.host:
+            self._dl_device = (kDLCPU, 0)
 
     @property
     def __cuda_array_interface__(self):
@@ -46,10 +48,7 @@ class Slot(_Array):
     def __array_interface__(self):
         if not self.host:
             raise AttributeError("a CUDA ring slot is not host memory; use torch.from_dlpack or cupy.asarray")
-        return {"shape": self.shape, "typestr": self.typestr, "data": (self.ptr, False), "version": 3, "strides": self.strides}
-
-    def __dlpack_device__(self):
-        return (kDLCPU, 0) if self.host else (kDLCUDA, self.device)
+        return dict(self._interface())
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         if self.host:
@@ -58,10 +57,7 @@ class Slot(_Array):
             if copy:
                 raise BufferError("gfxcuda: copy=True of a host ring slot: use numpy.array(slot) instead")
             _lib.check_fork()
-            versioned = max_version is not None and tuple(max_version)[0] >= 1
-            t = self._tensor()
-            t.device_type, t.device_id, t.flags = kDLCPU, 0, 0
-            return self._capsule(versioned)
+            return self._capsule(max_version is not None and tuple(max_version)[0] >= 1)
         return _Array.__dlpack__(self, stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
 
     def write(self, data):
@@ -96,7 +92,7 @@ class Ring:
         if isinstance(shape, int):
             shape = (shape,)
         self.shape, self.dtype = tuple(shape), dtype
-        _, _, _, itemsize = _dtype_of(dtype)
+        _, _, itemsize = _dtype_of(dtype)
         dev, self.cuda = _device_handle(device, cuda)
         n = max(_nbytes(shape, itemsize), 1)
         if dir or rendezvous or allow_uids or allow_gids:

@@ -235,6 +235,64 @@ def test_dlpack_exporter_bookkeeping():
     wrong = _lib.Tensor(t.data, 0, 1, 0, 1, 8, 1, 1, ctypes.cast(big, ctypes.POINTER(ctypes.c_int64)), None, 0)
     with pytest.raises(gfxcuda.InvalidArgumentError):
         _lib.call("gfxcuda_dlpack_exporter_export", b._exporter._p, ctypes.byref(wrong), 1, ctypes.byref(out))
+    # The exporter remembers the description it checked by content: the
+    # same description object grown past the memory is checked again.
+    t.shape[0] = 5
+    with pytest.raises(gfxcuda.OutOfRangeError):
+        _lib.call("gfxcuda_dlpack_exporter_export", b._exporter._p, b._desc[3], 1, ctypes.byref(out))
+    t.shape[0] = 4
     b.release()
     assert gfxcuda.live_dlpack_tensors() == base_t
     assert gfxcuda.live_handles() == base_h
+
+
+@pytest.mark.parametrize("dtype,shape,strides,want_typestr,want_strides", [
+    ("float32", (3, 5), None, "<f4", None),
+    ("uint8", (7,), None, "|u1", None),
+    ("int8", (2, 2), None, "|i1", None),
+    ("int16", (4, 3, 2), None, "<i2", None),
+    ("float16", (8,), None, "<f2", None),
+    ("uint32", (), None, "<u4", None),
+    ("float64", (0, 3), None, "<f8", None),
+    ("int64", (2, 3), (8, 16), "<i8", (8, 16)),    # Fortran order
+    ("float32", (4, 6), (32, 4), "<f4", (32, 4)),  # padded rows
+    ("uint16", (2, 3), (6, 2), "<u2", (6, 2)),     # explicit C order stays explicit
+])
+def test_array_interface_fields(dtype, shape, strides, want_typestr, want_strides):
+    """__cuda_array_interface__ is the library's (Go's dlpack), field by
+    field, for several dtypes and shapes; the stream follows a hand-off."""
+    a = gfxcuda.CudaBuffer.from_cuda(FAKE, shape, dtype, strides=strides)
+    want = {"shape": shape, "typestr": want_typestr, "data": (FAKE, False), "version": 3,
+            "strides": want_strides, "stream": None}
+    cai = a.__cuda_array_interface__
+    assert cai == want and list(cai) == list(want)  # the same keys in the same order
+    assert all(type(x) is int for x in cai["shape"]) and type(cai["data"]) is tuple
+    assert a.typestr == want_typestr and a.itemsize == int(want_typestr[2:])
+    cai["shape"] = None  # a consumer's change does not reach the next one
+    assert a.__cuda_array_interface__["shape"] == shape
+    for pending, stream in ((0, 1), (2, 2), (0x5555_0000, 0x5555_0000), (None, None)):
+        a._pending = pending  # what a hand-off (to_cuda) sets
+        assert a.__cuda_array_interface__ == dict(want, stream=stream)
+    a.release()
+
+
+def test_array_interface_refusals():
+    """The library refuses what it cannot describe: a tensor past its
+    memory, a negative stream, dtypes other than ints and floats, strides
+    that are not whole elements."""
+    a = gfxcuda.CudaBuffer.from_cuda(FAKE, (4,), "uint8")
+    t = a._tensor()
+    out = _lib.ArrayInterface()
+    big = (ctypes.c_int64 * 1)(5)
+    bad = _lib.Tensor(t.data, 0, 2, 0, 1, 8, 1, 1, ctypes.cast(big, ctypes.POINTER(ctypes.c_int64)), None, 0)
+    with pytest.raises(gfxcuda.OutOfRangeError):
+        _lib.call("gfxcuda_array_interface", a.handle, ctypes.byref(bad), 0, ctypes.byref(out))
+    with pytest.raises(gfxcuda.InvalidArgumentError):
+        _lib.call("gfxcuda_array_interface", a.handle, ctypes.byref(t), -1, ctypes.byref(out))
+    for bad_dtype in ("bool", "complex64", ">f4", "float128"):
+        with pytest.raises(gfxcuda.InvalidArgumentError):
+            gfxcuda.CudaBuffer.from_cuda(FAKE, (4,), bad_dtype)
+    with pytest.raises(gfxcuda.InvalidArgumentError):
+        gfxcuda.CudaBuffer.from_cuda(FAKE, (4,), "float32", strides=(6,))
+    assert _lib.dtype_parse("<f4") == (2, 32) and _lib.dtype_parse("uint16") == (1, 16)
+    a.release()

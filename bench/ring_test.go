@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/gfxcuda/gfxcuda"
+	"github.com/gfxcuda/gfxcuda/bench/testpattern"
 	"github.com/gfxcuda/gfxcuda/cuda"
-	"github.com/gfxcuda/gfxcuda/internal/testpattern"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 

@@ -11,7 +11,7 @@ import (
 
 // TestGeneratedUpToDate compiles Shader as gen.go does (same options) and
 // checks that shader_gen.go holds that module: run
-// go generate ./internal/testpattern after changing testpattern.comp. With
+// go generate ./bench/testpattern after changing testpattern.comp. With
 // another compiler version the SPIR-V may differ legitimately, so the
 // comparison is skipped there. (Package tensorpass's test checks the
 // pattern's texels on a real device.)
@@ -28,7 +28,7 @@ func TestGeneratedUpToDate(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, m.SPIRV) {
-		t.Error("shader_gen.go is not what testpattern.comp compiles to: run go generate ./internal/testpattern")
+		t.Error("shader_gen.go is not what testpattern.comp compiles to: run go generate ./bench/testpattern")
 	}
 }
 

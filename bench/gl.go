@@ -9,9 +9,8 @@ import (
 	"time"
 
 	"github.com/gfxcuda/gfxcuda/cuda"
+	"github.com/gfxcuda/gfxcuda/format"
 	"github.com/gfxcuda/gfxcuda/gl"
-	"github.com/gfxcuda/gfxcuda/internal/cu"
-	"github.com/gfxcuda/gfxcuda/internal/egl"
 )
 
 // GLGroup is the group of the CUDA–GL baseline figures.
@@ -24,47 +23,26 @@ const (
 	glTexH        = 1080
 )
 
-// cuErr turns a raw CUresult into a *cuda.Error naming op.
-func cuErr(op string, r cu.Result) error {
-	if r == cu.Success {
-		return nil
-	}
-	e := &cuda.Error{Op: op, Code: cuda.Result(r), Name: cuda.Result(r).Error()}
-	if d, ok := cu.ErrorString(r); ok {
-		e.Description = d
-	}
-	return e
-}
-
-// glCUDA runs f on gl's thread with ctx current there too: CUDA's GL
-// interop calls act on the GL context current on the calling thread. h is
-// ctx's raw handle.
-func glCUDA(gl *egl.Context, ctx *cuda.Context, f func(h cu.Context) error) error {
-	return gl.Do(func() error {
-		return ctx.Do(func() error {
-			h, r := cu.CtxGetCurrent()
-			if err := cuErr("cuCtxGetCurrent", r); err != nil {
-				return err
-			}
-			return f(h)
-		})
-	})
+// glCUDA runs f on c's thread with ctx current there too: CUDA's GL
+// interop calls act on the GL context current on the calling thread, and
+// with ctx already current they switch no CUDA context per call.
+func glCUDA(c *gl.Context, ctx *cuda.Context, f func() error) error {
+	return c.Do(func() error { return ctx.Do(f) })
 }
 
 // openGL makes a headless GL context, on the GPU with this UUID when EGL
 // can tell.
-func openGL(uuid [16]byte) (*egl.Context, error) {
-	gl, err := egl.New(egl.Options{DeviceUUID: &uuid})
+func openGL(uuid [16]byte) (*gl.Context, error) {
+	c, err := gl.Open(gl.Options{DeviceUUID: &uuid})
 	if err != nil {
 		return nil, fmt.Errorf("no OpenGL context for the CUDA–GL baseline: %w", err)
 	}
-	return gl, nil
+	return c, nil
 }
 
-// registerErr explains a failed cuGraphicsGL* registration.
-func registerErr(gl *egl.Context, op string, r cu.Result) error {
-	err := cuErr(op, r)
-	if in := gl.Info(); !in.UUIDMatched {
+// registerErr explains a failed registration of a GL object of c.
+func registerErr(c *gl.Context, err error) error {
+	if in := c.Info(); !in.UUIDMatched {
 		return fmt.Errorf("%w: the GL context (%s) was not matched to the CUDA device by UUID; CUDA can only "+
 			"register objects of a GL context on its own GPU: on NVIDIA machines point glvnd at NVIDIA's EGL, "+
 			"e.g. export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/share/glvnd/egl_vendor.d/10_nvidia.json", err, in)
@@ -98,68 +76,62 @@ func firstDiff(a, b []byte) int {
 	return len(a)
 }
 
-// glRegistered is a GL object of gl registered with CUDA.
+// glRegistered is a GL object registered with CUDA, as CUDA–GL interop
+// users hold one: cuGraphicsGLRegister*, cuGraphicsMapResources and so on
+// through package cuda's thin GLResource, not through package gl's
+// Resource.
 type glRegistered struct {
-	gl  *egl.Context
-	buf egl.Buffer
-	tex egl.Texture
-	res cu.GraphicsResource
+	buf *gl.Buffer
+	tex *gl.Texture
+	res *cuda.GLResource
 }
 
 // newGLBuffer creates a GL buffer holding data and registers it with CUDA.
 // Call inside glCUDA.
-func newGLBuffer(gl *egl.Context, h cu.Context, data []byte) (*glRegistered, error) {
-	b, err := gl.CreateBuffer(len(data), nil, egl.DynamicDraw)
+func newGLBuffer(c *gl.Context, ctx *cuda.Context, data []byte) (*glRegistered, error) {
+	b, err := c.NewBuffer(len(data))
 	if err != nil {
 		return nil, err
 	}
-	if err := gl.BufferSubData(b, 0, data); err != nil {
-		gl.DeleteBuffer(b)
+	if err := errors.Join(b.Upload(0, data), c.Finish()); err != nil {
+		b.Close()
 		return nil, err
 	}
-	if err := gl.Finish(); err != nil {
-		gl.DeleteBuffer(b)
-		return nil, err
+	res, err := ctx.RegisterGLBuffer(b.Name(), cuda.GLReadWrite)
+	if err != nil {
+		b.Close()
+		return nil, registerErr(c, err)
 	}
-	res, r := cu.GraphicsGLRegisterBuffer(h, uint32(b), cu.GraphicsRegisterNone)
-	if r != cu.Success {
-		gl.DeleteBuffer(b)
-		return nil, registerErr(gl, "cuGraphicsGLRegisterBuffer", r)
-	}
-	return &glRegistered{gl: gl, buf: b, res: res}, nil
+	return &glRegistered{buf: b, res: res}, nil
 }
 
 // newGLTexture creates a w×h RGBA8 GL texture holding data and registers it
 // with CUDA. Call inside glCUDA.
-func newGLTexture(gl *egl.Context, h cu.Context, w, ht int, data []byte) (*glRegistered, error) {
-	t, err := gl.CreateTexture2D(egl.RGBA8, w, ht, 1)
+func newGLTexture(c *gl.Context, ctx *cuda.Context, w, h int, data []byte) (*glRegistered, error) {
+	t, err := c.NewTexture(gl.TextureOptions{Format: format.RGBA8UNorm, Width: w, Height: h})
 	if err != nil {
 		return nil, err
 	}
-	if err := gl.TextureSubImage2D(t, 0, w, ht, egl.RGBA, egl.UnsignedByte, data); err != nil {
-		gl.DeleteTexture(t)
+	if err := errors.Join(t.Upload(data), c.Finish()); err != nil {
+		t.Close()
 		return nil, err
 	}
-	if err := gl.Finish(); err != nil {
-		gl.DeleteTexture(t)
-		return nil, err
+	res, err := ctx.RegisterGLImage(t.Name(), gl.Texture2D, cuda.GLReadWrite)
+	if err != nil {
+		t.Close()
+		return nil, registerErr(c, err)
 	}
-	res, r := cu.GraphicsGLRegisterImage(h, uint32(t), egl.Texture2D, cu.GraphicsRegisterNone)
-	if r != cu.Success {
-		gl.DeleteTexture(t)
-		return nil, registerErr(gl, "cuGraphicsGLRegisterImage", r)
-	}
-	return &glRegistered{gl: gl, tex: t, res: res}, nil
+	return &glRegistered{tex: t, res: res}, nil
 }
 
 // close unregisters and deletes. Call inside glCUDA.
-func (g *glRegistered) close(h cu.Context) error {
-	err := cuErr("cuGraphicsUnregisterResource", cu.GraphicsUnregisterResource(h, g.res))
-	if g.buf != 0 {
-		err = errors.Join(err, g.gl.DeleteBuffer(g.buf))
+func (g *glRegistered) close() error {
+	err := g.res.Close()
+	if g.buf != nil {
+		err = errors.Join(err, g.buf.Close())
 	}
-	if g.tex != 0 {
-		err = errors.Join(err, g.gl.DeleteTexture(g.tex))
+	if g.tex != nil {
+		err = errors.Join(err, g.tex.Close())
 	}
 	return err
 }
@@ -167,32 +139,28 @@ func (g *glRegistered) close(h cu.Context) error {
 // mapCycles runs n map + get + unmap cycles on the legacy default stream;
 // get is cuGraphicsResourceGetMappedPointer (array false) or
 // cuGraphicsSubResourceGetMappedArray (array true). Call inside glCUDA.
-func (g *glRegistered) mapCycles(h cu.Context, n int, array bool) error {
-	rs := []cu.GraphicsResource{g.res}
+func (g *glRegistered) mapCycles(n int, array bool) error {
 	for i := 0; i < n; i++ {
-		if err := cuErr("cuGraphicsMapResources", cu.GraphicsMapResources(h, rs, cu.Stream{})); err != nil {
+		if err := cuda.MapGL(nil, g.res); err != nil {
 			return err
 		}
+		var err error
 		if array {
-			a, r := cu.GraphicsSubResourceGetMappedArray(h, g.res, 0, 0)
-			if r == cu.Success && a.IsNil() {
-				r = cu.ErrUnknown
-			}
-			if err := cuErr("cuGraphicsSubResourceGetMappedArray", r); err != nil {
-				cu.GraphicsUnmapResources(h, rs, cu.Stream{})
-				return err
+			var a *cuda.Array
+			if a, err = g.res.Array(0, 0); err == nil && a.Handle() == 0 {
+				err = errors.New("cuGraphicsSubResourceGetMappedArray returned no array")
 			}
 		} else {
-			p, size, r := cu.GraphicsResourceGetMappedPointer(h, g.res)
-			if r == cu.Success && (p == 0 || size == 0) {
-				r = cu.ErrUnknown
-			}
-			if err := cuErr("cuGraphicsResourceGetMappedPointer", r); err != nil {
-				cu.GraphicsUnmapResources(h, rs, cu.Stream{})
-				return err
+			var p cuda.DevicePtr
+			var size uint64
+			if p, size, err = g.res.Pointer(); err == nil && (p == 0 || size == 0) {
+				err = fmt.Errorf("cuGraphicsResourceGetMappedPointer returned %#x, %d bytes", p, size)
 			}
 		}
-		if err := cuErr("cuGraphicsUnmapResources", cu.GraphicsUnmapResources(h, rs, cu.Stream{})); err != nil {
+		if err != nil {
+			return errors.Join(err, cuda.UnmapGL(nil, g.res))
+		}
+		if err := cuda.UnmapGL(nil, g.res); err != nil {
 			return err
 		}
 	}
@@ -207,12 +175,12 @@ func (g *glRegistered) mapCycles(h cu.Context, n int, array bool) error {
 // cycle, compared with gfxcuda's ToCUDA + Done (Suite.Latency).
 func (s *Suite) GLBaseline() error {
 	ctx := s.D.CUDA()
-	gl, err := openGL(s.D.Vulkan().Physical().DeviceUUID)
+	c, err := openGL(s.D.Vulkan().Physical().DeviceUUID)
 	if err != nil {
 		return err
 	}
-	defer gl.Close()
-	in := gl.Info()
+	defer c.Close()
+	in := c.Info()
 	note := "GL: " + in.Renderer + ", " + in.Version
 	if !in.UUIDMatched {
 		note += " (GL device not matched to CUDA's by UUID)"
@@ -227,22 +195,22 @@ func (s *Suite) GLBaseline() error {
 
 	err = s.figure(GLGroup, "register GL buffer with CUDA", "ms", func() (float64, error) {
 		var el time.Duration
-		err := glCUDA(gl, ctx, func(h cu.Context) error {
-			b, err := gl.CreateBuffer(glBufferBytes, bufData, egl.DynamicDraw)
+		err := glCUDA(c, ctx, func() error {
+			b, err := c.NewBuffer(glBufferBytes)
 			if err != nil {
 				return err
 			}
-			defer gl.DeleteBuffer(b)
-			if err := gl.Finish(); err != nil {
+			defer b.Close()
+			if err := errors.Join(b.Upload(0, bufData), c.Finish()); err != nil {
 				return err
 			}
 			t0 := time.Now()
-			res, r := cu.GraphicsGLRegisterBuffer(h, uint32(b), cu.GraphicsRegisterNone)
+			res, err := ctx.RegisterGLBuffer(b.Name(), cuda.GLReadWrite)
 			el = time.Since(t0)
-			if r != cu.Success {
-				return registerErr(gl, "cuGraphicsGLRegisterBuffer", r)
+			if err != nil {
+				return registerErr(c, err)
 			}
-			return cuErr("cuGraphicsUnregisterResource", cu.GraphicsUnregisterResource(h, res))
+			return res.Close()
 		})
 		return el.Seconds() * 1e3, err
 	}, setNote)
@@ -254,9 +222,9 @@ func (s *Suite) GLBaseline() error {
 	cycles := func(reg *glRegistered, array bool) func() (float64, error) {
 		return func() (float64, error) {
 			var el time.Duration
-			err := glCUDA(gl, ctx, func(h cu.Context) error {
+			err := glCUDA(c, ctx, func() error {
 				t0 := time.Now()
-				err := reg.mapCycles(h, iters, array)
+				err := reg.mapCycles(iters, array)
 				el = time.Since(t0)
 				return err
 			})
@@ -264,22 +232,22 @@ func (s *Suite) GLBaseline() error {
 		}
 	}
 	var buf, tex *glRegistered
-	if err := glCUDA(gl, ctx, func(h cu.Context) (err error) {
-		if buf, err = newGLBuffer(gl, h, bufData); err != nil {
+	if err := glCUDA(c, ctx, func() (err error) {
+		if buf, err = newGLBuffer(c, ctx, bufData); err != nil {
 			return err
 		}
-		tex, err = newGLTexture(gl, h, glTexW, glTexH, texData)
+		tex, err = newGLTexture(c, ctx, glTexW, glTexH, texData)
 		return err
 	}); err != nil {
 		return err
 	}
-	defer glCUDA(gl, ctx, func(h cu.Context) error {
+	defer glCUDA(c, ctx, func() error {
 		var err error
 		if buf != nil {
-			err = buf.close(h)
+			err = buf.close()
 		}
 		if tex != nil {
-			err = errors.Join(err, tex.close(h))
+			err = errors.Join(err, tex.close())
 		}
 		return err
 	})
@@ -345,18 +313,18 @@ func (s *Suite) GLFrames() error {
 		return err
 	}
 	defer tensor.Close()
-	var pat *egl.Pattern
-	if err := c.Do(func() (err error) { pat, err = egl.NewPattern(); return err }); err != nil {
+	pat, err := c.NewPattern()
+	if err != nil {
 		return fmt.Errorf("GL frame figures: %w", err)
 	}
-	defer c.Do(pat.Delete)
+	defer pat.Close()
 
 	// Every frame gets its own seed; render is called on the GL thread.
 	seed := rand.Uint32()
 	render := func(b *gl.Buffer) (uint32, error) {
 		fs := seed
 		seed++
-		return fs, pat.Fill(egl.Buffer(b.Name()), glFrameBytes, fs)
+		return fs, pat.Fill(b, glFrameBytes, fs)
 	}
 	got, want := make([]byte, glFrameBytes), make([]byte, glFrameBytes)
 	// check compares the tensor (not timed) with the frame of seed fs.
@@ -367,7 +335,7 @@ func (s *Suite) GLFrames() error {
 		if err := ctx.CopyDtoH(got, tensor.Ptr()); err != nil {
 			return err
 		}
-		egl.PatternBytes(want, fs)
+		gl.PatternBytes(want, fs)
 		if i := firstDiff(got, want); i >= 0 {
 			return fmt.Errorf("the frame CUDA received differs from GL's at byte %d: got %#x, want %#x", i, got[i], want[i])
 		}

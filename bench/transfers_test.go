@@ -5,10 +5,16 @@ import (
 	"time"
 
 	"github.com/gfxcuda/gfxcuda"
+	"github.com/gfxcuda/gfxcuda/bench/testpattern"
 	"github.com/gfxcuda/gfxcuda/format"
-	"github.com/gfxcuda/gfxcuda/internal/testpattern"
+	"github.com/gfxcuda/gfxcuda/internal/vkown"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
+
+// own is package vulkan's queue-family ownership transfers (see
+// internal/vkown), which BenchmarkQueueFamilyTransfers records the way the
+// hand-offs do.
+var own = vkown.Get[*vulkan.Commands, *vulkan.Buffer, *vulkan.Image, vulkan.ImageLayout]()
 
 // BenchmarkRecordTensorFrames records (does not submit) what the tensor
 // ring's producer records per batch: 32 frames of render + tensor pass,
@@ -150,10 +156,10 @@ func producerTransfers(h *RingHarness, batch, frames, xfer int) (float64, error)
 		switch xfer {
 		case 1:
 			for _, b := range bs {
-				c.AcquireBufferFromExternal(b)
+				own.AcquireBuffers(c, b)
 			}
 		case 2:
-			c.AcquireBuffersFromExternal(bs...)
+			own.AcquireBuffers(c, bs...)
 		}
 		for i := 0; i < batch; i++ {
 			h.Prod.Record(c, scratch, uint64(f+i))
@@ -164,10 +170,10 @@ func producerTransfers(h *RingHarness, batch, frames, xfer int) (float64, error)
 		switch xfer {
 		case 1:
 			for _, b := range bs {
-				c.ReleaseBufferToExternal(b)
+				own.ReleaseBuffers(c, b)
 			}
 		case 2:
-			c.ReleaseBuffersToExternal(bs...)
+			own.ReleaseBuffers(c, bs...)
 		}
 		if err := c.Submit(vulkan.SubmitOptions{}); err != nil {
 			return 0, err

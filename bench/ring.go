@@ -7,10 +7,10 @@ import (
 	"time"
 
 	"github.com/gfxcuda/gfxcuda"
+	"github.com/gfxcuda/gfxcuda/bench/testpattern"
 	"github.com/gfxcuda/gfxcuda/cuda"
 	"github.com/gfxcuda/gfxcuda/format"
 	"github.com/gfxcuda/gfxcuda/internal/kernels"
-	"github.com/gfxcuda/gfxcuda/internal/testpattern"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 

@@ -3,32 +3,23 @@ package bench
 import (
 	"errors"
 	"os"
-	"runtime"
 	"strings"
 	"testing"
-	"unsafe"
 
 	"github.com/gfxcuda/gfxcuda/cuda"
-	"github.com/gfxcuda/gfxcuda/internal/cu"
-	"github.com/gfxcuda/gfxcuda/internal/egl"
+	"github.com/gfxcuda/gfxcuda/gl"
 )
 
 // needGL returns a GL context on the CUDA device ctx runs on, or skips:
 // without CUDA (fails under GFXCUDA_REQUIRE_CUDA=1), without libEGL (fails
 // under GFXCUDA_REQUIRE_GL=1).
-func needGL(t *testing.T) (*cuda.Context, *egl.Context) {
+func needGL(t *testing.T) (*cuda.Context, *gl.Context) {
 	t.Helper()
 	if err := cuda.Init(); err != nil {
 		if os.Getenv("GFXCUDA_REQUIRE_CUDA") == "1" {
 			t.Fatalf("CUDA required (GFXCUDA_REQUIRE_CUDA=1): %v", err)
 		}
 		t.Skipf("no CUDA driver: %v", err)
-	}
-	if err := egl.Load(); err != nil {
-		if os.Getenv("GFXCUDA_REQUIRE_GL") == "1" {
-			t.Fatalf("GFXCUDA_REQUIRE_GL=1: %v", err)
-		}
-		t.Skipf("no EGL: %v", err)
 	}
 	d, err := cuda.GetDevice(0)
 	if err != nil {
@@ -43,78 +34,86 @@ func needGL(t *testing.T) (*cuda.Context, *egl.Context) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ctx.Close() })
-	gl, err := openGL(u)
+	c, err := openGL(u)
+	if errors.Is(err, gl.ErrNoEGL) {
+		if os.Getenv("GFXCUDA_REQUIRE_GL") == "1" {
+			t.Fatalf("GFXCUDA_REQUIRE_GL=1: %v", err)
+		}
+		t.Skipf("no EGL: %v", err)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { gl.Close() })
-	t.Logf("GL: %v (UUID matched: %v)", gl.Info(), gl.Info().UUIDMatched)
-	return ctx, gl
+	t.Cleanup(func() { c.Close() })
+	t.Logf("GL: %v (UUID matched: %v)", c.Info(), c.Info().UUIDMatched)
+	return ctx, c
 }
 
 // TestCUDAGLBuffer registers a GL buffer of random bytes with CUDA, maps it,
 // copies it to the host through CUDA and compares every byte; then the same
 // for a 1080p RGBA8 texture through its mapped CUDA array.
 func TestCUDAGLBuffer(t *testing.T) {
-	ctx, gl := needGL(t)
+	ctx, c := needGL(t)
 	data := randomBytes(glBufferBytes, 99)
 	texData := randomBytes(glTexW*glTexH*4, 98)
 	got := make([]byte, len(data))
 	gotTex := make([]byte, len(texData))
-	err := glCUDA(gl, ctx, func(h cu.Context) error {
-		buf, err := newGLBuffer(gl, h, data)
+	stream, err := ctx.NewStream(cuda.StreamNonBlocking)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stream.Close()
+	lin, err := ctx.Alloc(uint64(len(texData)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lin.Close()
+	err = glCUDA(c, ctx, func() error {
+		buf, err := newGLBuffer(c, ctx, data)
 		if err != nil {
 			return err
 		}
-		defer buf.close(h)
-		rs := []cu.GraphicsResource{buf.res}
-		if err := cuErr("cuGraphicsMapResources", cu.GraphicsMapResources(h, rs, cu.Stream{})); err != nil {
+		defer buf.close()
+		if err := cuda.MapGL(nil, buf.res); err != nil {
 			return err
 		}
-		p, size, r := cu.GraphicsResourceGetMappedPointer(h, buf.res)
-		if err := cuErr("cuGraphicsResourceGetMappedPointer", r); err != nil {
+		p, size, err := buf.res.Pointer()
+		if err == nil {
+			if size != uint64(len(data)) {
+				t.Errorf("mapped size %d, want %d", size, len(data))
+			}
+			err = ctx.CopyDtoH(got, p)
+		}
+		if err := errors.Join(err, cuda.UnmapGL(nil, buf.res)); err != nil {
 			return err
 		}
-		if size != uint64(len(data)) {
-			t.Errorf("mapped size %d, want %d", size, len(data))
-		}
-		err = ctx.CopyDtoH(got, cuda.DevicePtr(p))
-		if err := errors.Join(err, cuErr("cuGraphicsUnmapResources", cu.GraphicsUnmapResources(h, rs, cu.Stream{}))); err != nil {
-			return err
-		}
-		if err := buf.mapCycles(h, 10, false); err != nil {
+		if err := buf.mapCycles(10, false); err != nil {
 			return err
 		}
 
-		tex, err := newGLTexture(gl, h, glTexW, glTexH, texData)
+		tex, err := newGLTexture(c, ctx, glTexW, glTexH, texData)
 		if err != nil {
 			return err
 		}
-		defer tex.close(h)
-		rs = []cu.GraphicsResource{tex.res}
-		if err := cuErr("cuGraphicsMapResources", cu.GraphicsMapResources(h, rs, cu.Stream{})); err != nil {
+		defer tex.close()
+		if err := cuda.MapGL(stream, tex.res); err != nil {
 			return err
 		}
-		defer cu.GraphicsUnmapResources(h, rs, cu.Stream{})
-		a, r := cu.GraphicsSubResourceGetMappedArray(h, tex.res, 0, 0)
-		if err := cuErr("cuGraphicsSubResourceGetMappedArray", r); err != nil {
+		defer cuda.UnmapGL(stream, tex.res)
+		a, err := tex.res.Array(0, 0)
+		if err != nil {
 			return err
 		}
-		desc, r := cu.Array3DGetDescriptor(h, a)
-		if err := cuErr("cuArray3DGetDescriptor", r); err != nil {
-			return err
-		}
-		if desc.Width != glTexW || desc.Height != glTexH || desc.Channels != 4 {
+		if desc := a.Desc(); desc.Width != glTexW || desc.Height != glTexH || desc.Channels != 4 {
 			t.Errorf("mapped array %+v, want %dx%d with 4 channels", desc, glTexW, glTexH)
 		}
-		var pin runtime.Pinner
-		pin.Pin(&gotTex[0])
-		defer pin.Unpin()
-		return cuErr("cuMemcpy3D", cu.MemcpyThreeD(h, &cu.Memcpy3D{
-			SrcType: cu.MemoryTypeArr, SrcArray: a,
-			DstType: cu.MemoryTypeHost, DstHost: unsafe.Pointer(&gotTex[0]), DstPitch: glTexW * 4, DstHeight: glTexH,
-			WidthInBytes: glTexW * 4, Height: glTexH, Depth: 1,
-		}))
+		if err := stream.CopyFromArray(cuda.ArrayCopy{Array: a, Ptr: lin.Ptr()}); err != nil {
+			return err
+		}
+		if err := stream.Synchronize(); err != nil {
+			return err
+		}
+		return ctx.CopyDtoH(gotTex, lin.Ptr())
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,6 @@
 //go:build ignore
 
-// gen compiles testpattern.comp into shader_gen.go: go generate ./internal/testpattern.
+// gen compiles testpattern.comp into shader_gen.go: go generate ./bench/testpattern.
 package main
 
 import (

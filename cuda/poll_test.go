@@ -1,0 +1,81 @@
+package cuda
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestPollBackoff checks the host-wait loop behind Stream.Wait and
+// Event.Wait with an injected query (no driver needed): it returns when
+// the condition holds, passes errors through, gives up with the context's
+// error when the deadline passes, and sleeps rather than spins meanwhile.
+func TestPollBackoff(t *testing.T) {
+	calls := 0
+	err := Poll(context.Background(), "test", func() (bool, error) {
+		calls++
+		return calls == 40, nil // beyond the yielding phase, into the sleeps
+	})
+	if err != nil || calls != 40 {
+		t.Fatalf("Poll = %v after %d calls, want nil after 40", err, calls)
+	}
+	boom := errors.New("boom")
+	if err := Poll(context.Background(), "test", func() (bool, error) { return false, boom }); err != boom {
+		t.Errorf("Poll error = %v, want boom as it is", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+	defer cancel()
+	t0 := time.Now()
+	calls = 0
+	err = Poll(ctx, "never", func() (bool, error) { calls++; return false, nil })
+	d := time.Since(t0)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Poll = %v, want DeadlineExceeded", err)
+	} else if want := "cuda: waiting for never: "; !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("Poll error %q, want it to start with %q", err, want)
+	}
+	if d < 30*time.Millisecond {
+		t.Errorf("Poll gave up after %v, before the 30 ms deadline", d)
+	}
+	if d > 2*time.Second {
+		t.Errorf("Poll took %v to notice a 30 ms deadline", d)
+	}
+	// 16 yields, then sleeps of 5 µs doubling to 1 ms: about 40 queries in
+	// 30 ms. A loop that spun would make hundreds of thousands.
+	if calls > 1000 {
+		t.Errorf("Poll queried %d times in %v: it spins instead of backing off", calls, d)
+	}
+}
+
+// TestPollCancel checks that Poll notices a cancellation that arrives
+// while it sleeps, that a done condition wins over an ended context, and
+// that an already ended context stops it after one query.
+func TestPollCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		time.Sleep(20 * time.Millisecond)
+		cancel()
+	}()
+	errc := make(chan error, 1)
+	go func() { errc <- Poll(ctx, "event", func() (bool, error) { return false, nil }) }()
+	select {
+	case err := <-errc:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("Poll after cancel = %v, want context.Canceled", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Poll did not return after its context was cancelled")
+	}
+
+	// ctx is cancelled now.
+	if err := Poll(ctx, "event", func() (bool, error) { return true, nil }); err != nil {
+		t.Errorf("Poll of a finished condition with an ended context = %v, want nil", err)
+	}
+	calls := 0
+	err := Poll(ctx, "event", func() (bool, error) { calls++; return false, nil })
+	if !errors.Is(err, context.Canceled) || calls != 1 {
+		t.Errorf("Poll with an ended context = %v after %d queries, want context.Canceled after 1", err, calls)
+	}
+}
