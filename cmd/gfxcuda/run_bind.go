@@ -8,9 +8,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -104,8 +106,10 @@ func bindResources(dev *compute.Device, k *compute.Kernel, o *runOpts, pr progre
 		}
 	}
 	rng := rand.New(rand.NewPCG(o.seed, o.seed^0x9e3779b97f4a7c15))
-	for i, size := range randomAt {
-		if err := fillRandom(dev, k, slots[i], size, rng); err != nil {
+	// Slots are filled in slot order, so one seed gives every slot the same
+	// bytes from run to run (a map's order would not).
+	for _, i := range slices.Sorted(maps.Keys(randomAt)) {
+		if err := fillRandom(dev, k, slots[i], randomAt[i], rng); err != nil {
 			return nil, err
 		}
 	}

@@ -170,6 +170,46 @@ void main() {
 	}
 }
 
+// TestRunRandomSeedOrder checks that several --random slots get the same
+// bytes from run to run with one seed (they were once filled in a map's
+// random order).
+func TestRunRandomSeedOrder(t *testing.T) {
+	needVulkan(t)
+	dir := t.TempDir()
+	writeFile(t, dir, "k.comp", `#version 450
+layout(local_size_x = 1) in;
+layout(binding = 0) readonly buffer A { uint a[]; };
+layout(binding = 1) readonly buffer B { uint b[]; };
+layout(binding = 2) readonly buffer C { uint c[]; };
+layout(binding = 3) readonly buffer D { uint d[]; };
+layout(binding = 4) buffer O { uint o[]; };
+void main() { o[0] = a[0] + b[0] + c[0] + d[0]; }`)
+	var first [][]byte
+	for run := range 4 {
+		rc, _, stderr := runCLI(t, dir, "k.comp", "--seed", "7", "--random", "0:64", "--random", "1:64", "--random", "2:64",
+			"--random", "3:64", "--uav", "4:4", "--out", "0=a.npy", "--out", "1=b.npy", "--out", "2=c.npy", "--out", "3=d.npy")
+		if rc != 0 {
+			t.Fatalf("rc %d\n%s", rc, stderr)
+		}
+		var got [][]byte
+		for _, n := range []string{"a", "b", "c", "d"} {
+			got = append(got, readNPY(t, filepath.Join(dir, n+".npy")).Data)
+		}
+		if run == 0 {
+			first = got
+			if bytes.Equal(got[0], got[1]) {
+				t.Fatal("two slots got the same random bytes")
+			}
+			continue
+		}
+		for i := range got {
+			if !bytes.Equal(got[i], first[i]) {
+				t.Fatalf("run %d: slot %d's random bytes differ from the first run's with the same --seed", run, i)
+			}
+		}
+	}
+}
+
 // TestRunTexture writes a texture and saves it as PNG and .npy.
 func TestRunTexture(t *testing.T) {
 	needVulkan(t)
