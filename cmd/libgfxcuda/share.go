@@ -658,6 +658,6 @@ func gfxcuda_cuda_stream_wait(dev C.uint64_t, waiter, signaler C.uint64_t) C.int
 			return err
 		}
 		defer sdone()
-		return orderAfter(w, s)
+		return w.After(s)
 	})
 }
