@@ -6,6 +6,9 @@
 package gfxcuda
 
 import (
+	"errors"
+	"fmt"
+
 	"github.com/gfxcuda/gfxcuda/compute"
 )
 
@@ -24,4 +27,45 @@ func (d *Device) Compute() *compute.Device {
 		d.compute = compute.NewSubmitting(d.Vulkan(), d)
 	}
 	return d.compute
+}
+
+// ErrOtherDevice is wrapped by the errors of ComputeTexture and
+// ComputeBuffer given a compute.Device on another Vulkan device.
+var ErrOtherDevice = errors.New("gfxcuda: a compute device of another device")
+
+// ComputeTexture returns a compute view of t on cd, a compute.Device on
+// t's Vulkan device (d.Compute(), or one of compute.NewSubmitting): an
+// opened texture is imported into Vulkan first. Closing the view leaves t
+// open. Errors importing t wrap ErrUnsupported.
+func (t *Texture) ComputeTexture(cd *compute.Device) (*compute.Texture, error) {
+	if cd.Vulkan() != t.Device().Vulkan() {
+		return nil, fmt.Errorf("gfxcuda: the shared texture belongs to another device; use its shared device's compute device (%w)", ErrOtherDevice)
+	}
+	img, err := t.VulkanImage()
+	if err != nil {
+		return nil, unsupported(err)
+	}
+	return cd.WrapTexture(img)
+}
+
+// ComputeBuffer returns a compute view of b on cd, a compute.Device on b's
+// Vulkan device: an opened buffer is imported into Vulkan first. Closing
+// the view leaves b open. Errors importing b wrap ErrUnsupported.
+func (b *Buffer) ComputeBuffer(cd *compute.Device) (*compute.Buffer, error) {
+	if cd.Vulkan() != b.Device().Vulkan() {
+		return nil, fmt.Errorf("gfxcuda: the shared buffer belongs to another device; use its shared device's compute device (%w)", ErrOtherDevice)
+	}
+	vb, err := b.VulkanBuffer()
+	if err != nil {
+		return nil, unsupported(err)
+	}
+	return cd.WrapBuffer(vb), nil
+}
+
+// unsupported wraps err as ErrUnsupported unless it is already.
+func unsupported(err error) error {
+	if errors.Is(err, ErrUnsupported) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ErrUnsupported, err)
 }

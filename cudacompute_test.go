@@ -2,6 +2,7 @@ package gfxcuda
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -346,4 +347,45 @@ func readback(t testing.TB, b *compute.Buffer) []byte {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// TestComputeViews: compute views of a shared texture and buffer on the
+// Device's compute device share their memory; a compute device of another
+// Vulkan device is refused with ErrOtherDevice.
+func TestComputeViews(t *testing.T) {
+	d := openDevice(t)
+	cd := d.Compute()
+	b, err := d.NewBuffer(256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	cb, err := b.ComputeBuffer(cd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cb.Close()
+	if cb.Size() < 256 {
+		t.Fatalf("view of %d bytes", cb.Size())
+	}
+	tex, err := d.NewTexture(TextureOptions{Format: format.RGBA8UNorm, Width: 8, Height: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tex.Close()
+	ct, err := tex.ComputeTexture(cd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ct.Close()
+	if ct.Width() != 8 || ct.Height() != 4 {
+		t.Fatalf("view of %dx%d", ct.Width(), ct.Height())
+	}
+	other := openDevice(t)
+	if _, err := tex.ComputeTexture(other.Compute()); !errors.Is(err, ErrOtherDevice) {
+		t.Errorf("a view on another device: %v, want ErrOtherDevice", err)
+	}
+	if _, err := b.ComputeBuffer(other.Compute()); !errors.Is(err, ErrOtherDevice) {
+		t.Errorf("a view on another device: %v, want ErrOtherDevice", err)
+	}
 }

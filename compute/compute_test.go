@@ -481,8 +481,11 @@ void main(uint3 id : SV_DispatchThreadID, uint3 g : SV_GroupID) { outp[id.x] = g
 	if err := fill.DispatchIndirect(args, 16, At(0, out)); err != nil {
 		t.Fatal(err)
 	}
-	if err := fill.DispatchIndirect(args, 30, At(0, out)); err == nil {
-		t.Error("DispatchIndirect at a misaligned offset succeeded")
+	if err := fill.DispatchIndirect(args, 30, At(0, out)); !errors.Is(err, ErrRange) {
+		t.Errorf("DispatchIndirect at a misaligned offset: %v, want ErrRange", err)
+	}
+	if err := fill.DispatchIndirect(args, args.Size()-8, At(0, out)); !errors.Is(err, ErrRange) {
+		t.Errorf("DispatchIndirect 8 bytes before the end: %v, want ErrRange", err)
 	}
 }
 

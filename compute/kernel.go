@@ -190,10 +190,14 @@ func (k *Kernel) keep(kb *againBatch) {
 
 // DispatchIndirect runs the kernel with the workgroup counts the
 // VkDispatchIndirectCommand (three little-endian uint32) at byte off of
-// argsBuf holds when it runs, and waits for it.
+// argsBuf holds when it runs, and waits for it. off must be a multiple of
+// 4 and leave the 12 bytes in argsBuf (or the error wraps ErrRange).
 func (k *Kernel) DispatchIndirect(argsBuf *Buffer, off uint64, args ...Arg) error {
 	if argsBuf == nil {
 		return fmt.Errorf("compute: DispatchIndirect: nil argument buffer")
+	}
+	if off%4 != 0 || off > argsBuf.Size() || argsBuf.Size()-off < 12 {
+		return rangef("compute: indirect arguments (3 uint32) at offset %d of a %d-byte buffer; the offset must be a multiple of 4 and leave 12 bytes", off, argsBuf.Size())
 	}
 	return k.d.run(func(c *vulkan.Commands) error {
 		k.record(c, 0, 0, 0, argsBuf, off, args)

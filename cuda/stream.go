@@ -153,6 +153,28 @@ func (s *Stream) WaitEvent(e *Event) error {
 	return check("cuStreamWaitEvent", cu.StreamWaitEvent(s.ctx.h, h, eh))
 }
 
+// After makes later work on s wait, on the GPU, for the work queued on
+// other so far (an event recorded on other, waited for on s), without
+// blocking the host. Both streams belong to s's context; After of a stream
+// and itself does nothing.
+func (s *Stream) After(other *Stream) error {
+	if other == nil {
+		return errors.New("cuda: Stream.After: nil stream")
+	}
+	if other == s || other.Handle() == s.Handle() {
+		return nil
+	}
+	ev, err := s.Context().NewEvent(EventDisableTiming)
+	if err != nil {
+		return err
+	}
+	defer ev.Close() // the driver keeps it until the wait resolves
+	if err := ev.Record(other); err != nil {
+		return err
+	}
+	return s.WaitEvent(ev)
+}
+
 // CopyHtoD queues a copy from pinned host memory (a slice of a HostMemory)
 // to the device. It returns ErrNotPinned for other memory: the driver reads
 // it after the call returns, which Go memory does not allow. The HostMemory

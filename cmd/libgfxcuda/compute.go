@@ -63,6 +63,8 @@ func kindName(o any) string {
 		return "ring"
 	case *ringReader:
 		return "ring reader"
+	case ringCore:
+		return "ring's slots"
 	case *access:
 		return "hand-off"
 	case *cudaSemaphore:

@@ -352,25 +352,11 @@ func (sd *sharedDevice) within(held, s *cuda.Stream, f func(*cuda.Stream) error)
 	if s.Handle() == held.Handle() {
 		return f(s)
 	}
-	if err := orderAfter(s, held); err != nil {
+	if err := s.After(held); err != nil {
 		return err
 	}
 	ferr := f(s)
-	return errors.Join(ferr, orderAfter(held, s))
-}
-
-// orderAfter makes later work on waiter wait, on the GPU, for the work
-// queued on signaler so far.
-func orderAfter(waiter, signaler *cuda.Stream) error {
-	ev, err := waiter.Context().NewEvent(cuda.EventDisableTiming)
-	if err != nil {
-		return err
-	}
-	defer ev.Close() // the driver keeps it until the wait resolves
-	if err := ev.Record(signaler); err != nil {
-		return err
-	}
-	return waiter.WaitEvent(ev)
+	return errors.Join(ferr, held.After(s))
 }
 
 //export gfxcuda_shared_texture_from_cuda

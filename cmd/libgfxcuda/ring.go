@@ -9,86 +9,85 @@ import "C"
 import (
 	"context"
 	"errors"
-	"sync"
-	"time"
 	"unsafe"
 
 	"github.com/gfxcuda/gfxcuda"
 	"github.com/gfxcuda/gfxcuda/compute"
 	"github.com/gfxcuda/gfxcuda/cuda"
-	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
-// Frame rings between processes (gfxcuda's sharing between processes): a producer's ring of
-// slots, and a consumer's view of another process's ring. Slots are
-// host-visible Vulkan buffers (made on a compute device: the CPU reaches
-// them) or shared Vulkan/CUDA buffers (made on a shared device: CUDA
-// reaches them); either is a table entry that DLPack exports.
+// Frame rings between processes: the handles of a gfxcuda.SlotRing (a
+// producer's ring of slots) and a gfxcuda.SlotRingReader (a consumer of
+// another process's ring). Slots are host-visible Vulkan buffers (made on a
+// compute device: the CPU reaches them) or shared Vulkan/CUDA buffers (made
+// on a shared device: CUDA reaches them); either is a table entry that
+// DLPack exports.
+//
+// Handles: the ring (or reader) retains its slots (then the device); each
+// slot retains a hidden core entry that closes the SlotRing (or reader)
+// when the last slot goes. Releasing the ring stops it at once (consumers
+// see it closed), while slots a caller still holds stay mapped.
 
-// hostSlot is a host-visible Vulkan buffer, mapped.
+// hostSlot is a host-visible Vulkan slot, mapped.
 type hostSlot struct {
-	b   *vulkan.Buffer
+	s   *gfxcuda.RingSlot
 	mem []byte // the persistent mapping (C memory, not Go's)
 }
 
-func (h *hostSlot) ptr() uint64 { return uint64(uintptr(unsafe.Pointer(&h.mem[0]))) }
-
-func newHostSlot(b *vulkan.Buffer) (*hostSlot, error) {
-	m, err := b.Map()
-	if err != nil {
-		b.Close()
-		return nil, &statusError{stUnsupported, err}
-	}
-	if len(m) == 0 {
-		b.Close()
-		return nil, errorf(stUnsupported, "gfxcuda: an empty mapping")
-	}
-	return &hostSlot{b: b, mem: m}, nil
-}
+func (h *hostSlot) ptr() uint64 { return uint64(h.s.HostAddr()) }
 
 // ring is the producer's side.
 type ring struct {
-	r     *gfxcuda.SharedRing
-	ex    *gfxcuda.Shared
-	slots []*gfxcuda.Shared
-	objs  []any // *hostSlot or *sharedBuffer, by slot
-	sd    *sharedDevice
+	r    *gfxcuda.SlotRing
+	objs []any // *hostSlot or *sharedBuffer, by slot
+	sd   *sharedDevice
 }
 
-func (r *ring) close() error {
-	err := r.r.Close()
-	r.ex.Close()
-	for _, s := range r.slots {
-		s.Close()
+// ringCore is the hidden entry that owns a SlotRing or SlotRingReader.
+type ringCore struct{}
+
+// slotObjs makes the table objects of slots: host slots, or shared
+// buffers of sd, which do not own their buffer (the core does).
+func slotObjs(slots []*gfxcuda.RingSlot, sd *sharedDevice) []any {
+	objs := make([]any, len(slots))
+	for i, s := range slots {
+		if b := s.Buffer(); b != nil {
+			objs[i] = &sharedBuffer{b: b, sd: sd, ordinal: sd.ordinal}
+		} else {
+			objs[i] = &hostSlot{s: s, mem: s.Host()}
+		}
 	}
-	return err
+	return objs
 }
 
-// storeSlots puts slot objects in the table (one reference each) and
-// returns their handles.
-func storeSlots(objs []any, closers []func() error) ([]uint64, error) {
+// storeRing stores a ring or reader obj (stop ends it) over its slots,
+// and the core (closeAll frees everything) that the slots retain.
+// A ring retains its device after its slots (gfxcuda_ring_slot counts on
+// it); a reader retains its slots only.
+func storeRing(out *C.uint64_t, obj any, stop, closeAll func() error, objs []any, dev uint64, ringDeps ...uint64) error {
+	core, err := add(ringCore{}, closeAll, dev)
+	if err != nil {
+		return err
+	}
 	hs := make([]uint64, 0, len(objs))
-	for i, o := range objs {
-		var h C.uint64_t
-		if err := store(&h, o, closers[i]); err != nil {
+	for _, o := range objs {
+		var close func() error
+		if sb, ok := o.(*sharedBuffer); ok {
+			close = sb.close // its export and hand-off; the buffer is the core's (Close is idempotent)
+		}
+		h, err := add(o, close, core)
+		if err != nil {
 			for _, x := range hs {
 				release(x)
 			}
-			for _, c := range closers[i+1:] {
-				c()
-			}
-			return nil, err
+			release(core)
+			return err
 		}
-		hs = append(hs, uint64(h))
+		hs = append(hs, h)
 	}
-	return hs, nil
-}
-
-// storeOwned stores obj depending on the slot handles, then drops the
-// slots' own references so that obj owns them.
-func storeOwned(out *C.uint64_t, obj any, close func() error, slots []uint64, deps ...uint64) error {
-	err := store(out, obj, close, append(append([]uint64{}, slots...), deps...)...)
-	for _, h := range slots {
+	release(core) // the slots hold it now
+	err = store(out, obj, stop, append(hs, ringDeps...)...)
+	for _, h := range hs {
 		release(h)
 	}
 	return err
@@ -113,87 +112,37 @@ func gfxcuda_ring_new_with(dev C.uint64_t, slotBytes C.uint64_t, nslots C.uint32
 
 // ringNew makes a ring whose slots and token are exported with eo.
 func ringNew(dev C.uint64_t, slotBytes C.uint64_t, nslots C.uint32_t, dropOldest C.int, eo gfxcuda.ExportOptions, out *C.uint64_t) error {
-	{
-		if out == nil || slotBytes == 0 || nslots < 2 || nslots > 64 {
-			return errorf(stInvalid, "gfxcuda_ring_new: give slots of at least 1 byte, 2 to 64 slots and an output")
-		}
-		handles.Lock()
-		e, ok := handles.m[uint64(dev)]
-		handles.Unlock()
-		if !ok {
-			return errorf(stBadHandle, "gfxcuda: %d is not a live handle", dev)
-		}
-		var objs []any
-		var closers []func() error
-		var exs []*gfxcuda.Shared
-		fail := func(err error) error {
-			for _, x := range exs {
-				x.Close()
-			}
-			for _, c := range closers {
-				c()
-			}
-			return err
-		}
-		var sd *sharedDevice
-		for i := 0; i < int(nslots); i++ {
-			var ex *gfxcuda.Shared
-			var err error
-			switch d := e.obj.(type) {
-			case *compute.Device:
-				var b *vulkan.Buffer
-				b, err = d.Vulkan().NewBuffer(vulkan.BufferOptions{Size: uint64(slotBytes), Heap: vulkan.HeapReadback, Exportable: true})
-				if err != nil {
-					return fail(&statusError{stUnsupported, err})
-				}
-				var hs *hostSlot
-				if hs, err = newHostSlot(b); err != nil {
-					return fail(err)
-				}
-				objs, closers = append(objs, hs), append(closers, b.Close)
-				ex, err = gfxcuda.ExportVulkan(d.Vulkan(), b, eo)
-			case *sharedDevice:
-				sd = d
-				nb, err2 := d.d.NewBuffer(uint64(slotBytes))
-				if err2 != nil {
-					return fail(err2)
-				}
-				sb := &sharedBuffer{b: nb, sd: d, ordinal: d.ordinal}
-				objs, closers = append(objs, sb), append(closers, sb.close)
-				ex, err = gfxcuda.Export(nb, eo)
-			default:
-				return errorf(stInvalid, "gfxcuda: handle %d is a %s; a ring is made on a compute device (host-visible slots) or a shared device (CUDA slots)", dev, kindName(e.obj))
-			}
-			if err != nil {
-				return fail(&statusError{stUnsupported, err})
-			}
-			exs = append(exs, ex)
-		}
-		r, err := gfxcuda.NewSharedRing(gfxcuda.SharedRingOptions{Slots: exs, DropOldest: dropOldest != 0, Export: eo})
-		if err != nil {
-			return fail(err)
-		}
-		rex, err := gfxcuda.Export(r)
-		if err != nil {
-			r.Close()
-			return fail(err)
-		}
-		hs, err := storeSlots(objs, closers)
-		if err != nil {
-			rex.Close()
-			r.Close()
-			for _, x := range exs {
-				x.Close()
-			}
-			return err
-		}
-		rg := &ring{r: r, ex: rex, slots: exs, objs: objs, sd: sd}
-		return storeOwned(out, rg, rg.close, hs, uint64(dev))
+	if out == nil || slotBytes == 0 || nslots < 2 || nslots > 64 {
+		return errorf(stInvalid, "gfxcuda_ring_new: give slots of at least 1 byte, 2 to 64 slots and an output")
 	}
+	handles.Lock()
+	e, ok := handles.m[uint64(dev)]
+	handles.Unlock()
+	if !ok {
+		return errorf(stBadHandle, "gfxcuda: %d is not a live handle", dev)
+	}
+	o := gfxcuda.SlotRingOptions{SlotBytes: uint64(slotBytes), Slots: int(nslots), DropOldest: dropOldest != 0, Export: eo}
+	var r *gfxcuda.SlotRing
+	var sd *sharedDevice
+	var err error
+	switch d := e.obj.(type) {
+	case *compute.Device:
+		r, err = gfxcuda.NewHostSlotRing(d.Vulkan(), o)
+	case *sharedDevice:
+		sd = d
+		r, err = d.d.NewSlotRing(o)
+	default:
+		return errorf(stInvalid, "gfxcuda: handle %d is a %s; a ring is made on a compute device (host-visible slots) or a shared device (CUDA slots)", dev, kindName(e.obj))
+	}
+	if err != nil {
+		if errors.Is(err, gfxcuda.ErrUnsupported) {
+			return &statusError{stUnsupported, err}
+		}
+		return err
+	}
+	rg := &ring{r: r, objs: slotObjs(r.Slots(), sd), sd: sd}
+	return storeRing(out, rg, r.Stop, r.Close, rg.objs, uint64(dev), uint64(dev))
 }
-
-// timeUntil is the time left to deadline d (at least 0).
-func timeUntil(d time.Time) time.Duration { return max(time.Until(d), 0) }
 
 // gfxcuda_ring_slot returns the handle of slot i of a ring or ring reader (retained:
 // the caller releases it).
@@ -280,29 +229,22 @@ func gfxcuda_ring_publish(h C.uint64_t, slot C.uint32_t, user unsafe.Pointer, n 
 		if err != nil {
 			return err
 		}
-		switch o := r.objs[slot].(type) {
-		case *hostSlot:
-			if err := o.b.Flush(0, o.b.Size()); err != nil {
+		var s *cuda.Stream
+		if r.sd != nil {
+			var done func()
+			if s, done, err = r.sd.stream(uint64(stream)); err != nil {
 				return err
 			}
-		case *sharedBuffer:
-			// The frame is complete at publication: wait for the
-			// producer's CUDA work on its stream.
-			s, done, err := r.sd.stream(uint64(stream))
-			if err != nil {
-				return err
-			}
-			ctx, cancel := timeoutCtx(timeoutMS)
-			err = s.Wait(ctx)
-			cancel()
-			done()
-			if err != nil {
-				return shareStatus(err)
-			}
+			defer done()
 		}
-		q, err := r.r.Publish(int(slot), append([]byte(nil), u...), 0)
-		if err != nil {
+		ctx, cancel := timeoutCtx(timeoutMS)
+		defer cancel()
+		q, err := r.r.Publish(ctx, int(slot), u, s)
+		if errors.Is(err, gfxcuda.ErrPublishRefused) {
 			return &statusError{stInvalid, err}
+		}
+		if err != nil {
+			return shareStatus(err)
 		}
 		*seq = C.uint64_t(q)
 		return nil
@@ -311,28 +253,9 @@ func gfxcuda_ring_publish(h C.uint64_t, slot C.uint32_t, user unsafe.Pointer, n 
 
 // ringReader is a consumer of another process's ring.
 type ringReader struct {
-	c    *gfxcuda.Consumer
+	r    *gfxcuda.SlotRingReader
 	objs []any
 	sd   *sharedDevice // CUDA slots; nil: host slots
-	csem *cuda.ExternalSemaphore
-	vsem *vulkan.Semaphore
-
-	mu   sync.Mutex
-	held *gfxcuda.Frame
-}
-
-func (r *ringReader) close() error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	err := r.c.Close() // releases a held frame
-	r.held = nil
-	if r.csem != nil {
-		err = errors.Join(err, r.csem.Close())
-	}
-	if r.vsem != nil {
-		err = errors.Join(err, r.vsem.Close())
-	}
-	return err
 }
 
 //export gfxcuda_ring_open
@@ -353,63 +276,25 @@ func gfxcuda_ring_open(dev C.uint64_t, token unsafe.Pointer, n C.size_t, out *C.
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), openTimeout)
 		defer cancel()
-		c, err := gfxcuda.OpenSharedRing(ctx, tok)
+		var r *gfxcuda.SlotRingReader
+		var sd *sharedDevice
+		switch d := e.obj.(type) {
+		case *compute.Device:
+			r, err = gfxcuda.OpenHostSlotRing(ctx, d.Vulkan(), tok)
+		case *sharedDevice:
+			sd = d
+			r, err = d.d.OpenSlotRing(ctx, tok)
+		default:
+			return errorf(stInvalid, "gfxcuda: handle %d is a %s; open a ring on a compute device (host slots) or a shared device (CUDA slots)", dev, kindName(e.obj))
+		}
 		if err != nil {
+			if errors.Is(err, gfxcuda.ErrUnsupported) {
+				return &statusError{stUnsupported, err}
+			}
 			return shareStatus(err)
 		}
-		rr := &ringReader{c: c}
-		var objs []any
-		var closers []func() error
-		fail := func(err error) error {
-			for _, cl := range closers {
-				cl()
-			}
-			rr.close()
-			return shareStatus(err)
-		}
-		for _, st := range c.Slots() {
-			switch d := e.obj.(type) {
-			case *compute.Device:
-				b, err := gfxcuda.OpenVulkanBuffer(ctx, d.Vulkan(), st)
-				if err != nil {
-					return fail(err)
-				}
-				hs, err := newHostSlot(b)
-				if err != nil {
-					return fail(err)
-				}
-				objs, closers = append(objs, hs), append(closers, b.Close)
-			case *sharedDevice:
-				rr.sd = d
-				b, err := d.d.OpenBuffer(ctx, st)
-				if err != nil {
-					return fail(err)
-				}
-				sb := &sharedBuffer{b: b, sd: d, ordinal: d.ordinal}
-				objs, closers = append(objs, sb), append(closers, sb.close)
-			default:
-				c.Close()
-				return errorf(stInvalid, "gfxcuda: handle %d is a %s; open a ring on a compute device (host slots) or a shared device (CUDA slots)", dev, kindName(e.obj))
-			}
-		}
-		if st := c.Semaphore(); st != "" {
-			switch d := e.obj.(type) {
-			case *compute.Device:
-				rr.vsem, err = gfxcuda.OpenVulkanSemaphore(ctx, d.Vulkan(), st)
-			case *sharedDevice:
-				rr.csem, err = gfxcuda.OpenCUDASemaphore(ctx, d.d.CUDA(), st)
-			}
-			if err != nil {
-				return fail(err)
-			}
-		}
-		rr.objs = objs
-		hs, err := storeSlots(objs, closers)
-		if err != nil {
-			rr.close()
-			return err
-		}
-		return storeOwned(out, rr, rr.close, hs)
+		rr := &ringReader{r: r, objs: slotObjs(r.Slots(), sd), sd: sd}
+		return storeRing(out, rr, r.Stop, r.Close, rr.objs, uint64(dev))
 	})
 }
 
@@ -424,53 +309,20 @@ func gfxcuda_ring_next(h C.uint64_t, timeoutMS C.int64_t, stream C.uint64_t, slo
 		if slot == nil || seq == nil || dropped == nil || userLen == nil {
 			return errorf(stInvalid, "gfxcuda_ring_next: null output")
 		}
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		if r.held != nil {
-			if err := r.c.Release(r.held); err != nil {
+		var s *cuda.Stream
+		if r.sd != nil {
+			var done func()
+			if s, done, err = r.sd.stream(uint64(stream)); err != nil {
 				return err
 			}
-			r.held = nil
+			defer done()
 		}
 		ctx, cancel := timeoutCtx(timeoutMS)
 		defer cancel()
-		f, err := r.c.Next(ctx)
+		f, err := r.r.Next(ctx, s)
 		if err != nil {
 			return shareStatus(err)
 		}
-		if f.Slot < 0 || f.Slot >= len(r.objs) {
-			r.c.Release(f)
-			return errorf(stInternal, "gfxcuda: the ring gave slot %d of %d", f.Slot, len(r.objs))
-		}
-		// Make the frame's content visible: the producer's semaphore
-		// value on the caller's stream (CUDA) or the host (host slots).
-		if f.Wait > 0 {
-			switch {
-			case r.csem != nil:
-				s, done, err := r.sd.stream(uint64(stream))
-				if err == nil {
-					err = r.csem.Wait(s, f.Wait)
-					done()
-				}
-				if err != nil {
-					r.c.Release(f)
-					return err
-				}
-			case r.vsem != nil:
-				d, _ := ctx.Deadline()
-				if err := r.vsem.Wait(f.Wait, timeUntil(d)); err != nil {
-					r.c.Release(f)
-					return err
-				}
-			}
-		}
-		if hs, ok := r.objs[f.Slot].(*hostSlot); ok {
-			if err := hs.b.Invalidate(0, hs.b.Size()); err != nil {
-				r.c.Release(f)
-				return err
-			}
-		}
-		r.held = f
 		*slot, *seq, *dropped = C.uint32_t(f.Slot), C.uint64_t(f.Seq), C.uint64_t(f.Dropped)
 		*userLen = C.size_t(len(f.User))
 		if user != nil && userCap > 0 {
@@ -487,13 +339,6 @@ func gfxcuda_ring_release(h C.uint64_t) C.int {
 		if err != nil {
 			return err
 		}
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		if r.held == nil {
-			return nil
-		}
-		f := r.held
-		r.held = nil
-		return r.c.Release(f)
+		return r.r.Release()
 	})
 }

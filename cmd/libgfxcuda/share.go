@@ -85,7 +85,7 @@ func shareToken(h uint64, out *unsafe.Pointer, n *C.size_t) error {
 		case *sharedBuffer:
 			tok, err = exportOnce(&o.mu, &o.ex, o.b, o.opts)
 		case *ring:
-			tok = o.ex.Token()
+			tok = o.r.Token()
 		default:
 			return errorf(stInvalid, "gfxcuda: a %s cannot be shared with other processes (shared buffers, textures and rings can)", kindName(e.obj))
 		}
@@ -658,6 +658,6 @@ func gfxcuda_cuda_stream_wait(dev C.uint64_t, waiter, signaler C.uint64_t) C.int
 			return err
 		}
 		defer sdone()
-		return orderAfter(w, s)
+		return w.After(s)
 	})
 }

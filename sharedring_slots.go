@@ -1,0 +1,468 @@
+package gfxcuda
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+	"unsafe"
+
+	"github.com/gfxcuda/gfxcuda/cuda"
+	"github.com/gfxcuda/gfxcuda/vulkan"
+)
+
+// A SlotRing is a SharedRing together with the slots it shares: it makes
+// its slots, exports each one and the ring, and readies a slot's content
+// at Publish. Its slots are either host-visible Vulkan buffers, mapped
+// (NewHostSlotRing: the CPU of every process reaches them), or shared
+// Vulkan/CUDA buffers (Device.NewSlotRing: CUDA reaches them). A
+// SlotRingReader (OpenSlotRing, OpenHostSlotRing) is the other process's
+// side. This is what the C library's gfxcuda_ring_* functions are.
+
+// ErrPublishRefused is wrapped by the errors of SlotRing.Publish when the
+// ring refuses the frame (a slot that was not acquired, metadata longer
+// than the ring takes, a closed ring), as opposed to a failure readying
+// the slot's content.
+var ErrPublishRefused = errors.New("gfxcuda: the ring refused the frame")
+
+// SlotRingOptions configure NewHostSlotRing and Device.NewSlotRing.
+type SlotRingOptions struct {
+	// SlotBytes is the size of each slot (at least 1).
+	SlotBytes uint64
+	// Slots is the number of slots, 2 to 64.
+	Slots int
+	// DropOldest: see SharedRingOptions.DropOldest.
+	DropOldest bool
+	// Export configures how the slots and the ring are shared.
+	Export ExportOptions
+}
+
+// RingSlot is one slot of a SlotRing or SlotRingReader: a mapped
+// host-visible Vulkan buffer (Host) or a shared buffer (Buffer).
+type RingSlot struct {
+	host *vulkan.Buffer
+	mem  []byte
+	buf  *Buffer
+}
+
+// Host returns the mapping of a host slot (nil for a shared slot). It is
+// valid until the ring is closed.
+func (s *RingSlot) Host() []byte { return s.mem }
+
+// HostAddr returns the address of the mapping of a host slot (0 for a
+// shared slot).
+func (s *RingSlot) HostAddr() uintptr {
+	if len(s.mem) == 0 {
+		return 0
+	}
+	return uintptr(unsafe.Pointer(&s.mem[0]))
+}
+
+// VulkanBuffer returns the Vulkan buffer of a host slot (nil for a shared
+// slot).
+func (s *RingSlot) VulkanBuffer() *vulkan.Buffer { return s.host }
+
+// Buffer returns the shared buffer of a shared slot (nil for a host slot).
+func (s *RingSlot) Buffer() *Buffer { return s.buf }
+
+// Size is the slot's size in bytes.
+func (s *RingSlot) Size() uint64 {
+	if s.buf != nil {
+		return s.buf.Size()
+	}
+	return uint64(len(s.mem))
+}
+
+func (s *RingSlot) close() error {
+	if s.buf != nil {
+		return s.buf.Close()
+	}
+	return s.host.Close()
+}
+
+// mapHostSlot maps b as a slot; it closes b on failure.
+func mapHostSlot(b *vulkan.Buffer) (*RingSlot, error) {
+	m, err := b.Map()
+	if err != nil {
+		b.Close()
+		return nil, fmt.Errorf("%w: mapping a ring slot: %w", ErrUnsupported, err)
+	}
+	if len(m) == 0 {
+		b.Close()
+		return nil, fmt.Errorf("%w: gfxcuda: an empty mapping", ErrUnsupported)
+	}
+	return &RingSlot{host: b, mem: m}, nil
+}
+
+// SlotRing is the producer's side of a ring of slots shared with other
+// processes (Token). Write a slot between Acquire and Publish. Methods are
+// safe for concurrent use.
+type SlotRing struct {
+	r     *SharedRing
+	ex    *Shared   // the ring's export
+	exs   []*Shared // the slots' exports
+	slots []*RingSlot
+	dev   *Device // shared slots; nil for host slots
+
+	mu      sync.Mutex
+	stopped bool
+	closed  bool
+}
+
+// NewHostSlotRing makes a ring of host-visible (readback) Vulkan buffers
+// on vd, each mapped and exported with o.Export, and exports the ring.
+// Errors making or exporting a slot wrap ErrUnsupported.
+func NewHostSlotRing(vd *vulkan.Device, o SlotRingOptions) (*SlotRing, error) {
+	return newSlotRing(nil, o, func() (*RingSlot, *Shared, error) {
+		b, err := vd.NewBuffer(vulkan.BufferOptions{Size: o.SlotBytes, Heap: vulkan.HeapReadback, Exportable: true})
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w: %w", ErrUnsupported, err)
+		}
+		s, err := mapHostSlot(b)
+		if err != nil {
+			return nil, nil, err
+		}
+		ex, err := ExportVulkan(vd, b, o.Export)
+		if err != nil {
+			return s, nil, fmt.Errorf("%w: %w", ErrUnsupported, err)
+		}
+		return s, ex, nil
+	})
+}
+
+// NewSlotRing makes a ring of shared buffers of d (CUDA reaches them),
+// each exported with o.Export, and exports the ring. Errors exporting a
+// slot wrap ErrUnsupported.
+func (d *Device) NewSlotRing(o SlotRingOptions) (*SlotRing, error) {
+	return newSlotRing(d, o, func() (*RingSlot, *Shared, error) {
+		b, err := d.NewBuffer(o.SlotBytes)
+		if err != nil {
+			return nil, nil, err
+		}
+		s := &RingSlot{buf: b}
+		ex, err := Export(b, o.Export)
+		if err != nil {
+			return s, nil, fmt.Errorf("%w: %w", ErrUnsupported, err)
+		}
+		return s, ex, nil
+	})
+}
+
+func newSlotRing(d *Device, o SlotRingOptions, slot func() (*RingSlot, *Shared, error)) (*SlotRing, error) {
+	if o.SlotBytes == 0 || o.Slots < 2 || o.Slots > maxRingSlots {
+		return nil, fmt.Errorf("gfxcuda: a slot ring of %d slots of %d bytes: give slots of at least 1 byte and 2 to %d slots", o.Slots, o.SlotBytes, maxRingSlots)
+	}
+	r := &SlotRing{dev: d}
+	fail := func(err error) (*SlotRing, error) {
+		for _, x := range r.exs {
+			x.Close()
+		}
+		for _, s := range r.slots {
+			s.close()
+		}
+		return nil, err
+	}
+	for i := 0; i < o.Slots; i++ {
+		s, ex, err := slot()
+		if s != nil {
+			r.slots = append(r.slots, s)
+		}
+		if err != nil {
+			return fail(err)
+		}
+		r.exs = append(r.exs, ex)
+	}
+	sr, err := NewSharedRing(SharedRingOptions{Slots: r.exs, DropOldest: o.DropOldest, Export: o.Export})
+	if err != nil {
+		return fail(err)
+	}
+	ex, err := Export(sr)
+	if err != nil {
+		sr.Close()
+		return fail(err)
+	}
+	r.r, r.ex = sr, ex
+	return r, nil
+}
+
+// Token is the ring's token, which OpenSlotRing and OpenHostSlotRing open.
+func (r *SlotRing) Token() Token { return r.ex.Token() }
+
+// Ring returns the shared control block.
+func (r *SlotRing) Ring() *SharedRing { return r.r }
+
+// Device returns the Device of a ring of shared slots (nil for host slots).
+func (r *SlotRing) Device() *Device { return r.dev }
+
+// Slots returns the ring's slots, by index.
+func (r *SlotRing) Slots() []*RingSlot { return append([]*RingSlot(nil), r.slots...) }
+
+// WaitConsumers waits until at least n consumers are attached.
+func (r *SlotRing) WaitConsumers(ctx context.Context, n int) error {
+	return r.r.WaitConsumers(ctx, n)
+}
+
+// Acquire returns a slot to write (SharedRing.Acquire).
+func (r *SlotRing) Acquire(ctx context.Context) (int, error) { return r.r.Acquire(ctx) }
+
+// Publish readies the content of slot (from Acquire) and publishes it
+// with a copy of user: a host slot is flushed; for a shared slot, the
+// producer's CUDA work queued on s so far is waited for, bounded by ctx
+// (nil s: the content is complete already). The frame is complete at
+// publication (Frame.Wait 0). Errors of the ring itself wrap
+// ErrPublishRefused.
+func (r *SlotRing) Publish(ctx context.Context, slot int, user []byte, s *cuda.Stream) (uint64, error) {
+	if slot < 0 || slot >= len(r.slots) {
+		return 0, fmt.Errorf("%w: slot %d of %d", ErrPublishRefused, slot, len(r.slots))
+	}
+	sl := r.slots[slot]
+	switch {
+	case sl.host != nil:
+		if err := sl.host.Flush(0, sl.host.Size()); err != nil {
+			return 0, err
+		}
+	case s != nil:
+		if err := s.Wait(ctx); err != nil {
+			return 0, err
+		}
+	}
+	q, err := r.r.Publish(slot, append([]byte(nil), user...), 0)
+	if err != nil {
+		return 0, refused{err}
+	}
+	return q, nil
+}
+
+// refused wraps an error of the ring as ErrPublishRefused, keeping its
+// message.
+type refused struct{ err error }
+
+func (e refused) Error() string   { return e.err.Error() }
+func (e refused) Unwrap() []error { return []error{ErrPublishRefused, e.err} }
+
+// Stop closes the ring (consumers get ErrSharedRingClosed after the frames
+// published) and withdraws the tokens of the ring and its slots; the slots
+// stay usable until Close. Idempotent.
+func (r *SlotRing) Stop() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.stopLocked()
+}
+
+func (r *SlotRing) stopLocked() error {
+	if r.stopped {
+		return nil
+	}
+	r.stopped = true
+	err := r.r.Close()
+	r.ex.Close()
+	for _, x := range r.exs {
+		x.Close()
+	}
+	return err
+}
+
+// Close stops the ring and frees its slots. Idempotent.
+func (r *SlotRing) Close() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	err := r.stopLocked()
+	if !r.closed {
+		r.closed = true
+		for _, s := range r.slots {
+			err = errors.Join(err, s.close())
+		}
+	}
+	return err
+}
+
+// SlotRingReader is a consumer of another process's SlotRing: its slots
+// opened in this process, and the frame it holds. Next takes a frame
+// (releasing the one held), Release gives it back. Methods are safe for
+// concurrent use.
+type SlotRingReader struct {
+	c     *Consumer
+	slots []*RingSlot
+	dev   *Device // shared slots; nil for host slots
+	csem  *cuda.ExternalSemaphore
+	vsem  *vulkan.Semaphore
+
+	mu      sync.Mutex
+	held    *Frame
+	stopped bool
+	closed  bool
+}
+
+// OpenHostSlotRing opens the ring of token tok (a SlotRing of host slots)
+// on vd: each slot mapped, and the producer's semaphore if it has one.
+// Errors mapping a slot wrap ErrUnsupported.
+func OpenHostSlotRing(ctx context.Context, vd *vulkan.Device, tok Token) (*SlotRingReader, error) {
+	return openSlotRing(ctx, nil, tok, func(st Token) (*RingSlot, error) {
+		b, err := OpenVulkanBuffer(ctx, vd, st)
+		if err != nil {
+			return nil, err
+		}
+		return mapHostSlot(b)
+	}, func(st Token, rr *SlotRingReader) (err error) {
+		rr.vsem, err = OpenVulkanSemaphore(ctx, vd, st)
+		return err
+	})
+}
+
+// OpenSlotRing opens the ring of token tok (a SlotRing of shared slots) on
+// d: each slot as a shared buffer, and the producer's semaphore in CUDA if
+// it has one.
+func (d *Device) OpenSlotRing(ctx context.Context, tok Token) (*SlotRingReader, error) {
+	return openSlotRing(ctx, d, tok, func(st Token) (*RingSlot, error) {
+		b, err := d.OpenBuffer(ctx, st)
+		if err != nil {
+			return nil, err
+		}
+		return &RingSlot{buf: b}, nil
+	}, func(st Token, rr *SlotRingReader) (err error) {
+		rr.csem, err = OpenCUDASemaphore(ctx, d.CUDA(), st)
+		return err
+	})
+}
+
+func openSlotRing(ctx context.Context, d *Device, tok Token, slot func(Token) (*RingSlot, error),
+	sem func(Token, *SlotRingReader) error) (*SlotRingReader, error) {
+	c, err := OpenSharedRing(ctx, tok)
+	if err != nil {
+		return nil, err
+	}
+	rr := &SlotRingReader{c: c, dev: d}
+	for _, st := range c.Slots() {
+		s, err := slot(st)
+		if err != nil {
+			rr.Close()
+			return nil, err
+		}
+		rr.slots = append(rr.slots, s)
+	}
+	if st := c.Semaphore(); st != "" {
+		if err := sem(st, rr); err != nil {
+			rr.Close()
+			return nil, err
+		}
+	}
+	return rr, nil
+}
+
+// Slots returns the ring's slots, by index.
+func (r *SlotRingReader) Slots() []*RingSlot { return append([]*RingSlot(nil), r.slots...) }
+
+// Device returns the Device of a ring of shared slots (nil for host slots).
+func (r *SlotRingReader) Device() *Device { return r.dev }
+
+// Consumer returns the ring's consumer side.
+func (r *SlotRingReader) Consumer() *Consumer { return r.c }
+
+// Next releases the frame held, if any, and waits, bounded by ctx, for the
+// next frame; its content is made visible: the producer's semaphore value
+// is waited for on s (shared slots; nil s: the legacy default stream) or
+// on the host (host slots), and a host slot is invalidated. The frame is
+// held until Release, the next Next or Close.
+func (r *SlotRingReader) Next(ctx context.Context, s *cuda.Stream) (*Frame, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.held != nil {
+		if err := r.c.Release(r.held); err != nil {
+			return nil, err
+		}
+		r.held = nil
+	}
+	f, err := r.c.Next(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if f.Slot < 0 || f.Slot >= len(r.slots) {
+		r.c.Release(f)
+		return nil, fmt.Errorf("gfxcuda: the ring gave slot %d of %d", f.Slot, len(r.slots))
+	}
+	if f.Wait > 0 {
+		switch {
+		case r.csem != nil:
+			if s == nil {
+				if s, err = cuda.WrapStream(r.dev.CUDA(), cuda.LegacyDefaultStream); err != nil {
+					r.c.Release(f)
+					return nil, err
+				}
+				defer s.Close()
+			}
+			if err := r.csem.Wait(s, f.Wait); err != nil {
+				r.c.Release(f)
+				return nil, err
+			}
+		case r.vsem != nil:
+			d, _ := ctx.Deadline()
+			if err := r.vsem.Wait(f.Wait, timeUntil(d)); err != nil {
+				r.c.Release(f)
+				return nil, err
+			}
+		}
+	}
+	if sl := r.slots[f.Slot]; sl.host != nil {
+		if err := sl.host.Invalidate(0, sl.host.Size()); err != nil {
+			r.c.Release(f)
+			return nil, err
+		}
+	}
+	r.held = f
+	return f, nil
+}
+
+// timeUntil is the time left to a deadline (at least 0; a zero deadline
+// gives 0).
+func timeUntil(d time.Time) time.Duration { return max(time.Until(d), 0) }
+
+// Release gives back the frame held, if any.
+func (r *SlotRingReader) Release() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.held == nil {
+		return nil
+	}
+	f := r.held
+	r.held = nil
+	return r.c.Release(f)
+}
+
+// Stop detaches from the ring (releasing the frame held) and closes the
+// semaphore; the slots stay usable until Close. Idempotent.
+func (r *SlotRingReader) Stop() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.stopLocked()
+}
+
+func (r *SlotRingReader) stopLocked() error {
+	if r.stopped {
+		return nil
+	}
+	r.stopped = true
+	err := r.c.Close() // releases a held frame
+	r.held = nil
+	if r.csem != nil {
+		err = errors.Join(err, r.csem.Close())
+	}
+	if r.vsem != nil {
+		err = errors.Join(err, r.vsem.Close())
+	}
+	return err
+}
+
+// Close stops the reader and closes its slots. Idempotent.
+func (r *SlotRingReader) Close() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	err := r.stopLocked()
+	if !r.closed {
+		r.closed = true
+		for _, s := range r.slots {
+			err = errors.Join(err, s.close())
+		}
+	}
+	return err
+}
