@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/gfxcuda/gfxcuda/cuda"
+	"github.com/gfxcuda/gfxcuda/tensor"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
@@ -111,6 +112,45 @@ func (t *Texture) ToTensor(dst *Buffer, o TensorOptions) error {
 		return t.toTensorVulkan(dst, o)
 	}
 	return fmt.Errorf("gfxcuda: ToTensor: unknown converter %v", o.Converter)
+}
+
+// CheckTensor checks a tensor ToTensor wrote into src with options o
+// against the Go reference conversion of the texture's texels
+// (tensor.Check): it waits for o.Stream, reads the tensor and the texels
+// (layer 0) to the host, and returns how many elements differ and the
+// first one described. It is for tests and examples, not for every frame.
+func (t *Texture) CheckTensor(src *Buffer, o TensorOptions) (bad int, first string, err error) {
+	d := t.s.d
+	if d.ctx == nil {
+		return 0, "", fmt.Errorf("%w: CheckTensor reads through CUDA", ErrUnsupported)
+	}
+	if src == nil || o.Offset > src.size || src.size-o.Offset < o.Layout.Bytes(t.o.Width, t.o.Height) {
+		return 0, "", fmt.Errorf("%w: CheckTensor: no tensor of %s at offset %d of the buffer", ErrSource, o.Layout, o.Offset)
+	}
+	got := make([]byte, o.Layout.Bytes(t.o.Width, t.o.Height))
+	err = src.Map(o.Stream, func(p cuda.DevicePtr, s *cuda.Stream) error {
+		if err := s.Synchronize(); err != nil {
+			return err
+		}
+		return d.ctx.CopyDtoH(got, p.Add(o.Offset))
+	})
+	if err != nil {
+		return 0, "", err
+	}
+	pix := make([]byte, t.RowBytes()*uint64(t.o.Height))
+	scratch, err := d.ctx.Alloc(uint64(len(pix)))
+	if err != nil {
+		return 0, "", err
+	}
+	defer scratch.Close()
+	if err := t.CopyToSync(o.Stream, scratch.Ptr(), 0); err != nil {
+		return 0, "", err
+	}
+	if err := d.ctx.CopyDtoH(pix, scratch.Ptr()); err != nil {
+		return 0, "", err
+	}
+	im := tensor.Image{Format: t.info.Format, Width: t.o.Width, Height: t.o.Height, Pix: pix}
+	return tensor.Check(o.Layout, []tensor.Image{im}, got)
 }
 
 // toTensorCUDA hands the texture and dst to CUDA on o.Stream, queues the

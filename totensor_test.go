@@ -72,6 +72,9 @@ func TestToTensor(t *testing.T) {
 				if bad > 0 {
 					t.Errorf("%v %s from %s: %d elements wrong; first: %s", conv, l, f, bad, first)
 				}
+				if bad, first, err := texs[f].CheckTensor(buf, TensorOptions{Layout: l, Offset: pad}); err != nil || bad > 0 {
+					t.Errorf("%v %s from %s: CheckTensor: %d wrong (%s), %v", conv, l, f, bad, first, err)
+				}
 			}
 			closeT(t, buf)
 		}
