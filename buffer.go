@@ -21,6 +21,7 @@ type Buffer struct {
 	size     uint64
 	imported bool        // made by ImportBuffer: not exportable again
 	lazy     *lazyVulkan // ImportOptions.LazyVulkan: the Vulkan import still to make
+	view     computeView // its compute view (kernel.go), guarded by the Device's lock
 }
 
 // lazyVulkan is the Vulkan half of an import made on first use: the

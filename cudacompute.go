@@ -15,8 +15,9 @@ import (
 // Compute returns the compute.Device that runs compute work on the Vulkan
 // side of d: every batch is submitted through d.Submit, so that buffers and
 // textures CUDA hands back (Access.Done) are acquired before the work that
-// uses them. Wrap d's shared resources with compute.Device.WrapBuffer and
-// WrapTexture (buf.Vulkan(), tex.Vulkan()). The first call makes it; later
+// uses them. d's shared *Buffer and *Texture bind to its kernels directly
+// (they are compute.Resources: see ComputeResource); Device.Compile is the
+// shortcut for d.Compute().Compile. The first call makes it; later
 // calls return the same one. d.Close closes it (closing it earlier is
 // allowed and leaves d open). For a compute.Device of one's own, with its
 // own lifetime, call compute.NewSubmitting(d.Vulkan(), d).

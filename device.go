@@ -50,7 +50,8 @@ type Device struct {
 	rings    map[*Ring]struct{}
 	kernMod  *cuda.Module // gfxcuda's own kernels, loaded on first use
 	kernels  map[string]*cuda.Function
-	compute  *compute.Device // made by Compute, closed by Close
+	compute  *compute.Device  // made by Compute, closed by Close
+	convs    tensorConverters // Texture.ToTensor's converters (totensor.go)
 }
 
 type closer interface{ closeLocked() error }
@@ -237,6 +238,7 @@ func (d *Device) Close() error {
 		err = errors.Join(err, k.closeLocked())
 	}
 	d.kids = nil
+	err = errors.Join(err, d.convs.close())
 	err = errors.Join(err, d.cmds.Close())
 	if d.kernMod != nil {
 		err = errors.Join(err, d.kernMod.Close())

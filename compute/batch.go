@@ -111,6 +111,15 @@ func (b *Batch) CopyTextureToBuffer(dst *Buffer, src *Texture, r Region) {
 // buffer (tightly packed texels), texture to texture (same extent and
 // texel size).
 func (b *Batch) Copy(dst, src Resource) {
+	var err error
+	if src, err = b.d.resolve(src); err == nil {
+		dst, err = b.d.resolve(dst)
+	}
+	if err != nil {
+		b.n++
+		b.c.Fail(fmt.Errorf("compute: Copy: %w", err))
+		return
+	}
 	switch s := src.(type) {
 	case *Buffer:
 		switch d := dst.(type) {

@@ -397,7 +397,11 @@ func (k *Kernel) resolveArgs(args []Arg) ([]vulkan.Binding, []byte, error) {
 			return nil, nil, err
 		}
 		b := vulkan.Binding{Set: r.Set, Binding: r.Binding, Element: a.elem}
-		switch res := a.res.(type) {
+		v, err := k.d.resolve(a.res)
+		if err != nil {
+			return nil, nil, fmt.Errorf("compute: %s: %w", where, err)
+		}
+		switch res := v.(type) {
 		case *Buffer:
 			if res == nil {
 				return nil, nil, fmt.Errorf("compute: %s: nil buffer", where)

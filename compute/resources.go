@@ -25,9 +25,36 @@ const (
 )
 
 // Resource is what a kernel binds or a batch copies: a *Buffer, a
-// *Texture or a *Sampler.
+// *Texture or a *Sampler of this package, or a resource of another package
+// that has a view on the device, such as the shared buffers and textures of
+// package gfxcuda (the face), which a dispatch binds without wrapping them
+// by hand.
 type Resource interface {
-	isResource()
+	// ComputeResource returns what d binds for the resource: a *Buffer,
+	// *Texture or *Sampler of d. This package's resources return
+	// themselves; a resource of another package returns its view on d,
+	// made on first use and kept (and closed) by the resource. Dispatches
+	// and batches call it when they resolve their arguments and return its
+	// error.
+	ComputeResource(d *Device) (Resource, error)
+}
+
+// resolve returns the *Buffer, *Texture or *Sampler that d binds or copies
+// for r (nil for a nil r); its errors are for the caller to prefix.
+func (d *Device) resolve(r Resource) (Resource, error) {
+	switch r.(type) {
+	case nil, *Buffer, *Texture, *Sampler:
+		return r, nil
+	}
+	v, err := r.ComputeResource(d)
+	if err != nil {
+		return nil, fmt.Errorf("%T: %w", r, err)
+	}
+	switch v.(type) {
+	case *Buffer, *Texture, *Sampler:
+		return v, nil
+	}
+	return nil, fmt.Errorf("%T: its compute view is a %T, not a *compute.Buffer, *compute.Texture or *compute.Sampler", r, v)
 }
 
 // Buffer is linear memory: raw, structured (elements of Stride bytes) or
@@ -40,7 +67,8 @@ type Buffer struct {
 	own    bool
 }
 
-func (*Buffer) isResource() {}
+// ComputeResource returns b: a Resource of package compute binds itself.
+func (b *Buffer) ComputeResource(*Device) (Resource, error) { return b, nil }
 
 // Buffer creates a buffer of size bytes on heap. It is usable as a
 // constant, storage, texel and indirect-argument buffer and copy source
@@ -380,7 +408,8 @@ type Texture struct {
 	own  bool
 }
 
-func (*Texture) isResource() {}
+// ComputeResource returns t: a Resource of package compute binds itself.
+func (t *Texture) ComputeResource(*Device) (Resource, error) { return t, nil }
 
 func (d *Device) texture(dim vulkan.ImageDim, w, h, depth, layers uint32, f format.Format) (*Texture, error) {
 	in, ok := format.Lookup(f)
@@ -611,7 +640,8 @@ type Sampler struct {
 	own bool
 }
 
-func (*Sampler) isResource() {}
+// ComputeResource returns s: a Resource of package compute binds itself.
+func (s *Sampler) ComputeResource(*Device) (Resource, error) { return s, nil }
 
 // Sampler creates a sampler with normalized coordinates, filter for
 // magnification and minification and address in every direction.

@@ -42,4 +42,15 @@ typedef struct {
 	int64_t stream;
 	int64_t shape[32], strides[32];
 } gfxcuda_array_interface_t;
+/* A tensor layout for gfxcuda_texture_to_tensor (the face's
+ * gfxcuda.TensorLayout): planar (NCHW) or not (NHWC); the element type as a
+ * DLPack code and bits (float32, float16 or uint8); 3 or 4 channels (0: 4);
+ * per-channel mean and std ((v - mean) / std; a std of 0 means 1); flip_y
+ * writes the last row first. */
+typedef struct {
+	int32_t planar, dtype_code, dtype_bits, channels;
+	float mean[4], std[4];
+	int32_t flip_y;
+} gfxcuda_tensor_layout_t;
+
 #endif

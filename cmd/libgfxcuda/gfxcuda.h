@@ -475,6 +475,26 @@ int gfxcuda_shared_compute_device(uint64_t shared_device, uint64_t *device);
  * the same memory (hand it over with gfxcuda_to_cuda). */
 int gfxcuda_shared_compute_view(uint64_t device, uint64_t resource, uint64_t *view);
 
+/* A tensor layout for gfxcuda_texture_to_tensor (the face's
+ * gfxcuda.TensorLayout): planar (NCHW) or not (NHWC); the element type as a
+ * DLPack code and bits (float32, float16 or uint8); 3 or 4 channels (0: 4);
+ * per-channel mean and std ((v - mean) / std; a std of 0 means 1); flip_y
+ * writes the last row first. */
+typedef struct {
+	int32_t planar, dtype_code, dtype_bits, channels;
+	float mean[4], std[4];
+	int32_t flip_y;
+} gfxcuda_tensor_layout_t;
+/* Converts a shared texture (layer 0) into a tensor of layout in a shared
+ * buffer from byte offset (a multiple of 4), with converter 0 (a CUDA
+ * kernel) or 1 (a Vulkan compute pass; widths a multiple of 4), and orders
+ * stream after the conversion: work queued on it afterwards sees the tensor.
+ * The hand-offs are made inside; the host does not wait. GFXCUDA_ERR_INVALID
+ * for a layout, source or destination the conversion cannot take, or a
+ * resource CUDA holds (gfxcuda_to_cuda). */
+int gfxcuda_texture_to_tensor(uint64_t texture, uint64_t buffer, const gfxcuda_tensor_layout_t *layout, uint64_t offset,
+                              int converter, uint64_t stream);
+
 #ifdef __cplusplus
 }
 #endif

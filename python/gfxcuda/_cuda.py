@@ -699,6 +699,48 @@ class Texture:
         self.copy_to(b.ptr, stream=stream)
         return b
 
+    def to_tensor(self, dtype="float32", planar=True, channels=3, mean=None, std=None, flip_y=False,
+                  converter="cuda", out=None, stream=None):
+        """The fused conversion: the texture (RGBA8, BGRA8, RGBA16F or
+        RGBA32F) as a tensor of shape (1, C, H, W) (planar) or (1, H, W, C),
+        of dtype float32, float16 or uint8, with channels 3 (alpha dropped)
+        or 4, normalized per channel to (v - mean) / std (v in [0, 1] for
+        8-bit texels) and flipped vertically with flip_y. converter "cuda"
+        runs a CUDA kernel on stream; "vulkan" a Vulkan compute pass that
+        stream then waits for (widths a multiple of 4). The result is a
+        SharedBuffer (torch.from_dlpack, cupy.asarray take it without
+        copies), out when given (a SharedBuffer of at least that size,
+        reused frame after frame). Work queued on stream (None: the legacy
+        default stream, which torch uses by default) after the call sees
+        the tensor; the host does not wait."""
+        conv = {"cuda": 0, "vulkan": 1}.get(converter)
+        if conv is None:
+            raise errors.InvalidArgumentError("gfxcuda: to_tensor: converter %r; use 'cuda' or 'vulkan'" % (converter,))
+        code, bits, itemsize = _dtype_of(dtype)
+        layout = _lib.TensorLayout(planar=1 if planar else 0, dtype_code=code, dtype_bits=bits,
+                                   channels=int(channels), flip_y=1 if flip_y else 0)
+        for name, values in (("mean", mean), ("std", std)):
+            if values is None:
+                continue
+            values = [float(v) for v in values]
+            if len(values) > 4:
+                raise errors.InvalidArgumentError("gfxcuda: to_tensor: %s has %d values; at most 4" % (name, len(values)))
+            for i, v in enumerate(values):
+                getattr(layout, name)[i] = v
+        c = int(channels) or 4
+        shape = (1, c, self.height, self.width) if planar else (1, self.height, self.width, c)
+        if out is None:
+            out = SharedBuffer(shape, dtype, device=self.device)
+        elif not isinstance(out, SharedBuffer):
+            raise errors.InvalidArgumentError("gfxcuda: to_tensor: out must be a gfxcuda.SharedBuffer, not %s"
+                                              % type(out).__name__)
+        elif out.nbytes < _nbytes(shape, itemsize):
+            raise errors.OutOfRangeError("gfxcuda: to_tensor: out has %d bytes; a %s tensor of shape %s needs %d"
+                                         % (out.nbytes, dtype, shape, _nbytes(shape, itemsize)))
+        _lib.call("gfxcuda_texture_to_tensor", self.handle, out.handle, ctypes.byref(layout), 0, conv,
+                  _stream_int(stream))
+        return out
+
     def export_fd(self):
         """A new OPAQUE_FD of the texture's memory (the caller closes it)
         and what an importer needs: (fd, allocation_size, usage)."""

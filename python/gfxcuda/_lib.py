@@ -61,6 +61,14 @@ class ArrayInterface(ctypes.Structure):
     ]
 
 
+class TensorLayout(ctypes.Structure):
+    """gfxcuda_tensor_layout_t: the layout of gfxcuda_texture_to_tensor."""
+    _fields_ = [
+        ("planar", i32), ("dtype_code", i32), ("dtype_bits", i32), ("channels", i32),
+        ("mean", ctypes.c_float * 4), ("std", ctypes.c_float * 4), ("flip_y", i32),
+    ]
+
+
 _sigs = {
     "gfxcuda_release": [u64],
     "gfxcuda_retain": [u64],
@@ -131,6 +139,7 @@ _sigs = {
     "gfxcuda_compute_dispatch_indirect": [u64, u64, u64, vp, sz],
     "gfxcuda_shared_compute_device": [u64, P(u64)],
     "gfxcuda_shared_compute_view": [u64, u64, P(u64)],
+    "gfxcuda_texture_to_tensor": [u64, u64, P(TensorLayout), u64, i32, u64],
     "gfxcuda_heap_new": [u64, i32, u64, P(u64)],
     "gfxcuda_buffer_new_placed": [u64, u64, i32, u32, u32, u64, u64, i32, P(u64)],
     "gfxcuda_texture_new_placed": [u64, i32, u32, u32, u32, u32, u32, u64, u64, i32, P(u64)],

@@ -71,20 +71,96 @@ def test_script_runs(demo):
     assert "checked" in r.stdout
 
 
-def test_cuda_path(demo, rng):
-    """The whole demo on the GPU: shared texture, Compute into it, copy_to a
-    poisoned torch tensor on the default stream, normalize in torch, checked
-    against the Vulkan readback."""
+@pytest.mark.parametrize("converter", ["cuda", "vulkan"])
+def test_cuda_path(demo, rng, converter):
+    """The whole demo on the GPU: shared texture, Compute into it, the fused
+    conversion (tex.to_tensor) with either converter, checked against the
+    Vulkan readback."""
     need_cuda()
     torch = pytest.importorskip("torch")
     frames = int(rng.integers(2, 12))
     lines = []
-    x, pixels = demo.run_cuda(frames, out=lines.append)
+    x, pixels = demo.run_cuda(frames, out=lines.append, converter=converter)
     assert x.is_cuda and tuple(x.shape) == (1, 3, demo.HEIGHT, demo.WIDTH) and x.dtype == torch.float32
     assert demo.check_frame(pixels, frames - 1) <= 1
     want = torch.from_numpy(demo.normalize(pixels)).cuda()
     assert torch.allclose(x, want, rtol=0, atol=1e-5)
     assert "checked" in lines[0]
+
+
+def _reference(rgba, dtype, planar, channels, mean, std, flip_y):
+    """numpy's conversion of [H, W, 4] uint8 texels (tensor.Reference's rule)."""
+    v = rgba.astype(numpy.float32) / numpy.float32(255)
+    if flip_y:
+        v = v[::-1]
+    v = v[..., :channels]
+    m = numpy.zeros(4, numpy.float32)
+    s = numpy.ones(4, numpy.float32)
+    if mean is not None:
+        m[:len(mean)] = mean
+    if std is not None:
+        s[:len(std)] = [x or 1 for x in std]
+    v = (v - m[:channels]) / s[:channels]
+    if dtype == "uint8":
+        v = numpy.clip(numpy.floor(v * 255 + 0.5), 0, 255).astype(numpy.uint8)
+    else:
+        v = v.astype(dtype)
+    v = v.transpose(2, 0, 1) if planar else v
+    return v[None]
+
+
+@pytest.mark.parametrize("converter", ["cuda", "vulkan"])
+def test_to_tensor_random_texels(rng, converter):
+    """tex.to_tensor over random RGBA8 texels into a poisoned SharedBuffer,
+    for every element type, NCHW and NHWC, 3 and 4 channels, with and
+    without normalization and flip: the tensor matches numpy's reference
+    computed from the texture's bytes."""
+    need_cuda()
+    torch = pytest.importorskip("torch")
+    h, w = 12, 20
+    texels = rng.integers(0, 256, (h, w, 4), dtype=numpy.uint8)
+    tex = gfxcuda.texture(torch.from_numpy(texels).cuda())
+    for dtype in ("float32", "float16", "uint8"):
+        for planar in (True, False):
+            for channels in (3, 4):
+                for norm in (False, True):
+                    mean, std = ((0.25, 0.1, 0.0, -0.2), (0.5, 1.25, 2.0, 1.5)) if norm else (None, None)
+                    flip = bool(rng.integers(0, 2))
+                    shape = (1, channels, h, w) if planar else (1, h, w, channels)
+                    out = gfxcuda.SharedBuffer(shape, dtype)
+                    torch.from_dlpack(out).view(torch.uint8).fill_(0xCD)  # poisoned
+                    t = tex.to_tensor(dtype, planar=planar, channels=channels, mean=mean, std=std, flip_y=flip,
+                                      converter=converter, out=out)
+                    assert t is out and "SharedBuffer" in repr(t)
+                    got = torch.from_dlpack(t).cpu().numpy()
+                    want = _reference(texels, dtype, planar, channels, mean, std, flip)
+                    what = (dtype, planar, channels, norm, flip)
+                    assert got.shape == want.shape, what
+                    if dtype == "uint8":
+                        assert int(numpy.abs(got.astype(int) - want).max()) <= 1, what
+                    else:
+                        tol = 1e-5 if dtype == "float32" else 2e-3
+                        numpy.testing.assert_allclose(got.astype(numpy.float32), want.astype(numpy.float32),
+                                                      rtol=tol, atol=tol, err_msg=str(what))
+    t = tex.to_tensor(converter=converter)  # a new buffer, [1, 3, H, W] float32
+    assert tuple(t.shape) == (1, 3, h, w) and t.typestr == "<f4"
+
+
+def test_to_tensor_errors():
+    need_cuda()
+    tex = gfxcuda.texture((8, 6, 4), format="rgba8_unorm")
+    with pytest.raises(gfxcuda.errors.InvalidArgumentError):
+        tex.to_tensor(converter="opengl")
+    with pytest.raises(gfxcuda.errors.InvalidArgumentError):
+        tex.to_tensor(channels=2)
+    with pytest.raises(gfxcuda.errors.InvalidArgumentError):
+        tex.to_tensor(converter="vulkan")  # width 6: not a multiple of 4
+    with pytest.raises(gfxcuda.errors.OutOfRangeError):
+        tex.to_tensor(out=gfxcuda.SharedBuffer(8, "uint8"))
+    with pytest.raises(gfxcuda.errors.InvalidArgumentError):
+        tex.to_tensor(out=gfxcuda.CudaBuffer(8 * 6 * 3, "float32"))
+    with pytest.raises(gfxcuda.errors.InvalidArgumentError):
+        tex.to_tensor(mean=(1, 2, 3, 4, 5))
 
 
 def test_compute_view_shares_memory(rng):

@@ -1,12 +1,13 @@
 """Render → PyTorch: a compute shader renders animated frames into a texture
 that CUDA shares; each frame becomes a normalized [1, 3, H, W] float32 torch
-tensor without a trip through the host. The last frame is checked against a
-numpy reference of the same texture read back through Vulkan.
+tensor without a trip through the host, by gfxcuda's fused conversion
+(tex.to_tensor, a CUDA kernel or a Vulkan pass). The last frame is checked
+against a numpy reference of the same texture read back through Vulkan.
 
 Without CUDA (or torch) it runs the Vulkan half on any device, lavapipe
 included: render, read back into numpy, check, normalize in numpy.
 
-    python3 render_to_torch.py [--frames N] [--cpu]
+    python3 render_to_torch.py [--frames N] [--cpu] [--vulkan]
 
 See docs/render-to-pytorch-python.md.
 """
@@ -91,23 +92,22 @@ def check_frame(pixels, frame):
     return diff
 
 
-def run_cuda(frames=10, out=print):
+def run_cuda(frames=10, out=print, converter="cuda"):
     """The whole path: render → CUDA → torch, checked. Returns the last
     tensor and the Vulkan readback of its frame."""
     import torch
 
     tex = gfxcuda.texture((HEIGHT, WIDTH, 4), format="rgba8_unorm")  # Vulkan + CUDA
     renderer = Renderer(tex.compute_view())  # the same memory, for Compute
-    hwc = torch.randint(0, 256, (HEIGHT, WIDTH, 4), dtype=torch.uint8, device="cuda")  # poisoned
-    mean = torch.tensor(MEAN, device="cuda").view(1, 3, 1, 1)
-    std = torch.tensor(STD, device="cuda").view(1, 3, 1, 1)
+    t = None
     start = time.perf_counter()
     for f in range(frames):
         renderer.render(f)
-        # The hand-off and the copy are queued on the legacy default stream,
-        # which PyTorch uses: the next operation sees the frame. No host copy.
-        tex.copy_to(hwc)
-        x = hwc[..., :3].permute(2, 0, 1).unsqueeze(0).float().div_(255).sub_(mean).div_(std).contiguous()
+        # The fused conversion: the hand-off and one GPU pass write the
+        # normalized [1, 3, H, W] float32 tensor, ordered on the legacy
+        # default stream, which PyTorch uses. No host copy; t is reused.
+        t = tex.to_tensor("float32", planar=True, channels=3, mean=MEAN, std=STD, converter=converter, out=t)
+    x = torch.from_dlpack(t)  # zero-copy: the same memory
     torch.cuda.synchronize()
     fps = frames / (time.perf_counter() - start)
 
@@ -116,8 +116,8 @@ def run_cuda(frames=10, out=print):
     want = torch.from_numpy(normalize(pixels)).cuda()
     if not torch.allclose(x, want, rtol=0, atol=1e-5):
         raise AssertionError("the tensor differs from the Vulkan readback by %g" % (x - want).abs().max().item())
-    out("%d frames → torch %s %s on %s: checked against the Vulkan readback (scene within %d/255); %.0f frames/s"
-        % (frames, list(x.shape), x.dtype, x.device, diff, fps))
+    out("%d frames → torch %s %s on %s (%s converter): checked against the Vulkan readback (scene within %d/255); "
+        "%.0f frames/s" % (frames, list(x.shape), x.dtype, x.device, converter, diff, fps))
     return x, pixels
 
 
@@ -149,7 +149,7 @@ def main(argv):
     if reason:
         run_cpu(frames, reason=reason)
     else:
-        run_cuda(frames)
+        run_cuda(frames, converter="vulkan" if "--vulkan" in argv else "cuda")
 
 
 if __name__ == "__main__":

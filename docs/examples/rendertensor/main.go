@@ -1,12 +1,11 @@
 // Command rendertensor renders frames with a Vulkan compute shader into a
-// texture shared with CUDA, hands each frame to CUDA without a trip through
-// the host, and converts it there into a normalized NCHW float32 tensor:
-// the input a PyTorch model takes. It checks the last tensor against the
-// Go reference. See docs/render-to-pytorch.md.
+// texture shared with CUDA and converts each one, on the GPU and without a
+// trip through the host, into a normalized NCHW float32 tensor in CUDA
+// memory: the input a PyTorch model takes. It checks the last tensor
+// against the Go reference. See docs/render-to-pytorch.md.
 package main
 
 import (
-	"encoding/binary"
 	"fmt"
 	"io"
 	"log"
@@ -14,9 +13,6 @@ import (
 
 	"github.com/gfxcuda/gfxcuda"
 	"github.com/gfxcuda/gfxcuda/format"
-	"github.com/gfxcuda/gfxcuda/shader"
-	"github.com/gfxcuda/gfxcuda/tensor"
-	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
 const scene = `#version 450
@@ -34,12 +30,12 @@ void main() {
 const width, height = 256, 128
 
 func main() {
-	if err := run(os.Stdout); err != nil {
+	if err := run(os.Stdout, gfxcuda.ConverterCUDA); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(out io.Writer) error {
+func run(out io.Writer, converter gfxcuda.Converter) error {
 	// One GPU seen by Vulkan and CUDA (fails with a reason where there is
 	// none: `gfxcuda doctor` says what to fix).
 	dev, err := gfxcuda.Open(gfxcuda.Options{})
@@ -53,83 +49,48 @@ func run(out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	m, err := shader.Compile([]byte(scene), shader.Options{Language: shader.GLSL, Filename: "scene.comp"})
+	// The renderer: a compute shader on the device's Vulkan side.
+	render, err := dev.Compile([]byte(scene), gfxcuda.ShaderOptions{Language: gfxcuda.GLSL, Filename: "scene.comp"})
 	if err != nil {
 		return err
 	}
-	pipe, err := dev.Vulkan().NewComputePipeline(m)
-	if err != nil {
-		return err
-	}
-	defer pipe.Close()
+	defer render.Close()
 
-	// The tensor: [1, 3, H, W] float32, ImageNet-normalized, in CUDA memory.
-	layout := tensor.Layout{Planar: true, DType: format.Float32, Channels: 3,
+	// The tensor: [1, 3, H, W] float32, ImageNet-normalized, in memory
+	// CUDA (and so PyTorch) reads at t.Ptr().
+	layout := gfxcuda.TensorLayout{Planar: true, DType: format.Float32, Channels: 3,
 		Mean: [4]float32{0.485, 0.456, 0.406}, Std: [4]float32{0.229, 0.224, 0.225}}
-	conv, err := gfxcuda.NewCUDAConverter(dev.CUDA(), layout)
+	t, err := dev.NewTensorBuffer(layout, 1, width, height)
 	if err != nil {
 		return err
 	}
-	defer conv.Close()
-	src, err := gfxcuda.CUDATextureSource(tex, 0)
-	if err != nil {
-		return err
-	}
-	t, err := dev.CUDA().Alloc(layout.Bytes(width, height))
-	if err != nil {
-		return err
-	}
-	defer t.Close()
+	// The conversion: the CUDA kernel, queued on the device's stream, or
+	// the Vulkan pass, which that stream then waits for on the GPU.
+	conv := gfxcuda.TensorOptions{Layout: layout, Converter: converter, Stream: dev.Stream()}
 
 	const frames = 10
 	for f := uint32(0); f < frames; f++ {
 		// Render frame f with Vulkan.
-		push := binary.LittleEndian.AppendUint32(nil, f)
-		if err := dev.Run(func(c *vulkan.Commands) error {
-			c.Dispatch(pipe, []vulkan.Binding{{Binding: 0, Image: tex.Vulkan()}}, push, width/16, height/16, 1)
-			return c.Err()
-		}); err != nil {
+		if err := render.Dispatch(width/16, height/16, 1, gfxcuda.At(0, tex), gfxcuda.PushValues(f)); err != nil {
 			return err
 		}
-		// Hand it to CUDA (the stream waits on the GPU, the host does not)
-		// and convert it in place into the tensor.
-		acc, err := dev.ToCUDA(nil, tex)
-		if err != nil {
+		// Hand it to CUDA and convert it into the tensor (the host does
+		// not wait for the GPU).
+		if err := tex.ToTensor(t, conv); err != nil {
 			return err
 		}
-		if err := conv.Convert(acc.Stream(), t.Ptr(), t.Size(), src); err != nil {
-			acc.Done()
-			return err
-		}
-		// A learner would launch its step on acc.Stream() here.
-		if err := acc.Done(); err != nil {
-			return err
-		}
-	}
-	if err := dev.Stream().Synchronize(); err != nil {
-		return err
+		// A learner would launch its step on conv.Stream here.
 	}
 
 	// Check the last tensor against the Go reference of the texture.
-	got := make([]byte, t.Size())
-	if err := dev.CUDA().CopyDtoH(got, t.Ptr()); err != nil {
-		return err
-	}
-	pix := make([]byte, width*height*4)
-	if err := tex.CopyToSync(nil, t.Ptr(), 0); err != nil { // reuse t: the check is done with it
-		return err
-	}
-	if err := dev.CUDA().CopyDtoH(pix, t.Ptr()); err != nil {
-		return err
-	}
-	views := []tensor.Image{{Format: format.RGBA8UNorm, Width: width, Height: height, Pix: pix}}
-	bad, first, err := tensor.Check(layout, views, got)
+	bad, first, err := tex.CheckTensor(t, conv)
 	if err != nil {
 		return err
 	}
 	if bad > 0 {
 		return fmt.Errorf("%d elements wrong; first: %s", bad, first)
 	}
-	fmt.Fprintf(out, "%d frames → CUDA tensor %v %s at %#x: checked\n", frames, layout.Shape(1, width, height), layout.DType, uint64(t.Ptr()))
+	fmt.Fprintf(out, "%d frames → CUDA tensor %v %s at %#x (%s converter): checked\n",
+		frames, layout.Shape(1, width, height), layout.DType, uint64(t.Ptr()), converter)
 	return nil
 }

@@ -2,33 +2,45 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/gfxcuda/gfxcuda"
-	"github.com/gfxcuda/gfxcuda/cuda"
 )
 
-// TestProgram runs the program of docs/render-to-pytorch.md. It needs a GPU
-// shared by Vulkan and CUDA.
+// TestProgram runs the program of docs/render-to-pytorch.md with both
+// converters. It needs a GPU shared by Vulkan and CUDA: without one it
+// skips with the reason.
 func TestProgram(t *testing.T) {
-	if err := cuda.Init(); err != nil || !gfxcuda.HasCUDAConverterKernel() {
-		if os.Getenv("GFXCUDA_REQUIRE_CUDA") == "1" {
-			t.Fatalf("CUDA required: %v (kernel present: %v)", err, gfxcuda.HasCUDAConverterKernel())
-		}
-		if err == nil {
-			err = gfxcuda.ErrNoCUDAConverterKernel
-		}
-		t.Skipf("no CUDA: %v", err)
+	for _, conv := range []gfxcuda.Converter{gfxcuda.ConverterCUDA, gfxcuda.ConverterVulkan} {
+		t.Run(conv.String(), func(t *testing.T) {
+			if !gfxcuda.HasCUDAConverterKernel() {
+				skip(t, gfxcuda.ErrNoCUDAConverterKernel)
+			}
+			var out bytes.Buffer
+			err := run(&out, conv)
+			if errors.Is(err, gfxcuda.ErrNoSharedGPU) {
+				skip(t, err)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(out.String(), "checked") {
+				t.Errorf("output %q", out.String())
+			}
+		})
 	}
-	var out bytes.Buffer
-	if err := run(&out); err != nil {
-		t.Fatal(err)
+}
+
+// skip skips with err, or fails under GFXCUDA_REQUIRE_CUDA=1.
+func skip(t *testing.T, err error) {
+	t.Helper()
+	if os.Getenv("GFXCUDA_REQUIRE_CUDA") == "1" {
+		t.Fatalf("CUDA required: %v", err)
 	}
-	if !strings.Contains(out.String(), "checked") {
-		t.Errorf("output %q", out.String())
-	}
+	t.Skipf("no CUDA: %v", err)
 }
 
 // TestDocEmbedsProgram checks that the page shows this very program.
