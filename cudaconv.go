@@ -4,12 +4,12 @@
 // optional per-channel mean and std and a vertical flip; several views
 // (cameras) into one [N, C, H, W] tensor. It reads the texture where it is,
 // with no intermediate copy, so it works for textures from any renderer:
-// gfxcuda's shared textures (package interop), OpenGL textures registered
+// gfxcuda's shared textures (a Device's Texture), OpenGL textures registered
 // with CUDA, or CUDA's own arrays.
 //
 // The layout and the Go reference the kernel is tested against are in
 // package tensor. For frames gfxcuda renders with Vulkan,
-// package tensorpass does the same conversion on the Vulkan side, so CUDA
+// the VulkanConverter does the same conversion on the Vulkan side, so CUDA
 // does no work per frame.
 //
 // The kernel (gfx_tex_to_tensor) is part of gfxcuda's embedded PTX
@@ -166,7 +166,7 @@ func (c *CUDAConverter) Bytes(n int, width, height uint32) uint64 {
 // conversion of views (all of one size and format) into one tensor of shape
 // Layout().Shape(len(views), width, height) at dst, which has dstSize bytes.
 // The textures must be held by CUDA until the stream has run the kernel
-// (for interop textures: between Device.ToCUDA and Access.Done, on the
+// (for a Device's textures: between Device.ToCUDA and Access.Done, on the
 // Access's stream). It never blocks the host.
 func (c *CUDAConverter) Convert(s *cuda.Stream, dst cuda.DevicePtr, dstSize uint64, views ...CUDASource) error {
 	if c.fn == nil {

@@ -39,5 +39,7 @@
 // The layer packages below it (vulkan, cuda, gl, compute, shader, spirv,
 // format, dlpack, tensor) stay usable alone. docs/migration.md maps the
 // former packages' names (interop, share, devices, compute/cudacompute,
-// tensorpass, tensorpass/cudaconv) to this package's.
+// tensorpass, tensorpass/cudaconv) to this package's; docs/architecture.md
+// draws the layers, follows a frame from a render to a tensor and says
+// where a change goes.
 package gfxcuda

@@ -217,7 +217,7 @@ func (t *CUDATexture) Close() error {
 
 // OpenCUDATexture imports a shared texture into the CUDA context c as a
 // CUDA array, and nowhere else. The exporter leaves the texels in the
-// GENERAL layout, released to external users (interop textures and ring
+// GENERAL layout, released to external users (a Device's textures and ring
 // producers do). Opening a texture this process has open in c already
 // reuses the import.
 func OpenCUDATexture(ctx context.Context, c *cuda.Context, tok Token, o ...OpenOptions) (*CUDATexture, error) {

@@ -3,12 +3,12 @@
 // NCHW or NHWC; float32, float16 or uint8; 3 or 4 channels; optional
 // per-channel mean and std and a vertical flip; several views (cameras)
 // into one [N, C, H, W] tensor in one dispatch. Recorded right after
-// rendering, into a buffer shared with CUDA (package interop), it makes each
+// rendering, into a buffer shared with CUDA (a Device's Buffer), it makes each
 // frame ready for PyTorch with no CUDA work at all. It needs no CUDA itself
 // and runs on any Vulkan device.
 //
 // Sources are 2D textures in RGBA8, BGRA8, RGBA16F or RGBA32F with sampled
-// usage (interop textures have it). The layout and the Go reference the pass
+// usage (a Device's Textures have it). The layout and the Go reference the pass
 // is tested against are in package tensor; for textures that
 // only CUDA holds (from OpenGL or another renderer), the CUDA converter
 // (NewCUDAConverter) does the same conversion with a CUDA kernel.

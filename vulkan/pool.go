@@ -8,7 +8,7 @@ import (
 // Pool hands out command batches of one Device, reusing those whose
 // submission has finished and those given back unsubmitted, so that
 // getting one never waits on the host. Device.Run draws from the device's
-// own pool; package interop keeps one for its hand-offs and rings. Safe for
+// own pool; package gfxcuda keeps one for its hand-offs and rings. Safe for
 // concurrent use; each batch is used by one goroutine at a time between Get
 // and Put.
 type Pool struct {
