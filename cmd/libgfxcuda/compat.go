@@ -34,6 +34,8 @@ func copyStatus(err error) error {
 		return &statusError{stRange, err}
 	case errors.Is(err, compute.ErrTexelSize):
 		return &statusError{stInvalid, err}
+	case errors.Is(err, compute.ErrUnsupported):
+		return &statusError{stUnsupported, err}
 	}
 	return err
 }

@@ -366,98 +366,30 @@ func gfxcuda_copy(src, dst C.uint64_t, r *C.gfxcuda_copy_region_t) C.int {
 		if err != nil {
 			return err
 		}
-		if reg.src_slice != 0 || reg.dst_slice != 0 {
-			return errorf(stUnsupported, "gfxcuda: copies to and from texture slices other than 0 are not supported yet")
-		}
-		var dev *compute.Device
-		switch s := se.obj.(type) {
+		var devH uint64
+		var s, d compute.Resource
+		switch o := se.obj.(type) {
 		case *buffer:
-			dev, err = get[*compute.Device](s.dev, "device")
-			if err != nil {
-				return err
-			}
-			b, err := dev.NewBatch()
-			if err != nil {
-				return err
-			}
-			defer b.Close()
-			switch d := de.obj.(type) {
-			case *buffer:
-				n := uint64(reg.size)
-				if n == 0 {
-					n = s.Size() - min(uint64(reg.src_offset), s.Size())
-				}
-				if uint64(reg.src_offset)+n > s.Size() || uint64(reg.dst_offset)+n > d.Size() {
-					return errorf(stRange, "gfxcuda: copy of %d bytes from offset %d of a %d-byte buffer to offset %d of a %d-byte buffer does not fit",
-						n, reg.src_offset, s.Size(), reg.dst_offset, d.Size())
-				}
-				b.CopyBuffer(d.Buffer, s.Buffer, uint64(reg.dst_offset), uint64(reg.src_offset), n)
-			case *texture:
-				region, err := texRegion(d, reg, uint64(reg.src_offset), s.Size(), true)
-				if err != nil {
-					return err
-				}
-				b.CopyBufferToTexture(d.Texture, s.Buffer, region)
-			default:
-				return errorf(stInvalid, "gfxcuda: cannot copy a buffer into a %s", kindName(de.obj))
-			}
-			return b.Run()
+			devH, s = o.dev, o.Buffer
 		case *texture:
-			dev, err = get[*compute.Device](s.dev, "device")
-			if err != nil {
-				return err
-			}
-			b, err := dev.NewBatch()
-			if err != nil {
-				return err
-			}
-			defer b.Close()
-			switch d := de.obj.(type) {
-			case *buffer:
-				region, err := texRegion(s, reg, uint64(reg.dst_offset), d.Size(), false)
-				if err != nil {
-					return err
-				}
-				b.CopyTextureToBuffer(d.Buffer, s.Texture, region)
-			case *texture:
-				if s.Width() != d.Width() || s.Height() != d.Height() || s.Depth() != d.Depth() {
-					return errorf(stRange, "gfxcuda: copy of a %dx%dx%d texture into a %dx%dx%d one", s.Width(), s.Height(), s.Depth(), d.Width(), d.Height(), d.Depth())
-				}
-				b.Copy(d.Texture, s.Texture)
-			default:
-				return errorf(stInvalid, "gfxcuda: cannot copy a texture into a %s", kindName(de.obj))
-			}
-			return b.Run()
+			devH, s = o.dev, o.Texture
+		default:
+			return errorf(stInvalid, "gfxcuda: cannot copy from a %s", kindName(se.obj))
 		}
-		return errorf(stInvalid, "gfxcuda: cannot copy from a %s", kindName(se.obj))
+		switch o := de.obj.(type) {
+		case *buffer:
+			d = o.Buffer
+		case *texture:
+			d = o.Texture
+		default:
+			return errorf(stInvalid, "gfxcuda: cannot copy a %s into a %s", kindName(se.obj), kindName(de.obj))
+		}
+		dev, err := get[*compute.Device](devH, "device")
+		if err != nil {
+			return err
+		}
+		return copyStatus(dev.Copy(d, s, copyRegion(reg)))
 	})
-}
-
-// texRegion checks a buffer↔texture copy and returns its region. toTex:
-// the texture is the destination (its x, y, z are dst_*).
-func texRegion(t *texture, reg C.gfxcuda_copy_region_t, bufOff, bufSize uint64, toTex bool) (compute.Region, error) {
-	x, y, z := reg.src_x, reg.src_y, reg.src_z
-	if toTex {
-		x, y, z = reg.dst_x, reg.dst_y, reg.dst_z
-	}
-	w, h, d := uint32(reg.width), uint32(reg.height), uint32(reg.depth)
-	if w == 0 {
-		w = t.Width() - min(uint32(x), t.Width())
-	}
-	if h == 0 {
-		h = t.Height() - min(uint32(y), t.Height())
-	}
-	if d == 0 {
-		d = t.Depth() - min(uint32(z), t.Depth())
-	}
-	if uint32(x)+w > t.Width() || uint32(y)+h > t.Height() || uint32(z)+d > t.Depth() {
-		return compute.Region{}, errorf(stRange, "gfxcuda: region %dx%dx%d at (%d, %d, %d) is outside a %dx%dx%d texture", w, h, d, x, y, z, t.Width(), t.Height(), t.Depth())
-	}
-	need := uint64(w) * uint64(t.Format().Info().BytesPerTexel) * uint64(h) * uint64(d)
-	if bufOff > bufSize || need > bufSize-bufOff {
-		return compute.Region{}, errorf(stRange, "gfxcuda: copying %dx%dx%d texels needs %d bytes from offset %d; the buffer has %d bytes", w, h, d, need, bufOff, bufSize)
-	}
-	return compute.Region{BufferOffset: bufOff, X: uint32(x), Y: uint32(y), Z: uint32(z), Width: w, Height: h, Depth: d}, nil
 }
 
 // Shader languages (gfxcuda_language in gfxcuda.h).
