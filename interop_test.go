@@ -93,6 +93,35 @@ func TestOpenWithoutCUDAChild(t *testing.T) {
 	if !errors.Is(err, ErrNoSharedGPU) || !errors.Is(err, cuda.ErrNoDriver) {
 		t.Errorf("Open without CUDA: %v, want ErrNoSharedGPU wrapping cuda.ErrNoDriver", err)
 	}
+	if _, err := OpenOrdinal(0, Options{}); !errors.Is(err, cuda.ErrNoDriver) {
+		t.Errorf("OpenOrdinal without CUDA: %v, want cuda.ErrNoDriver", err)
+	}
+}
+
+// TestOpenOrdinal: OpenOrdinal opens the GPU of a CUDA ordinal (the one
+// Open picks by that GPU's UUID), refuses an ordinal CUDA lacks with
+// ErrNoSharedGPU and a UUID given as well.
+func TestOpenOrdinal(t *testing.T) {
+	u := cuda.UUID{1}
+	if _, err := OpenOrdinal(0, Options{UUID: &u}); err == nil {
+		t.Error("OpenOrdinal with Options.UUID succeeded")
+	}
+	d := openDevice(t) // skips without a shared GPU
+	want, err := d.CUDA().Device().UUID()
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := OpenOrdinal(d.CUDA().Device().Ordinal(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	if got, err := o.CUDA().Device().UUID(); err != nil || got != want {
+		t.Errorf("OpenOrdinal(%d) opened %s (%v), want %s", d.CUDA().Device().Ordinal(), got, err, want)
+	}
+	if _, err := OpenOrdinal(1<<20, Options{}); !errors.Is(err, ErrNoSharedGPU) {
+		t.Errorf("OpenOrdinal(1<<20) = %v, want ErrNoSharedGPU", err)
+	}
 }
 
 // TestFormatErrorOnVulkan checks the format checks and the error text

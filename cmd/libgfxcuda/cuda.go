@@ -214,19 +214,11 @@ func gfxcuda_shared_open(device C.int, out *C.uint64_t) C.int {
 		if out == nil {
 			return errorf(stInvalid, "gfxcuda_shared_open: null output")
 		}
-		if err := cuda.Init(); err != nil {
-			return &statusError{stNoCUDA, err}
-		}
-		cd, err := cuda.GetDevice(int(device))
+		d, err := gfxcuda.OpenOrdinal(int(device), gfxcuda.Options{})
 		if err != nil {
-			return &statusError{stNoDevice, err}
-		}
-		u, err := cd.UUID()
-		if err != nil {
-			return err
-		}
-		d, err := gfxcuda.Open(gfxcuda.Options{UUID: &u})
-		if err != nil {
+			if errors.Is(err, cuda.ErrNoDriver) {
+				return &statusError{stNoCUDA, err}
+			}
 			return &statusError{stNoDevice, err}
 		}
 		sd := &sharedDevice{d: d, ordinal: int(device)}
