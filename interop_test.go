@@ -635,6 +635,34 @@ func TestTextureFromCUDA(t *testing.T) {
 	}
 }
 
+// TestTextureFromCUDAAfterSync: the image is written on a non-blocking
+// stream the call is not told of; NewTextureFromCUDAAfterSync synchronizes
+// the context first, so the texture holds what that stream wrote.
+func TestTextureFromCUDAAfterSync(t *testing.T) {
+	d := openDevice(t)
+	const w, h, ch = 33, 17, 4
+	n := w * h * ch
+	img, err := d.CUDA().Alloc(uint64(n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer img.Close()
+	s, err := d.CUDA().NewStream(cuda.StreamNonBlocking)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	noErr(t, s.Memset8(img.Ptr(), 0x5A, uint64(n)))
+	tex, err := d.NewTextureFromCUDAAfterSync(img.Ptr(), 0, w, h, ch, format.DType{Code: format.DLUInt, Bits: 8, Lanes: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tex.Close()
+	if got := readImage(t, d, tex, n); !bytes.Equal(got, bytes.Repeat([]byte{0x5A}, n)) {
+		t.Error("texture contents differ from what the other stream wrote")
+	}
+}
+
 // noErr reports err, if any, as a test error.
 func noErr(t testing.TB, err error) {
 	t.Helper()

@@ -157,6 +157,31 @@ func (d *Device) NewTextureFromCUDA(s *cuda.Stream, ptr cuda.DevicePtr, pitch ui
 	return t, nil
 }
 
+// ErrEarlierCUDAWork is wrapped by the error of
+// NewTextureFromCUDAAfterSync when synchronizing the CUDA context fails:
+// a failure of CUDA work queued before the call, which CUDA reports to the
+// calls after it.
+var ErrEarlierCUDAWork = errors.New("gfxcuda: CUDA work queued earlier failed")
+
+// NewTextureFromCUDAAfterSync is NewTextureFromCUDA for a caller that
+// does not know which stream wrote the image at ptr (Python's
+// texture(tensor), the C library's gfxcuda_shared_texture_from_cuda): it
+// first synchronizes the Device's CUDA context, waiting on the host for
+// the work queued on every stream of it, then makes the texture as
+// NewTextureFromCUDA does with the legacy default stream. A failing
+// synchronize gives an error wrapping ErrEarlierCUDAWork and makes
+// nothing.
+func (d *Device) NewTextureFromCUDAAfterSync(ptr cuda.DevicePtr, pitch uint64, width, height, channels uint32, dtype format.DType) (*Texture, error) {
+	ctx := d.CUDA()
+	if ctx == nil {
+		return nil, fmt.Errorf("gfxcuda: NewTextureFromCUDAAfterSync: the Device has no CUDA context: %w", ErrUnsupported)
+	}
+	if err := ctx.Synchronize(); err != nil {
+		return nil, fmt.Errorf("gfxcuda: NewTextureFromCUDAAfterSync: %w: %w", ErrEarlierCUDAWork, err)
+	}
+	return d.NewTextureFromCUDA(nil, ptr, pitch, width, height, channels, dtype)
+}
+
 func (t *Texture) st() *state { return &t.s }
 
 // Options returns the texture's description (with defaults filled in).

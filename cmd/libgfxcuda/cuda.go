@@ -361,12 +361,12 @@ func gfxcuda_shared_texture_from_cuda(dev C.uint64_t, ptr, pitch C.uint64_t, w, 
 		if out == nil || ptr == 0 {
 			return errorf(stInvalid, "gfxcuda_shared_texture_from_cuda: null pointer")
 		}
-		if err := sd.d.CUDA().Synchronize(); err != nil {
-			return err
-		}
-		t, err := sd.d.NewTextureFromCUDA(nil, cuda.DevicePtr(ptr), uint64(pitch), uint32(w), uint32(h), uint32(channels),
+		t, err := sd.d.NewTextureFromCUDAAfterSync(cuda.DevicePtr(ptr), uint64(pitch), uint32(w), uint32(h), uint32(channels),
 			format.DType{Code: uint8(code), Bits: uint8(bits), Lanes: 1})
 		if err != nil {
+			if errors.Is(err, gfxcuda.ErrEarlierCUDAWork) {
+				return err
+			}
 			return &statusError{stUnsupported, err}
 		}
 		st := &sharedTexture{t: t, sd: sd, ordinal: sd.ordinal}
