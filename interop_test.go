@@ -774,3 +774,49 @@ func TestSurfaceConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestTextureCopyStream: CopyFromStream outside a hand-off (through Map)
+// and CopyToStream inside an explicit one on another stream (ordered
+// after and before the hand-off's stream) round-trip the texels; a copy
+// after the hand-off's end goes through Map again.
+func TestTextureCopyStream(t *testing.T) {
+	d := openDevice(t)
+	const w, h = 29, 13
+	tex, err := d.NewTexture(TextureOptions{Format: format.RGBA8UNorm, Width: w, Height: h})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeT(t, tex)
+	n := w * h * 4
+	data := random(n)
+	src := must(d.CUDA().Alloc(uint64(n)))(t)
+	defer closeT(t, src)
+	dst := must(d.CUDA().Alloc(uint64(n)))(t)
+	defer closeT(t, dst)
+	noErr(t, d.CUDA().CopyHtoD(src.Ptr(), data))
+	s := must(d.CUDA().NewStream(cuda.StreamNonBlocking))(t)
+	defer closeT(t, s)
+	noErr(t, tex.CopyFromStream(s, src.Ptr(), 0))
+	held := must(d.CUDA().NewStream(cuda.StreamNonBlocking))(t)
+	defer closeT(t, held)
+	acc, err := d.ToCUDA(held, tex)
+	if err != nil {
+		t.Fatal(err)
+	}
+	noErr(t, tex.CopyToStream(s, dst.Ptr(), 0))
+	noErr(t, acc.Done())
+	noErr(t, held.Synchronize())
+	got := make([]byte, n)
+	noErr(t, d.CUDA().CopyDtoH(got, dst.Ptr()))
+	if !bytes.Equal(got, data) {
+		t.Error("texels copied inside the hand-off differ")
+	}
+	noErr(t, d.CUDA().Synchronize())
+	noErr(t, s.Memset8(dst.Ptr(), 0, uint64(n)))
+	noErr(t, tex.CopyToStream(s, dst.Ptr(), 0)) // after Done: Map again
+	noErr(t, s.Synchronize())
+	noErr(t, d.CUDA().CopyDtoH(got, dst.Ptr()))
+	if !bytes.Equal(got, data) {
+		t.Error("texels copied after the hand-off differ")
+	}
+}

@@ -296,6 +296,47 @@ func (t *Texture) CopyFrom(s *cuda.Stream, ptr cuda.DevicePtr, pitch uint64) err
 	return t.copy(s, ptr, pitch, false)
 }
 
+// CopyToStream queues, on stream s, a copy of every layer into CUDA memory
+// at ptr (rows pitch bytes apart, 0: tightly packed, as CopyTo), ordered
+// after the work queued on s before and before the work queued on s after,
+// without a host wait, whether or not the texture is handed to CUDA:
+//   - inside an explicit hand-off (ToCUDA until Access.Done), the copy
+//     stays inside it: when s is not the hand-off's stream, s first waits
+//     for the hand-off's stream and the hand-off's stream then waits for
+//     s, so work queued on either after the call comes after the copy;
+//   - otherwise the texture is handed to CUDA on s for the copy and back
+//     after it (Map).
+//
+// nil s is the hand-off's stream, or the Device's stream. Access.Done of
+// the hand-off must not run during the call.
+func (t *Texture) CopyToStream(s *cuda.Stream, ptr cuda.DevicePtr, pitch uint64) error {
+	return t.streamCopy(s, ptr, pitch, true)
+}
+
+// CopyFromStream is CopyToStream's reverse: CUDA memory at ptr into the
+// texture, on stream s, inside an explicit hand-off or through Map.
+func (t *Texture) CopyFromStream(s *cuda.Stream, ptr cuda.DevicePtr, pitch uint64) error {
+	return t.streamCopy(s, ptr, pitch, false)
+}
+
+func (t *Texture) streamCopy(s *cuda.Stream, ptr cuda.DevicePtr, pitch uint64, to bool) error {
+	t.s.d.mu.Lock()
+	acc := t.s.acc
+	t.s.d.mu.Unlock()
+	cp := func(s *cuda.Stream) error { return t.copy(s, ptr, pitch, to) }
+	if acc == nil {
+		return t.Map(s, func(_ *cuda.Array, s *cuda.Stream) error { return cp(s) })
+	}
+	held := acc.Stream()
+	if s == nil || s.Handle() == held.Handle() {
+		return cp(held)
+	}
+	if err := s.After(held); err != nil {
+		return err
+	}
+	return errors.Join(cp(s), held.After(s))
+}
+
 // CopyToSync hands the texture to CUDA, copies it to ptr, hands it back and
 // waits for the copy to finish. The copy runs on stream s, after the work
 // queued on s before the call (so that it sees what that work wrote at

@@ -289,24 +289,16 @@ func gfxcuda_shared_texture_copy(tex C.uint64_t, ptr C.uint64_t, pitch C.uint64_
 	})
 }
 
-// copy queues a copy between the texture and CUDA memory on s, ordered
-// after the work queued on s before and before the work queued after: it
-// hands the texture to CUDA on s and back after the copy (or, during an
-// explicit hand-off, orders s after and before the hand-off's stream). No
-// host wait.
+// copy queues a copy between the texture and CUDA memory on s
+// (gfxcuda.Texture.CopyToStream, CopyFromStream). t.mu keeps
+// gfxcuda_to_vulkan from ending the texture's hand-off during the copy.
 func (t *sharedTexture) copy(s *cuda.Stream, ptr cuda.DevicePtr, pitch uint64, to bool) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	cp := func(s *cuda.Stream) error {
-		if to {
-			return t.t.CopyTo(s, ptr, pitch)
-		}
-		return t.t.CopyFrom(s, ptr, pitch)
+	if to {
+		return t.t.CopyToStream(s, ptr, pitch)
 	}
-	if t.held != nil {
-		return t.sd.within(t.held.Stream(), s, cp)
-	}
-	return t.t.Map(s, func(_ *cuda.Array, s *cuda.Stream) error { return cp(s) })
+	return t.t.CopyFromStream(s, ptr, pitch)
 }
 
 // close stops using the wrapped legacy stream and closes the device.
@@ -335,20 +327,6 @@ func (sd *sharedDevice) stream(h uint64) (s *cuda.Stream, done func(), err error
 		return nil, nil, &statusError{stInvalid, fmt.Errorf("gfxcuda: stream %#x: %w", h, err)}
 	}
 	return s, func() { s.Close() }, nil
-}
-
-// within runs f on s while the resource is handed to CUDA on held: when s
-// is another stream, s waits for held first and held for s after, so the
-// work stays inside the hand-off.
-func (sd *sharedDevice) within(held, s *cuda.Stream, f func(*cuda.Stream) error) error {
-	if s.Handle() == held.Handle() {
-		return f(s)
-	}
-	if err := s.After(held); err != nil {
-		return err
-	}
-	ferr := f(s)
-	return errors.Join(ferr, held.After(s))
 }
 
 //export gfxcuda_shared_texture_from_cuda

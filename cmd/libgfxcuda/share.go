@@ -520,19 +520,16 @@ func (a *access) done() error {
 		return nil
 	}
 	a.ok = false
+	// The resources' locks are held while the hand-off ends, so that a
+	// copy (sharedTexture.copy) runs wholly inside it or wholly after.
 	for _, r := range a.res {
-		switch r := r.(type) {
-		case *sharedBuffer:
-			r.mu.Lock()
-			r.held = nil
-			r.mu.Unlock()
-		case *sharedTexture:
-			r.mu.Lock()
-			r.held = nil
-			r.mu.Unlock()
-		}
+		lockOf(r).Lock()
 	}
 	err := a.a.Done()
+	for _, r := range a.res {
+		setHeld(r, nil)
+		lockOf(r).Unlock()
+	}
 	a.end()
 	return err
 }
