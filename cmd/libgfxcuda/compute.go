@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"sync"
 	"unsafe"
 
 	"github.com/gfxcuda/gfxcuda/compute"
@@ -165,29 +164,27 @@ func gfxcuda_buffer_new(dev C.uint64_t, size C.uint64_t, heap C.int, stride C.ui
 //export gfxcuda_buffer_upload
 func gfxcuda_buffer_upload(buf C.uint64_t, off C.uint64_t, data unsafe.Pointer, n C.uint64_t) C.int {
 	return call(func() error {
-		b, src, err := bufferRange(buf, off, data, n, "upload of bytes [%d, %d) into a %d-byte buffer")
+		b, src, err := bufferRange(buf, data, n)
 		if err != nil {
 			return err
 		}
-		return b.UploadAt(uint64(off), src)
+		return copyStatus(b.UploadAt(uint64(off), src)) // compute.ErrRange: GFXCUDA_ERR_RANGE
 	})
 }
 
 //export gfxcuda_buffer_readback
 func gfxcuda_buffer_readback(buf C.uint64_t, off C.uint64_t, dst unsafe.Pointer, n C.uint64_t) C.int {
 	return call(func() error {
-		b, out, err := bufferRange(buf, off, dst, n, "readback of bytes [%d, %d) from a %d-byte buffer")
+		b, out, err := bufferRange(buf, dst, n)
 		if err != nil {
 			return err
 		}
-		return b.ReadbackAt(uint64(off), out)
+		return copyStatus(b.ReadbackAt(uint64(off), out))
 	})
 }
 
-// bufferRange checks a transfer of n bytes at off between buffer handle
-// buf and host memory p, and returns the buffer and the host bytes; what
-// describes the transfer for the range error (start, end, size).
-func bufferRange(buf, off C.uint64_t, p unsafe.Pointer, n C.uint64_t, what string) (*buffer, []byte, error) {
+// bufferRange returns the buffer of handle buf and the n host bytes at p.
+func bufferRange(buf C.uint64_t, p unsafe.Pointer, n C.uint64_t) (*buffer, []byte, error) {
 	b, err := get[*buffer](uint64(buf), "buffer")
 	if err != nil {
 		return nil, nil, err
@@ -195,9 +192,6 @@ func bufferRange(buf, off C.uint64_t, p unsafe.Pointer, n C.uint64_t, what strin
 	host, err := hostBytes(p, uint64(n))
 	if err != nil {
 		return nil, nil, err
-	}
-	if uint64(off) > b.Size() || uint64(n) > b.Size()-uint64(off) {
-		return nil, nil, errorf(stRange, "gfxcuda: "+what, off, uint64(off)+uint64(n), b.Size())
 	}
 	return b, host, nil
 }
@@ -256,14 +250,9 @@ func gfxcuda_buffer_readback2d(buf C.uint64_t, dst unsafe.Pointer, n C.uint64_t,
 		if err != nil {
 			return err
 		}
-		if uint64(n) != uint64(rowBytes)*uint64(height) {
-			return errorf(stRange, "gfxcuda: readback2d of %d rows of %d bytes into %d bytes", height, rowBytes, n)
-		}
-		data, err := b.Readback2D(uint64(pitch), uint64(rowBytes), int(height))
-		if err != nil {
+		if err := b.Readback2DInto(out, uint64(pitch), uint64(rowBytes), int(height)); err != nil {
 			return &statusError{stRange, err}
 		}
-		copy(out, data)
 		return nil
 	})
 }
@@ -433,19 +422,16 @@ type kernel struct {
 	k    *compute.Kernel
 	args []compute.Arg
 	dev  uint64
-	// bindless is the max_bindless of a bindless pipeline (placed.go),
-	// whose args gfxcuda_compute_bind replaces under mu; 0 otherwise.
-	bindless uint32
-	mu       sync.Mutex
+	// bl holds the arguments of a bindless pipeline (placed.go), which
+	// gfxcuda_compute_bind replaces; nil otherwise.
+	bl *compute.Bindless
 }
 
 // dispatchArgs returns the kernel's arguments.
 func (kk *kernel) dispatchArgs() []compute.Arg {
-	if kk.bindless == 0 {
-		return kk.args
+	if kk.bl != nil {
+		return kk.bl.Args()
 	}
-	kk.mu.Lock()
-	defer kk.mu.Unlock()
 	return kk.args
 }
 
@@ -487,12 +473,6 @@ func gfxcuda_compute_new_constants(dev C.uint64_t, spirv unsafe.Pointer, n C.siz
 	})
 }
 
-// handleList is a C array of handles.
-type handleList struct {
-	p *C.uint64_t
-	n C.size_t
-}
-
 // newCompute makes the kernel of gfxcuda_compute_new (fn names the C
 // function for messages) with its specialization constants set.
 func newCompute(fn string, dev C.uint64_t, spirv unsafe.Pointer, n C.size_t, ls [4]handleList, consts map[string]float64, out *C.uint64_t) error {
@@ -507,15 +487,10 @@ func newCompute(fn string, dev C.uint64_t, spirv unsafe.Pointer, n C.size_t, ls 
 	if err != nil {
 		return err
 	}
-	lists := [4][]uint64{}
+	var hs [4][]uint64
 	for i, l := range ls {
-		if l.n > 0 {
-			if l.p == nil {
-				return errorf(stInvalid, "%s: null list of %d handles", fn, l.n)
-			}
-			for _, h := range unsafe.Slice((*uint64)(unsafe.Pointer(l.p)), l.n) {
-				lists[i] = append(lists[i], h)
-			}
+		if hs[i], err = l.handles(fn); err != nil {
+			return err
 		}
 	}
 	m, err := shader.Compile(append([]byte(nil), code...), shader.Options{Language: shader.SPIRV})
@@ -530,15 +505,15 @@ func newCompute(fn string, dev C.uint64_t, spirv unsafe.Pointer, n C.size_t, ls 
 	if err != nil {
 		return err
 	}
-	args, deps, err := bindClasses(k, lists)
-	if err != nil || !allBound(k, args) {
-		if a, d, ok := bindCompushadyGLSL(k, lists); ok { // bindglsl.go
-			args, deps, err = a, d, nil
-		}
-	}
+	l, deps, err := listResources(hs)
 	if err != nil {
 		k.Close()
 		return err
+	}
+	args, err := k.BindLists(l)
+	if err != nil {
+		k.Close()
+		return &statusError{stInvalid, err}
 	}
 	return store(out, &kernel{k: k, args: args, dev: uint64(dev)}, k.Close, append(deps, uint64(dev))...)
 }

@@ -304,79 +304,25 @@ func gfxcuda_compute_new_bindless(dev C.uint64_t, spirv unsafe.Pointer, n C.size
 		if err != nil {
 			return placementError(err)
 		}
-		kk := &kernel{k: k, dev: uint64(dev), bindless: uint32(bindless)}
-		var deps []uint64
-		for class, l := range []struct {
-			p *C.uint64_t
-			n C.size_t
-		}{{cbv, ncbv}, {srv, nsrv}, {uav, nuav}, {samplers, nsamplers}} {
-			if l.n > C.size_t(bindless) && class < 3 {
+		var hs [4][]uint64
+		for i, l := range [4]handleList{{cbv, ncbv}, {srv, nsrv}, {uav, nuav}, {samplers, nsamplers}} {
+			if hs[i], err = l.handles("gfxcuda_compute_new_bindless"); err != nil {
 				k.Close()
-				return errorf(stInvalid, "gfxcuda: %d initial %s for a bindless pipeline of %d (max_bindless)", l.n, classNames[class], bindless)
-			}
-			if l.n > 0 && l.p == nil {
-				k.Close()
-				return errorf(stInvalid, "gfxcuda_compute_new_bindless: null list of %d handles", l.n)
-			}
-			for i, h := range unsafe.Slice((*uint64)(unsafe.Pointer(l.p)), int(l.n)) {
-				if err := kk.bind(class, uint32(i), h); err != nil {
-					k.Close()
-					return err
-				}
-				deps = append(deps, h)
+				return err
 			}
 		}
-		return store(out, kk, k.Close, append(deps, uint64(dev))...)
+		l, deps, err := listResources(hs)
+		if err != nil {
+			k.Close()
+			return err
+		}
+		bl, err := k.NewBindless(uint32(bindless), l)
+		if err != nil {
+			k.Close()
+			return &statusError{stInvalid, err}
+		}
+		return store(out, &kernel{k: k, dev: uint64(dev), bl: bl}, k.Close, append(deps, uint64(dev))...)
 	})
-}
-
-// bind binds handle h as entry index of class (0 cbv, 1 srv, 2 uav, 3
-// samplers) of a bindless kernel: the class's resource whose register
-// range (an array at register r of n elements covers r to r+n-1) holds
-// index, at element index-r.
-func (kk *kernel) bind(class int, index uint32, h uint64) error {
-	var res compute.Resource
-	var err error
-	if class == 3 {
-		res, err = get[*compute.Sampler](h, "sampler")
-	} else {
-		res, err = resourceOf(h)
-	}
-	if err != nil {
-		return errorf(statusOf(err), "gfxcuda: %s[%d]: %v", classNames[class], index, err)
-	}
-	var arg compute.Arg
-	found := false
-	for _, r := range kk.k.Resources() {
-		if compute.ClassOf(&r) != listClasses[class] {
-			continue
-		}
-		first := r.Binding
-		if _, reg, ok := shader.RegisterOf(r.Binding); ok && kk.k.Shifted() {
-			first = uint32(reg)
-		}
-		if index >= first && index < first+r.ArraySize {
-			arg = compute.AtBinding(r.Set, r.Binding, res).Element(index - first)
-			found = true
-			break
-		}
-	}
-	if !found {
-		return nil // no resource of the shader there: allowed, as in compushady
-	}
-	if _, err := kk.k.Resolve(arg); err != nil {
-		return errorf(stInvalid, "gfxcuda: %s[%d]: %v", classNames[class], index, err)
-	}
-	kk.mu.Lock()
-	defer kk.mu.Unlock()
-	args := make([]compute.Arg, 0, len(kk.args)+1)
-	for _, a := range kk.args {
-		if !a.SameSlot(arg) {
-			args = append(args, a)
-		}
-	}
-	kk.args = append(args, arg)
-	return nil
 }
 
 //export gfxcuda_compute_bind
@@ -386,15 +332,19 @@ func gfxcuda_compute_bind(k C.uint64_t, class C.int, index C.uint32_t, res C.uin
 		if err != nil {
 			return err
 		}
-		if kk.bindless == 0 {
+		if kk.bl == nil {
 			return errorf(stInvalid, "gfxcuda: the compute pipeline is not bindless: make it with bindless=True to bind after creation")
 		}
 		if class < 0 || class > 3 {
 			return errorf(stInvalid, "gfxcuda: class %d (0 cbv, 1 srv, 2 uav, 3 samplers)", class)
 		}
-		if uint32(index) >= kk.bindless {
-			return errorf(stInvalid, "gfxcuda: invalid bind index %d (max: %d)", index, kk.bindless-1)
+		r, err := listResource(int(class), uint64(res))
+		if err != nil {
+			return errorf(statusOf(err), "gfxcuda: %s[%d]: %v", classNames[class], index, err)
 		}
-		return kk.bind(int(class), uint32(index), uint64(res))
+		if err := kk.bl.Bind(int(class), uint32(index), r); err != nil {
+			return &statusError{stInvalid, err}
+		}
+		return nil
 	})
 }
