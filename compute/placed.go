@@ -86,7 +86,11 @@ func (d *Device) PlacedBuffer(size uint64, heap Heap, stride uint32, f format.Fo
 }
 
 // PlacedTexture creates a texture as Texture1D…Texture3D do (dim, extent,
-// layers, format), placed as p says.
+// layers, format), placed as p says. Textures live on the default heap:
+// memory of another heap is refused with an error wrapping
+// vulkan.ErrPlacement, as are placements the memory cannot take; what the
+// device cannot make (a format, a sparse texture) wraps another error of
+// package vulkan, vulkan.ErrUnsupported or vulkan.ErrFormatNotSupported.
 func (d *Device) PlacedTexture(dim vulkan.ImageDim, width, height, depth, layers uint32, f format.Format, p Placement) (*Texture, error) {
 	in, ok := format.Lookup(f)
 	if !ok {
@@ -94,6 +98,10 @@ func (d *Device) PlacedTexture(dim vulkan.ImageDim, width, height, depth, layers
 	}
 	if width == 0 || height == 0 || depth == 0 || layers == 0 {
 		return nil, fmt.Errorf("compute: texture of %dx%dx%d texels and %d slices", width, height, depth, layers)
+	}
+	if p.Memory != nil && p.Memory.Heap() != HeapDefault {
+		return nil, fmt.Errorf("compute: textures live on HEAP_DEFAULT (HeapDefault): a texture cannot be placed in a %s heap; make the memory with HEAP_DEFAULT: %w",
+			map[Heap]string{HeapUpload: "HEAP_UPLOAD", HeapReadback: "HEAP_READBACK"}[p.Memory.Heap()], vulkan.ErrPlacement)
 	}
 	img, err := d.vk.NewImage(vulkan.ImageOptions{Dim: dim, Format: uint32(f), Width: width, Height: height, Depth: depth,
 		Layers: layers, Memory: p.vkMemory(), Offset: p.Offset, Sparse: p.Sparse})

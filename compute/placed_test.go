@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/gfxcuda/gfxcuda/format"
@@ -377,5 +378,19 @@ func TestMemoryLeftOpenAtDeviceClose(t *testing.T) {
 	}
 	if _, err := d.PlacedTexture(vulkan.Image2D, 16, 16, 1, 1, format.RGBA8UNorm, Placement{Memory: m, Offset: 64 << 10}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestPlacedTextureHeap: a texture placed in memory of the upload heap is
+// refused with vulkan.ErrPlacement (textures live on the default heap).
+func TestPlacedTextureHeap(t *testing.T) {
+	d := openTest(t)
+	m, err := d.NewMemory(1<<20, HeapUpload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if _, err := d.PlacedTexture(vulkan.Image2D, 4, 4, 1, 1, format.RGBA8UNorm, Placement{Memory: m}); !errors.Is(err, vulkan.ErrPlacement) || !strings.Contains(err.Error(), "HEAP_DEFAULT") {
+		t.Errorf("a texture in upload memory: %v, want vulkan.ErrPlacement naming HEAP_DEFAULT", err)
 	}
 }

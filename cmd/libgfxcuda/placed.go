@@ -175,29 +175,15 @@ func newTexture(fn string, dev C.uint64_t, dim C.int, w, h, depth, slices, f C.u
 	if err != nil {
 		return err
 	}
-	var mem *vulkan.Memory
-	if p.Memory != nil {
-		if p.Memory.Heap() != compute.HeapDefault {
-			return errorf(stInvalid, "gfxcuda: textures live on HEAP_DEFAULT: a texture cannot be placed in a %s heap; make the heap with HEAP_DEFAULT",
-				map[compute.Heap]string{compute.HeapUpload: "HEAP_UPLOAD", compute.HeapReadback: "HEAP_READBACK"}[p.Memory.Heap()])
-		}
-		mem = p.Memory.Vulkan()
-	}
-	img, err := d.Vulkan().NewImage(vulkan.ImageOptions{Dim: vd, Format: uint32(f), Width: uint32(w), Height: uint32(h),
-		Depth: uint32(depth), Layers: uint32(slices), Memory: mem, Offset: p.Offset, Sparse: p.Sparse})
+	t, err := d.PlacedTexture(vd, uint32(w), uint32(h), uint32(depth), uint32(slices), format.Format(f), p)
 	if err != nil {
 		st := stUnsupported
 		if errors.Is(err, vulkan.ErrPlacement) {
 			st = stInvalid
 		}
-		return &statusError{st, fmt.Errorf("gfxcuda: %s texture of %s: %w", vd, format.Format(f), err)}
+		return &statusError{st, err}
 	}
-	t, err := d.WrapTexture(img)
-	if err != nil {
-		img.Close()
-		return err
-	}
-	return store(out, &texture{Texture: t, slices: uint32(slices), dev: uint64(dev)}, img.Close, append(deps, uint64(dev))...)
+	return store(out, &texture{Texture: t, slices: uint32(slices), dev: uint64(dev)}, t.Close, append(deps, uint64(dev))...)
 }
 
 // sparseOf returns the sparse layout of a buffer or texture handle.
