@@ -119,8 +119,23 @@ func (b *Buffer) Sparse() (vulkan.SparseLayout, bool) { return b.vk.Sparse() }
 // of the block size), or unbinds it when m is nil, after the work
 // submitted before, and returns when it is bound.
 func (b *Buffer) BindBlock(x uint32, m *Memory, offset uint64) error {
+	if err := blockInside(b.vk.Sparse, x, 0, 0); err != nil {
+		return err
+	}
 	if err := b.vk.BindSparse(vulkan.SparseBind{Block: [3]uint32{x, 0, 0}, Memory: m.vulkanOrNil(), Offset: offset}); err != nil {
 		return fmt.Errorf("compute: %w", err)
+	}
+	return nil
+}
+
+// blockInside checks that block (x, y, z) is inside a sparse resource's
+// layout (an error wrapping vulkan.ErrPlacement otherwise, in compushady's
+// words); a resource that is not sparse is left to BindSparse's error.
+func blockInside(layout func() (vulkan.SparseLayout, bool), x, y, z uint32) error {
+	l, ok := layout()
+	if ok && (x >= l.Blocks[0] || y >= l.Blocks[1] || z >= l.Blocks[2]) {
+		return fmt.Errorf("compute: tile (%d, %d, %d) is out of bounds (tiles_x: %d, tiles_y: %d, tiles_z: %d): %w",
+			x, y, z, l.Blocks[0], l.Blocks[1], l.Blocks[2], vulkan.ErrPlacement)
 	}
 	return nil
 }
@@ -132,6 +147,9 @@ func (t *Texture) Sparse() (vulkan.SparseLayout, bool) { return t.vk.Sparse() }
 // BindBlock binds the block at (x, y, z) (in blocks) of array slice layer
 // of a sparse texture to m at offset, or unbinds it when m is nil.
 func (t *Texture) BindBlock(x, y, z, layer uint32, m *Memory, offset uint64) error {
+	if err := blockInside(t.vk.Sparse, x, y, z); err != nil {
+		return err
+	}
 	if err := t.vk.BindSparse(vulkan.SparseBind{Block: [3]uint32{x, y, z}, Layer: layer, Memory: m.vulkanOrNil(), Offset: offset}); err != nil {
 		return fmt.Errorf("compute: %w", err)
 	}

@@ -194,6 +194,9 @@ func TestSparseBuffer(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	if err := b.BindBlock(l.Blocks[0], m, 0); !errors.Is(err, vulkan.ErrPlacement) || !strings.Contains(err.Error(), "out of bounds") {
+		t.Errorf("BindBlock past the last block: %v, want vulkan.ErrPlacement, out of bounds", err)
+	}
 	want := randomBytes(newRand(9), int(l.Size))
 	if err := b.UploadAt(2*l.Size, want); err != nil {
 		t.Fatal(err)

@@ -231,13 +231,9 @@ func gfxcuda_resource_tiles(res C.uint64_t, out *C.uint64_t) C.int {
 //export gfxcuda_bind_tile
 func gfxcuda_bind_tile(res C.uint64_t, x, y, z C.uint32_t, heapH C.uint64_t, offset C.uint64_t, slice C.uint32_t) C.int {
 	return call(func() error {
-		l, r, err := sparseOf(uint64(res))
+		_, r, err := sparseOf(uint64(res))
 		if err != nil {
 			return err
-		}
-		if uint32(x) >= l.Blocks[0] || uint32(y) >= l.Blocks[1] || uint32(z) >= l.Blocks[2] {
-			return errorf(stInvalid, "gfxcuda: tile (%d, %d, %d) is out of bounds (tiles_x: %d, tiles_y: %d, tiles_z: %d)",
-				x, y, z, l.Blocks[0], l.Blocks[1], l.Blocks[2])
 		}
 		var m *compute.Memory
 		if heapH != 0 {
