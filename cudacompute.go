@@ -30,6 +30,14 @@ func (d *Device) Compute() *compute.Device {
 	return d.compute
 }
 
+// NewCompute returns a compute.Device of its own on d, which the caller
+// closes (before d): its kernels and copies run on d's Vulkan device and
+// submit through d, like Compute's. It is compute.NewSubmitting(d.Vulkan(),
+// d), what the C library's gfxcuda_shared_compute_device returns.
+func (d *Device) NewCompute() *compute.Device {
+	return compute.NewSubmitting(d.Vulkan(), d)
+}
+
 // ErrOtherDevice is wrapped by the errors of ComputeTexture and
 // ComputeBuffer given a compute.Device on another Vulkan device.
 var ErrOtherDevice = errors.New("gfxcuda: a compute device of another device")

@@ -389,3 +389,19 @@ func TestComputeViews(t *testing.T) {
 		t.Errorf("a view on another device: %v, want ErrOtherDevice", err)
 	}
 }
+
+// TestNewCompute: NewCompute gives a compute.Device of its own on the
+// Device's Vulkan device, apart from Compute's, closed by its caller.
+func TestNewCompute(t *testing.T) {
+	d := openDevice(t)
+	cd := d.NewCompute()
+	if cd == d.Compute() || cd.Vulkan() != d.Vulkan() {
+		t.Error("NewCompute returned Compute's device, or one on another Vulkan device")
+	}
+	b, err := cd.Buffer(16, compute.HeapUpload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	noErr(t, b.Close())
+	noErr(t, cd.Close())
+}

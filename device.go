@@ -155,6 +155,30 @@ func Open(opts Options) (*Device, error) {
 	return d, nil
 }
 
+// OpenOrdinal opens the GPU that CUDA numbers ordinal (the N of PyTorch's
+// "cuda:N", after CUDA_VISIBLE_DEVICES), as Open does with that GPU's UUID
+// in opts.UUID, which must be nil. Without a usable CUDA driver the error
+// wraps cuda.ErrNoDriver; an ordinal CUDA has no device for gives an
+// error wrapping ErrNoSharedGPU, as does a GPU Vulkan does not see.
+func OpenOrdinal(ordinal int, opts Options) (*Device, error) {
+	if opts.UUID != nil {
+		return nil, fmt.Errorf("gfxcuda: OpenOrdinal(%d) with Options.UUID %s: give one or the other", ordinal, *opts.UUID)
+	}
+	if err := cuda.Init(); err != nil {
+		return nil, err
+	}
+	cd, err := cuda.GetDevice(ordinal)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrNoSharedGPU, err)
+	}
+	u, err := cd.UUID()
+	if err != nil {
+		return nil, err
+	}
+	opts.UUID = &u
+	return Open(opts)
+}
+
 // New uses an existing Vulkan device and CUDA context, which must be on
 // the same GPU. The Device borrows them: Close leaves them open.
 func New(vk *vulkan.Device, ctx *cuda.Context) (*Device, error) {

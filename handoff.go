@@ -39,7 +39,8 @@ func (o owner) String() string {
 type state struct {
 	d      *Device
 	owner  owner
-	ring   *Ring // the ring that holds it as a slot
+	ring   *Ring   // the ring that holds it as a slot
+	acc    *Access // the explicit hand-off (ToCUDA) that holds it
 	closed bool
 }
 
@@ -235,10 +236,11 @@ func (d *Device) ToCUDA(stream *cuda.Stream, res ...Resource) (*Access, error) {
 		}
 		return nil, fmt.Errorf("interop: ToCUDA: CUDA wait: %w (the resources stay Vulkan's)", err)
 	}
+	a := &Access{d: d, res: res, stream: stream, value: v}
 	for _, r := range res {
-		r.st().owner = ownedByCUDA
+		r.st().owner, r.st().acc = ownedByCUDA, a
 	}
-	return &Access{d: d, res: res, stream: stream, value: v}, nil
+	return a, nil
 }
 
 // Done ends CUDA's access: once the work queued on the Access's stream so far
@@ -268,7 +270,11 @@ func (a *Access) Done() error {
 	}
 	d.toVK.value = w
 	for _, r := range a.res {
-		if s := r.st(); !s.closed {
+		s := r.st()
+		if s.acc == a {
+			s.acc = nil
+		}
+		if !s.closed {
 			s.owner = returning
 			d.pending = append(d.pending, r)
 		}

@@ -93,6 +93,35 @@ func TestOpenWithoutCUDAChild(t *testing.T) {
 	if !errors.Is(err, ErrNoSharedGPU) || !errors.Is(err, cuda.ErrNoDriver) {
 		t.Errorf("Open without CUDA: %v, want ErrNoSharedGPU wrapping cuda.ErrNoDriver", err)
 	}
+	if _, err := OpenOrdinal(0, Options{}); !errors.Is(err, cuda.ErrNoDriver) {
+		t.Errorf("OpenOrdinal without CUDA: %v, want cuda.ErrNoDriver", err)
+	}
+}
+
+// TestOpenOrdinal: OpenOrdinal opens the GPU of a CUDA ordinal (the one
+// Open picks by that GPU's UUID), refuses an ordinal CUDA lacks with
+// ErrNoSharedGPU and a UUID given as well.
+func TestOpenOrdinal(t *testing.T) {
+	u := cuda.UUID{1}
+	if _, err := OpenOrdinal(0, Options{UUID: &u}); err == nil {
+		t.Error("OpenOrdinal with Options.UUID succeeded")
+	}
+	d := openDevice(t) // skips without a shared GPU
+	want, err := d.CUDA().Device().UUID()
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := OpenOrdinal(d.CUDA().Device().Ordinal(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	if got, err := o.CUDA().Device().UUID(); err != nil || got != want {
+		t.Errorf("OpenOrdinal(%d) opened %s (%v), want %s", d.CUDA().Device().Ordinal(), got, err, want)
+	}
+	if _, err := OpenOrdinal(1<<20, Options{}); !errors.Is(err, ErrNoSharedGPU) {
+		t.Errorf("OpenOrdinal(1<<20) = %v, want ErrNoSharedGPU", err)
+	}
 }
 
 // TestFormatErrorOnVulkan checks the format checks and the error text
@@ -606,6 +635,34 @@ func TestTextureFromCUDA(t *testing.T) {
 	}
 }
 
+// TestTextureFromCUDAAfterSync: the image is written on a non-blocking
+// stream the call is not told of; NewTextureFromCUDAAfterSync synchronizes
+// the context first, so the texture holds what that stream wrote.
+func TestTextureFromCUDAAfterSync(t *testing.T) {
+	d := openDevice(t)
+	const w, h, ch = 33, 17, 4
+	n := w * h * ch
+	img, err := d.CUDA().Alloc(uint64(n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer img.Close()
+	s, err := d.CUDA().NewStream(cuda.StreamNonBlocking)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	noErr(t, s.Memset8(img.Ptr(), 0x5A, uint64(n)))
+	tex, err := d.NewTextureFromCUDAAfterSync(img.Ptr(), 0, w, h, ch, format.DType{Code: format.DLUInt, Bits: 8, Lanes: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tex.Close()
+	if got := readImage(t, d, tex, n); !bytes.Equal(got, bytes.Repeat([]byte{0x5A}, n)) {
+		t.Error("texture contents differ from what the other stream wrote")
+	}
+}
+
 // noErr reports err, if any, as a test error.
 func noErr(t testing.TB, err error) {
 	t.Helper()
@@ -715,5 +772,51 @@ func TestSurfaceConcurrent(t *testing.T) {
 		if errs[i] != nil || surfs[i] == 0 || surfs[i] != surfs[0] {
 			t.Fatalf("Surface %d: %v, %v (first %v)", i, surfs[i], errs[i], surfs[0])
 		}
+	}
+}
+
+// TestTextureCopyStream: CopyFromStream outside a hand-off (through Map)
+// and CopyToStream inside an explicit one on another stream (ordered
+// after and before the hand-off's stream) round-trip the texels; a copy
+// after the hand-off's end goes through Map again.
+func TestTextureCopyStream(t *testing.T) {
+	d := openDevice(t)
+	const w, h = 29, 13
+	tex, err := d.NewTexture(TextureOptions{Format: format.RGBA8UNorm, Width: w, Height: h})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeT(t, tex)
+	n := w * h * 4
+	data := random(n)
+	src := must(d.CUDA().Alloc(uint64(n)))(t)
+	defer closeT(t, src)
+	dst := must(d.CUDA().Alloc(uint64(n)))(t)
+	defer closeT(t, dst)
+	noErr(t, d.CUDA().CopyHtoD(src.Ptr(), data))
+	s := must(d.CUDA().NewStream(cuda.StreamNonBlocking))(t)
+	defer closeT(t, s)
+	noErr(t, tex.CopyFromStream(s, src.Ptr(), 0))
+	held := must(d.CUDA().NewStream(cuda.StreamNonBlocking))(t)
+	defer closeT(t, held)
+	acc, err := d.ToCUDA(held, tex)
+	if err != nil {
+		t.Fatal(err)
+	}
+	noErr(t, tex.CopyToStream(s, dst.Ptr(), 0))
+	noErr(t, acc.Done())
+	noErr(t, held.Synchronize())
+	got := make([]byte, n)
+	noErr(t, d.CUDA().CopyDtoH(got, dst.Ptr()))
+	if !bytes.Equal(got, data) {
+		t.Error("texels copied inside the hand-off differ")
+	}
+	noErr(t, d.CUDA().Synchronize())
+	noErr(t, s.Memset8(dst.Ptr(), 0, uint64(n)))
+	noErr(t, tex.CopyToStream(s, dst.Ptr(), 0)) // after Done: Map again
+	noErr(t, s.Synchronize())
+	noErr(t, d.CUDA().CopyDtoH(got, dst.Ptr()))
+	if !bytes.Equal(got, data) {
+		t.Error("texels copied after the hand-off differ")
 	}
 }

@@ -158,6 +158,31 @@ func (d *Device) NewTextureFromCUDA(s *cuda.Stream, ptr cuda.DevicePtr, pitch ui
 	return t, nil
 }
 
+// ErrEarlierCUDAWork is wrapped by the error of
+// NewTextureFromCUDAAfterSync when synchronizing the CUDA context fails:
+// a failure of CUDA work queued before the call, which CUDA reports to the
+// calls after it.
+var ErrEarlierCUDAWork = errors.New("gfxcuda: CUDA work queued earlier failed")
+
+// NewTextureFromCUDAAfterSync is NewTextureFromCUDA for a caller that
+// does not know which stream wrote the image at ptr (Python's
+// texture(tensor), the C library's gfxcuda_shared_texture_from_cuda): it
+// first synchronizes the Device's CUDA context, waiting on the host for
+// the work queued on every stream of it, then makes the texture as
+// NewTextureFromCUDA does with the legacy default stream. A failing
+// synchronize gives an error wrapping ErrEarlierCUDAWork and makes
+// nothing.
+func (d *Device) NewTextureFromCUDAAfterSync(ptr cuda.DevicePtr, pitch uint64, width, height, channels uint32, dtype format.DType) (*Texture, error) {
+	ctx := d.CUDA()
+	if ctx == nil {
+		return nil, fmt.Errorf("gfxcuda: NewTextureFromCUDAAfterSync: the Device has no CUDA context: %w", ErrUnsupported)
+	}
+	if err := ctx.Synchronize(); err != nil {
+		return nil, fmt.Errorf("gfxcuda: NewTextureFromCUDAAfterSync: %w: %w", ErrEarlierCUDAWork, err)
+	}
+	return d.NewTextureFromCUDA(nil, ptr, pitch, width, height, channels, dtype)
+}
+
 func (t *Texture) st() *state { return &t.s }
 
 // Options returns the texture's description (with defaults filled in).
@@ -270,6 +295,47 @@ func (t *Texture) CopyTo(s *cuda.Stream, ptr cuda.DevicePtr, pitch uint64) error
 // CopyFrom queues the reverse of CopyTo: CUDA memory into the texture.
 func (t *Texture) CopyFrom(s *cuda.Stream, ptr cuda.DevicePtr, pitch uint64) error {
 	return t.copy(s, ptr, pitch, false)
+}
+
+// CopyToStream queues, on stream s, a copy of every layer into CUDA memory
+// at ptr (rows pitch bytes apart, 0: tightly packed, as CopyTo), ordered
+// after the work queued on s before and before the work queued on s after,
+// without a host wait, whether or not the texture is handed to CUDA:
+//   - inside an explicit hand-off (ToCUDA until Access.Done), the copy
+//     stays inside it: when s is not the hand-off's stream, s first waits
+//     for the hand-off's stream and the hand-off's stream then waits for
+//     s, so work queued on either after the call comes after the copy;
+//   - otherwise the texture is handed to CUDA on s for the copy and back
+//     after it (Map).
+//
+// nil s is the hand-off's stream, or the Device's stream. Access.Done of
+// the hand-off must not run during the call.
+func (t *Texture) CopyToStream(s *cuda.Stream, ptr cuda.DevicePtr, pitch uint64) error {
+	return t.streamCopy(s, ptr, pitch, true)
+}
+
+// CopyFromStream is CopyToStream's reverse: CUDA memory at ptr into the
+// texture, on stream s, inside an explicit hand-off or through Map.
+func (t *Texture) CopyFromStream(s *cuda.Stream, ptr cuda.DevicePtr, pitch uint64) error {
+	return t.streamCopy(s, ptr, pitch, false)
+}
+
+func (t *Texture) streamCopy(s *cuda.Stream, ptr cuda.DevicePtr, pitch uint64, to bool) error {
+	t.s.d.mu.Lock()
+	acc := t.s.acc
+	t.s.d.mu.Unlock()
+	cp := func(s *cuda.Stream) error { return t.copy(s, ptr, pitch, to) }
+	if acc == nil {
+		return t.Map(s, func(_ *cuda.Array, s *cuda.Stream) error { return cp(s) })
+	}
+	held := acc.Stream()
+	if s == nil || s.Handle() == held.Handle() {
+		return cp(held)
+	}
+	if err := s.After(held); err != nil {
+		return err
+	}
+	return errors.Join(cp(s), held.After(s))
 }
 
 // CopyToSync hands the texture to CUDA, copies it to ptr, hands it back and

@@ -86,7 +86,11 @@ func (d *Device) PlacedBuffer(size uint64, heap Heap, stride uint32, f format.Fo
 }
 
 // PlacedTexture creates a texture as Texture1D…Texture3D do (dim, extent,
-// layers, format), placed as p says.
+// layers, format), placed as p says. Textures live on the default heap:
+// memory of another heap is refused with an error wrapping
+// vulkan.ErrPlacement, as are placements the memory cannot take; what the
+// device cannot make (a format, a sparse texture) wraps another error of
+// package vulkan, vulkan.ErrUnsupported or vulkan.ErrFormatNotSupported.
 func (d *Device) PlacedTexture(dim vulkan.ImageDim, width, height, depth, layers uint32, f format.Format, p Placement) (*Texture, error) {
 	in, ok := format.Lookup(f)
 	if !ok {
@@ -94,6 +98,10 @@ func (d *Device) PlacedTexture(dim vulkan.ImageDim, width, height, depth, layers
 	}
 	if width == 0 || height == 0 || depth == 0 || layers == 0 {
 		return nil, fmt.Errorf("compute: texture of %dx%dx%d texels and %d slices", width, height, depth, layers)
+	}
+	if p.Memory != nil && p.Memory.Heap() != HeapDefault {
+		return nil, fmt.Errorf("compute: textures live on HEAP_DEFAULT (HeapDefault): a texture cannot be placed in a %s heap; make the memory with HEAP_DEFAULT: %w",
+			map[Heap]string{HeapUpload: "HEAP_UPLOAD", HeapReadback: "HEAP_READBACK"}[p.Memory.Heap()], vulkan.ErrPlacement)
 	}
 	img, err := d.vk.NewImage(vulkan.ImageOptions{Dim: dim, Format: uint32(f), Width: width, Height: height, Depth: depth,
 		Layers: layers, Memory: p.vkMemory(), Offset: p.Offset, Sparse: p.Sparse})
@@ -111,8 +119,23 @@ func (b *Buffer) Sparse() (vulkan.SparseLayout, bool) { return b.vk.Sparse() }
 // of the block size), or unbinds it when m is nil, after the work
 // submitted before, and returns when it is bound.
 func (b *Buffer) BindBlock(x uint32, m *Memory, offset uint64) error {
+	if err := blockInside(b.vk.Sparse, x, 0, 0); err != nil {
+		return err
+	}
 	if err := b.vk.BindSparse(vulkan.SparseBind{Block: [3]uint32{x, 0, 0}, Memory: m.vulkanOrNil(), Offset: offset}); err != nil {
 		return fmt.Errorf("compute: %w", err)
+	}
+	return nil
+}
+
+// blockInside checks that block (x, y, z) is inside a sparse resource's
+// layout (an error wrapping vulkan.ErrPlacement otherwise, in compushady's
+// words); a resource that is not sparse is left to BindSparse's error.
+func blockInside(layout func() (vulkan.SparseLayout, bool), x, y, z uint32) error {
+	l, ok := layout()
+	if ok && (x >= l.Blocks[0] || y >= l.Blocks[1] || z >= l.Blocks[2]) {
+		return fmt.Errorf("compute: tile (%d, %d, %d) is out of bounds (tiles_x: %d, tiles_y: %d, tiles_z: %d): %w",
+			x, y, z, l.Blocks[0], l.Blocks[1], l.Blocks[2], vulkan.ErrPlacement)
 	}
 	return nil
 }
@@ -124,6 +147,9 @@ func (t *Texture) Sparse() (vulkan.SparseLayout, bool) { return t.vk.Sparse() }
 // BindBlock binds the block at (x, y, z) (in blocks) of array slice layer
 // of a sparse texture to m at offset, or unbinds it when m is nil.
 func (t *Texture) BindBlock(x, y, z, layer uint32, m *Memory, offset uint64) error {
+	if err := blockInside(t.vk.Sparse, x, y, z); err != nil {
+		return err
+	}
 	if err := t.vk.BindSparse(vulkan.SparseBind{Block: [3]uint32{x, y, z}, Layer: layer, Memory: m.vulkanOrNil(), Offset: offset}); err != nil {
 		return fmt.Errorf("compute: %w", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/gfxcuda/gfxcuda/format"
@@ -193,6 +194,9 @@ func TestSparseBuffer(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	if err := b.BindBlock(l.Blocks[0], m, 0); !errors.Is(err, vulkan.ErrPlacement) || !strings.Contains(err.Error(), "out of bounds") {
+		t.Errorf("BindBlock past the last block: %v, want vulkan.ErrPlacement, out of bounds", err)
+	}
 	want := randomBytes(newRand(9), int(l.Size))
 	if err := b.UploadAt(2*l.Size, want); err != nil {
 		t.Fatal(err)
@@ -377,5 +381,19 @@ func TestMemoryLeftOpenAtDeviceClose(t *testing.T) {
 	}
 	if _, err := d.PlacedTexture(vulkan.Image2D, 16, 16, 1, 1, format.RGBA8UNorm, Placement{Memory: m, Offset: 64 << 10}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestPlacedTextureHeap: a texture placed in memory of the upload heap is
+// refused with vulkan.ErrPlacement (textures live on the default heap).
+func TestPlacedTextureHeap(t *testing.T) {
+	d := openTest(t)
+	m, err := d.NewMemory(1<<20, HeapUpload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if _, err := d.PlacedTexture(vulkan.Image2D, 4, 4, 1, 1, format.RGBA8UNorm, Placement{Memory: m}); !errors.Is(err, vulkan.ErrPlacement) || !strings.Contains(err.Error(), "HEAP_DEFAULT") {
+		t.Errorf("a texture in upload memory: %v, want vulkan.ErrPlacement naming HEAP_DEFAULT", err)
 	}
 }

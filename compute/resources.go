@@ -153,12 +153,13 @@ func (b *Buffer) Vulkan() *vulkan.Buffer { return b.vk }
 func (b *Buffer) Upload(data []byte) error { return b.UploadAt(0, data) }
 
 // UploadAt writes data into the buffer from byte off and returns when it
-// is there, after the work submitted before that uses the buffer. Buffers
+// is there, after the work submitted before that uses the buffer. Bytes
+// past the buffer's end are an error wrapping ErrRange. Buffers
 // on the upload and readback heaps are written through their mapping,
 // default-heap ones through a staging buffer and a copy.
 func (b *Buffer) UploadAt(off uint64, data []byte) error {
 	if off > b.Size() || uint64(len(data)) > b.Size()-off {
-		return fmt.Errorf("compute: Upload of bytes [%d, %d) into a %d-byte buffer", off, off+uint64(len(data)), b.Size())
+		return rangef("compute: Upload of bytes [%d, %d) into a %d-byte buffer", off, off+uint64(len(data)), b.Size())
 	}
 	if len(data) == 0 {
 		return nil
@@ -183,10 +184,11 @@ func (b *Buffer) Readback() ([]byte, error) {
 func (b *Buffer) ReadbackInto(dst []byte) error { return b.ReadbackAt(0, dst) }
 
 // ReadbackAt copies the buffer's bytes from off into dst, once the work
-// submitted before that uses it has finished.
+// submitted before that uses it has finished. Bytes past the buffer's end
+// are an error wrapping ErrRange.
 func (b *Buffer) ReadbackAt(off uint64, dst []byte) error {
 	if off > b.Size() || uint64(len(dst)) > b.Size()-off {
-		return fmt.Errorf("compute: Readback of bytes [%d, %d) from a %d-byte buffer", off, off+uint64(len(dst)), b.Size())
+		return rangef("compute: Readback of bytes [%d, %d) from a %d-byte buffer", off, off+uint64(len(dst)), b.Size())
 	}
 	if len(dst) == 0 {
 		return nil
@@ -346,6 +348,23 @@ func (b *Buffer) Readback2D(pitch, rowBytes uint64, height int) ([]byte, error) 
 		copy(out[y*rowBytes:(y+1)*rowBytes], full[y*pitch:])
 	}
 	return out, nil
+}
+
+// Readback2DInto is Readback2D into dst, which must hold exactly the
+// height rows of rowBytes bytes (an error wrapping ErrRange otherwise).
+func (b *Buffer) Readback2DInto(dst []byte, pitch, rowBytes uint64, height int) error {
+	if height < 0 {
+		return fmt.Errorf("compute: Readback2DInto of %d rows", height)
+	}
+	if hi, n := bits.Mul64(rowBytes, uint64(height)); hi != 0 || uint64(len(dst)) != n {
+		return rangef("compute: Readback2DInto: %d rows of %d bytes into %d bytes", height, rowBytes, len(dst))
+	}
+	data, err := b.Readback2D(pitch, rowBytes, height)
+	if err != nil {
+		return err
+	}
+	copy(dst, data)
+	return nil
 }
 
 // Close frees the buffer (a wrapped one stays open). Idempotent.

@@ -2,6 +2,7 @@ package compute
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"testing"
 )
@@ -200,5 +201,29 @@ func TestUploadChunkedRule(t *testing.T) {
 	b := newBuffer(t, d, HeapUpload, make([]byte, 8))
 	if err := b.UploadChunked([]byte{1, 2}, 0, nil); err == nil {
 		t.Error("a stride of 0 accepted")
+	}
+}
+
+// TestReadback2DInto: the rows land in dst, which must hold them exactly;
+// UploadAt and ReadbackAt past the end wrap ErrRange.
+func TestReadback2DInto(t *testing.T) {
+	d := openTest(t)
+	b := newBuffer(t, d, HeapDefault, []byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11})
+	defer b.Close()
+	dst := make([]byte, 6)
+	if err := b.Readback2DInto(dst, 4, 2, 3); err != nil {
+		t.Fatal(err)
+	}
+	if want := []byte{0, 1, 4, 5, 8, 9}; !bytes.Equal(dst, want) {
+		t.Errorf("Readback2DInto = %v, want %v", dst, want)
+	}
+	if err := b.Readback2DInto(make([]byte, 5), 4, 2, 3); !errors.Is(err, ErrRange) {
+		t.Errorf("5 bytes for 3 rows of 2: %v, want ErrRange", err)
+	}
+	if err := b.UploadAt(10, make([]byte, 4)); !errors.Is(err, ErrRange) {
+		t.Errorf("UploadAt past the end: %v, want ErrRange", err)
+	}
+	if err := b.ReadbackAt(13, nil); !errors.Is(err, ErrRange) {
+		t.Errorf("ReadbackAt past the end: %v, want ErrRange", err)
 	}
 }

@@ -1065,6 +1065,16 @@ func TestTimelineSemaphore(t *testing.T) {
 	if err := s.Signal(7); err != nil {
 		t.Fatal(err)
 	}
+	// A timeline only goes up: Signal refuses 7 again and 6, and the
+	// value stays 7.
+	for _, v := range []uint64{7, 6} {
+		if err := s.Signal(v); !errors.Is(err, ErrNotIncreasing) {
+			t.Errorf("Signal(%d) at 7 = %v, want ErrNotIncreasing", v, err)
+		}
+	}
+	if v, err := s.Value(); v != 7 || err != nil {
+		t.Errorf("Value after refused signals = %d, %v; want 7", v, err)
+	}
 	if err := s.Wait(7, 0); err != nil {
 		t.Errorf("Wait(7, 0) = %v", err)
 	}

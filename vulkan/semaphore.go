@@ -3,6 +3,7 @@ package vulkan
 import (
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/gfxcuda/gfxcuda/internal/vk"
@@ -18,7 +19,12 @@ type Semaphore struct {
 	h          vk.Semaphore
 	timeline   bool
 	exportable bool
+	signalMu   sync.Mutex // orders host signals, so Signal's value check holds
 }
+
+// ErrNotIncreasing is wrapped by the error of Signal with a value not
+// above the timeline semaphore's current one.
+var ErrNotIncreasing = errors.New("vulkan: a timeline semaphore only goes up")
 
 // NewTimelineSemaphore creates a timeline semaphore of value initial. With
 // exportable, ExportFD can export it as an OPAQUE_FD file descriptor (what
@@ -173,8 +179,12 @@ func (s *Semaphore) Value() (uint64, error) {
 	return v, nil
 }
 
-// Signal sets a timeline semaphore to v from the host (vkSignalSemaphore);
-// v must be above its current value and pending signals.
+// Signal sets a timeline semaphore to v from the host (vkSignalSemaphore).
+// Vulkan requires v to be above the current value and pending signals;
+// drivers do not all check it (NVIDIA's accepts a lower value), so Signal
+// does: host signals are serialized, and a v at or below the current value
+// is refused with an error wrapping ErrNotIncreasing, the semaphore left as
+// it was.
 func (s *Semaphore) Signal(v uint64) error {
 	if err := s.acquire(); err != nil {
 		return err
@@ -182,6 +192,16 @@ func (s *Semaphore) Signal(v uint64) error {
 	defer s.life.release()
 	if !s.timeline {
 		return errBinary
+	}
+	s.signalMu.Lock()
+	defer s.signalMu.Unlock()
+	cur, err := s.d.raw.SemaphoreCounterValue(s.h)
+	if err != nil {
+		return fmt.Errorf("vulkan: %w", err)
+	}
+	if v <= cur {
+		return fmt.Errorf("vulkan: signalling timeline semaphore to %d: its value is %d already; a timeline only goes up, signal a value above %d: %w",
+			v, cur, cur, ErrNotIncreasing)
 	}
 	if err := s.d.raw.SignalSemaphore(s.h, v); err != nil {
 		return fmt.Errorf("vulkan: %w", err)

@@ -1,54 +1,65 @@
 package main
 
-// bind.go maps compushady's binding model (lists of constant buffers,
-// shader resources, unordered-access resources and samplers: entry i of a
-// list binds HLSL register b<i>, t<i>, u<i> or s<i>) onto package compute's
-// class-aware binding (compute.CBV, SRV, UAV, SamplerAt). For GLSL, entry i
-// of a list binds the resource of that class at binding i.
+// bind.go turns compushady's binding lists of handles (constant buffers,
+// shader resources, unordered-access resources, samplers) into
+// compute.Lists; the binding rules are package compute's
+// (Kernel.BindLists, Kernel.NewBindless, Bindless.Bind).
+
+/*
+#include <stdint.h>
+*/
+import "C"
 
 import (
-	"errors"
+	"unsafe"
 
 	"github.com/gfxcuda/gfxcuda/compute"
 )
 
-var classNames = [4]string{"cbv", "srv", "uav", "samplers"}
+var classNames = compute.ListNames
 
-// bindClasses turns the four class lists (handles) into dispatch arguments
-// and the handles the pipeline must keep alive. Entries whose register the
-// shader does not declare are kept alive but not bound, as compushady
-// allows; any other mismatch (a texture where the shader wants a buffer,
-// say) is an error naming the entry.
-func bindClasses(k *compute.Kernel, lists [4][]uint64) ([]compute.Arg, []uint64, error) {
-	var args []compute.Arg
+// handleList is a C array of handles.
+type handleList struct {
+	p *C.uint64_t
+	n C.size_t
+}
+
+// handles reads the list (fn names the C function for messages).
+func (l handleList) handles(fn string) ([]uint64, error) {
+	if l.n == 0 {
+		return nil, nil
+	}
+	if l.p == nil {
+		return nil, errorf(stInvalid, "%s: null list of %d handles", fn, l.n)
+	}
+	return append([]uint64(nil), unsafe.Slice((*uint64)(unsafe.Pointer(l.p)), int(l.n))...), nil
+}
+
+// listResources resolves the four lists of handles into compute.Lists (a
+// sampler handle in the samplers list, a buffer or texture in the others)
+// and returns every handle, for the pipeline to keep alive.
+func listResources(hs [4][]uint64) (compute.Lists, []uint64, error) {
+	var l compute.Lists
 	var deps []uint64
-	for class, list := range lists {
+	for class, list := range hs {
 		for i, h := range list {
-			var arg compute.Arg
-			if class == 3 {
-				s, err := get[*compute.Sampler](h, "sampler")
-				if err != nil {
-					return nil, nil, errorf(statusOf(err), "gfxcuda: %s[%d]: %v", classNames[class], i, err)
-				}
-				arg = compute.SamplerAt(i, s)
-			} else {
-				res, err := resourceOf(h)
-				if err != nil {
-					return nil, nil, errorf(statusOf(err), "gfxcuda: %s[%d]: %v", classNames[class], i, err)
-				}
-				arg = [3]func(int, compute.Resource) compute.Arg{compute.CBV, compute.SRV, compute.UAV}[class](i, res)
+			r, err := listResource(class, h)
+			if err != nil {
+				return l, nil, errorf(statusOf(err), "gfxcuda: %s[%d]: %v", classNames[class], i, err)
 			}
+			l[class] = append(l[class], r)
 			deps = append(deps, h)
-			if _, err := k.Resolve(arg); err != nil {
-				if errors.Is(err, compute.ErrNoSuchResource) {
-					continue // the shader has no register of this class and number
-				}
-				return nil, nil, errorf(stInvalid, "gfxcuda: %s[%d]: %v", classNames[class], i, err)
-			}
-			args = append(args, arg)
 		}
 	}
-	return args, deps, nil
+	return l, deps, nil
+}
+
+// listResource resolves an entry of list class.
+func listResource(class int, h uint64) (compute.Resource, error) {
+	if class == 3 {
+		return get[*compute.Sampler](h, "sampler")
+	}
+	return resourceOf(h)
 }
 
 // resourceOf returns the compute resource of a buffer or texture handle.

@@ -34,6 +34,8 @@ func copyStatus(err error) error {
 		return &statusError{stRange, err}
 	case errors.Is(err, compute.ErrTexelSize):
 		return &statusError{stInvalid, err}
+	case errors.Is(err, compute.ErrUnsupported):
+		return &statusError{stUnsupported, err}
 	}
 	return err
 }
@@ -107,7 +109,7 @@ func gfxcuda_shared_compute_device(dev C.uint64_t, out *C.uint64_t) C.int {
 		if out == nil {
 			return errorf(stInvalid, "gfxcuda_shared_compute_device: null output")
 		}
-		cd := compute.NewSubmitting(sd.d.Vulkan(), sd.d)
+		cd := sd.d.NewCompute()
 		return store(out, cd, cd.Close, uint64(dev))
 	})
 }

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"sync"
 	"unsafe"
 
 	"github.com/gfxcuda/gfxcuda/compute"
@@ -165,29 +164,27 @@ func gfxcuda_buffer_new(dev C.uint64_t, size C.uint64_t, heap C.int, stride C.ui
 //export gfxcuda_buffer_upload
 func gfxcuda_buffer_upload(buf C.uint64_t, off C.uint64_t, data unsafe.Pointer, n C.uint64_t) C.int {
 	return call(func() error {
-		b, src, err := bufferRange(buf, off, data, n, "upload of bytes [%d, %d) into a %d-byte buffer")
+		b, src, err := bufferRange(buf, data, n)
 		if err != nil {
 			return err
 		}
-		return b.UploadAt(uint64(off), src)
+		return copyStatus(b.UploadAt(uint64(off), src)) // compute.ErrRange: GFXCUDA_ERR_RANGE
 	})
 }
 
 //export gfxcuda_buffer_readback
 func gfxcuda_buffer_readback(buf C.uint64_t, off C.uint64_t, dst unsafe.Pointer, n C.uint64_t) C.int {
 	return call(func() error {
-		b, out, err := bufferRange(buf, off, dst, n, "readback of bytes [%d, %d) from a %d-byte buffer")
+		b, out, err := bufferRange(buf, dst, n)
 		if err != nil {
 			return err
 		}
-		return b.ReadbackAt(uint64(off), out)
+		return copyStatus(b.ReadbackAt(uint64(off), out))
 	})
 }
 
-// bufferRange checks a transfer of n bytes at off between buffer handle
-// buf and host memory p, and returns the buffer and the host bytes; what
-// describes the transfer for the range error (start, end, size).
-func bufferRange(buf, off C.uint64_t, p unsafe.Pointer, n C.uint64_t, what string) (*buffer, []byte, error) {
+// bufferRange returns the buffer of handle buf and the n host bytes at p.
+func bufferRange(buf C.uint64_t, p unsafe.Pointer, n C.uint64_t) (*buffer, []byte, error) {
 	b, err := get[*buffer](uint64(buf), "buffer")
 	if err != nil {
 		return nil, nil, err
@@ -195,9 +192,6 @@ func bufferRange(buf, off C.uint64_t, p unsafe.Pointer, n C.uint64_t, what strin
 	host, err := hostBytes(p, uint64(n))
 	if err != nil {
 		return nil, nil, err
-	}
-	if uint64(off) > b.Size() || uint64(n) > b.Size()-uint64(off) {
-		return nil, nil, errorf(stRange, "gfxcuda: "+what, off, uint64(off)+uint64(n), b.Size())
 	}
 	return b, host, nil
 }
@@ -256,14 +250,9 @@ func gfxcuda_buffer_readback2d(buf C.uint64_t, dst unsafe.Pointer, n C.uint64_t,
 		if err != nil {
 			return err
 		}
-		if uint64(n) != uint64(rowBytes)*uint64(height) {
-			return errorf(stRange, "gfxcuda: readback2d of %d rows of %d bytes into %d bytes", height, rowBytes, n)
-		}
-		data, err := b.Readback2D(uint64(pitch), uint64(rowBytes), int(height))
-		if err != nil {
+		if err := b.Readback2DInto(out, uint64(pitch), uint64(rowBytes), int(height)); err != nil {
 			return &statusError{stRange, err}
 		}
-		copy(out, data)
 		return nil
 	})
 }
@@ -366,98 +355,30 @@ func gfxcuda_copy(src, dst C.uint64_t, r *C.gfxcuda_copy_region_t) C.int {
 		if err != nil {
 			return err
 		}
-		if reg.src_slice != 0 || reg.dst_slice != 0 {
-			return errorf(stUnsupported, "gfxcuda: copies to and from texture slices other than 0 are not supported yet")
-		}
-		var dev *compute.Device
-		switch s := se.obj.(type) {
+		var devH uint64
+		var s, d compute.Resource
+		switch o := se.obj.(type) {
 		case *buffer:
-			dev, err = get[*compute.Device](s.dev, "device")
-			if err != nil {
-				return err
-			}
-			b, err := dev.NewBatch()
-			if err != nil {
-				return err
-			}
-			defer b.Close()
-			switch d := de.obj.(type) {
-			case *buffer:
-				n := uint64(reg.size)
-				if n == 0 {
-					n = s.Size() - min(uint64(reg.src_offset), s.Size())
-				}
-				if uint64(reg.src_offset)+n > s.Size() || uint64(reg.dst_offset)+n > d.Size() {
-					return errorf(stRange, "gfxcuda: copy of %d bytes from offset %d of a %d-byte buffer to offset %d of a %d-byte buffer does not fit",
-						n, reg.src_offset, s.Size(), reg.dst_offset, d.Size())
-				}
-				b.CopyBuffer(d.Buffer, s.Buffer, uint64(reg.dst_offset), uint64(reg.src_offset), n)
-			case *texture:
-				region, err := texRegion(d, reg, uint64(reg.src_offset), s.Size(), true)
-				if err != nil {
-					return err
-				}
-				b.CopyBufferToTexture(d.Texture, s.Buffer, region)
-			default:
-				return errorf(stInvalid, "gfxcuda: cannot copy a buffer into a %s", kindName(de.obj))
-			}
-			return b.Run()
+			devH, s = o.dev, o.Buffer
 		case *texture:
-			dev, err = get[*compute.Device](s.dev, "device")
-			if err != nil {
-				return err
-			}
-			b, err := dev.NewBatch()
-			if err != nil {
-				return err
-			}
-			defer b.Close()
-			switch d := de.obj.(type) {
-			case *buffer:
-				region, err := texRegion(s, reg, uint64(reg.dst_offset), d.Size(), false)
-				if err != nil {
-					return err
-				}
-				b.CopyTextureToBuffer(d.Buffer, s.Texture, region)
-			case *texture:
-				if s.Width() != d.Width() || s.Height() != d.Height() || s.Depth() != d.Depth() {
-					return errorf(stRange, "gfxcuda: copy of a %dx%dx%d texture into a %dx%dx%d one", s.Width(), s.Height(), s.Depth(), d.Width(), d.Height(), d.Depth())
-				}
-				b.Copy(d.Texture, s.Texture)
-			default:
-				return errorf(stInvalid, "gfxcuda: cannot copy a texture into a %s", kindName(de.obj))
-			}
-			return b.Run()
+			devH, s = o.dev, o.Texture
+		default:
+			return errorf(stInvalid, "gfxcuda: cannot copy from a %s", kindName(se.obj))
 		}
-		return errorf(stInvalid, "gfxcuda: cannot copy from a %s", kindName(se.obj))
+		switch o := de.obj.(type) {
+		case *buffer:
+			d = o.Buffer
+		case *texture:
+			d = o.Texture
+		default:
+			return errorf(stInvalid, "gfxcuda: cannot copy a %s into a %s", kindName(se.obj), kindName(de.obj))
+		}
+		dev, err := get[*compute.Device](devH, "device")
+		if err != nil {
+			return err
+		}
+		return copyStatus(dev.Copy(d, s, copyRegion(reg)))
 	})
-}
-
-// texRegion checks a buffer↔texture copy and returns its region. toTex:
-// the texture is the destination (its x, y, z are dst_*).
-func texRegion(t *texture, reg C.gfxcuda_copy_region_t, bufOff, bufSize uint64, toTex bool) (compute.Region, error) {
-	x, y, z := reg.src_x, reg.src_y, reg.src_z
-	if toTex {
-		x, y, z = reg.dst_x, reg.dst_y, reg.dst_z
-	}
-	w, h, d := uint32(reg.width), uint32(reg.height), uint32(reg.depth)
-	if w == 0 {
-		w = t.Width() - min(uint32(x), t.Width())
-	}
-	if h == 0 {
-		h = t.Height() - min(uint32(y), t.Height())
-	}
-	if d == 0 {
-		d = t.Depth() - min(uint32(z), t.Depth())
-	}
-	if uint32(x)+w > t.Width() || uint32(y)+h > t.Height() || uint32(z)+d > t.Depth() {
-		return compute.Region{}, errorf(stRange, "gfxcuda: region %dx%dx%d at (%d, %d, %d) is outside a %dx%dx%d texture", w, h, d, x, y, z, t.Width(), t.Height(), t.Depth())
-	}
-	need := uint64(w) * uint64(t.Format().Info().BytesPerTexel) * uint64(h) * uint64(d)
-	if bufOff > bufSize || need > bufSize-bufOff {
-		return compute.Region{}, errorf(stRange, "gfxcuda: copying %dx%dx%d texels needs %d bytes from offset %d; the buffer has %d bytes", w, h, d, need, bufOff, bufSize)
-	}
-	return compute.Region{BufferOffset: bufOff, X: uint32(x), Y: uint32(y), Z: uint32(z), Width: w, Height: h, Depth: d}, nil
 }
 
 // Shader languages (gfxcuda_language in gfxcuda.h).
@@ -501,19 +422,16 @@ type kernel struct {
 	k    *compute.Kernel
 	args []compute.Arg
 	dev  uint64
-	// bindless is the max_bindless of a bindless pipeline (placed.go),
-	// whose args gfxcuda_compute_bind replaces under mu; 0 otherwise.
-	bindless uint32
-	mu       sync.Mutex
+	// bl holds the arguments of a bindless pipeline (placed.go), which
+	// gfxcuda_compute_bind replaces; nil otherwise.
+	bl *compute.Bindless
 }
 
 // dispatchArgs returns the kernel's arguments.
 func (kk *kernel) dispatchArgs() []compute.Arg {
-	if kk.bindless == 0 {
-		return kk.args
+	if kk.bl != nil {
+		return kk.bl.Args()
 	}
-	kk.mu.Lock()
-	defer kk.mu.Unlock()
 	return kk.args
 }
 
@@ -555,12 +473,6 @@ func gfxcuda_compute_new_constants(dev C.uint64_t, spirv unsafe.Pointer, n C.siz
 	})
 }
 
-// handleList is a C array of handles.
-type handleList struct {
-	p *C.uint64_t
-	n C.size_t
-}
-
 // newCompute makes the kernel of gfxcuda_compute_new (fn names the C
 // function for messages) with its specialization constants set.
 func newCompute(fn string, dev C.uint64_t, spirv unsafe.Pointer, n C.size_t, ls [4]handleList, consts map[string]float64, out *C.uint64_t) error {
@@ -575,15 +487,10 @@ func newCompute(fn string, dev C.uint64_t, spirv unsafe.Pointer, n C.size_t, ls 
 	if err != nil {
 		return err
 	}
-	lists := [4][]uint64{}
+	var hs [4][]uint64
 	for i, l := range ls {
-		if l.n > 0 {
-			if l.p == nil {
-				return errorf(stInvalid, "%s: null list of %d handles", fn, l.n)
-			}
-			for _, h := range unsafe.Slice((*uint64)(unsafe.Pointer(l.p)), l.n) {
-				lists[i] = append(lists[i], h)
-			}
+		if hs[i], err = l.handles(fn); err != nil {
+			return err
 		}
 	}
 	m, err := shader.Compile(append([]byte(nil), code...), shader.Options{Language: shader.SPIRV})
@@ -598,15 +505,15 @@ func newCompute(fn string, dev C.uint64_t, spirv unsafe.Pointer, n C.size_t, ls 
 	if err != nil {
 		return err
 	}
-	args, deps, err := bindClasses(k, lists)
-	if err != nil || !allBound(k, args) {
-		if a, d, ok := bindCompushadyGLSL(k, lists); ok { // bindglsl.go
-			args, deps, err = a, d, nil
-		}
-	}
+	l, deps, err := listResources(hs)
 	if err != nil {
 		k.Close()
 		return err
+	}
+	args, err := k.BindLists(l)
+	if err != nil {
+		k.Close()
+		return &statusError{stInvalid, err}
 	}
 	return store(out, &kernel{k: k, args: args, dev: uint64(dev)}, k.Close, append(deps, uint64(dev))...)
 }

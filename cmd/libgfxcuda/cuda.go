@@ -214,19 +214,11 @@ func gfxcuda_shared_open(device C.int, out *C.uint64_t) C.int {
 		if out == nil {
 			return errorf(stInvalid, "gfxcuda_shared_open: null output")
 		}
-		if err := cuda.Init(); err != nil {
-			return &statusError{stNoCUDA, err}
-		}
-		cd, err := cuda.GetDevice(int(device))
+		d, err := gfxcuda.OpenOrdinal(int(device), gfxcuda.Options{})
 		if err != nil {
-			return &statusError{stNoDevice, err}
-		}
-		u, err := cd.UUID()
-		if err != nil {
-			return err
-		}
-		d, err := gfxcuda.Open(gfxcuda.Options{UUID: &u})
-		if err != nil {
+			if errors.Is(err, cuda.ErrNoDriver) {
+				return &statusError{stNoCUDA, err}
+			}
 			return &statusError{stNoDevice, err}
 		}
 		sd := &sharedDevice{d: d, ordinal: int(device)}
@@ -297,24 +289,16 @@ func gfxcuda_shared_texture_copy(tex C.uint64_t, ptr C.uint64_t, pitch C.uint64_
 	})
 }
 
-// copy queues a copy between the texture and CUDA memory on s, ordered
-// after the work queued on s before and before the work queued after: it
-// hands the texture to CUDA on s and back after the copy (or, during an
-// explicit hand-off, orders s after and before the hand-off's stream). No
-// host wait.
+// copy queues a copy between the texture and CUDA memory on s
+// (gfxcuda.Texture.CopyToStream, CopyFromStream). t.mu keeps
+// gfxcuda_to_vulkan from ending the texture's hand-off during the copy.
 func (t *sharedTexture) copy(s *cuda.Stream, ptr cuda.DevicePtr, pitch uint64, to bool) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	cp := func(s *cuda.Stream) error {
-		if to {
-			return t.t.CopyTo(s, ptr, pitch)
-		}
-		return t.t.CopyFrom(s, ptr, pitch)
+	if to {
+		return t.t.CopyToStream(s, ptr, pitch)
 	}
-	if t.held != nil {
-		return t.sd.within(t.held.Stream(), s, cp)
-	}
-	return t.t.Map(s, func(_ *cuda.Array, s *cuda.Stream) error { return cp(s) })
+	return t.t.CopyFromStream(s, ptr, pitch)
 }
 
 // close stops using the wrapped legacy stream and closes the device.
@@ -345,20 +329,6 @@ func (sd *sharedDevice) stream(h uint64) (s *cuda.Stream, done func(), err error
 	return s, func() { s.Close() }, nil
 }
 
-// within runs f on s while the resource is handed to CUDA on held: when s
-// is another stream, s waits for held first and held for s after, so the
-// work stays inside the hand-off.
-func (sd *sharedDevice) within(held, s *cuda.Stream, f func(*cuda.Stream) error) error {
-	if s.Handle() == held.Handle() {
-		return f(s)
-	}
-	if err := s.After(held); err != nil {
-		return err
-	}
-	ferr := f(s)
-	return errors.Join(ferr, held.After(s))
-}
-
 //export gfxcuda_shared_texture_from_cuda
 func gfxcuda_shared_texture_from_cuda(dev C.uint64_t, ptr, pitch C.uint64_t, w, h, channels C.uint32_t, code, bits C.int, out *C.uint64_t) C.int {
 	return call(func() error {
@@ -369,12 +339,12 @@ func gfxcuda_shared_texture_from_cuda(dev C.uint64_t, ptr, pitch C.uint64_t, w, 
 		if out == nil || ptr == 0 {
 			return errorf(stInvalid, "gfxcuda_shared_texture_from_cuda: null pointer")
 		}
-		if err := sd.d.CUDA().Synchronize(); err != nil {
-			return err
-		}
-		t, err := sd.d.NewTextureFromCUDA(nil, cuda.DevicePtr(ptr), uint64(pitch), uint32(w), uint32(h), uint32(channels),
+		t, err := sd.d.NewTextureFromCUDAAfterSync(cuda.DevicePtr(ptr), uint64(pitch), uint32(w), uint32(h), uint32(channels),
 			format.DType{Code: uint8(code), Bits: uint8(bits), Lanes: 1})
 		if err != nil {
+			if errors.Is(err, gfxcuda.ErrEarlierCUDAWork) {
+				return err
+			}
 			return &statusError{stUnsupported, err}
 		}
 		st := &sharedTexture{t: t, sd: sd, ordinal: sd.ordinal}

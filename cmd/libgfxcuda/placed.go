@@ -175,29 +175,15 @@ func newTexture(fn string, dev C.uint64_t, dim C.int, w, h, depth, slices, f C.u
 	if err != nil {
 		return err
 	}
-	var mem *vulkan.Memory
-	if p.Memory != nil {
-		if p.Memory.Heap() != compute.HeapDefault {
-			return errorf(stInvalid, "gfxcuda: textures live on HEAP_DEFAULT: a texture cannot be placed in a %s heap; make the heap with HEAP_DEFAULT",
-				map[compute.Heap]string{compute.HeapUpload: "HEAP_UPLOAD", compute.HeapReadback: "HEAP_READBACK"}[p.Memory.Heap()])
-		}
-		mem = p.Memory.Vulkan()
-	}
-	img, err := d.Vulkan().NewImage(vulkan.ImageOptions{Dim: vd, Format: uint32(f), Width: uint32(w), Height: uint32(h),
-		Depth: uint32(depth), Layers: uint32(slices), Memory: mem, Offset: p.Offset, Sparse: p.Sparse})
+	t, err := d.PlacedTexture(vd, uint32(w), uint32(h), uint32(depth), uint32(slices), format.Format(f), p)
 	if err != nil {
 		st := stUnsupported
 		if errors.Is(err, vulkan.ErrPlacement) {
 			st = stInvalid
 		}
-		return &statusError{st, fmt.Errorf("gfxcuda: %s texture of %s: %w", vd, format.Format(f), err)}
+		return &statusError{st, err}
 	}
-	t, err := d.WrapTexture(img)
-	if err != nil {
-		img.Close()
-		return err
-	}
-	return store(out, &texture{Texture: t, slices: uint32(slices), dev: uint64(dev)}, img.Close, append(deps, uint64(dev))...)
+	return store(out, &texture{Texture: t, slices: uint32(slices), dev: uint64(dev)}, t.Close, append(deps, uint64(dev))...)
 }
 
 // sparseOf returns the sparse layout of a buffer or texture handle.
@@ -245,13 +231,9 @@ func gfxcuda_resource_tiles(res C.uint64_t, out *C.uint64_t) C.int {
 //export gfxcuda_bind_tile
 func gfxcuda_bind_tile(res C.uint64_t, x, y, z C.uint32_t, heapH C.uint64_t, offset C.uint64_t, slice C.uint32_t) C.int {
 	return call(func() error {
-		l, r, err := sparseOf(uint64(res))
+		_, r, err := sparseOf(uint64(res))
 		if err != nil {
 			return err
-		}
-		if uint32(x) >= l.Blocks[0] || uint32(y) >= l.Blocks[1] || uint32(z) >= l.Blocks[2] {
-			return errorf(stInvalid, "gfxcuda: tile (%d, %d, %d) is out of bounds (tiles_x: %d, tiles_y: %d, tiles_z: %d)",
-				x, y, z, l.Blocks[0], l.Blocks[1], l.Blocks[2])
 		}
 		var m *compute.Memory
 		if heapH != 0 {
@@ -304,79 +286,25 @@ func gfxcuda_compute_new_bindless(dev C.uint64_t, spirv unsafe.Pointer, n C.size
 		if err != nil {
 			return placementError(err)
 		}
-		kk := &kernel{k: k, dev: uint64(dev), bindless: uint32(bindless)}
-		var deps []uint64
-		for class, l := range []struct {
-			p *C.uint64_t
-			n C.size_t
-		}{{cbv, ncbv}, {srv, nsrv}, {uav, nuav}, {samplers, nsamplers}} {
-			if l.n > C.size_t(bindless) && class < 3 {
+		var hs [4][]uint64
+		for i, l := range [4]handleList{{cbv, ncbv}, {srv, nsrv}, {uav, nuav}, {samplers, nsamplers}} {
+			if hs[i], err = l.handles("gfxcuda_compute_new_bindless"); err != nil {
 				k.Close()
-				return errorf(stInvalid, "gfxcuda: %d initial %s for a bindless pipeline of %d (max_bindless)", l.n, classNames[class], bindless)
-			}
-			if l.n > 0 && l.p == nil {
-				k.Close()
-				return errorf(stInvalid, "gfxcuda_compute_new_bindless: null list of %d handles", l.n)
-			}
-			for i, h := range unsafe.Slice((*uint64)(unsafe.Pointer(l.p)), int(l.n)) {
-				if err := kk.bind(class, uint32(i), h); err != nil {
-					k.Close()
-					return err
-				}
-				deps = append(deps, h)
+				return err
 			}
 		}
-		return store(out, kk, k.Close, append(deps, uint64(dev))...)
+		l, deps, err := listResources(hs)
+		if err != nil {
+			k.Close()
+			return err
+		}
+		bl, err := k.NewBindless(uint32(bindless), l)
+		if err != nil {
+			k.Close()
+			return &statusError{stInvalid, err}
+		}
+		return store(out, &kernel{k: k, dev: uint64(dev), bl: bl}, k.Close, append(deps, uint64(dev))...)
 	})
-}
-
-// bind binds handle h as entry index of class (0 cbv, 1 srv, 2 uav, 3
-// samplers) of a bindless kernel: the class's resource whose register
-// range (an array at register r of n elements covers r to r+n-1) holds
-// index, at element index-r.
-func (kk *kernel) bind(class int, index uint32, h uint64) error {
-	var res compute.Resource
-	var err error
-	if class == 3 {
-		res, err = get[*compute.Sampler](h, "sampler")
-	} else {
-		res, err = resourceOf(h)
-	}
-	if err != nil {
-		return errorf(statusOf(err), "gfxcuda: %s[%d]: %v", classNames[class], index, err)
-	}
-	var arg compute.Arg
-	found := false
-	for _, r := range kk.k.Resources() {
-		if compute.ClassOf(&r) != listClasses[class] {
-			continue
-		}
-		first := r.Binding
-		if _, reg, ok := shader.RegisterOf(r.Binding); ok && kk.k.Shifted() {
-			first = uint32(reg)
-		}
-		if index >= first && index < first+r.ArraySize {
-			arg = compute.AtBinding(r.Set, r.Binding, res).Element(index - first)
-			found = true
-			break
-		}
-	}
-	if !found {
-		return nil // no resource of the shader there: allowed, as in compushady
-	}
-	if _, err := kk.k.Resolve(arg); err != nil {
-		return errorf(stInvalid, "gfxcuda: %s[%d]: %v", classNames[class], index, err)
-	}
-	kk.mu.Lock()
-	defer kk.mu.Unlock()
-	args := make([]compute.Arg, 0, len(kk.args)+1)
-	for _, a := range kk.args {
-		if !a.SameSlot(arg) {
-			args = append(args, a)
-		}
-	}
-	kk.args = append(args, arg)
-	return nil
 }
 
 //export gfxcuda_compute_bind
@@ -386,15 +314,19 @@ func gfxcuda_compute_bind(k C.uint64_t, class C.int, index C.uint32_t, res C.uin
 		if err != nil {
 			return err
 		}
-		if kk.bindless == 0 {
+		if kk.bl == nil {
 			return errorf(stInvalid, "gfxcuda: the compute pipeline is not bindless: make it with bindless=True to bind after creation")
 		}
 		if class < 0 || class > 3 {
 			return errorf(stInvalid, "gfxcuda: class %d (0 cbv, 1 srv, 2 uav, 3 samplers)", class)
 		}
-		if uint32(index) >= kk.bindless {
-			return errorf(stInvalid, "gfxcuda: invalid bind index %d (max: %d)", index, kk.bindless-1)
+		r, err := listResource(int(class), uint64(res))
+		if err != nil {
+			return errorf(statusOf(err), "gfxcuda: %s[%d]: %v", classNames[class], index, err)
 		}
-		return kk.bind(int(class), uint32(index), uint64(res))
+		if err := kk.bl.Bind(int(class), uint32(index), r); err != nil {
+			return &statusError{stInvalid, err}
+		}
+		return nil
 	})
 }

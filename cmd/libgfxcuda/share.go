@@ -355,8 +355,7 @@ type cudaSemaphore struct {
 
 // vkSemaphore is a Vulkan timeline semaphore (a renderer's side).
 type vkSemaphore struct {
-	s  *vulkan.Semaphore
-	mu sync.Mutex // orders host signals, so the value check holds
+	s *vulkan.Semaphore
 }
 
 //export gfxcuda_cuda_semaphore_import_fd
@@ -454,19 +453,11 @@ func gfxcuda_vk_semaphore_signal(sem C.uint64_t, value C.uint64_t) C.int {
 		if err != nil {
 			return err
 		}
-		// Vulkan requires a host signal to raise the value; drivers do not
-		// all check it (NVIDIA's accepts a lower value), so the library does.
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		cur, err := s.s.Value()
-		if err != nil {
-			return err
-		}
-		if uint64(value) <= cur {
-			return errorf(stInvalid, "gfxcuda: signalling timeline semaphore to %d: its value is %d already; a timeline only goes up, signal a value above %d", uint64(value), cur, cur)
-		}
 		if err := s.s.Signal(uint64(value)); err != nil {
-			return &statusError{stInvalid, err}
+			if errors.Is(err, vulkan.ErrClosed) {
+				return err
+			}
+			return &statusError{stInvalid, err} // vulkan.ErrNotIncreasing among them
 		}
 		return nil
 	})
@@ -529,19 +520,16 @@ func (a *access) done() error {
 		return nil
 	}
 	a.ok = false
+	// The resources' locks are held while the hand-off ends, so that a
+	// copy (sharedTexture.copy) runs wholly inside it or wholly after.
 	for _, r := range a.res {
-		switch r := r.(type) {
-		case *sharedBuffer:
-			r.mu.Lock()
-			r.held = nil
-			r.mu.Unlock()
-		case *sharedTexture:
-			r.mu.Lock()
-			r.held = nil
-			r.mu.Unlock()
-		}
+		lockOf(r).Lock()
 	}
 	err := a.a.Done()
+	for _, r := range a.res {
+		setHeld(r, nil)
+		lockOf(r).Unlock()
+	}
 	a.end()
 	return err
 }
