@@ -42,29 +42,46 @@ func (d *Device) NewCompute() *compute.Device {
 // ComputeBuffer given a compute.Device on another Vulkan device.
 var ErrOtherDevice = errors.New("gfxcuda: a compute device of another device")
 
-// ComputeTexture returns a compute view of t on cd, a compute.Device on
-// t's Vulkan device (d.Compute(), or one of compute.NewSubmitting): an
-// opened texture is imported into Vulkan first. Closing the view leaves t
-// open. Errors importing t wrap ErrUnsupported.
+// ComputeTexture returns a new compute view of t on cd, a compute.Device
+// on t's Vulkan device (d.Compute(), or one of compute.NewSubmitting),
+// that the caller owns: closing it leaves t open (ComputeResource is the
+// view kernels bind, kept with t). An opened texture is imported into
+// Vulkan first; errors importing it wrap ErrUnsupported, a compute device
+// of another device ErrOtherDevice.
 func (t *Texture) ComputeTexture(cd *compute.Device) (*compute.Texture, error) {
-	if cd.Vulkan() != t.Device().Vulkan() {
-		return nil, fmt.Errorf("gfxcuda: the shared texture belongs to another device; use its shared device's compute device (%w)", ErrOtherDevice)
+	d := t.s.d
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return t.newViewLocked(cd)
+}
+
+// ComputeBuffer returns a new compute view of b on cd that the caller
+// owns, as ComputeTexture does for textures.
+func (b *Buffer) ComputeBuffer(cd *compute.Device) (*compute.Buffer, error) {
+	d := b.s.d
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return b.newViewLocked(cd)
+}
+
+// newViewLocked makes a view of t on cd. Called with d.mu held.
+func (t *Texture) newViewLocked(cd *compute.Device) (*compute.Texture, error) {
+	if err := viewable(&t.s, cd); err != nil {
+		return nil, err
 	}
-	img, err := t.VulkanImage()
+	img, err := t.vulkanLocked()
 	if err != nil {
 		return nil, unsupported(err)
 	}
 	return cd.WrapTexture(img)
 }
 
-// ComputeBuffer returns a compute view of b on cd, a compute.Device on b's
-// Vulkan device: an opened buffer is imported into Vulkan first. Closing
-// the view leaves b open. Errors importing b wrap ErrUnsupported.
-func (b *Buffer) ComputeBuffer(cd *compute.Device) (*compute.Buffer, error) {
-	if cd.Vulkan() != b.Device().Vulkan() {
-		return nil, fmt.Errorf("gfxcuda: the shared buffer belongs to another device; use its shared device's compute device (%w)", ErrOtherDevice)
+// newViewLocked makes a view of b on cd. Called with d.mu held.
+func (b *Buffer) newViewLocked(cd *compute.Device) (*compute.Buffer, error) {
+	if err := viewable(&b.s, cd); err != nil {
+		return nil, err
 	}
-	vb, err := b.VulkanBuffer()
+	vb, err := b.vulkanLocked()
 	if err != nil {
 		return nil, unsupported(err)
 	}

@@ -104,7 +104,7 @@ func viewable(s *state, cd *compute.Device) error {
 	case s.closed || s.d.closed:
 		return ErrClosed
 	case cd.Vulkan() != s.d.vk:
-		return fmt.Errorf("gfxcuda: the resource belongs to another Device than the compute.Device (bind it on its Device's Compute())")
+		return fmt.Errorf("gfxcuda: the resource belongs to another Device than the compute.Device; bind it on its Device's Compute() (%w)", ErrOtherDevice)
 	}
 	return nil
 }
@@ -121,13 +121,7 @@ func (b *Buffer) ComputeResource(cd *compute.Device) (compute.Resource, error) {
 	if err := viewable(&b.s, cd); err != nil {
 		return nil, err
 	}
-	return b.view.get(cd, func() (compute.Resource, error) {
-		vb, err := b.vulkanLocked()
-		if err != nil {
-			return nil, err
-		}
-		return cd.WrapBuffer(vb), nil
-	})
+	return b.view.get(cd, func() (compute.Resource, error) { return b.newViewLocked(cd) })
 }
 
 // ComputeResource returns the texture's view on cd, a compute device of
@@ -142,11 +136,5 @@ func (t *Texture) ComputeResource(cd *compute.Device) (compute.Resource, error) 
 	if err := viewable(&t.s, cd); err != nil {
 		return nil, err
 	}
-	return t.view.get(cd, func() (compute.Resource, error) {
-		img, err := t.vulkanLocked()
-		if err != nil {
-			return nil, err
-		}
-		return cd.WrapTexture(img)
-	})
+	return t.view.get(cd, func() (compute.Resource, error) { return t.newViewLocked(cd) })
 }
