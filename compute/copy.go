@@ -40,15 +40,9 @@ func (d *Device) Copy(dst, src Resource, r CopyRegion) error {
 	case *Buffer:
 		switch t := dst.(type) {
 		case *Buffer:
-			n := r.Size
-			if n == 0 {
-				n = s.Size() - min(r.SrcOffset, s.Size())
+			if err := copyBytes(b, t, s, r); err != nil {
+				return err
 			}
-			if r.SrcOffset+n > s.Size() || r.DstOffset+n > t.Size() {
-				return rangef("compute: copy of %d bytes from offset %d of a %d-byte buffer to offset %d of a %d-byte buffer does not fit",
-					n, r.SrcOffset, s.Size(), r.DstOffset, t.Size())
-			}
-			b.CopyBuffer(t, s, r.DstOffset, r.SrcOffset, n)
 		case *Texture:
 			region, err := allSlicesRegion(t, r, r.DstX, r.DstY, r.DstZ, r.SrcOffset, s.Size())
 			if err != nil {

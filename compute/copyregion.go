@@ -78,15 +78,9 @@ func (d *Device) CopyRegion(dst, src Resource, r CopyRegion) error {
 	case *Buffer:
 		switch t := dst.(type) {
 		case *Buffer:
-			n := r.Size
-			if n == 0 {
-				n = s.Size() - min(r.SrcOffset, s.Size())
+			if err := copyBytes(b, t, s, r); err != nil {
+				return err
 			}
-			if r.SrcOffset+n > s.Size() || r.DstOffset+n > t.Size() {
-				return rangef("compute: copy of %d bytes from offset %d of a %d-byte buffer to offset %d of a %d-byte buffer does not fit",
-					n, r.SrcOffset, s.Size(), r.DstOffset, t.Size())
-			}
-			b.CopyBuffer(t, s, r.DstOffset, r.SrcOffset, n)
 		case *Texture:
 			region, err := sliceRegion(t, r, r.DstX, r.DstY, r.DstZ, r.DstSlice, r.SrcOffset, s.Size())
 			if err != nil {
@@ -175,4 +169,20 @@ func textureCopy(s, d *Texture, r CopyRegion) (TextureCopy, error) {
 	}
 	return TextureCopy{SrcX: r.SrcX, SrcY: r.SrcY, SrcZ: r.SrcZ, DstX: r.DstX, DstY: r.DstY, DstZ: r.DstZ, Width: w, Height: h, Depth: dd,
 		SrcSlice: r.SrcSlice, DstSlice: r.DstSlice, Slices: 1}, nil
+}
+
+// copyBytes records the copy of r.Size bytes (0: the rest of src from
+// r.SrcOffset) from buffer src at r.SrcOffset to dst at r.DstOffset, the
+// buffer → buffer case of Copy and CopyRegion.
+func copyBytes(b *Batch, dst, src *Buffer, r CopyRegion) error {
+	n := r.Size
+	if n == 0 {
+		n = src.Size() - min(r.SrcOffset, src.Size())
+	}
+	if r.SrcOffset+n > src.Size() || r.DstOffset+n > dst.Size() {
+		return rangef("compute: copy of %d bytes from offset %d of a %d-byte buffer to offset %d of a %d-byte buffer does not fit",
+			n, r.SrcOffset, src.Size(), r.DstOffset, dst.Size())
+	}
+	b.CopyBuffer(dst, src, r.DstOffset, r.SrcOffset, n)
+	return nil
 }
