@@ -1065,11 +1065,11 @@ func TestTimelineSemaphore(t *testing.T) {
 	if err := s.Signal(7); err != nil {
 		t.Fatal(err)
 	}
-	// A timeline only goes up: Signal refuses 7 again and 6, and the
-	// value stays 7.
+	// A timeline only goes up: SignalAbove refuses 7 again and 6, and
+	// the value stays 7.
 	for _, v := range []uint64{7, 6} {
-		if err := s.Signal(v); !errors.Is(err, ErrNotIncreasing) {
-			t.Errorf("Signal(%d) at 7 = %v, want ErrNotIncreasing", v, err)
+		if err := s.SignalAbove(v); !errors.Is(err, ErrNotIncreasing) {
+			t.Errorf("SignalAbove(%d) at 7 = %v, want ErrNotIncreasing", v, err)
 		}
 	}
 	if v, err := s.Value(); v != 7 || err != nil {
@@ -1084,6 +1084,12 @@ func TestTimelineSemaphore(t *testing.T) {
 	}
 	if el := time.Since(start); el < 20*time.Millisecond || el > 5*time.Second {
 		t.Errorf("Wait(8, 20ms) took %v", el)
+	}
+	if err := s.SignalAbove(8); err != nil {
+		t.Errorf("SignalAbove(8) at 7 = %v", err)
+	}
+	if v, err := s.Value(); v != 8 || err != nil {
+		t.Errorf("Value after SignalAbove(8) = %d, %v; want 8", v, err)
 	}
 	if _, err := s.ExportFD(); err == nil {
 		t.Error("ExportFD of a non-exportable semaphore succeeded")

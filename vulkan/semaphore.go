@@ -19,10 +19,10 @@ type Semaphore struct {
 	h          vk.Semaphore
 	timeline   bool
 	exportable bool
-	signalMu   sync.Mutex // orders host signals, so Signal's value check holds
+	signalMu   sync.Mutex // orders SignalAbove's host signals, so its value check holds
 }
 
-// ErrNotIncreasing is wrapped by the error of Signal with a value not
+// ErrNotIncreasing is wrapped by the error of SignalAbove with a value not
 // above the timeline semaphore's current one.
 var ErrNotIncreasing = errors.New("vulkan: a timeline semaphore only goes up")
 
@@ -179,13 +179,30 @@ func (s *Semaphore) Value() (uint64, error) {
 	return v, nil
 }
 
-// Signal sets a timeline semaphore to v from the host (vkSignalSemaphore).
-// Vulkan requires v to be above the current value and pending signals;
-// drivers do not all check it (NVIDIA's accepts a lower value), so Signal
-// does: host signals are serialized, and a v at or below the current value
-// is refused with an error wrapping ErrNotIncreasing, the semaphore left as
-// it was.
+// Signal sets a timeline semaphore to v from the host (vkSignalSemaphore);
+// v must be above its current value and pending signals (SignalAbove
+// checks the first for values that come from users).
 func (s *Semaphore) Signal(v uint64) error {
+	if err := s.acquire(); err != nil {
+		return err
+	}
+	defer s.life.release()
+	if !s.timeline {
+		return errBinary
+	}
+	if err := s.d.raw.SignalSemaphore(s.h, v); err != nil {
+		return fmt.Errorf("vulkan: %w", err)
+	}
+	return nil
+}
+
+// SignalAbove is Signal for values that come from users (the C library's
+// gfxcuda_vk_semaphore_signal): Vulkan requires v to be above the current
+// value, and drivers do not all check it (NVIDIA's accepts a lower value),
+// so SignalAbove reads the value first and refuses a v at or below it with
+// an error wrapping ErrNotIncreasing, the semaphore left as it was. Host
+// signals through SignalAbove are serialized so that the check holds.
+func (s *Semaphore) SignalAbove(v uint64) error {
 	if err := s.acquire(); err != nil {
 		return err
 	}

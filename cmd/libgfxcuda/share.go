@@ -453,7 +453,7 @@ func gfxcuda_vk_semaphore_signal(sem C.uint64_t, value C.uint64_t) C.int {
 		if err != nil {
 			return err
 		}
-		if err := s.s.Signal(uint64(value)); err != nil {
+		if err := s.s.SignalAbove(uint64(value)); err != nil {
 			if errors.Is(err, vulkan.ErrClosed) {
 				return err
 			}
