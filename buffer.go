@@ -231,9 +231,9 @@ func (b *Buffer) Close() error {
 		d.mu.Unlock()
 		return nil
 	}
-	if b.s.ring != nil {
+	if b.s.ring != nil || b.s.prod != nil {
 		d.mu.Unlock()
-		return fmt.Errorf("interop: Close: %w: close its Ring first", ErrHeldByCUDA)
+		return fmt.Errorf("interop: Close: %w: close its Ring or Producer first", ErrHeldByCUDA)
 	}
 	delete(d.kids, b)
 	b.s.closed = true // no new hand-offs

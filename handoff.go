@@ -39,8 +39,9 @@ func (o owner) String() string {
 type state struct {
 	d      *Device
 	owner  owner
-	ring   *Ring   // the ring that holds it as a slot
-	acc    *Access // the explicit hand-off (ToCUDA) that holds it
+	ring   *Ring     // the ring that holds it as a slot
+	prod   *Producer // the cross-process Producer that holds it as a slot
+	acc    *Access   // the explicit hand-off (ToCUDA) that holds it
 	closed bool
 }
 
@@ -202,6 +203,8 @@ func (d *Device) ToCUDA(stream *cuda.Stream, res ...Resource) (*Access, error) {
 			return nil, ErrClosed
 		case s.ring != nil:
 			return nil, fmt.Errorf("interop: ToCUDA: %T is a ring's slot: %w", r, ErrHeldByCUDA)
+		case s.prod != nil:
+			return nil, fmt.Errorf("interop: ToCUDA: %T is a Producer's slot (close the Producer first): %w", r, ErrHeldByCUDA)
 		case s.owner == ownedByCUDA:
 			return nil, fmt.Errorf("interop: ToCUDA: %w", ErrHeldByCUDA)
 		case seen[r]:

@@ -136,8 +136,9 @@ func (g *ringGPU) close(next uint64, release bool) error {
 type ProducerOptions struct {
 	// Slots are the ring's slots, all of the producer's Vulkan device:
 	// *vulkan.Buffer or *vulkan.Image (2D, created Exportable), or
-	// *Buffer or *Texture (given to the ring for good: no
-	// interop hand-offs while it runs). At least 2.
+	// *Buffer or *Texture (the Producer's until it is closed: their
+	// Device's ToCUDA, Map, ToTensor and Close refuse them with an error
+	// wrapping ErrHeldByCUDA meanwhile). At least 2.
 	Slots []any
 	// Batch is the number of frames handed over per synchronization (1 by
 	// default, at most len(Slots)): one submission, one semaphore signal
@@ -192,7 +193,48 @@ type Producer struct {
 	pending []bool // cmds[i] was submitted
 	next    int    // the next command buffer to use
 	gpu     *ringGPU
+	claimed []*state // slots of a Device claimed by claim
 	closed  bool
+}
+
+// claim marks a Device's resource as p's slot, so that the Device's own
+// hand-offs (ToCUDA, Map, ToTensor) and Close refuse it while p runs: the
+// producer moves it between Vulkan and its consumers itself. A resource
+// CUDA has handed back is acquired by Vulkan first.
+func (p *Producer) claim(s *state) error {
+	d := s.d
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := d.live(); err != nil {
+		return err
+	}
+	switch {
+	case s.closed:
+		return ErrClosed
+	case s.ring != nil || s.prod != nil:
+		return fmt.Errorf("share: NewProducer: the resource is already a ring's slot: %w", ErrHeldByCUDA)
+	case s.owner == ownedByCUDA:
+		return fmt.Errorf("share: NewProducer: %w (call Access.Done first)", ErrHeldByCUDA)
+	case s.owner == returning:
+		if err := d.flushPending(); err != nil {
+			return err
+		}
+	}
+	s.prod = p
+	p.claimed = append(p.claimed, s)
+	return nil
+}
+
+// unclaim gives the slots claim took back to their Device.
+func (p *Producer) unclaim() {
+	for _, s := range p.claimed {
+		s.d.mu.Lock()
+		if s.prod == p {
+			s.prod = nil
+		}
+		s.d.mu.Unlock()
+	}
+	p.claimed = nil
 }
 
 // NewProducer makes a ring over o.Slots on dev and shares it (Token).
@@ -220,11 +262,15 @@ func NewProducer(dev *vulkan.Device, o ProducerOptions) (*Producer, error) {
 			p.imgs[i] = r
 			ex, err = ExportVulkan(dev, r, o.Export)
 		case *Buffer:
-			p.bufs[i] = r.Vulkan()
-			ex, err = Export(r, o.Export)
+			if err = p.claim(&r.s); err == nil {
+				p.bufs[i] = r.Vulkan()
+				ex, err = Export(r, o.Export)
+			}
 		case *Texture:
-			p.imgs[i] = r.Vulkan()
-			ex, err = Export(r, o.Export)
+			if err = p.claim(&r.s); err == nil {
+				p.imgs[i] = r.Vulkan()
+				ex, err = Export(r, o.Export)
+			}
 		default:
 			err = fmt.Errorf("share: NewProducer: slot %d is a %T, not a Vulkan or interop buffer or image", i, s)
 		}
@@ -475,5 +521,6 @@ func (p *Producer) Close() error {
 	for _, e := range p.slotEx {
 		e.Close()
 	}
+	p.unclaim()
 	return err
 }

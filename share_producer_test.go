@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -491,4 +492,69 @@ func ringChild(t *testing.T, role string, tok Token, in *bufio.Scanner) bool {
 		return false
 	}
 	return true
+}
+
+// TestProducerClaimsDeviceSlots: a Device's buffers and textures given to a
+// Producer are the Producer's until it closes — the Device's ToCUDA, Map,
+// ToTensor and Close refuse them (ErrHeldByCUDA) — and its own again after;
+// a resource CUDA holds cannot become a slot.
+func TestProducerClaimsDeviceSlots(t *testing.T) {
+	dev := interopDevice(t)
+	a, err := dev.NewBuffer(1 << 16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := dev.NewBuffer(1 << 16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	held, err := dev.NewBuffer(1 << 16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	acc, err := dev.ToCUDA(nil, held)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewProducer(dev.Vulkan(), ProducerOptions{Slots: []any{a, held}}); !errors.Is(err, ErrHeldByCUDA) {
+		t.Fatalf("NewProducer over a buffer CUDA holds = %v, want ErrHeldByCUDA", err)
+	}
+	// The failed NewProducer gave a back.
+	if acc2, err := dev.ToCUDA(nil, a); err != nil {
+		t.Fatalf("ToCUDA after a failed NewProducer: %v", err)
+	} else if err := acc2.Done(); err != nil {
+		t.Fatal(err)
+	}
+	if err := acc.Done(); err != nil {
+		t.Fatal(err)
+	}
+	p, err := NewProducer(dev.Vulkan(), ProducerOptions{Slots: []any{a, b}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dev.ToCUDA(nil, b); !errors.Is(err, ErrHeldByCUDA) || !strings.Contains(err.Error(), "Producer") {
+		t.Errorf("ToCUDA of a Producer's slot = %v, want ErrHeldByCUDA naming the Producer", err)
+	}
+	if err := a.Map(nil, func(cuda.DevicePtr, *cuda.Stream) error { return nil }); !errors.Is(err, ErrHeldByCUDA) {
+		t.Errorf("Map of a Producer's slot = %v, want ErrHeldByCUDA", err)
+	}
+	if err := a.Close(); !errors.Is(err, ErrHeldByCUDA) {
+		t.Errorf("Close of a Producer's slot = %v, want ErrHeldByCUDA", err)
+	}
+	if _, err := NewProducer(dev.Vulkan(), ProducerOptions{Slots: []any{a, held}}); !errors.Is(err, ErrHeldByCUDA) {
+		t.Errorf("a second Producer over the first one's slot = %v, want ErrHeldByCUDA", err)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	acc3, err := dev.ToCUDA(nil, a, b)
+	if err != nil {
+		t.Fatalf("ToCUDA after the Producer closed: %v", err)
+	}
+	if err := acc3.Done(); err != nil {
+		t.Fatal(err)
+	}
 }

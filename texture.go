@@ -416,9 +416,9 @@ func (t *Texture) Close() error {
 		d.mu.Unlock()
 		return nil
 	}
-	if t.s.ring != nil {
+	if t.s.ring != nil || t.s.prod != nil {
 		d.mu.Unlock()
-		return fmt.Errorf("interop: Close: %w: close its Ring first", ErrHeldByCUDA)
+		return fmt.Errorf("interop: Close: %w: close its Ring or Producer first", ErrHeldByCUDA)
 	}
 	delete(d.kids, t)
 	t.s.closed = true // no new hand-offs
