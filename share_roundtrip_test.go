@@ -30,6 +30,8 @@ import (
 //	fetch/vulkan      Fetch of an exportable vulkan.Buffer (vkGetMemoryFdKHR
 //	                  per request; lavapipe on the CPU machine)
 //	fetch/*-first     the first Fetch in a fresh process (one per child)
+//	fetch/*-netpoll   the same against an exporter serving through Go's
+//	                  network poller (the path before the blocking loop)
 //	bare/blocking     connect, 32-byte request, 8-byte reply + 1 descriptor
 //	                  (SCM_RIGHTS), close: the server on one locked thread
 //	                  in blocking accept4/recvmsg/sendmsg
@@ -38,47 +40,62 @@ import (
 //	bare/persistent   the request and reply alone, on one connection
 //	bare/connect      connect and close alone (the server accepts, closes)
 func BenchmarkShareRoundTrip(b *testing.B) {
-	c := startChild(b, "rtexporter")
-	f := strings.Fields(c.expect(b, "rt"))
-	if len(f) != 3 {
-		b.Fatalf("child said %q", f)
-	}
-	memTok, vkTok, bare := Token(f[0]), Token(f[1]), f[2]
+	// Two exporters: this tree's server, and the network poller's path
+	// it replaced (GFXCUDA_SHARE_SERVE_NETPOLL=1), for the same run.
+	var bare string
+	var children []*child
 	ctx := ctx10(b)
-	fetchOne := func(b *testing.B, tok Token) {
-		fds, _, err := Fetch(ctx, tok)
-		if err != nil {
-			b.Fatal(err)
+	for _, path := range []string{"", "-netpoll"} {
+		env := []string{}
+		if path != "" {
+			env = append(env, "GFXCUDA_SHARE_SERVE_NETPOLL=1")
 		}
-		closeAll(fds)
-	}
-	b.Run("fetch/memfd", func(b *testing.B) {
-		for b.Loop() {
-			fetchOne(b, memTok)
+		c := startChild(b, "rtexporter", env...)
+		children = append(children, c)
+		f := strings.Fields(c.expect(b, "rt"))
+		if len(f) != 3 {
+			b.Fatalf("child said %q", f)
 		}
-	})
-	if vkTok != "-" {
-		b.Run("fetch/vulkan", func(b *testing.B) {
-			for b.Loop() {
-				fetchOne(b, vkTok)
-			}
-		})
-	}
-	// The first Fetch of a process: one fresh child per iteration, which
-	// times its own first Fetch.
-	b.Run("fetch/memfd-first", func(b *testing.B) {
-		var total time.Duration
-		for i := 0; i < min(b.N, 20); i++ {
-			o := startChild(b, "rtfirst", "TOKEN="+string(memTok))
-			d, err := time.ParseDuration(o.expect(b, "first"))
+		memTok, vkTok := Token(f[0]), Token(f[1])
+		if path == "" {
+			bare = f[2]
+		}
+		fetchOne := func(b *testing.B, tok Token) {
+			fds, _, err := Fetch(ctx, tok)
 			if err != nil {
 				b.Fatal(err)
 			}
-			o.wait(b)
-			total += d
+			closeAll(fds)
 		}
-		b.ReportMetric(float64(total.Nanoseconds())/float64(min(b.N, 20)), "first-ns/op")
-	})
+		b.Run("fetch/memfd"+path, func(b *testing.B) {
+			for b.Loop() {
+				fetchOne(b, memTok)
+			}
+		})
+		if vkTok != "-" {
+			b.Run("fetch/vulkan"+path, func(b *testing.B) {
+				for b.Loop() {
+					fetchOne(b, vkTok)
+				}
+			})
+		}
+		// The first Fetch of a process: one fresh child per iteration,
+		// which times its own first Fetch (at most 10).
+		b.Run("fetch/memfd-first"+path, func(b *testing.B) {
+			var total time.Duration
+			n := min(b.N, 10)
+			for i := 0; i < n; i++ {
+				o := startChild(b, "rtfirst", "TOKEN="+string(memTok))
+				d, err := time.ParseDuration(o.expect(b, "first"))
+				if err != nil {
+					b.Fatal(err)
+				}
+				o.wait(b)
+				total += d
+			}
+			b.ReportMetric(float64(total.Nanoseconds())/float64(n), "first-ns/op")
+		})
+	}
 	ask := func(b *testing.B, fd int) {
 		var req [reqLen]byte
 		if _, err := unix.Write(fd, req[:]); err != nil {
@@ -145,7 +162,9 @@ func BenchmarkShareRoundTrip(b *testing.B) {
 			unix.Close(fd)
 		}
 	})
-	c.wait(b)
+	for _, c := range children {
+		c.wait(b)
+	}
 }
 
 // rtChild runs the round-trip benchmark's children: "rtexporter" exports a
