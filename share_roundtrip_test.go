@@ -2,6 +2,7 @@ package gfxcuda
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"net"
@@ -331,4 +332,49 @@ func bareServers(name string, fd int) (stop func()) {
 			c.Close()
 		}
 	}
+}
+
+// TestShareSlowRequest: a request that arrives in parts, the last after
+// the accepting loop's inline wait, is answered by the goroutine the
+// connection was handed to, with the bytes read before the hand-off; a
+// silent peer does not hold up the others.
+func TestShareSlowRequest(t *testing.T) {
+	ex := memfdExport(t, 5, 10000)
+	tok, _ := parseToken(ex.Token())
+	silent, err := net.DialUnix("unix", nil, &net.UnixAddr{Name: "@" + tok.Addr, Net: "unix"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.Close()
+	c, err := net.DialUnix("unix", nil, &net.UnixAddr{Name: "@" + tok.Addr, Net: "unix"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(5 * time.Second))
+	req := request{id: tok.ID, secret: tok.Secret}.encode()
+	if _, err := c.Write(req[:10]); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(5 * inlineWait)
+	t0 := time.Now()
+	fds, _, err := Fetch(ctx10(t), ex.Token()) // served meanwhile
+	if err != nil {
+		t.Fatal(err)
+	}
+	closeAll(fds)
+	if el := time.Since(t0); el > 500*time.Millisecond {
+		t.Errorf("a good request behind a slow and a silent peer took %v", el)
+	}
+	if _, err := c.Write(req[10:]); err != nil {
+		t.Fatal(err)
+	}
+	r, err := readReply(c)
+	if err != nil {
+		t.Fatalf("slow request: %v", err)
+	}
+	if len(r.fds) != 1 || !bytes.Equal(readFD(t, r.fds[0], 10000), seededRandom(5, 10000)) {
+		t.Errorf("slow request: %d descriptors", len(r.fds))
+	}
+	closeAll(r.fds)
 }
