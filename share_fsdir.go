@@ -114,8 +114,9 @@ type fsSocket struct {
 	path   string
 	info   dirInfo
 	ln     *net.UnixListener
-	others bool // mode 0666: other users may connect
-	uses   int  // exports offering it: the socket goes with the last
+	loop   *acceptLoop // serves ln
+	others bool        // mode 0666: other users may connect
+	uses   int         // exports offering it: the socket goes with the last
 }
 
 // socketName is the file name of a server's socket: its random nonce.

@@ -95,7 +95,7 @@ type child struct {
 
 // startChild runs TestChild in role with extra environment variables; the
 // child reads commands on stdin and answers one line at a time.
-func startChild(t *testing.T, role string, env ...string) *child {
+func startChild(t testing.TB, role string, env ...string) *child {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestChild$", "-test.v", "-test.count=1")
 	cmd.Env = append(append(os.Environ(), childEnv+"="+role), env...)
@@ -103,7 +103,7 @@ func startChild(t *testing.T, role string, env ...string) *child {
 }
 
 // startChildCmd starts cmd, a TestChild process set up by the caller.
-func startChildCmd(t *testing.T, cmd *exec.Cmd) *child {
+func startChildCmd(t testing.TB, cmd *exec.Cmd) *child {
 	t.Helper()
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -135,7 +135,7 @@ func startChildCmd(t *testing.T, cmd *exec.Cmd) *child {
 
 // expect reads lines until one starts with "@" (the child's protocol) and
 // returns it without the "@", failing on "@FAIL".
-func (c *child) expect(t *testing.T, prefix string) string {
+func (c *child) expect(t testing.TB, prefix string) string {
 	t.Helper()
 	var log []string
 	for c.out.Scan() {
@@ -157,7 +157,7 @@ func (c *child) expect(t *testing.T, prefix string) string {
 	return ""
 }
 
-func (c *child) send(t *testing.T, line string) {
+func (c *child) send(t testing.TB, line string) {
 	t.Helper()
 	if _, err := fmt.Fprintln(c.in, line); err != nil {
 		t.Fatal(err)
@@ -165,7 +165,7 @@ func (c *child) send(t *testing.T, line string) {
 }
 
 // wait waits for the child to exit and fails on a non-zero status.
-func (c *child) wait(t *testing.T) {
+func (c *child) wait(t testing.TB) {
 	t.Helper()
 	c.in.Close()
 	for c.out.Scan() {
@@ -187,7 +187,7 @@ func (c *child) exited() bool {
 
 // fatal ends the child (killed if still running) and fails the test with
 // what it printed: its protocol lines and log on stdout, then its stderr.
-func (c *child) fatal(t *testing.T, format string, args ...any) {
+func (c *child) fatal(t testing.TB, format string, args ...any) {
 	t.Helper()
 	c.cmd.Process.Kill()
 	c.in.Close()
@@ -203,7 +203,7 @@ func (c *child) fatal(t *testing.T, format string, args ...any) {
 // waitAttached waits until r has n consumers: at most d, and failing at
 // once, with the child's output, when the child exits first (a consumer
 // that cannot start never attaches).
-func (c *child) waitAttached(t *testing.T, r *SharedRing, n int, d time.Duration) {
+func (c *child) waitAttached(t testing.TB, r *SharedRing, n int, d time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(d)
 	for r.Consumers() < n {

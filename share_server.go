@@ -185,7 +185,7 @@ type server struct {
 	uid     int
 	netns   uint64
 	pidns   uint64
-	abs     *net.UnixListener // nil until an export asks for it
+	abs     *acceptLoop // nil until an export asks for it
 	absName string
 	fs      map[string]*fsSocket // by directory
 	door    *door
@@ -338,7 +338,7 @@ func (s *server) offer(plan *exportPlan, e *entry) (r registered, err error) {
 func (s *server) release(e *entry) {
 	if f := s.fs[e.fsDir]; f != nil && e.fsDir != "" {
 		if f.uses--; f.uses <= 0 {
-			f.ln.Close() // removes the socket file; its accept loop returns
+			f.loop.close() // stops its loop, removes the socket file
 			delete(s.fs, e.fsDir)
 		}
 	}
@@ -403,9 +403,12 @@ func (s *server) listenAbstract() error {
 	if err != nil {
 		return fmt.Errorf("share: listening on an abstract Unix socket: %w", err)
 	}
-	s.abs, s.absName = ln, name
-	s.wg.Add(1)
-	go s.accept(ln, "abstract socket @"+name)
+	l, err := s.serveListener(ln, "abstract socket @"+name)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	s.abs, s.absName = l, name
 	return nil
 }
 
@@ -425,9 +428,11 @@ func (s *server) listenFSDir(dir string, others bool) (*fsSocket, error) {
 	if err != nil {
 		return nil, err
 	}
+	if f.loop, err = s.serveListener(f.ln, "filesystem socket "+f.path); err != nil {
+		f.ln.Close()
+		return nil, err
+	}
 	s.fs[dir] = f
-	s.wg.Add(1)
-	go s.accept(f.ln, "filesystem socket "+f.path)
 	return f, nil
 }
 
@@ -436,10 +441,10 @@ func (s *server) listenFSDir(dir string, others bool) (*fsSocket, error) {
 // held.
 func (s *server) stop() {
 	if s.abs != nil {
-		s.abs.Close()
+		s.abs.close()
 	}
 	for _, f := range s.fs {
-		f.ln.Close() // removes the socket file
+		f.loop.close() // removes the socket file
 	}
 	if s.door != nil {
 		s.door.close()
@@ -447,6 +452,7 @@ func (s *server) stop() {
 	s.wg.Wait()
 }
 
+// accept serves ln through the network poller (serveNetpoll).
 func (s *server) accept(ln *net.UnixListener, via string) {
 	defer s.wg.Done()
 	var wg sync.WaitGroup
@@ -594,7 +600,8 @@ func closeAll(fds []int) {
 	}
 }
 
-func writeReply(c *net.UnixConn, status byte, msg []byte, fds []int) error {
+// encodeReply is a reply's bytes (the descriptors travel beside them).
+func encodeReply(status byte, msg []byte, fds []int) []byte {
 	if len(msg) > maxReplyMsg {
 		msg = msg[:maxReplyMsg]
 	}
@@ -602,7 +609,11 @@ func writeReply(c *net.UnixConn, status byte, msg []byte, fds []int) error {
 	b = append(b, replyMagic[:]...)
 	b = append(b, status, byte(len(fds)))
 	b = binary.LittleEndian.AppendUint16(b, uint16(len(msg)))
-	b = append(b, msg...)
+	return append(b, msg...)
+}
+
+func writeReply(c *net.UnixConn, status byte, msg []byte, fds []int) error {
+	b := encodeReply(status, msg, fds)
 	var oob []byte
 	if len(fds) > 0 {
 		oob = unix.UnixRights(fds...)
