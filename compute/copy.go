@@ -36,47 +36,28 @@ func (d *Device) Copy(dst, src Resource, r CopyRegion) error {
 		return err
 	}
 	defer b.Close()
-	switch s := src.(type) {
-	case *Buffer:
-		switch t := dst.(type) {
-		case *Buffer:
-			if err := copyBytes(b, t, s, r); err != nil {
-				return err
-			}
-		case *Texture:
-			region, err := allSlicesRegion(t, r, r.DstX, r.DstY, r.DstZ, r.SrcOffset, s.Size())
-			if err != nil {
-				return err
-			}
-			b.CopyBufferToTexture(t, s, region)
-		default:
-			return fmt.Errorf("compute: Copy: cannot copy a buffer into a %T", dst)
-		}
-	case *Texture:
-		switch t := dst.(type) {
-		case *Buffer:
-			region, err := allSlicesRegion(s, r, r.SrcX, r.SrcY, r.SrcZ, r.DstOffset, t.Size())
-			if err != nil {
-				return err
-			}
-			b.CopyTextureToBuffer(t, s, region)
-		case *Texture:
-			if s.Width() != t.Width() || s.Height() != t.Height() || s.Depth() != t.Depth() {
-				return rangef("compute: copy of a %dx%dx%d texture into a %dx%dx%d one", s.Width(), s.Height(), s.Depth(), t.Width(), t.Height(), t.Depth())
-			}
-			b.Copy(t, s)
-		default:
-			return fmt.Errorf("compute: Copy: cannot copy a texture into a %T", dst)
-		}
-	default:
-		return fmt.Errorf("compute: Copy: cannot copy from a %T", src)
+	if _, err := d.recordCopy(b, dst, src, r, firstCopyRules); err != nil {
+		return err
 	}
 	return b.Run()
 }
 
+// firstCopyRules are Copy's.
+var firstCopyRules = copyRules{name: "Copy", region: allSlicesRegion, textures: wholeTextureCopy}
+
+// wholeTextureCopy records Copy's texture→texture copy: all of src into
+// dst, of the same extent.
+func wholeTextureCopy(_ *Device, b *Batch, dst, src *Texture, _ CopyRegion) (*Buffer, error) {
+	if src.Width() != dst.Width() || src.Height() != dst.Height() || src.Depth() != dst.Depth() {
+		return nil, rangef("compute: copy of a %dx%dx%d texture into a %dx%dx%d one", src.Width(), src.Height(), src.Depth(), dst.Width(), dst.Height(), dst.Depth())
+	}
+	b.Copy(dst, src)
+	return nil, nil
+}
+
 // allSlicesRegion checks a buffer↔texture copy of Copy at (x, y, z) in t,
-// of every slice, and returns its region.
-func allSlicesRegion(t *Texture, r CopyRegion, x, y, z uint32, bufOff, bufSize uint64) (Region, error) {
+// of every slice (slice is not used), and returns its region.
+func allSlicesRegion(t *Texture, r CopyRegion, x, y, z, _ uint32, bufOff, bufSize uint64) (Region, error) {
 	w, h, d := r.Width, r.Height, r.Depth
 	if w == 0 {
 		w = t.Width() - min(x, t.Width())

@@ -68,63 +68,90 @@ func (d *Device) CopyRegion(dst, src Resource, r CopyRegion) error {
 		return err
 	}
 	defer b.Close()
-	var staging *Buffer
-	defer func() {
-		if staging != nil {
-			staging.Close()
-		}
-	}()
-	switch s := src.(type) {
-	case *Buffer:
-		switch t := dst.(type) {
-		case *Buffer:
-			if err := copyBytes(b, t, s, r); err != nil {
-				return err
-			}
-		case *Texture:
-			region, err := sliceRegion(t, r, r.DstX, r.DstY, r.DstZ, r.DstSlice, r.SrcOffset, s.Size())
-			if err != nil {
-				return err
-			}
-			b.CopyBufferToTexture(t, s, region)
-		default:
-			return fmt.Errorf("compute: CopyRegion: cannot copy a buffer into a %T", dst)
-		}
-	case *Texture:
-		switch t := dst.(type) {
-		case *Buffer:
-			region, err := sliceRegion(s, r, r.SrcX, r.SrcY, r.SrcZ, r.SrcSlice, r.DstOffset, t.Size())
-			if err != nil {
-				return err
-			}
-			b.CopyTextureToBuffer(t, s, region)
-		case *Texture:
-			tc, err := textureCopy(s, t, r)
-			if err != nil {
-				return err
-			}
-			if s.Dim() == t.Dim() {
-				b.CopyTexture(t, s, tc)
-				break
-			}
-			n := uint64(tc.Width) * uint64(tc.Height) * uint64(tc.Depth) * uint64(s.Format().Info().BytesPerTexel)
-			if staging, err = d.Buffer(n, HeapDefault); err != nil {
-				return err
-			}
-			b.CopyTextureToBuffer(staging, s, Region{X: tc.SrcX, Y: tc.SrcY, Z: tc.SrcZ,
-				Width: tc.Width, Height: tc.Height, Depth: tc.Depth, Slice: tc.SrcSlice, Slices: 1})
-			b.CopyBufferToTexture(t, staging, Region{X: tc.DstX, Y: tc.DstY, Z: tc.DstZ,
-				Width: tc.Width, Height: tc.Height, Depth: tc.Depth, Slice: tc.DstSlice, Slices: 1})
-		default:
-			return fmt.Errorf("compute: CopyRegion: cannot copy a texture into a %T", dst)
-		}
-	default:
-		return fmt.Errorf("compute: CopyRegion: cannot copy from a %T", src)
+	staging, err := d.recordCopy(b, dst, src, r, compushadyRules)
+	if staging != nil {
+		defer staging.Close()
+	}
+	if err != nil {
+		return err
 	}
 	if err := b.Run(); err != nil {
 		return &rangeError{err.Error()}
 	}
 	return nil
+}
+
+// copyRules are what Copy and CopyRegion check differently; recordCopy
+// records either's copies the same way.
+type copyRules struct {
+	name string // the method, for messages
+	// region checks a buffer↔texture copy at (x, y, z) of slice in t, the
+	// buffer holding bufSize bytes from bufOff, and returns its region.
+	region func(t *Texture, r CopyRegion, x, y, z, slice uint32, bufOff, bufSize uint64) (Region, error)
+	// textures checks and records a texture→texture copy; a staging
+	// buffer it returns is closed by the caller after the batch ran.
+	textures func(d *Device, b *Batch, dst, src *Texture, r CopyRegion) (*Buffer, error)
+}
+
+// compushadyRules are CopyRegion's.
+var compushadyRules = copyRules{name: "CopyRegion", region: sliceRegion, textures: regionTextureCopy}
+
+// recordCopy checks the copy of r from src into dst by rules and records
+// it in b.
+func (d *Device) recordCopy(b *Batch, dst, src Resource, r CopyRegion, rules copyRules) (staging *Buffer, err error) {
+	switch s := src.(type) {
+	case *Buffer:
+		switch t := dst.(type) {
+		case *Buffer:
+			return nil, copyBytes(b, t, s, r)
+		case *Texture:
+			region, err := rules.region(t, r, r.DstX, r.DstY, r.DstZ, r.DstSlice, r.SrcOffset, s.Size())
+			if err != nil {
+				return nil, err
+			}
+			b.CopyBufferToTexture(t, s, region)
+			return nil, nil
+		}
+		return nil, fmt.Errorf("compute: %s: cannot copy a buffer into a %T", rules.name, dst)
+	case *Texture:
+		switch t := dst.(type) {
+		case *Buffer:
+			region, err := rules.region(s, r, r.SrcX, r.SrcY, r.SrcZ, r.SrcSlice, r.DstOffset, t.Size())
+			if err != nil {
+				return nil, err
+			}
+			b.CopyTextureToBuffer(t, s, region)
+			return nil, nil
+		case *Texture:
+			return rules.textures(d, b, t, s, r)
+		}
+		return nil, fmt.Errorf("compute: %s: cannot copy a texture into a %T", rules.name, dst)
+	}
+	return nil, fmt.Errorf("compute: %s: cannot copy from a %T", rules.name, src)
+}
+
+// regionTextureCopy records CopyRegion's texture→texture copy: one slice
+// each, the same texel size; a 2D texture and a 3D one through a staging
+// buffer, which Vulkan needs.
+func regionTextureCopy(d *Device, b *Batch, dst, src *Texture, r CopyRegion) (*Buffer, error) {
+	tc, err := textureCopy(src, dst, r)
+	if err != nil {
+		return nil, err
+	}
+	if src.Dim() == dst.Dim() {
+		b.CopyTexture(dst, src, tc)
+		return nil, nil
+	}
+	n := uint64(tc.Width) * uint64(tc.Height) * uint64(tc.Depth) * uint64(src.Format().Info().BytesPerTexel)
+	staging, err := d.Buffer(n, HeapDefault)
+	if err != nil {
+		return nil, err
+	}
+	b.CopyTextureToBuffer(staging, src, Region{X: tc.SrcX, Y: tc.SrcY, Z: tc.SrcZ,
+		Width: tc.Width, Height: tc.Height, Depth: tc.Depth, Slice: tc.SrcSlice, Slices: 1})
+	b.CopyBufferToTexture(dst, staging, Region{X: tc.DstX, Y: tc.DstY, Z: tc.DstZ,
+		Width: tc.Width, Height: tc.Height, Depth: tc.Depth, Slice: tc.DstSlice, Slices: 1})
+	return staging, nil
 }
 
 // sliceRegion checks a buffer↔texture copy of one array slice of t at
