@@ -140,13 +140,12 @@ def main():
         both("torch.from_dlpack(buf)", torch.from_dlpack)
     smv = None
     if torch is not None:
-        try:
-            from cuda.core import StridedMemoryView as smv
-        except ImportError:
+        for mod in ("cuda.core", "cuda.core.utils", "cuda.core.experimental.utils"):
             try:
-                from cuda.core.experimental.utils import StridedMemoryView as smv
-            except ImportError:
-                smv = None
+                smv = __import__(mod, fromlist=["StridedMemoryView"]).StridedMemoryView
+                break
+            except (ImportError, AttributeError):
+                pass
     if smv is not None:
         both("StridedMemoryView.from_dlpack(buf, stream_ptr=-1)", lambda x: smv.from_dlpack(x, stream_ptr=-1))
     both("buf.__dlpack__(max_version=(1, 0))", lambda x: x.__dlpack__(max_version=(1, 0)))
