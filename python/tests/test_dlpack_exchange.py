@@ -504,11 +504,37 @@ def test_cuda_core_strided_memory_view(rng):
     print("StridedMemoryView.from_dlpack paths:", paths)
 
 
-def test_gfxcuda_to_torch_through_both_tables(consumer, rng):
+def _convert(obj, dst):
+    """obj's managed_tensor_from_py_object_no_sync, then the
+    managed_tensor_to_py_object_no_sync of dst's type (another library's
+    table), called through ctypes (no compiler needed)."""
+    src, to = table(type(obj)), table(type(dst))
+    m, out = vp(), vp()
+    FromPy(src.managed_tensor_from_py_object_no_sync)(obj, ctypes.byref(m))
+    ToPy(to.managed_tensor_to_py_object_no_sync)(m.value, ctypes.byref(out))  # takes m over
+    o = ctypes.cast(out, ctypes.py_object).value
+    _py_decref(out)  # the new reference the function returned; o holds its own
+    return o
+
+
+_py_decref = ctypes.PYFUNCTYPE(None, vp)(("Py_DecRef", ctypes.pythonapi))
+SetError = ctypes.CFUNCTYPE(None, vp, ctypes.c_char_p, ctypes.c_char_p)
+Allocator = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(DLTensor), ctypes.POINTER(vp), vp, SetError)
+
+
+@pytest.fixture
+def consumer_or_none(request):
+    """The C consumer where gcc is, else None (the loops are skipped)."""
+    if shutil.which("gcc") is None:
+        return None
+    return request.getfixturevalue("consumer")
+
+
+def test_gfxcuda_to_torch_through_both_tables(consumer_or_none, rng):
     """Our managed_tensor_from_py_object_no_sync then torch's
     managed_tensor_to_py_object_no_sync (torch.Tensor's table): a torch
     tensor over the buffer's memory, every element equal; no tensor left
-    behind once it is dropped."""
+    behind once it is dropped (also after 10,000 conversions from C)."""
     torch = _torch()
     if getattr(torch.Tensor, "__dlpack_c_exchange_api__", None) is None:
         pytest.skip("this torch has no __dlpack_c_exchange_api__")
@@ -517,7 +543,7 @@ def test_gfxcuda_to_torch_through_both_tables(consumer, rng):
         if hidden:
             continue
         live, before = gfxcuda.live_dlpack_tensors(), calls()
-        t = consumer.consumer_convert(a, probe)
+        t = _convert(a, probe)
         assert delta(before, "managed_tensor_from_py_object_no_sync") == 1
         assert isinstance(t, torch.Tensor) and t.data_ptr() == a.ptr and tuple(t.shape) == a.shape
         assert numpy.array_equal(t.cpu().numpy(), data)
@@ -525,11 +551,16 @@ def test_gfxcuda_to_torch_through_both_tables(consumer, rng):
         del t
         gc.collect()
         assert gfxcuda.live_dlpack_tensors() == live
-        assert consumer.consumer_convert_loop(a, probe, 10000) > 0
-        assert gfxcuda.live_dlpack_tensors() == live
+        if consumer_or_none is not None:
+            t = consumer_or_none.consumer_convert(a, probe)
+            assert numpy.array_equal(t.cpu().numpy(), data)
+            del t
+            assert consumer_or_none.consumer_convert_loop(a, probe, 10000) > 0
+            gc.collect()
+            assert gfxcuda.live_dlpack_tensors() == live
 
 
-def test_torch_to_gfxcuda_through_both_tables(consumer):
+def test_torch_to_gfxcuda_through_both_tables():
     """torch's managed_tensor_from_py_object_no_sync then ours
     managed_tensor_to_py_object_no_sync: a gfxcuda CudaBuffer over the
     tensor's memory (a strided view too), every element equal."""
@@ -541,26 +572,30 @@ def test_torch_to_gfxcuda_through_both_tables(consumer):
     src = torch.rand((64, 48), device="cuda", generator=g)
     for t in (src, src[::2, 3:40]):
         before = calls()
-        b = consumer.consumer_convert(t, probe)
+        b = _convert(t, probe)
         assert delta(before, "managed_tensor_to_py_object_no_sync") == 1
         assert isinstance(b, gfxcuda.CudaBuffer) and b.ptr == t.data_ptr() and b.shape == tuple(t.shape)
         assert b.strides == tuple(s * 4 for s in t.stride())
-        # Read through torch again from the gfxcuda array (__dlpack__).
+        # Read back through torch from the gfxcuda array (its __dlpack__).
         assert torch.equal(torch.from_dlpack(b), t)
         del b
 
 
-def test_allocator_cuda(consumer, rng):
+def test_allocator_cuda(rng):
     """managed_tensor_allocator on kDLCUDA: CUDA memory of the prototype's
     size, written and read back in full; freed by its deleter."""
     torch = _torch()
-    probe = gfxcuda.CudaBuffer((1,), "float32")
     live = gfxcuda.live_dlpack_tensors()
     shape = (i64 * 2)(300, 17)
-    m, err = vp(), ctypes.create_string_buffer(256)
-    assert consumer.consumer_allocate(probe, 2, shape, 2, 32, kDLCUDA, 0, ctypes.byref(m), err) == 0, err.raw
+    proto = DLTensor(None, kDLCUDA, 0, 2, 2, 32, 1, shape, None, 0)
+    errors = []
+    set_error = SetError(lambda ctx, kind, msg: errors.append((kind, msg)))
+    m = vp()
+    assert Allocator(table().managed_tensor_allocator)(ctypes.byref(proto), ctypes.byref(m), None, set_error) == 0, errors
     t = ManagedVersioned.from_address(m.value)
     assert fields(t.dl_tensor)["shape"] == (300, 17) and fields(t.dl_tensor)["strides"] == (17, 1)
+    assert fields(t.dl_tensor)["device"] == (kDLCUDA, 0) and fields(t.dl_tensor)["dtype"] == (2, 32, 1)
+    assert gfxcuda.live_dlpack_tensors() == live + 1
     view_ = gfxcuda.CudaBuffer.from_cuda(t.dl_tensor.data, (300, 17), "float32")
     data = rng.random((300, 17), dtype=numpy.float32)
     view_.copy_from_host(data)
@@ -568,5 +603,47 @@ def test_allocator_cuda(consumer, rng):
     assert torch.equal(torch.from_dlpack(view_).cpu(), torch.from_numpy(data))
     del view_
     gc.collect()
-    consumer.consumer_delete(m)
+    Deleter(t.deleter)(m.value)
     assert gfxcuda.live_dlpack_tensors() == live
+
+
+# ---- the ctypes helpers of the GPU tests, on the CPU ---------------------
+
+def test_to_py_object_round_trip_of_descriptions():
+    """Ours to ours through _convert: a CudaBuffer over the same CUDA
+    address, shape and strides (a wrapped address nobody reads), holding the
+    managed tensor until it goes."""
+    live = gfxcuda.live_dlpack_tensors()
+    b = gfxcuda.CudaBuffer.from_cuda(0x7f0000100000, (6, 5), "int32", strides=(40, 4))
+    before = calls()
+    c = _convert(b, b)
+    assert delta(before, "managed_tensor_to_py_object_no_sync") == 1
+    assert type(c) is gfxcuda.CudaBuffer and (c.ptr, c.shape, c.strides, c.device) == (b.ptr, b.shape, b.strides, 0)
+    assert c.__cuda_array_interface__["typestr"] == "<i4"
+    assert gfxcuda.live_dlpack_tensors() == live + 1
+    b.release()
+    del b
+    gc.collect()
+    assert gfxcuda.live_dlpack_tensors() == live + 1  # c still holds it
+    del c
+    gc.collect()
+    assert gfxcuda.live_dlpack_tensors() == live
+
+
+def test_allocator_host_through_ctypes(rng):
+    live = gfxcuda.live_dlpack_tensors()
+    shape = (i64 * 1)(1000)
+    proto = DLTensor(None, kDLCPU, 0, 1, 1, 8, 1, shape, None, 0)
+    errors = []
+    set_error = SetError(lambda ctx, kind, msg: errors.append((kind, msg)))
+    m = vp()
+    assert Allocator(table().managed_tensor_allocator)(ctypes.byref(proto), ctypes.byref(m), None, set_error) == 0
+    t = ManagedVersioned.from_address(m.value)
+    data = rng.integers(0, 256, 1000, dtype=numpy.uint8).tobytes()
+    ctypes.memmove(t.dl_tensor.data, data, 1000)
+    assert ctypes.string_at(t.dl_tensor.data, 1000) == data and not errors
+    Deleter(t.deleter)(m.value)
+    assert gfxcuda.live_dlpack_tensors() == live
+    proto.device_type = kDLVulkan
+    assert Allocator(table().managed_tensor_allocator)(ctypes.byref(proto), ctypes.byref(m), None, set_error) == -1
+    assert errors and errors[0][0] == b"RuntimeError" and b"kDLCUDA" in errors[0][1]
