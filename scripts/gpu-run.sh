@@ -83,6 +83,8 @@ if [ -d "$here/pkg/python" ]; then
 	summary+=("$(printf '%-4s %-50s passed=%-4d failed=%-3d skipped=%-3d %ss' "$st" "python (pytest)" "$p" "$f" "$s" "$((SECONDS - start))")")
 	grep -E ' SKIPPED|XFAIL' "$logs/python.log" | head -20
 	(cd "$here/pkg/python" && python3 bench/speed.py) 2>&1 | tee "$logs/python-speed.log"
+	# DLPack's C exchange API against __dlpack__ (torch, cuda.core; which path each took).
+	(cd "$here/pkg/python" && python3 bench/dlpack_exchange.py --json "$logs/dlpack-exchange.json") 2>&1 | tee "$logs/python-dlpack-exchange.log"
 	# compushady's own test suite, when its test/ folder was carried here
 	# (GFXCUDA_COMPUSHADY_TESTS, default .gpu/compushady-test; never part of
 	# the repository): every test but DXC/Metal (not run) must pass.
