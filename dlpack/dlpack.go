@@ -25,6 +25,11 @@ static size_t gfx_off_vflags(void) { return offsetof(gfx_DLManagedTensorVersione
 static size_t gfx_off_vtensor(void) { return offsetof(gfx_DLManagedTensorVersioned, dl_tensor); }
 static size_t gfx_off_shape(void) { return offsetof(gfx_DLTensor, shape); }
 static size_t gfx_off_boff(void) { return offsetof(gfx_DLTensor, byte_offset); }
+static size_t gfx_off_xalloc(void) { return offsetof(gfx_DLPackExchangeAPI, managed_tensor_allocator); }
+static size_t gfx_off_xfrom(void) { return offsetof(gfx_DLPackExchangeAPI, managed_tensor_from_py_object_no_sync); }
+static size_t gfx_off_xto(void) { return offsetof(gfx_DLPackExchangeAPI, managed_tensor_to_py_object_no_sync); }
+static size_t gfx_off_xdl(void) { return offsetof(gfx_DLPackExchangeAPI, dltensor_from_py_object_no_sync); }
+static size_t gfx_off_xstream(void) { return offsetof(gfx_DLPackExchangeAPI, current_work_stream); }
 // Integers become pointers on the C side: handles and device addresses are
 // not Go pointers.
 static void gfx_set_ctx(void **field, uintptr_t h) { *field = (void *)h; }
@@ -356,5 +361,12 @@ func layout() map[string]uintptr {
 		"DLManagedTensorVersioned.deleter":   uintptr(C.gfx_off_vdel()),
 		"DLManagedTensorVersioned.flags":     uintptr(C.gfx_off_vflags()),
 		"DLManagedTensorVersioned.dl_tensor": uintptr(C.gfx_off_vtensor()),
+		"DLPackExchangeAPIHeader":            C.sizeof_gfx_DLPackExchangeAPIHeader,
+		"DLPackExchangeAPI":                  C.sizeof_gfx_DLPackExchangeAPI,
+		"DLPackExchangeAPI.allocator":        uintptr(C.gfx_off_xalloc()),
+		"DLPackExchangeAPI.from_py":          uintptr(C.gfx_off_xfrom()),
+		"DLPackExchangeAPI.to_py":            uintptr(C.gfx_off_xto()),
+		"DLPackExchangeAPI.dltensor_from_py": uintptr(C.gfx_off_xdl()),
+		"DLPackExchangeAPI.work_stream":      uintptr(C.gfx_off_xstream()),
 	}
 }

@@ -32,6 +32,30 @@ typedef struct gfx_DLManagedTensorVersioned {
 	gfx_DLTensor dl_tensor;
 } gfx_DLManagedTensorVersioned;
 
+// DLPack 1.3's C exchange API (__dlpack_c_exchange_api__): a table of
+// function pointers a Python array type publishes, in a PyCapsule named
+// "dlpack_exchange_api". PyObject* appear as void*.
+typedef int (*gfx_DLPackManagedTensorAllocator)(gfx_DLTensor *prototype, gfx_DLManagedTensorVersioned **out,
+	void *error_ctx, void (*set_error)(void *error_ctx, const char *kind, const char *message));
+typedef int (*gfx_DLPackManagedTensorFromPyObjectNoSync)(void *py_object, gfx_DLManagedTensorVersioned **out);
+typedef int (*gfx_DLPackManagedTensorToPyObjectNoSync)(gfx_DLManagedTensorVersioned *tensor, void **out_py_object);
+typedef int (*gfx_DLPackDLTensorFromPyObjectNoSync)(void *py_object, gfx_DLTensor *out);
+typedef int (*gfx_DLPackCurrentWorkStream)(int32_t device_type, int32_t device_id, void **out_current_stream);
+
+typedef struct gfx_DLPackExchangeAPIHeader {
+	gfx_DLPackVersion version;
+	struct gfx_DLPackExchangeAPIHeader *prev_api;
+} gfx_DLPackExchangeAPIHeader;
+
+typedef struct {
+	gfx_DLPackExchangeAPIHeader header;
+	gfx_DLPackManagedTensorAllocator managed_tensor_allocator;
+	gfx_DLPackManagedTensorFromPyObjectNoSync managed_tensor_from_py_object_no_sync;
+	gfx_DLPackManagedTensorToPyObjectNoSync managed_tensor_to_py_object_no_sync;
+	gfx_DLPackDLTensorFromPyObjectNoSync dltensor_from_py_object_no_sync;
+	gfx_DLPackCurrentWorkStream current_work_stream;
+} gfx_DLPackExchangeAPI;
+
 void gfx_dlpack_delete(gfx_DLManagedTensor *m);
 void gfx_dlpack_delete_versioned(gfx_DLManagedTensorVersioned *m);
 void gfx_dlpack_call_deleter(void *m, int versioned);

@@ -12,7 +12,8 @@ import (
 	"github.com/gfxcuda/gfxcuda/format"
 )
 
-// The offsets and sizes dlpack.h (DLPack 1.x) gives on 64-bit platforms.
+// The offsets and sizes dlpack.h (DLPack 1.x; the exchange API of 1.3)
+// gives on 64-bit platforms.
 func TestLayout(t *testing.T) {
 	want := map[string]uintptr{
 		"DLTensor":                           48,
@@ -26,6 +27,13 @@ func TestLayout(t *testing.T) {
 		"DLManagedTensorVersioned.deleter":   16,
 		"DLManagedTensorVersioned.flags":     24,
 		"DLManagedTensorVersioned.dl_tensor": 32,
+		"DLPackExchangeAPIHeader":            16,
+		"DLPackExchangeAPI":                  56,
+		"DLPackExchangeAPI.allocator":        16,
+		"DLPackExchangeAPI.from_py":          24,
+		"DLPackExchangeAPI.to_py":            32,
+		"DLPackExchangeAPI.dltensor_from_py": 40,
+		"DLPackExchangeAPI.work_stream":      48,
 	}
 	if got := layout(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("layout %v, want %v", got, want)

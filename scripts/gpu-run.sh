@@ -82,11 +82,17 @@ if [ -d "$here/pkg/python" ]; then
 	tp=$((tp + p)) tf=$((tf + f)) ts=$((ts + s))
 	summary+=("$(printf '%-4s %-50s passed=%-4d failed=%-3d skipped=%-3d %ss' "$st" "python (pytest)" "$p" "$f" "$s" "$((SECONDS - start))")")
 	grep -E ' SKIPPED|XFAIL' "$logs/python.log" | head -20
-	# The speed figures are benchmarks, not tests: GFXCUDA_GPU_SPEED=0 leaves
-	# them out when device time is short.
-	if [ "${GFXCUDA_GPU_SPEED:-1}" != 0 ]; then
-		(cd "$here/pkg/python" && python3 bench/speed.py) 2>&1 | tee "$logs/python-speed.log"
-	fi
+	# The Python benchmarks (figures, not tests), named in GFXCUDA_GPU_PYBENCH
+	# (default: all of them; empty leaves them out when device time is short):
+	# speed.py, and dlpack_exchange.py (DLPack's C exchange API against
+	# __dlpack__: torch, cuda.core, which path each took).
+	for b in ${GFXCUDA_GPU_PYBENCH-speed dlpack_exchange}; do
+		case $b in
+		dlpack_exchange) args=(--json "$logs/dlpack-exchange.json") ;;
+		*) args=() ;;
+		esac
+		(cd "$here/pkg/python" && python3 "bench/$b.py" "${args[@]}") 2>&1 | tee "$logs/python-$b.log"
+	done
 	# compushady's own test suite, when its test/ folder was carried here
 	# (GFXCUDA_COMPUSHADY_TESTS, default .gpu/compushady-test; never part of
 	# the repository): every test but DXC/Metal (not run) must pass.

@@ -161,16 +161,16 @@ static int gfx_check(gfx_exporter *e, const gfxcuda_tensor_t *d) {
 	return 0;
 }
 
-int gfxcuda_dlpack_exporter_export(void *exporter, const gfxcuda_tensor_t *d, int versioned, void **out) {
+// gfx_exporter_build builds a managed tensor of d (checked) over e's
+// memory: one calloc'd block, the struct then shape then strides (always
+// written: DLPack 1.2 wants strides for ndim > 0). NULL when out of memory.
+void *gfx_exporter_build(void *exporter, const gfxcuda_tensor_t *d, int versioned) {
 	gfx_exporter *e = exporter;
-	if (e == NULL || d == NULL || out == NULL) return gfx_fail(1, "gfxcuda_dlpack_exporter_export: null exporter, description or output");
-	int status = gfx_check(e, d);
-	if (status != 0) return status;
 	int nd = d->ndim;
 	int64_t acc;
 	size_t head = versioned ? sizeof(gfx_DLManagedTensorVersioned) : sizeof(gfx_DLManagedTensor);
 	void *p = calloc(1, head + (size_t)(2 * nd) * 8);
-	if (p == NULL) return gfx_fail(9, "gfxcuda: out of host memory for a DLPack tensor header");
+	if (p == NULL) return NULL;
 	int64_t *dims = (int64_t *)((char *)p + head);
 	acc = 1;
 	for (int i = nd - 1; i >= 0; i--) {
@@ -205,6 +205,25 @@ int gfxcuda_dlpack_exporter_export(void *exporter, const gfxcuda_tensor_t *d, in
 	t->byte_offset = d->byte_offset;
 	atomic_fetch_add(&e->refs, 1);
 	atomic_fetch_add(&gfx_exported_live, 1);
+	return p;
+}
+
+int gfxcuda_dlpack_exporter_export(void *exporter, const gfxcuda_tensor_t *d, int versioned, void **out) {
+	gfx_exporter *e = exporter;
+	if (e == NULL || d == NULL || out == NULL) return gfx_fail(1, "gfxcuda_dlpack_exporter_export: null exporter, description or output");
+	int status = gfx_check(e, d);
+	if (status != 0) return status;
+	void *p = gfx_exporter_build(e, d, versioned);
+	if (p == NULL) return gfx_fail(9, "gfxcuda: out of host memory for a DLPack tensor header");
 	*out = p;
 	return 0;
 }
+
+// gfx_exporter_check checks d as gfxcuda_dlpack_exporter_export does (Go
+// once per description); a status.
+int gfx_exporter_check(void *exporter, const gfxcuda_tensor_t *d) { return gfx_check(exporter, d); }
+
+// gfx_exporter_ref and gfx_exporter_unref_public take and drop a
+// reference on an exporter (the exchange API's bindings hold one).
+void gfx_exporter_ref(void *exporter) { atomic_fetch_add(&((gfx_exporter *)exporter)->refs, 1); }
+void gfx_exporter_drop_ref(void *exporter) { gfx_exporter_unref(exporter); }

@@ -35,6 +35,12 @@ typedef struct {
 	uint64_t flags;
 } gfxcuda_tensor_t;
 
+// The DLPack exporters of capi.c, for the exchange API (exchange.c).
+void *gfx_exporter_build(void *exporter, const gfxcuda_tensor_t *d, int versioned);
+int gfx_exporter_check(void *exporter, const gfxcuda_tensor_t *d);
+void gfx_exporter_ref(void *exporter);
+void gfx_exporter_drop_ref(void *exporter);
+
 typedef struct {
 	char typestr[8];
 	uint64_t data;

@@ -456,6 +456,45 @@ void gfxcuda_set_python_capsule_api(void *is_valid, void *get_pointer);
  * calls the tensor's deleter when no consumer renamed the capsule "used_*". */
 void gfxcuda_dlpack_capsule_destructor(void *capsule);
 
+/* ---- DLPack 1.3's C exchange API (__dlpack_c_exchange_api__) ---- */
+
+/* The address of gfxcuda's static DLPackExchangeAPI (DLPack 1.3, dlpack.h's
+ * layout; header version 1.3, prev_api NULL) in *api, for Python to wrap in
+ * a PyCapsule named "dlpack_exchange_api" and set on its array types.
+ * to_py_object (a PyObject*, may be NULL; the caller keeps it alive for
+ * good) is the callable managed_tensor_to_py_object_no_sync calls with a
+ * managed tensor's address as an int. The functions of the table:
+ *   managed_tensor_from_py_object_no_sync(obj, &m): what obj.__dlpack__()
+ *     returns (a DLManagedTensorVersioned; its deleter releases the memory),
+ *     without stream ordering;
+ *   dltensor_from_py_object_no_sync(obj, &t): a DLTensor view (no
+ *     allocation; shape and strides valid while obj is);
+ *   managed_tensor_to_py_object_no_sync(m, &obj): a gfxcuda.CudaBuffer over
+ *     another library's CUDA tensor m (taken over);
+ *   managed_tensor_allocator(proto, &m, ctx, set_error): a new C-contiguous
+ *     CUDA (kDLCUDA) or host (kDLCPU) tensor; no Python, no GIL needed;
+ *   current_work_stream(type, id, &s): NULL (gfxcuda has no stream context).
+ * obj must carry a binding (attribute _gfxcuda_dlpack: a "gfxcuda.dlpack_binding"
+ * capsule, which Python makes with gfxcuda_dlpack_binding_new), else
+ * TypeError; errors set a Python exception and return -1 (the allocator
+ * calls set_error instead). The *_py_object functions need the GIL.
+ * The CPython functions used are looked up in the process (dlsym) on the
+ * first call: GFXCUDA_ERR_UNSUPPORTED when they are not there. */
+int gfxcuda_dlpack_exchange_api(void *to_py_object, void **api);
+/* A binding for the exchange API: the tensor *desc over exporter's memory
+ * (checked as gfxcuda_dlpack_exporter_export checks it), holding a
+ * reference on exporter. *binding is what a "gfxcuda.dlpack_binding"
+ * capsule holds; gfxcuda_dlpack_binding_capsule_destructor frees it. */
+int gfxcuda_dlpack_binding_new(void *exporter, const gfxcuda_tensor_t *desc, void **binding);
+/* The PyCapsule destructor of "gfxcuda.dlpack_binding" capsules: drops the
+ * binding's exporter reference and frees it. */
+void gfxcuda_dlpack_binding_capsule_destructor(void *capsule);
+/* How many times each function of the exchange API ran, in out[0..n-1]:
+ * allocator, managed tensor from object, managed tensor to object, DLTensor
+ * from object, current work stream (further entries 0). Tests and
+ * benchmarks read it to see which path a consumer took. */
+int gfxcuda_dlpack_exchange_calls(uint64_t *out, size_t n);
+
 /* ---- compushady's copy and dispatch rules; compute on a shared device ---- */
 
 /* Copies between a buffer and a texture or between two textures, one array

@@ -2,6 +2,7 @@
 SharedBuffer), and Gfx2Cuda's textures."""
 
 import ctypes
+import os
 import sys
 import threading
 
@@ -16,6 +17,10 @@ _destructor = _lib.capsule_destructor
 _byref = ctypes.byref
 _c_void_p = ctypes.c_void_p
 _tex_copy = _lib.lib.gfxcuda_shared_texture_copy
+# DLPack 1.3's C exchange API: capsule names (kept alive: capsules keep
+# the pointer, not a copy).
+_BINDING_NAME = b"gfxcuda.dlpack_binding"
+_EXCHANGE_NAME = b"dlpack_exchange_api"
 
 
 def cuda_device_count():
@@ -71,6 +76,21 @@ def _stream_int(stream):
             v = getattr(v, "value", v)
             return int(v or 0)
     raise errors.InvalidArgumentError("gfxcuda: stream %r: pass an int (a cudaStream_t) or a torch/CuPy/Numba stream" % (stream,))
+
+
+class _DLPackBinding:
+    """The attribute ``_gfxcuda_dlpack`` of gfxcuda's arrays: what the
+    functions of DLPack's C exchange API (``__dlpack_c_exchange_api__``)
+    read, a capsule over the library's binding of the array's exporter and
+    tensor description. Made on first use, then kept in the instance's
+    __dict__ (a non-data descriptor: later lookups find it there)."""
+
+    def __get__(self, obj, cls=None):
+        if obj is None:
+            return self
+        cap = obj._dlpack_binding()
+        obj.__dict__["_gfxcuda_dlpack"] = cap
+        return cap
 
 
 class _Array:
@@ -170,6 +190,21 @@ class _Array:
             _lib.raise_status("gfxcuda_dlpack_exporter_export", st)
         return _capsule_new(out, _NAMES[versioned], _destructor)
 
+    _gfxcuda_dlpack = _DLPackBinding()
+
+    def _dlpack_binding(self):
+        """A new binding capsule for the C exchange API (see _DLPackBinding),
+        over this array's exporter (the one __dlpack__ uses)."""
+        _lib.check_fork()
+        e = self._exporter
+        if e is None or not e._p:
+            e = self._exporter = _lib.Exporter(self.handle)
+        if self._desc is None:
+            self._tensor()
+        out = _c_void_p()
+        _lib.call("gfxcuda_dlpack_binding_new", e._p, self._desc[3], _byref(out))
+        return _capsule_new(out, _BINDING_NAME, _lib.binding_destructor)
+
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         """A DLPack capsule over the memory (no copy): the versioned
         DLManagedTensorVersioned when max_version >= (1, 0), else the
@@ -250,6 +285,7 @@ class _Array:
 
     def release(self):
         """Drops gfxcuda's reference now; DLPack consumers keep the memory alive."""
+        self.__dict__.pop("_gfxcuda_dlpack", None)  # the C exchange API's binding
         e, self._exporter = self._exporter, None
         if e is not None:
             e.drop()
@@ -378,6 +414,43 @@ class SharedBuffer(_Array):
         h = _lib.new_handle("gfxcuda_shared_buffer_import_fd", _shared_device(device), int(fd), max(n, 1),
                             int(allocation_size), int(bool(dedicated)))
         return cls._from_handle(h, shape, dtype, device)
+
+
+def _array_from_managed(addr):
+    """A CudaBuffer over another library's DLManagedTensorVersioned at addr,
+    taken over (its deleter runs when the buffer and what was exported from
+    it are gone): the C exchange API's managed_tensor_to_py_object_no_sync."""
+    desc, h = _lib.Tensor(), ctypes.c_uint64()
+    # From this call on the library owns the tensor (its deleter ran if it failed).
+    _lib.call("gfxcuda_dlpack_import", addr, 1, ctypes.byref(h), ctypes.byref(desc))
+    keep = _lib.Handle(h.value)
+    if desc.device_type != kDLCUDA:
+        raise BufferError("gfxcuda: arrays made by the DLPack exchange API are CUDA memory; this tensor is on DLPack "
+                          "device %d" % desc.device_type)
+    cai = _lib.array_interface(h.value, ctypes.byref(desc), 0)
+    return CudaBuffer.from_cuda(cai["data"][0], cai["shape"], cai["typestr"], device=desc.device_id,
+                                strides=cai["strides"], owner=keep)
+
+
+def _exchange_api():
+    """The "dlpack_exchange_api" capsule over the library's static
+    DLPackExchangeAPI (DLPack 1.3), or None when the library cannot offer
+    it here (no CPython C API in the process) or GFXCUDA_DLPACK_C_EXCHANGE=0
+    turns it off: consumers then use __dlpack__."""
+    if os.environ.get("GFXCUDA_DLPACK_C_EXCHANGE", "1") == "0" or _lib._forked:
+        return None
+    p = _c_void_p()
+    if _lib.lib.gfxcuda_dlpack_exchange_api(_array_from_managed, _byref(p)) != 0 or not p.value:
+        return None
+    return _capsule_new(p, _EXCHANGE_NAME, None)
+
+
+# DLPack 1.3's C exchange API on every array type with __dlpack__ (the
+# class attribute consumers look up on type(obj)); Slot and Frame in _ring.
+DLPACK_EXCHANGE_API = _exchange_api()
+for _cls in (_Array, CudaBuffer, SharedBuffer):
+    _cls.__dlpack_c_exchange_api__ = DLPACK_EXCHANGE_API
+del _cls
 
 
 def open_ipc_buffer(handle, shape, dtype="float32", device=0):

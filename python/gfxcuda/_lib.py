@@ -133,6 +133,9 @@ _sigs = {
     "gfxcuda_dlpack_exporter_new": [u64, P(vp)],
     "gfxcuda_dlpack_exporter_export": [vp, P(Tensor), i32, P(vp)],
     "gfxcuda_dlpack_exporter_drop": [vp],
+    "gfxcuda_dlpack_exchange_api": [ctypes.py_object, P(vp)],
+    "gfxcuda_dlpack_binding_new": [vp, P(Tensor), P(vp)],
+    "gfxcuda_dlpack_exchange_calls": [P(u64), sz],
     "gfxcuda_array_interface": [u64, vp, i64, P(ArrayInterface)],
     "gfxcuda_dtype_parse": [cp, P(ctypes.c_uint8), P(ctypes.c_uint8)],
     "gfxcuda_copy_ex": [u64, u64, P(CopyRegion)],
@@ -171,6 +174,8 @@ lib.gfxcuda_set_python_capsule_api(
     ctypes.cast(_api.PyCapsule_IsValid, vp), ctypes.cast(_api.PyCapsule_GetPointer, vp)
 )
 capsule_destructor = ctypes.cast(lib.gfxcuda_dlpack_capsule_destructor, vp)
+# The destructor of the DLPack exchange API's bindings (gfxcuda.dlpack_binding).
+binding_destructor = ctypes.cast(lib.gfxcuda_dlpack_binding_capsule_destructor, vp)
 PyCapsule_New = _api.PyCapsule_New
 PyCapsule_New.restype = ctypes.py_object
 PyCapsule_New.argtypes = [vp, cp, vp]
@@ -294,6 +299,18 @@ def dlpack_live():
     n = u64()
     call("gfxcuda_dlpack_live", ctypes.byref(n))
     return n.value
+
+
+EXCHANGE_FUNCTIONS = ("managed_tensor_allocator", "managed_tensor_from_py_object_no_sync",
+                      "managed_tensor_to_py_object_no_sync", "dltensor_from_py_object_no_sync", "current_work_stream")
+
+
+def dlpack_exchange_calls():
+    """How many times each function of the DLPack C exchange API ran: a
+    dict keyed by the function's name in DLPackExchangeAPI."""
+    out = (u64 * len(EXCHANGE_FUNCTIONS))()
+    call("gfxcuda_dlpack_exchange_calls", out, len(EXCHANGE_FUNCTIONS))
+    return dict(zip(EXCHANGE_FUNCTIONS, out))
 
 
 def array_interface(owner, desc, stream):

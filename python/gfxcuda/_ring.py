@@ -4,7 +4,7 @@ RingReader (open_ring), whose frames are arrays through DLPack."""
 import ctypes
 
 from . import _lib, errors
-from ._cuda import _Array, _dtype_of, _nbytes, _shared_device, _stream_int, kDLCPU
+from ._cuda import DLPACK_EXCHANGE_API, _Array, _dtype_of, _nbytes, _shared_device, _stream_int, kDLCPU
 
 _HOST_MEMORY = 11
 
@@ -25,6 +25,8 @@ class Slot(_Array):
     __array_interface__) or CUDA memory (torch.from_dlpack,
     __cuda_array_interface__). Its memory lives while any array made from
     it does; its content is the frame's only while the frame is held."""
+
+    __dlpack_c_exchange_api__ = DLPACK_EXCHANGE_API
 
     def __init__(self, h, shape, dtype, cuda):
         i = _lib.info(h)
@@ -159,8 +161,15 @@ class Frame:
         self.array = reader.slots[slot]
         self.released = False
 
+    __dlpack_c_exchange_api__ = DLPACK_EXCHANGE_API
+
     def __dlpack__(self, **kw):
         return self.array.__dlpack__(**kw)
+
+    @property
+    def _gfxcuda_dlpack(self):
+        """The C exchange API's binding: the slot's."""
+        return self.array._gfxcuda_dlpack
 
     def __dlpack_device__(self):
         return self.array.__dlpack_device__()

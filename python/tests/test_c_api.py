@@ -46,5 +46,6 @@ def test_header_matches_library():
         assert m, "%s is not documented" % name
     # And the Python side declares every function's signature.
     declared_py = set(_lib._sigs) | {"gfxcuda_last_error", "gfxcuda_version", "gfxcuda_free",
-                                     "gfxcuda_set_python_capsule_api", "gfxcuda_dlpack_capsule_destructor"}
+                                     "gfxcuda_set_python_capsule_api", "gfxcuda_dlpack_capsule_destructor",
+                                     "gfxcuda_dlpack_binding_capsule_destructor"}
     assert declared == declared_py, (declared ^ declared_py)
