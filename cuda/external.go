@@ -86,14 +86,17 @@ func (m *ExternalMemory) forget(k interface{ Close() error }) {
 }
 
 // Close releases the import and every mapping made from it, once calls in
-// progress have returned. Idempotent.
+// progress have returned and, like cudaFree, once the work queued in the
+// context so far has finished. Idempotent.
 func (m *ExternalMemory) Close() error {
 	return m.life.shut(func() error {
 		m.mu.Lock()
 		kids := m.kids
 		m.kids = nil
 		m.mu.Unlock()
-		var first error
+		// Like cudaFree, wait for the work queued so far: work still queued
+		// on a mapping would fault once the exporter frees the memory.
+		first := check("cuCtxSynchronize", cu.CtxSynchronize(m.ctx.h))
 		for k := range kids {
 			first = errors.Join(first, k.Close())
 		}
