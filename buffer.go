@@ -22,6 +22,8 @@ type Buffer struct {
 	imported bool        // made by ImportBuffer: not exportable again
 	lazy     *lazyVulkan // ImportOptions.LazyVulkan: the Vulkan import still to make
 	view     computeView // its compute view (kernel.go), guarded by the Device's lock
+	seg      *Segment    // or: a view of a Pool's segment (Segment.Buffer), held until free
+	segOff   uint64      // its offset in the segment
 }
 
 // lazyVulkan is the Vulkan half of an import made on first use: the
@@ -175,6 +177,11 @@ func (b *Buffer) Ptr() cuda.DevicePtr { return b.ptr }
 // Size returns the buffer's size in bytes.
 func (b *Buffer) Size() uint64 { return b.size }
 
+// Offset returns the buffer's offset in its allocation (AllocationSize
+// bytes, what ExportFD exports): non-zero for a view of a Pool's segment
+// (Segment.Buffer) or an import of one; 0 otherwise.
+func (b *Buffer) Offset() uint64 { return b.segOff }
+
 // Range returns the CUDA pointer to bytes [off, off+n) of the buffer, or an
 // error when the range does not fit.
 func (b *Buffer) Range(off, n uint64) (cuda.DevicePtr, error) {
@@ -215,6 +222,9 @@ func (b *Buffer) free() error {
 	}
 	if b.cu != nil {
 		err = errors.Join(err, b.cu.Close())
+	}
+	if b.seg != nil {
+		err = errors.Join(err, b.seg.release())
 	}
 	b.lazy.close()
 	return err

@@ -53,6 +53,8 @@ func (b *Buffer) ExportFD() (int, error) {
 		return -1, ErrNotExportable
 	case b.cu != nil:
 		return b.cu.ExportFD()
+	case b.seg != nil:
+		return b.seg.mem.ExportFD()
 	case b.vk.Exportable():
 		return b.vk.ExportFD()
 	}
@@ -65,6 +67,8 @@ func (b *Buffer) AllocationSize() uint64 {
 	switch {
 	case b.cu != nil:
 		return b.cu.Size()
+	case b.seg != nil:
+		return b.seg.size
 	case b.lazy != nil:
 		return b.lazy.alloc
 	}
@@ -75,7 +79,7 @@ func (b *Buffer) AllocationSize() uint64 {
 // importer must say the same).
 func (b *Buffer) Dedicated() bool {
 	switch {
-	case b.cu != nil:
+	case b.cu != nil || b.seg != nil:
 		return false
 	case b.lazy != nil:
 		return b.lazy.dedicated
@@ -355,8 +359,8 @@ func dupCloexec(fd int) (int, error) {
 func (b *Buffer) Device() *Device { return b.s.d }
 
 // FromCUDA reports whether the buffer's memory is a CUDA allocation
-// (NewBufferFromCUDA) rather than a Vulkan one.
-func (b *Buffer) FromCUDA() bool { return b.cu != nil }
+// (NewBufferFromCUDA, a Pool's segment) rather than a Vulkan one.
+func (b *Buffer) FromCUDA() bool { return b.cu != nil || b.seg != nil }
 
 // Device returns the Device that made or imported the texture.
 func (t *Texture) Device() *Device { return t.s.d }
