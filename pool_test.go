@@ -382,4 +382,3 @@ func mustEqualBytes(t *testing.T, what string, got, want []byte) {
 		}
 	}
 }
-
