@@ -161,8 +161,7 @@ func (b *Buffer) vulkanLocked() (*vulkan.Buffer, error) {
 	}
 	fd := b.lazy.fd
 	b.lazy.fd = -1
-	vb, err := d.vk.NewBuffer(vulkan.BufferOptions{Size: b.size,
-		Import: &vulkan.ImportFD{FD: fd, Size: b.lazy.alloc, Dedicated: b.lazy.dedicated}}) // takes fd
+	vb, err := importVulkanBuffer(d.vk, fd, b.size, b.lazy.alloc, b.lazy.dedicated, b.segOff) // takes fd
 	if err != nil {
 		b.lazy.err = fmt.Errorf("interop: importing a buffer into Vulkan: %w", err)
 		return nil, b.lazy.err

@@ -1,6 +1,7 @@
 package gfxcuda
 
 import (
+	"context"
 	"errors"
 	"math/rand/v2"
 	"sync"
@@ -324,6 +325,25 @@ func TestPoolBufferCPU(t *testing.T) {
 	if _, err := d.PoolBuffer(p, ptr+cuda.DevicePtr(seg.size)-8, 64); !errors.Is(err, ErrNotInPool) {
 		t.Errorf("a buffer past the segment: %v, want ErrNotInPool", err)
 	}
+	// Shared by a token: the opener places its buffer at the offset.
+	ex, err := Export(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := ex.Meta(); m.Offset != off || m.Size != n || !m.FromCUDA() || m.AllocationSize != seg.size {
+		t.Errorf("exported Meta %+v", m)
+	}
+	ob, err := OpenVulkanBuffer(context.Background(), d.vk, ex.Token())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = poisoned(n)
+	if err := ob.Readback(0, got); err != nil {
+		t.Fatal(err)
+	}
+	mustEqualBytes(t, "a pool buffer opened by its token", got, data[off:off+n])
+	ob.Close()
+	ex.Close()
 	// AfterCUDA: the next submission acquires it.
 	if err := d.AfterCUDA(nil, b); err != nil {
 		t.Fatal(err)
@@ -379,6 +399,33 @@ func mustEqualBytes(t *testing.T, what string, got, want []byte) {
 	for i := range want {
 		if got[i] != want[i] {
 			t.Fatalf("%s: byte %d is %#x, want %#x", what, i, got[i], want[i])
+		}
+	}
+}
+
+// TestTokenOffset round-trips a buffer's offset in its allocation through
+// a token, and refuses offsets that do not fit or that a non-CUDA
+// allocation claims.
+func TestTokenOffset(t *testing.T) {
+	in := token{ID: 7, Addr: "gfxcuda/1/x"}
+	in.Kind, in.Flags = KindBuffer, FlagFromCUDA
+	in.Size, in.AllocationSize, in.Offset = 4096, 2<<20, 512<<10
+	out, err := parseToken(in.encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *out != in {
+		t.Fatalf("round trip: %+v != %+v", *out, in)
+	}
+	for _, bad := range []token{
+		{Meta: Meta{Kind: KindBuffer, Flags: FlagFromCUDA, Size: 4096, AllocationSize: 2 << 20, Offset: 2<<20 - 100}},
+		{Meta: Meta{Kind: KindBuffer, Flags: FlagFromCUDA, Size: 4096, AllocationSize: 2 << 20, Offset: 1 << 63}},
+		{Meta: Meta{Kind: KindBuffer, Size: 4096, AllocationSize: 2 << 20, Offset: 4096}},
+		{Meta: Meta{Kind: KindTexture, Flags: FlagFromCUDA, Size: 4096, AllocationSize: 2 << 20, Offset: 4096}},
+	} {
+		bad.ID, bad.Addr = 7, "gfxcuda/1/x"
+		if _, err := parseToken(bad.encode()); !errors.Is(err, ErrBadToken) {
+			t.Errorf("offset %d of %+v: %v, want ErrBadToken", bad.Offset, bad.Meta, err)
 		}
 	}
 }
