@@ -4,7 +4,6 @@ allocates) and gfxcuda.from_torch (a SharedBuffer over a tensor in it).
 The GPU tests skip without CUDA or torch; the library's entry points are
 also checked without them."""
 
-import ctypes
 import os
 import subprocess
 import sys
@@ -31,10 +30,6 @@ def test_entry_points_without_torch():
     any machine: NULL for a 0-byte allocation (with the reason as the last
     error), a free of an unknown pointer recorded, empty stats."""
     lib = _lib.lib
-    lib.gfxcuda_torch_alloc.restype = ctypes.c_void_p
-    lib.gfxcuda_torch_alloc.argtypes = [ctypes.c_ssize_t, ctypes.c_int, ctypes.c_void_p]
-    lib.gfxcuda_torch_free.restype = None
-    lib.gfxcuda_torch_free.argtypes = [ctypes.c_void_p, ctypes.c_ssize_t, ctypes.c_int, ctypes.c_void_p]
     assert lib.gfxcuda_torch_alloc(0, 0, None) is None
     assert b"0 bytes" in lib.gfxcuda_last_error()
     assert lib.gfxcuda_torch_alloc(-5, 0, None) is None
