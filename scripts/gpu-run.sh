@@ -83,6 +83,8 @@ if [ -d "$here/pkg/python" ]; then
 	summary+=("$(printf '%-4s %-50s passed=%-4d failed=%-3d skipped=%-3d %ss' "$st" "python (pytest)" "$p" "$f" "$s" "$((SECONDS - start))")")
 	grep -E ' SKIPPED|XFAIL' "$logs/python.log" | head -20
 	(cd "$here/pkg/python" && python3 bench/speed.py) 2>&1 | tee "$logs/python-speed.log"
+	# PyTorch's own tensors in Vulkan (issue 20): the torch pool's figures.
+	[ -f "$here/pkg/python/bench/torch_pool.py" ] && (cd "$here/pkg/python" && python3 bench/torch_pool.py) 2>&1 | tee "$logs/torch-pool.log"
 	# compushady's own test suite, when its test/ folder was carried here
 	# (GFXCUDA_COMPUSHADY_TESTS, default .gpu/compushady-test; never part of
 	# the repository): every test but DXC/Metal (not run) must pass.
