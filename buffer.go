@@ -229,10 +229,10 @@ func (b *Buffer) free() error {
 	return err
 }
 
-// Close frees the buffer in both APIs, after the Device's stream and the
-// Vulkan queue have finished their work (work on other CUDA streams that
-// uses the buffer must have finished too). Idempotent; Device.Close closes
-// buffers still open.
+// Close frees the buffer in both APIs, after the CUDA work queued in the
+// context so far (on any stream, as cudaFree waits) and the Vulkan queue's
+// work on it have finished: work still queued never faults. Idempotent;
+// Device.Close closes buffers still open.
 func (b *Buffer) Close() error {
 	d := b.s.d
 	d.mu.Lock()
@@ -247,9 +247,11 @@ func (b *Buffer) Close() error {
 	delete(d.kids, b)
 	b.s.closed = true // no new hand-offs
 	d.mu.Unlock()
-	// Without the Device's lock, so that other hand-offs go on: wait for
-	// the CUDA work queued on the Device's stream so far; the Vulkan
-	// objects wait for their own last use when closed.
-	err := hostWait(d.cs, d.stream)
+	// Without the Device's lock, so that other hand-offs go on: wait, as
+	// cudaFree does, for the CUDA work queued in the context so far, on
+	// any stream (PyTorch's too: work still queued on the memory would
+	// fault once it is freed, slangpy #929); the Vulkan objects wait for
+	// their own last use when closed.
+	err := d.cs.syncContext()
 	return errors.Join(err, b.free())
 }

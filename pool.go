@@ -217,6 +217,12 @@ func (s *Segment) release() error {
 	for _, m := range vks {
 		err = errors.Join(err, m.Close())
 	}
+	if c := s.pool.ctx; c != nil {
+		// As cudaFree: cuMemUnmap does not wait, and work still queued on
+		// the segment (torch frees a block its streams may still use)
+		// would fault.
+		err = errors.Join(err, c.Synchronize())
+	}
 	return errors.Join(err, s.mem.Close())
 }
 

@@ -86,17 +86,16 @@ func (m *ExternalMemory) forget(k interface{ Close() error }) {
 }
 
 // Close releases the import and every mapping made from it, once calls in
-// progress have returned and, like cudaFree, once the work queued in the
-// context so far has finished. Idempotent.
+// progress have returned. Work still queued on a mapping must have
+// finished (Context.Synchronize waits for it, as cudaFree would): the
+// exporter may free the memory next. Idempotent.
 func (m *ExternalMemory) Close() error {
 	return m.life.shut(func() error {
 		m.mu.Lock()
 		kids := m.kids
 		m.kids = nil
 		m.mu.Unlock()
-		// Like cudaFree, wait for the work queued so far: work still queued
-		// on a mapping would fault once the exporter frees the memory.
-		first := check("cuCtxSynchronize", cu.CtxSynchronize(m.ctx.h))
+		var first error
 		for k := range kids {
 			first = errors.Join(first, k.Close())
 		}

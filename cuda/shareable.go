@@ -115,11 +115,11 @@ func (m *ShareableMemory) ExportFD() (int, error) {
 }
 
 // Close unmaps and releases the allocation once calls in progress have
-// returned. Like cudaFree, it first waits until the work queued in the
-// context so far has finished: cuMemUnmap does not wait, and a kernel
-// still queued on the range would fault (CUDA_ERROR_ILLEGAL_ADDRESS,
-// sticky for the context). Importers elsewhere keep the memory itself.
-// Idempotent.
+// returned. Unlike cudaFree it does not wait for the GPU: cuMemUnmap does
+// not, and a kernel still queued on the range would fault
+// (CUDA_ERROR_ILLEGAL_ADDRESS, sticky for the context); wait for that work
+// first (Context.Synchronize, as cudaFree would). Importers elsewhere keep
+// the memory itself. Idempotent.
 func (m *ShareableMemory) Close() error {
 	return m.life.shut(func() error {
 		c := m.ctx
@@ -129,8 +129,7 @@ func (m *ShareableMemory) Close() error {
 			m.exported = -1
 		}
 		m.expMu.Unlock()
-		err := check("cuCtxSynchronize", cu.CtxSynchronize(c.h))
-		err = errors.Join(err, check("cuMemUnmap", cu.MemUnmap(c.h, cu.DevicePtr(m.ptr), m.size)))
+		err := check("cuMemUnmap", cu.MemUnmap(c.h, cu.DevicePtr(m.ptr), m.size))
 		err = errors.Join(err, check("cuMemAddressFree", cu.MemAddressFree(c.h, cu.DevicePtr(m.ptr), m.size)))
 		err = errors.Join(err, check("cuMemRelease", cu.MemRelease(c.h, m.h)))
 		return errors.Join(err, c.release())
