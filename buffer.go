@@ -231,8 +231,10 @@ func (b *Buffer) free() error {
 
 // Close frees the buffer in both APIs, after the CUDA work queued in the
 // context so far (on any stream, as cudaFree waits) and the Vulkan queue's
-// work on it have finished: work still queued never faults. Idempotent;
-// Device.Close closes buffers still open.
+// work on it have finished: work still queued never faults. A Buffer over
+// a pool segment (Segment.Buffer) does not wait for CUDA: it frees no CUDA
+// memory, and the segment's last release waits. Idempotent; Device.Close
+// closes buffers still open.
 func (b *Buffer) Close() error {
 	d := b.s.d
 	d.mu.Lock()
@@ -251,7 +253,11 @@ func (b *Buffer) Close() error {
 	// cudaFree does, for the CUDA work queued in the context so far, on
 	// any stream (PyTorch's too: work still queued on the memory would
 	// fault once it is freed, slangpy #929); the Vulkan objects wait for
-	// their own last use when closed.
-	err := d.cs.syncContext()
+	// their own last use when closed. A view of a pool segment frees no
+	// CUDA memory: the segment's last release waits instead.
+	var err error
+	if b.seg == nil {
+		err = d.cs.syncContext()
+	}
 	return errors.Join(err, b.free())
 }
