@@ -137,16 +137,23 @@ func (d *Device) importMemory(im ImportFD) (*Memory, bool, error) {
 	case !d.raw.HasMemoryFD():
 		return nil, false, fmt.Errorf("%s: OPAQUE_FD memory import: VK_KHR_external_memory_fd missing: %w", d.pd.Name, ErrUnsupported)
 	}
-	// The memory types a buffer placed in it may use: those of an external
-	// buffer of the default usage.
+	// The memory types a buffer placed in it may use: those of external
+	// buffers of the default usages (with the texel bits where imports
+	// allow them, as createPlacedBuffer makes them).
 	bits := ^uint32(0)
-	b, err := d.raw.CreateBuffer(vk.BufferCreateInfo{Size: 4096, Usage: uint32(defaultBufferBits),
-		ExternalHandleTypes: vk.ExternalMemoryHandleTypeOpaqueFD})
-	if err != nil {
-		return nil, false, err
+	usages := []BufferUsage{defaultBufferBits}
+	if d.importable(defaultBufferBits | bufferTexel) {
+		usages = append(usages, defaultBufferBits|bufferTexel)
 	}
-	bits &= d.raw.BufferMemoryRequirements(b).MemoryTypeBits
-	d.raw.DestroyBuffer(b)
+	for _, u := range usages {
+		b, err := d.raw.CreateBuffer(vk.BufferCreateInfo{Size: 4096, Usage: uint32(u),
+			ExternalHandleTypes: vk.ExternalMemoryHandleTypeOpaqueFD})
+		if err != nil {
+			return nil, false, err
+		}
+		bits &= d.raw.BufferMemoryRequirements(b).MemoryTypeBits
+		d.raw.DestroyBuffer(b)
+	}
 	t, err := chooseMemoryType(d.pd.MemoryTypes, bits, HeapDefault)
 	if err != nil {
 		return nil, false, fmt.Errorf("%s: %w", d.pd.Name, err)
