@@ -63,7 +63,6 @@ type Segment struct {
 
 	mu      sync.Mutex
 	refs    int                        // the owner's (until Free) and one per open buffer
-	freed   bool                       // the owner freed it
 	counted bool                       // freed while buffers held it: in Pool.held
 	vk      map[*Device]*vulkan.Memory // its import into each Device's Vulkan, made once
 	closed  bool
@@ -229,7 +228,6 @@ func (s *Segment) release() error {
 // drop ends the owner's reference (Free, Close).
 func (s *Segment) drop() error {
 	s.mu.Lock()
-	s.freed = true
 	s.counted = s.refs > 1
 	counted := s.counted
 	s.mu.Unlock()
