@@ -99,6 +99,22 @@ func TestPoolCUDA(t *testing.T) {
 		t.Fatal("CUDA does not read what Vulkan wrote through the pool buffer")
 	}
 
+	// Shared by a token: the opener maps the segment and finds the
+	// buffer at its offset, in CUDA and in Vulkan.
+	ex, err := Export(b)
+	noErr(t, err)
+	ob, err := d.OpenBuffer(ctx10(t), ex.Token())
+	noErr(t, err)
+	back = poisoned(n)
+	noErr(t, c.CopyDtoH(back, ob.Ptr()))
+	got = poisoned(n)
+	noErr(t, ob.Vulkan().Readback(0, got))
+	if ob.Ptr() == b.Ptr() || !bytes.Equal(back, more) || !bytes.Equal(got, more) {
+		t.Fatal("a pool buffer opened by its token does not hold the buffer's bytes")
+	}
+	noErr(t, ob.Close())
+	noErr(t, ex.Close())
+
 	// Misaligned and outside.
 	if _, err := d.PoolBuffer(p, ptr+off+4, 64); !errors.Is(err, vulkan.ErrPlacement) {
 		t.Errorf("a misaligned buffer: %v, want vulkan.ErrPlacement", err)
