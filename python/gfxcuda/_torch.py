@@ -156,6 +156,6 @@ def from_torch(t, copy=False, stream=None, device=None):
                        ctypes.cast(shape, ctypes.POINTER(ctypes.c_int64)),
                        ctypes.cast(strides, ctypes.POINTER(ctypes.c_int64)), 0)
     h = _lib.new_handle("gfxcuda_torch_buffer", _cuda._shared_device(dev), ctypes.byref(desc), s)
-    bstrides = None if t.is_contiguous() else tuple(st * es for st in t.stride())
+    bstrides = None if t.is_contiguous() else tuple(k * es for k in t.stride())
     return _cuda.SharedBuffer._from_handle(h, tuple(t.shape), dtype, dev, strides=bstrides)
 
