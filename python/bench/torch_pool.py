@@ -2,8 +2,11 @@
 """PyTorch's own tensors in Vulkan (issue 20), on a GPU machine, in one run:
 
   training step in gfxcuda.torch_pool() vs torch's default allocator
-        (forward + backward + optimizer step of an MLP, every allocation of
-        the step in the pool; steady state; target <= 1.2x)
+        (forward + backward + optimizer step of an MLP under
+        torch.cuda.use_mem_pool: what this thread allocates, the forward's
+        activations, the loss and the optimizer's temporaries, is in the
+        pool; backward runs on autograd's device thread, which use_mem_pool
+        does not redirect; steady state; target <= 1.2x)
   gfxcuda.from_torch(t): first call in a segment (its Vulkan import) and
         a cached call (the segment imported already)
   tensor -> Vulkan shader -> tensor: zero-copy (from_torch of the input
@@ -38,7 +41,7 @@ def row(name, value, unit, note=""):
 
 def train_ms(torch, pool, steps, reps):
     """Median over reps of the time per training step (ms), after a warm-up,
-    with every allocation of the step in pool (None: torch's default)."""
+    with this thread's allocations in pool (None: torch's default)."""
     torch.manual_seed(0)
     layers = []
     for _ in range(4):
