@@ -329,6 +329,10 @@ func (d *Device) AfterCUDA(stream *cuda.Stream, res ...Resource) error {
 		return fmt.Errorf("interop: AfterCUDA: CUDA signal: %w", err)
 	}
 	d.toVK.value = w
+	// Resources closed since they were listed need no acquire: drop them,
+	// so that a caller who orders many short-lived buffers (a from_torch
+	// per step) and submits no Vulkan work keeps the list short.
+	d.pending = slices.DeleteFunc(d.pending, func(r Resource) bool { return r.st().closed })
 	for _, r := range res {
 		r.st().owner = returning
 		d.pending = append(d.pending, r)

@@ -368,6 +368,26 @@ func TestPoolBufferCPU(t *testing.T) {
 	if err := acc.Done(); err != nil {
 		t.Fatal(err)
 	}
+	// Many short-lived buffers ordered after CUDA, with no Vulkan work in
+	// between, do not pile up in the Device's pending list.
+	for range 200 {
+		v, err := d.PoolBuffer(p, ptr+off, 4096)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := d.AfterCUDA(nil, v); err != nil {
+			t.Fatal(err)
+		}
+		if err := v.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d.mu.Lock()
+	pending := len(d.pending)
+	d.mu.Unlock()
+	if pending > 2 {
+		t.Errorf("%d resources pending after 200 closed buffers", pending)
+	}
 	// Lifetime: the pool frees the segment; the buffers keep it.
 	if err := p.Free(ptr); err != nil {
 		t.Fatal(err)
