@@ -22,6 +22,8 @@ type Buffer struct {
 	imported bool        // made by ImportBuffer: not exportable again
 	lazy     *lazyVulkan // ImportOptions.LazyVulkan: the Vulkan import still to make
 	view     computeView // its compute view (kernel.go), guarded by the Device's lock
+	seg      *Segment    // or: a view of a Pool's segment (Segment.Buffer), held until free
+	segOff   uint64      // its offset in the segment
 }
 
 // lazyVulkan is the Vulkan half of an import made on first use: the
@@ -159,8 +161,7 @@ func (b *Buffer) vulkanLocked() (*vulkan.Buffer, error) {
 	}
 	fd := b.lazy.fd
 	b.lazy.fd = -1
-	vb, err := d.vk.NewBuffer(vulkan.BufferOptions{Size: b.size,
-		Import: &vulkan.ImportFD{FD: fd, Size: b.lazy.alloc, Dedicated: b.lazy.dedicated}}) // takes fd
+	vb, err := importVulkanBuffer(d.vk, fd, b.size, b.lazy.alloc, b.lazy.dedicated, b.segOff) // takes fd
 	if err != nil {
 		b.lazy.err = fmt.Errorf("interop: importing a buffer into Vulkan: %w", err)
 		return nil, b.lazy.err
@@ -174,6 +175,11 @@ func (b *Buffer) Ptr() cuda.DevicePtr { return b.ptr }
 
 // Size returns the buffer's size in bytes.
 func (b *Buffer) Size() uint64 { return b.size }
+
+// Offset returns the buffer's offset in its allocation (AllocationSize
+// bytes, what ExportFD exports): non-zero for a view of a Pool's segment
+// (Segment.Buffer) or an import of one; 0 otherwise.
+func (b *Buffer) Offset() uint64 { return b.segOff }
 
 // Range returns the CUDA pointer to bytes [off, off+n) of the buffer, or an
 // error when the range does not fit.
@@ -216,14 +222,19 @@ func (b *Buffer) free() error {
 	if b.cu != nil {
 		err = errors.Join(err, b.cu.Close())
 	}
+	if b.seg != nil {
+		err = errors.Join(err, b.seg.release())
+	}
 	b.lazy.close()
 	return err
 }
 
-// Close frees the buffer in both APIs, after the Device's stream and the
-// Vulkan queue have finished their work (work on other CUDA streams that
-// uses the buffer must have finished too). Idempotent; Device.Close closes
-// buffers still open.
+// Close frees the buffer in both APIs, after the CUDA work queued in the
+// context so far (on any stream, as cudaFree waits) and the Vulkan queue's
+// work on it have finished: work still queued never faults. A Buffer over
+// a pool segment (Segment.Buffer) does not wait for CUDA: it frees no CUDA
+// memory, and the segment's last release waits. Idempotent; Device.Close
+// closes buffers still open.
 func (b *Buffer) Close() error {
 	d := b.s.d
 	d.mu.Lock()
@@ -238,9 +249,15 @@ func (b *Buffer) Close() error {
 	delete(d.kids, b)
 	b.s.closed = true // no new hand-offs
 	d.mu.Unlock()
-	// Without the Device's lock, so that other hand-offs go on: wait for
-	// the CUDA work queued on the Device's stream so far; the Vulkan
-	// objects wait for their own last use when closed.
-	err := hostWait(d.cs, d.stream)
+	// Without the Device's lock, so that other hand-offs go on: wait, as
+	// cudaFree does, for the CUDA work queued in the context so far, on
+	// any stream (PyTorch's too: work still queued on the memory would
+	// fault once it is freed, slangpy #929); the Vulkan objects wait for
+	// their own last use when closed. A view of a pool segment frees no
+	// CUDA memory: the segment's last release waits instead.
+	var err error
+	if b.seg == nil {
+		err = d.cs.syncContext()
+	}
 	return errors.Join(err, b.free())
 }

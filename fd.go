@@ -32,6 +32,10 @@ type ImportOptions struct {
 	// NVIDIA's path for such memory, rather than as external memory.
 	// Buffers only.
 	FromCUDA bool
+	// Offset is where the buffer starts in the allocation (Buffer.Offset
+	// of the exporter: a buffer over part of a Pool's segment). Only CUDA
+	// allocations (FromCUDA) have one.
+	Offset uint64
 	// LazyVulkan imports the memory into CUDA now and into Vulkan when
 	// Vulkan first asks for it (Buffer.Vulkan, Texture.Vulkan): a consumer
 	// that only touches it from CUDA never pays for the Vulkan import.
@@ -53,6 +57,8 @@ func (b *Buffer) ExportFD() (int, error) {
 		return -1, ErrNotExportable
 	case b.cu != nil:
 		return b.cu.ExportFD()
+	case b.seg != nil:
+		return b.seg.mem.ExportFD()
 	case b.vk.Exportable():
 		return b.vk.ExportFD()
 	}
@@ -65,6 +71,8 @@ func (b *Buffer) AllocationSize() uint64 {
 	switch {
 	case b.cu != nil:
 		return b.cu.Size()
+	case b.seg != nil:
+		return b.seg.size
 	case b.lazy != nil:
 		return b.lazy.alloc
 	}
@@ -75,7 +83,7 @@ func (b *Buffer) AllocationSize() uint64 {
 // importer must say the same).
 func (b *Buffer) Dedicated() bool {
 	switch {
-	case b.cu != nil:
+	case b.cu != nil || b.seg != nil:
 		return false
 	case b.lazy != nil:
 		return b.lazy.dedicated
@@ -104,9 +112,13 @@ func (d *Device) ImportBuffer(fd int, size uint64, o ImportOptions) (*Buffer, er
 	if fd < 0 {
 		return nil, fmt.Errorf("interop: ImportBuffer: invalid file descriptor %d", fd)
 	}
-	if size == 0 || o.AllocationSize < size {
+	if size == 0 || o.Offset > o.AllocationSize || o.AllocationSize-o.Offset < size {
 		syscall.Close(fd)
-		return nil, fmt.Errorf("interop: ImportBuffer: %d bytes from an allocation of %d", size, o.AllocationSize)
+		return nil, fmt.Errorf("interop: ImportBuffer: %d bytes at offset %d of an allocation of %d", size, o.Offset, o.AllocationSize)
+	}
+	if o.Offset != 0 && !o.FromCUDA {
+		syscall.Close(fd)
+		return nil, errors.New("interop: ImportBuffer: only CUDA allocations (ImportOptions.FromCUDA) hold buffers at an offset")
 	}
 	fd2, err := dupCloexec(fd)
 	if err != nil {
@@ -120,12 +132,11 @@ func (d *Device) ImportBuffer(fd int, size uint64, o ImportOptions) (*Buffer, er
 		syscall.Close(fd2)
 		return nil, err
 	}
-	b := &Buffer{s: state{d: d}, size: size, imported: true}
+	b := &Buffer{s: state{d: d}, size: size, imported: true, segOff: o.Offset}
 	if o.LazyVulkan {
 		b.lazy = &lazyVulkan{fd: fd, alloc: o.AllocationSize, dedicated: o.Dedicated}
 	} else {
-		vb, err := d.vk.NewBuffer(vulkan.BufferOptions{Size: size,
-			Import: &vulkan.ImportFD{FD: fd, Size: o.AllocationSize, Dedicated: o.Dedicated}}) // takes fd
+		vb, err := importVulkanBuffer(d.vk, fd, size, o.AllocationSize, o.Dedicated, o.Offset) // takes fd
 		if err != nil {
 			syscall.Close(fd2)
 			return nil, fmt.Errorf("interop: importing a buffer into Vulkan: %w", err)
@@ -145,7 +156,7 @@ func (d *Device) ImportBuffer(fd int, size uint64, o ImportOptions) (*Buffer, er
 		if err != nil {
 			return fail(fmt.Errorf("interop: importing a CUDA allocation into CUDA: %w", err))
 		}
-		b.cu, b.ptr = sm, sm.Ptr()
+		b.cu, b.ptr = sm, sm.Ptr()+cuda.DevicePtr(o.Offset)
 	} else {
 		ext, err := d.ctx.ImportMemoryFD(fd2, o.AllocationSize, o.Dedicated) // takes fd2
 		if err != nil {
@@ -342,6 +353,28 @@ func (t *Texture) vulkanLocked() (*vulkan.Image, error) {
 	return img, err
 }
 
+// importVulkanBuffer imports size bytes at off of an exported allocation
+// of alloc bytes (fd, which it takes) as a Vulkan buffer: the buffer's own
+// import, or at an offset, the allocation's import with the buffer placed
+// in it (the buffer keeps the import).
+func importVulkanBuffer(dev *vulkan.Device, fd int, size, alloc uint64, dedicated bool, off uint64) (*vulkan.Buffer, error) {
+	if off == 0 {
+		return dev.NewBuffer(vulkan.BufferOptions{Size: size, Import: &vulkan.ImportFD{FD: fd, Size: alloc, Dedicated: dedicated}}) // takes fd
+	}
+	return importPlaced(dev, fd, size, alloc, off)
+}
+
+// importPlaced imports an allocation (fd, which it takes) as a Memory and
+// places a buffer of size bytes at off in it.
+func importPlaced(dev *vulkan.Device, fd int, size, alloc, off uint64) (*vulkan.Buffer, error) {
+	m, err := dev.ImportMemory(vulkan.ImportFD{FD: fd, Size: alloc}) // takes fd
+	if err != nil {
+		return nil, err
+	}
+	vb, err := dev.NewBuffer(vulkan.BufferOptions{Size: size, Memory: m, Offset: off})
+	return vb, errors.Join(err, m.Close()) // vb keeps the memory
+}
+
 // dupCloexec duplicates fd with close-on-exec set.
 func dupCloexec(fd int) (int, error) {
 	n, _, errno := syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_DUPFD_CLOEXEC, 0)
@@ -355,8 +388,8 @@ func dupCloexec(fd int) (int, error) {
 func (b *Buffer) Device() *Device { return b.s.d }
 
 // FromCUDA reports whether the buffer's memory is a CUDA allocation
-// (NewBufferFromCUDA) rather than a Vulkan one.
-func (b *Buffer) FromCUDA() bool { return b.cu != nil }
+// (NewBufferFromCUDA, a Pool's segment) rather than a Vulkan one.
+func (b *Buffer) FromCUDA() bool { return b.cu != nil || b.seg != nil }
 
 // Device returns the Device that made or imported the texture.
 func (t *Texture) Device() *Device { return t.s.d }

@@ -286,6 +286,60 @@ func (a *Access) Done() error {
 	return nil
 }
 
+// AfterCUDA orders the Vulkan work on res submitted after the call after
+// the CUDA work queued on stream (nil: the Device's stream) so far, which
+// may have written them, with no host wait: the Device's stream waits for
+// stream (an event), CUDA signals the CUDA→Vulkan semaphore there, and the
+// next Vulkan submission through the Device, or through package vulkan on
+// one of res, waits for that signal on the GPU and acquires res from
+// CUDA's queue family. It is Access.Done for memory CUDA wrote without a
+// ToCUDA: memory allocated by CUDA and written there first, such as a
+// PyTorch tensor in a Pool's segment seen through Device.PoolBuffer.
+// Resources held by CUDA (ToCUDA: end the hand-off with Done, which orders
+// the same way), by a Ring or by a Producer are refused.
+func (d *Device) AfterCUDA(stream *cuda.Stream, res ...Resource) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := d.live(); err != nil {
+		return err
+	}
+	for _, r := range res {
+		s := r.st()
+		switch {
+		case s.d != d:
+			return fmt.Errorf("interop: AfterCUDA: %T belongs to another Device", r)
+		case s.closed:
+			return ErrClosed
+		case s.ring != nil:
+			return fmt.Errorf("interop: AfterCUDA: %T is a ring's slot: %w", r, ErrHeldByCUDA)
+		case s.prod != nil:
+			return fmt.Errorf("interop: AfterCUDA: %T is a Producer's slot (close the Producer first): %w", r, ErrHeldByCUDA)
+		case s.owner == ownedByCUDA:
+			return fmt.Errorf("interop: AfterCUDA: %w (its Access.Done orders Vulkan after CUDA)", ErrHeldByCUDA)
+		}
+	}
+	if stream == nil {
+		stream = d.stream
+	}
+	if err := order(d.cs, stream, d.stream); err != nil {
+		return fmt.Errorf("interop: AfterCUDA: %w", err)
+	}
+	w := d.toVK.value + 1
+	if err := d.toVK.cu.signal(d.stream, w); err != nil {
+		return fmt.Errorf("interop: AfterCUDA: CUDA signal: %w", err)
+	}
+	d.toVK.value = w
+	// Resources closed since they were listed need no acquire: drop them,
+	// so that a caller who orders many short-lived buffers (a from_torch
+	// per step) and submits no Vulkan work keeps the list short.
+	d.pending = slices.DeleteFunc(d.pending, func(r Resource) bool { return r.st().closed })
+	for _, r := range res {
+		r.st().owner = returning
+		d.pending = append(d.pending, r)
+	}
+	return nil
+}
+
 // Submit submits Vulkan work after everything CUDA has handed back: if
 // resources are returning from CUDA, a small submission first waits (on the
 // GPU) for CUDA's signal and acquires them back into Vulkan's queue family.

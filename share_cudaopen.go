@@ -119,6 +119,7 @@ func openImports() int {
 type CUDABuffer struct {
 	im     *cudaImport
 	size   uint64
+	off    uint64 // where the buffer starts in the allocation (Meta.Offset)
 	closed atomic.Bool
 	once   sync.Once
 	err    error
@@ -132,7 +133,7 @@ func (b *CUDABuffer) Ptr() cuda.DevicePtr {
 		return 0
 	}
 	if b.im.cu != nil {
-		return b.im.cu.Ptr()
+		return b.im.cu.Ptr() + cuda.DevicePtr(b.off)
 	}
 	return b.im.buf.Ptr()
 }
@@ -180,7 +181,7 @@ func OpenCUDABuffer(ctx context.Context, c *cuda.Context, tok Token, o ...OpenOp
 	if err != nil {
 		return nil, err
 	}
-	return &CUDABuffer{im: im, size: t.Size}, nil
+	return &CUDABuffer{im: im, size: t.Size, off: t.Offset}, nil
 }
 
 // CUDATexture is a shared texture imported into CUDA alone, as a CUDA

@@ -158,7 +158,8 @@ func Export(res any, o ...ExportOptions) (*Shared, error) {
 			return nil, fmt.Errorf("share: Export: %w", err)
 		}
 		closeAll([]int{fd})
-		m := Meta{Kind: KindBuffer, UUID: r.Device().Vulkan().Physical().DeviceUUID, Size: r.Size(), AllocationSize: r.AllocationSize()}
+		m := Meta{Kind: KindBuffer, UUID: r.Device().Vulkan().Physical().DeviceUUID, Size: r.Size(), AllocationSize: r.AllocationSize(),
+			Offset: r.Offset()}
 		if r.Dedicated() {
 			m.Flags |= FlagDedicated
 		}
@@ -293,6 +294,14 @@ func OpenVulkanBuffer(ctx context.Context, dev *vulkan.Device, tok Token, o ...O
 	if err != nil {
 		return nil, err
 	}
+	if t.Offset != 0 {
+		// Part of an allocation: import it whole, place the buffer in it.
+		b, err := importPlaced(dev, fd, t.Size, t.AllocationSize, t.Offset)
+		if err != nil {
+			return nil, fmt.Errorf("share: importing a buffer into Vulkan: %w", err)
+		}
+		return b, nil
+	}
 	b, err := dev.NewBuffer(vulkan.BufferOptions{Size: t.Size, Usage: vulkan.BufferUsage(t.Usage), Heap: vulkan.Heap(t.Heap),
 		Import: &vulkan.ImportFD{FD: fd, Size: t.AllocationSize, Dedicated: t.Dedicated()}}) // takes fd
 	if err != nil {
@@ -340,7 +349,7 @@ func (d *Device) OpenBuffer(ctx context.Context, tok Token, o ...OpenOptions) (*
 		return nil, err
 	}
 	return d.ImportBuffer(fd, t.Size, ImportOptions{AllocationSize: t.AllocationSize, Dedicated: t.Dedicated(),
-		FromCUDA: t.FromCUDA(), LazyVulkan: true})
+		FromCUDA: t.FromCUDA(), LazyVulkan: true, Offset: t.Offset})
 }
 
 // OpenTexture imports the texture tok shares into d: into CUDA now, into

@@ -61,6 +61,10 @@ type Meta struct {
 	Usage uint32
 	// Heap is the vulkan.Heap of an exported vulkan.Buffer.
 	Heap uint32
+	// Offset is where a buffer starts in its allocation: non-zero for a
+	// buffer over part of a CUDA allocation (a Pool's segment: a PyTorch
+	// tensor). Tokens carry it in an entry that builds before it refuse.
+	Offset uint64
 }
 
 // Dedicated reports FlagDedicated.
@@ -154,13 +158,15 @@ const tokenFixed = tokenMeta + 1
 //	1 abstract socket: netns(8) name
 //	2 filesystem socket: dir dev(8) dir inode(8) path
 //	3 pidfd: pid(4) pidns(8) door fd(4) door id(16)
+//	4 offset of a buffer in its allocation (8), only when not 0
 const (
 	entAbstract = 1
 	entFS       = 2
 	entPidfd    = 3
+	entOffset   = 4
 	pidfdLen    = 4 + 8 + 4 + 16
 	// maxTokenBytes bounds a format 2 token's binary size.
-	maxTokenBytes = tokenMeta + 4 + (2 + 8 + maxAddr) + (2 + 16 + maxPath) + (2 + pidfdLen) + 4
+	maxTokenBytes = tokenMeta + 4 + (2 + 8 + maxAddr) + (2 + 16 + maxPath) + (2 + pidfdLen) + (2 + 8) + 4
 )
 
 func (t *token) encode() Token {
@@ -193,6 +199,10 @@ func (t *token) encode() Token {
 		b = le.AppendUint64(b, t.PIDNS)
 		b = le.AppendUint32(b, t.DoorFD)
 		b = append(b, t.Door[:]...)
+	}
+	if t.Offset != 0 {
+		b = append(b, entOffset, 8)
+		b = le.AppendUint64(b, t.Offset)
 	}
 	b = le.AppendUint32(b, crc32.ChecksumIEEE(b))
 	return Token(tokenPrefix + base64.RawURLEncoding.EncodeToString(b))
@@ -306,6 +316,14 @@ func parseToken(s Token) (*token, error) {
 			copy(t.Door[:], e[16:])
 			if t.PID == 0 || t.PID > 1<<22 || t.DoorFD > 1<<30 {
 				return nil, fmt.Errorf("%w: pidfd entry names pid %d, descriptor %d", ErrBadToken, t.PID, t.DoorFD)
+			}
+		case entOffset:
+			if l != 8 {
+				return nil, fmt.Errorf("%w: offset entry of %d bytes", ErrBadToken, l)
+			}
+			t.Offset = le.Uint64(e)
+			if t.Kind != KindBuffer || !t.FromCUDA() || t.Offset == 0 || t.Offset > t.AllocationSize || t.Size > t.AllocationSize-t.Offset {
+				return nil, fmt.Errorf("%w: a %d-byte buffer at offset %d of a %d-byte allocation", ErrBadToken, t.Size, t.Offset, t.AllocationSize)
 			}
 		default:
 			return nil, fmt.Errorf("%w: unknown rendezvous entry type %d (a newer exporter?)", ErrBadToken, typ)

@@ -406,9 +406,9 @@ func (t *Texture) free() error {
 	return err
 }
 
-// Close frees the texture in both APIs, after the Device's stream and the
-// Vulkan queue have finished. Idempotent; Device.Close closes textures
-// still open.
+// Close frees the texture in both APIs, after the CUDA work queued in the
+// context so far (on any stream, as cudaFree waits) and the Vulkan queue
+// have finished. Idempotent; Device.Close closes textures still open.
 func (t *Texture) Close() error {
 	d := t.s.d
 	d.mu.Lock()
@@ -423,9 +423,11 @@ func (t *Texture) Close() error {
 	delete(d.kids, t)
 	t.s.closed = true // no new hand-offs
 	d.mu.Unlock()
-	// Without the Device's lock, so that other hand-offs go on: wait for
-	// the CUDA work queued on the Device's stream so far; the Vulkan
-	// objects wait for their own last use when closed.
-	err := hostWait(d.cs, d.stream)
+	// Without the Device's lock, so that other hand-offs go on: wait, as
+	// cudaFree does, for the CUDA work queued in the context so far, on
+	// any stream (PyTorch's too: work still queued on the memory would
+	// fault once it is freed, slangpy #929); the Vulkan objects wait for
+	// their own last use when closed.
+	err := d.cs.syncContext()
 	return errors.Join(err, t.free())
 }

@@ -86,7 +86,9 @@ func (m *ExternalMemory) forget(k interface{ Close() error }) {
 }
 
 // Close releases the import and every mapping made from it, once calls in
-// progress have returned. Idempotent.
+// progress have returned. Work still queued on a mapping must have
+// finished (Context.Synchronize waits for it, as cudaFree would): the
+// exporter may free the memory next. Idempotent.
 func (m *ExternalMemory) Close() error {
 	return m.life.shut(func() error {
 		m.mu.Lock()

@@ -115,7 +115,11 @@ func (m *ShareableMemory) ExportFD() (int, error) {
 }
 
 // Close unmaps and releases the allocation once calls in progress have
-// returned. Idempotent.
+// returned. Unlike cudaFree it does not wait for the GPU: cuMemUnmap does
+// not, and a kernel still queued on the range would fault
+// (CUDA_ERROR_ILLEGAL_ADDRESS, sticky for the context); wait for that work
+// first (Context.Synchronize, as cudaFree would). Importers elsewhere keep
+// the memory itself. Idempotent.
 func (m *ShareableMemory) Close() error {
 	return m.life.shut(func() error {
 		c := m.ctx

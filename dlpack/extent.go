@@ -55,3 +55,40 @@ func (t Tensor) Within(ptr, size uint64, dev Device) error {
 	}
 	return nil
 }
+
+// Dense reports whether the tensor's elements cover the bytes of its
+// Extent exactly once: no gaps between them and no two at one place. A
+// C-contiguous tensor is dense, and so is any permutation of its
+// dimensions (a transpose); a slice with a step, or a broadcast (stride
+// 0), is not. Empty tensors and tensors of one element are dense.
+func (t Tensor) Dense() bool {
+	if t.Strides == nil || t.Elements() <= 1 {
+		return true
+	}
+	type dim struct{ n, s int64 }
+	var ds []dim
+	for i, n := range t.Shape {
+		if n == 1 {
+			continue // any stride: never stepped
+		}
+		s := t.Strides[i]
+		if s < 0 {
+			s = -s
+		}
+		ds = append(ds, dim{n, s})
+	}
+	// Insertion sort by stride (at most 32 dimensions).
+	for i := 1; i < len(ds); i++ {
+		for j := i; j > 0 && ds[j].s < ds[j-1].s; j-- {
+			ds[j], ds[j-1] = ds[j-1], ds[j]
+		}
+	}
+	want := int64(1)
+	for _, d := range ds {
+		if d.s != want {
+			return false
+		}
+		want *= d.n
+	}
+	return true
+}

@@ -2,6 +2,7 @@ package dlpack
 
 import (
 	"errors"
+	"math/rand/v2"
 	"reflect"
 	"testing"
 
@@ -114,5 +115,58 @@ func TestParseTypeStr(t *testing.T) {
 		if got, err := ParseTypeStr(s); err == nil {
 			t.Errorf("ParseTypeStr(%q) = %v, want an error", s, got)
 		}
+	}
+}
+
+// TestDense compares Dense with counting, for random small shapes and
+// strides: dense when every element has its own place and the places fill
+// the extent.
+func TestDense(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	f32 := format.DType{Code: 2, Bits: 32, Lanes: 1}
+	for range 20000 {
+		nd := 1 + rng.IntN(4)
+		tt := Tensor{Data: 1 << 20, DType: f32, Shape: make([]int64, nd), Strides: make([]int64, nd)}
+		for i := range nd {
+			tt.Shape[i] = int64(rng.IntN(4))
+			tt.Strides[i] = int64(rng.IntN(13) - 3)
+		}
+		if rng.IntN(3) == 0 { // a permuted contiguous tensor, often
+			acc := int64(1)
+			for _, i := range rng.Perm(nd) {
+				tt.Strides[i] = acc
+				acc *= max(tt.Shape[i], 1)
+			}
+		}
+		seen := map[int64]int{}
+		var walk func(d int, off int64)
+		walk = func(d int, off int64) {
+			if d == nd {
+				seen[off]++
+				return
+			}
+			for k := int64(0); k < tt.Shape[d]; k++ {
+				walk(d+1, off+k*tt.Strides[d])
+			}
+		}
+		walk(0, 0)
+		want := true
+		lo, hi := tt.Extent()
+		if tt.Elements() > 1 {
+			if int64(len(seen))*4 != hi-lo {
+				want = false
+			}
+			for _, c := range seen {
+				if c > 1 {
+					want = false
+				}
+			}
+		}
+		if got := tt.Dense(); got != want {
+			t.Fatalf("shape %v strides %v: Dense %v, want %v", tt.Shape, tt.Strides, got, want)
+		}
+	}
+	if !(Tensor{DType: f32, Shape: []int64{4, 5}}).Dense() {
+		t.Error("a tensor without strides is not dense")
 	}
 }

@@ -84,9 +84,10 @@ if [ -d "$here/pkg/python" ]; then
 	grep -E ' SKIPPED|XFAIL' "$logs/python.log" | head -20
 	# The Python benchmarks (figures, not tests), named in GFXCUDA_GPU_PYBENCH
 	# (default: all of them; empty leaves them out when device time is short):
-	# speed.py, and dlpack_exchange.py (DLPack's C exchange API against
-	# __dlpack__: torch, cuda.core, which path each took).
-	for b in ${GFXCUDA_GPU_PYBENCH-speed dlpack_exchange}; do
+	# speed.py, dlpack_exchange.py (DLPack's C exchange API against
+	# __dlpack__: torch, cuda.core, which path each took) and torch_pool.py
+	# (PyTorch's own tensors in Vulkan: the torch pool's figures).
+	for b in ${GFXCUDA_GPU_PYBENCH-speed dlpack_exchange torch_pool}; do
 		case $b in
 		dlpack_exchange) args=(--json "$logs/dlpack-exchange.json") ;;
 		*) args=() ;;

@@ -35,6 +35,10 @@ type Memory struct {
 	h      vk.DeviceMemory
 	mapped unsafe.Pointer // whole allocation; nil for HeapDefault
 	refs   atomic.Int64   // the Memory itself and the resources using it
+	// external is the handle type the memory was imported with (0: not
+	// imported): buffers placed in it are created with it
+	// (VkExternalMemoryBufferCreateInfo, VUID-vkBindBufferMemory-memory-02985).
+	external uint32
 }
 
 // placementBits returns the memory types that both a buffer of the default
@@ -95,8 +99,82 @@ func (d *Device) NewMemory(size uint64, heap Heap) (*Memory, error) {
 	return m, nil
 }
 
+// ImportMemory imports the memory of an OPAQUE_FD file descriptor as a
+// Memory on the default heap, in which buffers are then placed at any
+// offset that meets their alignment (BufferOptions.Memory, Offset): one
+// import of an allocation, many buffers over its parts. im.Size is the
+// exporter's allocation size; the exporter's allocation must not be
+// dedicated (a CUDA allocation made with cuMemCreate and exported as a
+// POSIX descriptor is not). Ownership of im.FD is as for
+// BufferOptions.Import: the driver owns it once the call succeeds, and it
+// is closed when the call fails. Images cannot be placed in imported
+// memory.
+func (d *Device) ImportMemory(im ImportFD) (*Memory, error) {
+	m, taken, err := d.importMemory(im)
+	if err != nil {
+		if !taken {
+			closeFD(im.FD)
+		}
+		return nil, fmt.Errorf("vulkan: ImportMemory: %w", err)
+	}
+	return m, nil
+}
+
+// importMemory does ImportMemory's work; taken reports whether the driver
+// took the descriptor.
+func (d *Device) importMemory(im ImportFD) (*Memory, bool, error) {
+	if err := d.acquire(); err != nil {
+		return nil, false, err
+	}
+	defer d.life.release()
+	switch {
+	case im.FD < 0:
+		return nil, false, fmt.Errorf("import of file descriptor %d: %w", im.FD, ErrorInvalidExternalHandle)
+	case im.Size == 0:
+		return nil, false, errors.New("ImportFD.Size must be the exporter's allocation size")
+	case im.Dedicated:
+		return nil, false, errors.New("a dedicated allocation belongs to one resource; import it with NewBuffer or NewImage (BufferOptions.Import)")
+	case !d.raw.HasMemoryFD():
+		return nil, false, fmt.Errorf("%s: OPAQUE_FD memory import: VK_KHR_external_memory_fd missing: %w", d.pd.Name, ErrUnsupported)
+	}
+	// The memory types a buffer placed in it may use: those of external
+	// buffers of the default usages (with the texel bits where imports
+	// allow them, as createPlacedBuffer makes them).
+	bits := ^uint32(0)
+	usages := []BufferUsage{defaultBufferBits}
+	if d.importable(defaultBufferBits | bufferTexel) {
+		usages = append(usages, defaultBufferBits|bufferTexel)
+	}
+	for _, u := range usages {
+		b, err := d.raw.CreateBuffer(vk.BufferCreateInfo{Size: 4096, Usage: uint32(u),
+			ExternalHandleTypes: vk.ExternalMemoryHandleTypeOpaqueFD})
+		if err != nil {
+			return nil, false, err
+		}
+		bits &= d.raw.BufferMemoryRequirements(b).MemoryTypeBits
+		d.raw.DestroyBuffer(b)
+	}
+	t, err := chooseMemoryType(d.pd.MemoryTypes, bits, HeapDefault)
+	if err != nil {
+		return nil, false, fmt.Errorf("%s: %w", d.pd.Name, err)
+	}
+	m := &Memory{d: d, size: im.Size, heap: HeapDefault, typ: t, flags: d.pd.MemoryTypes[t].Flags,
+		external: vk.ExternalMemoryHandleTypeOpaqueFD}
+	m.h, err = d.raw.AllocateMemory(vk.MemoryAllocateInfo{Size: im.Size, TypeIndex: uint32(t),
+		ImportHandleType: vk.ExternalMemoryHandleTypeOpaqueFD, ImportFD: im.FD})
+	if err != nil {
+		return nil, false, fmt.Errorf("importing %d bytes of %v memory: %w", im.Size, m.flags, err)
+	}
+	m.refs.Store(1)
+	d.register(m)
+	return m, true, nil
+}
+
 // Size is the allocation's size in bytes.
 func (m *Memory) Size() uint64 { return m.size }
+
+// Imported reports whether the memory was imported (ImportMemory).
+func (m *Memory) Imported() bool { return m.external != 0 }
 
 // Heap is the heap the memory is on.
 func (m *Memory) Heap() Heap { return m.heap }

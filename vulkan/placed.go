@@ -85,6 +85,14 @@ func (d *Device) createPlacedBuffer(o BufferOptions) (*Buffer, error) {
 		usage = defaultBufferBits | bufferTexel
 	}
 	info := vk.BufferCreateInfo{Size: o.Size, Usage: uint32(usage)}
+	if o.Memory != nil && o.Memory.external != 0 {
+		// A buffer bound to imported memory names the handle type.
+		info.ExternalHandleTypes = o.Memory.external
+		if o.Usage == 0 && !d.importable(usage) {
+			usage = defaultBufferBits // texel buffers of imported memory: not on this driver
+			info.Usage = uint32(usage)
+		}
+	}
 	f := &d.pd.features
 	if o.Sparse {
 		info.Flags = vk.CreateSparseBinding
@@ -130,6 +138,13 @@ func (d *Device) createPlacedBuffer(o BufferOptions) (*Buffer, error) {
 	}
 	d.register(b)
 	return b, nil
+}
+
+// importable reports whether buffers of usage may be bound to imported
+// OPAQUE_FD memory.
+func (d *Device) importable(usage BufferUsage) bool {
+	p, err := d.inst.raw.ExternalBufferProperties(d.pd.h, 0, uint32(usage), vk.ExternalMemoryHandleTypeOpaqueFD)
+	return err == nil && p.Features&vk.ExternalMemoryFeatureImportable != 0
 }
 
 // Memory returns the Memory the buffer is placed in and its offset there,
@@ -272,6 +287,10 @@ func (d *Device) placeImage(img *Image, req vk.MemoryRequirements, mem *Memory, 
 		}}
 		d.register(img)
 		return img, nil
+	}
+	if mem.external != 0 {
+		d.raw.DestroyImage(img.h)
+		return nil, fmt.Errorf("an image placed in imported memory: only buffers are: %w", ErrPlacement)
 	}
 	if err := mem.place(d, "an image", HeapDefault, req, off); err != nil {
 		d.raw.DestroyImage(img.h)

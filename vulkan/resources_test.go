@@ -1654,3 +1654,84 @@ func TestOwnershipTransferMany(t *testing.T) {
 		}
 	})
 }
+
+// TestImportMemoryPlaced imports an exported allocation once as a Memory
+// and places buffers over parts of it: each sees the exporter's bytes at
+// its offset, writes through them reach the exporter, and offsets the
+// buffer's alignment forbids are refused with ErrPlacement. (The exporter
+// here is a dedicated Vulkan allocation, imported as non-dedicated: the
+// stand-in on lavapipe for cuMemCreate memory, which is not dedicated.)
+func TestImportMemoryPlaced(t *testing.T) {
+	_, a, _, b := exportPair(t)
+	if a.Physical().Type != DeviceTypeCPU {
+		// A GPU driver may hold an importer to the exporter's dedication;
+		// there the face's TestPoolCUDA imports cuMemCreate memory, which
+		// is not dedicated, the same way.
+		t.Skipf("%s: the stand-in (a dedicated export imported whole) is for lavapipe", a.Physical().Name)
+	}
+	const n = 1 << 20
+	src, err := a.NewBuffer(BufferOptions{Size: n, Exportable: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	data := randomBytes(21, n)
+	if err := src.Upload(0, data); err != nil {
+		t.Fatal(err)
+	}
+	fd, err := src.ExportFD()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := b.ImportMemory(ImportFD{FD: fd, Size: src.AllocationSize()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !m.Imported() || m.Size() != src.AllocationSize() {
+		t.Errorf("Imported %v, Size %d", m.Imported(), m.Size())
+	}
+	const off, size = 64 << 10, 200 << 10
+	p, err := b.NewBuffer(BufferOptions{Size: size, Memory: m, Offset: off})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Close() // the placed buffer keeps the allocation
+	got := poisoned(size)
+	if err := p.Readback(0, got); err != nil {
+		t.Fatal(err)
+	}
+	mustEqual(t, "placed buffer", got, data[off:off+size])
+	more := randomBytes(22, 5000)
+	if err := p.Upload(100, more); err != nil {
+		t.Fatal(err)
+	}
+	copy(data[off+100:], more)
+	all := poisoned(n)
+	if err := src.Readback(0, all); err != nil {
+		t.Fatal(err)
+	}
+	mustEqual(t, "exporter after a placed buffer wrote", all, data)
+	p.Close()
+
+	fd2, err := src.ExportFD()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m2, err := b.ImportMemory(ImportFD{FD: fd2, Size: src.AllocationSize()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m2.Close()
+	if _, err := b.NewBuffer(BufferOptions{Size: 64, Memory: m2, Offset: 3}); !errors.Is(err, ErrPlacement) {
+		t.Errorf("a buffer at offset 3: %v, want ErrPlacement", err)
+	}
+	if _, err := b.NewImage(ImageOptions{Format: uint32(fmtR8G8B8A8Unorm), Width: 16, Height: 16, Memory: m2}); !errors.Is(err, ErrPlacement) {
+		t.Errorf("an image in imported memory: %v, want ErrPlacement", err)
+	}
+	if _, err := b.ImportMemory(ImportFD{FD: -1, Size: 4096}); err == nil {
+		t.Error("ImportMemory of fd -1 succeeded")
+	}
+	if _, err := b.ImportMemory(ImportFD{FD: -1, Size: 4096, Dedicated: true}); err == nil {
+		t.Error("ImportMemory of a dedicated allocation succeeded")
+	}
+}

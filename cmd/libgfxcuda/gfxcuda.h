@@ -27,6 +27,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h> /* ssize_t */
 
 #ifdef __cplusplus
 extern "C" {
@@ -370,6 +371,41 @@ int gfxcuda_to_vulkan(uint64_t handoff);
 /* Makes later work on stream waiter wait for the work queued on stream
  * signaler so far (an event; no host wait). */
 int gfxcuda_cuda_stream_wait(uint64_t shared_device, uint64_t waiter, uint64_t signaler);
+
+/* ---- PyTorch's own tensors in Vulkan (docs/torch-memory.md) ---- */
+
+/* PyTorch's pluggable allocator (torch.cuda.memory.CUDAPluggableAllocator(
+ * path, "gfxcuda_torch_alloc", "gfxcuda_torch_free")): a new segment of at
+ * least size bytes of the device's pool, allocated with cuMemCreate (POSIX
+ * descriptor handles, the device's granularity), mapped read-write for the
+ * device; NULL on failure, with the reason as gfxcuda_last_error. The
+ * caller's current context is left as it was. stream is unused (a
+ * cudaStream_t). */
+void *gfxcuda_torch_alloc(ssize_t size, int device, void *stream);
+/* Drops the pool's reference to the segment at ptr (an address
+ * gfxcuda_torch_alloc returned): it is unmapped now, after the context's
+ * queued work (as cudaFree), or when the last shared buffer over it is
+ * released. Errors become gfxcuda_last_error. */
+void gfxcuda_torch_free(void *ptr, ssize_t size, int device, void *stream);
+/* The device's pool: segments not freed, their bytes, and segments freed
+ * that shared buffers still hold (all 0 before its first allocation). */
+int gfxcuda_torch_pool_stats(int device, uint64_t *segments, uint64_t *bytes, uint64_t *held);
+/* A shared buffer over the bytes of a tensor (its description: data,
+ * shape, strides in elements, dtype; CUDA device = the shared device's)
+ * that lies in the device's pool, with no copy: the segment is imported
+ * into Vulkan once, the buffer placed at the tensor's offset (which must
+ * meet the device's storage-buffer alignment). The tensor must be dense
+ * (contiguous or a permutation of a contiguous tensor). Vulkan work on the
+ * buffer waits for the work queued on stream so far (no host wait). The
+ * buffer keeps the segment mapped until released. INVALID, with the
+ * remedy, for memory outside the pool, a misaligned offset or gaps. */
+int gfxcuda_torch_buffer(uint64_t shared_device, const gfxcuda_tensor_t *tensor, uint64_t stream, uint64_t *buffer);
+/* Orders the Vulkan work on shared buffers and textures (of one shared
+ * device) submitted from now on after the CUDA work queued on stream so
+ * far, which wrote them, without a host wait: what gfxcuda_to_vulkan does
+ * at the end of a hand-off, for memory CUDA wrote without one. Resources
+ * CUDA holds (gfxcuda_to_cuda) are refused. */
+int gfxcuda_after_cuda(const uint64_t *resources, size_t n, uint64_t stream);
 
 /* ---- Rings of frames between processes ---- */
 

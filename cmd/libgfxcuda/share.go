@@ -317,6 +317,9 @@ func gfxcuda_shared_export_fd(h C.uint64_t, fd *C.int, allocSize *C.uint64_t, de
 		}
 		switch o := e.obj.(type) {
 		case *sharedBuffer:
+			if off := o.b.Offset(); off != 0 {
+				return errorf(stUnsupported, "gfxcuda: the buffer starts at byte %d of its allocation (a tensor of a torch pool), which a descriptor cannot say: share it by its token (ipc_handle)", off)
+			}
 			d, err := o.b.ExportFD()
 			if err != nil {
 				return &statusError{stUnsupported, err}

@@ -10,6 +10,9 @@
   foreign renderers (import_fd, Semaphore, to_cuda/to_vulkan hand-offs).
 - Zero-copy arrays: CudaBuffer and SharedBuffer expose
   __cuda_array_interface__ (v3) and DLPack (__dlpack__, __dlpack_device__).
+- PyTorch's own tensors in Vulkan: torch_pool() (a torch.cuda.MemPool whose
+  memory gfxcuda allocates) and from_torch(t) (a SharedBuffer over a tensor
+  in it, no copy).
 
 The library is not usable in a child process forked after import: start
 children with the 'spawn' or 'forkserver' start method.
@@ -31,13 +34,14 @@ from ._compute import Heap  # noqa: F401
 # `import gfxcuda` stays as cheap as compushady's import.
 _LAZY = dict.fromkeys((
     "compute_device", "CudaBuffer", "SharedBuffer", "Texture", "texture", "open_ipc_texture", "open_ipc_buffer",
-    "cuda_available", "cuda_device_count", "Handoff", "to_cuda", "Semaphore", "VulkanSemaphore",
+    "cuda_available", "cuda_device_count", "Handoff", "to_cuda", "after_cuda", "Semaphore", "VulkanSemaphore",
 ), "_cuda")
+_LAZY.update(dict.fromkeys(("torch_pool", "torch_pool_stats", "from_torch"), "_torch"))
 _LAZY.update(dict.fromkeys(("Ring", "RingReader", "Frame", "Slot", "open_ring"), "_ring"))
 
 
 def __getattr__(name):
-    if name in ("_cuda", "_ring"):
+    if name in ("_cuda", "_ring", "_torch"):
         mod = name
     else:
         mod = _LAZY.get(name)

@@ -361,7 +361,7 @@ class SharedBuffer(_Array):
         self._setup(h, _lib.info(h).device_ptr, shape, dtype, device)
 
     @classmethod
-    def _from_handle(cls, h, shape, dtype, device):
+    def _from_handle(cls, h, shape, dtype, device, strides=None):
         self = cls.__new__(cls)
         i = _lib.info(h)
         _, _, itemsize = _dtype_of(dtype)
@@ -369,7 +369,7 @@ class SharedBuffer(_Array):
             _lib.call("gfxcuda_release", h)
             raise errors.OutOfRangeError("gfxcuda: shape %r of %s needs %d bytes; the buffer has %d"
                                          % (tuple(shape), dtype, _nbytes(shape, itemsize), i.size))
-        self._setup(h, i.device_ptr, shape, dtype, device)
+        self._setup(h, i.device_ptr, shape, dtype, device, strides=strides)
         return self
 
     @property
@@ -518,6 +518,19 @@ def to_cuda(resources, stream=None):
     default stream). Use as ``with gfxcuda.to_cuda([buf, tex], s):`` or
     call .to_vulkan() on the result."""
     return Handoff(resources, stream)
+
+
+def after_cuda(resources, stream=None):
+    """Orders the Vulkan work on shared buffers and textures (of one CUDA
+    device) submitted from now on after the CUDA work queued on stream (an
+    int cudaStream_t, a torch/CuPy stream, None: the legacy default
+    stream) so far, which wrote them: the GPU waits, the host does not.
+    It is what ending a hand-off (to_vulkan) does, for memory CUDA wrote
+    without one: a tensor rewritten in place after gfxcuda.from_torch,
+    a buffer filled by torch.from_dlpack(buf).copy_(...)."""
+    rs = list(resources)
+    hs = (ctypes.c_uint64 * len(rs))(*[r.handle for r in rs])
+    _lib.call("gfxcuda_after_cuda", hs, len(rs), _stream_int(stream))
 
 
 class Semaphore:

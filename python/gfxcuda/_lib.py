@@ -118,6 +118,11 @@ _sigs = {
     "gfxcuda_to_cuda": [P(u64), sz, u64, P(u64)],
     "gfxcuda_to_vulkan": [u64],
     "gfxcuda_cuda_stream_wait": [u64, u64, u64],
+    "gfxcuda_torch_buffer": [u64, P(Tensor), u64, P(u64)],
+    "gfxcuda_torch_alloc": [ctypes.c_ssize_t, i32, vp],  # returns a pointer: restype below
+    "gfxcuda_torch_free": [vp, ctypes.c_ssize_t, i32, vp],  # returns nothing
+    "gfxcuda_torch_pool_stats": [i32, P(u64), P(u64), P(u64)],
+    "gfxcuda_after_cuda": [P(u64), sz, u64],
     "gfxcuda_ring_new": [u64, u64, u32, i32, P(u64)],
     "gfxcuda_ring_new_with": [u64, u64, u32, i32, cp, cp, P(u32), sz, P(u32), sz, P(u64)],
     "gfxcuda_ring_slot": [u64, u32, P(u64)],
@@ -159,6 +164,8 @@ for _name, _args in _sigs.items():
     _f.restype = ctypes.c_int
 
 lib.gfxcuda_buffer_create.restype = i64  # the handle, or minus the status
+lib.gfxcuda_torch_alloc.restype = vp  # PyTorch's allocator callbacks (torch_pool)
+lib.gfxcuda_torch_free.restype = None
 lib.gfxcuda_last_error.restype = cp
 lib.gfxcuda_last_error.argtypes = []
 lib.gfxcuda_version.restype = cp
