@@ -299,8 +299,9 @@ type link struct {
 	timeout time.Duration
 	sender  bool
 
-	wmu sync.Mutex // writes on conn
-	op  sync.Mutex // Send/Receive/Release/Close, one at a time
+	wmu    sync.Mutex // writes on conn
+	sendMu sync.Mutex // send calls, one at a time
+	recvMu sync.Mutex // receive calls, one at a time
 
 	mu         sync.Mutex
 	tr         linkTransport
@@ -527,8 +528,8 @@ func (l *link) wait(ctx context.Context, what string, cond func() bool) error {
 // first frame's number and the slots to fill, tells the receiver, and
 // queues the transfers. It returns the number of frames sent so far.
 func (l *link) send(ctx context.Context, n int, fill func(first uint64, slots []int) error) (uint64, error) {
-	l.op.Lock()
-	defer l.op.Unlock()
+	l.sendMu.Lock()
+	defer l.sendMu.Unlock()
 	slots := uint64(l.tok.Slots)
 	if n < 1 || uint64(n) > slots {
 		return 0, fmt.Errorf("link: a batch of %d frames (1 to %d, the slot count)", n, slots)
@@ -556,17 +557,23 @@ func (l *link) send(ctx context.Context, n int, fill func(first uint64, slots []
 			return first, err
 		}
 	}
+	// Counted as sent once announced: the receiver may take and release
+	// them before the transfer call returns.
+	l.mu.Lock()
+	l.sent = need
+	l.mu.Unlock()
 	b := binary.LittleEndian.AppendUint64(nil, first)
 	b = binary.LittleEndian.AppendUint32(b, uint32(n))
 	if err := l.write(msgBatch, b); err != nil {
+		if l.peerFinished() {
+			return first, fmt.Errorf("link: the receiver closed the link: %w", ErrLinkClosed)
+		}
+		l.fail(err)
 		return first, err
 	}
 	if err := l.transfer(ctx, ss, true); err != nil {
 		return first, err
 	}
-	l.mu.Lock()
-	l.sent = need
-	l.mu.Unlock()
 	return need, nil
 }
 
@@ -598,21 +605,35 @@ func (l *link) transfer(ctx context.Context, ss []int, send bool) error {
 			return fmt.Errorf("%w (the transfer failed: %v)", lerr, err)
 		}
 		// The transport failed first: wait briefly for the control
-		// channel to tell whether the peer died.
-		select {
-		case <-l.readDone:
-			l.mu.Lock()
-			lerr = l.err
-			l.mu.Unlock()
-			if lerr != nil {
-				return fmt.Errorf("%w (the transfer failed: %v)", lerr, err)
-			}
-		case <-time.After(time.Second):
+		// channel to tell whether the peer died or closed.
+		closed := l.peerFinished()
+		l.mu.Lock()
+		lerr = l.err
+		l.mu.Unlock()
+		switch {
+		case lerr != nil:
+			return fmt.Errorf("%w (the transfer failed: %v)", lerr, err)
+		case closed:
+			l.fail(ErrLinkClosed)
+			return fmt.Errorf("link: the peer closed the link during a transfer (%v): %w", err, ErrLinkClosed)
 		}
 		l.fail(err)
 		return fmt.Errorf("link: transfer: %w", err)
 	}
 	return nil
+}
+
+// peerFinished reports whether the peer closed the link (its close
+// message read), waiting up to a second for the control channel to end
+// when this end's write or transfer failed.
+func (l *link) peerFinished() bool {
+	select {
+	case <-l.readDone:
+	case <-time.After(time.Second):
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.peerClosed
 }
 
 // fail marks the link failed with err and aborts the transport.
@@ -637,8 +658,8 @@ type LinkBatch struct {
 
 // receive waits for the sender's next batch and queues its receives.
 func (l *link) receive(ctx context.Context) (LinkBatch, error) {
-	l.op.Lock()
-	defer l.op.Unlock()
+	l.recvMu.Lock()
+	defer l.recvMu.Unlock()
 	err := l.wait(ctx, "the sender's next batch", func() bool { return len(l.batches) > 0 || l.peerClosed })
 	if err != nil {
 		return LinkBatch{}, err
@@ -678,8 +699,6 @@ func (l *link) receive(ctx context.Context) (LinkBatch, error) {
 // release gives a received batch's slots back: the sender may fill them
 // with new frames. Batches are released in the order received.
 func (l *link) release(b LinkBatch) error {
-	l.op.Lock()
-	defer l.op.Unlock()
 	l.mu.Lock()
 	n := uint64(len(b.Slots))
 	err := l.err
@@ -694,27 +713,44 @@ func (l *link) release(b LinkBatch) error {
 		l.released += n
 	}
 	r := l.released
+	// Credits are written in order: under wmu, taken before mu is let go.
+	if err == nil {
+		l.wmu.Lock()
+	}
 	l.mu.Unlock()
 	if err != nil {
 		return err
 	}
-	return l.write(msgCredit, binary.LittleEndian.AppendUint64(nil, r))
+	l.conn.SetWriteDeadline(time.Now().Add(l.timeout))
+	err = writeMsg(l.conn, msgCredit, binary.LittleEndian.AppendUint64(nil, r))
+	l.conn.SetWriteDeadline(time.Time{})
+	l.wmu.Unlock()
+	if err != nil && !l.peerFinished() {
+		// A sender that closed after its last frame needs no credit.
+		return fmt.Errorf("link: writing to the control channel: %w (%w)", err, ErrLinkPeerGone)
+	}
+	return nil
 }
 
-// close ends the link: it tells the peer, waits (bounded) for the queued
-// transfers, and frees the transport; after a failure it aborts.
-// Idempotent.
+// close ends the link: it wakes the waiting calls (they return
+// ErrLinkClosed), waits for the transfers being queued, tells the peer,
+// waits (bounded) for the queued transfers, and frees the transport; after
+// a failure it aborts. Idempotent.
 func (l *link) close() error {
-	l.op.Lock()
-	defer l.op.Unlock()
 	l.mu.Lock()
 	if l.closed {
 		l.mu.Unlock()
 		return nil
 	}
 	l.closed = true
-	tr, failed, peerClosed := l.tr, l.err != nil, l.peerClosed
 	l.notify()
+	l.mu.Unlock()
+	l.sendMu.Lock()
+	defer l.sendMu.Unlock()
+	l.recvMu.Lock()
+	defer l.recvMu.Unlock()
+	l.mu.Lock()
+	tr, failed, peerClosed := l.tr, l.err != nil, l.peerClosed
 	l.mu.Unlock()
 	var err error
 	if !failed {
@@ -746,4 +782,91 @@ func newSession() uint64 {
 	var b [8]byte
 	rand.Read(b[:])
 	return binary.LittleEndian.Uint64(b[:])
+}
+
+// linkSetup is what an end's transport provides to the shared setup:
+// the GPU it runs on and how to join the peer once the rendezvous is
+// agreed (NCCL: join the communicator; tests: their own transport).
+type linkSetup struct {
+	gpu cuda.UUID
+	// id is the transport's rendezvous id, carried in the token (the
+	// sender's NCCL unique id).
+	id [128]byte
+	// prepare, on the receiver, allocates its side for the agreed token
+	// before it accepts (nil: nothing to do).
+	prepare func(tok *linkToken) error
+	// join returns the transport once both ends agreed.
+	join func(ctx context.Context, tok *linkToken) (linkTransport, error)
+}
+
+// senderOptions checks o and fills its defaults.
+func senderOptions(o LinkOptions) (LinkOptions, error) {
+	shape, err := o.Shape.resolve()
+	if err != nil {
+		return o, err
+	}
+	o.Shape = shape
+	if o.Slots == 0 {
+		o.Slots = 3
+	}
+	if o.Slots < 1 || o.Slots > linkMaxSlots {
+		return o, fmt.Errorf("link: %d slots (1 to %d)", o.Slots, linkMaxSlots)
+	}
+	return o, nil
+}
+
+// openSender runs the sender's setup on ctrl: token, rendezvous, join.
+// The waits end with ctx or after o.Timeout.
+func openSender(ctx context.Context, ctrl net.Conn, o LinkOptions, s linkSetup) (*link, error) {
+	tok := &linkToken{Session: newSession(), NCCLID: s.id, Shape: o.Shape, Slots: uint32(o.Slots), Sender: s.gpu}
+	if o.Receiver != nil {
+		tok.Receiver = *o.Receiver
+	}
+	l := newLink(ctrl, tok, o.Timeout, true)
+	wctx, cancel := l.waitContext(ctx)
+	defer cancel()
+	if err := l.dialSender(wctx); err != nil {
+		return nil, err
+	}
+	tr, err := s.join(wctx, tok)
+	if err != nil {
+		return nil, err
+	}
+	l.start(tr)
+	return l, nil
+}
+
+// openReceiver runs the receiver's setup on ctrl: read and check the
+// token, prepare, accept, join.
+func openReceiver(ctx context.Context, ctrl net.Conn, a LinkAccept, s linkSetup) (*link, error) {
+	wctx, cancel := newLink(ctrl, nil, a.Timeout, false).waitContext(ctx)
+	defer cancel()
+	l, err := acceptReceiver(wctx, ctrl, a, s.gpu)
+	if err != nil {
+		return nil, err
+	}
+	if s.prepare != nil {
+		if err := s.prepare(l.tok); err != nil {
+			l.write(msgReject, []byte("the receiver could not set up: "+err.Error()))
+			return nil, err
+		}
+	}
+	if err := l.accept(s.gpu); err != nil {
+		return nil, err
+	}
+	tr, err := s.join(wctx, l.tok)
+	if err != nil {
+		return nil, err
+	}
+	l.start(tr)
+	return l, nil
+}
+
+// waitContext is ctx, bounded by the link's timeout when it has no
+// deadline.
+func (l *link) waitContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if _, ok := ctx.Deadline(); ok {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, l.timeout)
 }

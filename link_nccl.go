@@ -216,17 +216,6 @@ func (t *ncclTransport) close(ctx context.Context) error {
 
 func (t *ncclTransport) abort() { t.comm.Abort() }
 
-// Timeout for a wait on the host without a context deadline.
-func linkTimeout(ctx context.Context, t time.Duration) (context.Context, context.CancelFunc) {
-	if t <= 0 {
-		t = linkDefaultTimout
-	}
-	if _, ok := ctx.Deadline(); ok {
-		return context.WithCancel(ctx)
-	}
-	return context.WithTimeout(ctx, t)
-}
-
 // joinComm joins the communicator as rank, giving up when ctx ends: NCCL's
 // join cannot be cancelled, so on timeout its goroutine stays blocked in
 // NCCL until the peer joins (and then frees the communicator) or the
@@ -260,45 +249,37 @@ func joinComm(ctx context.Context, c *cuda.Context, id nccl.UniqueID, n, rank in
 // ctrl, waits for the receiver's answer and joins the NCCL communicator
 // (rank 0 of 2) with it. Every wait for the peer ends with ctx, or after
 // o.Timeout when ctx has no deadline. The link owns ctrl from now on
-// (Close closes it).
+// (Close closes it, also when NewNCCLSender fails after the rendezvous
+// began).
 func (d *Device) NewNCCLSender(ctx context.Context, ctrl net.Conn, o LinkOptions) (*NCCLSender, error) {
-	shape, err := o.Shape.resolve()
+	o, err := senderOptions(o)
 	if err != nil {
-		return nil, err
-	}
-	if o.Slots == 0 {
-		o.Slots = 3
-	}
-	if o.Slots < 1 || o.Slots > linkMaxSlots {
-		return nil, fmt.Errorf("link: %d slots (1 to %d)", o.Slots, linkMaxSlots)
-	}
-	if err := nccl.Load(); err != nil {
 		return nil, err
 	}
 	id, err := nccl.NewUniqueID()
 	if err != nil {
 		return nil, err
 	}
-	e, err := d.newNCCLEnds(shape, o.Slots)
+	e, err := d.newNCCLEnds(o.Shape, o.Slots)
 	if err != nil {
 		return nil, err
 	}
-	tok := &linkToken{Session: newSession(), NCCLID: id, Shape: shape, Slots: uint32(o.Slots), Sender: d.vk.Physical().DeviceUUID}
-	if o.Receiver != nil {
-		tok.Receiver = *o.Receiver
-	}
-	l := newLink(ctrl, tok, o.Timeout, true)
-	wctx, cancel := linkTimeout(ctx, o.Timeout)
-	defer cancel()
-	if err := l.dialSender(wctx); err != nil {
-		return nil, errors.Join(err, e.free(context.Background()))
-	}
-	comm, err := joinComm(wctx, d.ctx, id, 2, 0)
+	l, err := openSender(ctx, ctrl, o, linkSetup{
+		gpu: d.vk.Physical().DeviceUUID,
+		id:  id,
+		join: func(ctx context.Context, tok *linkToken) (linkTransport, error) {
+			comm, err := joinComm(ctx, d.ctx, id, 2, 0)
+			if err != nil {
+				return nil, err
+			}
+			return &ncclTransport{e: e, comm: comm, peer: 1}, nil
+		},
+	})
 	if err != nil {
+		ctrl.Close()
 		return nil, errors.Join(err, e.free(context.Background()))
 	}
-	l.start(&ncclTransport{e: e, comm: comm, peer: 1})
-	return &NCCLSender{d: d, l: l, ends: e, token: tok.encode()}, nil
+	return &NCCLSender{d: d, l: l, ends: e, token: l.tok.encode()}, nil
 }
 
 // NewNCCLReceiver makes the receiving end of a link on ctrl: it reads the
@@ -312,26 +293,28 @@ func (d *Device) NewNCCLReceiver(ctx context.Context, ctrl net.Conn, a LinkAccep
 	if err := nccl.Load(); err != nil {
 		return nil, err
 	}
-	wctx, cancel := linkTimeout(ctx, a.Timeout)
-	defer cancel()
-	gpu := cuda.UUID(d.vk.Physical().DeviceUUID)
-	l, err := acceptReceiver(wctx, ctrl, a, gpu)
+	var e *ncclEnds
+	l, err := openReceiver(ctx, ctrl, a, linkSetup{
+		gpu: d.vk.Physical().DeviceUUID,
+		prepare: func(tok *linkToken) (err error) {
+			e, err = d.newNCCLEnds(tok.Shape, int(tok.Slots))
+			return err
+		},
+		join: func(ctx context.Context, tok *linkToken) (linkTransport, error) {
+			comm, err := joinComm(ctx, d.ctx, nccl.UniqueID(tok.NCCLID), 2, 1)
+			if err != nil {
+				return nil, err
+			}
+			return &ncclTransport{e: e, comm: comm, peer: 0}, nil
+		},
+	})
 	if err != nil {
+		ctrl.Close()
+		if e != nil {
+			err = errors.Join(err, e.free(context.Background()))
+		}
 		return nil, err
 	}
-	e, err := d.newNCCLEnds(l.tok.Shape, int(l.tok.Slots))
-	if err != nil {
-		l.write(msgReject, []byte("the receiver could not allocate its slots: "+err.Error()))
-		return nil, err
-	}
-	if err := l.accept(gpu); err != nil {
-		return nil, errors.Join(err, e.free(context.Background()))
-	}
-	comm, err := joinComm(wctx, d.ctx, nccl.UniqueID(l.tok.NCCLID), 2, 1)
-	if err != nil {
-		return nil, errors.Join(err, e.free(context.Background()))
-	}
-	l.start(&ncclTransport{e: e, comm: comm, peer: 0})
 	return &NCCLReceiver{d: d, l: l, ends: e}, nil
 }
 
@@ -341,16 +324,11 @@ func (d *Device) NewNCCLReceiver(ctx context.Context, ctrl net.Conn, a LinkAccep
 // the same protocol and hand-offs as two processes, to test a machine's
 // NCCL and measure the transport with one GPU.
 func (d *Device) NewNCCLLoopback(ctx context.Context, o LinkOptions) (*NCCLSender, *NCCLReceiver, error) {
-	shape, err := o.Shape.resolve()
+	o, err := senderOptions(o)
 	if err != nil {
 		return nil, nil, err
 	}
-	if o.Slots == 0 {
-		o.Slots = 3
-	}
-	if o.Slots < 1 || o.Slots > linkMaxSlots {
-		return nil, nil, fmt.Errorf("link: %d slots (1 to %d)", o.Slots, linkMaxSlots)
-	}
+	shape := o.Shape
 	id, err := nccl.NewUniqueID()
 	if err != nil {
 		return nil, nil, err
@@ -380,33 +358,36 @@ func (d *Device) NewNCCLLoopback(ctx context.Context, o LinkOptions) (*NCCLSende
 	if err != nil {
 		return fail(err)
 	}
-	tok := &linkToken{Session: newSession(), NCCLID: id, Shape: shape, Slots: uint32(o.Slots), Sender: d.vk.Physical().DeviceUUID}
-	sl := newLink(a, tok, o.Timeout, true)
-	wctx, cancel := linkTimeout(ctx, o.Timeout)
-	defer cancel()
-	type acc struct {
+	self := &ncclSelf{sender: se, ends: 2}
+	gpu := cuda.UUID(d.vk.Physical().DeviceUUID)
+	type end struct {
 		l   *link
 		err error
 	}
-	ch := make(chan acc, 1)
+	ch := make(chan end, 1)
 	go func() {
-		l, err := acceptReceiver(wctx, b, LinkAccept{Timeout: o.Timeout}, cuda.UUID(tok.Sender))
-		if err == nil {
-			err = l.accept(cuda.UUID(tok.Sender))
-		}
-		ch <- acc{l, err}
+		l, err := openReceiver(ctx, b, LinkAccept{Timeout: o.Timeout}, linkSetup{gpu: gpu,
+			join: func(context.Context, *linkToken) (linkTransport, error) {
+				return &ncclTransport{e: re, comm: comm, peer: 0, self: self}, nil
+			}})
+		ch <- end{l, err}
 	}()
-	serr := sl.dialSender(wctx)
+	sl, serr := openSender(ctx, a, o, linkSetup{gpu: gpu, id: id,
+		join: func(context.Context, *linkToken) (linkTransport, error) {
+			return &ncclTransport{e: se, comm: comm, peer: 0, self: self}, nil
+		}})
 	r := <-ch
 	if err := errors.Join(serr, r.err); err != nil {
+		if sl != nil {
+			sl.close()
+		}
+		if r.l != nil {
+			r.l.close()
+		}
 		comm.Abort()
 		return fail(err)
 	}
-	self := &ncclSelf{sender: se, ends: 2}
-	sl.start(&ncclTransport{e: se, comm: comm, peer: 0, self: self})
-	r.l.start(&ncclTransport{e: re, comm: comm, peer: 0, self: self})
-	return &NCCLSender{d: d, l: sl, ends: se, token: tok.encode()},
-		&NCCLReceiver{d: d, l: r.l, ends: re}, nil
+	return &NCCLSender{d: d, l: sl, ends: se, token: sl.tok.encode()}, &NCCLReceiver{d: d, l: r.l, ends: re}, nil
 }
 
 // Token is the rendezvous token the sender wrote on the control channel.
