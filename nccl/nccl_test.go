@@ -16,7 +16,7 @@ import (
 
 // needNCCL returns a context on CUDA device 0 with NCCL loaded; it skips
 // with one line without a CUDA driver or NCCL (fails instead under
-// GFXCUDA_REQUIRE_CUDA=1, with NCCL only under GFXCUDA_REQUIRE_NCCL=1).
+// GFXCUDA_REQUIRE_CUDA=1 or GFXCUDA_REQUIRE_NCCL=1).
 func needNCCL(t *testing.T) *cuda.Context {
 	t.Helper()
 	if err := cuda.Init(); err != nil {
@@ -26,8 +26,8 @@ func needNCCL(t *testing.T) *cuda.Context {
 		t.Skipf("no CUDA driver: %v", err)
 	}
 	if err := Load(); err != nil {
-		if os.Getenv("GFXCUDA_REQUIRE_NCCL") == "1" {
-			t.Fatalf("NCCL required (GFXCUDA_REQUIRE_NCCL=1): %v", err)
+		if os.Getenv("GFXCUDA_REQUIRE_CUDA") == "1" || os.Getenv("GFXCUDA_REQUIRE_NCCL") == "1" {
+			t.Fatalf("NCCL required (GFXCUDA_REQUIRE_CUDA/NCCL=1; the GPU machine has NCCL): %v", err)
 		}
 		t.Skipf("no NCCL: %v", err)
 	}
