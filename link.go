@@ -20,7 +20,10 @@ package gfxcuda
 //	                            queued the sends of these frames
 //	credit  receiver → sender   frames released so far (8): the sender may
 //	                            send frame f once f < released + slots
-//	close   either way          no more batches (sender) / frames (receiver)
+//	close   either way          frames sent / received (8): no more batches
+//	                            (sender) or receives (receiver); a sender
+//	                            told of fewer frames received than it sent
+//	                            aborts its transport (those sends cannot end)
 //
 // The receiver queues the receives of a batch only once told of it, so no
 // receive ever waits for a frame that will not come; the sender queues the
@@ -484,6 +487,11 @@ func (l *link) handle(m linkMsg) error {
 	switch {
 	case m.typ == msgClose:
 		l.peerClosed = true
+		// A receiver that closed before receiving every frame sent never
+		// will: end the sends waiting for it.
+		if l.sender && len(m.b) == 8 && binary.LittleEndian.Uint64(m.b) < l.sent {
+			l.tr.abort()
+		}
 	case l.sender && m.typ == msgCredit && len(m.b) == 8:
 		r := le.Uint64(m.b)
 		if r < l.released || r > l.sent {
@@ -754,7 +762,10 @@ func (l *link) close() error {
 	l.mu.Unlock()
 	var err error
 	if !failed {
-		if werr := l.write(msgClose, nil); werr != nil && !peerClosed {
+		l.mu.Lock()
+		n := l.sent
+		l.mu.Unlock()
+		if werr := l.write(msgClose, binary.LittleEndian.AppendUint64(nil, n)); werr != nil && !peerClosed {
 			err = werr
 		}
 	}
