@@ -46,8 +46,8 @@ type NCCLReceiver struct {
 	ends *ncclEnds
 }
 
-// ncclEnds is one end's NCCL resources: its slots, stream and
-// communicator. Shared by the two ends of a loopback.
+// ncclEnds is one end's slots (CUDA memory imported into Vulkan) and the
+// stream its transfers are queued on.
 type ncclEnds struct {
 	mu     sync.Mutex
 	freed  bool
