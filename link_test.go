@@ -816,3 +816,80 @@ func TestLinkChild(t *testing.T) {
 		}
 	}
 }
+
+// TestLinkOverTCP: the control channel and the fake's data on TCP
+// connections (as between hosts): 24 frames, every texel checked.
+func TestLinkOverTCP(t *testing.T) {
+	vk := vkDevice(t)
+	pair := func() (net.Conn, net.Conn) {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Skipf("no TCP on loopback: %v", err)
+		}
+		defer ln.Close()
+		a, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := ln.Accept()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a, b
+	}
+	c1, c2 := pair()
+	d1, d2 := pair()
+	ctx := ctx10(t)
+	var rcv *fakeEnd
+	var rerr error
+	done := make(chan struct{})
+	go func() {
+		rcv, rerr = openFakeReceiver(ctx, vk, c2, d2, LinkAccept{Expect: &linkShape})
+		close(done)
+	}()
+	snd, err := openFakeSender(ctx, vk, c1, d1, LinkOptions{Shape: linkShape, Slots: 4}, -1)
+	<-done
+	if err != nil || rerr != nil {
+		t.Fatal(err, rerr)
+	}
+	defer rcv.close()
+	fill := newPatternFiller(t, vk, 4, linkShape.Width, linkShape.Height).fill(snd.f)
+	chk, err := newChecker(vk, rcv.f.size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer chk.out.Close()
+	errc := make(chan error, 1)
+	go func() {
+		for n := 0; n < 24; n += 4 {
+			if _, err := snd.l.send(ctx, 4, fill); err != nil {
+				errc <- err
+				return
+			}
+		}
+		errc <- snd.close()
+	}()
+	n := 0
+	for {
+		b, err := rcv.l.receive(ctx)
+		if errors.Is(err, ErrLinkClosed) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := chk.check(rcv.f, b); err != nil {
+			t.Fatal(err)
+		}
+		n += len(b.Slots)
+		if err := rcv.l.release(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+	if n != 24 {
+		t.Fatalf("received %d frames, want 24", n)
+	}
+}
