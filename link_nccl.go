@@ -118,6 +118,12 @@ func (t *ncclTransport) res(ss []int) []Resource {
 }
 
 func (t *ncclTransport) send(ctx context.Context, ss []int) error {
+	// A transfer NCCL failed earlier (a network error, a peer's abort)
+	// fails the link here rather than queuing more on a broken
+	// communicator.
+	if err := t.comm.AsyncError(); err != nil {
+		return err
+	}
 	acc, err := t.e.d.ToCUDA(t.e.stream, t.res(ss)...)
 	if err != nil {
 		return err
@@ -164,6 +170,12 @@ func (t *ncclTransport) recv(ctx context.Context, ss []int) error {
 		if len(sss) != len(ss) {
 			return fmt.Errorf("link: loopback: a batch of %d frames received as %d", len(sss), len(ss))
 		}
+	}
+	if err := t.comm.AsyncError(); err != nil {
+		if sacc != nil {
+			err = errors.Join(err, sacc.Done())
+		}
+		return err
 	}
 	acc, err := t.e.d.ToCUDA(t.e.stream, t.res(ss)...)
 	if err != nil {
