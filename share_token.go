@@ -204,8 +204,42 @@ func (t *token) encode() Token {
 		b = append(b, entOffset, 8)
 		b = le.AppendUint64(b, t.Offset)
 	}
-	b = le.AppendUint32(b, crc32.ChecksumIEEE(b))
-	return Token(tokenPrefix + base64.RawURLEncoding.EncodeToString(b))
+	return Token(sealToken(tokenPrefix, b))
+}
+
+// sealToken is the printable form shared by gfxcuda's tokens (sharing
+// tokens, link tokens): prefix, then b and its CRC-32 (IEEE, little
+// endian) in unpadded base64url.
+func sealToken(prefix string, b []byte) string {
+	b = binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
+	return prefix + base64.RawURLEncoding.EncodeToString(b)
+}
+
+// unsealToken undoes sealToken for str, which starts with prefix: it
+// decodes strictly (one encoding per token), checks the size (min to max
+// bytes, CRC included) and the CRC, and returns the bytes before the CRC.
+// Errors wrap bad. It never panics.
+func unsealToken(bad error, str, prefix string, min, max int) ([]byte, error) {
+	body := str[len(prefix):]
+	if len(body) > 4*max/3+4 {
+		return nil, fmt.Errorf("%w: %d characters is too long", bad, len(str))
+	}
+	// Strict: one encoding per token (no stray bits in the last character).
+	b, err := base64.RawURLEncoding.Strict().DecodeString(body)
+	if err != nil {
+		return nil, fmt.Errorf("%w: damaged (not base64url: %v)", bad, err)
+	}
+	if len(b) < min {
+		return nil, fmt.Errorf("%w: truncated (%d of at least %d bytes)", bad, len(b), min)
+	}
+	if len(b) > max {
+		return nil, fmt.Errorf("%w: %d bytes is too long", bad, len(b))
+	}
+	n := len(b) - 4
+	if crc32.ChecksumIEEE(b[:n]) != binary.LittleEndian.Uint32(b[n:]) {
+		return nil, fmt.Errorf("%w: truncated or damaged (checksum mismatch)", bad)
+	}
+	return b[:n], nil
 }
 
 // parseToken decodes s (format 1 or 2), checking its length, checksum and
@@ -219,27 +253,14 @@ func parseToken(s Token) (*token, error) {
 		}
 		return nil, fmt.Errorf("%w: a token starts with %q", ErrBadToken, tokenPrefix)
 	}
-	body := str[len(tokenPrefix):]
-	if len(body) > 4*maxTokenBytes/3+4 {
-		return nil, fmt.Errorf("%w: %d characters is too long", ErrBadToken, len(str))
-	}
-	// Strict: one encoding per token (no stray bits in the last character).
-	b, err := base64.RawURLEncoding.Strict().DecodeString(body)
-	if err != nil {
-		return nil, fmt.Errorf("%w: damaged (not base64url: %v)", ErrBadToken, err)
-	}
 	min := tokenMeta + 4 + 4
 	if v1 {
 		min = tokenFixed + 4
 	}
-	if len(b) < min {
-		return nil, fmt.Errorf("%w: truncated (%d of at least %d bytes)", ErrBadToken, len(b), min)
+	b, err := unsealToken(ErrBadToken, str, tokenPrefix, min, maxTokenBytes)
+	if err != nil {
+		return nil, err
 	}
-	n := len(b) - 4
-	if crc32.ChecksumIEEE(b[:n]) != binary.LittleEndian.Uint32(b[n:]) {
-		return nil, fmt.Errorf("%w: truncated or damaged (checksum mismatch)", ErrBadToken)
-	}
-	b = b[:n]
 	t := &token{}
 	t.Kind, t.Flags = Kind(b[0]), b[1]
 	if t.Kind < KindBuffer || t.Kind > KindRing {

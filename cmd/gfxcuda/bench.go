@@ -11,10 +11,12 @@ import (
 
 	"github.com/gfxcuda/gfxcuda"
 	"github.com/gfxcuda/gfxcuda/bench"
+	"github.com/gfxcuda/gfxcuda/nccl"
 )
 
 const benchAbout = `Measures copies and hand-offs between Vulkan and CUDA on this GPU (copy
-bandwidth, texture to tensor, latency, OpenGL, frame rings, one-time costs)
+bandwidth, texture to tensor, latency, OpenGL, frame rings, one-time costs,
+the NCCL link when NCCL is installed)
 and compushady's compute work, each figure next to the bounds and baselines
 measured in the same run, and prints a table (or JSON, or a PNG chart).
 Every group but compute needs Vulkan and CUDA on one GPU; --only compute
@@ -22,7 +24,7 @@ runs on any Vulkan device, lavapipe included. Reference figures measured on
 other hardware are shown as references, never as targets met or not.`
 
 // benchGroups are the groups --only takes, in the order they run.
-var benchGroups = []string{"copy", "texture", "latency", "gl", "ring", "onetime", "compute"}
+var benchGroups = []string{"copy", "texture", "latency", "gl", "ring", "onetime", "nccl", "compute"}
 
 func runBench(args []string, stdout, stderr io.Writer) int {
 	cl := newCmdLine("bench", benchAbout, stdout, stderr)
@@ -93,6 +95,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		{"onetime", 1, func() error { return s.IPCOpen(ipcChild) }},
 		{"onetime", bench.ShareOpenSteps, func() error { return s.ShareOpen(shareOpenChild) }},
 		{"ring", bench.ShareRingSteps, func() error { return s.ShareRing(shareRingChild) }},
+		{"nccl", bench.NCCLSteps, s.NCCL},
 		{"compute", bench.ComputeSteps, s.Compute},
 	}
 	total := 0
@@ -108,6 +111,11 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 			continue
 		}
 		if err := st.run(); err != nil {
+			if st.key == "nccl" && !want["nccl"] && errors.Is(err, nccl.ErrNotFound) {
+				// NCCL is optional: measured when installed or asked for.
+				fmt.Fprintf(stderr, "\ngfxcuda bench: nccl: skipped: %v\n", err)
+				continue
+			}
 			fmt.Fprintf(stderr, "\ngfxcuda bench: %s: %v\n", st.key, err)
 			failed = true
 		}

@@ -1,0 +1,497 @@
+package gfxcuda
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/gfxcuda/gfxcuda/cuda"
+	"github.com/gfxcuda/gfxcuda/nccl"
+	"github.com/gfxcuda/gfxcuda/vulkan"
+	"golang.org/x/sys/unix"
+)
+
+// NCCLSender is the producing end of a link: a frame ring whose consumer
+// (an NCCLReceiver) is on another GPU, of this host or of another, with
+// each batch of frames moved by ncclSend on the hand-off's CUDA stream.
+// Its slots are CUDA allocations (cuMemCreate) imported into Vulkan
+// (Device.NewBufferFromCUDA): render into them with Vulkan, and Send hands
+// them to CUDA (the Device's semaphores order NCCL after the rendering),
+// queues the sends, and hands them back to Vulkan after the sends (the
+// next Vulkan work on them waits on the GPU). The protocol (token, credits,
+// shutdown, a dead peer) is described in link.go and docs/multi-gpu.md.
+//
+// Send, Close and the other methods may be called from any goroutine, one
+// at a time.
+type NCCLSender struct {
+	d     *Device
+	l     *link
+	ends  *ncclEnds
+	token LinkToken
+}
+
+// NCCLReceiver is the consuming end of a link (see NCCLSender). Receive
+// queues the receives of the next batch into its slots (CUDA allocations
+// imported into Vulkan) and hands them back to Vulkan: read them with
+// Vulkan (the Device's semaphores order the reads after NCCL), or hand
+// them to CUDA with Device.ToCUDA. Release gives a batch's slots back to
+// the sender, after the work reading them has been submitted.
+type NCCLReceiver struct {
+	d    *Device
+	l    *link
+	ends *ncclEnds
+}
+
+// ncclEnds is one end's slots (CUDA memory imported into Vulkan) and the
+// stream its transfers are queued on.
+type ncclEnds struct {
+	mu     sync.Mutex
+	freed  bool
+	d      *Device
+	stream *cuda.Stream
+	slots  []*Buffer
+	size   uint64
+}
+
+func (d *Device) newNCCLEnds(shape LinkShape, n int) (*ncclEnds, error) {
+	e := &ncclEnds{d: d, size: shape.FrameSize}
+	s, err := d.ctx.NewStream(cuda.StreamNonBlocking)
+	if err != nil {
+		return nil, err
+	}
+	e.stream = s
+	for i := 0; i < n; i++ {
+		b, err := d.NewBufferFromCUDA(shape.FrameSize)
+		if err != nil {
+			return nil, errors.Join(fmt.Errorf("link: slot %d of %d: %w", i, n, err), e.free(context.Background()))
+		}
+		e.slots = append(e.slots, b)
+	}
+	return e, nil
+}
+
+// free waits (until ctx ends) for the stream, then frees the slots and the
+// stream. When the wait fails the memory is left allocated (the GPU may
+// still use it) and the error says so.
+func (e *ncclEnds) free(ctx context.Context) error {
+	if err := e.stream.Wait(ctx); err != nil {
+		return fmt.Errorf("link: the NCCL stream did not finish (%w): its %d slots stay allocated", err, len(e.slots))
+	}
+	var errs []error
+	for _, b := range e.slots {
+		errs = append(errs, b.Close())
+	}
+	errs = append(errs, e.stream.Close())
+	return errors.Join(errs...)
+}
+
+// ncclTransport is the linkTransport of one end over an NCCL communicator.
+type ncclTransport struct {
+	e    *ncclEnds
+	comm *nccl.Comm
+	peer int
+	// self, for a one-rank communicator (a loopback in one process): the
+	// sender's transfers wait there until the receiver's recv, which
+	// issues both in one group, as NCCL requires of a rank sending to
+	// itself.
+	self *ncclSelf
+}
+
+type ncclSelf struct {
+	mu      sync.Mutex
+	pending []*Access // the sender's hand-offs of the batches not yet received
+	slots   [][]int
+	sender  *ncclEnds
+	ends    int // open ends; the communicator is destroyed with the last
+}
+
+func (t *ncclTransport) res(ss []int) []Resource {
+	r := make([]Resource, len(ss))
+	for i, s := range ss {
+		r[i] = t.e.slots[s]
+	}
+	return r
+}
+
+func (t *ncclTransport) send(ctx context.Context, ss []int) error {
+	// A transfer NCCL failed earlier (a network error, a peer's abort)
+	// fails the link here rather than queuing more on a broken
+	// communicator.
+	if err := t.comm.AsyncError(); err != nil {
+		return err
+	}
+	acc, err := t.e.d.ToCUDA(t.e.stream, t.res(ss)...)
+	if err != nil {
+		return err
+	}
+	if t.self != nil {
+		t.self.mu.Lock()
+		t.self.pending = append(t.self.pending, acc)
+		t.self.slots = append(t.self.slots, ss)
+		t.self.mu.Unlock()
+		return nil
+	}
+	err = t.comm.Group(func() error {
+		for _, s := range ss {
+			if err := t.comm.Send(acc.Stream(), t.e.slots[s].Ptr(), t.e.size, t.peer); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return errors.Join(err, acc.Done())
+}
+
+func (t *ncclTransport) recv(ctx context.Context, ss []int) error {
+	var sacc *Access
+	var sss []int
+	if t.self != nil {
+		// The sender announces a batch before queuing it: wait for it.
+		for sacc == nil {
+			t.self.mu.Lock()
+			if len(t.self.pending) > 0 {
+				sacc, sss = t.self.pending[0], t.self.slots[0]
+				t.self.pending, t.self.slots = t.self.pending[1:], t.self.slots[1:]
+			}
+			t.self.mu.Unlock()
+			if sacc != nil {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("link: loopback: the sender announced a batch it did not queue: %w", ctx.Err())
+			case <-time.After(100 * time.Microsecond):
+			}
+		}
+		if len(sss) != len(ss) {
+			return fmt.Errorf("link: loopback: a batch of %d frames received as %d", len(sss), len(ss))
+		}
+	}
+	if err := t.comm.AsyncError(); err != nil {
+		if sacc != nil {
+			err = errors.Join(err, sacc.Done())
+		}
+		return err
+	}
+	acc, err := t.e.d.ToCUDA(t.e.stream, t.res(ss)...)
+	if err != nil {
+		if sacc != nil {
+			err = errors.Join(err, sacc.Done())
+		}
+		return err
+	}
+	if sacc != nil {
+		// The group runs on the receiver's stream, after both hand-offs;
+		// the sender's stream waits for it before handing back its slots.
+		err = acc.Stream().After(sacc.Stream())
+	}
+	if err == nil {
+		err = t.comm.Group(func() error {
+			for i, s := range ss {
+				if sacc != nil {
+					if err := t.comm.Send(acc.Stream(), t.self.sender.slots[sss[i]].Ptr(), t.e.size, t.peer); err != nil {
+						return err
+					}
+				}
+				if err := t.comm.Recv(acc.Stream(), t.e.slots[s].Ptr(), t.e.size, t.peer); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	if sacc != nil {
+		err = errors.Join(err, sacc.Stream().After(acc.Stream()), sacc.Done())
+	}
+	return errors.Join(err, acc.Done())
+}
+
+func (t *ncclTransport) close(ctx context.Context) error {
+	if err := t.e.stream.Wait(ctx); err != nil {
+		return fmt.Errorf("waiting for the last NCCL transfers: %w", err)
+	}
+	if t.self != nil {
+		t.self.mu.Lock()
+		t.self.ends--
+		last := t.self.ends == 0
+		t.self.mu.Unlock()
+		if !last {
+			return nil
+		}
+	}
+	return t.comm.Close()
+}
+
+func (t *ncclTransport) abort() { t.comm.Abort() }
+
+// joinComm joins the communicator as rank, giving up when ctx ends: NCCL's
+// join cannot be cancelled, so on timeout its goroutine stays blocked in
+// NCCL until the peer joins (and then frees the communicator) or the
+// process ends.
+func joinComm(ctx context.Context, c *cuda.Context, id nccl.UniqueID, n, rank int) (*nccl.Comm, error) {
+	type res struct {
+		c   *nccl.Comm
+		err error
+	}
+	ch := make(chan res, 1)
+	go func() {
+		cm, err := nccl.NewComm(c, id, n, rank)
+		ch <- res{cm, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.c, r.err
+	case <-ctx.Done():
+		go func() {
+			if r := <-ch; r.c != nil {
+				r.c.Abort()
+			}
+		}()
+		return nil, fmt.Errorf("link: the peer did not join the NCCL communicator: %w", ctx.Err())
+	}
+}
+
+// NewNCCLSender makes the sending end of a link on ctrl, a control channel
+// to the receiver (a connected Unix or TCP socket, or any reliable byte
+// stream): it allocates o.Slots slots, writes the rendezvous token on
+// ctrl, waits for the receiver's answer and joins the NCCL communicator
+// (rank 0 of 2) with it. Every wait for the peer ends with ctx, or after
+// o.Timeout when ctx has no deadline. The link owns ctrl from now on
+// (Close closes it, also when NewNCCLSender fails after the rendezvous
+// began).
+func (d *Device) NewNCCLSender(ctx context.Context, ctrl net.Conn, o LinkOptions) (*NCCLSender, error) {
+	o, err := senderOptions(o)
+	if err != nil {
+		return nil, err
+	}
+	id, err := nccl.NewUniqueID()
+	if err != nil {
+		return nil, err
+	}
+	e, err := d.newNCCLEnds(o.Shape, o.Slots)
+	if err != nil {
+		return nil, err
+	}
+	l, err := openSender(ctx, ctrl, o, linkSetup{
+		gpu: d.vk.Physical().DeviceUUID,
+		id:  id,
+		join: func(ctx context.Context, tok *linkToken) (linkTransport, error) {
+			comm, err := joinComm(ctx, d.ctx, id, 2, 0)
+			if err != nil {
+				return nil, err
+			}
+			return &ncclTransport{e: e, comm: comm, peer: 1}, nil
+		},
+	})
+	if err != nil {
+		ctrl.Close()
+		return nil, errors.Join(err, e.free(context.Background()))
+	}
+	return &NCCLSender{d: d, l: l, ends: e, token: l.tok.encode()}, nil
+}
+
+// NewNCCLReceiver makes the receiving end of a link on ctrl: it reads the
+// sender's token, checks it against a and this Device's GPU (refusing, on
+// both ends, with ErrLinkRejected and the reason: another shape, more
+// slots than allowed, a token for a GPU this process cannot see),
+// allocates the slots and joins the NCCL communicator (rank 1 of 2). Waits
+// end with ctx, or after a.Timeout when ctx has no deadline. The link owns
+// ctrl from now on.
+func (d *Device) NewNCCLReceiver(ctx context.Context, ctrl net.Conn, a LinkAccept) (*NCCLReceiver, error) {
+	if err := nccl.Load(); err != nil {
+		return nil, err
+	}
+	var e *ncclEnds
+	l, err := openReceiver(ctx, ctrl, a, linkSetup{
+		gpu: d.vk.Physical().DeviceUUID,
+		prepare: func(tok *linkToken) (err error) {
+			e, err = d.newNCCLEnds(tok.Shape, int(tok.Slots))
+			return err
+		},
+		join: func(ctx context.Context, tok *linkToken) (linkTransport, error) {
+			comm, err := joinComm(ctx, d.ctx, nccl.UniqueID(tok.NCCLID), 2, 1)
+			if err != nil {
+				return nil, err
+			}
+			return &ncclTransport{e: e, comm: comm, peer: 0}, nil
+		},
+	})
+	if err != nil {
+		ctrl.Close()
+		if e != nil {
+			err = errors.Join(err, e.free(context.Background()))
+		}
+		return nil, err
+	}
+	return &NCCLReceiver{d: d, l: l, ends: e}, nil
+}
+
+// NewNCCLLoopback makes both ends of a link in this process, on one GPU,
+// over a one-rank NCCL communicator (each batch's sends and receives are
+// issued in one NCCL group) and a socket pair for the control channel:
+// the same protocol and hand-offs as two processes, to test a machine's
+// NCCL and measure the transport with one GPU.
+func (d *Device) NewNCCLLoopback(ctx context.Context, o LinkOptions) (*NCCLSender, *NCCLReceiver, error) {
+	o, err := senderOptions(o)
+	if err != nil {
+		return nil, nil, err
+	}
+	shape := o.Shape
+	id, err := nccl.NewUniqueID()
+	if err != nil {
+		return nil, nil, err
+	}
+	a, b, err := socketPair()
+	if err != nil {
+		return nil, nil, err
+	}
+	se, err := d.newNCCLEnds(shape, o.Slots)
+	if err != nil {
+		a.Close()
+		b.Close()
+		return nil, nil, err
+	}
+	re, err := d.newNCCLEnds(shape, o.Slots)
+	if err != nil {
+		a.Close()
+		b.Close()
+		return nil, nil, errors.Join(err, se.free(context.Background()))
+	}
+	fail := func(err error) (*NCCLSender, *NCCLReceiver, error) {
+		a.Close()
+		b.Close()
+		return nil, nil, errors.Join(err, se.free(context.Background()), re.free(context.Background()))
+	}
+	comm, err := joinComm(ctx, d.ctx, id, 1, 0)
+	if err != nil {
+		return fail(err)
+	}
+	self := &ncclSelf{sender: se, ends: 2}
+	gpu := cuda.UUID(d.vk.Physical().DeviceUUID)
+	type end struct {
+		l   *link
+		err error
+	}
+	ch := make(chan end, 1)
+	go func() {
+		l, err := openReceiver(ctx, b, LinkAccept{Timeout: o.Timeout}, linkSetup{gpu: gpu,
+			join: func(context.Context, *linkToken) (linkTransport, error) {
+				return &ncclTransport{e: re, comm: comm, peer: 0, self: self}, nil
+			}})
+		ch <- end{l, err}
+	}()
+	sl, serr := openSender(ctx, a, o, linkSetup{gpu: gpu, id: id,
+		join: func(context.Context, *linkToken) (linkTransport, error) {
+			return &ncclTransport{e: se, comm: comm, peer: 0, self: self}, nil
+		}})
+	r := <-ch
+	if err := errors.Join(serr, r.err); err != nil {
+		if sl != nil {
+			sl.close()
+		}
+		if r.l != nil {
+			r.l.close()
+		}
+		comm.Abort()
+		return fail(err)
+	}
+	return &NCCLSender{d: d, l: sl, ends: se, token: sl.tok.encode()}, &NCCLReceiver{d: d, l: r.l, ends: re}, nil
+}
+
+// Token is the rendezvous token the sender wrote on the control channel.
+func (s *NCCLSender) Token() LinkToken { return s.token }
+
+// Slot returns slot i's buffer (CUDA memory imported into Vulkan).
+func (s *NCCLSender) Slot(i int) *Buffer { return s.ends.slots[i] }
+
+// Slots is the number of slots.
+func (s *NCCLSender) Slots() int { return len(s.ends.slots) }
+
+// Send sends the next n frames (1 ≤ n ≤ Slots) as one batch: it waits for
+// the receiver to release their slots (until ctx ends), calls record once
+// to record the Vulkan work that fills them (frame first+i goes to
+// Slot(slots[i])), submits it, hands the slots to CUDA and queues an
+// ncclSend of each on the hand-off's stream. It returns the number of
+// frames sent so far. It does not wait for the transfers.
+func (s *NCCLSender) Send(ctx context.Context, n int, record func(c *vulkan.Commands, first uint64, slots []int) error) (uint64, error) {
+	return s.l.send(ctx, n, func(first uint64, ss []int) error {
+		if record == nil {
+			return nil
+		}
+		dl := time.Until(s.l.deadline(ctx))
+		return s.d.RunTimeout(dl, func(c *vulkan.Commands) error { return record(c, first, ss) })
+	})
+}
+
+// Close tells the receiver that no more frames come, waits (until the
+// link's Timeout) for the sends queued, frees the communicator, the slots
+// and the control channel. After the receiver died it aborts the
+// communicator instead. Idempotent.
+func (s *NCCLSender) Close() error { return closeNCCLEnd(s.l, s.ends) }
+
+// Slot returns slot i's buffer.
+func (r *NCCLReceiver) Slot(i int) *Buffer { return r.ends.slots[i] }
+
+// Slots is the number of slots.
+func (r *NCCLReceiver) Slots() int { return len(r.ends.slots) }
+
+// Shape is the frames' shape.
+func (r *NCCLReceiver) Shape() LinkShape { return r.l.tok.Shape }
+
+// Receive waits (until ctx ends) for the sender's next batch and queues
+// its receives; the slots are Vulkan's again when it returns, their next
+// Vulkan use ordered after the transfers. It returns ErrLinkClosed
+// (wrapped) after the sender's last batch, ErrLinkPeerGone when the
+// sender died.
+func (r *NCCLReceiver) Receive(ctx context.Context) (LinkBatch, error) { return r.l.receive(ctx) }
+
+// Release gives batch b's slots back to the sender, which may then fill
+// them: call it once the work reading them is submitted (Vulkan) or queued
+// on a stream ordered before the next Receive's (CUDA). Batches are
+// released in the order received.
+func (r *NCCLReceiver) Release(b LinkBatch) error { return r.l.release(b) }
+
+// Close tells the sender that this end is done, waits (until the link's
+// Timeout) for the receives queued, and frees everything. Idempotent.
+func (r *NCCLReceiver) Close() error { return closeNCCLEnd(r.l, r.ends) }
+
+func closeNCCLEnd(l *link, e *ncclEnds) error {
+	err := l.close()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.freed {
+		return err
+	}
+	e.freed = true
+	ctx, cancel := context.WithTimeout(context.Background(), l.timeout)
+	defer cancel()
+	return errors.Join(err, e.free(ctx))
+}
+
+// socketPair returns a connected pair of Unix stream sockets.
+func socketPair() (net.Conn, net.Conn, error) {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, nil, fmt.Errorf("link: socketpair: %w", err)
+	}
+	var cs [2]net.Conn
+	for i, fd := range fds {
+		f := os.NewFile(uintptr(fd), "link control")
+		c, err := net.FileConn(f) // dups fd
+		f.Close()
+		if err != nil {
+			if i == 1 {
+				cs[0].Close()
+			} else {
+				unix.Close(fds[1])
+			}
+			return nil, nil, fmt.Errorf("link: socketpair: %w", err)
+		}
+		cs[i] = c
+	}
+	return cs[0], cs[1], nil
+}
