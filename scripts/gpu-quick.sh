@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Runs the named packages' test binaries (bundle directory names, e.g. cmd_gfxcuda cuda)
 # on the GPU machine with run.sh's loader and environment set-up: bash .gpu/quick.sh PKG...
+# With --pytest, runs the Python tests named after it instead (paths relative to the
+# package's folder, pytest's own arguments allowed), as run.sh does:
+#   bash .gpu/quick.sh --pytest tests/test_torch_pool.py tests/test_render_to_torch.py
 here=$(cd "$(dirname "$0")" && pwd)
 [ -d "$here/pkg" ] || tar xJf "$here/pkg.txz" -C "$here"
 if ! ldconfig -p | grep -q 'libvulkan.so.1 ' || ! ldconfig -p | grep -q 'libEGL.so.1 '; then
@@ -11,6 +14,11 @@ nv=/usr/local/nvidia
 [ -f $nv/share/glvnd/egl_vendor.d/10_nvidia.json ] && export __EGL_VENDOR_LIBRARY_FILENAMES=$nv/share/glvnd/egl_vendor.d/10_nvidia.json
 [ -d $nv/lib64 ] && export LD_LIBRARY_PATH=$nv/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export GFXCUDA_REQUIRE_CUDA=1 GFXCUDA_REQUIRE_VULKAN=1 GFXCUDA_REQUIRE_GL=1 GFXCUDA_REQUIRE_HARDWARE=1 GFXCUDA_VALIDATION=1
+if [ "${1:-}" = --pytest ]; then
+	shift
+	cd "$here/pkg/python" && GFXCUDA_HEADER="$here/pkg/python/gfxcuda.h" python3 -m pytest -v -p no:cacheprovider "$@"
+	exit $?
+fi
 rc=0
 for p in "$@"; do
 	(cd "$here/pkg/$p" && "./$p.test" -test.count=1 -test.v -test.timeout=5m) >/tmp/$p.log 2>&1; r=$?
