@@ -544,32 +544,9 @@ func gfxcuda_to_cuda(hs *C.uint64_t, n C.size_t, stream C.uint64_t, out *C.uint6
 			return errorf(stInvalid, "gfxcuda_to_cuda: give 1 to 1024 resources and an output")
 		}
 		list := unsafe.Slice((*uint64)(unsafe.Pointer(hs)), n)
-		var sd *sharedDevice
-		var res []gfxcuda.Resource
-		var objs []any
-		for _, h := range list {
-			handles.Lock()
-			e, ok := handles.m[h]
-			handles.Unlock()
-			if !ok {
-				return errorf(stBadHandle, "gfxcuda: %d is not a live handle", h)
-			}
-			var d *sharedDevice
-			switch o := e.obj.(type) {
-			case *sharedBuffer:
-				d = o.sd
-				res = append(res, o.b)
-			case *sharedTexture:
-				d = o.sd
-				res = append(res, o.t)
-			default:
-				return errorf(stInvalid, "gfxcuda: a %s cannot be handed to CUDA (shared buffers and textures can)", kindName(e.obj))
-			}
-			if sd != nil && d != sd {
-				return errorf(stInvalid, "gfxcuda: to_cuda: the resources belong to different shared devices")
-			}
-			sd = d
-			objs = append(objs, e.obj)
+		sd, res, objs, err := sharedResources(list, "to_cuda", "cannot be handed to CUDA (shared buffers and textures can)")
+		if err != nil {
+			return err
 		}
 		s, end, err := sd.stream(uint64(stream))
 		if err != nil {
@@ -651,4 +628,39 @@ func gfxcuda_cuda_stream_wait(dev C.uint64_t, waiter, signaler C.uint64_t) C.int
 		defer sdone()
 		return w.After(s)
 	})
+}
+
+// sharedResources resolves handles of shared buffers and textures of one
+// shared device: the device, the face's resources and the handle objects,
+// in list order. fn names the C function and refusal says what an object
+// of another kind cannot be, in the errors.
+func sharedResources(list []uint64, fn, refusal string) (*sharedDevice, []gfxcuda.Resource, []any, error) {
+	var sd *sharedDevice
+	res := make([]gfxcuda.Resource, 0, len(list))
+	objs := make([]any, 0, len(list))
+	for _, h := range list {
+		handles.Lock()
+		e, ok := handles.m[h]
+		handles.Unlock()
+		if !ok {
+			return nil, nil, nil, errorf(stBadHandle, "gfxcuda: %d is not a live handle", h)
+		}
+		var d *sharedDevice
+		switch o := e.obj.(type) {
+		case *sharedBuffer:
+			d = o.sd
+			res = append(res, o.b)
+		case *sharedTexture:
+			d = o.sd
+			res = append(res, o.t)
+		default:
+			return nil, nil, nil, errorf(stInvalid, "gfxcuda: a %s %s", kindName(e.obj), refusal)
+		}
+		if sd != nil && d != sd {
+			return nil, nil, nil, errorf(stInvalid, "gfxcuda: %s: the resources belong to different shared devices", fn)
+		}
+		sd = d
+		objs = append(objs, e.obj)
+	}
+	return sd, res, objs, nil
 }

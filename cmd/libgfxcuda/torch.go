@@ -200,32 +200,12 @@ func gfxcuda_after_cuda(hs *C.uint64_t, n C.size_t, stream C.uint64_t) C.int {
 		if hs == nil || n == 0 || n > 1024 {
 			return errorf(stInvalid, "gfxcuda_after_cuda: give 1 to 1024 resources")
 		}
-		var sd *sharedDevice
-		var res []gfxcuda.Resource
-		for _, h := range unsafe.Slice((*uint64)(unsafe.Pointer(hs)), n) {
-			handles.Lock()
-			e, ok := handles.m[h]
-			handles.Unlock()
-			if !ok {
-				return errorf(stBadHandle, "gfxcuda: %d is not a live handle", h)
-			}
-			var d *sharedDevice
-			switch o := e.obj.(type) {
-			case *sharedBuffer:
-				d = o.sd
-				res = append(res, o.b)
-			case *sharedTexture:
-				d = o.sd
-				res = append(res, o.t)
-			default:
-				return errorf(stInvalid, "gfxcuda: after_cuda takes shared buffers and textures, not a %s", kindName(e.obj))
-			}
-			if sd != nil && d != sd {
-				return errorf(stInvalid, "gfxcuda: after_cuda: the resources belong to different shared devices")
-			}
-			sd = d
+		sd, res, _, err := sharedResources(unsafe.Slice((*uint64)(unsafe.Pointer(hs)), n), "after_cuda",
+			"cannot be ordered after CUDA (after_cuda takes shared buffers and textures)")
+		if err != nil {
+			return err
 		}
-		err := afterCUDA(sd, uint64(stream), res...)
+		err = afterCUDA(sd, uint64(stream), res...)
 		if errors.Is(err, gfxcuda.ErrHeldByCUDA) {
 			return &statusError{stInvalid, err}
 		}

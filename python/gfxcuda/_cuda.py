@@ -176,14 +176,22 @@ class _Array:
             self._desc = (t, shape, strides, ctypes.byref(t))
         return self._desc[0]
 
-    def _capsule(self, versioned):
-        """A capsule of the cached tensor description, exported in C
-        through this array's exporter (one C call, no Go)."""
+    def _exporter_and_desc(self):
+        """This array's DLPack exporter (made on first use, remade after a
+        release) with its tensor description cached."""
         e = self._exporter
         if e is None or not e._p:
             e = self._exporter = _lib.Exporter(self.handle)
         if self._desc is None:
             self._tensor()
+        return e
+
+    def _capsule(self, versioned):
+        """A capsule of the cached tensor description, exported in C
+        through this array's exporter (one C call, no Go)."""
+        e = self._exporter
+        if e is None or not e._p or self._desc is None:  # inline: __dlpack__'s hot path
+            e = self._exporter_and_desc()
         out = _c_void_p()
         st = _export(e._p, self._desc[3], versioned, _byref(out))
         if st:
@@ -196,11 +204,7 @@ class _Array:
         """A new binding capsule for the C exchange API (see _DLPackBinding),
         over this array's exporter (the one __dlpack__ uses)."""
         _lib.check_fork()
-        e = self._exporter
-        if e is None or not e._p:
-            e = self._exporter = _lib.Exporter(self.handle)
-        if self._desc is None:
-            self._tensor()
+        e = self._exporter_and_desc()
         out = _c_void_p()
         _lib.call("gfxcuda_dlpack_binding_new", e._p, self._desc[3], _byref(out))
         return _capsule_new(out, _BINDING_NAME, _lib.binding_destructor)
