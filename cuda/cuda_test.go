@@ -75,6 +75,7 @@ func TestNoDriverErrorsChild(t *testing.T) {
 	_, checks["GetDevice"] = GetDevice(0)
 	_, checks["Devices"] = Devices()
 	_, checks["DeviceByUUID"] = DeviceByUUID(UUID{1})
+	_, checks["CanAccessPeer"] = Device{}.CanAccessPeer(Device{ordinal: 1})
 	for name, err := range checks {
 		if !errors.Is(err, ErrNoDriver) {
 			t.Errorf("%s: err = %v, want ErrNoDriver", name, err)

@@ -226,6 +226,7 @@ typedef struct {
 	X(cuDeviceGetPCIBusId, (char *id, int len, CUdevice d), (id, len, d)) \
 	X(cuDeviceTotalMem, (size_t *bytes, CUdevice d), (bytes, d)) \
 	X(cuDeviceGetAttribute, (int *v, int attr, CUdevice d), (v, attr, d)) \
+	X(cuDeviceCanAccessPeer, (int *can, CUdevice d, CUdevice peer), (can, d, peer)) \
 	X(cuDevicePrimaryCtxRetain, (CUcontext *c, CUdevice d), (c, d)) \
 	X(cuDevicePrimaryCtxRelease, (CUdevice d), (d)) \
 	X(cuDevicePrimaryCtxGetState, (CUdevice d, unsigned int *flags, int *active), (d, flags, active)) \
@@ -258,6 +259,8 @@ typedef struct {
 	X(cuMemcpyHtoDAsync, (CUdeviceptr dst, const void *src, size_t n, CUstream s), (dst, src, n, s)) \
 	X(cuMemcpyDtoHAsync, (void *dst, CUdeviceptr src, size_t n, CUstream s), (dst, src, n, s)) \
 	X(cuMemcpyDtoDAsync, (CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s), (dst, src, n, s)) \
+	X(cuMemcpyPeerAsync, (CUdeviceptr dst, CUcontext dstCtx, CUdeviceptr src, CUcontext srcCtx, size_t n, CUstream s), (dst, dstCtx, src, srcCtx, n, s)) \
+	X(cuCtxEnablePeerAccess, (CUcontext peer, unsigned int flags), (peer, flags)) \
 	X(cuMemcpy2D, (const CUDA_MEMCPY2D *c), (c)) \
 	X(cuMemcpy2DAsync, (const CUDA_MEMCPY2D *c, CUstream s), (c, s)) \
 	X(cuMemsetD8, (CUdeviceptr p, unsigned char v, size_t n), (p, v, n)) \

@@ -1,0 +1,123 @@
+package cuda
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"testing"
+	"time"
+)
+
+// copyPeerCheck copies random bytes from memory of src to memory of dst
+// with CopyPeer on a stream of sctx, and checks every byte.
+func copyPeerCheck(t *testing.T, dst, src, sctx *Context, n int) {
+	t.Helper()
+	want := randomBytes(t, n)
+	a, err := src.Alloc(uint64(n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := dst.Alloc(uint64(n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if err := src.CopyHtoD(a.Ptr(), want); err != nil {
+		t.Fatal(err)
+	}
+	if err := dst.Memset8(b.Ptr(), 0x5a, uint64(n)); err != nil {
+		t.Fatal(err)
+	}
+	s, err := sctx.NewStream(StreamNonBlocking)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.CopyPeer(b.Ptr(), dst, a.Ptr(), src, uint64(n)); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := s.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]byte, n)
+	poison(got)
+	if err := dst.CopyDtoH(got, b.Ptr()); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("%d bytes from GPU %d to GPU %d (stream on GPU %d): the copy differs", n, src.Device().Ordinal(),
+			dst.Device().Ordinal(), sctx.Device().Ordinal())
+	}
+}
+
+// TestCopyPeerSameDevice runs the peer copy between a context and itself
+// (the path of a cross-GPU ring whose ends share one GPU): every byte.
+func TestCopyPeerSameDevice(t *testing.T) {
+	ctx := needCUDA(t)
+	for _, n := range []int{1, 4097, 1920 * 1080 * 4} {
+		copyPeerCheck(t, ctx, ctx, ctx, n)
+	}
+	ok, err := ctx.Device().CanAccessPeer(ctx.Device())
+	if err != nil || !ok {
+		t.Errorf("CanAccessPeer of a device and itself = %v, %v; want true", ok, err)
+	}
+	if err := ctx.EnablePeerAccess(ctx); err != nil {
+		t.Errorf("EnablePeerAccess of a context and itself: %v", err)
+	}
+	s, err := ctx.NewStream(StreamNonBlocking)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.CopyPeer(0, nil, 0, ctx, 1); !errors.Is(err, ErrorInvalidValue) {
+		t.Errorf("CopyPeer with a nil Context: %v, want ErrorInvalidValue", err)
+	}
+}
+
+// TestCopyPeerTwoGPUs copies both ways between GPUs 0 and 1, with the
+// stream on either side, and enables peer access where the topology has
+// it. It needs two GPUs: the one skip GFXCUDA_REQUIRE_CUDA=1 allows.
+func TestCopyPeerTwoGPUs(t *testing.T) {
+	c0 := needCUDA(t)
+	n, err := DeviceCount()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 2 {
+		t.Skipf("needs 2 CUDA GPUs, %d visible (the one skip allowed under GFXCUDA_REQUIRE_CUDA=1)", n)
+	}
+	d1, err := GetDevice(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c1, err := d1.PrimaryContext()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c1.Close()
+	for _, sz := range []int{1, 4097, 1920 * 1080 * 4} {
+		copyPeerCheck(t, c1, c0, c1, sz)
+		copyPeerCheck(t, c1, c0, c0, sz)
+		copyPeerCheck(t, c0, c1, c0, sz)
+	}
+	ok, err := c1.Device().CanAccessPeer(c0.Device())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("GPU 1 can access GPU 0's memory in place: %v", ok)
+	err = c1.EnablePeerAccess(c0)
+	switch {
+	case ok && err != nil:
+		t.Errorf("EnablePeerAccess: %v", err)
+	case !ok && !errors.Is(err, ErrorPeerAccessUnsupported):
+		t.Errorf("EnablePeerAccess without a peer path: %v, want ErrorPeerAccessUnsupported", err)
+	}
+	if ok {
+		if err := c1.EnablePeerAccess(c0); err != nil {
+			t.Errorf("EnablePeerAccess twice: %v (want nil)", err)
+		}
+	}
+}
