@@ -277,10 +277,10 @@ func peerDevice(want cuda.UUID, visible []cuda.UUID) (int, error) {
 type peerGPU struct {
 	cc       *CUDAConsumer
 	src, dst *cuda.Context
-	ownSrc   bool           // src was retained here
-	sa       *cuda.Stream   // on src: the semaphore waits and the slot releases
-	ready    *cuda.Event    // on src: recorded on sa after a frame's wait
-	after    *cuda.Event    // on dst: recorded on the consumer's stream before a release
+	ownSrc   bool         // src was retained here
+	sa       *cuda.Stream // on src: the semaphore waits and the slot releases
+	ready    *cuda.Event  // on src: recorded on sa after a frame's wait
+	after    *cuda.Event  // on dst: recorded on the consumer's stream before a release
 	bufs     []*cuda.DeviceMemory
 	bufFree  []*cuda.Event // on dst: recorded at each buffer's release
 	n        uint64
