@@ -344,6 +344,17 @@ func openPeerGPU(ctx context.Context, c *cuda.Context, tok Token, m Meta, o Peer
 		}
 	}
 	g.n = g.cc.bufs[0].Size()
+	if o.Mode == PeerAccess && g.src != c {
+		// Peer access maps cuMemAlloc memory; whether it reaches memory
+		// imported from Vulkan is asked of the driver, not assumed.
+		for k, b := range g.cc.bufs {
+			ok, err := c.CanReadPointer(b.Ptr())
+			if err != nil || !ok {
+				return nil, 0, fmt.Errorf("%w: kernels on GPU %d cannot read slot %d on GPU %d in place (peer access does not reach the imported memory: %v): use PeerCopy",
+					ErrUnsupported, c.Device().Ordinal(), k, g.src.Device().Ordinal(), err)
+			}
+		}
+	}
 	if g.sa, err = g.src.NewStream(cuda.StreamNonBlocking); err != nil {
 		return nil, 0, err
 	}

@@ -53,6 +53,22 @@ func (c *Context) EnablePeerAccess(peer *Context) error {
 	return err
 }
 
+// CanReadPointer reports whether kernels in c can read the memory at p,
+// memory of c or of another context (CU_POINTER_ATTRIBUTE_ACCESS_FLAGS,
+// asked with c current): after EnablePeerAccess, whether peer access
+// reached that allocation.
+func (c *Context) CanReadPointer(p DevicePtr) (bool, error) {
+	if err := c.acquire(); err != nil {
+		return false, err
+	}
+	defer c.release()
+	f, r := cu.PointerAccessFlags(c.h, cu.DevicePtr(p))
+	if err := check("cuPointerGetAttribute", r); err != nil {
+		return false, err
+	}
+	return f&1 != 0, nil
+}
+
 // CopyPeer queues on s a copy of n bytes from src, memory of srcCtx, to
 // dst, memory of dstCtx (cuMemcpyPeerAsync). The contexts may be on
 // different devices, or the same one (a plain device-to-device copy); s

@@ -67,6 +67,14 @@ func TestCopyPeerSameDevice(t *testing.T) {
 	if err := ctx.EnablePeerAccess(ctx); err != nil {
 		t.Errorf("EnablePeerAccess of a context and itself: %v", err)
 	}
+	m, err := ctx.Alloc(4096)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if ok, err := ctx.CanReadPointer(m.Ptr()); err != nil || !ok {
+		t.Errorf("CanReadPointer of the context's own memory = %v, %v; want true", ok, err)
+	}
 	s, err := ctx.NewStream(StreamNonBlocking)
 	if err != nil {
 		t.Fatal(err)
@@ -118,6 +126,14 @@ func TestCopyPeerTwoGPUs(t *testing.T) {
 	if ok {
 		if err := c1.EnablePeerAccess(c0); err != nil {
 			t.Errorf("EnablePeerAccess twice: %v (want nil)", err)
+		}
+		m, err := c0.Alloc(4096)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer m.Close()
+		if r, err := c1.CanReadPointer(m.Ptr()); err != nil || !r {
+			t.Errorf("GPU 1 reading GPU 0's cuMemAlloc memory after EnablePeerAccess: %v, %v; want true", r, err)
 		}
 	}
 }

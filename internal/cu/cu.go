@@ -458,6 +458,15 @@ func MemcpyPeerAsync(c Context, dst DevicePtr, dstCtx Context, src DevicePtr, sr
 	return Result(C.gfx_cuMemcpyPeerAsync(c.h, C.CUdeviceptr(dst), dstCtx.h, C.CUdeviceptr(src), srcCtx.h, C.size_t(n), s.h))
 }
 
+// PointerAccessFlags is cuPointerGetAttribute(CU_POINTER_ATTRIBUTE_ACCESS_FLAGS)
+// with c current: the access c's device has to the memory at p (0 none,
+// 1 read, 3 read and write).
+func PointerAccessFlags(c Context, p DevicePtr) (int, Result) {
+	var v C.int
+	r := Result(C.gfx_cuPointerGetAttribute(c.h, unsafe.Pointer(&v), 16, C.CUdeviceptr(p)))
+	return int(v), r
+}
+
 // CtxEnablePeerAccess is cuCtxEnablePeerAccess with c current: c may then
 // access peer's allocations.
 func CtxEnablePeerAccess(c, peer Context) Result {
