@@ -77,6 +77,9 @@ type PeerConsumer struct {
 	free   []int          // the buffers not held
 	held   map[*Frame]int // frames handed out, and their buffer
 	closed bool
+
+	taken   *Frame       // the frame of the last Take, while held
+	takenOn *cuda.Stream // the stream Take was given
 }
 
 // peerOps are the GPU side of a PeerConsumer; a fake stands in for it in
@@ -96,6 +99,9 @@ type peerOps interface {
 	doneWith(buf int, s *cuda.Stream) error
 	// ptr is where frame f is on the consumer's GPU (buf: its buffer).
 	ptr(buf int, f *Frame) cuda.DevicePtr
+	// buffers are the places frames land: the frame buffers (PeerCopy)
+	// or the ring's slots (PeerAccess).
+	buffers() []cuda.DevicePtr
 	size() uint64
 	close() error
 }
@@ -230,6 +236,57 @@ func (pc *PeerConsumer) Release(f *Frame, s *cuda.Stream) error {
 	delete(pc.held, f)
 	pc.free = append(pc.free, b)
 	return nil
+}
+
+// Buffers returns where frames land on the consumer's GPU, by index: the
+// frame buffers (PeerCopy) or the ring's slots on the producer's GPU
+// (PeerAccess); Index tells which one holds a frame. Each is Size bytes.
+func (pc *PeerConsumer) Buffers() []cuda.DevicePtr { return pc.ops.buffers() }
+
+// Index is the index in Buffers of frame f's memory (-1 for a frame not
+// held).
+func (pc *PeerConsumer) Index(f *Frame) int {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	b, ok := pc.held[f]
+	if !ok {
+		return -1
+	}
+	if pc.mode == PeerAccess {
+		return f.Slot
+	}
+	return b
+}
+
+// Take is Next for one frame at a time (the C library's and Python's ring
+// readers): it first releases the frame the previous Take returned, if
+// still held, on the stream that Take was given.
+func (pc *PeerConsumer) Take(ctx context.Context, s *cuda.Stream) (*Frame, error) {
+	if err := pc.Drop(); err != nil {
+		return nil, err
+	}
+	f, err := pc.Next(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	pc.mu.Lock()
+	pc.taken, pc.takenOn = f, s
+	pc.mu.Unlock()
+	return f, nil
+}
+
+// Drop releases the frame the last Take returned, if still held, on the
+// stream Take was given.
+func (pc *PeerConsumer) Drop() error {
+	pc.mu.Lock()
+	f, s := pc.taken, pc.takenOn
+	pc.taken, pc.takenOn = nil, nil
+	_, held := pc.held[f]
+	pc.mu.Unlock()
+	if f == nil || !held {
+		return nil
+	}
+	return pc.Release(f, s)
 }
 
 // Held is the number of frames handed out and not released.
@@ -441,6 +498,20 @@ func (g *peerGPU) ptr(buf int, f *Frame) cuda.DevicePtr {
 }
 
 func (g *peerGPU) size() uint64 { return g.n }
+
+func (g *peerGPU) buffers() []cuda.DevicePtr {
+	var ps []cuda.DevicePtr
+	if g.copyMode {
+		for _, b := range g.bufs {
+			ps = append(ps, b.Ptr())
+		}
+		return ps
+	}
+	for _, b := range g.cc.bufs {
+		ps = append(ps, b.Ptr())
+	}
+	return ps
+}
 
 // close waits (bounded) for the work queued on sa, detaches from the ring
 // and frees everything; the frame buffers last, after the consumer's

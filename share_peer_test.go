@@ -63,6 +63,9 @@ func (f *fakePeer) ptr(buf int, fr *Frame) cuda.DevicePtr {
 }
 
 func (f *fakePeer) size() uint64 { return 64 }
+func (f *fakePeer) buffers() []cuda.DevicePtr {
+	return []cuda.DevicePtr{0x100, 0x101}
+}
 func (f *fakePeer) close() error { f.closed++; return nil }
 
 func (f *fakePeer) take() string {
@@ -256,5 +259,51 @@ func TestOpenPeerConsumerArguments(t *testing.T) {
 	}
 	if PeerCopy.String() != "copy" || PeerAccess.String() != "access" {
 		t.Error("PeerMode names")
+	}
+}
+
+// TestPeerTake: Take releases the frame of the previous Take (on the
+// stream it was given) before taking the next; Drop releases it; a frame
+// released meanwhile by Release is not released again.
+func TestPeerTake(t *testing.T) {
+	fk := &fakePeer{}
+	pc := newPeerConsumer(fk, PeerCopy, 2)
+	defer pc.Close()
+	ctx := context.Background()
+	f1, err := pc.Take(ctx, aStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pc.Index(f1) != 0 || len(pc.Buffers()) != 2 {
+		t.Errorf("Index %d, %d buffers", pc.Index(f1), len(pc.Buffers()))
+	}
+	f2, err := pc.Take(ctx, aStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := fk.take(), "next 1; copy 1->buf0; release 1; done buf0; next 2; copy 2->buf0; release 2"; got != want {
+		t.Errorf("two Takes: %q, want %q", got, want)
+	}
+	if pc.Held() != 1 || pc.Index(f1) != -1 {
+		t.Errorf("after two Takes: %d held, Index of the first %d", pc.Held(), pc.Index(f1))
+	}
+	if err := pc.Release(f2, aStream); err != nil {
+		t.Fatal(err)
+	}
+	fk.take()
+	if err := pc.Drop(); err != nil {
+		t.Fatal(err)
+	}
+	if got := fk.take(); got != "" {
+		t.Errorf("Drop of a frame released already: %q", got)
+	}
+	if _, err := pc.Take(ctx, aStream); err != nil {
+		t.Fatal(err)
+	}
+	if err := pc.Drop(); err != nil || pc.Held() != 0 {
+		t.Errorf("Drop: %v, %d held", err, pc.Held())
+	}
+	if err := pc.Drop(); err != nil {
+		t.Errorf("second Drop: %v", err)
 	}
 }

@@ -137,3 +137,26 @@ func TestCopyPeerTwoGPUs(t *testing.T) {
 		}
 	}
 }
+
+// TestParseUUID: the forms nvidia-smi prints, and what is refused.
+func TestParseUUID(t *testing.T) {
+	want := UUID{0x5c, 0x3e, 0x01, 0x02, 0xaa, 0xbb, 0xcc, 0xdd, 0, 1, 2, 3, 4, 5, 6, 0xff}
+	for _, s := range []string{"GPU-5c3e0102-aabb-ccdd-0001-0203040506ff", "5c3e0102-aabb-ccdd-0001-0203040506ff",
+		"5c3e0102aabbccdd00010203040506ff", " GPU-5C3E0102-AABB-CCDD-0001-0203040506FF\n"} {
+		u, err := ParseUUID(s)
+		if err != nil || u != want {
+			t.Errorf("ParseUUID(%q) = %v, %v", s, u, err)
+		}
+		if u.String() != "5c3e0102-aabb-ccdd-0001-0203040506ff" {
+			t.Errorf("String = %s", u)
+		}
+	}
+	for _, s := range []string{"", "GPU-", "GPU-5c3e0102-aabb-ccdd-0001-0203040506f", "GPU-5c3e0102-aabb-ccdd-0001-0203040506fg", "MIG-5c3e0102-aabb-ccdd-0001-0203040506ff"} {
+		if _, err := ParseUUID(s); !errors.Is(err, ErrorInvalidValue) {
+			t.Errorf("ParseUUID(%q): %v, want ErrorInvalidValue", s, err)
+		}
+	}
+	if _, err := LookupDevice("GPU-zz"); !errors.Is(err, ErrorInvalidValue) {
+		t.Errorf("LookupDevice of a bad name: %v", err)
+	}
+}
