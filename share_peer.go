@@ -339,7 +339,9 @@ type peerGPU struct {
 	ready    *cuda.Event  // on src: recorded on sa after a frame's wait
 	after    *cuda.Event  // on dst: recorded on the consumer's stream before a release
 	bufs     []*cuda.DeviceMemory
-	bufFree  []*cuda.Event // on dst: recorded at each buffer's release
+	bufFree  []*cuda.Event  // on dst: recorded at each buffer's release
+	bufLast  []*cuda.Stream // the stream of each buffer's last release
+	waited   map[*cuda.Stream]uint64
 	n        uint64
 	copyMode bool
 }
@@ -364,7 +366,7 @@ func openPeerGPU(ctx context.Context, c *cuda.Context, tok Token, m Meta, o Peer
 	if err != nil {
 		return nil, 0, err
 	}
-	g := &peerGPU{dst: c, copyMode: o.Mode == PeerCopy}
+	g := &peerGPU{dst: c, copyMode: o.Mode == PeerCopy, waited: map[*cuda.Stream]uint64{}}
 	defer func() {
 		if err != nil {
 			g.close()
@@ -433,6 +435,7 @@ func openPeerGPU(ctx context.Context, c *cuda.Context, tok Token, m Meta, o Peer
 				return nil, 0, err
 			}
 			g.bufFree = append(g.bufFree, e)
+			g.bufLast = append(g.bufLast, nil)
 		}
 	}
 	return g, nslots, nil
@@ -454,18 +457,26 @@ func (g *peerGPU) next(ctx context.Context, s *cuda.Stream) (*Frame, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := g.ready.Record(g.sa); err != nil {
-		return nil, errors.Join(err, g.cc.Release(f, g.sa))
-	}
-	if err := s.WaitEvent(g.ready); err != nil {
-		return nil, errors.Join(err, g.cc.Release(f, g.sa))
+	// Frames of one producer batch share their semaphore value: s waits
+	// once per batch. A frame without one (Wait 0) was complete when
+	// published.
+	if f.Wait > g.waited[s] {
+		if err := g.ready.Record(g.sa); err != nil {
+			return nil, errors.Join(err, g.cc.Release(f, g.sa))
+		}
+		if err := s.WaitEvent(g.ready); err != nil {
+			return nil, errors.Join(err, g.cc.Release(f, g.sa))
+		}
+		g.waited[s] = f.Wait
 	}
 	return f, nil
 }
 
 func (g *peerGPU) copyInto(buf int, f *Frame, s *cuda.Stream) error {
-	if err := s.WaitEvent(g.bufFree[buf]); err != nil { // a never recorded event: no wait
-		return err
+	if l := g.bufLast[buf]; l != nil && l != s { // on the same stream, stream order suffices
+		if err := s.WaitEvent(g.bufFree[buf]); err != nil {
+			return err
+		}
 	}
 	return s.CopyPeer(g.bufs[buf].Ptr(), g.dst, g.cc.Ptr(f), g.src, g.n)
 }
@@ -487,7 +498,11 @@ func (g *peerGPU) doneWith(buf int, s *cuda.Stream) error {
 	if err := g.stream(s); err != nil {
 		return err
 	}
-	return g.bufFree[buf].Record(s)
+	if err := g.bufFree[buf].Record(s); err != nil {
+		return err
+	}
+	g.bufLast[buf] = s
+	return nil
 }
 
 func (g *peerGPU) ptr(buf int, f *Frame) cuda.DevicePtr {
