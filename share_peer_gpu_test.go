@@ -110,6 +110,18 @@ func TestGPUPeerRing(t *testing.T) {
 	if same == nil {
 		t.Fatalf("the Vulkan device %s (UUID %s) is not among the CUDA GPUs", d, prod)
 	}
+	t.Run("two GPUs/producer's GPU hidden", func(t *testing.T) {
+		if other == nil {
+			t.Skipf("needs 2 CUDA GPUs, this process sees 1 (the one skip allowed under GFXCUDA_REQUIRE_CUDA=1)")
+		}
+		p, _ := peerBufferProducer(t, d, 2, 1, 64, 64)
+		c := startChild(t, "peerhidden", "TOKEN="+string(p.Token()), "CUDA_VISIBLE_DEVICES=GPU-"+other.String())
+		got := c.expect(t, "refused")
+		if !strings.Contains(got, prod.String()) || !strings.Contains(got, "CUDA_VISIBLE_DEVICES") {
+			t.Errorf("the refusal does not name the producer's GPU and CUDA_VISIBLE_DEVICES: %s", got)
+		}
+		c.wait(t)
+	})
 	for _, tc := range []struct {
 		name string
 		cons *cuda.UUID
@@ -169,6 +181,26 @@ func runPeerRing(t *testing.T, d *vulkan.Device, cons cuda.UUID, mode PeerMode, 
 
 // peerChild runs the consumer of TestGPUPeerRing; false for other roles.
 func peerChild(t *testing.T, role string, tok Token) bool {
+	if role == "peerhidden" { // the producer's GPU is not visible here
+		if err := cuda.Init(); err != nil {
+			childFail("cuda: %v", err)
+		}
+		dev, err := cuda.GetDevice(0)
+		if err != nil {
+			childFail("device: %v", err)
+		}
+		cx, err := dev.PrimaryContext()
+		if err != nil {
+			childFail("context: %v", err)
+		}
+		defer cx.Close()
+		_, err = OpenPeerConsumer(ctx10(t), cx, tok, PeerOptions{})
+		if !errors.Is(err, ErrResourceOnOtherGPU) {
+			childFail("open with the producer's GPU hidden: %v, want ErrResourceOnOtherGPU", err)
+		}
+		say("refused %v", err)
+		return true
+	}
 	if role != "peerpattern" {
 		return false
 	}
