@@ -160,3 +160,100 @@ func TestParseUUID(t *testing.T) {
 		t.Errorf("LookupDevice of a bad name: %v", err)
 	}
 }
+
+// arrayPeerCheck fills an RGBA8 array of src with random texels and copies
+// it with CopyFromArrayPeer into memory of dst (stream of dst), pitched,
+// then checks every byte.
+func arrayPeerCheck(t *testing.T, dst, src *Context) {
+	t.Helper()
+	const w, h, pitch = 257, 33, 257*4 + 60
+	arr, err := src.NewArray(ArrayDesc{Width: w, Height: h, Format: FormatUint8, Channels: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer arr.Close()
+	want := randomBytes(t, w*h*4)
+	lin, err := src.Alloc(w * h * 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lin.Close()
+	if err := src.CopyHtoD(lin.Ptr(), want); err != nil {
+		t.Fatal(err)
+	}
+	ss, err := src.NewStream(StreamNonBlocking)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	if err := ss.CopyToArray(ArrayCopy{Array: arr, Ptr: lin.Ptr()}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := ss.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	out, err := dst.Alloc(pitch * h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	if err := dst.Memset8(out.Ptr(), 0x5a, pitch*h); err != nil {
+		t.Fatal(err)
+	}
+	ds, err := dst.NewStream(StreamNonBlocking)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ds.Close()
+	if err := ds.CopyFromArrayPeer(ArrayCopy{Array: arr, Ptr: out.Ptr(), Pitch: pitch}, dst); err != nil {
+		t.Fatal(err)
+	}
+	if err := ds.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]byte, pitch*h)
+	poison(got)
+	if err := dst.CopyDtoH(got, out.Ptr()); err != nil {
+		t.Fatal(err)
+	}
+	for y := 0; y < h; y++ {
+		if !bytes.Equal(got[y*pitch:y*pitch+w*4], want[y*w*4:(y+1)*w*4]) {
+			t.Fatalf("row %d differs (GPU %d to GPU %d)", y, src.Device().Ordinal(), dst.Device().Ordinal())
+		}
+		for _, b := range got[y*pitch+w*4 : (y+1)*pitch] {
+			if b != 0x5a {
+				t.Fatalf("row %d: the copy wrote past the row", y)
+			}
+		}
+	}
+	if err := ds.CopyFromArrayPeer(ArrayCopy{Ptr: out.Ptr()}, dst); !errors.Is(err, ErrorInvalidValue) {
+		t.Errorf("CopyFromArrayPeer without an array: %v", err)
+	}
+}
+
+// TestCopyFromArrayPeer: an array's texels to memory of the same context
+// (one GPU) and of another GPU (two GPUs; skipped with one line on one).
+func TestCopyFromArrayPeer(t *testing.T) {
+	c0 := needCUDA(t)
+	arrayPeerCheck(t, c0, c0)
+	n, err := DeviceCount()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 2 {
+		t.Skipf("the two-GPU half needs 2 CUDA GPUs, %d visible (the one skip allowed under GFXCUDA_REQUIRE_CUDA=1)", n)
+	}
+	d1, err := GetDevice(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c1, err := d1.PrimaryContext()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c1.Close()
+	arrayPeerCheck(t, c1, c0)
+	arrayPeerCheck(t, c0, c1)
+}

@@ -208,6 +208,26 @@ typedef struct {
 	size_t WidthInBytes, Height, Depth;
 } CUDA_MEMCPY3D;
 
+// CUDA_MEMCPY3D_PEER is CUDA_MEMCPY3D with the contexts of both sides in
+// place of its reserved pointers.
+typedef struct {
+	size_t srcXInBytes, srcY, srcZ, srcLOD;
+	CUmemorytype srcMemoryType;
+	const void *srcHost;
+	CUdeviceptr srcDevice;
+	CUarray srcArray;
+	CUcontext srcContext;
+	size_t srcPitch, srcHeight;
+	size_t dstXInBytes, dstY, dstZ, dstLOD;
+	CUmemorytype dstMemoryType;
+	void *dstHost;
+	CUdeviceptr dstDevice;
+	CUarray dstArray;
+	CUcontext dstContext;
+	size_t dstPitch, dstHeight;
+	size_t WidthInBytes, Height, Depth;
+} CUDA_MEMCPY3D_PEER;
+
 // X-macro list of entry points: X(name, parameters, arguments).
 // GFX_CU_NOCTX entries need no current context; GFX_CU_CTX entries get a
 // leading CUcontext parameter and run with that context current on the
@@ -300,6 +320,7 @@ typedef struct {
 	X(cuSurfObjectDestroy, (CUsurfObject o), (o)) \
 	X(cuMemcpy3D, (const CUDA_MEMCPY3D *c), (c)) \
 	X(cuMemcpy3DAsync, (const CUDA_MEMCPY3D *c, CUstream s), (c, s)) \
+	X(cuMemcpy3DPeerAsync, (const CUDA_MEMCPY3D_PEER *c, CUstream s), (c, s)) \
 	X(cuStreamWaitValue32, (CUstream s, CUdeviceptr addr, unsigned int value, unsigned int flags), (s, addr, value, flags)) \
 	X(cuStreamWriteValue32, (CUstream s, CUdeviceptr addr, unsigned int value, unsigned int flags), (s, addr, value, flags)) \
 	X(cuIpcGetMemHandle, (CUipcMemHandle *h, CUdeviceptr p), (h, p)) \

@@ -42,7 +42,7 @@ var introducedIn = map[string]int{
 	"cuMemSetAccess":   10020,
 	"cuModuleLoadData": 2000, "cuModuleLoadDataEx": 2010, "cuModuleUnload": 2000, "cuModuleGetFunction": 2000,
 	"cuFuncGetAttribute": 2020, "cuLaunchKernel": 4000, "cuSurfObjectCreate": 5000, "cuSurfObjectDestroy": 5000,
-	"cuMemcpy3D": 3020, "cuMemcpy3DAsync": 3020,
+	"cuMemcpy3D": 3020, "cuMemcpy3DAsync": 3020, "cuMemcpy3DPeerAsync": 4000,
 	"cuStreamWaitValue32": 11070, "cuStreamWriteValue32": 11070, // the _v2 ABI that 12.0 resolves
 	"cuIpcGetMemHandle": 4010, "cuIpcOpenMemHandle": 11000, "cuIpcCloseMemHandle": 4010,
 	"cuPointerGetAttribute":      4000,
