@@ -237,23 +237,25 @@ func arrayPeerCheck(t *testing.T, dst, src *Context) {
 // (one GPU) and of another GPU (two GPUs; skipped with one line on one).
 func TestCopyFromArrayPeer(t *testing.T) {
 	c0 := needCUDA(t)
-	arrayPeerCheck(t, c0, c0)
-	n, err := DeviceCount()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n < 2 {
-		t.Skipf("the two-GPU half needs 2 CUDA GPUs, %d visible (the one skip allowed under GFXCUDA_REQUIRE_CUDA=1)", n)
-	}
-	d1, err := GetDevice(1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c1, err := d1.PrimaryContext()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c1.Close()
-	arrayPeerCheck(t, c1, c0)
-	arrayPeerCheck(t, c0, c1)
+	t.Run("same GPU", func(t *testing.T) { arrayPeerCheck(t, c0, c0) })
+	t.Run("two GPUs", func(t *testing.T) {
+		n, err := DeviceCount()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n < 2 {
+			t.Skipf("needs 2 CUDA GPUs, %d visible (the one skip allowed under GFXCUDA_REQUIRE_CUDA=1)", n)
+		}
+		d1, err := GetDevice(1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c1, err := d1.PrimaryContext()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c1.Close()
+		arrayPeerCheck(t, c1, c0)
+		arrayPeerCheck(t, c0, c1)
+	})
 }
