@@ -60,7 +60,7 @@ type PeerOptions struct {
 // released: release one first.
 var ErrPeerBuffersHeld = errors.New("gfxcuda: every frame buffer of the peer consumer is held (release a frame before the next)")
 
-// PeerConsumer consumes, in CUDA on one GPU, a ring (buffer slots) whose
+// PeerConsumer consumes, in CUDA on one GPU, a ring whose
 // producer is on another GPU of the host, or on the same one. Next makes
 // the consumer's stream wait on the GPU for the producer's frame, then (in
 // PeerCopy mode) queues on it the copy of the frame into a buffer of the
@@ -106,13 +106,15 @@ type peerOps interface {
 	close() error
 }
 
-// OpenPeerConsumer attaches to a ring (Producer or SlotRing of buffer
-// slots, token tok) as a consumer whose frames are used on the GPU of the
-// CUDA context c, which may differ from the producer's GPU. Both GPUs must
-// be visible to this process (CUDA_VISIBLE_DEVICES); the producer's is
-// found by the UUID in the token, the consumer's is c's. The slots are
-// imported into the primary context of the producer's GPU. In PeerCopy
-// mode the consumer allocates one frame buffer per ring slot on c.
+// OpenPeerConsumer attaches to a ring (a Producer or a SlotRing, token
+// tok) as a consumer whose frames are used on the GPU of the CUDA context
+// c, which may differ from the producer's GPU. Both GPUs must be visible
+// to this process (CUDA_VISIBLE_DEVICES); the producer's is found by the
+// UUID in the token, the consumer's is c's. The slots are imported into
+// the primary context of the producer's GPU. In PeerCopy mode the
+// consumer allocates one frame buffer per ring slot on c; texture slots
+// (2D, one layer) are copied into it untiled, rows packed (Size = width ×
+// height × texel bytes). PeerAccess takes buffer slots only.
 func OpenPeerConsumer(ctx context.Context, c *cuda.Context, tok Token, o PeerOptions) (*PeerConsumer, error) {
 	if c == nil {
 		return nil, errors.New("gfxcuda: OpenPeerConsumer with a nil CUDA context: give the context of the consumer's GPU")
@@ -344,6 +346,7 @@ type peerGPU struct {
 	waited   map[*cuda.Stream]uint64
 	n        uint64
 	copyMode bool
+	textures bool // slots are CUDA arrays: copied untiled, rows packed
 }
 
 // openPeerGPU opens the ring of tok on the producer's GPU (found by the
@@ -397,12 +400,19 @@ func openPeerGPU(ctx context.Context, c *cuda.Context, tok Token, m Meta, o Peer
 		return nil, 0, err
 	}
 	nslots := len(g.cc.bufs)
-	for i := range nslots {
-		if g.cc.bufs[i] == nil {
-			return nil, 0, fmt.Errorf("%w: a peer consumer takes rings of buffer slots; this ring's slots are textures", ErrUnsupported)
+	if g.cc.bufs[0] == nil { // texture slots: CUDA arrays
+		if o.Mode == PeerAccess {
+			return nil, 0, fmt.Errorf("%w: the ring's slots are textures (CUDA arrays), which kernels cannot read in place as linear memory: use PeerCopy", ErrUnsupported)
 		}
+		d := g.cc.texs[0].Array().Desc()
+		if d.Layers > 1 {
+			return nil, 0, fmt.Errorf("%w: a peer consumer takes 2D texture slots of one layer; these have %d", ErrUnsupported, d.Layers)
+		}
+		g.textures = true
+		g.n = d.Width * d.Height * d.ElementSize()
+	} else {
+		g.n = g.cc.bufs[0].Size()
 	}
-	g.n = g.cc.bufs[0].Size()
 	if o.Mode == PeerAccess && g.src != c {
 		// Peer access maps cuMemAlloc memory; whether it reaches memory
 		// imported from Vulkan is asked of the driver, not assumed.
@@ -477,6 +487,9 @@ func (g *peerGPU) copyInto(buf int, f *Frame, s *cuda.Stream) error {
 		if err := s.WaitEvent(g.bufFree[buf]); err != nil {
 			return err
 		}
+	}
+	if g.textures {
+		return s.CopyFromArrayPeer(cuda.ArrayCopy{Array: g.cc.Array(f), Ptr: g.bufs[buf].Ptr()}, g.dst)
 	}
 	return s.CopyPeer(g.bufs[buf].Ptr(), g.dst, g.cc.Ptr(f), g.src, g.n)
 }

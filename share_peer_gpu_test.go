@@ -88,7 +88,9 @@ func cudaUUIDs(t testing.TB) []cuda.UUID {
 // the same GPUs, measured in the same process. "same GPU" runs the same
 // code with both ends on the producer's GPU (one GPU is enough);
 // "two GPUs" puts the consumer on another GPU and skips when this process
-// sees only one (the one skip GFXCUDA_REQUIRE_CUDA=1 allows).
+// sees only one (the one skip GFXCUDA_REQUIRE_CUDA=1 allows). "textures"
+// does the same over a ring of image slots (PeerCopy, a quarter of the
+// frames).
 // GFXCUDA_PEER_FRAMES sets the frame count (default 4000).
 func TestGPUPeerRing(t *testing.T) {
 	d := vkDevice(t)
@@ -131,18 +133,30 @@ func TestGPUPeerRing(t *testing.T) {
 				if tc.cons == nil {
 					t.Skipf("needs 2 CUDA GPUs, this process sees 1 (the one skip allowed under GFXCUDA_REQUIRE_CUDA=1)")
 				}
-				runPeerRing(t, d, *tc.cons, mode, frames)
+				runPeerRing(t, d, *tc.cons, mode, frames, false)
 			})
 		}
+		t.Run(tc.name+"/textures", func(t *testing.T) {
+			if tc.cons == nil {
+				t.Skipf("needs 2 CUDA GPUs, this process sees 1 (the one skip allowed under GFXCUDA_REQUIRE_CUDA=1)")
+			}
+			runPeerRing(t, d, *tc.cons, PeerCopy, frames/4, true)
+		})
 	}
 }
 
 // runPeerRing produces frames for a "peerpattern" child consuming them on
 // GPU cons, and checks its report.
-func runPeerRing(t *testing.T, d *vulkan.Device, cons cuda.UUID, mode PeerMode, frames int) {
+func runPeerRing(t *testing.T, d *vulkan.Device, cons cuda.UUID, mode PeerMode, frames int, textures bool) {
 	const slots, batch, w, h = 8, 4, 1920, 1080
 	frames = (frames + batch - 1) / batch * batch
-	p, record := peerBufferProducer(t, d, slots, batch, w, h)
+	var p *Producer
+	var record func(c *vulkan.Commands, slot int, seq uint64) ([]byte, error)
+	if textures {
+		p, record = patternProducer(t, d, slots, batch, w, h, ProducerOptions{})
+	} else {
+		p, record = peerBufferProducer(t, d, slots, batch, w, h)
+	}
 	if !p.GPUSync() {
 		t.Fatalf("%s exports timeline semaphores but the producer synchronizes on the host", d)
 	}
