@@ -53,20 +53,25 @@ func (c *Context) EnablePeerAccess(peer *Context) error {
 	return err
 }
 
-// CanReadPointer reports whether kernels in c can read the memory at p,
-// memory of c or of another context (CU_POINTER_ATTRIBUTE_ACCESS_FLAGS,
-// asked with c current): after EnablePeerAccess, whether peer access
-// reached that allocation.
+// CanReadPointer reports whether kernels in c can reach the memory at p,
+// memory of c or of another context: after EnablePeerAccess, whether
+// peer access reached that allocation. It asks the driver for the
+// pointer's address in c's device (CU_POINTER_ATTRIBUTE_DEVICE_POINTER,
+// with c current), which it gives only for memory that device can reach,
+// as CCCL's cuda::is_device_accessible does.
 func (c *Context) CanReadPointer(p DevicePtr) (bool, error) {
 	if err := c.acquire(); err != nil {
 		return false, err
 	}
 	defer c.release()
-	f, r := cu.PointerAccessFlags(c.h, cu.DevicePtr(p))
-	if err := check("cuPointerGetAttribute", r); err != nil {
-		return false, err
+	q, r := cu.PointerDevicePointer(c.h, cu.DevicePtr(p))
+	switch r {
+	case cu.Success:
+		return q != 0, nil
+	case cu.NotLoaded, cu.MissingEntry:
+		return false, check("cuPointerGetAttribute", r)
 	}
-	return f&1 != 0, nil
+	return false, nil
 }
 
 // CopyPeer queues on s a copy of n bytes from src, memory of srcCtx, to

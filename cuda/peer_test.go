@@ -116,6 +116,14 @@ func TestCopyPeerTwoGPUs(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("GPU 1 can access GPU 0's memory in place: %v", ok)
+	m, err := c0.Alloc(4096)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if r, err := c1.CanReadPointer(m.Ptr()); err != nil || r {
+		t.Errorf("GPU 1 reading GPU 0's memory before EnablePeerAccess: %v, %v; want false", r, err)
+	}
 	err = c1.EnablePeerAccess(c0)
 	switch {
 	case ok && err != nil:
@@ -127,11 +135,6 @@ func TestCopyPeerTwoGPUs(t *testing.T) {
 		if err := c1.EnablePeerAccess(c0); err != nil {
 			t.Errorf("EnablePeerAccess twice: %v (want nil)", err)
 		}
-		m, err := c0.Alloc(4096)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer m.Close()
 		if r, err := c1.CanReadPointer(m.Ptr()); err != nil || !r {
 			t.Errorf("GPU 1 reading GPU 0's cuMemAlloc memory after EnablePeerAccess: %v, %v; want true", r, err)
 		}

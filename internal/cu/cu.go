@@ -458,13 +458,14 @@ func MemcpyPeerAsync(c Context, dst DevicePtr, dstCtx Context, src DevicePtr, sr
 	return Result(C.gfx_cuMemcpyPeerAsync(c.h, C.CUdeviceptr(dst), dstCtx.h, C.CUdeviceptr(src), srcCtx.h, C.size_t(n), s.h))
 }
 
-// PointerAccessFlags is cuPointerGetAttribute(CU_POINTER_ATTRIBUTE_ACCESS_FLAGS)
-// with c current: the access c's device has to the memory at p (0 none,
-// 1 read, 3 read and write).
-func PointerAccessFlags(c Context, p DevicePtr) (int, Result) {
-	var v C.int
-	r := Result(C.gfx_cuPointerGetAttribute(c.h, unsafe.Pointer(&v), 16, C.CUdeviceptr(p)))
-	return int(v), r
+// PointerDevicePointer is cuPointerGetAttribute(CU_POINTER_ATTRIBUTE_DEVICE_POINTER)
+// with c current: the address of the memory at p in c's device, which the
+// driver gives only when that device can reach it (its own memory, or a
+// peer's with peer access enabled).
+func PointerDevicePointer(c Context, p DevicePtr) (DevicePtr, Result) {
+	var v C.CUdeviceptr
+	r := Result(C.gfx_cuPointerGetAttribute(c.h, unsafe.Pointer(&v), 3, C.CUdeviceptr(p)))
+	return DevicePtr(v), r
 }
 
 // CtxEnablePeerAccess is cuCtxEnablePeerAccess with c current: c may then
