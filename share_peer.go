@@ -393,7 +393,7 @@ func openPeerGPU(ctx context.Context, c *cuda.Context, tok Token, m Meta, o Peer
 				ErrUnsupported, c.Device().Ordinal(), devs[i].Ordinal())
 		}
 		if err := c.EnablePeerAccess(g.src); err != nil {
-			return nil, 0, fmt.Errorf("%w: enabling peer access from GPU %d to GPU %d: %w", ErrUnsupported, c.Device().Ordinal(), devs[i].Ordinal(), err)
+			return nil, 0, fmt.Errorf("%w: enabling peer access from GPU %d to GPU %d, to read frames in place: %w", ErrUnsupported, c.Device().Ordinal(), devs[i].Ordinal(), err)
 		}
 	}
 	if g.cc, err = OpenCUDAConsumer(ctx, g.src, tok, o.Open); err != nil {
