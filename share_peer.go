@@ -567,3 +567,50 @@ func (g *peerGPU) close() error {
 	}
 	return err
 }
+
+// CopyToPeer is a hand-off across GPUs: it copies the buffer, once the
+// Vulkan work on it submitted so far is done, to dst, Size bytes of memory
+// of s's CUDA context, which may be on another GPU (or on the buffer's).
+// The buffer is handed to CUDA on its Device's stream, s waits for that on
+// the GPU (an event), the copy (cuMemcpyPeerAsync) is queued on s, and the
+// buffer returns to Vulkan once the copy is done, on the GPU: no host
+// waits. Work queued on s afterwards sees the bytes at dst.
+func (b *Buffer) CopyToPeer(s *cuda.Stream, dst cuda.DevicePtr) error {
+	if s == nil || s.Context() == nil {
+		return errors.New("gfxcuda: Buffer.CopyToPeer with a nil stream: give a stream of the destination's context")
+	}
+	return b.Map(nil, func(p cuda.DevicePtr, ds *cuda.Stream) error {
+		if err := crossOrder(ds, s); err != nil {
+			return fmt.Errorf("gfxcuda: Buffer.CopyToPeer: %w", err)
+		}
+		if err := s.CopyPeer(dst, s.Context(), p, ds.Context(), b.size); err != nil {
+			return fmt.Errorf("gfxcuda: Buffer.CopyToPeer: %w", err)
+		}
+		if err := crossOrder(s, ds); err != nil {
+			// Vulkan must not have the buffer back before the copy ends.
+			ctx, cancel := context.WithTimeout(context.Background(), hostReleaseTimeout)
+			defer cancel()
+			return errors.Join(fmt.Errorf("gfxcuda: Buffer.CopyToPeer: %w", err), s.Wait(ctx))
+		}
+		return nil
+	})
+}
+
+// crossOrder makes later work on to wait, on the GPU, for the work queued
+// on from so far; the streams may be of different contexts and devices
+// (an event of from's context, which cuStreamWaitEvent takes across
+// devices).
+func crossOrder(from, to *cuda.Stream) error {
+	if from == to {
+		return nil
+	}
+	ev, err := from.Context().NewEvent(cuda.EventDisableTiming)
+	if err != nil {
+		return err
+	}
+	err = ev.Record(from)
+	if err == nil {
+		err = to.WaitEvent(ev)
+	}
+	return errors.Join(err, ev.Close()) // the driver keeps it until the wait is resolved
+}

@@ -549,3 +549,78 @@ func TestPeerBufferProducer(t *testing.T) {
 		}
 	}
 }
+
+// TestGPUBufferCopyToPeer: a hand-off across GPUs. A shared buffer
+// written by Vulkan (random bytes) is copied to memory of the same GPU
+// and, with two GPUs, of the other; then Vulkan writes it again (its
+// upload must wait for the copy's return) and it is copied again. Every
+// byte is compared, the destination poisoned first.
+func TestGPUBufferCopyToPeer(t *testing.T) {
+	d := interopDevice(t)
+	const n = 8<<20 + 20
+	b, err := d.NewBuffer(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	run := func(t *testing.T, cx *cuda.Context) {
+		dst, err := cx.Alloc(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer dst.Close()
+		s, err := cx.NewStream(cuda.StreamNonBlocking)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		for round := uint64(0); round < 3; round++ {
+			want := seededRandom(round+40, n)
+			if err := b.Vulkan().Upload(0, want); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Memset8(dst.Ptr(), 0xcd, n); err != nil {
+				t.Fatal(err)
+			}
+			if err := b.CopyToPeer(s, dst.Ptr()); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Wait(ctx10(t)); err != nil {
+				t.Fatal(err)
+			}
+			got := poisonedBytes(n)
+			if err := cx.CopyDtoH(got, dst.Ptr()); err != nil {
+				t.Fatal(err)
+			}
+			for i := range got {
+				if got[i] != want[i] {
+					t.Fatalf("round %d: byte %d differs", round, i)
+				}
+			}
+		}
+		if err := b.CopyToPeer(nil, dst.Ptr()); err == nil {
+			t.Error("CopyToPeer with a nil stream succeeded")
+		}
+	}
+	t.Run("same GPU", func(t *testing.T) { run(t, d.CUDA()) })
+	t.Run("two GPUs", func(t *testing.T) {
+		own := d.CUDA().Device().Ordinal()
+		n, err := cuda.DeviceCount()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n < 2 {
+			t.Skipf("needs 2 CUDA GPUs, %d visible (the one skip allowed under GFXCUDA_REQUIRE_CUDA=1)", n)
+		}
+		dev, err := cuda.GetDevice((own + 1) % n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cx, err := dev.PrimaryContext()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cx.Close()
+		run(t, cx)
+	})
+}
