@@ -40,3 +40,24 @@ func ExampleProducer() {
 	cc.Release(f, stream)        // the slot is free once that work is done
 	// Output:
 }
+
+// A consumer on another GPU of the host than the producer's: each frame is
+// copied to the consumer's GPU on its stream, after the producer's
+// semaphore, and the slot goes back to the producer once copied.
+func ExampleOpenPeerConsumer() {
+	var tok gfxcuda.Token   // a Producer's or SlotRing's token, from the producer's process
+	var stream *cuda.Stream // a stream of the consumer's context
+	ctx := context.Background()
+	if tok == "" {
+		return // (an outline)
+	}
+	dev, _ := cuda.LookupDevice("GPU-5c3e0102-aabb-ccdd-0001-0203040506ff") // or "1"
+	cx, _ := dev.PrimaryContext()
+	defer cx.Close()
+	pc, _ := gfxcuda.OpenPeerConsumer(ctx, cx, tok, gfxcuda.PeerOptions{Mode: gfxcuda.PeerCopy})
+	defer pc.Close()
+	f, _ := pc.Next(ctx, stream) // the copy is queued on stream
+	_ = pc.Ptr(f)                // the frame on cx's GPU: queue work on stream
+	pc.Release(f, stream)        // its buffer takes another frame once that work is done
+	// Output:
+}

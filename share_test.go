@@ -815,7 +815,7 @@ func TestChild(t *testing.T) {
 			}
 		}
 	default:
-		if !ringChild(t, role, tok, in) && !containersChild(t, role, tok, in) && !rtChild(t, role, tok, in) {
+		if !ringChild(t, role, tok, in) && !containersChild(t, role, tok, in) && !rtChild(t, role, tok, in) && !peerChild(t, role, tok) {
 			cudaChild(t, role, tok)
 		}
 	}

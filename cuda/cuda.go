@@ -50,21 +50,23 @@ type Result int32
 
 // CUresult codes that callers commonly branch on (values from cuda.h).
 const (
-	Success                Result = 0
-	ErrorInvalidValue      Result = 1
-	ErrorOutOfMemory       Result = 2
-	ErrorNotInitialized    Result = 3
-	ErrorDeinitialized     Result = 4
-	ErrorNoDevice          Result = 100
-	ErrorInvalidDevice     Result = 101
-	ErrorInvalidContext    Result = 201
-	ErrorInvalidHandle     Result = 400
-	ErrorNotFound          Result = 500
-	ErrorNotReady          Result = 600
-	ErrorIllegalAddress    Result = 700
-	ErrorNotSupported      Result = 801
-	ErrorUnknown           Result = 999
-	ErrorMissingEntryPoint Result = Result(cu.MissingEntry) // gfxcuda's own: the driver lacks the function
+	Success                       Result = 0
+	ErrorInvalidValue             Result = 1
+	ErrorOutOfMemory              Result = 2
+	ErrorNotInitialized           Result = 3
+	ErrorDeinitialized            Result = 4
+	ErrorNoDevice                 Result = 100
+	ErrorInvalidDevice            Result = 101
+	ErrorInvalidContext           Result = 201
+	ErrorInvalidHandle            Result = 400
+	ErrorPeerAccessUnsupported    Result = 217 // no peer access between these devices (topology)
+	ErrorNotFound                 Result = 500
+	ErrorNotReady                 Result = 600
+	ErrorIllegalAddress           Result = 700
+	ErrorPeerAccessAlreadyEnabled Result = 704
+	ErrorNotSupported             Result = 801
+	ErrorUnknown                  Result = 999
+	ErrorMissingEntryPoint        Result = Result(cu.MissingEntry) // gfxcuda's own: the driver lacks the function
 )
 
 // Error returns the CUresult's name, as the driver reports it.

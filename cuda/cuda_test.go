@@ -75,6 +75,9 @@ func TestNoDriverErrorsChild(t *testing.T) {
 	_, checks["GetDevice"] = GetDevice(0)
 	_, checks["Devices"] = Devices()
 	_, checks["DeviceByUUID"] = DeviceByUUID(UUID{1})
+	_, checks["CanAccessPeer"] = Device{}.CanAccessPeer(Device{ordinal: 1})
+	_, checks["LookupDevice ordinal"] = LookupDevice("1")
+	_, checks["LookupDevice UUID"] = LookupDevice("GPU-5c3e0102-aabb-ccdd-0001-0203040506ff")
 	for name, err := range checks {
 		if !errors.Is(err, ErrNoDriver) {
 			t.Errorf("%s: err = %v, want ErrNoDriver", name, err)

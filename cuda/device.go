@@ -3,6 +3,8 @@ package cuda
 import (
 	"encoding/hex"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/gfxcuda/gfxcuda/internal/cu"
 )
@@ -254,4 +256,34 @@ func (d Device) Info() (DeviceInfo, error) {
 	defer ctx.Close()
 	in.FreeMemory, _, err = ctx.MemInfo()
 	return in, err
+}
+
+// ParseUUID reads a GPU UUID as nvidia-smi -L prints it ("GPU-" then 32
+// hexadecimal digits in groups of 8-4-4-4-12), with or without the "GPU-"
+// prefix and the dashes.
+func ParseUUID(s string) (UUID, error) {
+	h := strings.ReplaceAll(strings.TrimPrefix(strings.TrimSpace(s), "GPU-"), "-", "")
+	var u UUID
+	if len(h) != 32 {
+		return u, fmt.Errorf("cuda: %q is not a GPU UUID (GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx, as nvidia-smi -L prints): %w", s, ErrorInvalidValue)
+	}
+	if _, err := hex.Decode(u[:], []byte(h)); err != nil {
+		return u, fmt.Errorf("cuda: %q is not a GPU UUID: %v: %w", s, err, ErrorInvalidValue)
+	}
+	return u, nil
+}
+
+// LookupDevice finds a device by ordinal ("1") or by UUID ("GPU-…", with
+// or without the prefix, as ParseUUID reads it). Ordinals count the
+// devices this process sees (after CUDA_VISIBLE_DEVICES); UUIDs do not
+// change with it.
+func LookupDevice(s string) (Device, error) {
+	if n, err := strconv.Atoi(strings.TrimSpace(s)); err == nil {
+		return GetDevice(n)
+	}
+	u, err := ParseUUID(s)
+	if err != nil {
+		return Device{}, fmt.Errorf("cuda: device %q: give an ordinal or a GPU UUID: %w", s, err)
+	}
+	return DeviceByUUID(u)
 }

@@ -16,7 +16,7 @@ import (
 
 const benchAbout = `Measures copies and hand-offs between Vulkan and CUDA on this GPU (copy
 bandwidth, texture to tensor, latency, OpenGL, frame rings, one-time costs,
-the NCCL link when NCCL is installed)
+the NCCL link when NCCL is installed, rings across two GPUs of the host)
 and compushady's compute work, each figure next to the bounds and baselines
 measured in the same run, and prints a table (or JSON, or a PNG chart).
 Every group but compute needs Vulkan and CUDA on one GPU; --only compute
@@ -24,7 +24,7 @@ runs on any Vulkan device, lavapipe included. Reference figures measured on
 other hardware are shown as references, never as targets met or not.`
 
 // benchGroups are the groups --only takes, in the order they run.
-var benchGroups = []string{"copy", "texture", "latency", "gl", "ring", "onetime", "nccl", "compute"}
+var benchGroups = []string{"copy", "texture", "latency", "gl", "ring", "onetime", "nccl", "peer", "compute"}
 
 func runBench(args []string, stdout, stderr io.Writer) int {
 	cl := newCmdLine("bench", benchAbout, stdout, stderr)
@@ -96,6 +96,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		{"onetime", bench.ShareOpenSteps, func() error { return s.ShareOpen(shareOpenChild) }},
 		{"ring", bench.ShareRingSteps, func() error { return s.ShareRing(shareRingChild) }},
 		{"nccl", bench.NCCLSteps, s.NCCL},
+		{"peer", bench.PeerSteps, s.Peer},
 		{"compute", bench.ComputeSteps, s.Compute},
 	}
 	total := 0

@@ -383,6 +383,9 @@ func cudaInfo(o any, out *C.gfxcuda_resource_info_t) error {
 		if o.sd != nil {
 			out.cuda_device = C.int32_t(o.sd.ordinal)
 		}
+		if o.peer != nil {
+			out.cuda_device = C.int32_t(o.ordinal)
+		}
 	case *access:
 		out.kind, out.cuda_device = kindAccess, C.int32_t(o.sd.ordinal)
 	case *cudaSemaphore:
@@ -429,6 +432,8 @@ func sizeOf(o any) uint64 {
 		return uint64(len(o.mem))
 	case *sharedBuffer:
 		return o.b.Size()
+	case *wrappedMem:
+		return o.size
 	}
 	return 0
 }

@@ -445,6 +445,20 @@ int gfxcuda_ring_next(uint64_t reader, int64_t timeout_ms, uint64_t stream, uint
 	void *user, size_t user_cap, size_t *user_len);
 /* Gives the held frame's slot back to the producer. */
 int gfxcuda_ring_release(uint64_t reader);
+/* Attaches to another process's ring of buffer slots (its token) as a
+ * consumer whose frames are used on the CUDA GPU device: an ordinal ("1")
+ * or a UUID as nvidia-smi -L prints it ("GPU-5c3e…"), which may differ
+ * from the producer's GPU (both must be visible to this process). mode 0:
+ * each frame is copied to a frame buffer of that GPU (cuMemcpyPeerAsync
+ * on the stream gfxcuda_ring_next is given, after the producer's
+ * semaphore) and the slot goes back to the producer after the copy; mode
+ * 1: the frame is read in place through peer access (GFXCUDA_ERR_UNSUPPORTED
+ * where the topology cannot). gfxcuda_ring_next's *slot is then the index
+ * of the frame buffer (gfxcuda_ring_slot: CUDA memory of that GPU) holding
+ * the frame; gfxcuda_ring_release ends its use after the work queued so
+ * far on the stream next was given. The consumer stays attached until the
+ * last slot handle is released. */
+int gfxcuda_ring_open_peer(const char *device, const void *token, size_t len, int mode, uint64_t *reader);
 
 /* ---- DLPack ---- */
 

@@ -9,6 +9,8 @@ import "C"
 import (
 	"context"
 	"errors"
+	"fmt"
+	"sync"
 	"unsafe"
 
 	"github.com/gfxcuda/gfxcuda"
@@ -65,7 +67,13 @@ func slotObjs(slots []*gfxcuda.RingSlot, sd *sharedDevice) []any {
 // A ring retains its device after its slots (gfxcuda_ring_slot counts on
 // it); a reader retains its slots only.
 func storeRing(out *C.uint64_t, obj any, stop, closeAll func() error, objs []any, dev uint64, ringDeps ...uint64) error {
-	core, err := add(ringCore{}, closeAll, dev)
+	return storeRingCore(out, obj, stop, closeAll, objs, []uint64{dev}, ringDeps...)
+}
+
+// storeRingCore is storeRing with the handles the core retains (none for
+// a peer reader, whose CUDA contexts are the library's).
+func storeRingCore(out *C.uint64_t, obj any, stop, closeAll func() error, objs []any, coreDeps []uint64, ringDeps ...uint64) error {
+	core, err := add(ringCore{}, closeAll, coreDeps...)
 	if err != nil {
 		return err
 	}
@@ -256,6 +264,90 @@ type ringReader struct {
 	r    *gfxcuda.SlotRingReader
 	objs []any
 	sd   *sharedDevice // CUDA slots; nil: host slots
+
+	// A peer reader (gfxcuda_ring_open_peer) has a PeerConsumer instead of
+	// r, and objs are its frame buffers (wrappedMem on the consumer's GPU).
+	peer    *gfxcuda.PeerConsumer
+	cx      *cuda.Context // the consumer's (contextFor's, not owned)
+	ordinal int
+	smu     sync.Mutex
+	streams map[uint64]*cuda.Stream // the callers' streams, wrapped once
+}
+
+// peerStream wraps the caller's stream handle h (0: the legacy default
+// stream) of the consumer's context, once per handle.
+func (r *ringReader) peerStream(h uint64) (*cuda.Stream, error) {
+	if h == 0 {
+		h = uint64(cuda.LegacyDefaultStream)
+	}
+	r.smu.Lock()
+	defer r.smu.Unlock()
+	if s := r.streams[h]; s != nil {
+		return s, nil
+	}
+	s, err := cuda.WrapStream(r.cx, uintptr(h))
+	if err != nil {
+		return nil, &statusError{stInvalid, fmt.Errorf("gfxcuda: stream %#x: %w", h, err)}
+	}
+	r.streams[h] = s
+	return s, nil
+}
+
+// closePeer detaches the peer reader and frees its frame buffers (the
+// core's close: when the last slot handle goes).
+func (r *ringReader) closePeer() error {
+	err := r.peer.Close()
+	r.smu.Lock()
+	defer r.smu.Unlock()
+	for _, s := range r.streams {
+		err = errors.Join(err, s.Close())
+	}
+	r.streams = nil
+	return err
+}
+
+//export gfxcuda_ring_open_peer
+func gfxcuda_ring_open_peer(device *C.char, token unsafe.Pointer, n C.size_t, mode C.int, out *C.uint64_t) C.int {
+	return call(func() error {
+		if out == nil || device == nil {
+			return errorf(stInvalid, "gfxcuda_ring_open_peer: null device or output")
+		}
+		if mode != 0 && mode != 1 {
+			return errorf(stInvalid, "gfxcuda_ring_open_peer: mode %d (0: copy each frame to the consumer's GPU, 1: read it in place through peer access)", mode)
+		}
+		tok, err := tokenOf(token, n)
+		if err != nil {
+			return err
+		}
+		if err := cuda.Init(); err != nil {
+			return &statusError{stNoCUDA, err}
+		}
+		d, err := cuda.LookupDevice(C.GoString(device))
+		if err != nil {
+			return &statusError{stNoDevice, err}
+		}
+		cx, err := contextFor(d.Ordinal())
+		if err != nil {
+			return err
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), openTimeout)
+		defer cancel()
+		pc, err := gfxcuda.OpenPeerConsumer(ctx, cx, tok, gfxcuda.PeerOptions{Mode: gfxcuda.PeerMode(mode)})
+		if err != nil {
+			if errors.Is(err, gfxcuda.ErrUnsupported) {
+				return &statusError{stUnsupported, err}
+			}
+			if errors.Is(err, gfxcuda.ErrResourceOnOtherGPU) {
+				return &statusError{stNoDevice, err}
+			}
+			return shareStatus(err)
+		}
+		rr := &ringReader{peer: pc, cx: cx, ordinal: d.Ordinal(), streams: map[uint64]*cuda.Stream{}}
+		for _, p := range pc.Buffers() {
+			rr.objs = append(rr.objs, &wrappedMem{uint64(p), pc.Size(), d.Ordinal()})
+		}
+		return storeRingCore(out, rr, pc.Drop, rr.closePeer, rr.objs, nil)
+	})
 }
 
 //export gfxcuda_ring_open
@@ -309,6 +401,24 @@ func gfxcuda_ring_next(h C.uint64_t, timeoutMS C.int64_t, stream C.uint64_t, slo
 		if slot == nil || seq == nil || dropped == nil || userLen == nil {
 			return errorf(stInvalid, "gfxcuda_ring_next: null output")
 		}
+		if r.peer != nil {
+			s, err := r.peerStream(uint64(stream))
+			if err != nil {
+				return err
+			}
+			ctx, cancel := timeoutCtx(timeoutMS)
+			defer cancel()
+			f, err := r.peer.Take(ctx, s)
+			if err != nil {
+				return shareStatus(err)
+			}
+			*slot, *seq, *dropped = C.uint32_t(r.peer.Index(f)), C.uint64_t(f.Seq), C.uint64_t(f.Dropped)
+			*userLen = C.size_t(len(f.User))
+			if user != nil && userCap > 0 {
+				copy(unsafe.Slice((*byte)(user), int(userCap)), f.User)
+			}
+			return nil
+		}
 		var s *cuda.Stream
 		if r.sd != nil {
 			var done func()
@@ -338,6 +448,9 @@ func gfxcuda_ring_release(h C.uint64_t) C.int {
 		r, err := get[*ringReader](uint64(h), "ring reader")
 		if err != nil {
 			return err
+		}
+		if r.peer != nil {
+			return r.peer.Drop()
 		}
 		return r.r.Release()
 	})

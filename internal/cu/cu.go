@@ -228,6 +228,14 @@ func DeviceGetAttribute(d Device, attr int) (int, Result) {
 	return int(v), r
 }
 
+// DeviceCanAccessPeer is cuDeviceCanAccessPeer: whether d can map the
+// memory of peer.
+func DeviceCanAccessPeer(d, peer Device) (bool, Result) {
+	var v C.int
+	r := Result(C.gfx_cuDeviceCanAccessPeer(&v, C.CUdevice(d), C.CUdevice(peer)))
+	return v != 0, r
+}
+
 // DevicePrimaryCtxRetain is cuDevicePrimaryCtxRetain.
 func DevicePrimaryCtxRetain(d Device) (Context, Result) {
 	var c C.CUcontext
@@ -442,6 +450,28 @@ func MemcpyDtoHAsync(c Context, dst unsafe.Pointer, src DevicePtr, n uint64, s S
 // MemcpyDtoDAsync is cuMemcpyDtoDAsync.
 func MemcpyDtoDAsync(c Context, dst, src DevicePtr, n uint64, s Stream) Result {
 	return Result(C.gfx_cuMemcpyDtoDAsync(c.h, C.CUdeviceptr(dst), C.CUdeviceptr(src), C.size_t(n), s.h))
+}
+
+// MemcpyPeerAsync is cuMemcpyPeerAsync, queued on s with c (s's context)
+// current.
+func MemcpyPeerAsync(c Context, dst DevicePtr, dstCtx Context, src DevicePtr, srcCtx Context, n uint64, s Stream) Result {
+	return Result(C.gfx_cuMemcpyPeerAsync(c.h, C.CUdeviceptr(dst), dstCtx.h, C.CUdeviceptr(src), srcCtx.h, C.size_t(n), s.h))
+}
+
+// PointerDevicePointer is cuPointerGetAttribute(CU_POINTER_ATTRIBUTE_DEVICE_POINTER)
+// with c current: the address of the memory at p in c's device, which the
+// driver gives only when that device can reach it (its own memory, or a
+// peer's with peer access enabled).
+func PointerDevicePointer(c Context, p DevicePtr) (DevicePtr, Result) {
+	var v C.CUdeviceptr
+	r := Result(C.gfx_cuPointerGetAttribute(c.h, unsafe.Pointer(&v), 3, C.CUdeviceptr(p)))
+	return DevicePtr(v), r
+}
+
+// CtxEnablePeerAccess is cuCtxEnablePeerAccess with c current: c may then
+// access peer's allocations.
+func CtxEnablePeerAccess(c, peer Context) Result {
+	return Result(C.gfx_cuCtxEnablePeerAccess(c.h, peer.h, 0))
 }
 
 // Memcpy2D describes a 2D copy (CUDA_MEMCPY2D). Host pointers must stay

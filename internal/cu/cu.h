@@ -208,6 +208,26 @@ typedef struct {
 	size_t WidthInBytes, Height, Depth;
 } CUDA_MEMCPY3D;
 
+// CUDA_MEMCPY3D_PEER is CUDA_MEMCPY3D with the contexts of both sides in
+// place of its reserved pointers.
+typedef struct {
+	size_t srcXInBytes, srcY, srcZ, srcLOD;
+	CUmemorytype srcMemoryType;
+	const void *srcHost;
+	CUdeviceptr srcDevice;
+	CUarray srcArray;
+	CUcontext srcContext;
+	size_t srcPitch, srcHeight;
+	size_t dstXInBytes, dstY, dstZ, dstLOD;
+	CUmemorytype dstMemoryType;
+	void *dstHost;
+	CUdeviceptr dstDevice;
+	CUarray dstArray;
+	CUcontext dstContext;
+	size_t dstPitch, dstHeight;
+	size_t WidthInBytes, Height, Depth;
+} CUDA_MEMCPY3D_PEER;
+
 // X-macro list of entry points: X(name, parameters, arguments).
 // GFX_CU_NOCTX entries need no current context; GFX_CU_CTX entries get a
 // leading CUcontext parameter and run with that context current on the
@@ -226,6 +246,7 @@ typedef struct {
 	X(cuDeviceGetPCIBusId, (char *id, int len, CUdevice d), (id, len, d)) \
 	X(cuDeviceTotalMem, (size_t *bytes, CUdevice d), (bytes, d)) \
 	X(cuDeviceGetAttribute, (int *v, int attr, CUdevice d), (v, attr, d)) \
+	X(cuDeviceCanAccessPeer, (int *can, CUdevice d, CUdevice peer), (can, d, peer)) \
 	X(cuDevicePrimaryCtxRetain, (CUcontext *c, CUdevice d), (c, d)) \
 	X(cuDevicePrimaryCtxRelease, (CUdevice d), (d)) \
 	X(cuDevicePrimaryCtxGetState, (CUdevice d, unsigned int *flags, int *active), (d, flags, active)) \
@@ -258,6 +279,8 @@ typedef struct {
 	X(cuMemcpyHtoDAsync, (CUdeviceptr dst, const void *src, size_t n, CUstream s), (dst, src, n, s)) \
 	X(cuMemcpyDtoHAsync, (void *dst, CUdeviceptr src, size_t n, CUstream s), (dst, src, n, s)) \
 	X(cuMemcpyDtoDAsync, (CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s), (dst, src, n, s)) \
+	X(cuMemcpyPeerAsync, (CUdeviceptr dst, CUcontext dstCtx, CUdeviceptr src, CUcontext srcCtx, size_t n, CUstream s), (dst, dstCtx, src, srcCtx, n, s)) \
+	X(cuCtxEnablePeerAccess, (CUcontext peer, unsigned int flags), (peer, flags)) \
 	X(cuMemcpy2D, (const CUDA_MEMCPY2D *c), (c)) \
 	X(cuMemcpy2DAsync, (const CUDA_MEMCPY2D *c, CUstream s), (c, s)) \
 	X(cuMemsetD8, (CUdeviceptr p, unsigned char v, size_t n), (p, v, n)) \
@@ -297,6 +320,7 @@ typedef struct {
 	X(cuSurfObjectDestroy, (CUsurfObject o), (o)) \
 	X(cuMemcpy3D, (const CUDA_MEMCPY3D *c), (c)) \
 	X(cuMemcpy3DAsync, (const CUDA_MEMCPY3D *c, CUstream s), (c, s)) \
+	X(cuMemcpy3DPeerAsync, (const CUDA_MEMCPY3D_PEER *c, CUstream s), (c, s)) \
 	X(cuStreamWaitValue32, (CUstream s, CUdeviceptr addr, unsigned int value, unsigned int flags), (s, addr, value, flags)) \
 	X(cuStreamWriteValue32, (CUstream s, CUdeviceptr addr, unsigned int value, unsigned int flags), (s, addr, value, flags)) \
 	X(cuIpcGetMemHandle, (CUipcMemHandle *h, CUdeviceptr p), (h, p)) \

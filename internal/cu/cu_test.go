@@ -38,6 +38,10 @@ func TestLayout(t *testing.T) {
 		"CUDA_RESOURCE_DESC.flags":                            136,
 		"sizeof(CUDA_MEMCPY3D)":                               200,
 		"CUDA_MEMCPY3D.dstXInBytes":                           88,
+		"sizeof(CUDA_MEMCPY3D_PEER)":                          200, // cuda.h: srcContext, dstContext in CUDA_MEMCPY3D's reserved0/1
+		"CUDA_MEMCPY3D_PEER.srcContext":                       64,
+		"CUDA_MEMCPY3D_PEER.dstContext":                       152,
+		"CUDA_MEMCPY3D_PEER.WidthInBytes":                     176,
 		"CUDA_MEMCPY3D.WidthInBytes":                          176,
 		"sizeof(CUipcMemHandle)":                              64,
 		"sizeof(CUresult)":                                    4,

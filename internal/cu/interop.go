@@ -434,6 +434,23 @@ func MemcpyThreeDAsync(c Context, m *Memcpy3D, s Stream) Result {
 	return Result(C.gfx_cuMemcpy3DAsync(c.h, p, s.h))
 }
 
+// MemcpyThreeDPeerAsync is cuMemcpy3DPeerAsync: m between memory or
+// arrays of src's context and of dst's, queued on s (a stream of c).
+func MemcpyThreeDPeerAsync(c Context, m *Memcpy3D, src, dst Context, s Stream) Result {
+	p := (*C.CUDA_MEMCPY3D_PEER)(C.calloc(1, C.sizeof_CUDA_MEMCPY3D_PEER))
+	defer C.free(unsafe.Pointer(p))
+	p.srcXInBytes, p.srcY, p.srcZ = C.size_t(m.SrcX), C.size_t(m.SrcY), C.size_t(m.SrcZ)
+	p.srcMemoryType = C.CUmemorytype(m.SrcType)
+	p.srcHost, p.srcDevice, p.srcArray, p.srcContext = m.SrcHost, C.CUdeviceptr(m.SrcDevice), m.SrcArray.h, src.h
+	p.srcPitch, p.srcHeight = C.size_t(m.SrcPitch), C.size_t(m.SrcHeight)
+	p.dstXInBytes, p.dstY, p.dstZ = C.size_t(m.DstX), C.size_t(m.DstY), C.size_t(m.DstZ)
+	p.dstMemoryType = C.CUmemorytype(m.DstType)
+	p.dstHost, p.dstDevice, p.dstArray, p.dstContext = m.DstHost, C.CUdeviceptr(m.DstDevice), m.DstArray.h, dst.h
+	p.dstPitch, p.dstHeight = C.size_t(m.DstPitch), C.size_t(m.DstHeight)
+	p.WidthInBytes, p.Height, p.Depth = C.size_t(m.WidthInBytes), C.size_t(m.Height), C.size_t(m.Depth)
+	return Result(C.gfx_cuMemcpy3DPeerAsync(c.h, p, s.h))
+}
+
 // StreamWaitValue32 is cuStreamWaitValue32.
 func StreamWaitValue32(c Context, s Stream, addr DevicePtr, value, flags uint32) Result {
 	return Result(C.gfx_cuStreamWaitValue32(c.h, s.h, C.CUdeviceptr(addr), C.uint(value), C.uint(flags)))

@@ -21,6 +21,7 @@ func Layout() map[string]uintptr {
 	var acc C.CUmemAccessDesc
 	var res C.CUDA_RESOURCE_DESC
 	var m3 C.CUDA_MEMCPY3D
+	var m3p C.CUDA_MEMCPY3D_PEER
 	var ipc C.CUipcMemHandle
 	return map[string]uintptr{
 		"sizeof(CUDA_EXTERNAL_MEMORY_HANDLE_DESC)":            unsafe.Sizeof(emh),
@@ -49,6 +50,10 @@ func Layout() map[string]uintptr {
 		"CUDA_RESOURCE_DESC.flags":                            unsafe.Offsetof(res.flags),
 		"sizeof(CUDA_MEMCPY3D)":                               unsafe.Sizeof(m3),
 		"CUDA_MEMCPY3D.dstXInBytes":                           unsafe.Offsetof(m3.dstXInBytes),
+		"sizeof(CUDA_MEMCPY3D_PEER)":                          unsafe.Sizeof(m3p),
+		"CUDA_MEMCPY3D_PEER.srcContext":                       unsafe.Offsetof(m3p.srcContext),
+		"CUDA_MEMCPY3D_PEER.dstContext":                       unsafe.Offsetof(m3p.dstContext),
+		"CUDA_MEMCPY3D_PEER.WidthInBytes":                     unsafe.Offsetof(m3p.WidthInBytes),
 		"CUDA_MEMCPY3D.WidthInBytes":                          unsafe.Offsetof(m3.WidthInBytes),
 		"sizeof(CUipcMemHandle)":                              unsafe.Sizeof(ipc),
 		"sizeof(CUresult)":                                    unsafe.Sizeof(C.CUresult(0)),

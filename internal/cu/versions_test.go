@@ -16,7 +16,7 @@ import (
 var introducedIn = map[string]int{
 	"cuInit": 2000, "cuDriverGetVersion": 2020, "cuGetErrorName": 6000, "cuGetErrorString": 6000,
 	"cuDeviceGetCount": 2000, "cuDeviceGet": 2000, "cuDeviceGetName": 2000, "cuDeviceGetUuid": 11040,
-	"cuDeviceGetPCIBusId": 4010, "cuDeviceTotalMem": 3020, "cuDeviceGetAttribute": 2000,
+	"cuDeviceGetPCIBusId": 4010, "cuDeviceTotalMem": 3020, "cuDeviceGetAttribute": 2000, "cuDeviceCanAccessPeer": 4000,
 	"cuDevicePrimaryCtxRetain": 7000, "cuDevicePrimaryCtxRelease": 11000, "cuDevicePrimaryCtxGetState": 7000,
 	"cuCtxGetCurrent": 4000, "cuCtxSetCurrent": 4000, "cuCtxCreate": 3020, "cuCtxDestroy": 4000,
 	"cuCtxSynchronize":   2000,
@@ -27,6 +27,7 @@ var introducedIn = map[string]int{
 	"cuMemAlloc": 3020, "cuMemAllocPitch": 3020, "cuMemFree": 3020, "cuMemHostAlloc": 3020, "cuMemFreeHost": 2000,
 	"cuMemcpyHtoD": 3020, "cuMemcpyDtoH": 3020, "cuMemcpyDtoD": 3020,
 	"cuMemcpyHtoDAsync": 3020, "cuMemcpyDtoHAsync": 3020, "cuMemcpyDtoDAsync": 3020,
+	"cuMemcpyPeerAsync": 4000, "cuCtxEnablePeerAccess": 4000,
 	"cuMemcpy2D": 3020, "cuMemcpy2DAsync": 3020, "cuMemsetD8": 3020, "cuMemsetD32": 3020,
 	"cuMemsetD8Async": 3020, "cuMemsetD32Async": 3020,
 	"cuImportExternalMemory": 10000, "cuExternalMemoryGetMappedBuffer": 10000,
@@ -41,7 +42,7 @@ var introducedIn = map[string]int{
 	"cuMemSetAccess":   10020,
 	"cuModuleLoadData": 2000, "cuModuleLoadDataEx": 2010, "cuModuleUnload": 2000, "cuModuleGetFunction": 2000,
 	"cuFuncGetAttribute": 2020, "cuLaunchKernel": 4000, "cuSurfObjectCreate": 5000, "cuSurfObjectDestroy": 5000,
-	"cuMemcpy3D": 3020, "cuMemcpy3DAsync": 3020,
+	"cuMemcpy3D": 3020, "cuMemcpy3DAsync": 3020, "cuMemcpy3DPeerAsync": 4000,
 	"cuStreamWaitValue32": 11070, "cuStreamWriteValue32": 11070, // the _v2 ABI that 12.0 resolves
 	"cuIpcGetMemHandle": 4010, "cuIpcOpenMemHandle": 11000, "cuIpcCloseMemHandle": 4010,
 	"cuPointerGetAttribute":      4000,

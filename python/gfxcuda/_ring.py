@@ -7,6 +7,7 @@ from . import _lib, errors
 from ._cuda import DLPACK_EXCHANGE_API, _Array, _dtype_of, _nbytes, _shared_device, _stream_int, kDLCPU
 
 _HOST_MEMORY = 11
+_PEER_MODES = {"copy": 0, "access": 1}
 
 
 def _device_handle(device, cuda):
@@ -206,12 +207,23 @@ class RingReader:
     """A consumer of another process's ring (gfxcuda.open_ring). Iterate it
     for Frames; iteration ends when the producer closes the ring."""
 
-    def __init__(self, token, shape, dtype="float32", device=None, cuda=None, timeout=None, stream=None):
+    def __init__(self, token, shape, dtype="float32", device=None, cuda=None, timeout=None, stream=None, peer=None):
         if isinstance(shape, int):
             shape = (shape,)
         tok = token.encode() if isinstance(token, str) else bytes(token)
-        dev, self.cuda = _device_handle(device, cuda)
-        self._h = _lib.Handle(_lib.new_handle("gfxcuda_ring_open", dev, tok, len(tok)))
+        if peer is not None:
+            if peer not in _PEER_MODES:
+                raise errors.InvalidArgumentError("gfxcuda: peer=%r: give 'copy' or 'access'" % (peer,))
+            if cuda is None or isinstance(cuda, bool):
+                raise errors.InvalidArgumentError(
+                    "gfxcuda: peer=%r needs cuda=, the GPU the frames are used on (an ordinal or a UUID)" % (peer,))
+            self._h = _lib.Handle(_lib.new_handle("gfxcuda_ring_open_peer", str(cuda).encode(), tok, len(tok),
+                                                  _PEER_MODES[peer]))
+            self.cuda = _lib.info(self._h.handle).cuda_device
+        else:
+            dev, self.cuda = _device_handle(device, cuda)
+            self._h = _lib.Handle(_lib.new_handle("gfxcuda_ring_open", dev, tok, len(tok)))
+        self.peer = peer
         n = _lib.info(self._h.handle).slices
         self.slots = [Slot(_lib.new_handle("gfxcuda_ring_slot", self._h.handle, i), shape, dtype, self.cuda)
                       for i in range(n)]
@@ -256,9 +268,16 @@ class RingReader:
         return False
 
 
-def open_ring(token, shape, dtype="float32", device=None, cuda=None, timeout=None, stream=None):
+def open_ring(token, shape, dtype="float32", device=None, cuda=None, timeout=None, stream=None, peer=None):
     """Attaches to the ring another process shared (its Ring.token): frames
     of shape and dtype, in host memory (device: a compushady-style Device,
     default the current one) or CUDA memory (cuda=ordinal: frames for
-    torch.from_dlpack). Iterate it; release each frame when done."""
-    return RingReader(token, shape, dtype, device=device, cuda=cuda, timeout=timeout, stream=stream)
+    torch.from_dlpack). Iterate it; release each frame when done.
+
+    Frames of a ring on another GPU of this host: peer="copy" copies each
+    frame to the GPU cuda= names (an ordinal, or a UUID as nvidia-smi -L
+    prints it: "GPU-5c3e..."), on the stream next() is given, and gives the
+    slot back to the producer after the copy; peer="access" reads it in
+    place through peer access (gfxcuda.UnsupportedError where the topology
+    cannot). Both GPUs must be visible to this process."""
+    return RingReader(token, shape, dtype, device=device, cuda=cuda, timeout=timeout, stream=stream, peer=peer)

@@ -116,6 +116,20 @@ def test_ring_errors():
         rd.close()
 
 
+def test_peer_ring_argument_errors():
+    """open_ring(peer=...): the mode, the consumer's GPU, a GPU name that
+    is no GPU or one this process does not see (NoDeviceError; NoCUDAError,
+    a NoDeviceError, without a driver)."""
+    with gfxcuda.Ring((4,), "float32", slots=2) as r:
+        with pytest.raises(gfxcuda.InvalidArgumentError, match="'copy' or 'access'"):
+            gfxcuda.open_ring(r.token, (4,), cuda=0, peer="fast")
+        with pytest.raises(gfxcuda.InvalidArgumentError, match="needs cuda="):
+            gfxcuda.open_ring(r.token, (4,), peer="copy")
+        for name in ("GPU-zz", "GPU-00000000-0000-0000-0000-00000000beef", "99"):
+            with pytest.raises(gfxcuda.NoDeviceError):
+                gfxcuda.open_ring(r.token, (4,), cuda=name, peer="copy")
+
+
 def test_withdrawn_token():
     r = gfxcuda.Ring((4,), "float32", slots=2)
     tok = r.token

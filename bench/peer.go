@@ -1,0 +1,339 @@
+package bench
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/gfxcuda/gfxcuda"
+	"github.com/gfxcuda/gfxcuda/bench/testpattern"
+	"github.com/gfxcuda/gfxcuda/cuda"
+	"github.com/gfxcuda/gfxcuda/format"
+	"github.com/gfxcuda/gfxcuda/internal/kernels"
+	"github.com/gfxcuda/gfxcuda/vulkan"
+)
+
+// PeerSteps is the number of figures Peer adds.
+const PeerSteps = 6
+
+const peerSlots, peerBatch = 8, 4
+
+// Peer measures rings across the GPUs of one host: a gfxcuda.Producer
+// renders 1080p RGBA8 frames (the test pattern, a compute shader, copied
+// into buffer slots) on this suite's GPU, and a gfxcuda.PeerConsumer takes
+// them on a CUDA context of another GPU, where a kernel checks every texel
+// of every frame; beside it, a bare cuMemcpyPeerAsync of the same bytes
+// between the same GPUs, run alternately in the same repetitions (the
+// issue's target: ≥ 0.8× the bare copy). The consumer runs in this
+// process (the cross-process path is the same code; TestGPUPeerRing runs
+// it). Both modes: PeerCopy and, where the topology allows it, PeerAccess.
+// With one GPU the same figures are measured with both ends on it, and the
+// two-GPU rows carry a note instead.
+func (s *Suite) Peer() error {
+	prod, err := s.D.CUDA().Device().UUID()
+	if err != nil {
+		return err
+	}
+	devs, err := cuda.Devices()
+	if err != nil {
+		return err
+	}
+	var other *cuda.Device
+	for _, d := range devs {
+		u, err := d.UUID()
+		if err != nil {
+			return err
+		}
+		if u != prod && other == nil {
+			d := d
+			other = &d
+		}
+	}
+	if err := s.peerPair(s.D.CUDA(), "peer ring, both ends on one GPU, 1080p RGBA8 frames", "one GPU"); err != nil {
+		return err
+	}
+	const g = "peer ring across two GPUs, 1080p RGBA8 frames"
+	if other == nil {
+		for _, n := range []string{"bare cuMemcpyPeerAsync of the same bytes", "Producer → PeerConsumer (copy)", "Producer → PeerConsumer (access)"} {
+			if s.Progress != nil {
+				s.Progress.Step(g + ": " + n)
+			}
+			s.add(Figure{Group: g, Name: n, Unit: "GB/s", Note: "not measured: this process sees one CUDA GPU (needs 2)"})
+		}
+		return nil
+	}
+	cx, err := other.PrimaryContext()
+	if err != nil {
+		return err
+	}
+	defer cx.Close()
+	return s.peerPair(cx, g, fmt.Sprintf("GPU %d → GPU %d", s.D.CUDA().Device().Ordinal(), other.Ordinal()))
+}
+
+// peerPair measures the figures of group g for one pair of GPUs: the
+// producer on the suite's GPU, the consumer on cx's.
+func (s *Suite) peerPair(cx *cuda.Context, g, pair string) error {
+	const frame = uint64(frameW * frameH * 4)
+	frames := s.O.Frames
+	if frames == 0 {
+		frames = 2048
+	}
+	frames = (frames + peerBatch - 1) / peerBatch * peerBatch
+	gbps := func(n int, d time.Duration) float64 { return float64(n) * float64(frame) / d.Seconds() / 1e9 }
+	src := s.D.CUDA()
+	bare, err := newBarePeer(cx, src, frame)
+	if err != nil {
+		return err
+	}
+	defer bare.close()
+	base := func() (float64, error) {
+		d, err := bare.run(frames)
+		return gbps(frames, d), err
+	}
+	bareName := fmt.Sprintf("bare cuMemcpyPeerAsync of the same bytes (%s)", pair)
+	if err := s.figure(g, bareName, "GB/s", base, nil); err != nil {
+		return err
+	}
+	for _, mode := range []gfxcuda.PeerMode{gfxcuda.PeerCopy, gfxcuda.PeerAccess} {
+		name := fmt.Sprintf("Producer → PeerConsumer (%v), %d slots, batches of %d, every texel checked", mode, peerSlots, peerBatch)
+		r, err := newPeerRing(s.D, cx, mode)
+		if errors.Is(err, gfxcuda.ErrUnsupported) && mode == gfxcuda.PeerAccess {
+			if s.Progress != nil {
+				s.Progress.Step(g + ": " + name)
+			}
+			s.add(Figure{Group: g, Name: name, Unit: "GB/s", Note: "not measured: " + err.Error()})
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		run := func() (float64, error) {
+			d, err := r.run(frames)
+			return gbps(frames, d), err
+		}
+		err = s.paired(g, name, "GB/s", bareName, base, run, 0.8)
+		err = errors.Join(err, r.verify(), r.close())
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// barePeer copies frames from memory of src to memory of dst, nothing else.
+type barePeer struct {
+	dst, src *cuda.Context
+	stream   *cuda.Stream
+	a, b     *cuda.DeviceMemory
+	frame    uint64
+}
+
+func newBarePeer(dst, src *cuda.Context, frame uint64) (_ *barePeer, err error) {
+	p := &barePeer{dst: dst, src: src, frame: frame}
+	defer func() {
+		if err != nil {
+			p.close()
+		}
+	}()
+	if p.stream, err = dst.NewStream(cuda.StreamNonBlocking); err != nil {
+		return nil, err
+	}
+	if p.a, err = src.Alloc(frame * peerSlots); err != nil {
+		return nil, err
+	}
+	if p.b, err = dst.Alloc(frame * peerSlots); err != nil {
+		return nil, err
+	}
+	return p, randomFill(src, p.a.Ptr(), frame*peerSlots)
+}
+
+func (p *barePeer) run(frames int) (time.Duration, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	t0 := time.Now()
+	for i := 0; i < frames; i++ {
+		off := uint64(i%peerSlots) * p.frame
+		if err := p.stream.CopyPeer(p.b.Ptr().Add(off), p.dst, p.a.Ptr().Add(off), p.src, p.frame); err != nil {
+			return 0, err
+		}
+	}
+	if err := p.stream.Wait(ctx); err != nil {
+		return 0, err
+	}
+	return time.Since(t0), nil
+}
+
+func (p *barePeer) close() {
+	var errs []error
+	if p.stream != nil {
+		errs = append(errs, p.stream.Close())
+	}
+	for _, m := range []*cuda.DeviceMemory{p.a, p.b} {
+		if m != nil {
+			errs = append(errs, m.Close())
+		}
+	}
+	_ = errors.Join(errs...)
+}
+
+// peerRing is a Producer on d's GPU and a PeerConsumer on cx's.
+type peerRing struct {
+	d      *gfxcuda.Device
+	cx     *cuda.Context
+	tp     *testpattern.Producer
+	imgs   []*vulkan.Image
+	bufs   []*vulkan.Buffer
+	p      *gfxcuda.Producer
+	pc     *gfxcuda.PeerConsumer
+	st     *cuda.Stream
+	mod    *cuda.Module
+	check  *cuda.Function
+	errs   *cuda.DeviceMemory
+	frames int // checked so far
+}
+
+func newPeerRing(d *gfxcuda.Device, cx *cuda.Context, mode gfxcuda.PeerMode) (_ *peerRing, err error) {
+	r := &peerRing{d: d, cx: cx}
+	defer func() {
+		if err != nil {
+			r.close()
+		}
+	}()
+	vd := d.Vulkan()
+	if r.tp, err = testpattern.NewProducer(vd); err != nil {
+		return nil, err
+	}
+	var slots []any
+	for i := 0; i < peerSlots; i++ {
+		img, err := vd.NewImage(vulkan.ImageOptions{Format: uint32(format.RGBA8UNorm), Width: frameW, Height: frameH})
+		if err != nil {
+			return nil, err
+		}
+		r.imgs = append(r.imgs, img)
+		b, err := vd.NewBuffer(vulkan.BufferOptions{Size: frameW * frameH * 4, Exportable: true})
+		if err != nil {
+			return nil, err
+		}
+		r.bufs = append(r.bufs, b)
+		slots = append(slots, b)
+	}
+	if r.p, err = gfxcuda.NewProducer(vd, gfxcuda.ProducerOptions{Slots: slots, Batch: peerBatch}); err != nil {
+		return nil, err
+	}
+	if !r.p.GPUSync() {
+		return nil, fmt.Errorf("%s cannot export timeline semaphores: the ring would synchronize on the host", vd)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if r.pc, err = gfxcuda.OpenPeerConsumer(ctx, cx, r.p.Token(), gfxcuda.PeerOptions{Mode: mode}); err != nil {
+		return nil, err
+	}
+	if r.st, err = cx.NewStream(cuda.StreamNonBlocking); err != nil {
+		return nil, err
+	}
+	if r.mod, err = cx.LoadModule(kernels.PTX); err != nil {
+		return nil, err
+	}
+	if r.check, err = r.mod.Function(kernels.CheckHash); err != nil {
+		return nil, err
+	}
+	if r.errs, err = cx.Alloc(16); err != nil {
+		return nil, err
+	}
+	if err := errors.Join(cx.Memset8(r.errs.Ptr(), 0, 8), cx.Memset32(r.errs.Ptr().Add(8), 0xffffffff, 1)); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// run produces frames frames (a goroutine) and consumes them, checking
+// every texel on the consumer's GPU; it returns the time until the last
+// check ended.
+func (r *peerRing) run(frames int) (time.Duration, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	record := func(c *vulkan.Commands, slot int, seq uint64) ([]byte, error) {
+		r.tp.Record(c, r.imgs[slot], seq)
+		c.CopyImageToBuffer(r.bufs[slot], r.imgs[slot], vulkan.BufferImageCopy{})
+		return nil, c.Err()
+	}
+	t0 := time.Now()
+	perr := make(chan error, 1)
+	go func() {
+		for n := 0; n < frames; n += peerBatch {
+			if _, err := r.p.Produce(ctx, record); err != nil {
+				cancel()
+				perr <- err
+				return
+			}
+		}
+		perr <- nil
+	}()
+	const n = frameW * frameH
+	for i := 0; i < frames; i++ {
+		f, err := r.pc.Next(ctx, r.st)
+		if err != nil {
+			cancel()
+			return 0, errors.Join(fmt.Errorf("peer ring: frame %d: %w", i, err), <-perr)
+		}
+		if err := r.check.Launch(r.st, cuda.Dim3{X: 528}, cuda.Dim3{X: 256}, 0, r.pc.Ptr(f), uint64(n), testpattern.Seed(f.Seq), r.errs.Ptr(), r.errs.Ptr().Add(8)); err != nil {
+			cancel()
+			return 0, errors.Join(err, <-perr)
+		}
+		if err := r.pc.Release(f, r.st); err != nil {
+			cancel()
+			return 0, errors.Join(err, <-perr)
+		}
+	}
+	if err := <-perr; err != nil {
+		return 0, err
+	}
+	if err := r.st.Wait(ctx); err != nil {
+		return 0, err
+	}
+	r.frames += frames
+	return time.Since(t0), nil
+}
+
+// verify fails when a checked texel was wrong.
+func (r *peerRing) verify() error {
+	var b [16]byte
+	if err := r.cx.CopyDtoH(b[:], r.errs.Ptr()); err != nil {
+		return err
+	}
+	if bad := binary.LittleEndian.Uint64(b[:]); bad != 0 {
+		return fmt.Errorf("peer ring: %d wrong texels over %d frames (first at word %d)", bad, r.frames, binary.LittleEndian.Uint32(b[8:]))
+	}
+	return nil
+}
+
+func (r *peerRing) close() error {
+	var errs []error
+	if r.pc != nil {
+		errs = append(errs, r.pc.Close())
+	}
+	if r.p != nil {
+		errs = append(errs, r.p.Close())
+	}
+	if r.st != nil {
+		errs = append(errs, r.st.Close())
+	}
+	if r.errs != nil {
+		errs = append(errs, r.errs.Close())
+	}
+	if r.mod != nil {
+		errs = append(errs, r.mod.Close())
+	}
+	for _, b := range r.bufs {
+		errs = append(errs, b.Close())
+	}
+	for _, img := range r.imgs {
+		errs = append(errs, img.Close())
+	}
+	if r.tp != nil {
+		errs = append(errs, r.tp.Close())
+	}
+	return errors.Join(errs...)
+}

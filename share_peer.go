@@ -1,0 +1,616 @@
+package gfxcuda
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+
+	"github.com/gfxcuda/gfxcuda/cuda"
+)
+
+// A ring whose producer renders on one GPU and whose consumer computes on
+// another GPU of the same host: the consumer imports the ring's slots into
+// CUDA on the producer's GPU (where the memory lives: Vulkan memory opens
+// only there), and each frame reaches the consumer's GPU by a peer copy
+// queued on the consumer's stream after the producer's semaphore, or is
+// read in place through peer access. docs/multi-gpu.md, "Across the GPUs
+// of one host".
+
+// PeerMode says how a PeerConsumer reaches frames that live on another GPU.
+type PeerMode int
+
+const (
+	// PeerCopy (the default) copies each frame into memory of the
+	// consumer's GPU (cuMemcpyPeerAsync on the consumer's stream) and gives
+	// the slot back to the producer as soon as the copy is done, on the
+	// GPU: the producer renders the next frame into it while the consumer
+	// still computes on the copy.
+	PeerCopy PeerMode = iota
+	// PeerAccess hands out the slot's own memory, which kernels on the
+	// consumer's GPU read in place over NVLink or PCIe (peer access: the
+	// topology must allow it, Device.CanAccessPeer). The slot goes back to
+	// the producer at Release, as with a CUDAConsumer. It enables peer
+	// access from the consumer's context to the producer's GPU's primary
+	// context, for every user of those contexts, and leaves it enabled.
+	PeerAccess
+)
+
+func (m PeerMode) String() string {
+	switch m {
+	case PeerCopy:
+		return "copy"
+	case PeerAccess:
+		return "access"
+	}
+	return fmt.Sprintf("PeerMode(%d)", int(m))
+}
+
+// PeerOptions configure OpenPeerConsumer.
+type PeerOptions struct {
+	// Mode: PeerCopy (default) or PeerAccess.
+	Mode PeerMode
+	// Open: how to reach the ring's exporter (OpenOptions).
+	Open OpenOptions
+}
+
+// ErrPeerBuffersHeld is returned by PeerConsumer.Next in PeerCopy mode
+// when every frame buffer of the consumer's GPU is held by a frame not yet
+// released: release one first.
+var ErrPeerBuffersHeld = errors.New("gfxcuda: every frame buffer of the peer consumer is held (release a frame before the next)")
+
+// PeerConsumer consumes, in CUDA on one GPU, a ring whose
+// producer is on another GPU of the host, or on the same one. Next makes
+// the consumer's stream wait on the GPU for the producer's frame, then (in
+// PeerCopy mode) queues on it the copy of the frame into a buffer of the
+// consumer's GPU and the slot's release to the producer after that copy;
+// the host never waits for the GPU. Ptr gives the frame's memory, valid on
+// the consumer's GPU until Release.
+//
+// A PeerConsumer is for one goroutine at a time.
+type PeerConsumer struct {
+	mu     sync.Mutex
+	ops    peerOps
+	mode   PeerMode
+	nbuf   int            // frame buffers of the consumer (PeerCopy)
+	free   []int          // the buffers not held
+	held   map[*Frame]int // frames handed out, and their buffer
+	closed bool
+
+	taken   *Frame       // the frame of the last Take, while held
+	takenOn *cuda.Stream // the stream Take was given
+}
+
+// peerOps are the GPU side of a PeerConsumer; a fake stands in for it in
+// the CPU tests of the bookkeeping (share_peer_test.go).
+type peerOps interface {
+	// next returns the ring's next frame, s ordered on the GPU after its
+	// production.
+	next(ctx context.Context, s *cuda.Stream) (*Frame, error)
+	// copyInto queues on s the copy of f's slot into frame buffer buf,
+	// after the work that last released buf.
+	copyInto(buf int, f *Frame, s *cuda.Stream) error
+	// releaseAfter gives f's slot back to the producer once the work
+	// queued on s so far is done, without waiting on the host.
+	releaseAfter(f *Frame, s *cuda.Stream) error
+	// doneWith marks buffer buf free once the work queued on s so far is
+	// done.
+	doneWith(buf int, s *cuda.Stream) error
+	// ptr is where frame f is on the consumer's GPU (buf: its buffer).
+	ptr(buf int, f *Frame) cuda.DevicePtr
+	// buffers are the places frames land: the frame buffers (PeerCopy)
+	// or the ring's slots (PeerAccess).
+	buffers() []cuda.DevicePtr
+	size() uint64
+	close() error
+}
+
+// OpenPeerConsumer attaches to a ring (a Producer or a SlotRing, token
+// tok) as a consumer whose frames are used on the GPU of the CUDA context
+// c, which may differ from the producer's GPU. Both GPUs must be visible
+// to this process (CUDA_VISIBLE_DEVICES); the producer's is found by the
+// UUID in the token, the consumer's is c's. The slots are imported into
+// the primary context of the producer's GPU. In PeerCopy mode the
+// consumer allocates one frame buffer per ring slot on c; texture slots
+// (2D, one layer) are copied into it untiled, rows packed (Size = width ×
+// height × texel bytes). PeerAccess takes buffer slots only.
+func OpenPeerConsumer(ctx context.Context, c *cuda.Context, tok Token, o PeerOptions) (*PeerConsumer, error) {
+	if c == nil {
+		return nil, errors.New("gfxcuda: OpenPeerConsumer with a nil CUDA context: give the context of the consumer's GPU")
+	}
+	if o.Mode != PeerCopy && o.Mode != PeerAccess {
+		return nil, fmt.Errorf("gfxcuda: OpenPeerConsumer: unknown mode %v (PeerCopy or PeerAccess)", o.Mode)
+	}
+	m, err := tok.Meta()
+	if err != nil {
+		return nil, err
+	}
+	if m.Kind != KindRing {
+		return nil, fmt.Errorf("%w: OpenPeerConsumer opens a ring, and the token shares a %v", ErrWrongKind, m.Kind)
+	}
+	ops, n, err := openPeerGPU(ctx, c, tok, m, o)
+	if err != nil {
+		return nil, err
+	}
+	return newPeerConsumer(ops, o.Mode, n), nil
+}
+
+// newPeerConsumer is the bookkeeping over ops, with n frame buffers.
+func newPeerConsumer(ops peerOps, mode PeerMode, n int) *PeerConsumer {
+	pc := &PeerConsumer{ops: ops, mode: mode, held: map[*Frame]int{}}
+	if mode == PeerCopy {
+		pc.nbuf = n
+		for i := n - 1; i >= 0; i-- {
+			pc.free = append(pc.free, i)
+		}
+	}
+	return pc
+}
+
+// Mode is the consumer's PeerMode.
+func (pc *PeerConsumer) Mode() PeerMode { return pc.mode }
+
+// Size is the size in bytes of each frame (the ring's slot size).
+func (pc *PeerConsumer) Size() uint64 { return pc.ops.size() }
+
+// Next waits on the host (bounded by ctx) for the ring's next frame and
+// queues on s, a stream of the consumer's context: a wait for the
+// producer's work on the frame, then (PeerCopy) the peer copy of the frame
+// into a frame buffer of the consumer's GPU and, after it, the slot's
+// release to the producer. Work queued on s after Next reads the frame at
+// Ptr. The producer's death gives ErrProducerGone; in PeerCopy mode, a
+// Next while every frame buffer is held gives ErrPeerBuffersHeld (and
+// takes no frame).
+func (pc *PeerConsumer) Next(ctx context.Context, s *cuda.Stream) (*Frame, error) {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	if pc.closed {
+		return nil, fmt.Errorf("gfxcuda: PeerConsumer.Next: %w", ErrClosed)
+	}
+	if s == nil {
+		return nil, errors.New("gfxcuda: PeerConsumer.Next with a nil stream: give a stream of the consumer's context")
+	}
+	if pc.mode == PeerCopy && len(pc.free) == 0 {
+		return nil, fmt.Errorf("%w: %d frames held", ErrPeerBuffersHeld, pc.nbuf)
+	}
+	f, err := pc.ops.next(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	if pc.mode == PeerAccess {
+		pc.held[f] = -1
+		return f, nil
+	}
+	b := pc.free[len(pc.free)-1]
+	if err := pc.ops.copyInto(b, f, s); err != nil {
+		return nil, errors.Join(fmt.Errorf("gfxcuda: PeerConsumer.Next: the peer copy: %w", err), pc.ops.releaseAfter(f, s))
+	}
+	if err := pc.ops.releaseAfter(f, s); err != nil {
+		return nil, fmt.Errorf("gfxcuda: PeerConsumer.Next: giving the slot back after the copy: %w", err)
+	}
+	pc.free = pc.free[:len(pc.free)-1]
+	pc.held[f] = b
+	return f, nil
+}
+
+// Ptr is where frame f is on the consumer's GPU: its frame buffer
+// (PeerCopy) or its slot on the producer's GPU (PeerAccess). 0 for a frame
+// not held.
+func (pc *PeerConsumer) Ptr(f *Frame) cuda.DevicePtr {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	b, ok := pc.held[f]
+	if !ok || pc.closed {
+		return 0
+	}
+	return pc.ops.ptr(b, f)
+}
+
+// Release ends the consumer's use of frame f once the work queued on s so
+// far is done, without waiting: in PeerCopy mode its frame buffer may then
+// take another frame (the slot went back to the producer at Next); in
+// PeerAccess mode the slot goes back to the producer (release frames in
+// the order Next returned them).
+func (pc *PeerConsumer) Release(f *Frame, s *cuda.Stream) error {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	if pc.closed {
+		return fmt.Errorf("gfxcuda: PeerConsumer.Release: %w", ErrClosed)
+	}
+	if s == nil {
+		return errors.New("gfxcuda: PeerConsumer.Release with a nil stream: give a stream of the consumer's context")
+	}
+	b, ok := pc.held[f]
+	if !ok {
+		return errors.New("gfxcuda: PeerConsumer.Release of a frame not held (released already, or not from this consumer)")
+	}
+	if pc.mode == PeerAccess {
+		if err := pc.ops.releaseAfter(f, s); err != nil {
+			return fmt.Errorf("gfxcuda: PeerConsumer.Release: %w", err)
+		}
+		delete(pc.held, f)
+		return nil
+	}
+	if err := pc.ops.doneWith(b, s); err != nil {
+		return fmt.Errorf("gfxcuda: PeerConsumer.Release: %w", err)
+	}
+	delete(pc.held, f)
+	pc.free = append(pc.free, b)
+	return nil
+}
+
+// Buffers returns where frames land on the consumer's GPU, by index: the
+// frame buffers (PeerCopy) or the ring's slots on the producer's GPU
+// (PeerAccess); Index tells which one holds a frame. Each is Size bytes.
+func (pc *PeerConsumer) Buffers() []cuda.DevicePtr { return pc.ops.buffers() }
+
+// Index is the index in Buffers of frame f's memory (-1 for a frame not
+// held).
+func (pc *PeerConsumer) Index(f *Frame) int {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	b, ok := pc.held[f]
+	if !ok {
+		return -1
+	}
+	if pc.mode == PeerAccess {
+		return f.Slot
+	}
+	return b
+}
+
+// Take is Next for one frame at a time (the C library's and Python's ring
+// readers): it first releases the frame the previous Take returned, if
+// still held, on the stream that Take was given.
+func (pc *PeerConsumer) Take(ctx context.Context, s *cuda.Stream) (*Frame, error) {
+	if err := pc.Drop(); err != nil {
+		return nil, err
+	}
+	f, err := pc.Next(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	pc.mu.Lock()
+	pc.taken, pc.takenOn = f, s
+	pc.mu.Unlock()
+	return f, nil
+}
+
+// Drop releases the frame the last Take returned, if still held, on the
+// stream Take was given.
+func (pc *PeerConsumer) Drop() error {
+	pc.mu.Lock()
+	f, s := pc.taken, pc.takenOn
+	pc.taken, pc.takenOn = nil, nil
+	_, held := pc.held[f]
+	pc.mu.Unlock()
+	if f == nil || !held {
+		return nil
+	}
+	return pc.Release(f, s)
+}
+
+// Held is the number of frames handed out and not released.
+func (pc *PeerConsumer) Held() int {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	return len(pc.held)
+}
+
+// Close detaches from the ring and frees the imports, the frame buffers,
+// the streams and events. It waits (bounded) for the work it queued, so
+// that the producer's waits are satisfied before the semaphores go.
+// Frames still held are given up. Idempotent.
+func (pc *PeerConsumer) Close() error {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	if pc.closed {
+		return nil
+	}
+	pc.closed = true
+	pc.held = nil
+	pc.free = nil
+	return pc.ops.close()
+}
+
+// peerDevice finds, among the UUIDs of the GPUs this process sees (by CUDA
+// ordinal), the producer's GPU want. Its error, for a GPU this process
+// cannot see, wraps ErrResourceOnOtherGPU and names CUDA_VISIBLE_DEVICES.
+func peerDevice(want cuda.UUID, visible []cuda.UUID) (int, error) {
+	for i, u := range visible {
+		if u == want {
+			return i, nil
+		}
+	}
+	vis, ok := os.LookupEnv("CUDA_VISIBLE_DEVICES")
+	if !ok {
+		vis = "(not set)"
+	}
+	return -1, fmt.Errorf("%w: the ring's producer is on GPU %s, which this process does not see (%d CUDA GPUs visible, CUDA_VISIBLE_DEVICES=%s): "+
+		"a peer consumer needs the producer's GPU and its own visible", ErrResourceOnOtherGPU, want, len(visible), vis)
+}
+
+// peerGPU is the CUDA side of a PeerConsumer: the ring imported on the
+// producer's GPU (src), frame buffers and events on the consumer's (dst).
+type peerGPU struct {
+	cc       *CUDAConsumer
+	src, dst *cuda.Context
+	ownSrc   bool         // src was retained here
+	sa       *cuda.Stream // on src: the semaphore waits and the slot releases
+	ready    *cuda.Event  // on src: recorded on sa after a frame's wait
+	after    *cuda.Event  // on dst: recorded on the consumer's stream before a release
+	bufs     []*cuda.DeviceMemory
+	bufFree  []*cuda.Event  // on dst: recorded at each buffer's release
+	bufLast  []*cuda.Stream // the stream of each buffer's last release
+	waited   map[*cuda.Stream]uint64
+	n        uint64
+	copyMode bool
+	textures bool // slots are CUDA arrays: copied untiled, rows packed
+}
+
+// openPeerGPU opens the ring of tok on the producer's GPU (found by the
+// token's UUID) for a consumer on c's GPU; it returns the frame buffer
+// count (the ring's slots).
+func openPeerGPU(ctx context.Context, c *cuda.Context, tok Token, m Meta, o PeerOptions) (_ *peerGPU, _ int, err error) {
+	devs, err := cuda.Devices()
+	if err != nil {
+		return nil, 0, err
+	}
+	var vis []cuda.UUID
+	for _, d := range devs {
+		u, err := d.UUID()
+		if err != nil {
+			return nil, 0, err
+		}
+		vis = append(vis, u)
+	}
+	i, err := peerDevice(cuda.UUID(m.UUID), vis)
+	if err != nil {
+		return nil, 0, err
+	}
+	g := &peerGPU{dst: c, copyMode: o.Mode == PeerCopy, waited: map[*cuda.Stream]uint64{}}
+	defer func() {
+		if err != nil {
+			g.close()
+		}
+	}()
+	if devs[i].Ordinal() == c.Device().Ordinal() {
+		g.src = c
+	} else {
+		if g.src, err = devs[i].PrimaryContext(); err != nil {
+			return nil, 0, err
+		}
+		g.ownSrc = true
+	}
+	if o.Mode == PeerAccess && g.src != c {
+		ok, err := c.Device().CanAccessPeer(devs[i])
+		if err != nil {
+			return nil, 0, err
+		}
+		if !ok {
+			return nil, 0, fmt.Errorf("%w: GPU %d cannot read GPU %d's memory in place (no peer access in this topology): use PeerCopy",
+				ErrUnsupported, c.Device().Ordinal(), devs[i].Ordinal())
+		}
+		if err := c.EnablePeerAccess(g.src); err != nil {
+			return nil, 0, fmt.Errorf("%w: enabling peer access from GPU %d to GPU %d, to read frames in place: %w", ErrUnsupported, c.Device().Ordinal(), devs[i].Ordinal(), err)
+		}
+	}
+	if g.cc, err = OpenCUDAConsumer(ctx, g.src, tok, o.Open); err != nil {
+		return nil, 0, err
+	}
+	nslots := len(g.cc.bufs)
+	if g.cc.bufs[0] == nil { // texture slots: CUDA arrays
+		if o.Mode == PeerAccess {
+			return nil, 0, fmt.Errorf("%w: the ring's slots are textures (CUDA arrays), which kernels cannot read in place as linear memory: use PeerCopy", ErrUnsupported)
+		}
+		d := g.cc.texs[0].Array().Desc()
+		if d.Layers > 1 {
+			return nil, 0, fmt.Errorf("%w: a peer consumer takes 2D texture slots of one layer; these have %d", ErrUnsupported, d.Layers)
+		}
+		g.textures = true
+		g.n = d.Width * d.Height * d.ElementSize()
+	} else {
+		g.n = g.cc.bufs[0].Size()
+	}
+	if o.Mode == PeerAccess && g.src != c {
+		// Peer access maps cuMemAlloc memory; whether it reaches memory
+		// imported from Vulkan is asked of the driver, not assumed.
+		for k, b := range g.cc.bufs {
+			ok, err := c.CanReadPointer(b.Ptr())
+			if err != nil || !ok {
+				return nil, 0, fmt.Errorf("%w: kernels on GPU %d cannot read slot %d on GPU %d in place (peer access does not reach the imported memory: %v): use PeerCopy",
+					ErrUnsupported, c.Device().Ordinal(), k, g.src.Device().Ordinal(), err)
+			}
+		}
+	}
+	if g.sa, err = g.src.NewStream(cuda.StreamNonBlocking); err != nil {
+		return nil, 0, err
+	}
+	if g.ready, err = g.src.NewEvent(cuda.EventDisableTiming); err != nil {
+		return nil, 0, err
+	}
+	if g.after, err = c.NewEvent(cuda.EventDisableTiming); err != nil {
+		return nil, 0, err
+	}
+	if g.copyMode {
+		for range nslots {
+			b, err := c.Alloc(g.n)
+			if err != nil {
+				return nil, 0, fmt.Errorf("gfxcuda: a peer consumer's frame buffer of %d bytes: %w", g.n, err)
+			}
+			g.bufs = append(g.bufs, b)
+			e, err := c.NewEvent(cuda.EventDisableTiming)
+			if err != nil {
+				return nil, 0, err
+			}
+			g.bufFree = append(g.bufFree, e)
+			g.bufLast = append(g.bufLast, nil)
+		}
+	}
+	return g, nslots, nil
+}
+
+// stream checks that s is a stream of the consumer's context.
+func (g *peerGPU) stream(s *cuda.Stream) error {
+	if s.Context() == nil || s.Context().Handle() != g.dst.Handle() {
+		return fmt.Errorf("gfxcuda: the stream is not of the peer consumer's CUDA context (GPU %d)", g.dst.Device().Ordinal())
+	}
+	return nil
+}
+
+func (g *peerGPU) next(ctx context.Context, s *cuda.Stream) (*Frame, error) {
+	if err := g.stream(s); err != nil {
+		return nil, err
+	}
+	f, err := g.cc.Next(ctx, g.sa)
+	if err != nil {
+		return nil, err
+	}
+	// Frames of one producer batch share their semaphore value: s waits
+	// once per batch. A frame without one (Wait 0) was complete when
+	// published.
+	if f.Wait > g.waited[s] {
+		if err := g.ready.Record(g.sa); err != nil {
+			return nil, errors.Join(err, g.cc.Release(f, g.sa))
+		}
+		if err := s.WaitEvent(g.ready); err != nil {
+			return nil, errors.Join(err, g.cc.Release(f, g.sa))
+		}
+		g.waited[s] = f.Wait
+	}
+	return f, nil
+}
+
+func (g *peerGPU) copyInto(buf int, f *Frame, s *cuda.Stream) error {
+	if l := g.bufLast[buf]; l != nil && l != s { // on the same stream, stream order suffices
+		if err := s.WaitEvent(g.bufFree[buf]); err != nil {
+			return err
+		}
+	}
+	if g.textures {
+		return s.CopyFromArrayPeer(cuda.ArrayCopy{Array: g.cc.Array(f), Ptr: g.bufs[buf].Ptr()}, g.dst)
+	}
+	return s.CopyPeer(g.bufs[buf].Ptr(), g.dst, g.cc.Ptr(f), g.src, g.n)
+}
+
+func (g *peerGPU) releaseAfter(f *Frame, s *cuda.Stream) error {
+	if err := g.stream(s); err != nil {
+		return err
+	}
+	if err := g.after.Record(s); err != nil {
+		return err
+	}
+	if err := g.sa.WaitEvent(g.after); err != nil {
+		return err
+	}
+	return g.cc.Release(f, g.sa)
+}
+
+func (g *peerGPU) doneWith(buf int, s *cuda.Stream) error {
+	if err := g.stream(s); err != nil {
+		return err
+	}
+	if err := g.bufFree[buf].Record(s); err != nil {
+		return err
+	}
+	g.bufLast[buf] = s
+	return nil
+}
+
+func (g *peerGPU) ptr(buf int, f *Frame) cuda.DevicePtr {
+	if g.copyMode {
+		return g.bufs[buf].Ptr()
+	}
+	return g.cc.Ptr(f)
+}
+
+func (g *peerGPU) size() uint64 { return g.n }
+
+func (g *peerGPU) buffers() []cuda.DevicePtr {
+	var ps []cuda.DevicePtr
+	if g.copyMode {
+		for _, b := range g.bufs {
+			ps = append(ps, b.Ptr())
+		}
+		return ps
+	}
+	for _, b := range g.cc.bufs {
+		ps = append(ps, b.Ptr())
+	}
+	return ps
+}
+
+// close waits (bounded) for the work queued on sa, detaches from the ring
+// and frees everything; the frame buffers last, after the consumer's
+// streams are done with them.
+func (g *peerGPU) close() error {
+	var err error
+	if g.cc != nil {
+		err = g.cc.Close() // waits for sa, which waited for the consumer's last release
+	}
+	for _, e := range g.bufFree {
+		ctx, cancel := context.WithTimeout(context.Background(), hostReleaseTimeout)
+		err = errors.Join(err, e.Wait(ctx), e.Close())
+		cancel()
+	}
+	for _, b := range g.bufs {
+		err = errors.Join(err, b.Close())
+	}
+	for _, x := range []interface{ Close() error }{g.after, g.ready, g.sa} {
+		if x != nil && !isNilCloser(x) {
+			err = errors.Join(err, x.Close())
+		}
+	}
+	if g.ownSrc && g.src != nil {
+		err = errors.Join(err, g.src.Close())
+	}
+	return err
+}
+
+// CopyToPeer is a hand-off across GPUs: it copies the buffer, once the
+// Vulkan work on it submitted so far is done, to dst, Size bytes of memory
+// of s's CUDA context, which may be on another GPU (or on the buffer's).
+// The buffer is handed to CUDA on its Device's stream, s waits for that on
+// the GPU (an event), the copy (cuMemcpyPeerAsync) is queued on s, and the
+// buffer returns to Vulkan once the copy is done, on the GPU: no host
+// waits. Work queued on s afterwards sees the bytes at dst.
+func (b *Buffer) CopyToPeer(s *cuda.Stream, dst cuda.DevicePtr) error {
+	if s == nil || s.Context() == nil {
+		return errors.New("gfxcuda: Buffer.CopyToPeer with a nil stream: give a stream of the destination's context")
+	}
+	return b.Map(nil, func(p cuda.DevicePtr, ds *cuda.Stream) error {
+		if err := crossOrder(ds, s); err != nil {
+			return fmt.Errorf("gfxcuda: Buffer.CopyToPeer: %w", err)
+		}
+		if err := s.CopyPeer(dst, s.Context(), p, ds.Context(), b.size); err != nil {
+			return fmt.Errorf("gfxcuda: Buffer.CopyToPeer: %w", err)
+		}
+		if err := crossOrder(s, ds); err != nil {
+			// Vulkan must not have the buffer back before the copy ends.
+			ctx, cancel := context.WithTimeout(context.Background(), hostReleaseTimeout)
+			defer cancel()
+			return errors.Join(fmt.Errorf("gfxcuda: Buffer.CopyToPeer: %w", err), s.Wait(ctx))
+		}
+		return nil
+	})
+}
+
+// crossOrder makes later work on to wait, on the GPU, for the work queued
+// on from so far; the streams may be of different contexts and devices
+// (an event of from's context, which cuStreamWaitEvent takes across
+// devices).
+func crossOrder(from, to *cuda.Stream) error {
+	if from == to {
+		return nil
+	}
+	ev, err := from.Context().NewEvent(cuda.EventDisableTiming)
+	if err != nil {
+		return err
+	}
+	err = ev.Record(from)
+	if err == nil {
+		err = to.WaitEvent(ev)
+	}
+	return errors.Join(err, ev.Close()) // the driver keeps it until the wait is resolved
+}
