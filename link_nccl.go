@@ -507,6 +507,24 @@ func (r *NCCLReceiver) Shape() LinkShape { return r.l.tok.Shape }
 // sender died.
 func (r *NCCLReceiver) Receive(ctx context.Context) (LinkBatch, error) { return r.l.receive(ctx) }
 
+// ToCUDA hands batch b's slots to CUDA on stream s (nil: the Device's
+// stream) for CUDA work that reads them (a kernel, a copy into a tensor),
+// as Device.ToCUDA of those slots does; but when no Vulkan work used them
+// since Receive, it submits nothing to Vulkan: s waits on the GPU for the
+// receives, with no round trip through the Vulkan queue (Device.ToCUDA's
+// submission waits for all of CUDA's earlier work). Queue the work on
+// Access.Stream, call Access.Done, then Release(b).
+func (r *NCCLReceiver) ToCUDA(s *cuda.Stream, b LinkBatch) (*Access, error) {
+	bufs := make([]*Buffer, len(b.Slots))
+	for i, sl := range b.Slots {
+		if sl < 0 || sl >= len(r.ends.slots) {
+			return nil, fmt.Errorf("link: ToCUDA: slot %d of %d", sl, len(r.ends.slots))
+		}
+		bufs[i] = r.ends.slots[sl]
+	}
+	return r.d.handToCUDA(s, nil, bufs)
+}
+
 // Release gives batch b's slots back to the sender, which may then fill
 // them: call it once the work reading them is submitted (Vulkan) or queued
 // on a stream ordered before the next Receive's (CUDA). Batches are

@@ -315,16 +315,12 @@ func (p *fakeLinkPair) checkAsync(b LinkBatch, viaCUDA bool) (wait func() error,
 		err := read()
 		return func() error { return err }, nil
 	}
-	bufs := make([]*Buffer, len(b.Slots))
-	for i, s := range b.Slots {
-		bufs[i] = p.rcv.Slot(s)
-	}
-	// The link's own hand-off, not ToCUDA (whose submission acquires
+	// NCCLReceiver.ToCUDA, not Device.ToCUDA (whose submission acquires
 	// every returned slot): the slots, returned by the receive's Done, go
 	// to the check's stream with no Vulkan submission, and come back
 	// (Done) for the link's next receive into them, which then submits
 	// nothing either.
-	acc, err := p.d.handToCUDA(p.checkStr, nil, bufs)
+	acc, err := p.rcv.ToCUDA(p.checkStr, b)
 	if err != nil {
 		return nil, err
 	}
@@ -549,5 +545,11 @@ func TestNCCLLinkPeerDiesInFlightCPU(t *testing.T) {
 	}
 	if el := time.Since(t0); el > 5*time.Second {
 		t.Fatalf("the receiver took %v to see the death and close", el)
+	}
+	// The dead end's own Close (its sends aborted) ends at once too.
+	t0 = time.Now()
+	p.snd.Close()
+	if el := time.Since(t0); el > 5*time.Second {
+		t.Fatalf("the sender's Close took %v", el)
 	}
 }
