@@ -553,3 +553,123 @@ func TestNCCLLinkPeerDiesInFlightCPU(t *testing.T) {
 		t.Fatalf("the sender's Close took %v", el)
 	}
 }
+
+// TestLinkHandOffCostCPU measures, in one run, the per-batch work of the
+// link's ends before and after handToCUDA, on lavapipe with fake CUDA
+// (running): before, the sender rendered with Device.RunTimeout (a
+// submission for the acquire, one for the render, a host wait) and handed
+// the slots over with Device.ToCUDA (a third submission, waiting for all
+// of CUDA's earlier work), the receiver used Device.ToCUDA; after, one
+// submission for the sender's render and hand-off, none for the receiver.
+// Both move the same frames through the fake communicator, and the last
+// batch's frames are checked. CPU figures: they show the host's cost and
+// the waits removed, not a GPU's throughput.
+func TestLinkHandOffCostCPU(t *testing.T) {
+	const slots, batch, batches = 16, 8, 40
+	p := newFakeLinkPair(t, slots)
+	p.auto(t)
+	se, re := p.snd.ends, p.rcv.ends
+	render := func(first uint64, ss []int) func(c *vulkan.Commands) error {
+		return func(c *vulkan.Commands) error {
+			for i, s := range ss {
+				p.tp.Record(c, p.imgs[s], first+uint64(i))
+				c.CopyImageToBuffer(se.slots[s].Vulkan(), p.imgs[s], vulkan.BufferImageCopy{})
+			}
+			return c.Err()
+		}
+	}
+	res := func(e *ncclEnds, ss []int) []Resource {
+		r := make([]Resource, len(ss))
+		for i, s := range ss {
+			r[i] = e.slots[s]
+		}
+		return r
+	}
+	run := func(old bool, frame0 uint64) (float64, error) {
+		t0 := time.Now()
+		for k := uint64(0); k < batches; k++ {
+			first := frame0 + k*batch
+			ss := make([]int, batch)
+			for i := range ss {
+				ss[i] = int((first + uint64(i)) % slots)
+			}
+			var sa, ra *Access
+			var err error
+			if old {
+				if err = p.ds.RunTimeout(20*time.Second, render(first, ss)); err == nil {
+					sa, err = p.ds.ToCUDA(se.stream, res(se, ss)...)
+				}
+			} else {
+				sa, err = se.hand(ss, render(first, ss))
+			}
+			if err != nil {
+				return 0, err
+			}
+			for _, s := range ss {
+				if err := p.sc.Send(sa.Stream(), se.slots[s].Ptr(), se.size, 1); err != nil {
+					return 0, err
+				}
+			}
+			if old {
+				ra, err = p.d.ToCUDA(re.stream, res(re, ss)...)
+			} else {
+				ra, err = re.hand(ss, nil)
+			}
+			if err != nil {
+				return 0, err
+			}
+			for _, s := range ss {
+				if err := p.rc.Recv(ra.Stream(), re.slots[s].Ptr(), re.size, 0); err != nil {
+					return 0, err
+				}
+			}
+			if err := errors.Join(sa.Done(), ra.Done()); err != nil {
+				return 0, err
+			}
+		}
+		// Wait for the last receives, and check the last batch.
+		ctx := ctx10(t)
+		if err := errors.Join(se.waitStream(ctx), re.waitStream(ctx)); err != nil {
+			return 0, err
+		}
+		el := time.Since(t0)
+		last := LinkBatch{First: frame0 + (batches-1)*batch, Slots: make([]int, batch)}
+		for i := range last.Slots {
+			last.Slots[i] = int((last.First + uint64(i)) % slots)
+		}
+		if err := p.check(last, false); err != nil {
+			return 0, err
+		}
+		return batches * batch / el.Seconds(), nil
+	}
+	var olds, news []float64
+	frame := uint64(0)
+	for rep := 0; rep < 3; rep++ {
+		for _, old := range []bool{rep%2 == 0, rep%2 != 0} {
+			fps, err := run(old, frame)
+			if err != nil {
+				t.Fatalf("old %v: %v", old, err)
+			}
+			frame += batches * batch
+			if old {
+				olds = append(olds, fps)
+			} else {
+				news = append(news, fps)
+			}
+		}
+	}
+	t.Logf("%v, %d slots, batches of %d, lavapipe + fake CUDA: before (RunTimeout + ToCUDA, ToCUDA) %.0f frames/s, after (handToCUDA) %.0f frames/s (medians of 3, alternating)",
+		linkShape, slots, batch, median(olds), median(news))
+}
+
+func median(xs []float64) float64 {
+	s := append([]float64(nil), xs...)
+	for i := range s {
+		for j := i + 1; j < len(s); j++ {
+			if s[j] < s[i] {
+				s[i], s[j] = s[j], s[i]
+			}
+		}
+	}
+	return s[len(s)/2]
+}
