@@ -300,7 +300,7 @@ func (s *Suite) twoRanks(ctrl, bare *os.File, peer cuda.UUID, frames, reps int) 
 		return nil, nil, err
 	}
 	cx := s.D.CUDA()
-	comm, err := nccl.NewComm(cx, id, 2, 0)
+	comm, err := joinBare(ctx, cx, id, 0)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -407,7 +407,7 @@ func NCCLPeer(ctrl, bare *os.File, gpu cuda.UUID, frames, reps int) error {
 		return fmt.Errorf("reading the bare communicator's id: %w", err)
 	}
 	cx := d.CUDA()
-	comm, err := nccl.NewComm(cx, id, 2, 1)
+	comm, err := joinBare(ctx, cx, id, 1)
 	if err != nil {
 		return err
 	}
@@ -490,4 +490,30 @@ func filePair() (*os.File, *os.File, error) {
 		return nil, nil, err
 	}
 	return os.NewFile(uintptr(fds[0]), "link-a"), os.NewFile(uintptr(fds[1]), "link-b"), nil
+}
+
+// joinBare joins the two-rank bare communicator as rank, giving up when
+// ctx ends or after a minute (a peer that died never joins; NCCL's join
+// cannot be cancelled, so its goroutine then stays blocked until the
+// process ends).
+func joinBare(ctx context.Context, cx *cuda.Context, id nccl.UniqueID, rank int) (*nccl.Comm, error) {
+	type res struct {
+		c   *nccl.Comm
+		err error
+	}
+	ch := make(chan res, 1)
+	go func() {
+		c, err := nccl.NewComm(cx, id, 2, rank)
+		ch <- res{c, err}
+	}()
+	t := time.NewTimer(time.Minute)
+	defer t.Stop()
+	select {
+	case r := <-ch:
+		return r.c, r.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("the peer did not join the bare communicator: %w", ctx.Err())
+	case <-t.C:
+		return nil, fmt.Errorf("the peer did not join the bare communicator within a minute: %w", context.DeadlineExceeded)
+	}
 }
