@@ -457,9 +457,8 @@ func (s *NCCLSender) Slots() int { return len(s.ends.slots) }
 // (one Vulkan submission, which waits on the GPU for the sends that last
 // read those slots), and queues an ncclSend of each on the link's stream.
 // It returns the number of frames sent so far. Nothing waits on the host
-// but the credit: record may use the Device's own batch only (no Run,
-// ToCUDA or other Device calls inside it; it runs without the Device's
-// lock).
+// but the credit. record only records into c (the Device's own batch: do
+// not submit it); it runs without the Device's lock.
 func (s *NCCLSender) Send(ctx context.Context, n int, record func(c *vulkan.Commands, first uint64, slots []int) error) (uint64, error) {
 	return s.l.send(ctx, n, func(first uint64, ss []int) error {
 		// The rendering, the acquire of the slots (after the sends that
