@@ -180,7 +180,9 @@ func TestNCCLTwoRanks(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer src.Close()
-	if err := cx.Memset32(src.Ptr(), 0x5a5a5a5a, frame*slots/4); err != nil {
+	// Random bytes, like the rendered frames (Hopper compresses constant
+	// data, which could flatter one side).
+	if err := cx.CopyHtoD(src.Ptr(), random(int(frame*slots))); err != nil {
 		t.Fatal(err)
 	}
 	st, err := cx.NewStream(cuda.StreamNonBlocking)
@@ -220,7 +222,7 @@ func TestNCCLTwoRanks(t *testing.T) {
 		frames, shape, slots, batch, linkEl.Round(time.Millisecond), float64(frames)/linkEl.Seconds(), gbps(linkEl))
 	t.Logf("bare ncclSend/ncclRecv of the same bytes, same ranks: %v, %.0f frames/s, %.1f GB/s",
 		bareEl.Round(time.Millisecond), float64(frames)/bareEl.Seconds(), gbps(bareEl))
-	t.Logf("ratio link/bare: %.2f (issue 23 asks for ≥ 0.8)", bareEl.Seconds()/linkEl.Seconds())
+	t.Logf("ratio link/bare: %.2f (the link's side renders every frame on GPU 0 and the receiver checks it; `gfxcuda bench --only nccl` measures the link alone against issue 23's 0.8)", bareEl.Seconds()/linkEl.Seconds())
 }
 
 // startTwoRanksChild runs TestNCCLTwoRanksChild with ctrl and bare as its
