@@ -43,6 +43,10 @@ type state struct {
 	prod   *Producer // the cross-process Producer that holds it as a slot
 	acc    *Access   // the explicit hand-off (ToCUDA) that holds it
 	closed bool
+	// ret, while returning, is the CUDA→Vulkan value signalled after
+	// CUDA's last use (Done, AfterCUDA); 0 where not known (the link's
+	// hand-offs, handoff_link.go, then wait for the latest value).
+	ret uint64
 }
 
 // Resource is a Buffer or a Texture.
@@ -145,7 +149,7 @@ func (d *Device) recordPending(c *vulkan.Commands) []vulkan.SemaphoreValue {
 func (d *Device) commitPending(wait []vulkan.SemaphoreValue) {
 	for _, r := range d.pending {
 		if s := r.st(); !s.closed && s.owner == returning {
-			s.owner = ownedByVulkan
+			s.owner, s.ret = ownedByVulkan, 0
 		}
 	}
 	d.pending = d.pending[:0]
@@ -193,24 +197,8 @@ func (d *Device) ToCUDA(stream *cuda.Stream, res ...Resource) (*Access, error) {
 	if err := d.live(); err != nil {
 		return nil, err
 	}
-	seen := make(map[Resource]bool, len(res))
-	for _, r := range res {
-		s := r.st()
-		switch {
-		case s.d != d:
-			return nil, fmt.Errorf("interop: ToCUDA: %T belongs to another Device", r)
-		case s.closed:
-			return nil, ErrClosed
-		case s.ring != nil:
-			return nil, fmt.Errorf("interop: ToCUDA: %T is a ring's slot: %w", r, ErrHeldByCUDA)
-		case s.prod != nil:
-			return nil, fmt.Errorf("interop: ToCUDA: %T is a Producer's slot (close the Producer first): %w", r, ErrHeldByCUDA)
-		case s.owner == ownedByCUDA:
-			return nil, fmt.Errorf("interop: ToCUDA: %w", ErrHeldByCUDA)
-		case seen[r]:
-			return nil, fmt.Errorf("interop: ToCUDA: %T listed twice", r)
-		}
-		seen[r] = true
+	if err := d.checkToCUDA(res); err != nil {
+		return nil, err
 	}
 	c, err := d.cmds.Get()
 	if err != nil {
@@ -234,7 +222,7 @@ func (d *Device) ToCUDA(stream *cuda.Stream, res ...Resource) (*Access, error) {
 		// no CUDA signal to acquire them (its queue orders the release
 		// before the acquire).
 		for _, r := range res {
-			r.st().owner = returning
+			r.st().owner, r.st().ret = returning, 0
 			d.pending = append(d.pending, r)
 		}
 		return nil, fmt.Errorf("interop: ToCUDA: CUDA wait: %w (the resources stay Vulkan's)", err)
@@ -244,6 +232,30 @@ func (d *Device) ToCUDA(stream *cuda.Stream, res ...Resource) (*Access, error) {
 		r.st().owner, r.st().acc = ownedByCUDA, a
 	}
 	return a, nil
+}
+
+// checkToCUDA checks that res may be handed to CUDA. Called with d.mu held.
+func (d *Device) checkToCUDA(res []Resource) error {
+	seen := make(map[Resource]bool, len(res))
+	for _, r := range res {
+		s := r.st()
+		switch {
+		case s.d != d:
+			return fmt.Errorf("interop: ToCUDA: %T belongs to another Device", r)
+		case s.closed:
+			return ErrClosed
+		case s.ring != nil:
+			return fmt.Errorf("interop: ToCUDA: %T is a ring's slot: %w", r, ErrHeldByCUDA)
+		case s.prod != nil:
+			return fmt.Errorf("interop: ToCUDA: %T is a Producer's slot (close the Producer first): %w", r, ErrHeldByCUDA)
+		case s.owner == ownedByCUDA:
+			return fmt.Errorf("interop: ToCUDA: %w", ErrHeldByCUDA)
+		case seen[r]:
+			return fmt.Errorf("interop: ToCUDA: %T listed twice", r)
+		}
+		seen[r] = true
+	}
+	return nil
 }
 
 // Done ends CUDA's access: once the work queued on the Access's stream so far
@@ -278,7 +290,7 @@ func (a *Access) Done() error {
 			s.acc = nil
 		}
 		if !s.closed {
-			s.owner = returning
+			s.owner, s.ret = returning, w
 			d.pending = append(d.pending, r)
 		}
 	}
@@ -334,7 +346,7 @@ func (d *Device) AfterCUDA(stream *cuda.Stream, res ...Resource) error {
 	// per step) and submits no Vulkan work keeps the list short.
 	d.pending = slices.DeleteFunc(d.pending, func(r Resource) bool { return r.st().closed })
 	for _, r := range res {
-		r.st().owner = returning
+		r.st().owner, r.st().ret = returning, w
 		d.pending = append(d.pending, r)
 	}
 	return nil

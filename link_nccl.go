@@ -55,11 +55,36 @@ type ncclEnds struct {
 	stream *cuda.Stream
 	slots  []*Buffer
 	size   uint64
+	// staged is the sender's hand-off of the batch being sent: made with
+	// its rendering before the batch is announced (so that a failed render
+	// announces nothing), taken by the transport's send. Guarded by the
+	// link's sendMu.
+	staged *Access
+}
+
+// hand hands slots ss to CUDA on the end's stream after the Vulkan work
+// record records (nil: none): one submission at most, no host wait
+// (Device.handToCUDA).
+func (e *ncclEnds) hand(ss []int, record func(*vulkan.Commands) error) (*Access, error) {
+	b := make([]*Buffer, len(ss))
+	for i, s := range ss {
+		b[i] = e.slots[s]
+	}
+	return e.d.handToCUDA(e.stream, record, b)
+}
+
+// take returns the staged hand-off of ss, or makes one.
+func (e *ncclEnds) take(ss []int) (*Access, error) {
+	if a := e.staged; a != nil {
+		e.staged = nil
+		return a, nil
+	}
+	return e.hand(ss, nil)
 }
 
 func (d *Device) newNCCLEnds(shape LinkShape, n int) (*ncclEnds, error) {
 	e := &ncclEnds{d: d, size: shape.FrameSize}
-	s, err := d.ctx.NewStream(cuda.StreamNonBlocking)
+	s, err := d.cs.newStream()
 	if err != nil {
 		return nil, err
 	}
@@ -78,21 +103,43 @@ func (d *Device) newNCCLEnds(shape LinkShape, n int) (*ncclEnds, error) {
 // stream. When the wait fails the memory is left allocated (the GPU may
 // still use it) and the error says so.
 func (e *ncclEnds) free(ctx context.Context) error {
-	if err := e.stream.Wait(ctx); err != nil {
+	var derr error
+	if a := e.staged; a != nil { // staged, never sent: nothing queued uses it
+		e.staged = nil
+		derr = a.Done()
+	}
+	if err := e.waitStream(ctx); err != nil {
 		return fmt.Errorf("link: the NCCL stream did not finish (%w): its %d slots stay allocated", err, len(e.slots))
 	}
 	var errs []error
 	for _, b := range e.slots {
 		errs = append(errs, b.Close())
 	}
-	errs = append(errs, e.stream.Close())
+	errs = append(errs, e.d.cs.closeStream(e.stream), derr)
 	return errors.Join(errs...)
+}
+
+// waitStream waits on the host (until ctx ends) for the work queued on the
+// end's stream.
+func (e *ncclEnds) waitStream(ctx context.Context) error {
+	return cuda.Poll(ctx, "the link's CUDA stream", func() (bool, error) { return e.d.cs.streamIdle(e.stream) })
+}
+
+// linkComm is what ncclTransport uses of an NCCL communicator: *nccl.Comm,
+// or in the CPU tests a fake moving bytes on fake CUDA streams.
+type linkComm interface {
+	Send(s *cuda.Stream, p cuda.DevicePtr, n uint64, peer int) error
+	Recv(s *cuda.Stream, p cuda.DevicePtr, n uint64, peer int) error
+	Group(f func() error) error
+	AsyncError() error
+	Abort() error
+	Close() error
 }
 
 // ncclTransport is the linkTransport of one end over an NCCL communicator.
 type ncclTransport struct {
 	e    *ncclEnds
-	comm *nccl.Comm
+	comm linkComm
 	peer int
 	// self, for a one-rank communicator (a loopback in one process): the
 	// sender's transfers wait there until the receiver's recv, which
@@ -109,14 +156,6 @@ type ncclSelf struct {
 	ends    int // open ends; the communicator is destroyed with the last
 }
 
-func (t *ncclTransport) res(ss []int) []Resource {
-	r := make([]Resource, len(ss))
-	for i, s := range ss {
-		r[i] = t.e.slots[s]
-	}
-	return r
-}
-
 func (t *ncclTransport) send(ctx context.Context, ss []int) error {
 	// A transfer NCCL failed earlier (a network error, a peer's abort)
 	// fails the link here rather than queuing more on a broken
@@ -124,7 +163,7 @@ func (t *ncclTransport) send(ctx context.Context, ss []int) error {
 	if err := t.comm.AsyncError(); err != nil {
 		return err
 	}
-	acc, err := t.e.d.ToCUDA(t.e.stream, t.res(ss)...)
+	acc, err := t.e.take(ss)
 	if err != nil {
 		return err
 	}
@@ -177,7 +216,7 @@ func (t *ncclTransport) recv(ctx context.Context, ss []int) error {
 		}
 		return err
 	}
-	acc, err := t.e.d.ToCUDA(t.e.stream, t.res(ss)...)
+	acc, err := t.e.hand(ss, nil)
 	if err != nil {
 		if sacc != nil {
 			err = errors.Join(err, sacc.Done())
@@ -211,7 +250,7 @@ func (t *ncclTransport) recv(ctx context.Context, ss []int) error {
 }
 
 func (t *ncclTransport) close(ctx context.Context) error {
-	if err := t.e.stream.Wait(ctx); err != nil {
+	if err := t.e.waitStream(ctx); err != nil {
 		return fmt.Errorf("waiting for the last NCCL transfers: %w", err)
 	}
 	if t.self != nil {
@@ -414,16 +453,34 @@ func (s *NCCLSender) Slots() int { return len(s.ends.slots) }
 // Send sends the next n frames (1 ≤ n ≤ Slots) as one batch: it waits for
 // the receiver to release their slots (until ctx ends), calls record once
 // to record the Vulkan work that fills them (frame first+i goes to
-// Slot(slots[i])), submits it, hands the slots to CUDA and queues an
-// ncclSend of each on the hand-off's stream. It returns the number of
-// frames sent so far. It does not wait for the transfers.
+// Slot(slots[i])), submits it together with the slots' hand-off to CUDA
+// (one Vulkan submission, which waits on the GPU for the sends that last
+// read those slots), and queues an ncclSend of each on the link's stream.
+// It returns the number of frames sent so far. Nothing waits on the host
+// but the credit. record only records into c (the Device's own batch: do
+// not submit it); it runs without the Device's lock.
 func (s *NCCLSender) Send(ctx context.Context, n int, record func(c *vulkan.Commands, first uint64, slots []int) error) (uint64, error) {
 	return s.l.send(ctx, n, func(first uint64, ss []int) error {
-		if record == nil {
-			return nil
+		// The rendering, the acquire of the slots (after the sends that
+		// last read them, on the GPU) and their release to the link's
+		// stream: one submission, no host wait.
+		if a := s.ends.staged; a != nil {
+			// Staged by a Send that failed before queuing its sends.
+			s.ends.staged = nil
+			if err := a.Done(); err != nil {
+				return err
+			}
 		}
-		dl := time.Until(s.l.deadline(ctx))
-		return s.d.RunTimeout(dl, func(c *vulkan.Commands) error { return record(c, first, ss) })
+		var rec func(*vulkan.Commands) error
+		if record != nil {
+			rec = func(c *vulkan.Commands) error { return record(c, first, ss) }
+		}
+		acc, err := s.ends.hand(ss, rec)
+		if err != nil {
+			return err
+		}
+		s.ends.staged = acc
+		return nil
 	})
 }
 
@@ -448,6 +505,24 @@ func (r *NCCLReceiver) Shape() LinkShape { return r.l.tok.Shape }
 // (wrapped) after the sender's last batch, ErrLinkPeerGone when the
 // sender died.
 func (r *NCCLReceiver) Receive(ctx context.Context) (LinkBatch, error) { return r.l.receive(ctx) }
+
+// ToCUDA hands batch b's slots to CUDA on stream s (nil: the Device's
+// stream) for CUDA work that reads them (a kernel, a copy into a tensor),
+// as Device.ToCUDA of those slots does; but when no Vulkan work used them
+// since Receive, it submits nothing to Vulkan: s waits on the GPU for the
+// receives, with no round trip through the Vulkan queue (Device.ToCUDA's
+// submission waits for all of CUDA's earlier work). Queue the work on
+// Access.Stream, call Access.Done, then Release(b).
+func (r *NCCLReceiver) ToCUDA(s *cuda.Stream, b LinkBatch) (*Access, error) {
+	bufs := make([]*Buffer, len(b.Slots))
+	for i, sl := range b.Slots {
+		if sl < 0 || sl >= len(r.ends.slots) {
+			return nil, fmt.Errorf("link: ToCUDA: slot %d of %d", sl, len(r.ends.slots))
+		}
+		bufs[i] = r.ends.slots[sl]
+	}
+	return r.d.handToCUDA(s, nil, bufs)
+}
 
 // Release gives batch b's slots back to the sender, which may then fill
 // them: call it once the work reading them is submitted (Vulkan) or queued

@@ -475,7 +475,7 @@ func (r *Ring) Close() error {
 			continue
 		}
 		if r.touched[i] {
-			st.owner = returning
+			st.owner, st.ret = returning, 0 // the ring's semaphores ordered it, not the Device's
 			if r.fromDev[i] && r.devWait > 0 {
 				// Never used by the ring: still waiting for the Device's
 				// CUDA signal, which the Device's next submission waits for.

@@ -4,12 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"os"
 	"time"
 
 	"github.com/gfxcuda/gfxcuda"
 	"github.com/gfxcuda/gfxcuda/cuda"
 	"github.com/gfxcuda/gfxcuda/format"
 	"github.com/gfxcuda/gfxcuda/nccl"
+	"golang.org/x/sys/unix"
 )
 
 // NCCLSteps is the number of figures NCCL measures.
@@ -179,4 +183,337 @@ func (b *bareNCCL) close() {
 		errs = append(errs, b.comm.Close())
 	}
 	_ = errors.Join(errs...)
+}
+
+// NCCLTwoRanksSteps is the number of figures NCCLTwoRanks measures.
+const NCCLTwoRanksSteps = 1
+
+// NCCLPeerStart starts the other process of the two-rank figure (gfxcuda's
+// hidden command, which calls NCCLPeer) with ctrl and bare as its
+// descriptors 3 and 4, on the CUDA GPU with UUID gpu; wait waits for it to
+// end.
+type NCCLPeerStart func(ctrl, bare *os.File, gpu cuda.UUID, frames, reps int) (wait func() error, err error)
+
+const ncclTwoRanksGroup = "NCCL link, 1080p RGBA8 frames, one rank per GPU"
+
+// NCCLTwoRanks measures the link with one rank per GPU: the NCCLSender on
+// this Suite's GPU, the NCCLReceiver on another GPU in another process
+// (start), the control channel a Unix socket; beside bare
+// ncclSend/ncclRecv of the same bytes between the same two ranks (a second
+// communicator), alternately in the same repetitions (link, then bare).
+// The receiver releases each batch at once; no Vulkan work renders the
+// frames (the link's overhead, not the renderer's). With fewer than two
+// CUDA GPUs it records the figure as not measured.
+func (s *Suite) NCCLTwoRanks(start NCCLPeerStart) error {
+	name := fmt.Sprintf("link: NCCLSender (GPU 0) → NCCLReceiver (GPU 1, another process), %d slots, batches of %d", ncclSlots, ncclBatch)
+	const bareName = "bare ncclSend/ncclRecv of the same bytes between the same two ranks (groups of 8)"
+	if err := nccl.Load(); err != nil {
+		return err
+	}
+	if s.Progress != nil {
+		s.Progress.Step(ncclTwoRanksGroup + ": " + name)
+	}
+	ds, err := cuda.Devices()
+	if err != nil {
+		return err
+	}
+	me := cuda.UUID(s.D.Vulkan().Physical().DeviceUUID)
+	var peer *cuda.UUID
+	for _, d := range ds {
+		if u, err := d.UUID(); err == nil && u != me && peer == nil {
+			peer = &u
+		}
+	}
+	if peer == nil {
+		s.add(Figure{Group: ncclTwoRanksGroup, Name: name, Unit: "GB/s",
+			Note: fmt.Sprintf("not measured: needs 2 CUDA GPUs, %d visible", len(ds))})
+		return nil
+	}
+	frames := max(s.O.Frames/ncclBatch*ncclBatch, ncclBatch)
+	reps := s.O.Reps + 1 // the first is a warm-up
+	c1, c2, err := filePair()
+	if err != nil {
+		return err
+	}
+	b1, b2, err := filePair()
+	if err != nil {
+		c1.Close()
+		return err
+	}
+	wait, err := start(c2, b2, *peer, frames, reps)
+	c2.Close()
+	b2.Close()
+	if err != nil {
+		c1.Close()
+		b1.Close()
+		return err
+	}
+	vals, ratios, err := s.twoRanks(c1, b1, *peer, frames, reps)
+	b1.Close()
+	if werr := wait(); err == nil && werr != nil {
+		err = fmt.Errorf("the receiving process: %w", werr)
+	}
+	if err != nil {
+		return fmt.Errorf("%s / %s: %w", ncclTwoRanksGroup, name, err)
+	}
+	m, sp := Summary(vals)
+	r, _ := Summary(ratios)
+	s.add(Figure{Group: ncclTwoRanksGroup, Name: name, Value: m, Unit: "GB/s", Reps: len(vals), Spread: sp,
+		Against: bareName, Ratio: r, Target: 0.8, Paired: true,
+		Note: "ratio: median of per-repetition ratios, the bare transfers run after the link's in each repetition"})
+	return nil
+}
+
+// twoRanks is the sending side of NCCLTwoRanks: it returns the link's
+// GB/s and the ratios link/bare of the repetitions after the first.
+func (s *Suite) twoRanks(ctrl, bare *os.File, peer cuda.UUID, frames, reps int) (vals, ratios []float64, err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	cc, err := net.FileConn(ctrl)
+	ctrl.Close()
+	if err != nil {
+		return nil, nil, err
+	}
+	bc, err := net.FileConn(bare)
+	if err != nil {
+		cc.Close()
+		return nil, nil, err
+	}
+	defer bc.Close()
+	shape := gfxcuda.LinkShape{Width: ncclW, Height: ncclH, Format: format.RGBA8UNorm}
+	snd, err := s.D.NewNCCLSender(ctx, cc, gfxcuda.LinkOptions{Shape: shape, Slots: ncclSlots, Receiver: &peer, Timeout: time.Minute})
+	if err != nil {
+		return nil, nil, err
+	}
+	defer snd.Close()
+	frame := uint64(ncclW * ncclH * 4)
+	for i := 0; i < ncclSlots; i++ {
+		if err := randomFill(s.D.CUDA(), snd.Slot(i).Ptr(), frame); err != nil {
+			return nil, nil, err
+		}
+	}
+	id, err := nccl.NewUniqueID()
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := bc.Write(id[:]); err != nil {
+		return nil, nil, err
+	}
+	cx := s.D.CUDA()
+	comm, err := joinBare(ctx, cx, id, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer comm.Close()
+	src, err := cx.Alloc(frame * ncclSlots)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer src.Close()
+	if err := randomFill(cx, src.Ptr(), frame*ncclSlots); err != nil {
+		return nil, nil, err
+	}
+	st, err := cx.NewStream(cuda.StreamNonBlocking)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer st.Close()
+	// ready waits for the peer's byte saying it waits for the next phase.
+	ready := func() error {
+		var b [1]byte
+		bc.SetReadDeadline(time.Now().Add(time.Minute))
+		_, err := io.ReadFull(bc, b[:])
+		return err
+	}
+	gbps := func(d time.Duration) float64 { return float64(frames) * float64(frame) / d.Seconds() / 1e9 }
+	for r := 0; r < reps; r++ {
+		if err := ready(); err != nil {
+			return nil, nil, fmt.Errorf("the receiver: %w", err)
+		}
+		t0 := time.Now()
+		for n := 0; n < frames; n += ncclBatch {
+			if _, err := snd.Send(ctx, ncclBatch, nil); err != nil {
+				return nil, nil, err
+			}
+		}
+		// The receiver says when every frame has arrived (its stream
+		// passed the last receive).
+		if err := ready(); err != nil {
+			return nil, nil, fmt.Errorf("the receiver: %w", err)
+		}
+		link := time.Since(t0)
+		t0 = time.Now()
+		for n := 0; n < frames; n += ncclBatch {
+			err := comm.Group(func() error {
+				for i := 0; i < ncclBatch; i++ {
+					off := uint64((n+i)%ncclSlots) * frame
+					if err := comm.Send(st, src.Ptr().Add(off), frame, 1); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				return nil, nil, err
+			}
+		}
+		if err := st.Wait(ctx); err != nil {
+			return nil, nil, err
+		}
+		b := time.Since(t0)
+		if r > 0 {
+			vals = append(vals, gbps(link))
+			ratios = append(ratios, b.Seconds()/link.Seconds())
+		}
+	}
+	return vals, ratios, snd.Close()
+}
+
+// NCCLPeer is the receiving process of NCCLTwoRanks (gfxcuda's hidden
+// command): on the GPU with UUID gpu, an NCCLReceiver on ctrl and the bare
+// receives of a communicator whose id comes on bare, in the order the
+// sender measures them; it writes one byte on bare before each phase and
+// after each link phase.
+func NCCLPeer(ctrl, bare *os.File, gpu cuda.UUID, frames, reps int) error {
+	d, err := gfxcuda.Open(gfxcuda.Options{UUID: &gpu})
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := nccl.Load(); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	cc, err := net.FileConn(ctrl)
+	if err != nil {
+		return err
+	}
+	bc, err := net.FileConn(bare)
+	if err != nil {
+		cc.Close()
+		return err
+	}
+	defer bc.Close()
+	shape := gfxcuda.LinkShape{Width: ncclW, Height: ncclH, Format: format.RGBA8UNorm}
+	rcv, err := d.NewNCCLReceiver(ctx, cc, gfxcuda.LinkAccept{Expect: &shape, Timeout: time.Minute})
+	if err != nil {
+		return err
+	}
+	defer rcv.Close()
+	var id nccl.UniqueID
+	bc.SetReadDeadline(time.Now().Add(time.Minute))
+	if _, err := io.ReadFull(bc, id[:]); err != nil {
+		return fmt.Errorf("reading the bare communicator's id: %w", err)
+	}
+	cx := d.CUDA()
+	comm, err := joinBare(ctx, cx, id, 1)
+	if err != nil {
+		return err
+	}
+	defer comm.Close()
+	frame := uint64(ncclW * ncclH * 4)
+	dst, err := cx.Alloc(frame * ncclSlots)
+	if err != nil {
+		return err
+	}
+	defer dst.Close()
+	st, err := cx.NewStream(cuda.StreamNonBlocking)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	say := func() error {
+		bc.SetWriteDeadline(time.Now().Add(time.Minute))
+		_, err := bc.Write([]byte{1})
+		return err
+	}
+	for r := 0; r < reps; r++ {
+		if err := say(); err != nil {
+			return err
+		}
+		for n := 0; n < frames; {
+			b, err := rcv.Receive(ctx)
+			if err != nil {
+				return err
+			}
+			n += len(b.Slots)
+			if n >= frames {
+				// The last batch: st waits (on the GPU, no Vulkan
+				// submission) for its receives, the host for st.
+				acc, err := rcv.ToCUDA(st, b)
+				if err != nil {
+					return err
+				}
+				if err := acc.Done(); err != nil {
+					return err
+				}
+				if err := st.Wait(ctx); err != nil {
+					return err
+				}
+			}
+			if err := rcv.Release(b); err != nil {
+				return err
+			}
+		}
+		if err := say(); err != nil {
+			return err
+		}
+		for n := 0; n < frames; n += ncclBatch {
+			err := comm.Group(func() error {
+				for i := 0; i < ncclBatch; i++ {
+					off := uint64((n+i)%ncclSlots) * frame
+					if err := comm.Recv(st, dst.Ptr().Add(off), frame, 0); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+		}
+		if err := st.Wait(ctx); err != nil {
+			return err
+		}
+	}
+	if _, err := rcv.Receive(ctx); !errors.Is(err, gfxcuda.ErrLinkClosed) {
+		return fmt.Errorf("after the last frame: %v, want ErrLinkClosed", err)
+	}
+	return rcv.Close()
+}
+
+// filePair returns a connected pair of Unix stream sockets as files.
+func filePair() (*os.File, *os.File, error) {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	return os.NewFile(uintptr(fds[0]), "link-a"), os.NewFile(uintptr(fds[1]), "link-b"), nil
+}
+
+// joinBare joins the two-rank bare communicator as rank, giving up when
+// ctx ends or after a minute (a peer that died never joins; NCCL's join
+// cannot be cancelled, so its goroutine then stays blocked until the
+// process ends).
+func joinBare(ctx context.Context, cx *cuda.Context, id nccl.UniqueID, rank int) (*nccl.Comm, error) {
+	type res struct {
+		c   *nccl.Comm
+		err error
+	}
+	ch := make(chan res, 1)
+	go func() {
+		c, err := nccl.NewComm(cx, id, 2, rank)
+		ch <- res{c, err}
+	}()
+	t := time.NewTimer(time.Minute)
+	defer t.Stop()
+	select {
+	case r := <-ch:
+		return r.c, r.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("the peer did not join the bare communicator: %w", ctx.Err())
+	case <-t.C:
+		return nil, fmt.Errorf("the peer did not join the bare communicator within a minute: %w", context.DeadlineExceeded)
+	}
 }

@@ -96,6 +96,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		{"onetime", bench.ShareOpenSteps, func() error { return s.ShareOpen(shareOpenChild) }},
 		{"ring", bench.ShareRingSteps, func() error { return s.ShareRing(shareRingChild) }},
 		{"nccl", bench.NCCLSteps, s.NCCL},
+		{"nccl", bench.NCCLTwoRanksSteps, func() error { return s.NCCLTwoRanks(ncclPeer) }},
 		{"peer", bench.PeerSteps, s.Peer},
 		{"compute", bench.ComputeSteps, s.Compute},
 	}

@@ -23,7 +23,7 @@ func TestMain(m *testing.M) {
 	}
 	if len(os.Args) > 1 {
 		switch os.Args[1] {
-		case ipcChildCmd, shareOpenChildCmd, shareRingChildCmd:
+		case ipcChildCmd, shareOpenChildCmd, shareRingChildCmd, ncclPeerCmd:
 			os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 		}
 	}

@@ -108,6 +108,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if args[0] == ipcChildCmd {
 		return runIPCChild(args[1:], stdout, stderr)
 	}
+	if args[0] == ncclPeerCmd {
+		return runNCCLPeer(args[1:], stderr)
+	}
 	if args[0] == shareOpenChildCmd || args[0] == shareRingChildCmd {
 		return runShareChild(args[0], args[1:], stdout, stderr)
 	}
