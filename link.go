@@ -119,6 +119,11 @@ type LinkOptions struct {
 	// Timeout bounds each wait for the peer when the context has no
 	// deadline: the rendezvous, a close (default 30 s).
 	Timeout time.Duration
+	// Token, when set, is the token the sender offers: one made ahead by
+	// Device.NewLinkToken with the same Shape, Slots and Receiver, so it
+	// can be handed to the receiver (printed, written to a file) before
+	// the control channel exists. A token serves one link.
+	Token LinkToken
 }
 
 // LinkAccept configures a link's receiver.
@@ -130,6 +135,10 @@ type LinkAccept struct {
 	MaxSlots int
 	// Timeout: as LinkOptions.Timeout.
 	Timeout time.Duration
+	// Token, when set, is the token this receiver was given: a sender
+	// offering another one (another link: session, NCCL id, shape or
+	// GPUs) is refused.
+	Token LinkToken
 }
 
 const (
@@ -406,11 +415,20 @@ func acceptReceiver(ctx context.Context, conn net.Conn, a LinkAccept, gpu cuda.U
 		return nil, fmt.Errorf("%w: %w", ErrLinkRejected, err)
 	}
 	reason := ""
+	if a.Token != "" {
+		want, err := parseLinkToken(a.Token)
+		if err != nil {
+			return nil, fmt.Errorf("link: the receiver's token: %w", err)
+		}
+		if *want != *tok {
+			reason = "the sender offers another link than the token this receiver was given (a token serves one link: use the one this sender printed)"
+		}
+	}
 	max := a.MaxSlots
 	if max <= 0 || max > linkMaxSlots {
 		max = linkMaxSlots
 	}
-	if a.Expect != nil {
+	if reason == "" && a.Expect != nil {
 		want, err := a.Expect.resolve()
 		if err != nil {
 			return nil, err
@@ -826,12 +844,30 @@ func senderOptions(o LinkOptions) (LinkOptions, error) {
 	return o, nil
 }
 
+// senderToken is the token a sender with options o (checked) offers
+// from GPU gpu with transport id id, in a new session.
+func senderToken(o LinkOptions, gpu cuda.UUID, id [128]byte) *linkToken {
+	tok := &linkToken{Session: newSession(), NCCLID: id, Shape: o.Shape, Slots: uint32(o.Slots), Sender: gpu}
+	if o.Receiver != nil {
+		tok.Receiver = *o.Receiver
+	}
+	return tok
+}
+
 // openSender runs the sender's setup on ctrl: token, rendezvous, join.
 // The waits end with ctx or after o.Timeout.
 func openSender(ctx context.Context, ctrl net.Conn, o LinkOptions, s linkSetup) (*link, error) {
-	tok := &linkToken{Session: newSession(), NCCLID: s.id, Shape: o.Shape, Slots: uint32(o.Slots), Sender: s.gpu}
-	if o.Receiver != nil {
-		tok.Receiver = *o.Receiver
+	tok := senderToken(o, s.gpu, s.id)
+	if o.Token != "" {
+		given, err := parseLinkToken(o.Token)
+		if err != nil {
+			return nil, err
+		}
+		tok.Session = given.Session
+		if *given != *tok {
+			return nil, fmt.Errorf("link: LinkOptions.Token is for another link (%v, %d slots, sender GPU %v) than these options (%v, %d slots, this GPU %v): make it with NewLinkToken from the same options",
+				given.Shape, given.Slots, cuda.UUID(given.Sender), tok.Shape, tok.Slots, cuda.UUID(tok.Sender))
+		}
 	}
 	l := newLink(ctrl, tok, o.Timeout, true)
 	wctx, cancel := l.waitContext(ctx)

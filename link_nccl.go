@@ -307,8 +307,14 @@ func (d *Device) NewNCCLSender(ctx context.Context, ctrl net.Conn, o LinkOptions
 	if err != nil {
 		return nil, err
 	}
-	id, err := nccl.NewUniqueID()
-	if err != nil {
+	var id nccl.UniqueID
+	if o.Token != "" {
+		t, err := parseLinkToken(o.Token)
+		if err != nil {
+			return nil, fmt.Errorf("link: LinkOptions.Token: %w", err)
+		}
+		id = nccl.UniqueID(t.NCCLID)
+	} else if id, err = nccl.NewUniqueID(); err != nil {
 		return nil, err
 	}
 	e, err := d.newNCCLEnds(o.Shape, o.Slots)
@@ -331,6 +337,24 @@ func (d *Device) NewNCCLSender(ctx context.Context, ctrl net.Conn, o LinkOptions
 		return nil, errors.Join(err, e.free(context.Background()))
 	}
 	return &NCCLSender{d: d, l: l, ends: e, token: l.tok.encode()}, nil
+}
+
+// NewLinkToken makes the token a sender on d with options o will offer
+// (pass it as o.Token to NewNCCLSender), ahead of the control channel:
+// the NCCL communicator's unique id (NCCL is loaded here: its absence
+// fails now, with nccl.ErrNotFound), a new session, o's shape, slots and
+// receiver GPU, and d's GPU. Give it to the receiver (LinkAccept.Token)
+// on a channel you trust; it serves one link.
+func (d *Device) NewLinkToken(o LinkOptions) (LinkToken, error) {
+	o, err := senderOptions(o)
+	if err != nil {
+		return "", err
+	}
+	id, err := nccl.NewUniqueID()
+	if err != nil {
+		return "", err
+	}
+	return senderToken(o, d.vk.Physical().DeviceUUID, id).encode(), nil
 }
 
 // NewNCCLReceiver makes the receiving end of a link on ctrl: it reads the

@@ -534,6 +534,65 @@ func TestLinkRejects(t *testing.T) {
 	}
 }
 
+// TestLinkGivenToken: a token made ahead (LinkOptions.Token) is the one
+// the sender offers; a receiver given it opens the link, a receiver given
+// another refuses it (both ends fail); a token for other options is
+// refused by the sender before the rendezvous.
+func TestLinkGivenToken(t *testing.T) {
+	vk := vkDevice(t)
+	o, err := senderOptions(LinkOptions{Shape: linkShape, Slots: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gpu := cuda.UUID(vk.Physical().DeviceUUID)
+	tok := senderToken(o, gpu, [128]byte{}).encode()
+	other := senderToken(o, gpu, [128]byte{}).encode() // another session
+	if tok == other {
+		t.Fatal("two sessions made the same token")
+	}
+	fds := countFDs(t)
+	o.Token = tok
+	snd, rcv, serr, rerr := openFakePair(t, vk, o, LinkAccept{Token: tok})
+	if serr != nil || rerr != nil {
+		t.Fatalf("the token given to both ends: sender %v, receiver %v", serr, rerr)
+	}
+	if got := snd.l.tok.encode(); got != tok {
+		t.Fatalf("the sender offered %q, not the token given %q", got, tok)
+	}
+	if err := snd.close(); err != nil {
+		t.Fatalf("sender close: %v", err)
+	}
+	if _, err := rcv.l.receive(ctx10(t)); !errors.Is(err, ErrLinkClosed) {
+		t.Fatalf("receive after the sender closed: %v, want ErrLinkClosed", err)
+	}
+	if err := rcv.close(); err != nil {
+		t.Fatalf("receiver close: %v", err)
+	}
+	snd, rcv, serr, rerr = openFakePair(t, vk, o, LinkAccept{Token: other})
+	if snd != nil || rcv != nil {
+		t.Fatal("a link opened with another token than the receiver's")
+	}
+	for _, err := range []error{serr, rerr} {
+		if !errors.Is(err, ErrLinkRejected) || !strings.Contains(err.Error(), "another link") {
+			t.Fatalf("%v, want ErrLinkRejected saying \"another link\"", err)
+		}
+	}
+	o2 := o
+	o2.Slots = 5
+	c1, c2 := socketPairT(t)
+	d1, d2 := socketPairT(t)
+	defer c2.Close()
+	defer d2.Close()
+	if _, err := openFakeSender(ctx10(t), vk, c1, d1, o2, -1); err == nil || !strings.Contains(err.Error(), "another link") {
+		t.Fatalf("a token for 4 slots used with 5: %v, want an error saying \"another link\"", err)
+	}
+	c2.Close()
+	d2.Close()
+	if n := countFDs(t); n > fds {
+		t.Fatalf("%d descriptors open after, %d before", n, fds)
+	}
+}
+
 // TestLinkPeerNeverAnswers: a control channel whose other end never
 // speaks ends both setups after their timeout, with DeadlineExceeded.
 func TestLinkPeerNeverAnswers(t *testing.T) {
@@ -731,6 +790,9 @@ func TestNCCLMissing(t *testing.T) {
 		_, err := d.NewNCCLSender(context.Background(), c1, LinkOptions{Shape: linkShape})
 		if !errors.Is(err, want) || !strings.Contains(err.Error(), nccl.EnvLibrary) {
 			t.Fatalf("NewNCCLSender: %v, want %v", err, want)
+		}
+		if tok, err := d.NewLinkToken(LinkOptions{Shape: linkShape}); !errors.Is(err, want) || tok != "" {
+			t.Fatalf("NewLinkToken: %q, %v, want %v", tok, err, want)
 		}
 		_, err = d.NewNCCLReceiver(context.Background(), c1, LinkAccept{})
 		if !errors.Is(err, want) {
