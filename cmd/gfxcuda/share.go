@@ -73,7 +73,10 @@ abstract socket (same network namespace) and a socket in --dir (another
 container that mounts it); --allow-uid and --allow-gid let other users in
 (containers running as other uids), --rendezvous pidfd lets processes of
 this PID namespace take the descriptors with pidfd_getfd (docs/sharing.md,
-"Containers").`, stdout, stderr)
+"Containers"). With --transport nccl the frames go over NCCL instead, to a
+receiver on another GPU or host (`+"`gfxcuda open --transport nccl TOKEN`"+`):
+the receiver connects to --listen (docs/multi-gpu.md, "Across hosts with
+NCCL").`, stdout, stderr)
 	fs := cl.fs
 	slots := fs.Int("slots", 3, "ring slots")
 	batch := fs.Int("batch", 1, "frames per GPU hand-off (GPU frames)")
@@ -85,15 +88,28 @@ this PID namespace take the descriptors with pidfd_getfd (docs/sharing.md,
 	drop := fs.Bool("drop", false, "drop the oldest frame instead of waiting for slow consumers")
 	tokenFile := fs.String("token-file", "", "also write the token to `FILE` (for an opener in another container: put it in the shared directory)")
 	exportOpts := exportFlags(fs)
+	lf := addLinkFlags(fs, "listen", "with --transport nccl: where the receiver connects, `ADDR`: unix:PATH or tcp:HOST:PORT (default: a Unix socket in --dir named after the token)")
 	if _, code, ok := cl.parse(args); !ok {
 		return code
 	}
 	eo := exportOpts()
+	if msg := lf.check([]string{"cpu", "size", "drop", "allow-uid", "allow-gid", "rendezvous"}); msg != "" {
+		return cl.fail("%s", msg)
+	}
 	if *slots < 2 || *size < 8 || *size%8 != 0 {
 		return cl.fail("need --slots ≥ 2 and --size a positive multiple of 8")
 	}
 	if !*cpu && (*batch < 1 || *batch > *slots || *width < 1 || *height < 1) {
 		return cl.fail("need 1 ≤ --batch ≤ --slots and a positive --width and --height")
+	}
+	if *frames < 0 {
+		return cl.fail("--frames must be 0 (until interrupted) or more")
+	}
+	if *lf.transport == transportNCCL {
+		if *slots > 64 {
+			return cl.fail("--transport nccl takes at most 64 --slots")
+		}
+		return shareNCCL(lf, eo.Dir, *slots, *batch, *width, *height, *frames, *tokenFile, stdout, stderr)
 	}
 	// Refusals (a user not allowed, a forged token) are printed as they
 	// happen, with the peer's credentials.
@@ -199,14 +215,35 @@ func runOpen(args []string, stdout, stderr io.Writer) int {
 	cl := newCmdLine("open", `Consumes the frames of a ring shared by `+"`gfxcuda share`"+`, checks every byte
 and prints the frame rate. TOKEN is what gfxcuda share printed. When the
 exporter cannot be reached, it says why for each way the token offers and
-what to set.`, stdout, stderr, "TOKEN")
+what to set. With --transport nccl, TOKEN is a link's (gfxcuda share
+--transport nccl): it connects to the sender, receives the frames over NCCL
+on another GPU (or host), checks every texel with CUDA and prints frames/s
+and GB/s.`, stdout, stderr, "TOKEN")
 	useCUDA := cl.fs.Bool("cuda", false, "consume in CUDA (the frames' texels are checked on the GPU) instead of Vulkan")
 	openOpts := openFlags(cl.fs)
+	lf := addLinkFlags(cl.fs, "connect", "with --transport nccl: the sender's --listen `ADDR`: unix:PATH or tcp:HOST:PORT (default: the Unix socket in --dir named after the token)")
 	pos, code, ok := cl.parse(args)
 	if !ok {
 		return code
 	}
 	oo := openOpts()
+	if msg := lf.check([]string{"cuda", "rendezvous"}); msg != "" {
+		return cl.fail("%s", msg)
+	}
+	if *lf.transport == transportNCCL {
+		lt := gfxcuda.LinkToken(pos[0])
+		info, err := lt.Info()
+		if err != nil {
+			if _, rerr := gfxcuda.Token(pos[0]).Meta(); rerr == nil {
+				return cl.fail("TOKEN is a ring's token: open it without --transport nccl")
+			}
+			return cl.fail("TOKEN %q: %s (copy the whole token gfxcuda share --transport nccl printed)", pos[0], strings.TrimPrefix(err.Error(), "share: "))
+		}
+		return openNCCL(lf, oo.Dir, lt, info, stdout, stderr)
+	}
+	if strings.HasPrefix(strings.TrimSpace(pos[0]), "gfxlink") {
+		return cl.fail("TOKEN is a link's token (from gfxcuda share --transport nccl): add --transport nccl")
+	}
 	tok := gfxcuda.Token(pos[0])
 	if _, err := tok.Meta(); err != nil {
 		return cl.fail("TOKEN %q: %s (copy the whole token gfxcuda share printed)", pos[0], strings.TrimPrefix(err.Error(), "share: "))
