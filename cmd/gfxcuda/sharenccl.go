@@ -232,13 +232,17 @@ func shareNCCL(lf *linkFlags, dir string, slots, batch, width, height, frames in
 	default:
 		connect = "--connect " + addr + " "
 	}
-	fmt.Fprintf(stdout, "link of %d slots of %dx%d RGBA8 frames on GPU %v, batches of %d, NCCL %s (%s), listening on %s; in another terminal (or on another host) run:\n\n  gfxcuda open --transport nccl %s%s\n\n",
-		slots, width, height, d.Vulkan().Physical().DeviceUUID, batch, v, lib, addr, connect, tok)
 	if tokenFile != "" {
+		// Before the token is printed: whoever reads the printout may
+		// look for the file.
 		if err := writeTokenFile(tokenFile, gfxcuda.Token(tok), gfxcuda.ExportOptions{}); err != nil {
 			return fail(fmt.Errorf("--token-file: %w", err))
 		}
 		defer os.Remove(tokenFile)
+	}
+	fmt.Fprintf(stdout, "link of %d slots of %dx%d RGBA8 frames on GPU %v, batches of %d, NCCL %s (%s), listening on %s; in another terminal (or on another host) run:\n\n  gfxcuda open --transport nccl %s%s\n\n",
+		slots, width, height, d.Vulkan().Physical().DeviceUUID, batch, v, lib, addr, connect, tok)
+	if tokenFile != "" {
 		fmt.Fprintf(stdout, "token written to %s\n", tokenFile)
 	}
 	fmt.Fprintf(stdout, "waiting for the receiver (at most %v)…\n", *lf.timeout)
@@ -251,7 +255,7 @@ func shareNCCL(lf *linkFlags, dir string, slots, batch, width, height, frames in
 	snd, err := d.NewNCCLSender(rctx, conn, o)
 	rcancel()
 	if err != nil {
-		return fail(err)
+		return fail(peerTimeout(err, "receiver", *lf.timeout))
 	}
 	closed := false
 	defer func() {
@@ -378,7 +382,7 @@ func openNCCL(lf *linkFlags, dir string, tok gfxcuda.LinkToken, info gfxcuda.Lin
 	rcv, err := d.NewNCCLReceiver(rctx, conn, gfxcuda.LinkAccept{Expect: &shape, Token: tok, Timeout: *lf.timeout})
 	rcancel()
 	if err != nil {
-		return fail(err)
+		return fail(peerTimeout(err, "sender", *lf.timeout))
 	}
 	defer rcv.Close()
 	cx := d.CUDA()
@@ -484,4 +488,12 @@ func openNCCL(lf *linkFlags, dir string, tok gfxcuda.LinkToken, info gfxcuda.Lin
 		return 1
 	}
 	return 0
+}
+
+// peerTimeout words a rendezvous that ran out of time for the user.
+func peerTimeout(err error, peer string, timeout time.Duration) error {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("the %s did not answer or join NCCL within %v (--timeout): %w", peer, timeout, err)
+	}
+	return err
 }
