@@ -6,7 +6,7 @@
 //	gfxcuda bench   [--json] [--png FILE] [--quick]   measure copies and hand-offs on the GPU
 //	gfxcuda run     SHADER [flags]   run a compute shader: gfxcuda run k.hlsl --dispatch 16,1,1 --uav 0:4096 --out o.npy
 //	gfxcuda demo    [--out DIR]      render frames with Vulkan, hand them to CUDA as tensors, write pictures
-//	gfxcuda share / open TOKEN       a frame ring between two processes
+//	gfxcuda share / open TOKEN       a frame ring between two processes; --transport nccl: a link over NCCL between GPUs or hosts
 //
 // Every command parses its command line through cmdLine: flags before or
 // after the arguments, one usage format, one-line usage errors.
@@ -36,7 +36,7 @@ var commands = map[string]command{
 	"doctor":  {"check that Vulkan↔CUDA interop works here; exit 0 if it does", runDoctor},
 	"bench":   {"measure copies and hand-offs between Vulkan and CUDA on this GPU", runBench},
 	"run":     {"compile a compute shader, bind resources, dispatch it and write the results", runRun},
-	"share":   {"produce frames into a ring other processes open with `gfxcuda open TOKEN`", runShare},
+	"share":   {"produce frames into a ring other processes open with `gfxcuda open TOKEN` (--transport nccl: send them over NCCL)", runShare},
 	"open":    {"consume and check the frames of a ring shared by `gfxcuda share`", runOpen},
 	"demo":    {"render frames with Vulkan, hand them to CUDA as tensors, check them, time them, write pictures", runDemo},
 }

@@ -241,7 +241,7 @@ func shareNCCL(lf *linkFlags, dir string, slots, batch, width, height, frames in
 		defer os.Remove(tokenFile)
 	}
 	fmt.Fprintf(stdout, "link of %d slots of %dx%d RGBA8 frames on GPU %v, batches of %d, NCCL %s (%s), listening on %s; in another terminal (or on another host) run:\n\n  gfxcuda open --transport nccl %s%s\n\n",
-		slots, width, height, d.Vulkan().Physical().DeviceUUID, batch, v, lib, addr, connect, tok)
+		slots, width, height, cuda.UUID(d.Vulkan().Physical().DeviceUUID), batch, v, lib, addr, connect, tok)
 	if tokenFile != "" {
 		fmt.Fprintf(stdout, "token written to %s\n", tokenFile)
 	}
@@ -425,7 +425,7 @@ func openNCCL(lf *linkFlags, dir string, tok gfxcuda.LinkToken, info gfxcuda.Lin
 		}
 		return binary.LittleEndian.Uint64(b[:]), binary.LittleEndian.Uint64(b[16:]), nil
 	}
-	fmt.Fprintf(stdout, "receiving %v in %d slots on GPU %v from GPU %v; every texel checked by CUDA\n", shape, rcv.Slots(), d.Vulkan().Physical().DeviceUUID, info.Sender)
+	fmt.Fprintf(stdout, "receiving %v in %d slots on GPU %v from GPU %v; every texel checked by CUDA\n", shape, rcv.Slots(), cuda.UUID(d.Vulkan().Physical().DeviceUUID), info.Sender)
 	grid, block := cuda.Dim3{X: 264}, cuda.Dim3{X: 256}
 	var got uint64
 	t0, last, lastN := time.Now(), time.Now(), uint64(0)
