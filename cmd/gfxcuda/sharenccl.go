@@ -294,7 +294,8 @@ func shareNCCL(lf *linkFlags, dir string, slots, batch, width, height, frames in
 		if frames != 0 && uint64(frames)-sent < uint64(n) {
 			n = int(uint64(frames) - sent)
 		}
-		if sent, err = snd.Send(ctx, n, record); err != nil {
+		total, err := snd.Send(ctx, n, record)
+		if err != nil {
 			if errors.Is(err, context.Canceled) {
 				break
 			}
@@ -303,6 +304,7 @@ func shareNCCL(lf *linkFlags, dir string, slots, batch, width, height, frames in
 			}
 			return fail(err)
 		}
+		sent = total
 		if time.Since(last) >= time.Second {
 			fmt.Fprintf(stdout, "sent %d frames, %.0f frames/s, %.2f GB/s\n", sent, float64(sent-lastN)/time.Since(last).Seconds(), gbps(sent-lastN, size, time.Since(last)))
 			last, lastN = time.Now(), sent
