@@ -88,6 +88,7 @@ NCCL").`, stdout, stderr)
 	drop := fs.Bool("drop", false, "drop the oldest frame instead of waiting for slow consumers")
 	tokenFile := fs.String("token-file", "", "also write the token to `FILE` (for an opener in another container: put it in the shared directory)")
 	exportOpts := exportFlags(fs)
+	loopback := fs.Bool("loopback", false, "with --transport nccl: both ends in this process on one GPU (a one-rank NCCL communicator), every texel checked: tests NCCL and the link with one GPU")
 	lf := addLinkFlags(fs, "listen", "with --transport nccl: where the receiver connects, `ADDR`: unix:PATH or tcp:HOST:PORT (default: a Unix socket in --dir named after the token)")
 	if _, code, ok := cl.parse(args); !ok {
 		return code
@@ -95,6 +96,12 @@ NCCL").`, stdout, stderr)
 	eo := exportOpts()
 	if msg := lf.check([]string{"cpu", "size", "drop", "allow-uid", "allow-gid", "rendezvous"}); msg != "" {
 		return cl.fail("%s", msg)
+	}
+	if *loopback && *lf.transport != transportNCCL {
+		return cl.fail("--loopback goes with --transport nccl")
+	}
+	if *loopback && (lf.set("listen") || *tokenFile != "") {
+		return cl.fail("--loopback has no receiver to reach: drop --listen and --token-file")
 	}
 	if *slots < 2 || *size < 8 || *size%8 != 0 {
 		return cl.fail("need --slots ≥ 2 and --size a positive multiple of 8")
@@ -109,7 +116,7 @@ NCCL").`, stdout, stderr)
 		if *slots > 64 {
 			return cl.fail("--transport nccl takes at most 64 --slots")
 		}
-		return shareNCCL(lf, eo.Dir, *slots, *batch, *width, *height, *frames, *tokenFile, stdout, stderr)
+		return shareNCCL(lf, eo.Dir, *slots, *batch, *width, *height, *frames, *tokenFile, *loopback, stdout, stderr)
 	}
 	// Refusals (a user not allowed, a forged token) are printed as they
 	// happen, with the peer's credentials.

@@ -171,7 +171,7 @@ func gbps(frames uint64, size uint64, el time.Duration) float64 {
 // shareNCCL is `gfxcuda share --transport nccl`: the sending end of a
 // link. A compute shader renders each frame's test pattern, copied into
 // the link's slots; NCCL sends them to `gfxcuda open --transport nccl`.
-func shareNCCL(lf *linkFlags, dir string, slots, batch, width, height, frames int, tokenFile string, stdout, stderr io.Writer) int {
+func shareNCCL(lf *linkFlags, dir string, slots, batch, width, height, frames int, tokenFile string, loopback bool, stdout, stderr io.Writer) int {
 	fail := func(err error) int {
 		fmt.Fprintln(stderr, "gfxcuda share:", err)
 		return 1
@@ -191,71 +191,32 @@ func shareNCCL(lf *linkFlags, dir string, slots, batch, width, height, frames in
 		Slots:   slots,
 		Timeout: *lf.timeout,
 	}
-	tok, err := d.NewLinkToken(o)
-	if err != nil {
-		return fail(err)
-	}
-	o.Token = tok
-	addr := *lf.addr
-	if addr == "" {
-		if dir == "" {
-			dir = gfxcuda.DefaultShareDir()
-		}
-		if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
-			return fail(fmt.Errorf("the socket directory: %w", err))
-		}
-		addr = defaultLinkAddr(dir, tok)
-	}
-	network, where, _ := parseLinkAddr(addr)
-	ln, err := net.Listen(network, where)
-	if err != nil {
-		return fail(fmt.Errorf("listening on %s: %w", addr, err))
-	}
-	defer ln.Close() // removes a Unix socket's file
-	if network == "unix" {
-		if err := os.Chmod(where, 0o600); err != nil {
-			return fail(err)
-		}
-	}
 	ctx, cancel := interruptible()
 	defer cancel()
 	v, lib, _ := nccl.Version()
-	connect := ""
-	switch {
-	case *lf.addr == "":
-	case network == "tcp":
-		host, port, _ := net.SplitHostPort(where)
-		if h, err := os.Hostname(); err == nil && (host == "" || host == "0.0.0.0" || host == "::") {
-			host = h
+	gpu := cuda.UUID(d.Vulkan().Physical().DeviceUUID)
+	var snd *gfxcuda.NCCLSender
+	var rcv *gfxcuda.NCCLReceiver // loopback: this process's receiver
+	var chk *linkChecker
+	if loopback {
+		rctx, rcancel := context.WithTimeout(ctx, *lf.timeout)
+		snd, rcv, err = d.NewNCCLLoopback(rctx, o)
+		rcancel()
+		if err != nil {
+			return fail(err)
 		}
-		connect = "--connect tcp:" + net.JoinHostPort(host, port) + " "
-	default:
-		connect = "--connect " + addr + " "
-	}
-	if tokenFile != "" {
-		// Before the token is printed: whoever reads the printout may
-		// look for the file.
-		if err := writeTokenFile(tokenFile, gfxcuda.Token(tok), gfxcuda.ExportOptions{}); err != nil {
-			return fail(fmt.Errorf("--token-file: %w", err))
+		defer rcv.Close()
+		if chk, err = newLinkChecker(d, rcv); err != nil {
+			snd.Close()
+			return fail(err)
 		}
-		defer os.Remove(tokenFile)
-	}
-	fmt.Fprintf(stdout, "link of %d slots of %dx%d RGBA8 frames on GPU %v, batches of %d, NCCL %s (%s), listening on %s; in another terminal (or on another host) run:\n\n  gfxcuda open --transport nccl %s%s\n\n",
-		slots, width, height, cuda.UUID(d.Vulkan().Physical().DeviceUUID), batch, v, lib, addr, connect, tok)
-	if tokenFile != "" {
-		fmt.Fprintf(stdout, "token written to %s\n", tokenFile)
-	}
-	fmt.Fprintf(stdout, "waiting for the receiver (at most %v)…\n", *lf.timeout)
-	conn, err := acceptOne(ctx, ln, *lf.timeout)
-	ln.Close() // a token serves one link
-	if err != nil {
-		return fail(err)
-	}
-	rctx, rcancel := context.WithTimeout(ctx, *lf.timeout)
-	snd, err := d.NewNCCLSender(rctx, conn, o)
-	rcancel()
-	if err != nil {
-		return fail(peerTimeout(err, "receiver", *lf.timeout))
+		defer chk.close()
+		fmt.Fprintf(stdout, "loopback link of %d slots of %dx%d RGBA8 frames on GPU %v, batches of %d, NCCL %s (%s): both ends in this process (a one-rank communicator); every texel checked by CUDA\n",
+			slots, width, height, gpu, batch, v, lib)
+	} else {
+		if snd, err = shareNCCLRendezvous(ctx, d, o, lf, dir, tokenFile, batch, stdout); err != nil {
+			return fail(err)
+		}
 	}
 	closed := false
 	defer func() {
@@ -286,7 +247,6 @@ func shareNCCL(lf *linkFlags, dir string, slots, batch, width, height, frames in
 		return c.Err()
 	}
 	size := uint64(width) * uint64(height) * 4
-	fmt.Fprintln(stdout, "the receiver joined; sending")
 	t0, last, lastN := time.Now(), time.Now(), uint64(0)
 	var sent uint64
 	for frames == 0 || sent < uint64(frames) {
@@ -305,6 +265,15 @@ func shareNCCL(lf *linkFlags, dir string, slots, batch, width, height, frames in
 			return fail(err)
 		}
 		sent = total
+		if rcv != nil {
+			b, err := rcv.Receive(ctx)
+			if err == nil {
+				err = chk.check(b)
+			}
+			if err != nil {
+				return fail(fmt.Errorf("loopback receiver: %w", err))
+			}
+		}
 		if time.Since(last) >= time.Second {
 			fmt.Fprintf(stdout, "sent %d frames, %.0f frames/s, %.2f GB/s\n", sent, float64(sent-lastN)/time.Since(last).Seconds(), gbps(sent-lastN, size, time.Since(last)))
 			last, lastN = time.Now(), sent
@@ -316,9 +285,102 @@ func shareNCCL(lf *linkFlags, dir string, slots, batch, width, height, frames in
 	if err := snd.Close(); err != nil {
 		return fail(err)
 	}
+	if rcv != nil {
+		// The receiver sees the sender's close (then closes without
+		// writing to a channel the sender already shut).
+		if _, err := rcv.Receive(ctx); !errors.Is(err, gfxcuda.ErrLinkClosed) {
+			return fail(fmt.Errorf("loopback receiver after the sender closed: %v, want the link closed", err))
+		}
+		bad, err := chk.finish()
+		if err == nil {
+			err = rcv.Close()
+		}
+		if err != nil {
+			return fail(err)
+		}
+		el := time.Since(t0)
+		fmt.Fprintf(stdout, "%d frames in %v (%.0f frames/s, %.2f GB/s): sent and received, every texel checked on the GPU, %d bad texels\n", chk.got,
+			el.Round(time.Millisecond), float64(chk.got)/el.Seconds(), gbps(chk.got, size, el), bad)
+		if bad > 0 || chk.got != sent {
+			return 1
+		}
+		return 0
+	}
 	el := time.Since(t0)
 	fmt.Fprintf(stdout, "sent %d frames in %v: %.0f frames/s, %.2f GB/s\n", sent, el.Round(time.Millisecond), float64(sent)/el.Seconds(), gbps(sent, size, el))
 	return 0
+}
+
+// shareNCCLRendezvous makes the link's token, prints it with the command
+// to run, waits (at most --timeout) for one receiver on --listen and
+// opens the sending end with it.
+func shareNCCLRendezvous(ctx context.Context, d *gfxcuda.Device, o gfxcuda.LinkOptions, lf *linkFlags, dir, tokenFile string, batch int, stdout io.Writer) (*gfxcuda.NCCLSender, error) {
+	tok, err := d.NewLinkToken(o)
+	if err != nil {
+		return nil, err
+	}
+	o.Token = tok
+	addr := *lf.addr
+	if addr == "" {
+		if dir == "" {
+			dir = gfxcuda.DefaultShareDir()
+		}
+		if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+			return nil, fmt.Errorf("the socket directory: %w", err)
+		}
+		addr = defaultLinkAddr(dir, tok)
+	}
+	network, where, _ := parseLinkAddr(addr)
+	ln, err := net.Listen(network, where)
+	if err != nil {
+		return nil, fmt.Errorf("listening on %s: %w", addr, err)
+	}
+	defer ln.Close() // removes a Unix socket's file: a token serves one link
+	if network == "unix" {
+		if err := os.Chmod(where, 0o600); err != nil {
+			return nil, err
+		}
+	}
+	connect := ""
+	switch {
+	case *lf.addr == "":
+	case network == "tcp":
+		host, port, _ := net.SplitHostPort(where)
+		if h, err := os.Hostname(); err == nil && (host == "" || host == "0.0.0.0" || host == "::") {
+			host = h
+		}
+		connect = "--connect tcp:" + net.JoinHostPort(host, port) + " "
+	default:
+		connect = "--connect " + addr + " "
+	}
+	if tokenFile != "" {
+		// Before the token is printed: whoever reads the printout may
+		// look for the file. Removed once the link is set up or failed.
+		if err := writeTokenFile(tokenFile, gfxcuda.Token(tok), gfxcuda.ExportOptions{}); err != nil {
+			return nil, fmt.Errorf("--token-file: %w", err)
+		}
+		defer os.Remove(tokenFile)
+	}
+	v, lib, _ := nccl.Version()
+	fmt.Fprintf(stdout, "link of %d slots of %dx%d RGBA8 frames on GPU %v, batches of %d, NCCL %s (%s), listening on %s; in another terminal (or on another host) run:\n\n  gfxcuda open --transport nccl %s%s\n\n",
+		o.Slots, o.Shape.Width, o.Shape.Height, cuda.UUID(d.Vulkan().Physical().DeviceUUID), batch, v, lib, addr, connect, tok)
+	if tokenFile != "" {
+		fmt.Fprintf(stdout, "token written to %s\n", tokenFile)
+	}
+	fmt.Fprintf(stdout, "waiting for the receiver (at most %v)…\n", *lf.timeout)
+	conn, err := acceptOne(ctx, ln, *lf.timeout)
+	if err != nil {
+		return nil, err
+	}
+	ln.Close()
+	rctx, rcancel := context.WithTimeout(ctx, *lf.timeout)
+	defer rcancel()
+	snd, err := d.NewNCCLSender(rctx, conn, o)
+	if err != nil {
+		return nil, peerTimeout(err, "receiver", *lf.timeout)
+	}
+	fmt.Fprintln(stdout, "the receiver joined; sending")
+	return snd, nil
 }
 
 // acceptOne waits (until ctx ends or timeout) for one connection on ln.
@@ -387,49 +449,12 @@ func openNCCL(lf *linkFlags, dir string, tok gfxcuda.LinkToken, info gfxcuda.Lin
 		return fail(peerTimeout(err, "sender", *lf.timeout))
 	}
 	defer rcv.Close()
-	cx := d.CUDA()
-	mod, err := cx.LoadModule(kernels.PTX)
+	chk, err := newLinkChecker(d, rcv)
 	if err != nil {
 		return fail(err)
 	}
-	defer mod.Close()
-	check, err := mod.Function(kernels.CheckHash)
-	if err != nil {
-		return fail(err)
-	}
-	s, err := cx.NewStream(cuda.StreamNonBlocking)
-	if err != nil {
-		return fail(err)
-	}
-	defer s.Close()
-	// [bad texels, first bad] for the frames, then for the first frame
-	// checked against a wrong seed (the checker must see it all wrong).
-	errs, err := cx.Alloc(32)
-	if err != nil {
-		return fail(err)
-	}
-	defer errs.Close()
-	texels := uint64(shape.Width) * uint64(shape.Height)
-	err = errors.Join(s.Memset8(errs.Ptr(), 0, 32), s.Memset32(errs.Ptr().Add(8), 0xffffffff, 1), s.Memset32(errs.Ptr().Add(24), 0xffffffff, 1))
-	for i := 0; err == nil && i < rcv.Slots(); i++ {
-		err = rcv.Slot(i).Map(s, func(p cuda.DevicePtr, s *cuda.Stream) error { return s.Memset32(p, 0xcdcdcdcd, texels) })
-	}
-	if err != nil {
-		return fail(fmt.Errorf("poisoning the slots: %w", err))
-	}
-	readErrs := func() (bad, wrongSeed uint64, err error) {
-		if err := s.Synchronize(); err != nil {
-			return 0, 0, err
-		}
-		var b [32]byte
-		if err := cx.CopyDtoH(b[:], errs.Ptr()); err != nil {
-			return 0, 0, err
-		}
-		return binary.LittleEndian.Uint64(b[:]), binary.LittleEndian.Uint64(b[16:]), nil
-	}
+	defer chk.close()
 	fmt.Fprintf(stdout, "receiving %v in %d slots on GPU %v from GPU %v; every texel checked by CUDA\n", shape, rcv.Slots(), cuda.UUID(d.Vulkan().Physical().DeviceUUID), info.Sender)
-	grid, block := cuda.Dim3{X: 264}, cuda.Dim3{X: 256}
-	var got uint64
 	t0, last, lastN := time.Now(), time.Now(), uint64(0)
 	for {
 		b, err := rcv.Receive(ctx)
@@ -437,59 +462,148 @@ func openNCCL(lf *linkFlags, dir string, tok gfxcuda.LinkToken, info gfxcuda.Lin
 			break
 		}
 		if err != nil {
-			return fail(fmt.Errorf("after %d frames: %w", got, err))
+			return fail(fmt.Errorf("after %d frames: %w", chk.got, err))
 		}
-		if b.First != got {
-			return fail(fmt.Errorf("the sender's batch starts at frame %d, want frame %d", b.First, got))
-		}
-		acc, err := rcv.ToCUDA(s, b)
-		if err != nil {
+		if err := chk.check(b); err != nil {
 			return fail(err)
 		}
-		for i, sl := range b.Slots {
-			seed := testpattern.Seed(b.First + uint64(i))
-			p := rcv.Slot(sl).Ptr()
-			if err == nil {
-				err = check.Launch(acc.Stream(), grid, block, 0, p, texels, seed, errs.Ptr(), errs.Ptr().Add(8))
-			}
-			if err == nil && got == 0 && i == 0 {
-				err = check.Launch(acc.Stream(), grid, block, 0, p, texels, seed^1, errs.Ptr().Add(16), errs.Ptr().Add(24))
-			}
-		}
-		if err = errors.Join(err, acc.Done()); err == nil {
-			err = rcv.Release(b)
-		}
-		if err != nil {
-			return fail(err)
-		}
-		got += uint64(len(b.Slots))
 		if time.Since(last) >= time.Second {
-			bad, _, err := readErrs()
+			bad, _, err := chk.read()
 			if err != nil {
 				return fail(err)
 			}
-			fmt.Fprintf(stdout, "frame %d: %.0f frames/s, %.2f GB/s, %d checked, %d bad texels\n", got-1,
-				float64(got-lastN)/time.Since(last).Seconds(), gbps(got-lastN, shape.FrameSize, time.Since(last)), got, bad)
-			last, lastN = time.Now(), got
+			fmt.Fprintf(stdout, "frame %d: %.0f frames/s, %.2f GB/s, %d checked, %d bad texels\n", chk.got-1,
+				float64(chk.got-lastN)/time.Since(last).Seconds(), gbps(chk.got-lastN, shape.FrameSize, time.Since(last)), chk.got, bad)
+			last, lastN = time.Now(), chk.got
 		}
 	}
-	bad, wrongSeed, err := readErrs()
+	bad, err := chk.finish()
 	if err != nil {
 		return fail(err)
-	}
-	el := time.Since(t0)
-	if got > 0 && wrongSeed < texels-2 {
-		return fail(fmt.Errorf("the checker found only %d of %d texels wrong against a wrong seed: it did not run", wrongSeed, texels))
 	}
 	if err := rcv.Close(); err != nil {
 		return fail(err)
 	}
-	fmt.Fprintf(stdout, "%d frames in %v (%.0f frames/s, %.2f GB/s): every texel checked on the GPU, %d bad texels\n", got,
-		el.Round(time.Millisecond), float64(got)/el.Seconds(), gbps(got, shape.FrameSize, el), bad)
+	el := time.Since(t0)
+	fmt.Fprintf(stdout, "%d frames in %v (%.0f frames/s, %.2f GB/s): every texel checked on the GPU, %d bad texels\n", chk.got,
+		el.Round(time.Millisecond), float64(chk.got)/el.Seconds(), gbps(chk.got, shape.FrameSize, el), bad)
 	if bad > 0 {
 		return 1
 	}
 	return 0
+}
+
+// linkChecker checks every texel of every frame a link's receiver gets
+// against gfxcuda share's test pattern, with a CUDA kernel on the
+// receiver's GPU.
+type linkChecker struct {
+	rcv    *gfxcuda.NCCLReceiver
+	cx     *cuda.Context
+	mod    *cuda.Module
+	kernel *cuda.Function
+	s      *cuda.Stream
+	errs   *cuda.DeviceMemory
+	texels uint64
+	got    uint64 // frames checked (queued)
+}
+
+// newLinkChecker loads the checking kernel and poisons rcv's slots.
+func newLinkChecker(d *gfxcuda.Device, rcv *gfxcuda.NCCLReceiver) (*linkChecker, error) {
+	shape := rcv.Shape()
+	if shape.Format != format.RGBA8UNorm {
+		return nil, fmt.Errorf("the link sends %v; only the RGBA8 frames of gfxcuda share are checked", shape)
+	}
+	c := &linkChecker{rcv: rcv, cx: d.CUDA(), texels: uint64(shape.Width) * uint64(shape.Height)}
+	var err error
+	if c.mod, err = c.cx.LoadModule(kernels.PTX); err != nil {
+		return nil, err
+	}
+	if c.kernel, err = c.mod.Function(kernels.CheckHash); err == nil {
+		c.s, err = c.cx.NewStream(cuda.StreamNonBlocking)
+	}
+	if err == nil {
+		// [bad texels, first bad] for the frames, then for the first
+		// frame checked against a wrong seed (the checker must see it
+		// all wrong).
+		c.errs, err = c.cx.Alloc(32)
+	}
+	if err != nil {
+		c.close()
+		return nil, err
+	}
+	s := c.s
+	err = errors.Join(s.Memset8(c.errs.Ptr(), 0, 32), s.Memset32(c.errs.Ptr().Add(8), 0xffffffff, 1), s.Memset32(c.errs.Ptr().Add(24), 0xffffffff, 1))
+	for i := 0; err == nil && i < rcv.Slots(); i++ {
+		err = rcv.Slot(i).Map(s, func(p cuda.DevicePtr, s *cuda.Stream) error { return s.Memset32(p, 0xcdcdcdcd, c.texels) })
+	}
+	if err != nil {
+		c.close()
+		return nil, fmt.Errorf("poisoning the slots: %w", err)
+	}
+	return c, nil
+}
+
+// check queues the check of batch b's frames and releases it.
+func (c *linkChecker) check(b gfxcuda.LinkBatch) error {
+	if b.First != c.got {
+		return fmt.Errorf("the sender's batch starts at frame %d, want frame %d", b.First, c.got)
+	}
+	acc, err := c.rcv.ToCUDA(c.s, b)
+	if err != nil {
+		return err
+	}
+	grid, block := cuda.Dim3{X: 264}, cuda.Dim3{X: 256}
+	for i, sl := range b.Slots {
+		seed := testpattern.Seed(b.First + uint64(i))
+		p := c.rcv.Slot(sl).Ptr()
+		if err == nil {
+			err = c.kernel.Launch(acc.Stream(), grid, block, 0, p, c.texels, seed, c.errs.Ptr(), c.errs.Ptr().Add(8))
+		}
+		if err == nil && c.got == 0 && i == 0 {
+			err = c.kernel.Launch(acc.Stream(), grid, block, 0, p, c.texels, seed^1, c.errs.Ptr().Add(16), c.errs.Ptr().Add(24))
+		}
+	}
+	if err = errors.Join(err, acc.Done()); err == nil {
+		err = c.rcv.Release(b)
+	}
+	c.got += uint64(len(b.Slots))
+	return err
+}
+
+// read waits for the checks queued and returns the wrong texels found,
+// and those found against a wrong seed.
+func (c *linkChecker) read() (bad, wrongSeed uint64, err error) {
+	if err := c.s.Synchronize(); err != nil {
+		return 0, 0, err
+	}
+	var b [32]byte
+	if err := c.cx.CopyDtoH(b[:], c.errs.Ptr()); err != nil {
+		return 0, 0, err
+	}
+	return binary.LittleEndian.Uint64(b[:]), binary.LittleEndian.Uint64(b[16:]), nil
+}
+
+// finish reads the result, failing when the checker did not run.
+func (c *linkChecker) finish() (bad uint64, err error) {
+	bad, wrongSeed, err := c.read()
+	if err == nil && c.got > 0 && wrongSeed < c.texels-2 {
+		err = fmt.Errorf("the checker found only %d of %d texels wrong against a wrong seed: it did not run", wrongSeed, c.texels)
+	}
+	return bad, err
+}
+
+// close frees what newLinkChecker made (after the stream's work).
+func (c *linkChecker) close() {
+	if c.s != nil {
+		c.s.Synchronize()
+		c.s.Close()
+	}
+	if c.errs != nil {
+		c.errs.Close()
+	}
+	if c.mod != nil {
+		c.mod.Close()
+	}
 }
 
 // peerTimeout words a rendezvous that ran out of time for the user.
