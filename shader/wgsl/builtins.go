@@ -1,6 +1,8 @@
 package wgsl
 
 import (
+	"github.com/gfxcuda/gfxcuda/shader/wgsl/internal/ast"
+
 	"math"
 	"math/bits"
 	"strconv"
@@ -16,7 +18,7 @@ type builtinFn struct {
 	// check types a call whose arguments are already checked (ats are their
 	// types after the load rule), converting arguments as needed; it returns
 	// the result type, or nil after reporting an error.
-	check func(c *checker, e *CallExpr, ats []*Type) *Type
+	check func(c *checker, e *ast.CallExpr, ats []*Type) *Type
 	// eval evaluates the call on const arguments; nil when the function is
 	// not const.
 	eval func(args []*value, rt *Type) (*value, error)
@@ -61,7 +63,7 @@ func inClass(s *Type, cls int) bool {
 	return false
 }
 
-func (c *checker) argCount(e *CallExpr, ats []*Type, n int) bool {
+func (c *checker) argCount(e *ast.CallExpr, ats []*Type, n int) bool {
 	if len(ats) != n {
 		c.errorf(e.Pos, ruleType, "'%s' takes %d argument(s), found %d", e.Callee.Name, n, len(ats))
 		return false
@@ -69,7 +71,7 @@ func (c *checker) argCount(e *CallExpr, ats []*Type, n int) bool {
 	return true
 }
 
-func anyNonConst(c *checker, e *CallExpr) bool {
+func anyNonConst(c *checker, e *ast.CallExpr) bool {
 	for _, a := range e.Args {
 		if c.info[a].stage != stConst {
 			return true
@@ -80,14 +82,14 @@ func anyNonConst(c *checker, e *CallExpr) bool {
 
 // sameArgs unifies n arguments of one type T in class cls and converts them;
 // it returns T.
-func (c *checker) sameArgs(e *CallExpr, ats []*Type, n, cls int) *Type {
+func (c *checker) sameArgs(e *ast.CallExpr, ats []*Type, n, cls int) *Type {
 	if !c.argCount(e, ats, n) {
 		return nil
 	}
 	return c.unifyArgs(e, e.Args, ats, cls)
 }
 
-func (c *checker) unifyArgs(e *CallExpr, args []Expr, ats []*Type, cls int) *Type {
+func (c *checker) unifyArgs(e *ast.CallExpr, args []ast.Expr, ats []*Type, cls int) *Type {
 	name := e.Callee.Name
 	u := ats[0]
 	for i := 1; i < len(ats); i++ {
@@ -150,13 +152,13 @@ func classHint(cls int) string {
 }
 
 // sig builds a check for functions of n arguments of one type T -> T.
-func sig(n, cls int) func(c *checker, e *CallExpr, ats []*Type) *Type {
-	return func(c *checker, e *CallExpr, ats []*Type) *Type { return c.sameArgs(e, ats, n, cls) }
+func sig(n, cls int) func(c *checker, e *ast.CallExpr, ats []*Type) *Type {
+	return func(c *checker, e *ast.CallExpr, ats []*Type) *Type { return c.sameArgs(e, ats, n, cls) }
 }
 
 // sigScalarResult is like sig but yields T's component type.
-func sigScalarResult(n, cls int) func(c *checker, e *CallExpr, ats []*Type) *Type {
-	return func(c *checker, e *CallExpr, ats []*Type) *Type {
+func sigScalarResult(n, cls int) func(c *checker, e *ast.CallExpr, ats []*Type) *Type {
+	return func(c *checker, e *ast.CallExpr, ats []*Type) *Type {
 		t := c.sameArgs(e, ats, n, cls)
 		if t == nil {
 			return nil
@@ -166,8 +168,8 @@ func sigScalarResult(n, cls int) func(c *checker, e *CallExpr, ats []*Type) *Typ
 }
 
 // fixedSig checks arguments against fixed concrete types.
-func fixedSig(ret *Type, params ...*Type) func(c *checker, e *CallExpr, ats []*Type) *Type {
-	return func(c *checker, e *CallExpr, ats []*Type) *Type {
+func fixedSig(ret *Type, params ...*Type) func(c *checker, e *ast.CallExpr, ats []*Type) *Type {
+	return func(c *checker, e *ast.CallExpr, ats []*Type) *Type {
 		if !c.argCount(e, ats, len(params)) {
 			return nil
 		}
@@ -517,7 +519,7 @@ func init() {
 // clsF32Only restricts a float class to f32 (quantizeToF16).
 const clsF32Only = 1 << 10
 
-func (c *checker) builtinCall(e *CallExpr, name string, b *builtinFn) *exprInfo {
+func (c *checker) builtinCall(e *ast.CallExpr, name string, b *builtinFn) *exprInfo {
 	args, ok := c.args(e)
 	if !ok {
 		return c.bad(e)
@@ -584,7 +586,7 @@ func (c *checker) builtinCall(e *CallExpr, name string, b *builtinFn) *exprInfo 
 
 // ---- special signatures --------------------------------------------------------------
 
-func checkMix(c *checker, e *CallExpr, ats []*Type) *Type {
+func checkMix(c *checker, e *ast.CallExpr, ats []*Type) *Type {
 	if !c.argCount(e, ats, 3) {
 		return nil
 	}
@@ -601,7 +603,7 @@ func checkMix(c *checker, e *CallExpr, ats []*Type) *Type {
 	return c.unifyArgs(e, e.Args, ats, fltSV)
 }
 
-func checkCross(c *checker, e *CallExpr, ats []*Type) *Type {
+func checkCross(c *checker, e *ast.CallExpr, ats []*Type) *Type {
 	t := c.sameArgs(e, ats, 2, fltVec)
 	if t == nil {
 		return nil
@@ -659,7 +661,7 @@ func evalReflect(a []*value, rt *Type) (*value, error) {
 	return out, nil
 }
 
-func checkRefract(c *checker, e *CallExpr, ats []*Type) *Type {
+func checkRefract(c *checker, e *ast.CallExpr, ats []*Type) *Type {
 	if !c.argCount(e, ats, 3) {
 		return nil
 	}
@@ -706,7 +708,7 @@ func evalFaceForward(a []*value, rt *Type) (*value, error) {
 	return unaryValue("-", a[0])
 }
 
-func checkDeterminant(c *checker, e *CallExpr, ats []*Type) *Type {
+func checkDeterminant(c *checker, e *ast.CallExpr, ats []*Type) *Type {
 	if !c.argCount(e, ats, 1) {
 		return nil
 	}
@@ -756,7 +758,7 @@ func evalDeterminant(a []*value, rt *Type) (*value, error) {
 	return floatResult(rt, det(m))
 }
 
-func checkTranspose(c *checker, e *CallExpr, ats []*Type) *Type {
+func checkTranspose(c *checker, e *ast.CallExpr, ats []*Type) *Type {
 	if !c.argCount(e, ats, 1) {
 		return nil
 	}
@@ -784,7 +786,7 @@ func evalTranspose(a []*value, rt *Type) (*value, error) {
 	return out, nil
 }
 
-func checkLdexp(c *checker, e *CallExpr, ats []*Type) *Type {
+func checkLdexp(c *checker, e *ast.CallExpr, ats []*Type) *Type {
 	if !c.argCount(e, ats, 2) {
 		return nil
 	}
@@ -846,7 +848,7 @@ func resultName(prefix string, t *Type) string {
 	return prefix + "_" + scalarSuffix(t)
 }
 
-func checkFrexpModf(c *checker, e *CallExpr, ats []*Type) *Type {
+func checkFrexpModf(c *checker, e *ast.CallExpr, ats []*Type) *Type {
 	t := c.sameArgs(e, ats, 1, fltSV)
 	if t == nil {
 		return nil
@@ -913,7 +915,7 @@ func evalBits(f func(x uint32, signed bool) uint32) func(args []*value, rt *Type
 	}
 }
 
-func checkExtractBits(c *checker, e *CallExpr, ats []*Type) *Type {
+func checkExtractBits(c *checker, e *ast.CallExpr, ats []*Type) *Type {
 	if !c.argCount(e, ats, 3) {
 		return nil
 	}
@@ -951,7 +953,7 @@ func evalExtractBits(a []*value, rt *Type) (*value, error) {
 	})
 }
 
-func checkInsertBits(c *checker, e *CallExpr, ats []*Type) *Type {
+func checkInsertBits(c *checker, e *ast.CallExpr, ats []*Type) *Type {
 	if !c.argCount(e, ats, 4) {
 		return nil
 	}
@@ -1018,7 +1020,7 @@ func evalUnpack(width int, f func(uint32) float64) func(a []*value, rt *Type) (*
 	}
 }
 
-func checkSelect(c *checker, e *CallExpr, ats []*Type) *Type {
+func checkSelect(c *checker, e *ast.CallExpr, ats []*Type) *Type {
 	if !c.argCount(e, ats, 3) {
 		return nil
 	}
@@ -1054,7 +1056,7 @@ func evalSelect(a []*value, rt *Type) (*value, error) {
 	return out, nil
 }
 
-func checkAllAny(c *checker, e *CallExpr, ats []*Type) *Type {
+func checkAllAny(c *checker, e *ast.CallExpr, ats []*Type) *Type {
 	if !c.argCount(e, ats, 1) {
 		return nil
 	}
@@ -1082,7 +1084,7 @@ func evalAllAny(all bool) func(a []*value, rt *Type) (*value, error) {
 	}
 }
 
-func checkArrayLength(c *checker, e *CallExpr, ats []*Type) *Type {
+func checkArrayLength(c *checker, e *ast.CallExpr, ats []*Type) *Type {
 	if !c.argCount(e, ats, 1) {
 		return nil
 	}
@@ -1094,7 +1096,7 @@ func checkArrayLength(c *checker, e *CallExpr, ats []*Type) *Type {
 	return tU32
 }
 
-func (c *checker) atomicPtr(e *CallExpr, ats []*Type) *Type {
+func (c *checker) atomicPtr(e *ast.CallExpr, ats []*Type) *Type {
 	t := ats[0]
 	if t.kind != kPtr || t.elem.kind != kAtomic {
 		c.errorf(e.Args[0].Position(), ruleType, "'%s' takes a pointer to an atomic (&a), found '%s'", e.Callee.Name, t)
@@ -1107,8 +1109,8 @@ func (c *checker) atomicPtr(e *CallExpr, ats []*Type) *Type {
 	return t.elem.elem
 }
 
-func checkAtomic(nvals int, void bool) func(c *checker, e *CallExpr, ats []*Type) *Type {
-	return func(c *checker, e *CallExpr, ats []*Type) *Type {
+func checkAtomic(nvals int, void bool) func(c *checker, e *ast.CallExpr, ats []*Type) *Type {
+	return func(c *checker, e *ast.CallExpr, ats []*Type) *Type {
 		if !c.argCount(e, ats, 1+nvals) {
 			return nil
 		}
@@ -1131,7 +1133,7 @@ func checkAtomic(nvals int, void bool) func(c *checker, e *CallExpr, ats []*Type
 	}
 }
 
-func checkWorkgroupUniformLoad(c *checker, e *CallExpr, ats []*Type) *Type {
+func checkWorkgroupUniformLoad(c *checker, e *ast.CallExpr, ats []*Type) *Type {
 	if !c.argCount(e, ats, 1) {
 		return nil
 	}
@@ -1150,7 +1152,7 @@ func checkWorkgroupUniformLoad(c *checker, e *CallExpr, ats []*Type) *Type {
 	return t.elem
 }
 
-func (c *checker) needSubgroups(e *CallExpr) bool {
+func (c *checker) needSubgroups(e *ast.CallExpr) bool {
 	if !c.subgroup {
 		c.errorf(e.Pos, ruleExt, "'%s' needs 'enable subgroups;'", e.Callee.Name)
 		return false
@@ -1158,8 +1160,8 @@ func (c *checker) needSubgroups(e *CallExpr) bool {
 	return true
 }
 
-func checkSubgroup(cls int) func(c *checker, e *CallExpr, ats []*Type) *Type {
-	return func(c *checker, e *CallExpr, ats []*Type) *Type {
+func checkSubgroup(cls int) func(c *checker, e *ast.CallExpr, ats []*Type) *Type {
+	return func(c *checker, e *ast.CallExpr, ats []*Type) *Type {
 		if !c.needSubgroups(e) {
 			return nil
 		}
@@ -1167,9 +1169,9 @@ func checkSubgroup(cls int) func(c *checker, e *CallExpr, ats []*Type) *Type {
 	}
 }
 
-func subgroupFixed(ret *Type, params ...*Type) func(c *checker, e *CallExpr, ats []*Type) *Type {
+func subgroupFixed(ret *Type, params ...*Type) func(c *checker, e *ast.CallExpr, ats []*Type) *Type {
 	f := fixedSig(ret, params...)
-	return func(c *checker, e *CallExpr, ats []*Type) *Type {
+	return func(c *checker, e *ast.CallExpr, ats []*Type) *Type {
 		if !c.needSubgroups(e) {
 			return nil
 		}
@@ -1177,7 +1179,7 @@ func subgroupFixed(ret *Type, params ...*Type) func(c *checker, e *CallExpr, ats
 	}
 }
 
-func checkSubgroupShuffle(c *checker, e *CallExpr, ats []*Type) *Type {
+func checkSubgroupShuffle(c *checker, e *ast.CallExpr, ats []*Type) *Type {
 	if !c.needSubgroups(e) || !c.argCount(e, ats, 2) {
 		return nil
 	}
@@ -1205,7 +1207,7 @@ func checkSubgroupShuffle(c *checker, e *CallExpr, ats []*Type) *Type {
 
 // ---- textures ---------------------------------------------------------------------------
 
-func (c *checker) texArg(e *CallExpr, ats []*Type, i int) *Type {
+func (c *checker) texArg(e *ast.CallExpr, ats []*Type, i int) *Type {
 	if i >= len(ats) {
 		c.errorf(e.Pos, ruleType, "'%s' needs a texture argument", e.Callee.Name)
 		return nil
@@ -1238,7 +1240,7 @@ func vecOrScalar(s *Type, n int) *Type {
 
 // intArg converts argument i to i32 or u32 (AbstractInt becomes i32) and
 // optionally to n components.
-func (c *checker) intArg(e *CallExpr, ats []*Type, i, n int, what string) bool {
+func (c *checker) intArg(e *ast.CallExpr, ats []*Type, i, n int, what string) bool {
 	t := ats[i]
 	s := t.scalarOf()
 	if s == nil || (n == 1 && !t.isScalar()) || (n > 1 && (t.kind != kVec || t.n != n)) || !s.isIntScalar() {
@@ -1251,7 +1253,7 @@ func (c *checker) intArg(e *CallExpr, ats []*Type, i, n int, what string) bool {
 	return true
 }
 
-func (c *checker) floatArg(e *CallExpr, i int, n int, what string) bool {
+func (c *checker) floatArg(e *ast.CallExpr, i int, n int, what string) bool {
 	if i >= len(e.Args) {
 		c.errorf(e.Pos, ruleType, "'%s' is missing its %s argument", e.Callee.Name, what)
 		return false
@@ -1259,7 +1261,7 @@ func (c *checker) floatArg(e *CallExpr, i int, n int, what string) bool {
 	return c.convertTo(e.Args[i], vecOrScalar(tF32, n), what+" of '"+e.Callee.Name+"'")
 }
 
-func (c *checker) constOffset(e *CallExpr, i, n int) bool {
+func (c *checker) constOffset(e *ast.CallExpr, i, n int) bool {
 	if !c.convertTo(e.Args[i], vecOf(tI32, n), "offset of '"+e.Callee.Name+"'") {
 		return false
 	}
@@ -1270,7 +1272,7 @@ func (c *checker) constOffset(e *CallExpr, i, n int) bool {
 	return true
 }
 
-func (c *checker) wantArgs(e *CallExpr, n ...int) bool {
+func (c *checker) wantArgs(e *ast.CallExpr, n ...int) bool {
 	for _, k := range n {
 		if len(e.Args) == k {
 			return true
@@ -1287,7 +1289,7 @@ func sampledResult(t *Type) *Type {
 	return vecOf(t.elem, 4)
 }
 
-func checkTextureDimensions(c *checker, e *CallExpr, ats []*Type) *Type {
+func checkTextureDimensions(c *checker, e *ast.CallExpr, ats []*Type) *Type {
 	t := c.texArg(e, ats, 0)
 	if t == nil {
 		return nil
@@ -1313,7 +1315,7 @@ func checkTextureDimensions(c *checker, e *CallExpr, ats []*Type) *Type {
 	return rt
 }
 
-func checkTextureQuery(c *checker, e *CallExpr, ats []*Type) *Type {
+func checkTextureQuery(c *checker, e *ast.CallExpr, ats []*Type) *Type {
 	if !c.argCount(e, ats, 1) {
 		return nil
 	}
@@ -1337,7 +1339,7 @@ func checkTextureQuery(c *checker, e *CallExpr, ats []*Type) *Type {
 	return tU32
 }
 
-func checkTextureLoad(c *checker, e *CallExpr, ats []*Type) *Type {
+func checkTextureLoad(c *checker, e *ast.CallExpr, ats []*Type) *Type {
 	t := c.texArg(e, ats, 0)
 	if t == nil {
 		return nil
@@ -1384,7 +1386,7 @@ func checkTextureLoad(c *checker, e *CallExpr, ats []*Type) *Type {
 	return sampledResult(t)
 }
 
-func checkTextureStore(c *checker, e *CallExpr, ats []*Type) *Type {
+func checkTextureStore(c *checker, e *ast.CallExpr, ats []*Type) *Type {
 	t := c.texArg(e, ats, 0)
 	if t == nil {
 		return nil
@@ -1413,7 +1415,7 @@ func checkTextureStore(c *checker, e *CallExpr, ats []*Type) *Type {
 	return tVoid
 }
 
-func (c *checker) samplerArg(e *CallExpr, ats []*Type, i int, cmp bool) bool {
+func (c *checker) samplerArg(e *ast.CallExpr, ats []*Type, i int, cmp bool) bool {
 	if i >= len(ats) {
 		c.errorf(e.Pos, ruleType, "'%s' needs a sampler", e.Callee.Name)
 		return false
@@ -1433,7 +1435,7 @@ func (c *checker) samplerArg(e *CallExpr, ats []*Type, i int, cmp bool) bool {
 // textureSampleCompareLevel, textureGatherCompare and
 // textureSampleBaseClampToEdge: (t, s, coords, [array_index], extra...,
 // [offset]).
-func checkTextureSample(c *checker, e *CallExpr, ats []*Type) *Type {
+func checkTextureSample(c *checker, e *ast.CallExpr, ats []*Type) *Type {
 	name := e.Callee.Name
 	t := c.texArg(e, ats, 0)
 	if t == nil {
@@ -1534,7 +1536,7 @@ func checkTextureSample(c *checker, e *CallExpr, ats []*Type) *Type {
 	return sampledResult(t)
 }
 
-func checkTextureGather(c *checker, e *CallExpr, ats []*Type) *Type {
+func checkTextureGather(c *checker, e *ast.CallExpr, ats []*Type) *Type {
 	if len(ats) > 0 && (ats[0].kind == kTexture && ats[0].flavour == texDepth) {
 		t := ats[0]
 		if !c.samplerArg(e, ats, 1, false) {

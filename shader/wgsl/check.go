@@ -1,6 +1,8 @@
 package wgsl
 
 import (
+	"github.com/gfxcuda/gfxcuda/shader/wgsl/internal/ast"
+
 	"fmt"
 	"sort"
 	"strings"
@@ -56,14 +58,14 @@ type symbol struct {
 	kind   symKind
 	name   string // WGSL name
 	glsl   string // GLSL name
-	pos    Pos
+	pos    ast.Pos
 	global bool
 	// t is a var's store type, a value's type, or the type a struct or alias
 	// names.
 	t *Type
 	// val is a const's value, or an override's default when known.
 	val   *value
-	decl  Node
+	decl  ast.Node
 	state uint8 // module scope: 0 unresolved, 1 resolving, 2 resolved
 	// Variables.
 	space   addrSpace
@@ -72,13 +74,13 @@ type symbol struct {
 	binding int64
 	hasGB   bool // has both @group and @binding
 	// Overrides.
-	ovID     int64 // -1 until assigned
-	ovExpr   Expr  // initializer, when it is an override-expression (then inlined)
+	ovID     int64    // -1 until assigned
+	ovExpr   ast.Expr // initializer, when it is an override-expression (then inlined)
 	ovNoInit bool
 	// Functions.
 	fn *function
 	// Let pointers: the initializer (a pointer expression).
-	ptrInit Expr
+	ptrInit ast.Expr
 	// builtin names an entry-point parameter's @builtin value.
 	builtin string
 	// ref caches a variable's reference type.
@@ -87,18 +89,18 @@ type symbol struct {
 
 type function struct {
 	sym      *symbol
-	decl     *FuncDecl
+	decl     *ast.FuncDecl
 	params   []*symbol
 	ret      *Type // nil: no return value
 	calls    []*function
-	callPos  []Pos
+	callPos  []ast.Pos
 	globals  map[*symbol]bool
 	compute  bool
 	mustUse  bool
 	checked  bool
 	sigDone  bool
 	sigState uint8
-	wgSize   [3]Expr
+	wgSize   [3]ast.Expr
 	wgVal    [3]int64 // values (defaults for overrides)
 	locals   map[string]bool
 	// specialize: a pointer parameter outside the function and private
@@ -110,7 +112,7 @@ type function struct {
 }
 
 type stageErr struct {
-	pos Pos
+	pos ast.Pos
 	msg string
 }
 
@@ -148,8 +150,8 @@ type callInfo struct {
 // program is a checked module.
 type program struct {
 	file    string
-	mod     *Module
-	info    map[Expr]*exprInfo
+	mod     *ast.Module
+	info    map[ast.Expr]*exprInfo
 	globals []*symbol // module-scope declarations in source order
 	byName  map[string]*symbol
 	funcs   []*function
@@ -162,7 +164,7 @@ type program struct {
 	// packHalf: the module calls pack2x16float, whose result
 	// unpack2x16float must not give back unrounded (see unpackF16Helper).
 	packHalf bool
-	declSym  map[*VarDecl]*symbol
+	declSym  map[*ast.VarDecl]*symbol
 	structs  []*structInfo
 	bstructs map[string]*structInfo // predeclared result structures by name
 	ncalls   int
@@ -191,7 +193,7 @@ const maxErrors = 100
 // maxConstScalars bounds the size of const values the checker builds.
 const maxConstScalars = 1 << 16
 
-func (c *checker) errorf(pos Pos, rule, format string, args ...any) {
+func (c *checker) errorf(pos ast.Pos, rule, format string, args ...any) {
 	if len(c.errs) >= maxErrors {
 		return
 	}
@@ -204,13 +206,13 @@ func (c *checker) errorf(pos Pos, rule, format string, args ...any) {
 
 // check type-checks a module. entry picks the entry point ("" for the
 // default rule).
-func check(mod *Module, file, entry string, sizeHint int) (*program, ErrorList) {
+func check(mod *ast.Module, file, entry string, sizeHint int) (*program, ErrorList) {
 	p := &program{
 		file:     file,
 		mod:      mod,
-		info:     make(map[Expr]*exprInfo, sizeHint),
+		info:     make(map[ast.Expr]*exprInfo, sizeHint),
 		byName:   map[string]*symbol{},
-		declSym:  map[*VarDecl]*symbol{},
+		declSym:  map[*ast.VarDecl]*symbol{},
 		bstructs: map[string]*structInfo{},
 	}
 	c := &checker{program: p}
@@ -220,7 +222,7 @@ func check(mod *Module, file, entry string, sizeHint int) (*program, ErrorList) 
 		c.resolveGlobal(s)
 	}
 	for _, d := range mod.Decls {
-		if ca, ok := d.(*ConstAssert); ok {
+		if ca, ok := d.(*ast.ConstAssert); ok {
 			c.constAssert(ca)
 		}
 	}
@@ -278,7 +280,7 @@ func (c *checker) collect() {
 	for _, d := range c.mod.Decls {
 		var s *symbol
 		switch d := d.(type) {
-		case *VarDecl:
+		case *ast.VarDecl:
 			k := symVar
 			switch d.Kind {
 			case "const":
@@ -294,11 +296,11 @@ func (c *checker) collect() {
 				s.pos = d.Pos
 			}
 			c.declSym[d] = s
-		case *StructDecl:
+		case *ast.StructDecl:
 			s = &symbol{kind: symStruct, name: d.Name, pos: d.Pos, decl: d, global: true}
-		case *AliasDecl:
+		case *ast.AliasDecl:
 			s = &symbol{kind: symAlias, name: d.Name, pos: d.Pos, decl: d, global: true}
-		case *FuncDecl:
+		case *ast.FuncDecl:
 			s = &symbol{kind: symFunc, name: d.Name, pos: d.Pos, decl: d, global: true}
 			s.fn = &function{sym: s, decl: d, globals: map[*symbol]bool{}}
 			c.funcs = append(c.funcs, s.fn)
@@ -329,13 +331,13 @@ func (c *checker) resolveGlobal(s *symbol) {
 	c.scopes = nil
 	c.fn = nil
 	switch d := s.decl.(type) {
-	case *VarDecl:
+	case *ast.VarDecl:
 		c.globalVar(s, d)
-	case *StructDecl:
+	case *ast.StructDecl:
 		c.structDecl(s, d)
-	case *AliasDecl:
+	case *ast.AliasDecl:
 		s.t = c.resolveType(d.Type)
-	case *FuncDecl:
+	case *ast.FuncDecl:
 		c.funcSig(s.fn)
 	}
 	c.scopes = saved
@@ -346,7 +348,7 @@ func (c *checker) resolveGlobal(s *symbol) {
 	}
 }
 
-func attrInt(c *checker, a *Attribute, what string) (int64, bool) {
+func attrInt(c *checker, a *ast.Attribute, what string) (int64, bool) {
 	if len(a.Args) != 1 {
 		c.errorf(a.Pos, ruleAttr, "@%s takes one argument", a.Name)
 		return 0, false
@@ -367,7 +369,7 @@ func attrInt(c *checker, a *Attribute, what string) (int64, bool) {
 	return ei.val.i, true
 }
 
-func (c *checker) globalVar(s *symbol, d *VarDecl) {
+func (c *checker) globalVar(s *symbol, d *ast.VarDecl) {
 	switch d.Kind {
 	case "const", "let":
 		c.constDecl(s, d)
@@ -504,7 +506,7 @@ func isHandleType(t *Type) bool {
 }
 
 // checkVarType applies the address space rules to a variable's store type.
-func (c *checker) checkVarType(pos Pos, space addrSpace, access accessMode, t *Type, global bool) {
+func (c *checker) checkVarType(pos ast.Pos, space addrSpace, access accessMode, t *Type, global bool) {
 	if t.kind == kInvalid {
 		return
 	}
@@ -571,7 +573,7 @@ func hasOverrideArray(t *Type) bool {
 
 // checkLayout checks the address space layout constraints of uniform and
 // storage buffers.
-func (c *checker) checkLayout(pos Pos, t *Type, uniform bool) {
+func (c *checker) checkLayout(pos ast.Pos, t *Type, uniform bool) {
 	switch t.kind {
 	case kArray:
 		stride := strideOf(t)
@@ -611,7 +613,7 @@ func requiredAlign(t *Type, uniform bool) int {
 	return a
 }
 
-func (c *checker) constDecl(s *symbol, d *VarDecl) {
+func (c *checker) constDecl(s *symbol, d *ast.VarDecl) {
 	if len(d.Attrs) > 0 {
 		c.errorf(d.Attrs[0].Pos, ruleAttr, "'const' declarations take no attributes")
 	}
@@ -653,7 +655,7 @@ func (c *checker) constDecl(s *symbol, d *VarDecl) {
 	}
 }
 
-func (c *checker) overrideDecl(s *symbol, d *VarDecl) {
+func (c *checker) overrideDecl(s *symbol, d *ast.VarDecl) {
 	for _, a := range d.Attrs {
 		switch a.Name {
 		case "id":
@@ -734,7 +736,7 @@ func (c *checker) assignOverrideIDs() {
 	}
 }
 
-func (c *checker) structDecl(s *symbol, d *StructDecl) {
+func (c *checker) structDecl(s *symbol, d *ast.StructDecl) {
 	st := &structInfo{name: d.Name, pos: d.Pos, layoutOK: true}
 	s.t = &Type{kind: kStruct, st: st}
 	if len(d.Members) == 0 {
@@ -819,12 +821,12 @@ func (c *checker) structDecl(s *symbol, d *StructDecl) {
 	}
 }
 
-func (c *checker) builtinName(a *Attribute) string {
+func (c *checker) builtinName(a *ast.Attribute) string {
 	if len(a.Args) != 1 {
 		c.errorf(a.Pos, ruleAttr, "@builtin takes one argument")
 		return ""
 	}
-	id, ok := a.Args[0].(*Ident)
+	id, ok := a.Args[0].(*ast.Ident)
 	if !ok || id.Args != nil {
 		c.errorf(a.Pos, ruleAttr, "@builtin needs the name of a built-in value")
 		return ""
@@ -964,7 +966,7 @@ func (c *checker) pickEntry(name string) {
 			for _, f := range computes {
 				names = append(names, f.sym.name)
 			}
-			c.errorf(Pos{1, 1}, ruleEntry, "no @compute function '%s' (compute entry points: %s)", name, listOrNone(names))
+			c.errorf(ast.Pos{Line: 1, Col: 1}, ruleEntry, "no @compute function '%s' (compute entry points: %s)", name, listOrNone(names))
 			return
 		}
 		e = s.fn
@@ -976,7 +978,7 @@ func (c *checker) pickEntry(name string) {
 		e = computes[0]
 	case len(computes) == 0:
 		if len(c.errs) == 0 {
-			c.errorf(Pos{1, 1}, ruleEntry, "the module has no @compute entry point")
+			c.errorf(ast.Pos{Line: 1, Col: 1}, ruleEntry, "the module has no @compute entry point")
 		}
 		return
 	default:
@@ -1031,7 +1033,7 @@ var computeBuiltins = map[string]*Type{
 	"subgroup_size":          tU32,
 }
 
-func (c *checker) checkBuiltinParam(pos Pos, name string, t *Type) {
+func (c *checker) checkBuiltinParam(pos ast.Pos, name string, t *Type) {
 	want, ok := computeBuiltins[name]
 	if !ok {
 		c.errorf(pos, ruleEntry, "@builtin(%s) is not a compute shader input (inputs: global_invocation_id, local_invocation_id, local_invocation_index, workgroup_id, num_workgroups, subgroup_invocation_id, subgroup_size)", name)
@@ -1047,7 +1049,7 @@ func (c *checker) checkBuiltinParam(pos Pos, name string, t *Type) {
 
 func (c *checker) checkEntry(e *function) {
 	d := e.decl
-	var wg *Attribute
+	var wg *ast.Attribute
 	for _, a := range d.Attrs {
 		if a.Name == "workgroup_size" {
 			wg = a
@@ -1140,7 +1142,7 @@ func (c *checker) usedGlobals(e *function) []*symbol {
 	return out
 }
 
-func (c *checker) workgroupSize(e *function, a *Attribute) {
+func (c *checker) workgroupSize(e *function, a *ast.Attribute) {
 	if len(a.Args) < 1 || len(a.Args) > 3 {
 		c.errorf(a.Pos, ruleAttr, "@workgroup_size takes one to three arguments")
 		return
@@ -1306,7 +1308,7 @@ var predeclaredTypes = map[string]bool{
 }
 
 // resolveType resolves a type expression; errors yield tInvalid.
-func (c *checker) resolveType(id *Ident) *Type {
+func (c *checker) resolveType(id *ast.Ident) *Type {
 	if id == nil {
 		return tInvalid
 	}
@@ -1338,7 +1340,7 @@ func (c *checker) resolveType(id *Ident) *Type {
 	return t
 }
 
-func (c *checker) scalarType(name string, pos Pos) *Type {
+func (c *checker) scalarType(name string, pos ast.Pos) *Type {
 	switch name {
 	case "bool":
 		return tBool
@@ -1358,12 +1360,12 @@ func (c *checker) scalarType(name string, pos Pos) *Type {
 }
 
 // typeArg resolves the i'th template argument as a type.
-func (c *checker) typeArg(id *Ident, i int) *Type {
+func (c *checker) typeArg(id *ast.Ident, i int) *Type {
 	if i >= len(id.Args) {
 		c.errorf(id.Pos, ruleType, "'%s' needs %d template argument(s)", id.Name, i+1)
 		return tInvalid
 	}
-	a, ok := id.Args[i].(*Ident)
+	a, ok := id.Args[i].(*ast.Ident)
 	if !ok {
 		c.errorf(id.Args[i].Position(), ruleType, "expected a type as template argument %d of '%s'", i+1, id.Name)
 		return tInvalid
@@ -1371,11 +1373,11 @@ func (c *checker) typeArg(id *Ident, i int) *Type {
 	return c.resolveType(a)
 }
 
-func enumArg(id *Ident, i int) (string, Pos, bool) {
+func enumArg(id *ast.Ident, i int) (string, ast.Pos, bool) {
 	if i >= len(id.Args) {
 		return "", id.Pos, false
 	}
-	a, ok := id.Args[i].(*Ident)
+	a, ok := id.Args[i].(*ast.Ident)
 	if !ok || a.Args != nil {
 		return "", id.Args[i].Position(), false
 	}
@@ -1384,7 +1386,7 @@ func enumArg(id *Ident, i int) (string, Pos, bool) {
 
 // predeclaredType resolves a predeclared type or type generator; ok is false
 // when the name is not one.
-func (c *checker) predeclaredType(id *Ident) (*Type, bool) {
+func (c *checker) predeclaredType(id *ast.Ident) (*Type, bool) {
 	name := id.Name
 	noArgs := func() {
 		if id.Args != nil {
@@ -1582,7 +1584,7 @@ func (c *checker) predeclaredType(id *Ident) (*Type, bool) {
 	return nil, false
 }
 
-func (c *checker) textureType(id *Ident) *Type {
+func (c *checker) textureType(id *ast.Ident) *Type {
 	name := id.Name
 	t := &Type{kind: kTexture}
 	rest := strings.TrimPrefix(name, "texture_")
@@ -1744,14 +1746,14 @@ const (
 	bContinue
 )
 
-func (c *checker) block(b *BlockStmt) uint8 {
+func (c *checker) block(b *ast.BlockStmt) uint8 {
 	c.push()
 	beh := c.blockNoScope(b)
 	c.pop()
 	return beh
 }
 
-func (c *checker) blockNoScope(b *BlockStmt) uint8 {
+func (c *checker) blockNoScope(b *ast.BlockStmt) uint8 {
 	beh := bNext
 	if b == nil {
 		return beh
@@ -1774,23 +1776,23 @@ func (c *checker) inLoop() bool {
 	return false
 }
 
-func (c *checker) stmt(s Stmt) uint8 {
+func (c *checker) stmt(s ast.Stmt) uint8 {
 	switch s := s.(type) {
-	case *BlockStmt:
+	case *ast.BlockStmt:
 		return c.block(s)
-	case *DeclStmt:
+	case *ast.DeclStmt:
 		c.localDecl(s.Decl)
 		return bNext
-	case *AssignStmt:
+	case *ast.AssignStmt:
 		c.assign(s)
 		return bNext
-	case *IncDecStmt:
+	case *ast.IncDecStmt:
 		c.incDec(s)
 		return bNext
-	case *CallStmt:
+	case *ast.CallStmt:
 		c.callStmt(s.Call)
 		return bNext
-	case *IfStmt:
+	case *ast.IfStmt:
 		c.condition(s.Cond, "if")
 		b := c.block(s.Body)
 		if s.Else != nil {
@@ -1799,9 +1801,9 @@ func (c *checker) stmt(s Stmt) uint8 {
 			b |= bNext
 		}
 		return b
-	case *SwitchStmt:
+	case *ast.SwitchStmt:
 		return c.switchStmt(s)
-	case *LoopStmt:
+	case *ast.LoopStmt:
 		c.ctrl = append(c.ctrl, ctrlLoop)
 		c.push()
 		b := c.blockNoScope(s.Body)
@@ -1822,7 +1824,7 @@ func (c *checker) stmt(s Stmt) uint8 {
 			return b&^(bBreak|bContinue) | bNext
 		}
 		return b &^ (bNext | bContinue)
-	case *ForStmt:
+	case *ast.ForStmt:
 		c.push()
 		if s.Init != nil {
 			c.stmt(s.Init)
@@ -1841,13 +1843,13 @@ func (c *checker) stmt(s Stmt) uint8 {
 			return b &^ (bNext | bContinue)
 		}
 		return b&^(bBreak|bContinue) | bNext
-	case *WhileStmt:
+	case *ast.WhileStmt:
 		c.condition(s.Cond, "while")
 		c.ctrl = append(c.ctrl, ctrlLoop)
 		b := c.block(s.Body)
 		c.ctrl = c.ctrl[:len(c.ctrl)-1]
 		return b&^(bBreak|bContinue) | bNext
-	case *BranchStmt:
+	case *ast.BranchStmt:
 		switch s.Kind {
 		case "break":
 			if len(c.ctrl) == 0 || c.ctrl[len(c.ctrl)-1] == ctrlContinuing {
@@ -1880,7 +1882,7 @@ func (c *checker) stmt(s Stmt) uint8 {
 			return bNext
 		}
 		return bNext
-	case *ReturnStmt:
+	case *ast.ReturnStmt:
 		for _, k := range c.ctrl {
 			if k == ctrlContinuing {
 				c.errorf(s.Pos, ruleStmt, "'return' cannot be used in a continuing block")
@@ -1905,14 +1907,14 @@ func (c *checker) stmt(s Stmt) uint8 {
 		}
 		c.convertTo(s.Value, c.fn.ret, "return value")
 		return bReturn
-	case *ConstAssertStmt:
+	case *ast.ConstAssertStmt:
 		c.constAssert(s.Assert)
 		return bNext
 	}
 	return bNext
 }
 
-func (c *checker) constAssert(a *ConstAssert) {
+func (c *checker) constAssert(a *ast.ConstAssert) {
 	ei := c.expr(a.Cond)
 	if ei.t.kind == kInvalid {
 		return
@@ -1930,7 +1932,7 @@ func (c *checker) constAssert(a *ConstAssert) {
 	}
 }
 
-func (c *checker) condition(e Expr, what string) {
+func (c *checker) condition(e ast.Expr, what string) {
 	ei := c.expr(e)
 	if ei.t.kind == kInvalid {
 		return
@@ -1940,7 +1942,7 @@ func (c *checker) condition(e Expr, what string) {
 	}
 }
 
-func (c *checker) localDecl(d *VarDecl) {
+func (c *checker) localDecl(d *ast.VarDecl) {
 	s := &symbol{name: d.Name, pos: d.NamePos, decl: d, ovID: -1}
 	if s.pos.Line == 0 {
 		s.pos = d.Pos
@@ -2019,7 +2021,7 @@ func (c *checker) localDecl(d *VarDecl) {
 
 // lvalue checks the left side of an assignment: a reference with write
 // access; it returns the store type.
-func (c *checker) lvalue(e Expr, what string) *Type {
+func (c *checker) lvalue(e ast.Expr, what string) *Type {
 	ei := c.expr(e)
 	if ei.t.kind == kInvalid {
 		return tInvalid
@@ -2056,14 +2058,14 @@ func (c *checker) lvalue(e Expr, what string) *Type {
 }
 
 // startPos is the position of an expression's first token.
-func startPos(e Expr) Pos {
+func startPos(e ast.Expr) ast.Pos {
 	for {
 		switch x := e.(type) {
-		case *MemberExpr:
+		case *ast.MemberExpr:
 			e = x.X
-		case *IndexExpr:
+		case *ast.IndexExpr:
 			e = x.X
-		case *BinaryExpr:
+		case *ast.BinaryExpr:
 			e = x.X
 		default:
 			return e.Position()
@@ -2071,7 +2073,7 @@ func startPos(e Expr) Pos {
 	}
 }
 
-func (c *checker) assign(s *AssignStmt) {
+func (c *checker) assign(s *ast.AssignStmt) {
 	if s.LHS == nil {
 		ei := c.expr(s.RHS)
 		if ei.t.kind == kInvalid {
@@ -2114,7 +2116,7 @@ func (c *checker) assign(s *AssignStmt) {
 	}
 }
 
-func (c *checker) incDec(s *IncDecStmt) {
+func (c *checker) incDec(s *ast.IncDecStmt) {
 	lt := c.lvalue(s.LHS, "'"+s.Op+"'")
 	if lt.kind == kInvalid {
 		return
@@ -2124,7 +2126,7 @@ func (c *checker) incDec(s *IncDecStmt) {
 	}
 }
 
-func (c *checker) callStmt(call *CallExpr) {
+func (c *checker) callStmt(call *ast.CallExpr) {
 	ei := c.expr(call)
 	if ei.t.kind == kInvalid || ei.call == nil {
 		return
@@ -2144,7 +2146,7 @@ func (c *checker) callStmt(call *CallExpr) {
 	}
 }
 
-func (c *checker) switchStmt(s *SwitchStmt) uint8 {
+func (c *checker) switchStmt(s *ast.SwitchStmt) uint8 {
 	ei := c.expr(s.Tag)
 	tt := ei.t.unref()
 	if tt.kind != kInvalid && tt.kind != kI32 && tt.kind != kU32 && tt.kind != kAbsInt {
@@ -2184,7 +2186,7 @@ func (c *checker) switchStmt(s *SwitchStmt) uint8 {
 	if common.kind != kInvalid {
 		c.convertTo(s.Tag, common, "switch selector")
 	}
-	seen := map[int64]Pos{}
+	seen := map[int64]ast.Pos{}
 	defaults := 0
 	beh := uint8(0)
 	c.ctrl = append(c.ctrl, ctrlSwitch)

@@ -1,6 +1,8 @@
 package wgsl
 
 import (
+	"github.com/gfxcuda/gfxcuda/shader/wgsl/internal/ast"
+
 	"math"
 	"strconv"
 	"strings"
@@ -12,17 +14,17 @@ import (
 
 var invalidInfo = &exprInfo{t: tInvalid, stage: stRuntime, mem: -1}
 
-func (c *checker) set(e Expr, ei *exprInfo) *exprInfo {
+func (c *checker) set(e ast.Expr, ei *exprInfo) *exprInfo {
 	c.info[e] = ei
 	return ei
 }
 
-func (c *checker) bad(e Expr) *exprInfo {
+func (c *checker) bad(e ast.Expr) *exprInfo {
 	return c.set(e, &exprInfo{t: tInvalid, stage: stRuntime, mem: -1})
 }
 
 // expr checks an expression once; later calls return the recorded result.
-func (c *checker) expr(e Expr) *exprInfo {
+func (c *checker) expr(e ast.Expr) *exprInfo {
 	if e == nil {
 		return invalidInfo
 	}
@@ -36,24 +38,24 @@ func (c *checker) expr(e Expr) *exprInfo {
 		return c.bad(e)
 	}
 	switch e := e.(type) {
-	case *Literal:
+	case *ast.Literal:
 		return c.literal(e)
-	case *Ident:
+	case *ast.Ident:
 		return c.ident(e)
-	case *ParenExpr:
+	case *ast.ParenExpr:
 		in := c.expr(e.X)
 		cp := *in
 		cp.call = nil
 		return c.set(e, &cp)
-	case *UnaryExpr:
+	case *ast.UnaryExpr:
 		return c.unary(e)
-	case *BinaryExpr:
+	case *ast.BinaryExpr:
 		return c.binary(e)
-	case *MemberExpr:
+	case *ast.MemberExpr:
 		return c.memberExpr(e)
-	case *IndexExpr:
+	case *ast.IndexExpr:
 		return c.indexExpr(e)
-	case *CallExpr:
+	case *ast.CallExpr:
 		return c.call(e)
 	}
 	c.errorf(e.Position(), ruleInternal, "unknown expression")
@@ -64,7 +66,7 @@ func (c *checker) expr(e Expr) *exprInfo {
 func valueType(ei *exprInfo) *Type { return ei.t.unref() }
 
 // load applies the load rule to a reference expression.
-func (c *checker) load(e Expr) *Type {
+func (c *checker) load(e ast.Expr) *Type {
 	ei := c.expr(e)
 	if ei.t.kind != kRef {
 		return ei.t
@@ -156,7 +158,7 @@ func concreteOf(t *Type) *Type {
 
 // convertTo converts expression e to type want (load rule, then abstract
 // conversion), reporting a type mismatch. It returns false on failure.
-func (c *checker) convertTo(e Expr, want *Type, what string) bool {
+func (c *checker) convertTo(e ast.Expr, want *Type, what string) bool {
 	ei := c.expr(e)
 	if ei.t.kind == kInvalid || want.kind == kInvalid {
 		return false
@@ -192,9 +194,9 @@ func (c *checker) convertTo(e Expr, want *Type, what string) bool {
 
 // propagateParen updates the inner expressions of parentheses after a
 // conversion so that the writer sees one type throughout.
-func (c *checker) propagateParen(e Expr, ei *exprInfo) {
+func (c *checker) propagateParen(e ast.Expr, ei *exprInfo) {
 	for {
-		p, ok := e.(*ParenExpr)
+		p, ok := e.(*ast.ParenExpr)
 		if !ok {
 			return
 		}
@@ -205,7 +207,7 @@ func (c *checker) propagateParen(e Expr, ei *exprInfo) {
 }
 
 // concretize converts an expression to its concretized type and returns it.
-func (c *checker) concretize(e Expr, ei *exprInfo) *Type {
+func (c *checker) concretize(e ast.Expr, ei *exprInfo) *Type {
 	t := ei.t.unref()
 	if ei.t.kind == kRef {
 		t = c.load(e)
@@ -245,14 +247,14 @@ func unify(a, b *Type) *Type {
 
 // ---- literals and identifiers --------------------------------------------------
 
-func (c *checker) literal(e *Literal) *exprInfo {
+func (c *checker) literal(e *ast.Literal) *exprInfo {
 	ei := &exprInfo{stage: stConst, mem: -1}
 	text := strings.TrimSuffix(e.Text, e.Suffix)
 	switch e.Kind {
-	case LitBool:
+	case ast.LitBool:
 		ei.t = tBool
 		ei.val = boolValue(e.Text == "true")
-	case LitInt:
+	case ast.LitInt:
 		neg := false
 		var u uint64
 		var err error
@@ -283,7 +285,7 @@ func (c *checker) literal(e *Literal) *exprInfo {
 			}
 		}
 		ei.val = intValue(ei.t, int64(u))
-	case LitFloat:
+	case ast.LitFloat:
 		s := text
 		if strings.HasPrefix(s, "0x") || strings.HasPrefix(s, "0X") {
 			if !strings.ContainsAny(s, "pP") {
@@ -313,7 +315,7 @@ func (c *checker) literal(e *Literal) *exprInfo {
 	return c.set(e, ei)
 }
 
-func (c *checker) ident(e *Ident) *exprInfo {
+func (c *checker) ident(e *ast.Ident) *exprInfo {
 	if e.Args != nil {
 		c.errorf(e.Pos, ruleType, "type '%s' cannot be used as a value (did you mean to construct one: %s(...)?)", e.Name, e.Name)
 		return c.bad(e)
@@ -377,16 +379,16 @@ func (c *checker) ident(e *Ident) *exprInfo {
 
 // isVectorComponentRef reports whether a reference expression names a vector
 // component (v.x, v[i]), whose address cannot be taken.
-func (c *checker) isVectorComponentRef(e Expr) bool {
+func (c *checker) isVectorComponentRef(e ast.Expr) bool {
 	for {
 		switch x := e.(type) {
-		case *ParenExpr:
+		case *ast.ParenExpr:
 			e = x.X
 			continue
-		case *MemberExpr:
+		case *ast.MemberExpr:
 			bi := c.info[x.X]
 			return bi != nil && bi.t.unref().kind == kVec || bi != nil && bi.t.kind == kPtr && bi.t.elem.kind == kVec
-		case *IndexExpr:
+		case *ast.IndexExpr:
 			bi := c.info[x.X]
 			return bi != nil && bi.t.unref().kind == kVec || bi != nil && bi.t.kind == kPtr && bi.t.elem.kind == kVec
 		}
@@ -394,7 +396,7 @@ func (c *checker) isVectorComponentRef(e Expr) bool {
 	}
 }
 
-func (c *checker) unary(e *UnaryExpr) *exprInfo {
+func (c *checker) unary(e *ast.UnaryExpr) *exprInfo {
 	x := c.expr(e.X)
 	if x.t.kind == kInvalid {
 		return c.bad(e)
@@ -451,7 +453,7 @@ func (c *checker) unary(e *UnaryExpr) *exprInfo {
 	return c.set(e, ei)
 }
 
-func (c *checker) binary(e *BinaryExpr) *exprInfo {
+func (c *checker) binary(e *ast.BinaryExpr) *exprInfo {
 	x := c.expr(e.X)
 	y := c.expr(e.Y)
 	if x.t.kind == kInvalid || y.t.kind == kInvalid {
@@ -479,7 +481,7 @@ func (c *checker) binary(e *BinaryExpr) *exprInfo {
 
 // binaryTypes types `x op y`, converting abstract operands; it returns the
 // result type, or nil after reporting an error.
-func (c *checker) binaryTypes(pos Pos, op string, xe, ye Expr, compound bool) *Type {
+func (c *checker) binaryTypes(pos ast.Pos, op string, xe, ye ast.Expr, compound bool) *Type {
 	lt := c.load(xe)
 	rt := c.load(ye)
 	if lt.kind == kInvalid || rt.kind == kInvalid {
@@ -491,7 +493,7 @@ func (c *checker) binaryTypes(pos Pos, op string, xe, ye Expr, compound bool) *T
 	}
 	x, y := c.info[xe], c.info[ye]
 	mixedStage := x.stage != stConst || y.stage != stConst
-	conv := func(e Expr, t *Type) bool {
+	conv := func(e ast.Expr, t *Type) bool {
 		if mixedStage {
 			t = concreteOf(t)
 		}
@@ -724,7 +726,7 @@ func swizzleIndex(ch byte) (int, int) {
 	return -1, 0
 }
 
-func (c *checker) memberExpr(e *MemberExpr) *exprInfo {
+func (c *checker) memberExpr(e *ast.MemberExpr) *exprInfo {
 	x := c.expr(e.X)
 	if x.t.kind == kInvalid {
 		return c.bad(e)
@@ -811,7 +813,7 @@ func (c *checker) memberExpr(e *MemberExpr) *exprInfo {
 	return c.bad(e)
 }
 
-func (c *checker) indexExpr(e *IndexExpr) *exprInfo {
+func (c *checker) indexExpr(e *ast.IndexExpr) *exprInfo {
 	x := c.expr(e.X)
 	ix := c.expr(e.Index)
 	if x.t.kind == kInvalid || ix.t.kind == kInvalid {
@@ -877,7 +879,7 @@ func (c *checker) indexExpr(e *IndexExpr) *exprInfo {
 
 // ---- calls ----------------------------------------------------------------------------
 
-func (c *checker) call(e *CallExpr) *exprInfo {
+func (c *checker) call(e *ast.CallExpr) *exprInfo {
 	callee := e.Callee
 	if callee == nil {
 		return c.bad(e)
@@ -945,7 +947,7 @@ var fragmentOnly = map[string]bool{
 // module may hold fragment entry points next to the compute one; the call
 // is an error only in a function the compute entry point reaches
 // (reportStageErrors).
-func (c *checker) fragmentCall(e *CallExpr, name string) *exprInfo {
+func (c *checker) fragmentCall(e *ast.CallExpr, name string) *exprInfo {
 	args, ok := c.args(e)
 	if !ok {
 		return c.bad(e)
@@ -979,7 +981,7 @@ func (c *checker) fragmentCall(e *CallExpr, name string) *exprInfo {
 }
 
 // args checks every argument and returns their infos.
-func (c *checker) args(e *CallExpr) ([]*exprInfo, bool) {
+func (c *checker) args(e *ast.CallExpr) ([]*exprInfo, bool) {
 	out := make([]*exprInfo, len(e.Args))
 	ok := true
 	for i, a := range e.Args {
@@ -997,7 +999,7 @@ func (c *checker) newCall(ci *callInfo) *callInfo {
 	return ci
 }
 
-func (c *checker) userCall(e *CallExpr, f *function) *exprInfo {
+func (c *checker) userCall(e *ast.CallExpr, f *function) *exprInfo {
 	c.funcSig(f)
 	args, ok := c.args(e)
 	if !ok {
@@ -1043,7 +1045,7 @@ func (c *checker) userCall(e *CallExpr, f *function) *exprInfo {
 
 // construct checks a value constructor or conversion T(args). gen names an
 // inferred generator (vec3, array, mat2x2) when t is nil.
-func (c *checker) construct(e *CallExpr, t *Type, gen string) *exprInfo {
+func (c *checker) construct(e *ast.CallExpr, t *Type, gen string) *exprInfo {
 	args, ok := c.args(e)
 	if !ok {
 		return c.bad(e)
@@ -1203,7 +1205,7 @@ func (c *checker) construct(e *CallExpr, t *Type, gen string) *exprInfo {
 }
 
 // finishConvert evaluates a one-argument conversion.
-func (c *checker) finishConvert(e *CallExpr, ei *exprInfo, t *Type) *exprInfo {
+func (c *checker) finishConvert(e *ast.CallExpr, ei *exprInfo, t *Type) *exprInfo {
 	a := c.info[e.Args[0]]
 	if ei.stage <= stOverride && a.val != nil {
 		v, err := convertExplicit(a.val, t)
@@ -1256,7 +1258,7 @@ func buildComposite(t *Type, vals []*value) *value {
 func (v *value) withType(t *Type) *value { v.t = t; return v }
 
 // inferCtor infers the type of vecN(...), matCxR(...) and array(...).
-func (c *checker) inferCtor(e *CallExpr, gen string, ats []*Type) *Type {
+func (c *checker) inferCtor(e *ast.CallExpr, gen string, ats []*Type) *Type {
 	if len(ats) == 0 {
 		switch {
 		case strings.HasPrefix(gen, "vec"):
@@ -1312,7 +1314,7 @@ func (c *checker) inferCtor(e *CallExpr, gen string, ats []*Type) *Type {
 	return matOf(s, int(gen[3]-'0'), int(gen[5]-'0'))
 }
 
-func (c *checker) bitcast(e *CallExpr) *exprInfo {
+func (c *checker) bitcast(e *ast.CallExpr) *exprInfo {
 	args, ok := c.args(e)
 	if !ok {
 		return c.bad(e)

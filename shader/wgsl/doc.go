@@ -3,7 +3,7 @@
 // shader then compiles to SPIR-V with glslang. It is pure Go.
 //
 // Translate runs three stages: parse (lex.go, parse.go) builds the syntax
-// tree of ast.go; check (check.go, checkexpr.go, builtins.go,
+// tree of package internal/ast; check (check.go, checkexpr.go, builtins.go,
 // consteval.go, types.go) resolves names, types every expression with the
 // specification's rules (abstract numerics, conversion ranks and
 // concretization, the load rule, references and pointers), evaluates

@@ -1,6 +1,8 @@
 package wgsl
 
 import (
+	"github.com/gfxcuda/gfxcuda/shader/wgsl/internal/ast"
+
 	"bytes"
 	"fmt"
 	"strings"
@@ -77,7 +79,7 @@ func TestParseFuzzSeeds(t *testing.T) {
 	}
 }
 
-func checkParseResult(t *testing.T, data []byte, m *Module, errs ErrorList) {
+func checkParseResult(t *testing.T, data []byte, m *ast.Module, errs ErrorList) {
 	t.Helper()
 	lines := 1 + bytes.Count(data, []byte("\n")) + bytes.Count(data, []byte("\r")) +
 		bytes.Count(data, []byte("\v")) + bytes.Count(data, []byte("\f")) +
@@ -116,20 +118,20 @@ func checkParseResult(t *testing.T, data []byte, m *Module, errs ErrorList) {
 // validateModule checks that a module parsed without errors is complete:
 // no missing expressions or names where the grammar requires them. It
 // returns "" or a description of the first problem.
-func validateModule(m *Module) (problem string) {
+func validateModule(m *ast.Module) (problem string) {
 	fail := func(format string, args ...any) {
 		if problem == "" {
 			problem = fmt.Sprintf(format, args...)
 		}
 	}
-	pos := func(p Pos, what string) {
+	pos := func(p ast.Pos, what string) {
 		if p.Line < 1 || p.Col < 1 {
 			fail("%s at %v", what, p)
 		}
 	}
-	var expr func(e Expr, what string)
-	var typ func(id *Ident, what string)
-	attrs := func(as []*Attribute) {
+	var expr func(e ast.Expr, what string)
+	var typ func(id *ast.Ident, what string)
+	attrs := func(as []*ast.Attribute) {
 		for _, a := range as {
 			if a == nil || a.Name == "" {
 				fail("bad attribute")
@@ -141,11 +143,11 @@ func validateModule(m *Module) (problem string) {
 			}
 		}
 	}
-	expr = func(e Expr, what string) {
+	expr = func(e ast.Expr, what string) {
 		switch e := e.(type) {
 		case nil:
 			fail("nil %s", what)
-		case *Ident:
+		case *ast.Ident:
 			if e == nil || e.Name == "" {
 				fail("empty identifier for %s", what)
 				return
@@ -157,37 +159,37 @@ func validateModule(m *Module) (problem string) {
 			for _, a := range e.Args {
 				expr(a, "template argument")
 			}
-		case *Literal:
+		case *ast.Literal:
 			if e.Text == "" {
 				fail("empty literal")
 			}
 			pos(e.Pos, "literal")
-		case *CallExpr:
+		case *ast.CallExpr:
 			pos(e.Pos, "call")
 			expr(e.Callee, "callee")
 			for _, a := range e.Args {
 				expr(a, "argument")
 			}
-		case *ParenExpr:
+		case *ast.ParenExpr:
 			pos(e.Pos, "paren")
 			expr(e.X, "parenthesised expression")
-		case *MemberExpr:
+		case *ast.MemberExpr:
 			pos(e.Pos, "member")
 			if e.Member == "" {
 				fail("empty member name")
 			}
 			expr(e.X, "member base")
-		case *IndexExpr:
+		case *ast.IndexExpr:
 			pos(e.Pos, "index")
 			expr(e.X, "index base")
 			expr(e.Index, "index")
-		case *UnaryExpr:
+		case *ast.UnaryExpr:
 			pos(e.Pos, "unary")
 			if !strings.Contains("-!~*&", e.Op) || len(e.Op) != 1 {
 				fail("unary operator %q", e.Op)
 			}
 			expr(e.X, "operand")
-		case *BinaryExpr:
+		case *ast.BinaryExpr:
 			pos(e.Pos, "binary")
 			if binOpClassOf(e.Op) == binNone || e.Op == "--" {
 				fail("binary operator %q", e.Op)
@@ -198,16 +200,16 @@ func validateModule(m *Module) (problem string) {
 			fail("unknown expression %T", e)
 		}
 	}
-	typ = func(id *Ident, what string) {
+	typ = func(id *ast.Ident, what string) {
 		if id == nil {
 			fail("nil type for %s", what)
 			return
 		}
 		expr(id, what)
 	}
-	var stmt func(s Stmt)
-	var block func(b *BlockStmt, what string)
-	block = func(b *BlockStmt, what string) {
+	var stmt func(s ast.Stmt)
+	var block func(b *ast.BlockStmt, what string)
+	block = func(b *ast.BlockStmt, what string) {
 		if b == nil {
 			fail("nil %s", what)
 			return
@@ -217,7 +219,7 @@ func validateModule(m *Module) (problem string) {
 			stmt(s)
 		}
 	}
-	varDecl := func(d *VarDecl) {
+	varDecl := func(d *ast.VarDecl) {
 		if d == nil || d.Name == "" {
 			fail("variable without a name")
 			return
@@ -237,21 +239,21 @@ func validateModule(m *Module) (problem string) {
 			fail("access mode without address space")
 		}
 	}
-	update := func(s Stmt, what string) {
+	update := func(s ast.Stmt, what string) {
 		switch s.(type) {
-		case *AssignStmt, *IncDecStmt, *CallStmt:
+		case *ast.AssignStmt, *ast.IncDecStmt, *ast.CallStmt:
 			stmt(s)
 		default:
 			fail("%s is %T", what, s)
 		}
 	}
-	stmt = func(s Stmt) {
+	stmt = func(s ast.Stmt) {
 		switch s := s.(type) {
-		case *BlockStmt:
+		case *ast.BlockStmt:
 			block(s, "block")
-		case *DeclStmt:
+		case *ast.DeclStmt:
 			varDecl(s.Decl)
-		case *AssignStmt:
+		case *ast.AssignStmt:
 			if s.LHS != nil {
 				expr(s.LHS, "assignment target")
 			}
@@ -261,28 +263,28 @@ func validateModule(m *Module) (problem string) {
 			if len(s.Op) > 3 || !isAssignOp(&op) {
 				fail("assignment operator %q", s.Op)
 			}
-		case *IncDecStmt:
+		case *ast.IncDecStmt:
 			expr(s.LHS, "increment target")
-		case *CallStmt:
+		case *ast.CallStmt:
 			if s.Call == nil {
 				fail("nil call")
 				return
 			}
 			expr(s.Call, "call")
-		case *IfStmt:
+		case *ast.IfStmt:
 			attrs(s.Attrs)
 			expr(s.Cond, "if condition")
 			block(s.Body, "if body")
 			switch e := s.Else.(type) {
 			case nil:
-			case *IfStmt:
+			case *ast.IfStmt:
 				stmt(e)
-			case *BlockStmt:
+			case *ast.BlockStmt:
 				block(e, "else body")
 			default:
 				fail("else is %T", e)
 			}
-		case *SwitchStmt:
+		case *ast.SwitchStmt:
 			attrs(s.Attrs)
 			expr(s.Tag, "switch expression")
 			if len(s.Clauses) == 0 {
@@ -299,7 +301,7 @@ func validateModule(m *Module) (problem string) {
 				}
 				block(c.Body, "case body")
 			}
-		case *LoopStmt:
+		case *ast.LoopStmt:
 			attrs(s.Attrs)
 			block(s.Body, "loop body")
 			if s.Continuing != nil {
@@ -311,10 +313,10 @@ func validateModule(m *Module) (problem string) {
 				}
 				expr(s.BreakIf, "break if")
 			}
-		case *ForStmt:
+		case *ast.ForStmt:
 			attrs(s.Attrs)
 			if s.Init != nil {
-				if d, ok := s.Init.(*DeclStmt); ok {
+				if d, ok := s.Init.(*ast.DeclStmt); ok {
 					varDecl(d.Decl)
 				} else {
 					update(s.Init, "for init")
@@ -327,19 +329,19 @@ func validateModule(m *Module) (problem string) {
 				update(s.Update, "for update")
 			}
 			block(s.Body, "for body")
-		case *WhileStmt:
+		case *ast.WhileStmt:
 			attrs(s.Attrs)
 			expr(s.Cond, "while condition")
 			block(s.Body, "while body")
-		case *BranchStmt:
+		case *ast.BranchStmt:
 			if s.Kind != "break" && s.Kind != "continue" && s.Kind != "discard" {
 				fail("branch %q", s.Kind)
 			}
-		case *ReturnStmt:
+		case *ast.ReturnStmt:
 			if s.Value != nil {
 				expr(s.Value, "return value")
 			}
-		case *ConstAssertStmt:
+		case *ast.ConstAssertStmt:
 			if s.Assert == nil {
 				fail("nil const_assert")
 				return
@@ -360,9 +362,9 @@ func validateModule(m *Module) (problem string) {
 	}
 	for _, d := range m.Decls {
 		switch d := d.(type) {
-		case *VarDecl:
+		case *ast.VarDecl:
 			varDecl(d)
-		case *StructDecl:
+		case *ast.StructDecl:
 			if d.Name == "" || len(d.Members) == 0 {
 				fail("struct %q with %d members", d.Name, len(d.Members))
 			}
@@ -373,12 +375,12 @@ func validateModule(m *Module) (problem string) {
 				attrs(mb.Attrs)
 				typ(mb.Type, "member type")
 			}
-		case *AliasDecl:
+		case *ast.AliasDecl:
 			if d.Name == "" {
 				fail("alias without a name")
 			}
 			typ(d.Type, "aliased type")
-		case *FuncDecl:
+		case *ast.FuncDecl:
 			if d.Name == "" {
 				fail("function without a name")
 			}
@@ -397,7 +399,7 @@ func validateModule(m *Module) (problem string) {
 				fail("result attributes without result")
 			}
 			block(d.Body, "function body")
-		case *ConstAssert:
+		case *ast.ConstAssert:
 			expr(d.Cond, "const_assert condition")
 		default:
 			fail("unknown declaration %T", d)

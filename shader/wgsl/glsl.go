@@ -1,6 +1,8 @@
 package wgsl
 
 import (
+	"github.com/gfxcuda/gfxcuda/shader/wgsl/internal/ast"
+
 	"math"
 	"sort"
 	"strconv"
@@ -13,8 +15,8 @@ import (
 // lacks (see the package documentation).
 
 type loopCtx struct {
-	cont     []Stmt // the continuing statements, inlined before each continue
-	breakIf  Expr
+	cont     []ast.Stmt // the continuing statements, inlined before each continue
+	breakIf  ast.Expr
 	flag     string // set when a continue inside a switch must break the loop
 	switches int    // switch nesting inside this loop
 }
@@ -233,7 +235,7 @@ func (w *writer) indent() {
 }
 
 // lineDirective emits #line so that the next line is WGSL line n.
-func (w *writer) lineDirective(pos Pos) {
+func (w *writer) lineDirective(pos ast.Pos) {
 	if pos.Line <= 0 || pos.Line == w.line {
 		return
 	}
@@ -244,7 +246,7 @@ func (w *writer) lineDirective(pos Pos) {
 }
 
 // startLine begins a statement at a WGSL position.
-func (w *writer) startLine(pos Pos) {
+func (w *writer) startLine(pos ast.Pos) {
 	w.lineDirective(pos)
 	w.indent()
 }
@@ -671,7 +673,7 @@ func (w *writer) globalVarDecl(s *symbol) {
 		w.wgZero = append(w.wgZero, s)
 	case asPrivate:
 		w.s(w.decl(t, s.glsl))
-		d := s.decl.(*VarDecl)
+		d := s.decl.(*ast.VarDecl)
 		switch {
 		case d.Init != nil:
 			w.s(" = ")
@@ -735,13 +737,13 @@ func (w *writer) workgroupLayout(out *strings.Builder) {
 }
 
 // overrideIdent returns the override an expression names directly.
-func overrideIdent(p *program, e Expr) *symbol {
+func overrideIdent(p *program, e ast.Expr) *symbol {
 	for {
 		switch x := e.(type) {
-		case *ParenExpr:
+		case *ast.ParenExpr:
 			e = x.X
 			continue
-		case *Ident:
+		case *ast.Ident:
 			if ei := p.info[x]; ei != nil && ei.sym != nil && ei.sym.kind == symOverride {
 				return ei.sym
 			}
@@ -764,11 +766,11 @@ func (w *writer) markOverrides(order []*function) {
 			work = append(work, s)
 		}
 	}
-	var expr func(e Expr)
-	expr = func(e Expr) {
+	var expr func(e ast.Expr)
+	expr = func(e ast.Expr) {
 		for e != nil {
 			switch x := e.(type) {
-			case *Ident:
+			case *ast.Ident:
 				if ei := w.p.info[x]; ei != nil && ei.sym != nil && ei.sym.kind == symOverride {
 					mark(ei.sym)
 				}
@@ -776,22 +778,22 @@ func (w *writer) markOverrides(order []*function) {
 					expr(a)
 				}
 				return
-			case *CallExpr:
+			case *ast.CallExpr:
 				expr(x.Callee)
 				for _, a := range x.Args {
 					expr(a)
 				}
 				return
-			case *ParenExpr:
+			case *ast.ParenExpr:
 				e = x.X
-			case *MemberExpr:
+			case *ast.MemberExpr:
 				e = x.X
-			case *IndexExpr:
+			case *ast.IndexExpr:
 				expr(x.Index)
 				e = x.X
-			case *UnaryExpr:
+			case *ast.UnaryExpr:
 				e = x.X
-			case *BinaryExpr:
+			case *ast.BinaryExpr:
 				expr(x.Y)
 				e = x.X
 			default:
@@ -839,11 +841,11 @@ func (w *writer) markOverrides(order []*function) {
 		switch s.kind {
 		case symVar:
 			typ(s.t)
-			if d, ok := s.decl.(*VarDecl); ok {
+			if d, ok := s.decl.(*ast.VarDecl); ok {
 				expr(d.Init)
 			}
 		case symOverride:
-			if d, ok := s.decl.(*VarDecl); ok {
+			if d, ok := s.decl.(*ast.VarDecl); ok {
 				expr(d.Init)
 			}
 		}
@@ -968,7 +970,7 @@ func (w *writer) function(f *function, spec *specialization) {
 
 // userCall writes a call of a user-defined function, specializing it for
 // pointer arguments into buffers or workgroup memory.
-func (w *writer) userCall(x *CallExpr, f *function) {
+func (w *writer) userCall(x *ast.CallExpr, f *function) {
 	if !f.specialize {
 		w.s(f.sym.glsl + "(")
 		w.args(x.Args, 0)
@@ -1147,13 +1149,13 @@ func (w *writer) zeroInto(target string, t *Type, _ string) {
 
 // ---- statements --------------------------------------------------------------------------
 
-func (w *writer) stmts(list []Stmt) {
+func (w *writer) stmts(list []ast.Stmt) {
 	for _, s := range list {
 		w.stmt(s)
 	}
 }
 
-func (w *writer) block(b *BlockStmt) {
+func (w *writer) block(b *ast.BlockStmt) {
 	w.s("{")
 	w.endLine()
 	w.ind++
@@ -1165,42 +1167,42 @@ func (w *writer) block(b *BlockStmt) {
 	w.s("}")
 }
 
-func (w *writer) stmt(s Stmt) {
+func (w *writer) stmt(s ast.Stmt) {
 	switch s := s.(type) {
-	case *BlockStmt:
+	case *ast.BlockStmt:
 		w.startLine(s.Pos)
 		w.block(s)
 		w.endLine()
-	case *DeclStmt:
+	case *ast.DeclStmt:
 		w.localDecl(s.Decl)
-	case *AssignStmt:
+	case *ast.AssignStmt:
 		w.assign(s)
-	case *IncDecStmt:
+	case *ast.IncDecStmt:
 		w.startLine(s.Pos)
 		w.base(s.LHS)
 		w.s(s.Op)
 		w.s(";")
 		w.endLine()
-	case *CallStmt:
+	case *ast.CallStmt:
 		w.startLine(s.Call.Pos)
 		w.expr(s.Call)
 		w.s(";")
 		w.endLine()
-	case *IfStmt:
+	case *ast.IfStmt:
 		w.startLine(s.Pos)
 		w.ifStmt(s)
 		w.endLine()
-	case *SwitchStmt:
+	case *ast.SwitchStmt:
 		w.switchStmt(s)
-	case *LoopStmt:
-		var cont []Stmt
+	case *ast.LoopStmt:
+		var cont []ast.Stmt
 		if s.Continuing != nil {
 			cont = s.Continuing.Stmts
 		}
 		w.loop(s.Pos, nil, s.Body.Stmts, cont, s.BreakIf)
-	case *ForStmt:
+	case *ast.ForStmt:
 		w.forStmt(s)
-	case *WhileStmt:
+	case *ast.WhileStmt:
 		w.startLine(s.Pos)
 		w.s("while (")
 		w.expr(s.Cond)
@@ -1209,7 +1211,7 @@ func (w *writer) stmt(s Stmt) {
 		w.block(s.Body)
 		w.loops = w.loops[:len(w.loops)-1]
 		w.endLine()
-	case *BranchStmt:
+	case *ast.BranchStmt:
 		switch s.Kind {
 		case "break":
 			w.startLine(s.Pos)
@@ -1218,7 +1220,7 @@ func (w *writer) stmt(s Stmt) {
 		case "continue":
 			w.continueStmt(s.Pos)
 		}
-	case *ReturnStmt:
+	case *ast.ReturnStmt:
 		w.startLine(s.Pos)
 		w.s("return")
 		if s.Value != nil {
@@ -1227,26 +1229,26 @@ func (w *writer) stmt(s Stmt) {
 		}
 		w.s(";")
 		w.endLine()
-	case *ConstAssertStmt:
+	case *ast.ConstAssertStmt:
 	}
 }
 
-func (w *writer) ifStmt(s *IfStmt) {
+func (w *writer) ifStmt(s *ast.IfStmt) {
 	w.s("if (")
 	w.expr(s.Cond)
 	w.s(") ")
 	w.block(s.Body)
 	switch e := s.Else.(type) {
-	case *IfStmt:
+	case *ast.IfStmt:
 		w.s(" else ")
 		w.ifStmt(e)
-	case *BlockStmt:
+	case *ast.BlockStmt:
 		w.s(" else ")
 		w.block(e)
 	}
 }
 
-func (w *writer) localDecl(d *VarDecl) {
+func (w *writer) localDecl(d *ast.VarDecl) {
 	s := w.p.declSym[d]
 	if s == nil || s.t == nil || s.t.kind == kInvalid {
 		return
@@ -1294,7 +1296,7 @@ func (w *writer) localDecl(d *VarDecl) {
 }
 
 // exprString renders an expression to a string.
-func (w *writer) exprString(e Expr) string {
+func (w *writer) exprString(e ast.Expr) string {
 	var b strings.Builder
 	saved := w.b
 	w.b = &b
@@ -1337,15 +1339,15 @@ func (p *accessPath) String() string {
 // With hoist, non-constant indices are first stored in temporaries
 // (written as statements here), so that later uses see the location
 // computed now; without, a dynamic index keeps its expression.
-func (w *writer) viewPath(e Expr, hoist bool) *accessPath {
+func (w *writer) viewPath(e ast.Expr, hoist bool) *accessPath {
 	switch x := e.(type) {
-	case *ParenExpr:
+	case *ast.ParenExpr:
 		return w.viewPath(x.X, hoist)
-	case *UnaryExpr:
+	case *ast.UnaryExpr:
 		if x.Op == "&" || x.Op == "*" {
 			return w.viewPath(x.X, hoist)
 		}
-	case *MemberExpr:
+	case *ast.MemberExpr:
 		ei := w.p.info[x]
 		p := w.viewPath(x.X, hoist)
 		if ei.mem >= 0 {
@@ -1353,7 +1355,7 @@ func (w *writer) viewPath(e Expr, hoist bool) *accessPath {
 			return p.with(pathSeg{text: "." + bt.st.members[ei.mem].glsl})
 		}
 		return p.with(pathSeg{text: "." + x.Member})
-	case *IndexExpr:
+	case *ast.IndexExpr:
 		p := w.viewPath(x.X, hoist)
 		ii := w.p.info[x.Index]
 		if ii.stage == stConst && ii.val != nil {
@@ -1370,7 +1372,7 @@ func (w *writer) viewPath(e Expr, hoist bool) *accessPath {
 		w.s(";")
 		w.endLine()
 		return p.with(pathSeg{text: t, dyn: true, typ: typ})
-	case *Ident:
+	case *ast.Ident:
 		ei := w.p.info[x]
 		if ei != nil && ei.sym != nil {
 			s := ei.sym
@@ -1398,9 +1400,9 @@ func (p *accessPath) with(sg pathSeg) *accessPath {
 }
 
 // stableBase is the text of viewPath with hoisted indices.
-func (w *writer) stableBase(e Expr) string { return w.viewPath(e, true).String() }
+func (w *writer) stableBase(e ast.Expr) string { return w.viewPath(e, true).String() }
 
-func (w *writer) assign(s *AssignStmt) {
+func (w *writer) assign(s *ast.AssignStmt) {
 	if s.LHS == nil {
 		// Phony assignment: evaluate for side effects only.
 		if ri := w.p.info[s.RHS]; ri != nil && ri.stage == stConst {
@@ -1475,18 +1477,18 @@ func (w *writer) assign(s *AssignStmt) {
 }
 
 // resourceRoot returns the resource variable an expression is rooted at.
-func (w *writer) resourceRoot(e Expr) *symbol {
+func (w *writer) resourceRoot(e ast.Expr) *symbol {
 	for {
 		switch x := e.(type) {
-		case *ParenExpr:
+		case *ast.ParenExpr:
 			e = x.X
-		case *UnaryExpr:
+		case *ast.UnaryExpr:
 			e = x.X
-		case *MemberExpr:
+		case *ast.MemberExpr:
 			e = x.X
-		case *IndexExpr:
+		case *ast.IndexExpr:
 			e = x.X
-		case *Ident:
+		case *ast.Ident:
 			ei := w.p.info[x]
 			if ei == nil || ei.sym == nil {
 				return nil
@@ -1585,18 +1587,18 @@ func (w *writer) keepAlive(s *symbol) {
 
 // wholeBlock returns the buffer variable a reference expression names as a
 // whole when its members are the block's (so that it has no GLSL value).
-func (w *writer) wholeBlock(e Expr) *symbol {
+func (w *writer) wholeBlock(e ast.Expr) *symbol {
 	for {
 		switch x := e.(type) {
-		case *ParenExpr:
+		case *ast.ParenExpr:
 			e = x.X
 			continue
-		case *UnaryExpr:
+		case *ast.UnaryExpr:
 			if x.Op == "*" || x.Op == "&" {
 				e = x.X
 				continue
 			}
-		case *Ident:
+		case *ast.Ident:
 			ei := w.p.info[x]
 			if ei == nil || ei.sym == nil {
 				return nil
@@ -1616,25 +1618,25 @@ func (w *writer) wholeBlock(e Expr) *symbol {
 	}
 }
 
-func hasCall(e Expr) bool {
+func hasCall(e ast.Expr) bool {
 	switch x := e.(type) {
-	case *CallExpr:
+	case *ast.CallExpr:
 		return true
-	case *ParenExpr:
+	case *ast.ParenExpr:
 		return hasCall(x.X)
-	case *UnaryExpr:
+	case *ast.UnaryExpr:
 		return hasCall(x.X)
-	case *BinaryExpr:
+	case *ast.BinaryExpr:
 		return hasCall(x.X) || hasCall(x.Y)
-	case *MemberExpr:
+	case *ast.MemberExpr:
 		return hasCall(x.X)
-	case *IndexExpr:
+	case *ast.IndexExpr:
 		return hasCall(x.X) || hasCall(x.Index)
 	}
 	return false
 }
 
-func (w *writer) switchStmt(s *SwitchStmt) {
+func (w *writer) switchStmt(s *ast.SwitchStmt) {
 	w.startLine(s.Pos)
 	w.s("switch (")
 	w.expr(s.Tag)
@@ -1699,28 +1701,28 @@ func (w *writer) switchStmt(s *SwitchStmt) {
 
 // containsContinue reports whether a statement contains a continue that
 // belongs to the enclosing loop.
-func (w *writer) containsContinue(s Stmt) bool {
+func (w *writer) containsContinue(s ast.Stmt) bool {
 	found := false
-	var walk func(s Stmt)
-	walk = func(s Stmt) {
+	var walk func(s ast.Stmt)
+	walk = func(s ast.Stmt) {
 		if found || s == nil {
 			return
 		}
 		switch s := s.(type) {
-		case *BranchStmt:
+		case *ast.BranchStmt:
 			if s.Kind == "continue" {
 				found = true
 			}
-		case *BlockStmt:
+		case *ast.BlockStmt:
 			if s != nil {
 				for _, x := range s.Stmts {
 					walk(x)
 				}
 			}
-		case *IfStmt:
+		case *ast.IfStmt:
 			walk(s.Body)
 			walk(s.Else)
-		case *SwitchStmt:
+		case *ast.SwitchStmt:
 			for _, cl := range s.Clauses {
 				walk(cl.Body)
 			}
@@ -1732,28 +1734,28 @@ func (w *writer) containsContinue(s Stmt) bool {
 
 // continueInSwitch reports whether the loop body has a continue nested in
 // a switch (of this loop).
-func (w *writer) continueInSwitch(list []Stmt) bool {
+func (w *writer) continueInSwitch(list []ast.Stmt) bool {
 	found := false
-	var walk func(s Stmt, inSwitch bool)
-	walk = func(s Stmt, inSwitch bool) {
+	var walk func(s ast.Stmt, inSwitch bool)
+	walk = func(s ast.Stmt, inSwitch bool) {
 		if found || s == nil {
 			return
 		}
 		switch s := s.(type) {
-		case *BranchStmt:
+		case *ast.BranchStmt:
 			if s.Kind == "continue" && inSwitch {
 				found = true
 			}
-		case *BlockStmt:
+		case *ast.BlockStmt:
 			if s != nil {
 				for _, x := range s.Stmts {
 					walk(x, inSwitch)
 				}
 			}
-		case *IfStmt:
+		case *ast.IfStmt:
 			walk(s.Body, inSwitch)
 			walk(s.Else, inSwitch)
-		case *SwitchStmt:
+		case *ast.SwitchStmt:
 			for _, cl := range s.Clauses {
 				walk(cl.Body, true)
 			}
@@ -1767,7 +1769,7 @@ func (w *writer) continueInSwitch(list []Stmt) bool {
 
 // loop writes `for (;;) { [if (!cond) break;] body; continuing; if (breakIf)
 // break; }`, inlining the continuing statements before every continue.
-func (w *writer) loop(pos Pos, cond Expr, body, cont []Stmt, breakIf Expr) {
+func (w *writer) loop(pos ast.Pos, cond ast.Expr, body, cont []ast.Stmt, breakIf ast.Expr) {
 	lc := &loopCtx{cont: cont, breakIf: breakIf}
 	w.startLine(pos)
 	if breakIf != nil && w.continueInSwitch(body) {
@@ -1828,7 +1830,7 @@ func (w *writer) continuing(lc *loopCtx, inSwitch bool) {
 	w.endLine()
 }
 
-func (w *writer) continueStmt(pos Pos) {
+func (w *writer) continueStmt(pos ast.Pos) {
 	n := len(w.loops)
 	if n == 0 {
 		w.startLine(pos)
@@ -1857,7 +1859,7 @@ func (w *writer) continueStmt(pos Pos) {
 	w.endLine()
 }
 
-func (w *writer) forStmt(s *ForStmt) {
+func (w *writer) forStmt(s *ast.ForStmt) {
 	// `for (init; cond; update)` maps to GLSL's for when the update is an
 	// expression; otherwise it is a loop with the update as continuing.
 	w.startLine(s.Pos)
@@ -1869,7 +1871,7 @@ func (w *writer) forStmt(s *ForStmt) {
 	}
 	upd, ok := w.updateExpr(s.Update)
 	if !ok {
-		w.loop(s.Pos, s.Cond, s.Body.Stmts, []Stmt{s.Update}, nil)
+		w.loop(s.Pos, s.Cond, s.Body.Stmts, []ast.Stmt{s.Update}, nil)
 	} else {
 		w.indent()
 		w.s("for (; ")
@@ -1891,7 +1893,7 @@ func (w *writer) forStmt(s *ForStmt) {
 }
 
 // updateExpr renders a for loop's update statement as an expression.
-func (w *writer) updateExpr(s Stmt) (string, bool) {
+func (w *writer) updateExpr(s ast.Stmt) (string, bool) {
 	var b strings.Builder
 	saved := w.b
 	w.b = &b
@@ -1899,12 +1901,12 @@ func (w *writer) updateExpr(s Stmt) (string, bool) {
 	switch s := s.(type) {
 	case nil:
 		return "", true
-	case *IncDecStmt:
+	case *ast.IncDecStmt:
 		w.base(s.LHS)
 		w.s(s.Op)
-	case *CallStmt:
+	case *ast.CallStmt:
 		w.expr(s.Call)
-	case *AssignStmt:
+	case *ast.AssignStmt:
 		if s.LHS == nil || w.wholeBlock(s.LHS) != nil {
 			return "", false
 		}
@@ -2049,7 +2051,7 @@ func glslFloat(f float32, suffix string) string {
 	return s + suffix
 }
 
-func (w *writer) expr(e Expr) {
+func (w *writer) expr(e ast.Expr) {
 	ei := w.p.info[e]
 	if ei == nil {
 		w.s("0")
@@ -2060,36 +2062,36 @@ func (w *writer) expr(e Expr) {
 		return
 	}
 	switch x := e.(type) {
-	case *ParenExpr:
+	case *ast.ParenExpr:
 		switch x.X.(type) {
-		case *BinaryExpr, *ParenExpr, *Ident, *CallExpr, *MemberExpr, *IndexExpr:
+		case *ast.BinaryExpr, *ast.ParenExpr, *ast.Ident, *ast.CallExpr, *ast.MemberExpr, *ast.IndexExpr:
 			w.expr(x.X)
 		default:
 			w.s("(")
 			w.expr(x.X)
 			w.s(")")
 		}
-	case *Ident:
+	case *ast.Ident:
 		w.ident(x, ei)
-	case *Literal:
+	case *ast.Literal:
 		if ei.val != nil {
 			w.value(ei.val, ei.t)
 		} else {
 			w.s(x.Text)
 		}
-	case *UnaryExpr:
+	case *ast.UnaryExpr:
 		w.unary(x, ei)
-	case *BinaryExpr:
+	case *ast.BinaryExpr:
 		xi, yi := w.p.info[x.X], w.p.info[x.Y]
 		w.binaryOp(x.Op, xi.t.unref(), yi.t.unref(), func() { w.expr(x.X) }, func() { w.expr(x.Y) }, x.Y)
-	case *MemberExpr:
+	case *ast.MemberExpr:
 		w.member(x, ei)
-	case *IndexExpr:
+	case *ast.IndexExpr:
 		w.baseOrValue(x.X)
 		w.s("[")
 		w.expr(x.Index)
 		w.s("]")
-	case *CallExpr:
+	case *ast.CallExpr:
 		w.call(x, ei)
 	default:
 		w.s("0")
@@ -2098,7 +2100,7 @@ func (w *writer) expr(e Expr) {
 
 // baseOrValue writes the base of a member or index access: a memory view
 // where it is a reference or pointer, else the value.
-func (w *writer) baseOrValue(e Expr) {
+func (w *writer) baseOrValue(e ast.Expr) {
 	ei := w.p.info[e]
 	if ei != nil && (ei.t.kind == kRef || ei.t.kind == kPtr) {
 		w.base(e)
@@ -2116,17 +2118,17 @@ func (w *writer) baseOrValue(e Expr) {
 
 // base writes the memory view a reference or pointer expression denotes
 // (an lvalue), without loading a whole buffer structure.
-func (w *writer) base(e Expr) {
+func (w *writer) base(e ast.Expr) {
 	switch x := e.(type) {
-	case *ParenExpr:
+	case *ast.ParenExpr:
 		w.base(x.X)
-	case *UnaryExpr:
+	case *ast.UnaryExpr:
 		if x.Op == "&" || x.Op == "*" {
 			w.base(x.X)
 			return
 		}
 		w.expr(e)
-	case *Ident:
+	case *ast.Ident:
 		ei := w.p.info[x]
 		if ei == nil || ei.sym == nil {
 			w.s("0")
@@ -2143,9 +2145,9 @@ func (w *writer) base(e Expr) {
 		default:
 			w.s(s.glsl)
 		}
-	case *MemberExpr:
+	case *ast.MemberExpr:
 		w.member(x, w.p.info[x])
-	case *IndexExpr:
+	case *ast.IndexExpr:
 		w.base(x.X)
 		w.s("[")
 		w.expr(x.Index)
@@ -2155,7 +2157,7 @@ func (w *writer) base(e Expr) {
 	}
 }
 
-func (w *writer) ident(x *Ident, ei *exprInfo) {
+func (w *writer) ident(x *ast.Ident, ei *exprInfo) {
 	s := ei.sym
 	if s == nil {
 		w.s("0")
@@ -2208,7 +2210,7 @@ func (w *writer) loadBlock(s *symbol) {
 	w.s(")")
 }
 
-func (w *writer) member(x *MemberExpr, ei *exprInfo) {
+func (w *writer) member(x *ast.MemberExpr, ei *exprInfo) {
 	if ei.mem >= 0 {
 		bt, _, _, _ := accessBase(w.p.info[x.X].t)
 		w.baseOrValue(x.X)
@@ -2219,7 +2221,7 @@ func (w *writer) member(x *MemberExpr, ei *exprInfo) {
 	w.s("." + x.Member)
 }
 
-func (w *writer) unary(x *UnaryExpr, ei *exprInfo) {
+func (w *writer) unary(x *ast.UnaryExpr, ei *exprInfo) {
 	switch x.Op {
 	case "&":
 		w.base(x.X)
@@ -2247,7 +2249,7 @@ func (w *writer) unary(x *UnaryExpr, ei *exprInfo) {
 }
 
 // needsPolyfill reports whether `x op y` cannot be GLSL's operator.
-func (w *writer) needsPolyfill(op string, lt, rt *Type, y Expr) bool {
+func (w *writer) needsPolyfill(op string, lt, rt *Type, y ast.Expr) bool {
 	s := lt.scalarOf()
 	if s == nil {
 		return false
@@ -2285,7 +2287,7 @@ func safeDivisor(yi *exprInfo, s *Type) bool {
 }
 
 // binaryOp writes `x op y` with operand types lt and rt.
-func (w *writer) binaryOp(op string, lt, rt *Type, x, y func(), ye Expr) {
+func (w *writer) binaryOp(op string, lt, rt *Type, x, y func(), ye ast.Expr) {
 	ls := lt.scalarOf()
 	vec := lt.kind == kVec || rt.kind == kVec
 	// splat writes an operand as a vector when the other one is.
@@ -2448,7 +2450,7 @@ func (w *writer) arithHelper(op string, t *Type) string {
 
 // ---- calls ---------------------------------------------------------------------------------
 
-func (w *writer) args(args []Expr, from int) {
+func (w *writer) args(args []ast.Expr, from int) {
 	for i := from; i < len(args); i++ {
 		if i > from {
 			w.s(", ")
@@ -2458,7 +2460,7 @@ func (w *writer) args(args []Expr, from int) {
 }
 
 // arg writes a call argument: pointers pass their memory view.
-func (w *writer) arg(e Expr) {
+func (w *writer) arg(e ast.Expr) {
 	ei := w.p.info[e]
 	if ei != nil && ei.t.kind == kPtr {
 		w.base(e)
@@ -2467,7 +2469,7 @@ func (w *writer) arg(e Expr) {
 	w.expr(e)
 }
 
-func (w *writer) call(x *CallExpr, ei *exprInfo) {
+func (w *writer) call(x *ast.CallExpr, ei *exprInfo) {
 	ci := ei.call
 	if ci == nil {
 		w.s("0")
@@ -2487,7 +2489,7 @@ func (w *writer) call(x *CallExpr, ei *exprInfo) {
 	}
 }
 
-func (w *writer) construct(x *CallExpr, t *Type) {
+func (w *writer) construct(x *ast.CallExpr, t *Type) {
 	switch t.kind {
 	case kStruct:
 		st := t.st
@@ -2512,7 +2514,7 @@ func (w *writer) construct(x *CallExpr, t *Type) {
 
 // convert writes a value conversion T(e), saturating float to integer
 // conversions as WGSL requires.
-func (w *writer) convert(e Expr, t *Type) {
+func (w *writer) convert(e ast.Expr, t *Type) {
 	from := w.p.info[e].t.unref()
 	fs, ts := from.scalarOf(), t.scalarOf()
 	tn := w.typeName(t)
@@ -2540,7 +2542,7 @@ func (w *writer) convert(e Expr, t *Type) {
 	w.s(")")
 }
 
-func (w *writer) bitcast(e Expr, from, to *Type) {
+func (w *writer) bitcast(e ast.Expr, from, to *Type) {
 	if sameType(from, to) {
 		w.expr(e)
 		return

@@ -1,6 +1,8 @@
 package wgsl
 
 import (
+	"github.com/gfxcuda/gfxcuda/shader/wgsl/internal/ast"
+
 	"strconv"
 	"strings"
 )
@@ -43,7 +45,7 @@ var quadName = map[string]string{
 	"quadSwapY": "subgroupQuadSwapVertical", "quadSwapDiagonal": "subgroupQuadSwapDiagonal",
 }
 
-func (w *writer) call1(fn string, x *CallExpr) {
+func (w *writer) call1(fn string, x *ast.CallExpr) {
 	w.s(fn + "(")
 	w.args(x.Args, 0)
 	w.s(")")
@@ -58,7 +60,7 @@ func (w *writer) typedConst(t *Type, f float64) string {
 	return w.valueString(floatValue(s, f), s)
 }
 
-func (w *writer) builtin(x *CallExpr, ci *callInfo) {
+func (w *writer) builtin(x *ast.CallExpr, ci *callInfo) {
 	name := ci.name
 	rt := ci.t
 	var at *Type
@@ -317,7 +319,7 @@ func (w *writer) retypeTemp(name, decl string) {
 	w.temps.WriteString(strings.Join(lines, "\n") + "\n")
 }
 
-func (w *writer) frexpModf(x *CallExpr, name string, at, rt *Type) {
+func (w *writer) frexpModf(x *ast.CallExpr, name string, at, rt *Type) {
 	st := rt.st
 	tn := w.typeBase(at)
 	it := w.typeBase(at.withScalar(tI32))
@@ -355,7 +357,7 @@ func (w *writer) samplerType(t *Type, shadow bool) string {
 
 // coords writes texture coordinates of n components, with an optional
 // array index appended, converted to the GLSL type (int or float based).
-func (w *writer) coords(c Expr, n int, layer Expr, float bool) {
+func (w *writer) coords(c ast.Expr, n int, layer ast.Expr, float bool) {
 	total := n
 	if layer != nil {
 		total++
@@ -395,7 +397,7 @@ func (w *writer) coords(c Expr, n int, layer Expr, float bool) {
 	w.s("))")
 }
 
-func (w *writer) texture(x *CallExpr, ci *callInfo) {
+func (w *writer) texture(x *ast.CallExpr, ci *callInfo) {
 	name := ci.name
 	args := x.Args
 	ti := 0
@@ -447,7 +449,7 @@ func (w *writer) texture(x *CallExpr, ci *callInfo) {
 		w.expr(args[0])
 		w.s("))")
 	case "textureLoad":
-		var layer Expr
+		var layer ast.Expr
 		if t.arrayed {
 			layer = args[2]
 		}
@@ -471,7 +473,7 @@ func (w *writer) texture(x *CallExpr, ci *callInfo) {
 			w.s(".x")
 		}
 	case "textureStore":
-		var layer Expr
+		var layer ast.Expr
 		if t.arrayed {
 			layer = args[2]
 		}
@@ -485,7 +487,7 @@ func (w *writer) texture(x *CallExpr, ci *callInfo) {
 	case "textureSampleLevel", "textureSampleGrad":
 		depth := t.flavour == texDepth
 		i := 3
-		var layer Expr
+		var layer ast.Expr
 		if t.arrayed {
 			layer = args[3]
 			i++
@@ -528,7 +530,7 @@ func (w *writer) texture(x *CallExpr, ci *callInfo) {
 		}
 	case "textureSampleCompareLevel":
 		i := 3
-		var layer Expr
+		var layer ast.Expr
 		if t.arrayed {
 			layer = args[3]
 			i++
@@ -571,7 +573,7 @@ func (w *writer) texture(x *CallExpr, ci *callInfo) {
 		w.s(")")
 	case "textureGatherCompare":
 		i := 3
-		var layer Expr
+		var layer ast.Expr
 		if t.arrayed {
 			layer = args[3]
 			i++
@@ -601,7 +603,7 @@ func (w *writer) texture(x *CallExpr, ci *callInfo) {
 				comp = strconv.FormatInt(v.i, 10)
 			}
 		}
-		var layer Expr
+		var layer ast.Expr
 		i := ti + 3
 		if t.arrayed {
 			layer = args[i]

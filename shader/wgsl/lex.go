@@ -19,6 +19,8 @@ package wgsl
 //     "->", "&&", ...), which is the specification's longest-token rule.
 
 import (
+	"github.com/gfxcuda/gfxcuda/shader/wgsl/internal/ast"
+
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -50,7 +52,7 @@ const (
 // token is one token. It holds no pointers (the garbage collector need not
 // scan the token list): its text is src[off:off+n].
 type token struct {
-	pos    Pos
+	pos    ast.Pos
 	off    int32 // byte offset of the first byte
 	n      int32 // length in bytes
 	kind   tokKind
@@ -144,9 +146,9 @@ func lex(src, file string) ([]token, ErrorList) {
 	return mergeOps(l.toks), l.errs
 }
 
-func (l *lexer) pos(off int) Pos { return Pos{Line: l.line, Col: off - l.lineStart + 1} }
+func (l *lexer) pos(off int) ast.Pos { return ast.Pos{Line: l.line, Col: off - l.lineStart + 1} }
 
-func (l *lexer) errorf(p Pos, rule, msg string) {
+func (l *lexer) errorf(p ast.Pos, rule, msg string) {
 	l.afterErr = true
 	if len(l.errs) >= maxParseErrors {
 		return
@@ -154,7 +156,7 @@ func (l *lexer) errorf(p Pos, rule, msg string) {
 	l.errs = append(l.errs, &Error{File: l.file, Line: p.Line, Col: p.Col, Msg: msg, Rule: rule})
 }
 
-func (l *lexer) emit(kind tokKind, start int, p Pos) *token {
+func (l *lexer) emit(kind tokKind, start int, p ast.Pos) *token {
 	t := token{kind: kind, pos: p, off: int32(start), n: int32(l.i - start)}
 	if kind == tPunct {
 		t.op[0] = l.src[start]

@@ -2,7 +2,7 @@ package wgsl
 
 // This file is the parser: a recursive-descent parser for the WGSL grammar
 // (https://www.w3.org/TR/WGSL/#grammar-recursive-descent) that builds the
-// syntax tree of ast.go from the tokens of lex.go.
+// syntax tree of package internal/ast from the tokens of lex.go.
 //
 // Error handling: the first error in a construct puts the parser in "bad"
 // mode, in which further errors are not reported; the statement, struct
@@ -13,6 +13,8 @@ package wgsl
 // errors.
 
 import (
+	"github.com/gfxcuda/gfxcuda/shader/wgsl/internal/ast"
+
 	"cmp"
 	"fmt"
 	"slices"
@@ -41,7 +43,7 @@ type parser struct {
 // the ErrorList is empty; with errors, the module may be partial or nil.
 // filename names the source in errors ("<wgsl>" when empty). parse never
 // panics.
-func parse(src []byte, filename string) (m *Module, errs ErrorList) {
+func parse(src []byte, filename string) (m *ast.Module, errs ErrorList) {
 	if filename == "" {
 		filename = "<wgsl>"
 	}
@@ -49,7 +51,7 @@ func parse(src []byte, filename string) (m *Module, errs ErrorList) {
 	var lexErrs ErrorList
 	defer func() {
 		if r := recover(); r != nil {
-			pos := Pos{Line: 1, Col: 1}
+			pos := ast.Pos{Line: 1, Col: 1}
 			if p.i >= 0 && p.i < len(p.toks) {
 				pos = p.toks[p.i].pos
 			}
@@ -151,7 +153,7 @@ func (p *parser) describe(t *token) string {
 
 // report records an error unless errors are suppressed; it does not change
 // bad mode.
-func (p *parser) report(pos Pos, rule, msg string) {
+func (p *parser) report(pos ast.Pos, rule, msg string) {
 	if p.bad || p.stopped {
 		return
 	}
@@ -166,7 +168,7 @@ func (p *parser) report(pos Pos, rule, msg string) {
 }
 
 // errorAt records an error and enters bad mode.
-func (p *parser) errorAt(pos Pos, rule, msg string) {
+func (p *parser) errorAt(pos ast.Pos, rule, msg string) {
 	p.report(pos, rule, msg)
 	p.bad = true
 }
@@ -225,10 +227,10 @@ func (p *parser) enter() bool {
 func (p *parser) leave() { p.depth-- }
 
 // badExpr stands for an expression that could not be parsed.
-func (p *parser) badExpr() Expr { return &Ident{Pos: p.tok().pos} }
+func (p *parser) badExpr() ast.Expr { return &ast.Ident{Pos: p.tok().pos} }
 
 // name parses an identifier used as a declared name.
-func (p *parser) name(ctx, rule string) (string, Pos) {
+func (p *parser) name(ctx, rule string) (string, ast.Pos) {
 	t := p.tok()
 	switch t.kind {
 	case tIdent:
@@ -369,8 +371,8 @@ func (p *parser) syncUntil(consume bool, stops ...string) {
 // ---- Module and global declarations ----------------------------------------
 
 // module parses translation_unit.
-func (p *parser) module() *Module {
-	m := &Module{}
+func (p *parser) module() *ast.Module {
+	m := &ast.Module{}
 	declSeen := false
 	for p.tok().kind != tEOF {
 		start := p.i
@@ -406,10 +408,10 @@ func (p *parser) module() *Module {
 }
 
 // directive parses an enable, requires or diagnostic directive.
-func (p *parser) directive() *Directive {
+func (p *parser) directive() *ast.Directive {
 	t := p.tok()
 	p.next()
-	d := &Directive{Pos: t.pos, Kind: p.str(t)}
+	d := &ast.Directive{Pos: t.pos, Kind: p.str(t)}
 	rule := "syntax: " + p.str(t) + "_directive"
 	if p.str(t) == "diagnostic" {
 		sev, _, r, _, ok := p.diagnosticControl("after 'diagnostic'", rule)
@@ -436,7 +438,7 @@ func (p *parser) directive() *Directive {
 }
 
 // globalDecl parses global_decl or global_assert.
-func (p *parser) globalDecl() Decl {
+func (p *parser) globalDecl() ast.Decl {
 	attrs := p.attributes()
 	if p.bad {
 		return nil
@@ -493,16 +495,16 @@ func (p *parser) globalDecl() Decl {
 
 // varDecl parses var, let, const and override declarations up to, not
 // including, the ';'.
-func (p *parser) varDecl(attrs []*Attribute) *VarDecl {
+func (p *parser) varDecl(attrs []*ast.Attribute) *ast.VarDecl {
 	t := p.tok()
 	p.next()
-	d := &VarDecl{Pos: t.pos, Attrs: attrs, Kind: p.str(t)}
+	d := &ast.VarDecl{Pos: t.pos, Attrs: attrs, Kind: p.str(t)}
 	rule := "syntax: variable_or_value_statement"
 	if p.str(t) == "var" {
 		rule = "syntax: variable_decl"
 		if p.tok().kind == tTmplStart {
 			for i, a := range p.templateList() {
-				id, ok := a.(*Ident)
+				id, ok := a.(*ast.Ident)
 				switch {
 				case p.bad:
 				case !ok || id.Args != nil:
@@ -558,7 +560,7 @@ func (p *parser) varDecl(attrs []*Attribute) *VarDecl {
 
 // typeSpec parses type_specifier: an identifier with an optional template
 // list.
-func (p *parser) typeSpec(ctx string) *Ident {
+func (p *parser) typeSpec(ctx string) *ast.Ident {
 	t := p.tok()
 	if t.kind != tIdent {
 		if t.kind == tKeyword {
@@ -566,10 +568,10 @@ func (p *parser) typeSpec(ctx string) *Ident {
 		} else {
 			p.errExpected("a type", ctx, "syntax: type_specifier")
 		}
-		return &Ident{Pos: t.pos}
+		return &ast.Ident{Pos: t.pos}
 	}
 	p.next()
-	id := &Ident{Pos: t.pos, Name: p.str(t)}
+	id := &ast.Ident{Pos: t.pos, Name: p.str(t)}
 	if p.tok().kind == tTmplStart {
 		id.Args = p.templateList()
 	} else if p.is("<") {
@@ -580,9 +582,9 @@ func (p *parser) typeSpec(ctx string) *Ident {
 
 // templateList parses a template list; the current token is its '<'. The
 // result is non-nil.
-func (p *parser) templateList() []Expr {
+func (p *parser) templateList() []ast.Expr {
 	p.next()
-	args := make([]Expr, 0, 2)
+	args := make([]ast.Expr, 0, 2)
 	if !p.enter() {
 		return args
 	}
@@ -609,10 +611,10 @@ func (p *parser) templateList() []Expr {
 }
 
 // aliasDecl parses `alias Name = T;`.
-func (p *parser) aliasDecl() Decl {
+func (p *parser) aliasDecl() ast.Decl {
 	t := p.tok()
 	p.next()
-	d := &AliasDecl{Pos: t.pos}
+	d := &ast.AliasDecl{Pos: t.pos}
 	const rule = "syntax: type_alias_decl"
 	d.Name, _ = p.name("after 'alias'", rule)
 	if p.bad || !p.expect("=", "after the alias name", rule) {
@@ -624,11 +626,11 @@ func (p *parser) aliasDecl() Decl {
 }
 
 // structDecl parses `struct Name { members }`.
-func (p *parser) structDecl() Decl {
+func (p *parser) structDecl() ast.Decl {
 	t := p.tok()
 	p.next()
 	const rule = "syntax: struct_decl"
-	s := &StructDecl{Pos: t.pos}
+	s := &ast.StructDecl{Pos: t.pos}
 	s.Name, _ = p.name("after 'struct'", rule)
 	if p.bad {
 		return s
@@ -670,14 +672,14 @@ func (p *parser) structDecl() Decl {
 }
 
 // member parses one struct member.
-func (p *parser) member() *Member {
+func (p *parser) member() *ast.Member {
 	const rule = "syntax: struct_member"
 	attrs := p.attributes()
 	if p.bad {
 		return nil
 	}
 	t := p.tok()
-	m := &Member{Pos: t.pos, Attrs: attrs}
+	m := &ast.Member{Pos: t.pos, Attrs: attrs}
 	m.Name, _ = p.name("for the struct member", rule)
 	if p.bad || !p.expect(":", "after the member name", rule) {
 		return m
@@ -687,11 +689,11 @@ func (p *parser) member() *Member {
 }
 
 // funcDecl parses a function declaration.
-func (p *parser) funcDecl(attrs []*Attribute) Decl {
+func (p *parser) funcDecl(attrs []*ast.Attribute) ast.Decl {
 	t := p.tok()
 	p.next()
 	const rule = "syntax: function_decl"
-	f := &FuncDecl{Pos: t.pos, Attrs: attrs}
+	f := &ast.FuncDecl{Pos: t.pos, Attrs: attrs}
 	f.Name, _ = p.name("after 'fn'", rule)
 	if p.bad || !p.expect("(", "after the function name", rule) {
 		return f
@@ -702,7 +704,7 @@ func (p *parser) funcDecl(attrs []*Attribute) Decl {
 			return f
 		}
 		pt := p.tok()
-		prm := &Param{Pos: pt.pos, Attrs: pattrs}
+		prm := &ast.Param{Pos: pt.pos, Attrs: pattrs}
 		prm.Name, _ = p.name("for the parameter", "syntax: param")
 		if p.bad || !p.expect(":", "after the parameter name", "syntax: param") {
 			return f
@@ -736,17 +738,17 @@ func (p *parser) funcDecl(attrs []*Attribute) Decl {
 }
 
 // constAssert parses `const_assert expr` (without the ';').
-func (p *parser) constAssert() *ConstAssert {
+func (p *parser) constAssert() *ast.ConstAssert {
 	t := p.tok()
 	p.next()
-	return &ConstAssert{Pos: t.pos, Cond: p.expr()}
+	return &ast.ConstAssert{Pos: t.pos, Cond: p.expr()}
 }
 
 // ---- Attributes ------------------------------------------------------------
 
 // attributes parses zero or more attributes.
-func (p *parser) attributes() []*Attribute {
-	var attrs []*Attribute
+func (p *parser) attributes() []*ast.Attribute {
+	var attrs []*ast.Attribute
 	for p.is("@") && !p.bad {
 		if a := p.attribute(); a != nil {
 			attrs = append(attrs, a)
@@ -756,7 +758,7 @@ func (p *parser) attributes() []*Attribute {
 }
 
 // attribute parses one attribute; the current token is its '@'.
-func (p *parser) attribute() *Attribute {
+func (p *parser) attribute() *ast.Attribute {
 	const rule = "syntax: attribute"
 	at := p.tok()
 	p.next()
@@ -766,7 +768,7 @@ func (p *parser) attribute() *Attribute {
 		return nil
 	}
 	p.next()
-	a := &Attribute{Pos: at.pos, Name: p.str(t)}
+	a := &ast.Attribute{Pos: at.pos, Name: p.str(t)}
 	switch p.str(t) {
 	case "compute", "const", "fragment", "invariant", "must_use", "vertex":
 		if p.is("(") {
@@ -786,7 +788,7 @@ func (p *parser) attribute() *Attribute {
 		if !ok {
 			return nil
 		}
-		a.Args = []Expr{&Ident{Pos: sevPos, Name: sev}, &Ident{Pos: rPos, Name: r}}
+		a.Args = []ast.Expr{&ast.Ident{Pos: sevPos, Name: sev}, &ast.Ident{Pos: rPos, Name: r}}
 	default:
 		p.report(at.pos, "attributes", "unknown attribute '@"+p.str(t)+"'")
 		if p.is("(") {
@@ -823,14 +825,14 @@ func (p *parser) skipParens() {
 
 // attrArgs parses an attribute's parenthesised arguments: between min and
 // max expressions, or identifiers when idents is set.
-func (p *parser) attrArgs(name string, min, max int, idents bool) []Expr {
+func (p *parser) attrArgs(name string, min, max int, idents bool) []ast.Expr {
 	const rule = "syntax: attribute"
 	if !p.is("(") {
 		p.errExpected("'('", "after '@"+name+"'", rule)
 		return nil
 	}
 	p.next()
-	args := make([]Expr, 0, max)
+	args := make([]ast.Expr, 0, max)
 	for !p.is(")") {
 		if len(args) == max {
 			p.errorAt(p.tok().pos, rule, fmt.Sprintf("too many arguments for '@%s': it takes %s", name, attrArgCount(max, "argument")))
@@ -843,7 +845,7 @@ func (p *parser) attrArgs(name string, min, max int, idents bool) []Expr {
 				return args
 			}
 			p.next()
-			args = append(args, &Ident{Pos: t.pos, Name: p.str(t)})
+			args = append(args, &ast.Ident{Pos: t.pos, Name: p.str(t)})
 		} else {
 			args = append(args, p.expr())
 			if p.bad {
@@ -877,7 +879,7 @@ func attrArgCount(n int, what string) string {
 var diagSeverities = map[string]bool{"error": true, "warning": true, "info": true, "off": true}
 
 // diagnosticControl parses `(severity, rule)` or `(severity, a.b)`.
-func (p *parser) diagnosticControl(ctx, rule string) (sev string, sevPos Pos, name string, namePos Pos, ok bool) {
+func (p *parser) diagnosticControl(ctx, rule string) (sev string, sevPos ast.Pos, name string, namePos ast.Pos, ok bool) {
 	if !p.expect("(", ctx, rule) {
 		return
 	}
@@ -919,7 +921,7 @@ func (p *parser) diagnosticControl(ctx, rule string) (sev string, sevPos Pos, na
 
 // stmtAttributes parses attributes before a statement or a block: only
 // @diagnostic is allowed there.
-func (p *parser) stmtAttributes() []*Attribute {
+func (p *parser) stmtAttributes() []*ast.Attribute {
 	attrs := p.attributes()
 	for _, a := range attrs {
 		if a.Name != "diagnostic" {
@@ -931,12 +933,12 @@ func (p *parser) stmtAttributes() []*Attribute {
 
 // ---- Statements ------------------------------------------------------------
 
-func posText(p Pos) string { return strconv.Itoa(p.Line) + ":" + strconv.Itoa(p.Col) }
+func posText(p ast.Pos) string { return strconv.Itoa(p.Line) + ":" + strconv.Itoa(p.Col) }
 
 // blockAttrs parses attribute* '{' statement* '}' (compound_statement).
 // The attributes (only @diagnostic is allowed) are checked and dropped:
 // a range diagnostic filter does not affect the translation.
-func (p *parser) blockAttrs(ctx, rule string) *BlockStmt {
+func (p *parser) blockAttrs(ctx, rule string) *ast.BlockStmt {
 	if p.is("@") {
 		p.stmtAttributes()
 	}
@@ -944,9 +946,9 @@ func (p *parser) blockAttrs(ctx, rule string) *BlockStmt {
 }
 
 // block parses '{' statement* '}'.
-func (p *parser) block(ctx, rule string) *BlockStmt {
+func (p *parser) block(ctx, rule string) *ast.BlockStmt {
 	open := p.tok()
-	b := &BlockStmt{Pos: open.pos}
+	b := &ast.BlockStmt{Pos: open.pos}
 	if p.bad {
 		return b
 	}
@@ -980,7 +982,7 @@ const (
 
 // stmts parses statements up to a '}' or the end of input (or the stop
 // that mode names), appending them to list.
-func (p *parser) stmts(list []Stmt, mode int) []Stmt {
+func (p *parser) stmts(list []ast.Stmt, mode int) []ast.Stmt {
 	for !p.is("}") && p.tok().kind != tEOF && !p.isGlobalOnly(p.tok()) {
 		if mode == stmtsInLoopBody && p.isKw("continuing") ||
 			mode == stmtsInContinuing && p.isKw("break") && p.peek(1).kind == tKeyword && p.str(p.peek(1)) == "if" {
@@ -1002,7 +1004,7 @@ func (p *parser) stmts(list []Stmt, mode int) []Stmt {
 
 // stmt parses one statement; it returns nil for an empty statement or
 // after an error.
-func (p *parser) stmt() Stmt {
+func (p *parser) stmt() ast.Stmt {
 	t := p.tok()
 	switch t.kind {
 	case tPunct:
@@ -1042,15 +1044,15 @@ func (p *parser) stmt() Stmt {
 
 // updatingStmt parses an assignment, increment, decrement or call
 // statement with its ';'.
-func (p *parser) updatingStmt() Stmt {
+func (p *parser) updatingStmt() ast.Stmt {
 	s := p.updating()
 	if s == nil || p.bad {
 		return s
 	}
 	switch s := s.(type) {
-	case *CallStmt:
+	case *ast.CallStmt:
 		p.expectSemi("after the function call", "syntax: func_call_statement")
-	case *IncDecStmt:
+	case *ast.IncDecStmt:
 		if s.Op == "++" {
 			p.expectSemi("after the increment", "syntax: increment_statement")
 		} else {
@@ -1080,14 +1082,14 @@ func isAssignOp(t *token) bool {
 
 // updating parses variable_updating_statement or func_call_statement
 // without the ';'.
-func (p *parser) updating() Stmt {
+func (p *parser) updating() ast.Stmt {
 	t := p.tok()
 	if t.kind == tUnderscore {
 		p.next()
 		if !p.expect("=", "after '_'", "syntax: assignment_statement") {
 			return nil
 		}
-		return &AssignStmt{Pos: t.pos, Op: "=", RHS: p.expr()}
+		return &ast.AssignStmt{Pos: t.pos, Op: "=", RHS: p.expr()}
 	}
 	x := p.lhs()
 	if p.bad {
@@ -1097,24 +1099,24 @@ func (p *parser) updating() Stmt {
 	if op.kind == tPunct {
 		if isAssignOp(op) {
 			p.next()
-			return &AssignStmt{Pos: t.pos, LHS: x, Op: p.str(op), RHS: p.expr()}
+			return &ast.AssignStmt{Pos: t.pos, LHS: x, Op: p.str(op), RHS: p.expr()}
 		}
 		if p.str(op) == "++" || p.str(op) == "--" {
 			p.next()
-			return &IncDecStmt{Pos: t.pos, LHS: x, Op: p.str(op)}
+			return &ast.IncDecStmt{Pos: t.pos, LHS: x, Op: p.str(op)}
 		}
 	}
-	if call, ok := x.(*CallExpr); ok {
-		return &CallStmt{Call: call}
+	if call, ok := x.(*ast.CallExpr); ok {
+		return &ast.CallStmt{Call: call}
 	}
 	p.errExpected("'=', a compound assignment, '++' or '--'", "after the expression", "syntax: variable_updating_statement")
 	return nil
 }
 
 // lhs parses lhs_expression.
-func (p *parser) lhs() Expr {
+func (p *parser) lhs() ast.Expr {
 	type prefix struct {
-		pos Pos
+		pos ast.Pos
 		op  string
 	}
 	var buf [4]prefix
@@ -1137,11 +1139,11 @@ func (p *parser) lhs() Expr {
 		}
 	}
 	t := p.tok()
-	var x Expr
+	var x ast.Expr
 	switch {
 	case t.kind == tIdent:
 		p.next()
-		id := &Ident{Pos: t.pos, Name: p.str(t)}
+		id := &ast.Ident{Pos: t.pos, Name: p.str(t)}
 		x = id
 		if p.tok().kind == tTmplStart {
 			id.Args = p.templateList()
@@ -1151,7 +1153,7 @@ func (p *parser) lhs() Expr {
 			}
 		}
 		if p.is("(") {
-			x = &CallExpr{Pos: t.pos, Callee: id, Args: p.callArgs()}
+			x = &ast.CallExpr{Pos: t.pos, Callee: id, Args: p.callArgs()}
 		}
 	case tokIs(t, "("):
 		if !p.enter() {
@@ -1163,14 +1165,14 @@ func (p *parser) lhs() Expr {
 		if !p.bad {
 			p.expect(")", "to close the parenthesised expression", "syntax: core_lhs_expression")
 		}
-		x = &ParenExpr{Pos: t.pos, X: inner}
+		x = &ast.ParenExpr{Pos: t.pos, X: inner}
 	default:
 		p.errExpected("a statement", "", "syntax: statement")
 		return p.badExpr()
 	}
 	x = p.postfix(x)
 	for i := len(pre) - 1; i >= 0; i-- {
-		x = &UnaryExpr{Pos: pre[i].pos, Op: pre[i].op, X: x}
+		x = &ast.UnaryExpr{Pos: pre[i].pos, Op: pre[i].op, X: x}
 	}
 	return x
 }
@@ -1178,7 +1180,7 @@ func (p *parser) lhs() Expr {
 // keywordStmt parses a statement that starts with a keyword. attrs are
 // the statement's attributes (only if, switch, loop, for and while take
 // them).
-func (p *parser) keywordStmt(attrs []*Attribute) Stmt {
+func (p *parser) keywordStmt(attrs []*ast.Attribute) ast.Stmt {
 	t := p.tok()
 	switch p.str(t) {
 	case "if":
@@ -1193,7 +1195,7 @@ func (p *parser) keywordStmt(attrs []*Attribute) Stmt {
 		return p.whileStmt(attrs)
 	case "return":
 		p.next()
-		s := &ReturnStmt{Pos: t.pos}
+		s := &ast.ReturnStmt{Pos: t.pos}
 		if !p.is(";") && !p.is("}") {
 			s.Value = p.expr()
 		}
@@ -1216,7 +1218,7 @@ func (p *parser) keywordStmt(attrs []*Attribute) Stmt {
 		default:
 			p.expectSemi("after 'discard'", "syntax: statement")
 		}
-		return &BranchStmt{Pos: t.pos, Kind: kind}
+		return &ast.BranchStmt{Pos: t.pos, Kind: kind}
 	case "let", "var", "const":
 		d := p.varDecl(nil)
 		if !p.bad {
@@ -1229,11 +1231,11 @@ func (p *parser) keywordStmt(attrs []*Attribute) Stmt {
 				p.expectSemi("after the 'const' declaration", "syntax: variable_or_value_statement")
 			}
 		}
-		return &DeclStmt{Decl: d}
+		return &ast.DeclStmt{Decl: d}
 	case "const_assert":
 		a := p.constAssert()
 		p.expectSemi("after the const_assert condition", "syntax: assert_statement")
-		return &ConstAssertStmt{Assert: a}
+		return &ast.ConstAssertStmt{Assert: a}
 	case "continuing":
 		p.errorAt(t.pos, "syntax: continuing_statement", "'continuing' is only allowed at the end of a 'loop' body")
 		return nil
@@ -1249,17 +1251,17 @@ func (p *parser) keywordStmt(attrs []*Attribute) Stmt {
 }
 
 // ifStmt parses if / else if / else.
-func (p *parser) ifStmt(attrs []*Attribute) Stmt {
+func (p *parser) ifStmt(attrs []*ast.Attribute) ast.Stmt {
 	const rule = "syntax: if_statement"
 	t := p.tok()
 	p.next()
-	s := &IfStmt{Pos: t.pos, Attrs: attrs, Cond: p.expr()}
+	s := &ast.IfStmt{Pos: t.pos, Attrs: attrs, Cond: p.expr()}
 	s.Body = p.blockAttrs("after the 'if' condition", rule)
 	cur := s
 	for !p.bad && p.isKw("else") {
 		p.next()
 		if p.isKw("if") {
-			n := &IfStmt{Pos: p.tok().pos}
+			n := &ast.IfStmt{Pos: p.tok().pos}
 			p.next()
 			n.Cond = p.expr()
 			n.Body = p.blockAttrs("after the 'else if' condition", rule)
@@ -1274,11 +1276,11 @@ func (p *parser) ifStmt(attrs []*Attribute) Stmt {
 }
 
 // switchStmt parses a switch statement.
-func (p *parser) switchStmt(attrs []*Attribute) Stmt {
+func (p *parser) switchStmt(attrs []*ast.Attribute) ast.Stmt {
 	const rule = "syntax: switch_statement"
 	t := p.tok()
 	p.next()
-	s := &SwitchStmt{Pos: t.pos, Attrs: attrs, Tag: p.expr()}
+	s := &ast.SwitchStmt{Pos: t.pos, Attrs: attrs, Tag: p.expr()}
 	if p.bad {
 		return s
 	}
@@ -1316,10 +1318,10 @@ func (p *parser) switchStmt(attrs []*Attribute) Stmt {
 }
 
 // caseClause parses `case selectors :? { }` or `default :? { }`.
-func (p *parser) caseClause() *CaseClause {
+func (p *parser) caseClause() *ast.CaseClause {
 	const rule = "syntax: switch_clause"
 	t := p.tok()
-	c := &CaseClause{Pos: t.pos}
+	c := &ast.CaseClause{Pos: t.pos}
 	switch {
 	case p.isKw("case"):
 		p.next()
@@ -1352,11 +1354,11 @@ func (p *parser) caseClause() *CaseClause {
 }
 
 // loopStmt parses `loop { ... continuing { ... break if e; } }`.
-func (p *parser) loopStmt(attrs []*Attribute) Stmt {
+func (p *parser) loopStmt(attrs []*ast.Attribute) ast.Stmt {
 	const rule = "syntax: loop_statement"
 	t := p.tok()
 	p.next()
-	s := &LoopStmt{Pos: t.pos, Attrs: attrs}
+	s := &ast.LoopStmt{Pos: t.pos, Attrs: attrs}
 	if p.is("@") {
 		p.stmtAttributes()
 		if p.bad {
@@ -1364,7 +1366,7 @@ func (p *parser) loopStmt(attrs []*Attribute) Stmt {
 		}
 	}
 	open := p.tok()
-	s.Body = &BlockStmt{Pos: open.pos}
+	s.Body = &ast.BlockStmt{Pos: open.pos}
 	if !p.expect("{", "after 'loop'", rule) {
 		return s
 	}
@@ -1382,7 +1384,7 @@ func (p *parser) loopStmt(attrs []*Attribute) Stmt {
 			}
 		}
 		copen := p.tok()
-		cb := &BlockStmt{Pos: copen.pos}
+		cb := &ast.BlockStmt{Pos: copen.pos}
 		s.Continuing = cb
 		if !p.expect("{", "after 'continuing'", "syntax: continuing_compound_statement") {
 			return s
@@ -1443,11 +1445,11 @@ func (p *parser) skipBlockRest() {
 
 // forStmt parses `for (init; cond; update) { }`. After an error in the
 // header it skips to the header's ')' and still parses the body.
-func (p *parser) forStmt(attrs []*Attribute) Stmt {
+func (p *parser) forStmt(attrs []*ast.Attribute) ast.Stmt {
 	const rule = "syntax: for_statement"
 	t := p.tok()
 	p.next()
-	s := &ForStmt{Pos: t.pos, Attrs: attrs}
+	s := &ast.ForStmt{Pos: t.pos, Attrs: attrs}
 	if !p.expect("(", "after 'for'", rule) {
 		return s
 	}
@@ -1465,11 +1467,11 @@ func (p *parser) forStmt(attrs []*Attribute) Stmt {
 }
 
 // forHeader parses the three parts of a for-loop header, up to its ')'.
-func (p *parser) forHeader(s *ForStmt) {
+func (p *parser) forHeader(s *ast.ForStmt) {
 	const rule = "syntax: for_statement"
 	if !p.is(";") {
 		if p.isKw("var") || p.isKw("let") || p.isKw("const") {
-			s.Init = &DeclStmt{Decl: p.varDecl(nil)}
+			s.Init = &ast.DeclStmt{Decl: p.varDecl(nil)}
 		} else {
 			s.Init = p.updating()
 		}
@@ -1517,10 +1519,10 @@ func (p *parser) skipForHeader() bool {
 }
 
 // whileStmt parses `while cond { }`.
-func (p *parser) whileStmt(attrs []*Attribute) Stmt {
+func (p *parser) whileStmt(attrs []*ast.Attribute) ast.Stmt {
 	t := p.tok()
 	p.next()
-	s := &WhileStmt{Pos: t.pos, Attrs: attrs, Cond: p.expr()}
+	s := &ast.WhileStmt{Pos: t.pos, Attrs: attrs, Cond: p.expr()}
 	s.Body = p.blockAttrs("after the 'while' condition", "syntax: while_statement")
 	return s
 }
@@ -1608,20 +1610,20 @@ func (p *parser) mixError(prev string, t *token) {
 }
 
 // expr parses expression.
-func (p *parser) expr() Expr {
+func (p *parser) expr() ast.Expr {
 	if !p.enter() {
 		return p.badExpr()
 	}
 	defer p.leave()
 	u := p.unary()
-	var x Expr
+	var x ast.Expr
 	if t := p.tok(); binOpClass(t) == binBitwise {
 		op := p.str(t)
 		x = u
 		for p.is(op) {
 			pos := p.tok().pos
 			p.next()
-			x = &BinaryExpr{Pos: pos, Op: op, X: x, Y: p.unary()}
+			x = &ast.BinaryExpr{Pos: pos, Op: op, X: x, Y: p.unary()}
 		}
 	} else {
 		x = p.relationalPost(u)
@@ -1630,12 +1632,12 @@ func (p *parser) expr() Expr {
 			for p.is(op) {
 				pos := p.tok().pos
 				p.next()
-				x = &BinaryExpr{Pos: pos, Op: op, X: x, Y: p.relationalPost(p.unary())}
+				x = &ast.BinaryExpr{Pos: pos, Op: op, X: x, Y: p.relationalPost(p.unary())}
 			}
 		}
 	}
 	if t := p.tok(); binOpClass(t) != binNone && !p.bad {
-		if b, ok := x.(*BinaryExpr); ok {
+		if b, ok := x.(*ast.BinaryExpr); ok {
 			p.mixError(b.Op, t)
 		} else {
 			p.errExpected("an operand", "", "syntax: expression")
@@ -1645,11 +1647,11 @@ func (p *parser) expr() Expr {
 }
 
 // relationalPost parses relational_expression.post.unary_expression.
-func (p *parser) relationalPost(u Expr) Expr {
+func (p *parser) relationalPost(u ast.Expr) ast.Expr {
 	x := p.shiftPost(u)
 	if t := p.tok(); binOpClass(t) == binRelational {
 		p.next()
-		x = &BinaryExpr{Pos: t.pos, Op: p.str(t), X: x, Y: p.shiftPost(p.unary())}
+		x = &ast.BinaryExpr{Pos: t.pos, Op: p.str(t), X: x, Y: p.shiftPost(p.unary())}
 		if t2 := p.tok(); binOpClass(t2) == binRelational && !p.bad {
 			p.mixError(p.str(t), t2)
 		}
@@ -1658,10 +1660,10 @@ func (p *parser) relationalPost(u Expr) Expr {
 }
 
 // shiftPost parses shift_expression.post.unary_expression.
-func (p *parser) shiftPost(u Expr) Expr {
+func (p *parser) shiftPost(u ast.Expr) ast.Expr {
 	if t := p.tok(); binOpClass(t) == binShift {
 		p.next()
-		x := &BinaryExpr{Pos: t.pos, Op: p.str(t), X: u, Y: p.unary()}
+		x := &ast.BinaryExpr{Pos: t.pos, Op: p.str(t), X: u, Y: p.unary()}
 		if t2 := p.tok(); !p.bad {
 			if c := binOpClass(t2); c == binShift || c == binAdditive || c == binMultiplicative {
 				p.mixError(p.str(t), t2)
@@ -1683,10 +1685,10 @@ func (p *parser) shiftPost(u Expr) Expr {
 		} else {
 			p.next()
 		}
-		x = &BinaryExpr{Pos: pos, Op: op, X: x, Y: p.mulPost(p.unary())}
+		x = &ast.BinaryExpr{Pos: pos, Op: op, X: x, Y: p.mulPost(p.unary())}
 	}
 	if t := p.tok(); binOpClass(t) == binShift && !p.bad {
-		if b, ok := x.(*BinaryExpr); ok {
+		if b, ok := x.(*ast.BinaryExpr); ok {
 			p.mixError(b.Op, t)
 		}
 	}
@@ -1694,20 +1696,20 @@ func (p *parser) shiftPost(u Expr) Expr {
 }
 
 // mulPost parses the multiplicative part of an additive expression.
-func (p *parser) mulPost(x Expr) Expr {
+func (p *parser) mulPost(x ast.Expr) ast.Expr {
 	for binOpClass(p.tok()) == binMultiplicative {
 		t := p.tok()
 		p.next()
-		x = &BinaryExpr{Pos: t.pos, Op: p.str(t), X: x, Y: p.unary()}
+		x = &ast.BinaryExpr{Pos: t.pos, Op: p.str(t), X: x, Y: p.unary()}
 	}
 	return x
 }
 
 // unary parses unary_expression. Prefix operators are collected in a loop
 // (not by recursion) and count towards the nesting limit.
-func (p *parser) unary() Expr {
+func (p *parser) unary() ast.Expr {
 	type prefix struct {
-		pos Pos
+		pos ast.Pos
 		op  string
 	}
 	var buf [4]prefix
@@ -1736,30 +1738,30 @@ loop:
 	}
 	x := p.postfix(p.primary())
 	for i := len(pre) - 1; i >= 0; i-- {
-		x = &UnaryExpr{Pos: pre[i].pos, Op: pre[i].op, X: x}
+		x = &ast.UnaryExpr{Pos: pre[i].pos, Op: pre[i].op, X: x}
 	}
 	return x
 }
 
 // primary parses primary_expression.
-func (p *parser) primary() Expr {
+func (p *parser) primary() ast.Expr {
 	t := p.tok()
 	switch t.kind {
 	case tIdent:
 		p.next()
-		id := &Ident{Pos: t.pos, Name: p.str(t)}
+		id := &ast.Ident{Pos: t.pos, Name: p.str(t)}
 		if p.tok().kind == tTmplStart {
 			id.Args = p.templateList()
 		}
 		if p.is("(") {
-			return &CallExpr{Pos: t.pos, Callee: id, Args: p.callArgs()}
+			return &ast.CallExpr{Pos: t.pos, Callee: id, Args: p.callArgs()}
 		}
 		return id
 	case tInt, tFloat:
 		p.next()
-		lit := &Literal{Pos: t.pos, Kind: LitInt, Text: p.str(t)}
+		lit := &ast.Literal{Pos: t.pos, Kind: ast.LitInt, Text: p.str(t)}
 		if t.kind == tFloat {
-			lit.Kind = LitFloat
+			lit.Kind = ast.LitFloat
 		}
 		if t.suffix != 0 {
 			lit.Suffix = string(rune(t.suffix))
@@ -1768,7 +1770,7 @@ func (p *parser) primary() Expr {
 	case tKeyword:
 		if p.str(t) == "true" || p.str(t) == "false" {
 			p.next()
-			return &Literal{Pos: t.pos, Kind: LitBool, Text: p.str(t)}
+			return &ast.Literal{Pos: t.pos, Kind: ast.LitBool, Text: p.str(t)}
 		}
 	case tPunct:
 		if p.str(t) == "(" {
@@ -1777,7 +1779,7 @@ func (p *parser) primary() Expr {
 			if !p.bad {
 				p.expect(")", "to close the parenthesised expression", "syntax: paren_expression")
 			}
-			return &ParenExpr{Pos: t.pos, X: x}
+			return &ast.ParenExpr{Pos: t.pos, X: x}
 		}
 	}
 	if t.kind == tKeyword {
@@ -1789,10 +1791,10 @@ func (p *parser) primary() Expr {
 }
 
 // callArgs parses argument_expression_list; the current token is '('.
-func (p *parser) callArgs() []Expr {
+func (p *parser) callArgs() []ast.Expr {
 	open := p.tok()
 	p.next()
-	var args []Expr
+	var args []ast.Expr
 	for !p.is(")") {
 		args = append(args, p.expr())
 		if p.bad {
@@ -1811,7 +1813,7 @@ func (p *parser) callArgs() []Expr {
 }
 
 // postfix parses component_or_swizzle_specifier chains.
-func (p *parser) postfix(x Expr) Expr {
+func (p *parser) postfix(x ast.Expr) ast.Expr {
 	for !p.bad {
 		t := p.tok()
 		switch {
@@ -1827,11 +1829,11 @@ func (p *parser) postfix(x Expr) Expr {
 				return x
 			}
 			p.next()
-			x = &MemberExpr{Pos: t.pos, X: x, Member: p.str(m)}
+			x = &ast.MemberExpr{Pos: t.pos, X: x, Member: p.str(m)}
 		case tokIs(t, "["):
 			p.next()
 			idx := p.expr()
-			x = &IndexExpr{Pos: t.pos, X: x, Index: idx}
+			x = &ast.IndexExpr{Pos: t.pos, X: x, Index: idx}
 			if !p.bad {
 				p.expect("]", "to close the index expression", "syntax: component_or_swizzle_specifier")
 			}

@@ -1,6 +1,8 @@
 package wgsl
 
 import (
+	"github.com/gfxcuda/gfxcuda/shader/wgsl/internal/ast"
+
 	"fmt"
 	"os"
 	"strings"
@@ -9,34 +11,34 @@ import (
 
 // exprString renders an expression fully parenthesised: binary (x op y),
 // unary (op x), calls f<T>(a, b), parenthesised expressions paren(x).
-func exprString(e Expr) string {
+func exprString(e ast.Expr) string {
 	switch e := e.(type) {
 	case nil:
 		return "<nil>"
-	case *Ident:
+	case *ast.Ident:
 		if e.Args == nil {
 			return e.Name
 		}
 		return e.Name + "<" + exprList(e.Args) + ">"
-	case *Literal:
+	case *ast.Literal:
 		return e.Text
-	case *CallExpr:
+	case *ast.CallExpr:
 		return exprString(e.Callee) + "(" + exprList(e.Args) + ")"
-	case *ParenExpr:
+	case *ast.ParenExpr:
 		return "paren(" + exprString(e.X) + ")"
-	case *MemberExpr:
+	case *ast.MemberExpr:
 		return exprString(e.X) + "." + e.Member
-	case *IndexExpr:
+	case *ast.IndexExpr:
 		return exprString(e.X) + "[" + exprString(e.Index) + "]"
-	case *UnaryExpr:
+	case *ast.UnaryExpr:
 		return "(" + e.Op + " " + exprString(e.X) + ")"
-	case *BinaryExpr:
+	case *ast.BinaryExpr:
 		return "(" + exprString(e.X) + " " + e.Op + " " + exprString(e.Y) + ")"
 	}
 	return fmt.Sprintf("?%T", e)
 }
 
-func exprList(l []Expr) string {
+func exprList(l []ast.Expr) string {
 	s := make([]string, len(l))
 	for i, e := range l {
 		s[i] = exprString(e)
@@ -44,7 +46,7 @@ func exprList(l []Expr) string {
 	return strings.Join(s, ", ")
 }
 
-func attrString(attrs []*Attribute) string {
+func attrString(attrs []*ast.Attribute) string {
 	var s []string
 	for _, a := range attrs {
 		if a.Args == nil {
@@ -57,11 +59,11 @@ func attrString(attrs []*Attribute) string {
 }
 
 // stmtString renders a statement on one line, compactly.
-func stmtString(s Stmt) string {
+func stmtString(s ast.Stmt) string {
 	switch s := s.(type) {
 	case nil:
 		return "<nil>"
-	case *BlockStmt:
+	case *ast.BlockStmt:
 		if s == nil {
 			return "<nil block>"
 		}
@@ -70,7 +72,7 @@ func stmtString(s Stmt) string {
 			parts[i] = stmtString(x)
 		}
 		return "{" + strings.Join(parts, "; ") + "}"
-	case *DeclStmt:
+	case *ast.DeclStmt:
 		d := s.Decl
 		out := d.Kind
 		if d.AddressSpace != "" {
@@ -88,23 +90,23 @@ func stmtString(s Stmt) string {
 			out += " = " + exprString(d.Init)
 		}
 		return out
-	case *AssignStmt:
+	case *ast.AssignStmt:
 		lhs := "_"
 		if s.LHS != nil {
 			lhs = exprString(s.LHS)
 		}
 		return lhs + " " + s.Op + " " + exprString(s.RHS)
-	case *IncDecStmt:
+	case *ast.IncDecStmt:
 		return exprString(s.LHS) + s.Op
-	case *CallStmt:
+	case *ast.CallStmt:
 		return "call " + exprString(s.Call)
-	case *IfStmt:
+	case *ast.IfStmt:
 		out := "if " + exprString(s.Cond) + " " + stmtString(s.Body)
 		if s.Else != nil {
 			out += " else " + stmtString(s.Else)
 		}
 		return out
-	case *SwitchStmt:
+	case *ast.SwitchStmt:
 		var cl []string
 		for _, c := range s.Clauses {
 			var sel []string
@@ -122,7 +124,7 @@ func stmtString(s Stmt) string {
 			}
 		}
 		return "switch " + exprString(s.Tag) + " [" + strings.Join(cl, " | ") + "]"
-	case *LoopStmt:
+	case *ast.LoopStmt:
 		out := "loop " + stmtString(s.Body)
 		if s.Continuing != nil {
 			out += " continuing " + stmtString(s.Continuing)
@@ -131,7 +133,7 @@ func stmtString(s Stmt) string {
 			out += " break if " + exprString(s.BreakIf)
 		}
 		return out
-	case *ForStmt:
+	case *ast.ForStmt:
 		init, update := "", ""
 		if s.Init != nil {
 			init = stmtString(s.Init)
@@ -144,23 +146,23 @@ func stmtString(s Stmt) string {
 			cond = exprString(s.Cond)
 		}
 		return "for (" + init + "; " + cond + "; " + update + ") " + stmtString(s.Body)
-	case *WhileStmt:
+	case *ast.WhileStmt:
 		return "while " + exprString(s.Cond) + " " + stmtString(s.Body)
-	case *BranchStmt:
+	case *ast.BranchStmt:
 		return s.Kind
-	case *ReturnStmt:
+	case *ast.ReturnStmt:
 		if s.Value == nil {
 			return "return"
 		}
 		return "return " + exprString(s.Value)
-	case *ConstAssertStmt:
+	case *ast.ConstAssertStmt:
 		return "const_assert " + exprString(s.Assert.Cond)
 	}
 	return fmt.Sprintf("?%T", s)
 }
 
 // mustParse parses src and fails the test on errors.
-func mustParse(t *testing.T, src string) *Module {
+func mustParse(t *testing.T, src string) *ast.Module {
 	t.Helper()
 	m, errs := parse([]byte(src), "test.wgsl")
 	if len(errs) > 0 {
@@ -173,10 +175,10 @@ func mustParse(t *testing.T, src string) *Module {
 }
 
 // parseExpr parses one expression through a const declaration.
-func parseExpr(t *testing.T, src string) Expr {
+func parseExpr(t *testing.T, src string) ast.Expr {
 	t.Helper()
 	m := mustParse(t, "const x = "+src+";")
-	return m.Decls[0].(*VarDecl).Init
+	return m.Decls[0].(*ast.VarDecl).Init
 }
 
 // bigShader uses every construct of the grammar.
@@ -312,20 +314,20 @@ func TestParseBigShader(t *testing.T) {
 		t.Errorf("directives: got %s, want %s", got, want)
 	}
 
-	decls := map[string]Decl{}
+	decls := map[string]ast.Decl{}
 	var order []string
 	for _, d := range m.Decls {
 		var name string
 		switch d := d.(type) {
-		case *VarDecl:
+		case *ast.VarDecl:
 			name = d.Name
-		case *StructDecl:
+		case *ast.StructDecl:
 			name = d.Name
-		case *AliasDecl:
+		case *ast.AliasDecl:
 			name = d.Name
-		case *FuncDecl:
+		case *ast.FuncDecl:
 			name = d.Name
-		case *ConstAssert:
+		case *ast.ConstAssert:
 			name = "const_assert"
 		}
 		decls[name] = d
@@ -336,7 +338,7 @@ func TestParseBigShader(t *testing.T) {
 	}
 
 	// Struct members, nested templates, attributes, trailing comma.
-	ps := decls["Particle"].(*StructDecl)
+	ps := decls["Particle"].(*ast.StructDecl)
 	var mem []string
 	for _, mb := range ps.Members {
 		s := mb.Name + ": " + exprString(mb.Type)
@@ -348,10 +350,10 @@ func TestParseBigShader(t *testing.T) {
 	if got, want := strings.Join(mem, "; "), "pos: vec3<f32>; @align(16) vel: vec4<f32>; @size(32) mass: f32; hist: array<vec3<f32>, 4>"; got != want {
 		t.Errorf("Particle members:\n got %s\nwant %s", got, want)
 	}
-	if ps.Pos != (Pos{9, 1}) || ps.Members[1].Pos != (Pos{11, 14}) {
+	if ps.Pos != (ast.Pos{Line: 9, Col: 1}) || ps.Members[1].Pos != (ast.Pos{Line: 11, Col: 14}) {
 		t.Errorf("struct positions: %v %v", ps.Pos, ps.Members[1].Pos)
 	}
-	if a := decls["Mat"].(*AliasDecl); exprString(a.Type) != "mat4x4<f32>" {
+	if a := decls["Mat"].(*ast.AliasDecl); exprString(a.Type) != "mat4x4<f32>" {
 		t.Errorf("alias Mat = %s", exprString(a.Type))
 	}
 
@@ -368,8 +370,8 @@ func TestParseBigShader(t *testing.T) {
 		{"lits", "const lits = vec4(1., .5, 1e3, 1.5e-3f)"},
 		{"hexes", "const hexes = vec3(0x1p4, 0x1.8p-2, 0x.8p1h)"},
 	} {
-		d := decls[c.name].(*VarDecl)
-		got := stmtString(&DeclStmt{Decl: d})
+		d := decls[c.name].(*ast.VarDecl)
+		got := stmtString(&ast.DeclStmt{Decl: d})
 		if len(d.Attrs) > 0 {
 			got = attrString(d.Attrs) + " " + got
 		}
@@ -377,24 +379,24 @@ func TestParseBigShader(t *testing.T) {
 			t.Errorf("%s:\n got %s\nwant %s", c.name, got, c.want)
 		}
 	}
-	call := decls["ints"].(*VarDecl).Init.(*CallExpr)
+	call := decls["ints"].(*ast.VarDecl).Init.(*ast.CallExpr)
 	var kinds []string
 	for _, a := range call.Args {
-		l := a.(*Literal)
+		l := a.(*ast.Literal)
 		kinds = append(kinds, fmt.Sprintf("%s:%d:%q", l.Text, l.Kind, l.Suffix))
 	}
 	if got, want := strings.Join(kinds, " "), `0:1:"" 12i:1:"i" 0x1Fu:1:"u" 1f:2:"f"`; got != want {
 		t.Errorf("int literals: got %s, want %s", got, want)
 	}
-	if l := decls["hexes"].(*VarDecl).Init.(*CallExpr).Args[2].(*Literal); l.Kind != LitFloat || l.Suffix != "h" {
+	if l := decls["hexes"].(*ast.VarDecl).Init.(*ast.CallExpr).Args[2].(*ast.Literal); l.Kind != ast.LitFloat || l.Suffix != "h" {
 		t.Errorf("0x.8p1h: %+v", l)
 	}
-	if ca := decls["const_assert"].(*ConstAssert); exprString(ca.Cond) != "((1 + 2) == 3)" {
+	if ca := decls["const_assert"].(*ast.ConstAssert); exprString(ca.Cond) != "((1 + 2) == 3)" {
 		t.Errorf("const_assert %s", exprString(ca.Cond))
 	}
 
 	// Functions.
-	rand := decls["rand"].(*FuncDecl)
+	rand := decls["rand"].(*ast.FuncDecl)
 	if attrString(rand.Attrs) != "@must_use" || exprString(rand.Params[0].Type) != "ptr<function, u32>" || exprString(rand.Result) != "f32" {
 		t.Errorf("rand header: %s %s %s", attrString(rand.Attrs), exprString(rand.Params[0].Type), exprString(rand.Result))
 	}
@@ -408,19 +410,19 @@ func TestParseBigShader(t *testing.T) {
 			t.Errorf("rand stmt %d:\n got %s\nwant %s", i, got, w)
 		}
 	}
-	shade := decls["shade"].(*FuncDecl)
+	shade := decls["shade"].(*ast.FuncDecl)
 	if len(shade.Params) != 2 || attrString(shade.Params[0].Attrs) != "@location(0)" || attrString(shade.ResultAttrs) != "@location(0)" || exprString(shade.Result) != "vec4<f32>" {
 		t.Errorf("shade header: %d params, result %s %s", len(shade.Params), attrString(shade.ResultAttrs), exprString(shade.Result))
 	}
 
-	main := decls["main"].(*FuncDecl)
+	main := decls["main"].(*ast.FuncDecl)
 	if got := attrString(main.Attrs); got != "@compute @workgroup_size(8, 8, 1)" {
 		t.Errorf("main attrs: %s", got)
 	}
 	if got := attrString(main.Params[0].Attrs) + " " + main.Params[0].Name + " " + attrString(main.Params[1].Attrs); got != "@builtin(global_invocation_id) gid @builtin(local_invocation_index)" {
 		t.Errorf("main params: %s", got)
 	}
-	if _, ok := main.Params[0].Attrs[0].Args[0].(*Ident); !ok {
+	if _, ok := main.Params[0].Attrs[0].Args[0].(*ast.Ident); !ok {
 		t.Errorf("builtin argument is %T, want *Ident", main.Params[0].Attrs[0].Args[0])
 	}
 	want := []string{
@@ -482,20 +484,20 @@ func TestParseBigShader(t *testing.T) {
 	}
 	// Statement attributes are kept where the tree has room for them.
 	for _, s := range main.Body.Stmts {
-		if is, ok := s.(*IfStmt); ok && len(is.Attrs) > 0 {
+		if is, ok := s.(*ast.IfStmt); ok && len(is.Attrs) > 0 {
 			if got := attrString(is.Attrs); got != "@diagnostic(warning, subgroup_uniformity)" {
 				t.Errorf("if attrs: %s", got)
 			}
 		}
 	}
 	// A few positions: binary operators sit at the operator, members at '.'.
-	let := main.Body.Stmts[1].(*DeclStmt).Decl
-	if let.Pos != (Pos{51, 3}) || let.NamePos != (Pos{51, 7}) {
+	let := main.Body.Stmts[1].(*ast.DeclStmt).Decl
+	if let.Pos != (ast.Pos{Line: 51, Col: 3}) || let.NamePos != (ast.Pos{Line: 51, Col: 7}) {
 		t.Errorf("let i at %v, name at %v", let.Pos, let.NamePos)
 	}
-	bin := let.Init.(*BinaryExpr)
-	if bin.Pos != (Pos{51, 17}) || bin.X.(*MemberExpr).Pos != (Pos{51, 14}) {
-		t.Errorf("'+' at %v, '.x' at %v", bin.Pos, bin.X.(*MemberExpr).Pos)
+	bin := let.Init.(*ast.BinaryExpr)
+	if bin.Pos != (ast.Pos{Line: 51, Col: 17}) || bin.X.(*ast.MemberExpr).Pos != (ast.Pos{Line: 51, Col: 14}) {
+		t.Errorf("'+' at %v, '.x' at %v", bin.Pos, bin.X.(*ast.MemberExpr).Pos)
 	}
 }
 
@@ -560,7 +562,7 @@ func TestParseExpressions(t *testing.T) {
 			t.Errorf("%s: %v", c.src, errs)
 			continue
 		}
-		if got := exprString(m.Decls[0].(*VarDecl).Init); got != c.want {
+		if got := exprString(m.Decls[0].(*ast.VarDecl).Init); got != c.want {
 			t.Errorf("%s:\n got %s\nwant %s", c.src, got, c.want)
 		}
 	}
@@ -569,32 +571,32 @@ func TestParseExpressions(t *testing.T) {
 func TestParseLiterals(t *testing.T) {
 	for _, c := range []struct {
 		src    string
-		kind   LitKind
+		kind   ast.LitKind
 		suffix string
 	}{
-		{"0", LitInt, ""}, {"0i", LitInt, "i"}, {"0u", LitInt, "u"},
-		{"123", LitInt, ""}, {"123u", LitInt, "u"}, {"0x123", LitInt, ""},
-		{"0X123u", LitInt, "u"}, {"0x3f", LitInt, ""}, {"0x1f", LitInt, ""},
-		{"0xABCi", LitInt, "i"},
-		{"0f", LitFloat, "f"}, {"0h", LitFloat, "h"}, {"1f", LitFloat, "f"},
-		{"120h", LitFloat, "h"}, {"1.", LitFloat, ""}, {".5", LitFloat, ""},
-		{"01.", LitFloat, ""}, {"00.5", LitFloat, ""}, {".0f", LitFloat, "f"},
-		{"12.34", LitFloat, ""}, {"1e3", LitFloat, ""}, {"1E3", LitFloat, ""},
-		{"01e3", LitFloat, ""}, {"1.5e-3", LitFloat, ""}, {"0.e+4f", LitFloat, "f"},
-		{"1e5h", LitFloat, "h"}, {"1.2f", LitFloat, "f"},
-		{"0x1p4", LitFloat, ""}, {"0x1.8p-2", LitFloat, ""}, {"0x.8p1", LitFloat, ""},
-		{"0xa.fp+2", LitFloat, ""}, {"0x1P+4f", LitFloat, "f"}, {"0X.3", LitFloat, ""},
-		{"0x3p+2h", LitFloat, "h"}, {"0X1.fp-4", LitFloat, ""}, {"0x3.2p+2h", LitFloat, "h"},
-		{"0x1.", LitFloat, ""}, {"0x1.0p10f", LitFloat, "f"},
+		{"0", ast.LitInt, ""}, {"0i", ast.LitInt, "i"}, {"0u", ast.LitInt, "u"},
+		{"123", ast.LitInt, ""}, {"123u", ast.LitInt, "u"}, {"0x123", ast.LitInt, ""},
+		{"0X123u", ast.LitInt, "u"}, {"0x3f", ast.LitInt, ""}, {"0x1f", ast.LitInt, ""},
+		{"0xABCi", ast.LitInt, "i"},
+		{"0f", ast.LitFloat, "f"}, {"0h", ast.LitFloat, "h"}, {"1f", ast.LitFloat, "f"},
+		{"120h", ast.LitFloat, "h"}, {"1.", ast.LitFloat, ""}, {".5", ast.LitFloat, ""},
+		{"01.", ast.LitFloat, ""}, {"00.5", ast.LitFloat, ""}, {".0f", ast.LitFloat, "f"},
+		{"12.34", ast.LitFloat, ""}, {"1e3", ast.LitFloat, ""}, {"1E3", ast.LitFloat, ""},
+		{"01e3", ast.LitFloat, ""}, {"1.5e-3", ast.LitFloat, ""}, {"0.e+4f", ast.LitFloat, "f"},
+		{"1e5h", ast.LitFloat, "h"}, {"1.2f", ast.LitFloat, "f"},
+		{"0x1p4", ast.LitFloat, ""}, {"0x1.8p-2", ast.LitFloat, ""}, {"0x.8p1", ast.LitFloat, ""},
+		{"0xa.fp+2", ast.LitFloat, ""}, {"0x1P+4f", ast.LitFloat, "f"}, {"0X.3", ast.LitFloat, ""},
+		{"0x3p+2h", ast.LitFloat, "h"}, {"0X1.fp-4", ast.LitFloat, ""}, {"0x3.2p+2h", ast.LitFloat, "h"},
+		{"0x1.", ast.LitFloat, ""}, {"0x1.0p10f", ast.LitFloat, "f"},
 	} {
 		m, errs := parse([]byte("const x = "+c.src+";"), "")
 		if len(errs) > 0 {
 			t.Errorf("%s: %v", c.src, errs)
 			continue
 		}
-		l, ok := m.Decls[0].(*VarDecl).Init.(*Literal)
+		l, ok := m.Decls[0].(*ast.VarDecl).Init.(*ast.Literal)
 		if !ok {
-			t.Errorf("%s: got %s", c.src, exprString(m.Decls[0].(*VarDecl).Init))
+			t.Errorf("%s: got %s", c.src, exprString(m.Decls[0].(*ast.VarDecl).Init))
 			continue
 		}
 		if l.Text != c.src || l.Kind != c.kind || l.Suffix != c.suffix {
@@ -670,7 +672,7 @@ func TestParseBlankspaceAndLines(t *testing.T) {
 	mustParse(t, "// line comment\nconst a = 1; // trailing\n/* a /* nested /* deeper */ */ block */ const b = 2;\n// no newline at end")
 	mustParse(t, "const/**/a=1;const b/*\n*/=/**/2;")
 	m := mustParse(t, "const a = 1;\u2028// comment\u2028const b = 2;")
-	if d := m.Decls[1].(*VarDecl); d.Pos.Line != 3 {
+	if d := m.Decls[1].(*ast.VarDecl); d.Pos.Line != 3 {
 		t.Errorf("const b on line %d, want 3", d.Pos.Line)
 	}
 }
@@ -811,7 +813,7 @@ const ok = 1;
 	if m == nil || len(m.Decls) == 0 {
 		t.Fatalf("no partial module")
 	}
-	if d, ok := m.Decls[len(m.Decls)-1].(*VarDecl); !ok || d.Name != "ok" {
+	if d, ok := m.Decls[len(m.Decls)-1].(*ast.VarDecl); !ok || d.Name != "ok" {
 		t.Errorf("last declaration %T", m.Decls[len(m.Decls)-1])
 	}
 

@@ -1,6 +1,8 @@
 package wgsl
 
 import (
+	"github.com/gfxcuda/gfxcuda/shader/wgsl/internal/ast"
+
 	"strconv"
 	"strings"
 )
@@ -91,7 +93,7 @@ type Type struct {
 	// runtime-sized or override-sized one. countExpr is the element count
 	// expression of an override-sized array.
 	count     int
-	countExpr Expr
+	countExpr ast.Expr
 	st        *structInfo
 	space     addrSpace
 	access    accessMode
@@ -105,7 +107,7 @@ type Type struct {
 type structInfo struct {
 	name    string
 	glsl    string
-	pos     Pos
+	pos     ast.Pos
 	members []*member
 	align   int
 	size    int
@@ -126,7 +128,7 @@ type structInfo struct {
 type member struct {
 	name    string
 	glsl    string
-	pos     Pos
+	pos     ast.Pos
 	t       *Type
 	offset  int
 	align   int

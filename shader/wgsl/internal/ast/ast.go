@@ -1,10 +1,11 @@
-package wgsl
-
-// This file is the syntax tree the parser (parse.go) produces and the
-// checker (check.go) and GLSL writer (glsl.go) read. It follows the WGSL
-// grammar (https://www.w3.org/TR/WGSL/#grammar-recursive-descent): a type is
-// an identifier with an optional template list, exactly like the callee of
-// a value constructor, so types are *Ident nodes throughout.
+// Package ast is the WGSL syntax tree that package wgsl's parser
+// (parse.go) produces and its checker (check.go) and GLSL writer (glsl.go)
+// read; internal, so that package wgsl's API is Translate and its results
+// alone. It follows the WGSL grammar
+// (https://www.w3.org/TR/WGSL/#grammar-recursive-descent): a type is an
+// identifier with an optional template list, exactly like the callee of a
+// value constructor, so types are *Ident nodes throughout.
+package ast
 
 // Pos is a position in the source: 1-based line and column (columns count
 // bytes, as the specification's diagnostics do).
