@@ -395,29 +395,23 @@ func (c ArrayCopy) raw(toArray bool) (*cu.Memcpy3D, error) {
 
 // CopyFromArray queues a copy from the array into device memory.
 func (s *Stream) CopyFromArray(c ArrayCopy) error {
-	if c.Array == nil {
-		return fmt.Errorf("cuda: CopyFromArray without an Array: %w", ErrorInvalidValue)
-	}
-	h, err := s.use()
-	if err != nil {
-		return err
-	}
-	defer s.done()
-	if err := c.Array.life.acquire(); err != nil {
-		return err
-	}
-	defer c.Array.life.release()
-	m, err := c.raw(false)
-	if err != nil {
-		return err
-	}
-	return check("cuMemcpy3DAsync", cu.MemcpyThreeDAsync(s.ctx.h, m, h))
+	return s.arrayCopy("CopyFromArray", c, false, func(m *cu.Memcpy3D, h cu.Stream) error {
+		return check("cuMemcpy3DAsync", cu.MemcpyThreeDAsync(s.ctx.h, m, h))
+	})
 }
 
 // CopyToArray queues a copy from device memory into the array.
 func (s *Stream) CopyToArray(c ArrayCopy) error {
+	return s.arrayCopy("CopyToArray", c, true, func(m *cu.Memcpy3D, h cu.Stream) error {
+		return check("cuMemcpy3DAsync", cu.MemcpyThreeDAsync(s.ctx.h, m, h))
+	})
+}
+
+// arrayCopy checks c (named fn in the error), holds a use of s and of
+// c.Array, builds the copy's description and queues it with run.
+func (s *Stream) arrayCopy(fn string, c ArrayCopy, toArray bool, run func(m *cu.Memcpy3D, h cu.Stream) error) error {
 	if c.Array == nil {
-		return fmt.Errorf("cuda: CopyToArray without an Array: %w", ErrorInvalidValue)
+		return fmt.Errorf("cuda: %s without an Array: %w", fn, ErrorInvalidValue)
 	}
 	h, err := s.use()
 	if err != nil {
@@ -428,9 +422,9 @@ func (s *Stream) CopyToArray(c ArrayCopy) error {
 		return err
 	}
 	defer c.Array.life.release()
-	m, err := c.raw(true)
+	m, err := c.raw(toArray)
 	if err != nil {
 		return err
 	}
-	return check("cuMemcpy3DAsync", cu.MemcpyThreeDAsync(s.ctx.h, m, h))
+	return run(m, h)
 }

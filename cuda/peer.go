@@ -104,25 +104,14 @@ func (s *Stream) CopyPeer(dst DevicePtr, dstCtx *Context, src DevicePtr, srcCtx 
 // (cuMemcpy3DPeerAsync): an array's texels moved to another GPU, untiled
 // into rows c.Pitch bytes apart (0: tightly packed).
 func (s *Stream) CopyFromArrayPeer(c ArrayCopy, dstCtx *Context) error {
-	if c.Array == nil || dstCtx == nil {
-		return fmt.Errorf("cuda: CopyFromArrayPeer without an Array or a destination Context: %w", ErrorInvalidValue)
+	if dstCtx == nil {
+		return fmt.Errorf("cuda: CopyFromArrayPeer without a destination Context: %w", ErrorInvalidValue)
 	}
-	h, err := s.use()
-	if err != nil {
-		return err
-	}
-	defer s.done()
-	if err := c.Array.life.acquire(); err != nil {
-		return err
-	}
-	defer c.Array.life.release()
-	if err := dstCtx.acquire(); err != nil {
-		return err
-	}
-	defer dstCtx.release()
-	m, err := c.raw(false)
-	if err != nil {
-		return err
-	}
-	return check("cuMemcpy3DPeerAsync", cu.MemcpyThreeDPeerAsync(s.ctx.h, m, c.Array.ctx.h, dstCtx.h, h))
+	return s.arrayCopy("CopyFromArrayPeer", c, false, func(m *cu.Memcpy3D, h cu.Stream) error {
+		if err := dstCtx.acquire(); err != nil {
+			return err
+		}
+		defer dstCtx.release()
+		return check("cuMemcpy3DPeerAsync", cu.MemcpyThreeDPeerAsync(s.ctx.h, m, c.Array.ctx.h, dstCtx.h, h))
+	})
 }
