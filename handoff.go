@@ -227,11 +227,7 @@ func (d *Device) ToCUDA(stream *cuda.Stream, res ...Resource) (*Access, error) {
 		}
 		return nil, fmt.Errorf("interop: ToCUDA: CUDA wait: %w (the resources stay Vulkan's)", err)
 	}
-	a := &Access{d: d, res: res, stream: stream, value: v}
-	for _, r := range res {
-		r.st().owner, r.st().acc = ownedByCUDA, a
-	}
-	return a, nil
+	return d.newAccessLocked(res, stream, v), nil
 }
 
 // checkToCUDA checks that res may be handed to CUDA. Called with d.mu held.
