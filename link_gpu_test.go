@@ -70,20 +70,7 @@ func TestNCCLLoopbackFrames(t *testing.T) {
 	}
 
 	vk := d.Vulkan()
-	tp, err := testpattern.NewProducer(vk)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tp.Close()
-	var imgs []*vulkan.Image
-	for i := 0; i < slots; i++ {
-		img, err := vk.NewImage(vulkan.ImageOptions{Format: uint32(format.RGBA8UNorm), Width: w, Height: h})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer img.Close()
-		imgs = append(imgs, img)
-	}
+	pf := newPatternFiller(t, vk, slots, w, h)
 
 	cx := d.CUDA()
 	mod, err := cx.LoadModule(kernels.PTX)
@@ -122,11 +109,7 @@ func TestNCCLLoopbackFrames(t *testing.T) {
 	t0 := time.Now()
 	for sent := 0; sent < frames; sent += batch {
 		_, err := snd.Send(ctx, batch, func(c *vulkan.Commands, first uint64, ss []int) error {
-			for i, sl := range ss {
-				tp.Record(c, imgs[sl], first+uint64(i))
-				c.CopyImageToBuffer(snd.Slot(sl).Vulkan(), imgs[sl], vulkan.BufferImageCopy{})
-			}
-			return c.Err()
+			return pf.record(c, first, ss, func(sl int) *vulkan.Buffer { return snd.Slot(sl).Vulkan() })
 		})
 		if err != nil {
 			t.Fatalf("send of frames %d-%d: %v", sent, sent+batch-1, err)

@@ -9,9 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gfxcuda/gfxcuda/bench/testpattern"
 	"github.com/gfxcuda/gfxcuda/cuda"
-	"github.com/gfxcuda/gfxcuda/format"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
@@ -155,8 +153,7 @@ type fakeLinkPair struct {
 	sc, rc   *fakeComm
 	wire     *fakeWire
 	sctrl    net.Conn
-	tp       *testpattern.Producer
-	imgs     []*vulkan.Image
+	pf       *patternFiller
 	checkStr *cuda.Stream
 }
 
@@ -228,19 +225,7 @@ func newFakeLinkPair(t *testing.T, slots int) *fakeLinkPair {
 		p.snd.Close()
 		p.rcv.Close()
 	})
-	p.tp, err = testpattern.NewProducer(ds.vk)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.tp.Close() })
-	for i := 0; i < slots; i++ {
-		img, err := ds.vk.NewImage(vulkan.ImageOptions{Format: uint32(format.RGBA8UNorm), Width: linkShape.Width, Height: linkShape.Height})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { img.Close() })
-		p.imgs = append(p.imgs, img)
-	}
+	p.pf = newPatternFiller(t, ds.vk, slots, linkShape.Width, linkShape.Height)
 	if p.checkStr, err = f.newStream(); err != nil {
 		t.Fatal(err)
 	}
@@ -265,11 +250,7 @@ func (p *fakeLinkPair) auto(t *testing.T) {
 // send sends frames first… in a batch of n, each rendered by Vulkan.
 func (p *fakeLinkPair) send(ctx context.Context, n int) (uint64, error) {
 	return p.snd.Send(ctx, n, func(c *vulkan.Commands, first uint64, ss []int) error {
-		for i, s := range ss {
-			p.tp.Record(c, p.imgs[s], first+uint64(i))
-			c.CopyImageToBuffer(p.snd.Slot(s).Vulkan(), p.imgs[s], vulkan.BufferImageCopy{})
-		}
-		return c.Err()
+		return p.pf.record(c, first, ss, func(s int) *vulkan.Buffer { return p.snd.Slot(s).Vulkan() })
 	})
 }
 
@@ -571,11 +552,7 @@ func TestLinkHandOffCostCPU(t *testing.T) {
 	se, re := p.snd.ends, p.rcv.ends
 	render := func(first uint64, ss []int) func(c *vulkan.Commands) error {
 		return func(c *vulkan.Commands) error {
-			for i, s := range ss {
-				p.tp.Record(c, p.imgs[s], first+uint64(i))
-				c.CopyImageToBuffer(se.slots[s].Vulkan(), p.imgs[s], vulkan.BufferImageCopy{})
-			}
-			return c.Err()
+			return p.pf.record(c, first, ss, func(s int) *vulkan.Buffer { return se.slots[s].Vulkan() })
 		}
 	}
 	res := func(e *ncclEnds, ss []int) []Resource {

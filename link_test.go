@@ -206,13 +206,19 @@ func newPatternFiller(t testing.TB, vk *vulkan.Device, slots int, w, h uint32) *
 func (p *patternFiller) fill(f *fakeNCCL) func(first uint64, ss []int) error {
 	return func(first uint64, ss []int) error {
 		return p.vk.RunTimeout(20*time.Second, func(c *vulkan.Commands) error {
-			for i, s := range ss {
-				p.tp.Record(c, p.imgs[s], first+uint64(i))
-				c.CopyImageToBuffer(f.slots[s], p.imgs[s], vulkan.BufferImageCopy{})
-			}
-			return c.Err()
+			return p.record(c, first, ss, func(s int) *vulkan.Buffer { return f.slots[s] })
 		})
 	}
+}
+
+// record records, for each slot s of ss, frame first+i's pattern into the
+// slot's image and its copy into the buffer slot(s).
+func (p *patternFiller) record(c *vulkan.Commands, first uint64, ss []int, slot func(s int) *vulkan.Buffer) error {
+	for i, s := range ss {
+		p.tp.Record(c, p.imgs[s], first+uint64(i))
+		c.CopyImageToBuffer(slot(s), p.imgs[s], vulkan.BufferImageCopy{})
+	}
+	return c.Err()
 }
 
 // checker copies received frames with Vulkan into a readback buffer and

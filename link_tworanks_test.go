@@ -89,7 +89,7 @@ func TestNCCLTwoRanks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer d.Close()
+	t.Cleanup(func() { d.Close() }) // after the pattern filler's images
 	v, lib, _ := nccl.Version()
 	t.Logf("NCCL %s (%s); sender GPU 0 %v, receiver GPU 1 %v", v, lib, u0, u1)
 	frames := 10000
@@ -117,28 +117,11 @@ func TestNCCLTwoRanks(t *testing.T) {
 		}
 	}()
 	vk := d.Vulkan()
-	tp, err := testpattern.NewProducer(vk)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tp.Close()
-	var imgs []*vulkan.Image
-	for i := 0; i < slots; i++ {
-		img, err := vk.NewImage(vulkan.ImageOptions{Format: uint32(format.RGBA8UNorm), Width: w, Height: h})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer img.Close()
-		imgs = append(imgs, img)
-	}
+	pf := newPatternFiller(t, vk, slots, w, h)
 	t0 := time.Now()
 	for sent := 0; sent < frames; sent += batch {
 		_, err := snd.Send(ctx, batch, func(c *vulkan.Commands, first uint64, ss []int) error {
-			for i, sl := range ss {
-				tp.Record(c, imgs[sl], first+uint64(i))
-				c.CopyImageToBuffer(snd.Slot(sl).Vulkan(), imgs[sl], vulkan.BufferImageCopy{})
-			}
-			return c.Err()
+			return pf.record(c, first, ss, func(sl int) *vulkan.Buffer { return snd.Slot(sl).Vulkan() })
 		})
 		if err != nil {
 			ch.fatal(t, "send of frames %d-%d: %v", sent, sent+batch-1, err)
