@@ -32,12 +32,12 @@ var pools struct {
 	m map[int]*gfxcuda.Pool
 }
 
-// poolFor returns device's pool, making it when make is set (nil when
+// poolFor returns device's pool, making it when create is set (nil when
 // there is none).
-func poolFor(device int, make bool) (*gfxcuda.Pool, error) {
+func poolFor(device int, create bool) (*gfxcuda.Pool, error) {
 	pools.Lock()
 	defer pools.Unlock()
-	if p := pools.m[device]; p != nil || !make {
+	if p := pools.m[device]; p != nil || !create {
 		return p, nil
 	}
 	c, err := contextFor(device)
