@@ -87,10 +87,21 @@ func poisonedBytes(n int) []byte { return bytes.Repeat([]byte{0xCD}, n) }
 
 // child is a test binary re-run in a helper role.
 type child struct {
-	cmd *exec.Cmd
-	in  io.WriteCloser
-	out *bufio.Scanner
-	err *bytes.Buffer
+	cmd   *exec.Cmd
+	in    io.WriteCloser
+	lines <-chan string // the child's stdout, closed at its end
+	err   *bytes.Buffer
+}
+
+// childTimeout bounds how long a test waits for a child's next protocol
+// line or its exit (GFXCUDA_CHILD_TIMEOUT, a Go duration; 5 minutes by
+// default): a child that hangs fails its test with its goroutines instead
+// of stalling the package until the test binary's own timeout.
+func childTimeout() time.Duration {
+	if d, err := time.ParseDuration(os.Getenv("GFXCUDA_CHILD_TIMEOUT")); err == nil && d > 0 {
+		return d
+	}
+	return 5 * time.Minute
 }
 
 // startChild runs TestChild in role with extra environment variables; the
@@ -115,10 +126,20 @@ func startChildCmd(t testing.TB, cmd *exec.Cmd) *child {
 	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
+	cmd.WaitDelay = 5 * time.Second // a grandchild holding stdout or stderr open does not stall Wait
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	c := &child{cmd: cmd, in: in, out: bufio.NewScanner(out), err: &stderr}
+	lines := make(chan string, 1024)
+	go func() {
+		sc := bufio.NewScanner(out)
+		sc.Buffer(make([]byte, 64<<10), 4<<20)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	c := &child{cmd: cmd, in: in, lines: lines, err: &stderr}
 	t.Cleanup(func() {
 		in.Close()
 		done := make(chan struct{})
@@ -138,8 +159,23 @@ func startChildCmd(t testing.TB, cmd *exec.Cmd) *child {
 func (c *child) expect(t testing.TB, prefix string) string {
 	t.Helper()
 	var log []string
-	for c.out.Scan() {
-		l := c.out.Text()
+	d := childTimeout()
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	for {
+		var l string
+		var ok bool
+		select {
+		case l, ok = <-c.lines:
+		case <-timer.C:
+			c.quit()
+			c.fatal(t, "the child printed no %q within %v (GFXCUDA_CHILD_TIMEOUT); it was sent SIGQUIT, its goroutines are in its stderr below; its output so far:\n%s",
+				prefix, d, strings.Join(log, "\n"))
+		}
+		if !ok {
+			c.cmd.Wait() // stderr is complete once the child is reaped
+			t.Fatalf("child ended before %q: %s\n%s", prefix, strings.Join(log, "\n"), c.err.String())
+		}
 		if !strings.HasPrefix(l, "@") {
 			log = append(log, l)
 			continue
@@ -153,8 +189,15 @@ func (c *child) expect(t testing.TB, prefix string) string {
 		}
 		return strings.TrimSpace(strings.TrimPrefix(l, prefix))
 	}
-	t.Fatalf("child ended before %q: %s\n%s", prefix, strings.Join(log, "\n"), c.err.String())
-	return ""
+}
+
+// quit asks a hung child for its goroutines (SIGQUIT makes a Go program
+// print them and exit) and gives it a few seconds to do so.
+func (c *child) quit() {
+	c.cmd.Process.Signal(unix.SIGQUIT)
+	for i := 0; i < 100 && !c.exited(); i++ {
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 func (c *child) send(t testing.TB, line string) {
@@ -168,7 +211,16 @@ func (c *child) send(t testing.TB, line string) {
 func (c *child) wait(t testing.TB) {
 	t.Helper()
 	c.in.Close()
-	for c.out.Scan() {
+	d := childTimeout()
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	for open := true; open; {
+		select {
+		case _, open = <-c.lines:
+		case <-timer.C:
+			c.quit()
+			c.fatal(t, "the child did not exit within %v of its last command (GFXCUDA_CHILD_TIMEOUT); it was sent SIGQUIT, its goroutines are in its stderr below", d)
+		}
 	}
 	if err := c.cmd.Wait(); err != nil {
 		var ee *exec.ExitError
@@ -192,8 +244,17 @@ func (c *child) fatal(t testing.TB, format string, args ...any) {
 	c.cmd.Process.Kill()
 	c.in.Close()
 	var out []string
-	for c.out.Scan() {
-		out = append(out, c.out.Text())
+	drain := time.After(5 * time.Second) // a grandchild may hold stdout open
+	for open := true; open; {
+		var l string
+		select {
+		case l, open = <-c.lines:
+			if open {
+				out = append(out, l)
+			}
+		case <-drain:
+			open = false
+		}
 	}
 	werr := c.cmd.Wait()
 	t.Fatalf("%s\nchild (%v) stdout:\n%s\nchild stderr:\n%s", fmt.Sprintf(format, args...), werr,

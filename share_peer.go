@@ -417,10 +417,14 @@ func openPeerGPU(ctx context.Context, c *cuda.Context, tok Token, m Meta, o Peer
 		// Peer access maps cuMemAlloc memory; whether it reaches memory
 		// imported from Vulkan is asked of the driver, not assumed.
 		for k, b := range g.cc.bufs {
-			ok, err := c.CanReadPointer(b.Ptr())
-			if err != nil || !ok {
-				return nil, 0, fmt.Errorf("%w: kernels on GPU %d cannot read slot %d on GPU %d in place (peer access does not reach the imported memory: %v): use PeerCopy",
-					ErrUnsupported, c.Device().Ordinal(), k, g.src.Device().Ordinal(), err)
+			ok, perr := c.CanReadPointer(b.Ptr())
+			why := "the driver says peer access does not reach memory imported from Vulkan"
+			if perr != nil {
+				why = perr.Error()
+			}
+			if perr != nil || !ok {
+				return nil, 0, fmt.Errorf("%w: kernels on GPU %d cannot read slot %d on GPU %d in place (%s): use PeerCopy",
+					ErrUnsupported, c.Device().Ordinal(), k, g.src.Device().Ordinal(), why)
 			}
 		}
 	}

@@ -21,18 +21,22 @@ func TestPeerGroup(t *testing.T) {
 	var bare Figure
 	for i, f := range s.R.Figures {
 		t.Logf("%s / %s: %.1f %s (%.2f× %s) %s", f.Group, f.Name, f.Value, f.Unit, f.Ratio, f.Against, f.Note)
+		measured := f.Value > 0
 		switch {
-		case f.Note != "":
-			if i < 3 && !strings.Contains(f.Name, "access") {
-				t.Errorf("the one-GPU figure %q was not measured: %s", f.Name, f.Note)
+		case !measured && i < 3:
+			// Both ends on one GPU: every figure is measured.
+			t.Errorf("the one-GPU figure %q was not measured: %s", f.Name, f.Note)
+		case !measured:
+			// Across two GPUs: not measured only when this process sees
+			// one GPU, or for in-place reads the driver refuses.
+			if !strings.Contains(f.Note, "sees one CUDA GPU") &&
+				!(strings.Contains(f.Name, "access") && strings.Contains(f.Note, "not supported")) {
+				t.Errorf("%q was not measured: %s", f.Name, f.Note)
 			}
 		case strings.HasPrefix(f.Name, "bare"):
 			bare = f
-			if f.Value <= 0 {
-				t.Errorf("%s: %v", f.Name, f.Value)
-			}
 		default:
-			if f.Value <= 0 || f.Against != bare.Name || f.Ratio <= 0 {
+			if f.Against != bare.Name || f.Ratio <= 0 {
 				t.Errorf("figure %+v against %q", f, bare.Name)
 			}
 		}

@@ -24,6 +24,10 @@ nv=/usr/local/nvidia
 [ -d $nv/lib64 ] && export LD_LIBRARY_PATH=$nv/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export GFXCUDA_REQUIRE_CUDA=1 GFXCUDA_REQUIRE_VULKAN=1 GFXCUDA_REQUIRE_GL=1 GFXCUDA_REQUIRE_HARDWARE=1 GFXCUDA_VALIDATION=${GFXCUDA_VALIDATION:-1}
 export GFXCUDA_CACHE_DIR=${GFXCUDA_CACHE_DIR:-/tmp/gfxcuda-cache}
+# A test's child process that says nothing for this long is sent SIGQUIT
+# (its goroutines land in the log) and fails its test, instead of stalling
+# the package until GFXCUDA_GPU_TEST_TIMEOUT (default 9m).
+export GFXCUDA_CHILD_TIMEOUT=${GFXCUDA_CHILD_TIMEOUT:-150s}
 # The WebGPU samples' compute shaders (compute's TestWGSLWebGPUSamples), when
 # a copy was carried here as .gpu/webgpu-samples (never part of the
 # repository; scripts/webgpu-samples.sh makes one).
@@ -42,7 +46,7 @@ runpkg() {
 	dir=$1
 	name=$(basename "$dir")
 	start=$SECONDS
-	(cd "$dir" && "./$name.test" -test.v -test.count=1 -test.timeout=9m) >"$logs/$name.log" 2>&1
+	(cd "$dir" && "./$name.test" -test.v -test.count=1 -test.timeout="${GFXCUDA_GPU_TEST_TIMEOUT:-9m}") >"$logs/$name.log" 2>&1
 	echo "$? $((SECONDS - start))" >"$logs/$name.rc"
 }
 export -f runpkg
@@ -74,7 +78,12 @@ done
 # python3 (torch, CuPy, Numba), then the Python speed figures.
 if [ -d "$here/pkg/python" ]; then
 	start=$SECONDS
-	(cd "$here/pkg/python" && GFXCUDA_HEADER="$here/pkg/python/gfxcuda.h" python3 -m pytest -v -p no:cacheprovider tests) >"$logs/python.log" 2>&1
+	# A test running longer than GFXCUDA_PYTEST_DUMP seconds (default 200)
+	# gets every thread's traceback in the log; GFXCUDA_PYTEST_ARGS adds
+	# pytest arguments (e.g. -k, -x).
+	# shellcheck disable=SC2086
+	(cd "$here/pkg/python" && GFXCUDA_HEADER="$here/pkg/python/gfxcuda.h" python3 -m pytest -v -p no:cacheprovider \
+		-o faulthandler_timeout="${GFXCUDA_PYTEST_DUMP:-200}" ${GFXCUDA_PYTEST_ARGS:-} tests) >"$logs/python.log" 2>&1
 	rc=$?
 	p=$(grep -cE ' PASSED' "$logs/python.log"); f=$(grep -cE ' (FAILED|ERROR)' "$logs/python.log"); s=$(grep -cE ' SKIPPED' "$logs/python.log")
 	st=ok
