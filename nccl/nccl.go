@@ -290,7 +290,11 @@ func (c *Comm) AsyncError() error {
 func (c *Comm) Abort() error { return c.end("ncclCommAbort", raw.CommAbort) }
 
 // Close frees the communicator after its queued transfers (ncclCommDestroy
-// waits for them on the host: when a peer may be gone, use Abort).
+// waits for them on the host: when a peer may be gone, use Abort). With
+// more than one rank, ncclCommDestroy also waits until the other ranks
+// destroy theirs (seen with NCCL 2.28 on two GPUs): close every rank's
+// communicator before waiting for another rank's process to end, or
+// Abort when a peer may never close.
 func (c *Comm) Close() error { return c.end("ncclCommDestroy", raw.CommDestroy) }
 
 func (c *Comm) end(op string, f func(raw.Comm) raw.Result) error {
