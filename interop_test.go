@@ -554,6 +554,38 @@ func countFDs(t testing.TB) int {
 	return len(e)
 }
 
+// fdTargets maps this process's open descriptors to what they point at.
+func fdTargets(t testing.TB) map[string]string {
+	e, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := make(map[string]string, len(e))
+	for _, f := range e {
+		m[f.Name()], _ = os.Readlink("/proc/self/fd/" + f.Name())
+	}
+	return m
+}
+
+// newFDs waits up to 2 s for descriptors opened since before (a map from
+// fdTargets) to close, as descriptors closed by the driver's or
+// NCCL's own threads may still be on their way, and returns those left,
+// with their targets, for the failure message.
+func newFDs(t testing.TB, before map[string]string) []string {
+	var extra []string
+	for deadline := time.Now().Add(2 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		extra = extra[:0]
+		for fd, target := range fdTargets(t) {
+			if before[fd] != target {
+				extra = append(extra, fd+" → "+target)
+			}
+		}
+		if len(extra) == 0 || time.Now().After(deadline) {
+			return extra
+		}
+	}
+}
+
 func TestNoLeaks(t *testing.T) {
 	d := openDevice(t)
 	cycle := func() {
