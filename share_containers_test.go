@@ -840,7 +840,9 @@ func TestOpenErrorsInProcess(t *testing.T) {
 		is     error
 		text   string
 	}{
-		{"another netns", func(tk *token) { tk.NetNS++ }, OpenOptions{Rendezvous: RendezvousAbstract}, ReasonNetNamespace, ErrUnreachable, "different network namespace"},
+		// In another network namespace the exporter's name is not there:
+		// the connection fails, and the token's namespace says why.
+		{"another netns", func(tk *token) { tk.NetNS++; tk.Addr += "-elsewhere" }, OpenOptions{Rendezvous: RendezvousAbstract}, ReasonNetNamespace, ErrUnreachable, "different network namespace"},
 		{"no directory", func(tk *token) { tk.Path = "/nonexistent/gfxcuda/x.sock" }, OpenOptions{Rendezvous: RendezvousFS}, ReasonDirNotShared, ErrUnreachable, "does not exist"},
 		{"another directory", func(tk *token) { tk.Path = other + "/x.sock" }, OpenOptions{Rendezvous: RendezvousFS}, ReasonDirNotShared, ErrUnreachable, "not the exporter's directory"},
 		{"socket gone", func(tk *token) { tk.Path = filepath.Dir(tk.Path) + "/x.sock" }, OpenOptions{Rendezvous: RendezvousFS}, ReasonExporterGone, ErrWithdrawn, "closed every resource"},

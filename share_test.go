@@ -67,6 +67,18 @@ func readFD(t testing.TB, fd int, n int) []byte {
 	return got
 }
 
+// TestTokenCRC: the tokens' checksum is hash/crc32's IEEE checksum, on
+// random inputs of every length a token can have (tokens made by earlier
+// builds still parse).
+func TestTokenCRC(t *testing.T) {
+	for n := 0; n <= maxTokenBytes; n++ {
+		b := seededRandom(uint64(n)+1, n)
+		if got, want := tokenCRC(b), crc32.ChecksumIEEE(b); got != want {
+			t.Fatalf("%d bytes: tokenCRC %08x, crc32.ChecksumIEEE %08x", n, got, want)
+		}
+	}
+}
+
 func TestTokenRoundTrip(t *testing.T) {
 	for i := uint64(0); i < 200; i++ {
 		b := seededRandom(i, 128)
