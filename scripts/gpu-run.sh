@@ -10,6 +10,15 @@ here=$(cd "$(dirname "$0")" && pwd)
 logs=${GFXCUDA_GPU_LOGS:-/tmp/gpu-test-logs}
 rm -rf "$logs"
 mkdir -p "$logs"
+# GFXCUDA_GPU_PACK=FILE: the logs as one tar.gz at FILE, refreshed every
+# 30 s and at the end, so that a run cut short by a time limit still
+# brings its logs back in one file (a tool that returns few files).
+if [ -n "${GFXCUDA_GPU_PACK:-}" ]; then
+	pack() { tar czf /tmp/gfxcuda-gpu-pack.$$ -C "$(dirname "$logs")" "$(basename "$logs")" 2>/dev/null && mv /tmp/gfxcuda-gpu-pack.$$ "$GFXCUDA_GPU_PACK"; }
+	(while sleep 30; do pack; done) &
+	packer=$!
+	trap 'kill $packer 2>/dev/null; pack' EXIT
+fi
 # The bundle is compressed to fit the transfer limit; unpack it once.
 [ -d "$here/pkg" ] || tar xJf "$here/pkg.txz" -C "$here"
 
