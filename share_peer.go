@@ -103,6 +103,9 @@ type peerOps interface {
 	// or the ring's slots (PeerAccess).
 	buffers() []cuda.DevicePtr
 	size() uint64
+	// direct reports whether frames reach the consumer's GPU without the
+	// driver staging them through host memory.
+	direct() bool
 	close() error
 }
 
@@ -150,6 +153,16 @@ func newPeerConsumer(ops peerOps, mode PeerMode, n int) *PeerConsumer {
 
 // Mode is the consumer's PeerMode.
 func (pc *PeerConsumer) Mode() PeerMode { return pc.mode }
+
+// Direct reports whether frames go from the producer's GPU to the
+// consumer's without passing through host memory: always with both ends
+// on one GPU and in PeerAccess mode; in PeerCopy mode across GPUs, when the
+// producer's GPU has a peer path to the consumer's (NVLink or PCIe peer to
+// peer), over which its copy engines write the frame buffers (peer access
+// is enabled from the producer's primary context to the consumer's
+// context for that). Without a peer path the driver stages each copy
+// through host memory, several times slower.
+func (pc *PeerConsumer) Direct() bool { return pc.ops.direct() }
 
 // Size is the size in bytes of each frame (the ring's slot size).
 func (pc *PeerConsumer) Size() uint64 { return pc.ops.size() }
@@ -347,6 +360,14 @@ type peerGPU struct {
 	n        uint64
 	copyMode bool
 	textures bool // slots are CUDA arrays: copied untiled, rows packed
+	// push: PeerCopy across GPUs with peer access from src to dst: the
+	// copies run on sa, the producer's GPU writing the consumer's frame
+	// buffers directly, and the consumer's stream waits for copied[buf].
+	// Without it the copies run on the consumer's stream, which the
+	// driver stages through host memory (the Vulkan-imported slots are
+	// out of the consumer's peer mappings).
+	push   bool
+	copied []*cuda.Event // on src: recorded on sa after each buffer's copy
 }
 
 // openPeerGPU opens the ring of tok on the producer's GPU (found by the
@@ -451,6 +472,20 @@ func openPeerGPU(ctx context.Context, c *cuda.Context, tok Token, m Meta, o Peer
 			g.bufFree = append(g.bufFree, e)
 			g.bufLast = append(g.bufLast, nil)
 		}
+		if g.src != c {
+			// The producer's GPU writes the frame buffers over its peer
+			// path, when it has one; otherwise the driver stages the
+			// copies through host memory.
+			if g.push = canPush(g.src, c); g.push {
+				for range nslots {
+					e, err := g.src.NewEvent(cuda.EventDisableTiming)
+					if err != nil {
+						return nil, 0, err
+					}
+					g.copied = append(g.copied, e)
+				}
+			}
+		}
 	}
 	return g, nslots, nil
 }
@@ -473,8 +508,9 @@ func (g *peerGPU) next(ctx context.Context, s *cuda.Stream) (*Frame, error) {
 	}
 	// Frames of one producer batch share their semaphore value: s waits
 	// once per batch. A frame without one (Wait 0) was complete when
-	// published.
-	if f.Wait > g.waited[s] {
+	// published. A pushed copy runs on sa, after the wait: s waits for
+	// the copy instead (copyInto).
+	if !g.push && f.Wait > g.waited[s] {
 		if err := g.ready.Record(g.sa); err != nil {
 			return nil, errors.Join(err, g.cc.Release(f, g.sa))
 		}
@@ -487,6 +523,9 @@ func (g *peerGPU) next(ctx context.Context, s *cuda.Stream) (*Frame, error) {
 }
 
 func (g *peerGPU) copyInto(buf int, f *Frame, s *cuda.Stream) error {
+	if g.push {
+		return g.pushInto(buf, f, s)
+	}
 	if l := g.bufLast[buf]; l != nil && l != s { // on the same stream, stream order suffices
 		if err := s.WaitEvent(g.bufFree[buf]); err != nil {
 			return err
@@ -498,9 +537,36 @@ func (g *peerGPU) copyInto(buf int, f *Frame, s *cuda.Stream) error {
 	return s.CopyPeer(g.bufs[buf].Ptr(), g.dst, g.cc.Ptr(f), g.src, g.n)
 }
 
+// pushInto queues the copy of f's slot into frame buffer buf on sa (the
+// producer's GPU), after the consumer's last use of buf, and makes s wait
+// for it.
+func (g *peerGPU) pushInto(buf int, f *Frame, s *cuda.Stream) error {
+	if g.bufLast[buf] != nil {
+		if err := g.sa.WaitEvent(g.bufFree[buf]); err != nil {
+			return err
+		}
+	}
+	var err error
+	if g.textures {
+		err = g.sa.CopyFromArrayPeer(cuda.ArrayCopy{Array: g.cc.Array(f), Ptr: g.bufs[buf].Ptr()}, g.dst)
+	} else {
+		err = g.sa.CopyPeer(g.bufs[buf].Ptr(), g.dst, g.cc.Ptr(f), g.src, g.n)
+	}
+	if err != nil {
+		return err
+	}
+	if err := g.copied[buf].Record(g.sa); err != nil {
+		return err
+	}
+	return s.WaitEvent(g.copied[buf])
+}
+
 func (g *peerGPU) releaseAfter(f *Frame, s *cuda.Stream) error {
 	if err := g.stream(s); err != nil {
 		return err
+	}
+	if g.push { // the copy was queued on sa: stream order suffices
+		return g.cc.Release(f, g.sa)
 	}
 	if err := g.after.Record(s); err != nil {
 		return err
@@ -530,6 +596,8 @@ func (g *peerGPU) ptr(buf int, f *Frame) cuda.DevicePtr {
 }
 
 func (g *peerGPU) size() uint64 { return g.n }
+
+func (g *peerGPU) direct() bool { return !g.copyMode || g.src == g.dst || g.push }
 
 func (g *peerGPU) buffers() []cuda.DevicePtr {
 	var ps []cuda.DevicePtr
@@ -561,6 +629,9 @@ func (g *peerGPU) close() error {
 	for _, b := range g.bufs {
 		err = errors.Join(err, b.Close())
 	}
+	for _, e := range g.copied {
+		err = errors.Join(err, e.Close())
+	}
 	for _, x := range []interface{ Close() error }{g.after, g.ready, g.sa} {
 		if x != nil && !isNilCloser(x) {
 			err = errors.Join(err, x.Close())
@@ -584,6 +655,18 @@ func (b *Buffer) CopyToPeer(s *cuda.Stream, dst cuda.DevicePtr) error {
 		return errors.New("gfxcuda: Buffer.CopyToPeer with a nil stream: give a stream of the destination's context")
 	}
 	return b.Map(nil, func(p cuda.DevicePtr, ds *cuda.Stream) error {
+		if canPush(ds.Context(), s.Context()) {
+			// The buffer's GPU writes dst over its peer path, on the
+			// Device's stream (which Vulkan's next use waits for): s
+			// waits for the copy.
+			if err := ds.CopyPeer(dst, s.Context(), p, ds.Context(), b.size); err != nil {
+				return fmt.Errorf("gfxcuda: Buffer.CopyToPeer: %w", err)
+			}
+			if err := crossOrder(ds, s); err != nil {
+				return fmt.Errorf("gfxcuda: Buffer.CopyToPeer: the copy is queued, but work on s would not wait for it: %w", err)
+			}
+			return nil
+		}
 		if err := crossOrder(ds, s); err != nil {
 			return fmt.Errorf("gfxcuda: Buffer.CopyToPeer: %w", err)
 		}
@@ -598,6 +681,21 @@ func (b *Buffer) CopyToPeer(s *cuda.Stream, dst cuda.DevicePtr) error {
 		}
 		return nil
 	})
+}
+
+// canPush reports whether from's GPU can write memory of to's context
+// directly (another GPU with a peer path from from's), enabling peer access
+// from from to to for it (left on: seen by every user of the contexts, as
+// cuCtxEnablePeerAccess is). Copies queued on a stream of from into to's
+// memory then go GPU to GPU; queued on to's side from memory imported from
+// Vulkan into from, the driver stages them through host memory, since
+// imported memory is outside the peer mappings.
+func canPush(from, to *cuda.Context) bool {
+	if from.Device().Ordinal() == to.Device().Ordinal() {
+		return false
+	}
+	ok, err := from.Device().CanAccessPeer(to.Device())
+	return err == nil && ok && from.EnablePeerAccess(to) == nil
 }
 
 // crossOrder makes later work on to wait, on the GPU, for the work queued

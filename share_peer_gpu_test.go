@@ -257,7 +257,7 @@ func peerChild(t *testing.T, role string, tok Token) bool {
 	}
 	defer pcx.Close()
 	n := uint64(w * h)
-	bare := barePeerCopy(cx, pcx, n*4)
+	bare, bareDirect := barePeerCopy(cx, pcx, n*4)
 
 	long, cancel := context.WithTimeout(context.Background(), 300*time.Second)
 	defer cancel()
@@ -270,6 +270,9 @@ func peerChild(t *testing.T, role string, tok Token) bool {
 		childFail("open: %v", err)
 	}
 	say("mode ok")
+	if bareDirect && !pc.Direct() {
+		childFail("the GPUs have a peer path (the bare copy used it) but the consumer's frames are staged through host memory")
+	}
 	if pc.Size() != n*4 {
 		childFail("frame size %d, want %d", pc.Size(), n*4)
 	}
@@ -343,8 +346,8 @@ func peerChild(t *testing.T, role string, tok Token) bool {
 		childFail("the checker found only %d of %d texels wrong for a wrong seed", bad, n)
 	}
 	fps := float64(frames-1) / el.Seconds()
-	say("checked %d frames, every texel: %.0f frames/s, %.1f GB/s; a bare peer copy of %d bytes: %.0f/s, %.1f GB/s; ratio %.2f",
-		frames, fps, fps*float64(n*4)/1e9, n*4, bare, bare*float64(n*4)/1e9, fps/bare)
+	say("checked %d frames, every texel: %.0f frames/s, %.1f GB/s (direct: %v); a bare peer copy of %d bytes: %.0f/s, %.1f GB/s (direct: %v); ratio %.2f",
+		frames, fps, fps*float64(n*4)/1e9, pc.Direct(), n*4, bare, bare*float64(n*4)/1e9, bareDirect, fps/bare)
 	if _, err := pc.Next(long, s); !errors.Is(err, ErrSharedRingClosed) {
 		childFail("after the last frame: %v", err)
 	}
@@ -361,7 +364,23 @@ func peerChild(t *testing.T, role string, tok Token) bool {
 // barePeerCopy measures copies of n bytes from memory of src to memory of
 // dst (cuMemcpyPeerAsync, queued back to back on a stream of dst), in
 // copies per second, and checks the last one byte for byte.
-func barePeerCopy(dst, src *cuda.Context, n uint64) float64 {
+func barePeerCopy(dst, src *cuda.Context, n uint64) (perSecond float64, direct bool) {
+	direct = true
+	if dst.Device().Ordinal() != src.Device().Ordinal() {
+		// Over the peer path where there is one, as a multi-GPU program
+		// copies; otherwise the driver stages the copy through host memory.
+		a, aerr := dst.Device().CanAccessPeer(src.Device())
+		b, berr := src.Device().CanAccessPeer(dst.Device())
+		direct = aerr == nil && berr == nil && a && b
+		if direct {
+			if err := dst.EnablePeerAccess(src); err != nil {
+				childFail("peer access: %v", err)
+			}
+			if err := src.EnablePeerAccess(dst); err != nil {
+				childFail("peer access: %v", err)
+			}
+		}
+	}
 	a, err := src.Alloc(n)
 	if err != nil {
 		childFail("alloc: %v", err)
@@ -410,7 +429,7 @@ func barePeerCopy(dst, src *cuda.Context, n uint64) float64 {
 			childFail("the bare peer copy differs at byte %d", i)
 		}
 	}
-	return float64(k) / el.Seconds()
+	return float64(k) / el.Seconds(), direct
 }
 
 // TestGPUPeerConsumerCycles: a PeerConsumer (each mode, on the producer's

@@ -63,6 +63,7 @@ func (f *fakePeer) ptr(buf int, fr *Frame) cuda.DevicePtr {
 }
 
 func (f *fakePeer) size() uint64 { return 64 }
+func (f *fakePeer) direct() bool { return true }
 func (f *fakePeer) buffers() []cuda.DevicePtr {
 	return []cuda.DevicePtr{0x100, 0x101}
 }

@@ -92,13 +92,20 @@ func (s *Suite) peerPair(cx *cuda.Context, g, pair string) error {
 		d, err := bare.run(frames)
 		return gbps(frames, d), err
 	}
-	bareName := fmt.Sprintf("bare cuMemcpyPeerAsync of the same bytes (%s)", pair)
+	path := "direct"
+	if !bare.direct {
+		path = "staged through host memory: no peer path"
+	}
+	bareName := fmt.Sprintf("bare cuMemcpyPeerAsync of the same bytes (%s, %s)", pair, path)
 	if err := s.figure(g, bareName, "GB/s", base, nil); err != nil {
 		return err
 	}
 	for _, mode := range []gfxcuda.PeerMode{gfxcuda.PeerCopy, gfxcuda.PeerAccess} {
 		name := fmt.Sprintf("Producer → PeerConsumer (%v), %d slots, batches of %d, every texel checked", mode, peerSlots, peerBatch)
 		r, err := newPeerRing(s.D, cx, mode)
+		if err == nil && !r.pc.Direct() {
+			name += " (staged through host memory: no peer path)"
+		}
 		if errors.Is(err, gfxcuda.ErrUnsupported) && mode == gfxcuda.PeerAccess {
 			if s.Progress != nil {
 				s.Progress.Step(g + ": " + name)
@@ -122,21 +129,39 @@ func (s *Suite) peerPair(cx *cuda.Context, g, pair string) error {
 	return nil
 }
 
-// barePeer copies frames from memory of src to memory of dst, nothing else.
+// barePeer copies frames from memory of src to memory of dst, nothing
+// else: over the peer path between the two GPUs where there is one (peer
+// access enabled both ways, as a multi-GPU program does), otherwise staged
+// by the driver through host memory.
 type barePeer struct {
 	dst, src *cuda.Context
 	stream   *cuda.Stream
 	a, b     *cuda.DeviceMemory
 	frame    uint64
+	direct   bool
 }
 
 func newBarePeer(dst, src *cuda.Context, frame uint64) (_ *barePeer, err error) {
-	p := &barePeer{dst: dst, src: src, frame: frame}
+	p := &barePeer{dst: dst, src: src, frame: frame, direct: true}
 	defer func() {
 		if err != nil {
 			p.close()
 		}
 	}()
+	if dst.Device().Ordinal() != src.Device().Ordinal() {
+		p.direct = false
+		a, aerr := dst.Device().CanAccessPeer(src.Device())
+		b, berr := src.Device().CanAccessPeer(dst.Device())
+		if aerr == nil && berr == nil && a && b {
+			if err := dst.EnablePeerAccess(src); err != nil {
+				return nil, err
+			}
+			if err := src.EnablePeerAccess(dst); err != nil {
+				return nil, err
+			}
+			p.direct = true
+		}
+	}
 	if p.stream, err = dst.NewStream(cuda.StreamNonBlocking); err != nil {
 		return nil, err
 	}
