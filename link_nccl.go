@@ -133,7 +133,8 @@ type linkComm interface {
 	Group(f func() error) error
 	AsyncError() error
 	Abort() error
-	Close() error
+	// CloseContext frees the communicator, waiting at most until ctx ends.
+	CloseContext(ctx context.Context) error
 }
 
 // ncclTransport is the linkTransport of one end over an NCCL communicator.
@@ -262,7 +263,7 @@ func (t *ncclTransport) close(ctx context.Context) error {
 			return nil
 		}
 	}
-	return t.comm.Close()
+	return t.comm.CloseContext(ctx) // bounded: a peer rank that never closes holds ncclCommDestroy
 }
 
 func (t *ncclTransport) abort() { t.comm.Abort() }

@@ -124,7 +124,7 @@ func (c *fakeComm) Abort() error {
 	c.wire.mu.Unlock()
 	return nil
 }
-func (c *fakeComm) Close() error { return nil }
+func (c *fakeComm) CloseContext(context.Context) error { return nil }
 
 // fakeSlotBuffer is a Buffer of d whose Vulkan side is host-visible memory
 // and whose "CUDA pointer" is ptr (a key for fakeComm).

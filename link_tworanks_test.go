@@ -1,6 +1,7 @@
 package gfxcuda
 
 import (
+	"bufio"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -199,11 +200,23 @@ func TestNCCLTwoRanks(t *testing.T) {
 		t.Fatalf("the receiver's bare receives: %q", got)
 	}
 	// ncclCommDestroy of a two-rank communicator returns once the other
-	// rank destroys its own (NCCL 2.28): close this rank's before waiting
-	// for the receiver to exit, which it does after closing its rank.
-	if err := comm.Close(); err != nil {
-		ch.fatal(t, "closing the bare communicator: %v", err)
+	// rank destroys its own (NCCL 2.28), and the receiver keeps its rank
+	// open until told: a close bounded by a short context gives up with
+	// the context's error (the destroy goes on in the background), and
+	// completes once the receiver closes its rank.
+	short, cancelShort := context.WithTimeout(ctx, 500*time.Millisecond)
+	err = comm.CloseContext(short)
+	cancelShort()
+	switch {
+	case err == nil:
+		t.Logf("this NCCL's ncclCommDestroy returned without the other rank's")
+	case !errors.Is(err, context.DeadlineExceeded):
+		t.Errorf("closing one rank while the other holds its own: %v, want context.DeadlineExceeded", err)
 	}
+	if err := comm.Close(); err != nil { // closed already: nothing to wait for
+		t.Errorf("Close after CloseContext: %v", err)
+	}
+	ch.send(t, "close")
 	ch.expect(t, "done")
 	ch.wait(t)
 	gbps := func(el time.Duration) float64 { return float64(frames) * float64(frame) / el.Seconds() / 1e9 }
@@ -389,5 +402,14 @@ func TestNCCLTwoRanksChild(t *testing.T) {
 		childFail("bare receives: %v", err)
 	}
 	say("bare %d", frames)
+	// Keep this rank open until the sender has tried to close its own
+	// (TestNCCLTwoRanks checks that the try is bounded), then close it.
+	in := bufio.NewScanner(os.Stdin)
+	if !in.Scan() || in.Text() != "close" {
+		childFail("want the command close, got %q", in.Text())
+	}
+	if err := comm.Close(); err != nil {
+		childFail("closing the bare communicator: %v", err)
+	}
 	say("done")
 }

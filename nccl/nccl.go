@@ -23,11 +23,13 @@
 package nccl
 
 import (
+	"context"
 	"encoding/base64"
 	"errors"
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/gfxcuda/gfxcuda/cuda"
 	raw "github.com/gfxcuda/gfxcuda/internal/nccl"
@@ -289,13 +291,36 @@ func (c *Comm) AsyncError() error {
 // idempotent; after either, calls return ErrClosed.
 func (c *Comm) Abort() error { return c.end("ncclCommAbort", raw.CommAbort) }
 
+// CloseTimeout bounds Close: how long it waits for ncclCommDestroy.
+const CloseTimeout = 30 * time.Second
+
 // Close frees the communicator after its queued transfers (ncclCommDestroy
 // waits for them on the host: when a peer may be gone, use Abort). With
 // more than one rank, ncclCommDestroy also waits until the other ranks
 // destroy theirs (seen with NCCL 2.28 on two GPUs): close every rank's
 // communicator before waiting for another rank's process to end, or
-// Abort when a peer may never close.
-func (c *Comm) Close() error { return c.end("ncclCommDestroy", raw.CommDestroy) }
+// Abort when a peer may never close. Close waits at most CloseTimeout
+// (CloseContext takes a context instead); past it, it returns an error and
+// ncclCommDestroy goes on in the background, holding a thread, until the
+// other ranks close or the process ends.
+func (c *Comm) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), CloseTimeout)
+	defer cancel()
+	return c.CloseContext(ctx)
+}
+
+// CloseContext is Close, waiting for ncclCommDestroy until ctx ends; the
+// error then wraps ctx's (context.DeadlineExceeded or Canceled).
+func (c *Comm) CloseContext(ctx context.Context) error {
+	done := make(chan error, 1)
+	go func() { done <- c.end("ncclCommDestroy", raw.CommDestroy) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return fmt.Errorf("nccl: ncclCommDestroy has not returned (%w): it waits for the other ranks to destroy their communicators, and goes on in the background until they do or this process ends; close every rank, or Abort where a peer may never close", ctx.Err())
+	}
+}
 
 func (c *Comm) end(op string, f func(raw.Comm) raw.Result) error {
 	c.mu.Lock()
