@@ -449,8 +449,9 @@ int gfxcuda_ring_release(uint64_t reader);
  * consumer whose frames are used on the CUDA GPU device: an ordinal ("1")
  * or a UUID as nvidia-smi -L prints it ("GPU-5c3e…"), which may differ
  * from the producer's GPU (both must be visible to this process). mode 0:
- * each frame is copied to a frame buffer of that GPU (cuMemcpyPeerAsync
- * on the stream gfxcuda_ring_next is given, after the producer's
+ * each frame is copied to a frame buffer of that GPU (cuMemcpyPeerAsync,
+ * by the producer's GPU over its peer path where it has one, ordered before
+ * the work on the stream gfxcuda_ring_next is given, after the producer's
  * semaphore) and the slot goes back to the producer after the copy; mode
  * 1: the frame is read in place through peer access (GFXCUDA_ERR_UNSUPPORTED
  * where the topology cannot). gfxcuda_ring_next's *slot is then the index
@@ -459,6 +460,13 @@ int gfxcuda_ring_release(uint64_t reader);
  * far on the stream next was given. The consumer stays attached until the
  * last slot handle is released. */
 int gfxcuda_ring_open_peer(const char *device, const void *token, size_t len, int mode, uint64_t *reader);
+
+/* *direct = 1 when a reader of gfxcuda_ring_open_peer gets its frames
+ * without their passing through host memory: mode 1, both ends on one GPU,
+ * or mode 0 where the producer's GPU has a peer path (NVLink, PCIe peer to
+ * peer) to the consumer's and copies the frames over it; 0 when the driver
+ * stages each copy through host memory. */
+int gfxcuda_ring_peer_direct(uint64_t reader, int *direct);
 
 /* ---- DLPack ---- */
 

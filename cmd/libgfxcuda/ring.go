@@ -350,6 +350,27 @@ func gfxcuda_ring_open_peer(device *C.char, token unsafe.Pointer, n C.size_t, mo
 	})
 }
 
+//export gfxcuda_ring_peer_direct
+func gfxcuda_ring_peer_direct(h C.uint64_t, out *C.int) C.int {
+	return call(func() error {
+		if out == nil {
+			return errorf(stInvalid, "gfxcuda_ring_peer_direct: null output")
+		}
+		r, err := get[*ringReader](uint64(h), "ring reader")
+		if err != nil {
+			return err
+		}
+		if r.peer == nil {
+			return errorf(stInvalid, "gfxcuda_ring_peer_direct: the reader was opened with gfxcuda_ring_open, not gfxcuda_ring_open_peer")
+		}
+		*out = 0
+		if r.peer.Direct() {
+			*out = 1
+		}
+		return nil
+	})
+}
+
 //export gfxcuda_ring_open
 func gfxcuda_ring_open(dev C.uint64_t, token unsafe.Pointer, n C.size_t, out *C.uint64_t) C.int {
 	return call(func() error {

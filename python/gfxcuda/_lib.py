@@ -131,6 +131,7 @@ _sigs = {
     "gfxcuda_ring_publish": [u64, u32, vp, sz, u64, i64, P(u64)],
     "gfxcuda_ring_open": [u64, vp, sz, P(u64)],
     "gfxcuda_ring_open_peer": [cp, vp, sz, i32, P(u64)],
+    "gfxcuda_ring_peer_direct": [u64, P(i32)],
     "gfxcuda_ring_next": [u64, i64, u64, P(u32), P(u64), P(u64), vp, sz, P(sz)],
     "gfxcuda_ring_release": [u64],
     "gfxcuda_dlpack_export": [u64, P(Tensor), i32, P(vp)],

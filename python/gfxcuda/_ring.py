@@ -224,6 +224,15 @@ class RingReader:
             dev, self.cuda = _device_handle(device, cuda)
             self._h = _lib.Handle(_lib.new_handle("gfxcuda_ring_open", dev, tok, len(tok)))
         self.peer = peer
+        #: Whether frames arrive without passing through host memory (peer
+        #: readers: the producer's GPU copies over its peer path, or the
+        #: frames are read in place, or both ends share a GPU); None for a
+        #: reader on the producer's GPU without peer=.
+        self.direct = None
+        if peer is not None:
+            d = ctypes.c_int32()
+            _lib.call("gfxcuda_ring_peer_direct", self._h.handle, ctypes.byref(d))
+            self.direct = bool(d.value)
         n = _lib.info(self._h.handle).slices
         self.slots = [Slot(_lib.new_handle("gfxcuda_ring_slot", self._h.handle, i), shape, dtype, self.cuda)
                       for i in range(n)]
