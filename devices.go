@@ -60,7 +60,17 @@ type DeviceReport struct {
 	CUDAErr       error                    // why CUDA is unavailable, if it is
 	CUDA          []cuda.DeviceInfo        // in CUDA's order
 	Pairs         []DevicePair             // devices seen by both, matched by UUID
+	Peers         []PeerPath               // with two CUDA devices or more: which reaches which
 	NVIDIA        NVIDIAVersions           // driver component versions, when NVIDIA's driver is installed
+}
+
+// PeerPath says whether CUDA device From can map the memory of device To
+// (cuDeviceCanAccessPeer: NVLink or PCIe peer to peer). Copies between two
+// GPUs go GPU to GPU over such a path (a PeerConsumer's frames, NCCL's
+// transfers); without one the driver stages them through host memory.
+type PeerPath struct {
+	From, To int // CUDA ordinals
+	Access   bool
 }
 
 // DiscoverDevices enumerates both APIs. It does not fail: what cannot be found is
@@ -90,6 +100,19 @@ func DiscoverDevices() *DeviceReport {
 				break
 			}
 			r.CUDA = append(r.CUDA, in)
+		}
+		for _, a := range devs {
+			for _, b := range devs {
+				if a.Ordinal() == b.Ordinal() {
+					continue
+				}
+				ok, err := a.CanAccessPeer(b)
+				if err != nil {
+					r.CUDAErr = err
+					break
+				}
+				r.Peers = append(r.Peers, PeerPath{From: a.Ordinal(), To: b.Ordinal(), Access: ok})
+			}
 		}
 	}
 	r.Pairs = PairDevices(r.Vulkan, r.CUDA)

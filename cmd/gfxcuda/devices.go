@@ -165,6 +165,17 @@ func printDevices(w io.Writer, r *gfxcuda.DeviceReport) {
 				gib(d.FreeMemory), gib(d.TotalMemory), d.ComputeMajor, d.ComputeMinor, d.Multiprocessors, d.PosixFDHandles, d.TimelineSemaphores, v)
 		}
 		tw.Flush()
+		if len(r.Peers) > 0 {
+			var paths []string
+			for _, p := range r.Peers {
+				how := "no path: copies staged through host memory"
+				if p.Access {
+					how = "direct"
+				}
+				paths = append(paths, fmt.Sprintf("%d→%d %s", p.From, p.To, how))
+			}
+			fmt.Fprintf(w, "  peer paths (cuDeviceCanAccessPeer): %s\n", strings.Join(paths, "; "))
+		}
 	}
 	fmt.Fprintln(w)
 	if len(r.Pairs) == 0 {
@@ -249,7 +260,16 @@ type reportOut struct {
 	CUDAFix       string                 `json:"cuda_fix,omitempty"`
 	CUDA          []cuda.DeviceInfo      `json:"cuda"`
 	Pairs         []pairJSON             `json:"pairs"`
+	Peers         []peerJSON             `json:"cuda_peers"`
 	NVIDIA        gfxcuda.NVIDIAVersions `json:"nvidia_versions"`
+}
+
+// peerJSON is one ordered pair of CUDA GPUs: whether from reaches to's
+// memory directly (NVLink or PCIe peer to peer).
+type peerJSON struct {
+	From   int  `json:"from"`
+	To     int  `json:"to"`
+	Access bool `json:"access"`
 }
 
 // enumName writes an enum's String as a JSON name: "OPAQUE_FD" and
@@ -279,7 +299,10 @@ func semaphoresJSON(list []vulkan.ExternalSemaphoreSupport) []externalSemaphore 
 }
 
 func reportJSON(r *gfxcuda.DeviceReport) reportOut {
-	out := reportOut{Vulkan: []vulkanJSON{}, CUDA: r.CUDA, Pairs: []pairJSON{}, NVIDIA: r.NVIDIA}
+	out := reportOut{Vulkan: []vulkanJSON{}, CUDA: r.CUDA, Pairs: []pairJSON{}, Peers: []peerJSON{}, NVIDIA: r.NVIDIA}
+	for _, p := range r.Peers {
+		out.Peers = append(out.Peers, peerJSON{From: p.From, To: p.To, Access: p.Access})
+	}
 	if out.CUDA == nil {
 		out.CUDA = []cuda.DeviceInfo{}
 	}
