@@ -515,6 +515,10 @@ class Handoff:
         self.to_vulkan()
         return False
 
+    def __repr__(self):
+        state = "with CUDA" if self._h._h else "back with Vulkan"
+        return "<gfxcuda.Handoff %d resource(s) stream=%#x %s>" % (len(self.resources), self.stream, state)
+
 
 def to_cuda(resources, stream=None):
     """Hands shared buffers and textures (of one CUDA device) to CUDA on
@@ -562,6 +566,9 @@ class Semaphore:
     def release(self):
         self._h.release()
 
+    def __repr__(self):
+        return "<gfxcuda.Semaphore cuda:%s%s>" % (self.device, "" if self._h._h else " released")
+
 
 class VulkanSemaphore:
     """A Vulkan timeline semaphore (a renderer's side, e.g. in tests):
@@ -592,6 +599,11 @@ class VulkanSemaphore:
 
     def release(self):
         self._h.release()
+
+    def __repr__(self):
+        if not self._h._h:
+            return "<gfxcuda.VulkanSemaphore released>"
+        return "<gfxcuda.VulkanSemaphore value=%d>" % self.value
 
 
 _shared = {}

@@ -138,6 +138,12 @@ class Ring:
         self.slots = []
         self._h.release()
 
+    def __repr__(self):
+        where = "host" if self.cuda is None else "cuda:%s" % (self.cuda,)
+        if not self._h._h:
+            return "<gfxcuda.Ring shape=%s dtype=%s %s closed>" % (self.shape, self.dtype, where)
+        return "<gfxcuda.Ring %d slots shape=%s dtype=%s %s>" % (len(self.slots), self.shape, self.dtype, where)
+
     def __enter__(self):
         return self
 
@@ -201,6 +207,10 @@ class Frame:
     def __exit__(self, *exc):
         self.release()
         return False
+
+    def __repr__(self):
+        return "<gfxcuda.Frame seq=%d slot=%d dropped=%d%s>" % (self.seq, self.slot, self.dropped,
+                                                              " released" if self.released else "")
 
 
 class RingReader:
@@ -275,6 +285,14 @@ class RingReader:
     def __exit__(self, *exc):
         self.close()
         return False
+
+    def __repr__(self):
+        where = "host" if self.cuda is None else "cuda:%s" % (self.cuda,)
+        peer = "" if self.peer is None else " peer=%s direct=%s" % (self.peer, self.direct)
+        if not self._h._h:
+            return "<gfxcuda.RingReader %s%s closed>" % (where, peer)
+        s = self.slots[0]
+        return "<gfxcuda.RingReader %d slots shape=%s dtype=%s %s%s>" % (len(self.slots), s.shape, s.typestr, where, peer)
 
 
 def open_ring(token, shape, dtype="float32", device=None, cuda=None, timeout=None, stream=None, peer=None):

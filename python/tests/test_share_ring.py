@@ -92,6 +92,24 @@ def test_ring_in_process_lifetime(rng):
     assert gfxcuda.live_dlpack_tensors() == dl
 
 
+def test_ring_reprs():
+    """Ring, RingReader and Frame say what they are, open and closed."""
+    r = gfxcuda.Ring((4, 8), "float32", slots=3)
+    rd = gfxcuda.open_ring(r.token, (4, 8), "float32", timeout=10)
+    assert repr(r) == "<gfxcuda.Ring 3 slots shape=(4, 8) dtype=float32 host>"
+    assert repr(rd) == "<gfxcuda.RingReader 3 slots shape=(4, 8) dtype=<f4 host>"
+    i = r.acquire(timeout=10)
+    seq = r.publish(i)
+    f = rd.next()
+    assert repr(f) == "<gfxcuda.Frame seq=%d slot=%d dropped=0>" % (seq, i)
+    f.release()
+    assert repr(f).endswith(" released>")
+    rd.close()
+    r.close()
+    assert repr(rd) == "<gfxcuda.RingReader host closed>"
+    assert repr(r) == "<gfxcuda.Ring shape=(4, 8) dtype=float32 host closed>"
+
+
 def test_ring_errors():
     with pytest.raises(gfxcuda.InvalidArgumentError):
         gfxcuda.open_ring("gfxcuda1.garbage", (4,), timeout=1)
@@ -156,7 +174,9 @@ def test_vulkan_semaphore_host():
     assert s.value == 7
     s.signal(8)
     s.wait(8, timeout=1)
+    assert repr(s) == "<gfxcuda.VulkanSemaphore value=8>"
     s.release()
+    assert repr(s) == "<gfxcuda.VulkanSemaphore released>"
 
 
 def test_fd_imports_refuse_bad_descriptors():
