@@ -119,7 +119,7 @@ func (s *Suite) peerPair(cx *cuda.Context, g, pair string, target float64) error
 			alone := fmt.Sprintf("Producer → PeerConsumer (copy), the ring alone: %d slots, batches of %d, frames not rendered, released as they land%s",
 				peerSlots, peerBatch, staged)
 			runAlone := func() (float64, error) {
-				d, err := r.runAlone(frames)
+				d, err := r.run(frames, true)
 				return gbps(frames, d), err
 			}
 			if err := s.paired(g, alone, "GB/s", bareName, base, runAlone, target); err != nil {
@@ -137,7 +137,7 @@ func (s *Suite) peerPair(cx *cuda.Context, g, pair string, target float64) error
 			return err
 		}
 		run := func() (float64, error) {
-			d, err := r.run(frames)
+			d, err := r.run(frames, false)
 			return gbps(frames, d), err
 		}
 		err = s.paired(g, name, "GB/s", bareName, base, run, 0)
@@ -294,13 +294,17 @@ func newPeerRing(d *gfxcuda.Device, cx *cuda.Context, mode gfxcuda.PeerMode) (_ 
 
 // run produces frames frames (a goroutine) and consumes them, checking
 // every texel on the consumer's GPU; it returns the time until the last
-// check ended.
-func (r *peerRing) run(frames int) (time.Duration, error) {
+// check ended. alone: the ring with nothing else — the producer records no
+// work into its batches and the consumer releases each frame as soon as
+// Next has queued its copy (the time until the last copy ended).
+func (r *peerRing) run(frames int, alone bool) (time.Duration, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	record := func(c *vulkan.Commands, slot int, seq uint64) ([]byte, error) {
-		r.tp.Record(c, r.imgs[slot], seq)
-		c.CopyImageToBuffer(r.bufs[slot], r.imgs[slot], vulkan.BufferImageCopy{})
+		if !alone {
+			r.tp.Record(c, r.imgs[slot], seq)
+			c.CopyImageToBuffer(r.bufs[slot], r.imgs[slot], vulkan.BufferImageCopy{})
+		}
 		return nil, c.Err()
 	}
 	t0 := time.Now()
@@ -322,9 +326,11 @@ func (r *peerRing) run(frames int) (time.Duration, error) {
 			cancel()
 			return 0, errors.Join(fmt.Errorf("peer ring: frame %d: %w", i, err), <-perr)
 		}
-		if err := r.check.Launch(r.st, cuda.Dim3{X: 528}, cuda.Dim3{X: 256}, 0, r.pc.Ptr(f), uint64(n), testpattern.Seed(f.Seq), r.errs.Ptr(), r.errs.Ptr().Add(8)); err != nil {
-			cancel()
-			return 0, errors.Join(err, <-perr)
+		if !alone {
+			if err := r.check.Launch(r.st, cuda.Dim3{X: 528}, cuda.Dim3{X: 256}, 0, r.pc.Ptr(f), uint64(n), testpattern.Seed(f.Seq), r.errs.Ptr(), r.errs.Ptr().Add(8)); err != nil {
+				cancel()
+				return 0, errors.Join(err, <-perr)
+			}
 		}
 		if err := r.pc.Release(f, r.st); err != nil {
 			cancel()
@@ -337,45 +343,8 @@ func (r *peerRing) run(frames int) (time.Duration, error) {
 	if err := r.st.Wait(ctx); err != nil {
 		return 0, err
 	}
-	r.frames += frames
-	return time.Since(t0), nil
-}
-
-// runAlone moves frames frames through the ring with nothing else: the
-// producer records no work into its batches, the consumer releases each
-// frame as soon as Next has queued its copy (PeerCopy); it returns the
-// time until the last copy ended.
-func (r *peerRing) runAlone(frames int) (time.Duration, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	record := func(c *vulkan.Commands, slot int, seq uint64) ([]byte, error) { return nil, c.Err() }
-	t0 := time.Now()
-	perr := make(chan error, 1)
-	go func() {
-		for n := 0; n < frames; n += peerBatch {
-			if _, err := r.p.Produce(ctx, record); err != nil {
-				cancel()
-				perr <- err
-				return
-			}
-		}
-		perr <- nil
-	}()
-	for i := 0; i < frames; i++ {
-		f, err := r.pc.Next(ctx, r.st)
-		if err == nil {
-			err = r.pc.Release(f, r.st)
-		}
-		if err != nil {
-			cancel()
-			return 0, errors.Join(fmt.Errorf("peer ring: frame %d: %w", i, err), <-perr)
-		}
-	}
-	if err := <-perr; err != nil {
-		return 0, err
-	}
-	if err := r.st.Wait(ctx); err != nil {
-		return 0, err
+	if !alone {
+		r.frames += frames
 	}
 	return time.Since(t0), nil
 }
