@@ -18,10 +18,10 @@ type builtinFn struct {
 	// check types a call whose arguments are already checked (ats are their
 	// types after the load rule), converting arguments as needed; it returns
 	// the result type, or nil after reporting an error.
-	check func(c *checker, e *ast.CallExpr, ats []*Type) *Type
+	check func(c *checker, e *ast.CallExpr, ats []*wtype) *wtype
 	// eval evaluates the call on const arguments; nil when the function is
 	// not const.
-	eval func(args []*value, rt *Type) (*value, error)
+	eval func(args []*value, rt *wtype) (*value, error)
 }
 
 var builtinFuncs map[string]*builtinFn
@@ -49,7 +49,7 @@ const (
 	numVec = clsNum | clsVector
 )
 
-func inClass(s *Type, cls int) bool {
+func inClass(s *wtype, cls int) bool {
 	switch s.kind {
 	case kF32, kF16, kAbsFloat:
 		return cls&clsFloat != 0
@@ -63,7 +63,7 @@ func inClass(s *Type, cls int) bool {
 	return false
 }
 
-func (c *checker) argCount(e *ast.CallExpr, ats []*Type, n int) bool {
+func (c *checker) argCount(e *ast.CallExpr, ats []*wtype, n int) bool {
 	if len(ats) != n {
 		c.errorf(e.Pos, ruleType, "'%s' takes %d argument(s), found %d", e.Callee.Name, n, len(ats))
 		return false
@@ -82,14 +82,14 @@ func anyNonConst(c *checker, e *ast.CallExpr) bool {
 
 // sameArgs unifies n arguments of one type T in class cls and converts them;
 // it returns T.
-func (c *checker) sameArgs(e *ast.CallExpr, ats []*Type, n, cls int) *Type {
+func (c *checker) sameArgs(e *ast.CallExpr, ats []*wtype, n, cls int) *wtype {
 	if !c.argCount(e, ats, n) {
 		return nil
 	}
 	return c.unifyArgs(e, e.Args, ats, cls)
 }
 
-func (c *checker) unifyArgs(e *ast.CallExpr, args []ast.Expr, ats []*Type, cls int) *Type {
+func (c *checker) unifyArgs(e *ast.CallExpr, args []ast.Expr, ats []*wtype, cls int) *wtype {
 	name := e.Callee.Name
 	u := ats[0]
 	for i := 1; i < len(ats); i++ {
@@ -152,13 +152,13 @@ func classHint(cls int) string {
 }
 
 // sig builds a check for functions of n arguments of one type T -> T.
-func sig(n, cls int) func(c *checker, e *ast.CallExpr, ats []*Type) *Type {
-	return func(c *checker, e *ast.CallExpr, ats []*Type) *Type { return c.sameArgs(e, ats, n, cls) }
+func sig(n, cls int) func(c *checker, e *ast.CallExpr, ats []*wtype) *wtype {
+	return func(c *checker, e *ast.CallExpr, ats []*wtype) *wtype { return c.sameArgs(e, ats, n, cls) }
 }
 
 // sigScalarResult is like sig but yields T's component type.
-func sigScalarResult(n, cls int) func(c *checker, e *ast.CallExpr, ats []*Type) *Type {
-	return func(c *checker, e *ast.CallExpr, ats []*Type) *Type {
+func sigScalarResult(n, cls int) func(c *checker, e *ast.CallExpr, ats []*wtype) *wtype {
+	return func(c *checker, e *ast.CallExpr, ats []*wtype) *wtype {
 		t := c.sameArgs(e, ats, n, cls)
 		if t == nil {
 			return nil
@@ -168,8 +168,8 @@ func sigScalarResult(n, cls int) func(c *checker, e *ast.CallExpr, ats []*Type) 
 }
 
 // fixedSig checks arguments against fixed concrete types.
-func fixedSig(ret *Type, params ...*Type) func(c *checker, e *ast.CallExpr, ats []*Type) *Type {
-	return func(c *checker, e *ast.CallExpr, ats []*Type) *Type {
+func fixedSig(ret *wtype, params ...*wtype) func(c *checker, e *ast.CallExpr, ats []*wtype) *wtype {
+	return func(c *checker, e *ast.CallExpr, ats []*wtype) *wtype {
 		if !c.argCount(e, ats, len(params)) {
 			return nil
 		}
@@ -186,8 +186,8 @@ func fixedSig(ret *Type, params ...*Type) func(c *checker, e *ast.CallExpr, ats 
 
 type f1 func(x float64) (float64, bool)
 
-func evalF1(f f1) func(args []*value, rt *Type) (*value, error) {
-	return func(args []*value, rt *Type) (*value, error) {
+func evalF1(f f1) func(args []*value, rt *wtype) (*value, error) {
+	return func(args []*value, rt *wtype) (*value, error) {
 		return mapValue(args[0], rt, func(x *value) (*value, error) {
 			r, ok := f(x.f)
 			if !ok {
@@ -203,12 +203,12 @@ func plain(f func(float64) float64) f1 {
 }
 
 // evalMap2 applies a scalar function component-wise to two arguments.
-func evalMap2(f func(x, y *value) (*value, error)) func(args []*value, rt *Type) (*value, error) {
-	return func(args []*value, rt *Type) (*value, error) { return mapValues(args[0], args[1], rt, f) }
+func evalMap2(f func(x, y *value) (*value, error)) func(args []*value, rt *wtype) (*value, error) {
+	return func(args []*value, rt *wtype) (*value, error) { return mapValues(args[0], args[1], rt, f) }
 }
 
-func evalMap3(f func(x, y, z *value) (*value, error)) func(args []*value, rt *Type) (*value, error) {
-	return func(args []*value, rt *Type) (*value, error) {
+func evalMap3(f func(x, y, z *value) (*value, error)) func(args []*value, rt *wtype) (*value, error) {
+	return func(args []*value, rt *wtype) (*value, error) {
 		a, b, cc := args[0], args[1], args[2]
 		if len(a.elems) == 0 {
 			return f(a, b, cc)
@@ -235,7 +235,7 @@ func evalMap3(f func(x, y, z *value) (*value, error)) func(args []*value, rt *Ty
 
 func u32v(x uint32) *value { return intValue(tU32, int64(x)) }
 
-func fvec(t *Type, fs ...float64) *value {
+func fvec(t *wtype, fs ...float64) *value {
 	v := &value{t: vecOf(t, len(fs)), elems: make([]*value, len(fs))}
 	for i, f := range fs {
 		v.elems[i] = floatValue(t, f)
@@ -243,7 +243,7 @@ func fvec(t *Type, fs ...float64) *value {
 	return v
 }
 
-func ivec(t *Type, is ...int64) *value {
+func ivec(t *wtype, is ...int64) *value {
 	v := &value{t: vecOf(t, len(is)), elems: make([]*value, len(is))}
 	for i, x := range is {
 		v.elems[i] = intValue(t, x)
@@ -308,7 +308,7 @@ func init() {
 			r := roundF16(x)
 			return r, !math.IsInf(r, 0)
 		})},
-		"abs": {mustUse: true, check: sig(1, numSV), eval: func(args []*value, rt *Type) (*value, error) {
+		"abs": {mustUse: true, check: sig(1, numSV), eval: func(args []*value, rt *wtype) (*value, error) {
 			return mapValue(args[0], rt, func(x *value) (*value, error) {
 				if x.t.isFloatScalar() {
 					return floatValue(x.t, math.Abs(x.f)), nil
@@ -319,7 +319,7 @@ func init() {
 				return x, nil
 			})
 		}},
-		"sign": {mustUse: true, check: sig(1, clsFloat|clsSInt|clsSV), eval: func(args []*value, rt *Type) (*value, error) {
+		"sign": {mustUse: true, check: sig(1, clsFloat|clsSInt|clsSV), eval: func(args []*value, rt *wtype) (*value, error) {
 			return mapValue(args[0], rt, func(x *value) (*value, error) {
 				if x.t.isFloatScalar() {
 					s := 0.0
@@ -381,8 +381,8 @@ func init() {
 		})},
 		"mix":          {mustUse: true, check: checkMix, eval: evalMap3(func(a, b, t *value) (*value, error) { return floatResult(a.t, a.f*(1-t.f)+b.f*t.f) })},
 		"cross":        {mustUse: true, check: checkCross, eval: evalCross},
-		"dot":          {mustUse: true, check: sigScalarResult(2, numVec), eval: func(a []*value, _ *Type) (*value, error) { return dotValues(a[0], a[1]) }},
-		"length":       {mustUse: true, check: sigScalarResult(1, fltSV), eval: func(a []*value, rt *Type) (*value, error) { return floatResult(rt, length(a[0])) }},
+		"dot":          {mustUse: true, check: sigScalarResult(2, numVec), eval: func(a []*value, _ *wtype) (*value, error) { return dotValues(a[0], a[1]) }},
+		"length":       {mustUse: true, check: sigScalarResult(1, fltSV), eval: func(a []*value, rt *wtype) (*value, error) { return floatResult(rt, length(a[0])) }},
 		"distance":     {mustUse: true, check: sigScalarResult(2, fltSV), eval: evalDistance},
 		"normalize":    {mustUse: true, check: sig(1, fltVec), eval: evalNormalize},
 		"reflect":      {mustUse: true, check: sig(2, fltVec), eval: evalReflect},
@@ -418,7 +418,7 @@ func init() {
 		})},
 		"extractBits": {mustUse: true, check: checkExtractBits, eval: evalExtractBits},
 		"insertBits":  {mustUse: true, check: checkInsertBits, eval: evalInsertBits},
-		"dot4U8Packed": {mustUse: true, check: fixedSig(tU32, tU32, tU32), eval: func(a []*value, _ *Type) (*value, error) {
+		"dot4U8Packed": {mustUse: true, check: fixedSig(tU32, tU32, tU32), eval: func(a []*value, _ *wtype) (*value, error) {
 			x, y := uint32(a[0].i), uint32(a[1].i)
 			s := uint32(0)
 			for k := 0; k < 32; k += 8 {
@@ -426,7 +426,7 @@ func init() {
 			}
 			return u32v(s), nil
 		}},
-		"dot4I8Packed": {mustUse: true, check: fixedSig(tI32, tU32, tU32), eval: func(a []*value, _ *Type) (*value, error) {
+		"dot4I8Packed": {mustUse: true, check: fixedSig(tI32, tU32, tU32), eval: func(a []*value, _ *wtype) (*value, error) {
 			x, y := uint32(a[0].i), uint32(a[1].i)
 			s := int32(0)
 			for k := 0; k < 32; k += 8 {
@@ -448,11 +448,11 @@ func init() {
 		"unpack2x16snorm": {mustUse: true, check: fixedSig(vecOf(tF32, 2), tU32), eval: evalUnpack(16, func(u uint32) float64 { return math.Max(float64(int16(u))/32767, -1) })},
 		"unpack2x16unorm": {mustUse: true, check: fixedSig(vecOf(tF32, 2), tU32), eval: evalUnpack(16, func(u uint32) float64 { return float64(u&0xffff) / 65535 })},
 		"unpack2x16float": {mustUse: true, check: fixedSig(vecOf(tF32, 2), tU32), eval: evalUnpack(16, func(u uint32) float64 { return float64(half.ToFloat32(uint16(u))) })},
-		"unpack4xI8": {mustUse: true, check: fixedSig(vecOf(tI32, 4), tU32), eval: func(a []*value, _ *Type) (*value, error) {
+		"unpack4xI8": {mustUse: true, check: fixedSig(vecOf(tI32, 4), tU32), eval: func(a []*value, _ *wtype) (*value, error) {
 			x := uint32(a[0].i)
 			return ivec(tI32, int64(int8(x)), int64(int8(x>>8)), int64(int8(x>>16)), int64(int8(x>>24))), nil
 		}},
-		"unpack4xU8": {mustUse: true, check: fixedSig(vecOf(tU32, 4), tU32), eval: func(a []*value, _ *Type) (*value, error) {
+		"unpack4xU8": {mustUse: true, check: fixedSig(vecOf(tU32, 4), tU32), eval: func(a []*value, _ *wtype) (*value, error) {
 			x := int64(uint32(a[0].i))
 			return ivec(tU32, x&0xff, x>>8&0xff, x>>16&0xff, x>>24&0xff), nil
 		}},
@@ -524,7 +524,7 @@ func (c *checker) builtinCall(e *ast.CallExpr, name string, b *builtinFn) *exprI
 	if !ok {
 		return c.bad(e)
 	}
-	ats := make([]*Type, len(args))
+	ats := make([]*wtype, len(args))
 	for i, a := range e.Args {
 		if args[i].t.kind == kPtr || isHandleType(args[i].t) {
 			ats[i] = args[i].t
@@ -557,7 +557,7 @@ func (c *checker) builtinCall(e *ast.CallExpr, name string, b *builtinFn) *exprI
 		c.errorf(e.Pos, ruleConst, "'%s' cannot be used in a const-expression or module-scope initializer", name)
 		return c.bad(e)
 	}
-	argTypes := make([]*Type, len(e.Args))
+	argTypes := make([]*wtype, len(e.Args))
 	for i, a := range e.Args {
 		argTypes[i] = c.info[a].t.unref()
 	}
@@ -586,7 +586,7 @@ func (c *checker) builtinCall(e *ast.CallExpr, name string, b *builtinFn) *exprI
 
 // ---- special signatures --------------------------------------------------------------
 
-func checkMix(c *checker, e *ast.CallExpr, ats []*Type) *Type {
+func checkMix(c *checker, e *ast.CallExpr, ats []*wtype) *wtype {
 	if !c.argCount(e, ats, 3) {
 		return nil
 	}
@@ -603,7 +603,7 @@ func checkMix(c *checker, e *ast.CallExpr, ats []*Type) *Type {
 	return c.unifyArgs(e, e.Args, ats, fltSV)
 }
 
-func checkCross(c *checker, e *ast.CallExpr, ats []*Type) *Type {
+func checkCross(c *checker, e *ast.CallExpr, ats []*wtype) *wtype {
 	t := c.sameArgs(e, ats, 2, fltVec)
 	if t == nil {
 		return nil
@@ -615,7 +615,7 @@ func checkCross(c *checker, e *ast.CallExpr, ats []*Type) *Type {
 	return t
 }
 
-func evalCross(a []*value, rt *Type) (*value, error) {
+func evalCross(a []*value, rt *wtype) (*value, error) {
 	x, y := a[0].elems, a[1].elems
 	f := func(i, j int) float64 { return x[i].f*y[j].f - x[j].f*y[i].f }
 	out := &value{t: rt, elems: make([]*value, 3)}
@@ -629,7 +629,7 @@ func evalCross(a []*value, rt *Type) (*value, error) {
 	return out, nil
 }
 
-func evalDistance(a []*value, rt *Type) (*value, error) {
+func evalDistance(a []*value, rt *wtype) (*value, error) {
 	d, err := binaryValue("-", a[0], a[1], a[0].t)
 	if err != nil {
 		return nil, err
@@ -637,7 +637,7 @@ func evalDistance(a []*value, rt *Type) (*value, error) {
 	return floatResult(rt, length(d))
 }
 
-func evalNormalize(a []*value, rt *Type) (*value, error) {
+func evalNormalize(a []*value, rt *wtype) (*value, error) {
 	l := length(a[0])
 	if l == 0 {
 		return nil, evalError("normalize of a zero vector")
@@ -645,7 +645,7 @@ func evalNormalize(a []*value, rt *Type) (*value, error) {
 	return mapValue(a[0], rt, func(x *value) (*value, error) { return floatResult(x.t, x.f/l) })
 }
 
-func evalReflect(a []*value, rt *Type) (*value, error) {
+func evalReflect(a []*value, rt *wtype) (*value, error) {
 	d, err := dotValues(a[0], a[1])
 	if err != nil {
 		return nil, err
@@ -661,7 +661,7 @@ func evalReflect(a []*value, rt *Type) (*value, error) {
 	return out, nil
 }
 
-func checkRefract(c *checker, e *ast.CallExpr, ats []*Type) *Type {
+func checkRefract(c *checker, e *ast.CallExpr, ats []*wtype) *wtype {
 	if !c.argCount(e, ats, 3) {
 		return nil
 	}
@@ -675,7 +675,7 @@ func checkRefract(c *checker, e *ast.CallExpr, ats []*Type) *Type {
 	return t
 }
 
-func evalRefract(a []*value, rt *Type) (*value, error) {
+func evalRefract(a []*value, rt *wtype) (*value, error) {
 	d, err := dotValues(a[1], a[0])
 	if err != nil {
 		return nil, err
@@ -697,7 +697,7 @@ func evalRefract(a []*value, rt *Type) (*value, error) {
 	return out, nil
 }
 
-func evalFaceForward(a []*value, rt *Type) (*value, error) {
+func evalFaceForward(a []*value, rt *wtype) (*value, error) {
 	d, err := dotValues(a[2], a[1])
 	if err != nil {
 		return nil, err
@@ -708,7 +708,7 @@ func evalFaceForward(a []*value, rt *Type) (*value, error) {
 	return unaryValue("-", a[0])
 }
 
-func checkDeterminant(c *checker, e *ast.CallExpr, ats []*Type) *Type {
+func checkDeterminant(c *checker, e *ast.CallExpr, ats []*wtype) *wtype {
 	if !c.argCount(e, ats, 1) {
 		return nil
 	}
@@ -724,7 +724,7 @@ func checkDeterminant(c *checker, e *ast.CallExpr, ats []*Type) *Type {
 	return t.elem
 }
 
-func evalDeterminant(a []*value, rt *Type) (*value, error) {
+func evalDeterminant(a []*value, rt *wtype) (*value, error) {
 	n := len(a[0].elems)
 	m := make([][]float64, n)
 	for c := 0; c < n; c++ {
@@ -758,7 +758,7 @@ func evalDeterminant(a []*value, rt *Type) (*value, error) {
 	return floatResult(rt, det(m))
 }
 
-func checkTranspose(c *checker, e *ast.CallExpr, ats []*Type) *Type {
+func checkTranspose(c *checker, e *ast.CallExpr, ats []*wtype) *wtype {
 	if !c.argCount(e, ats, 1) {
 		return nil
 	}
@@ -774,7 +774,7 @@ func checkTranspose(c *checker, e *ast.CallExpr, ats []*Type) *Type {
 	return matOf(t.elem, t.r, t.n)
 }
 
-func evalTranspose(a []*value, rt *Type) (*value, error) {
+func evalTranspose(a []*value, rt *wtype) (*value, error) {
 	out := &value{t: rt, elems: make([]*value, rt.n)}
 	for c := 0; c < rt.n; c++ {
 		col := &value{t: vecOf(rt.elem, rt.r), elems: make([]*value, rt.r)}
@@ -786,7 +786,7 @@ func evalTranspose(a []*value, rt *Type) (*value, error) {
 	return out, nil
 }
 
-func checkLdexp(c *checker, e *ast.CallExpr, ats []*Type) *Type {
+func checkLdexp(c *checker, e *ast.CallExpr, ats []*wtype) *wtype {
 	if !c.argCount(e, ats, 2) {
 		return nil
 	}
@@ -822,7 +822,7 @@ func checkLdexp(c *checker, e *ast.CallExpr, ats []*Type) *Type {
 	return t
 }
 
-func evalLdexp(a []*value, rt *Type) (*value, error) {
+func evalLdexp(a []*value, rt *wtype) (*value, error) {
 	return mapValues(a[0], a[1], rt, func(x, y *value) (*value, error) {
 		if y.i > 1100 {
 			return nil, evalError("ldexp exponent too large")
@@ -831,7 +831,7 @@ func evalLdexp(a []*value, rt *Type) (*value, error) {
 	})
 }
 
-func scalarSuffix(t *Type) string {
+func scalarSuffix(t *wtype) string {
 	switch t.leaf().kind {
 	case kAbsFloat, kAbsInt:
 		return "abstract"
@@ -841,14 +841,14 @@ func scalarSuffix(t *Type) string {
 	return "f32"
 }
 
-func resultName(prefix string, t *Type) string {
+func resultName(prefix string, t *wtype) string {
 	if t.kind == kVec {
 		return prefix + "_vec" + strconv.Itoa(t.n) + "_" + scalarSuffix(t)
 	}
 	return prefix + "_" + scalarSuffix(t)
 }
 
-func checkFrexpModf(c *checker, e *ast.CallExpr, ats []*Type) *Type {
+func checkFrexpModf(c *checker, e *ast.CallExpr, ats []*wtype) *wtype {
 	t := c.sameArgs(e, ats, 1, fltSV)
 	if t == nil {
 		return nil
@@ -859,14 +859,14 @@ func checkFrexpModf(c *checker, e *ast.CallExpr, ats []*Type) *Type {
 	return c.resultStruct(resultName("__modf_result", t), []*member{{name: "fract", t: t}, {name: "whole", t: t}})
 }
 
-func tI32OrAbs(t *Type) *Type {
+func tI32OrAbs(t *wtype) *wtype {
 	if t.leaf().kind == kAbsFloat {
 		return tAbsInt
 	}
 	return tI32
 }
 
-func evalFrexp(a []*value, rt *Type) (*value, error) {
+func evalFrexp(a []*value, rt *wtype) (*value, error) {
 	fr, err := mapValue(a[0], a[0].t, func(x *value) (*value, error) {
 		m, _ := math.Frexp(x.f)
 		return floatValue(x.t, m), nil
@@ -885,7 +885,7 @@ func evalFrexp(a []*value, rt *Type) (*value, error) {
 	return &value{t: rt, elems: []*value{fr, ex}}, nil
 }
 
-func evalModf(a []*value, rt *Type) (*value, error) {
+func evalModf(a []*value, rt *wtype) (*value, error) {
 	fr, err := mapValue(a[0], a[0].t, func(x *value) (*value, error) {
 		_, f := math.Modf(x.f)
 		return floatValue(x.t, f), nil
@@ -903,8 +903,8 @@ func evalModf(a []*value, rt *Type) (*value, error) {
 	return &value{t: rt, elems: []*value{fr, wh}}, nil
 }
 
-func evalBits(f func(x uint32, signed bool) uint32) func(args []*value, rt *Type) (*value, error) {
-	return func(args []*value, rt *Type) (*value, error) {
+func evalBits(f func(x uint32, signed bool) uint32) func(args []*value, rt *wtype) (*value, error) {
+	return func(args []*value, rt *wtype) (*value, error) {
 		return mapValue(args[0], rt, func(x *value) (*value, error) {
 			r := f(uint32(x.i), x.t.kind == kI32)
 			if x.t.kind == kI32 {
@@ -915,7 +915,7 @@ func evalBits(f func(x uint32, signed bool) uint32) func(args []*value, rt *Type
 	}
 }
 
-func checkExtractBits(c *checker, e *ast.CallExpr, ats []*Type) *Type {
+func checkExtractBits(c *checker, e *ast.CallExpr, ats []*wtype) *wtype {
 	if !c.argCount(e, ats, 3) {
 		return nil
 	}
@@ -935,7 +935,7 @@ func bitRange(off, cnt int64) (uint, uint) {
 	return uint(o), uint(cc)
 }
 
-func evalExtractBits(a []*value, rt *Type) (*value, error) {
+func evalExtractBits(a []*value, rt *wtype) (*value, error) {
 	o, n := bitRange(a[1].i, a[2].i)
 	return mapValue(a[0], rt, func(x *value) (*value, error) {
 		if n == 0 {
@@ -953,7 +953,7 @@ func evalExtractBits(a []*value, rt *Type) (*value, error) {
 	})
 }
 
-func checkInsertBits(c *checker, e *ast.CallExpr, ats []*Type) *Type {
+func checkInsertBits(c *checker, e *ast.CallExpr, ats []*wtype) *wtype {
 	if !c.argCount(e, ats, 4) {
 		return nil
 	}
@@ -967,7 +967,7 @@ func checkInsertBits(c *checker, e *ast.CallExpr, ats []*Type) *Type {
 	return t
 }
 
-func evalInsertBits(a []*value, rt *Type) (*value, error) {
+func evalInsertBits(a []*value, rt *wtype) (*value, error) {
 	o, n := bitRange(a[2].i, a[3].i)
 	return mapValues(a[0], a[1], rt, func(x, y *value) (*value, error) {
 		var mask uint32
@@ -984,8 +984,8 @@ func evalInsertBits(a []*value, rt *Type) (*value, error) {
 	})
 }
 
-func evalPack(width int, f func(float64) uint32) func(a []*value, rt *Type) (*value, error) {
-	return func(a []*value, rt *Type) (*value, error) {
+func evalPack(width int, f func(float64) uint32) func(a []*value, rt *wtype) (*value, error) {
+	return func(a []*value, rt *wtype) (*value, error) {
 		var r uint32
 		for i, e := range a[0].elems {
 			r |= (f(e.f) & (1<<width - 1)) << (i * width)
@@ -994,8 +994,8 @@ func evalPack(width int, f func(float64) uint32) func(a []*value, rt *Type) (*va
 	}
 }
 
-func evalPackInt(f func(int64) uint32) func(a []*value, rt *Type) (*value, error) {
-	return func(a []*value, rt *Type) (*value, error) {
+func evalPackInt(f func(int64) uint32) func(a []*value, rt *wtype) (*value, error) {
+	return func(a []*value, rt *wtype) (*value, error) {
 		var r uint32
 		for i, e := range a[0].elems {
 			r |= (f(e.i) & 0xff) << (i * 8)
@@ -1004,8 +1004,8 @@ func evalPackInt(f func(int64) uint32) func(a []*value, rt *Type) (*value, error
 	}
 }
 
-func evalUnpack(width int, f func(uint32) float64) func(a []*value, rt *Type) (*value, error) {
-	return func(a []*value, rt *Type) (*value, error) {
+func evalUnpack(width int, f func(uint32) float64) func(a []*value, rt *wtype) (*value, error) {
+	return func(a []*value, rt *wtype) (*value, error) {
 		x := uint32(a[0].i)
 		n := 32 / width
 		fs := make([]float64, n)
@@ -1020,7 +1020,7 @@ func evalUnpack(width int, f func(uint32) float64) func(a []*value, rt *Type) (*
 	}
 }
 
-func checkSelect(c *checker, e *ast.CallExpr, ats []*Type) *Type {
+func checkSelect(c *checker, e *ast.CallExpr, ats []*wtype) *wtype {
 	if !c.argCount(e, ats, 3) {
 		return nil
 	}
@@ -1038,7 +1038,7 @@ func checkSelect(c *checker, e *ast.CallExpr, ats []*Type) *Type {
 	return t
 }
 
-func evalSelect(a []*value, rt *Type) (*value, error) {
+func evalSelect(a []*value, rt *wtype) (*value, error) {
 	if len(a[2].elems) == 0 {
 		if a[2].b() {
 			return a[1], nil
@@ -1056,7 +1056,7 @@ func evalSelect(a []*value, rt *Type) (*value, error) {
 	return out, nil
 }
 
-func checkAllAny(c *checker, e *ast.CallExpr, ats []*Type) *Type {
+func checkAllAny(c *checker, e *ast.CallExpr, ats []*wtype) *wtype {
 	if !c.argCount(e, ats, 1) {
 		return nil
 	}
@@ -1067,8 +1067,8 @@ func checkAllAny(c *checker, e *ast.CallExpr, ats []*Type) *Type {
 	return tBool
 }
 
-func evalAllAny(all bool) func(a []*value, rt *Type) (*value, error) {
-	return func(a []*value, rt *Type) (*value, error) {
+func evalAllAny(all bool) func(a []*value, rt *wtype) (*value, error) {
+	return func(a []*value, rt *wtype) (*value, error) {
 		if len(a[0].elems) == 0 {
 			return a[0], nil
 		}
@@ -1084,7 +1084,7 @@ func evalAllAny(all bool) func(a []*value, rt *Type) (*value, error) {
 	}
 }
 
-func checkArrayLength(c *checker, e *ast.CallExpr, ats []*Type) *Type {
+func checkArrayLength(c *checker, e *ast.CallExpr, ats []*wtype) *wtype {
 	if !c.argCount(e, ats, 1) {
 		return nil
 	}
@@ -1096,7 +1096,7 @@ func checkArrayLength(c *checker, e *ast.CallExpr, ats []*Type) *Type {
 	return tU32
 }
 
-func (c *checker) atomicPtr(e *ast.CallExpr, ats []*Type) *Type {
+func (c *checker) atomicPtr(e *ast.CallExpr, ats []*wtype) *wtype {
 	t := ats[0]
 	if t.kind != kPtr || t.elem.kind != kAtomic {
 		c.errorf(e.Args[0].Position(), ruleType, "'%s' takes a pointer to an atomic (&a), found '%s'", e.Callee.Name, t)
@@ -1109,8 +1109,8 @@ func (c *checker) atomicPtr(e *ast.CallExpr, ats []*Type) *Type {
 	return t.elem.elem
 }
 
-func checkAtomic(nvals int, void bool) func(c *checker, e *ast.CallExpr, ats []*Type) *Type {
-	return func(c *checker, e *ast.CallExpr, ats []*Type) *Type {
+func checkAtomic(nvals int, void bool) func(c *checker, e *ast.CallExpr, ats []*wtype) *wtype {
+	return func(c *checker, e *ast.CallExpr, ats []*wtype) *wtype {
 		if !c.argCount(e, ats, 1+nvals) {
 			return nil
 		}
@@ -1133,7 +1133,7 @@ func checkAtomic(nvals int, void bool) func(c *checker, e *ast.CallExpr, ats []*
 	}
 }
 
-func checkWorkgroupUniformLoad(c *checker, e *ast.CallExpr, ats []*Type) *Type {
+func checkWorkgroupUniformLoad(c *checker, e *ast.CallExpr, ats []*wtype) *wtype {
 	if !c.argCount(e, ats, 1) {
 		return nil
 	}
@@ -1160,8 +1160,8 @@ func (c *checker) needSubgroups(e *ast.CallExpr) bool {
 	return true
 }
 
-func checkSubgroup(cls int) func(c *checker, e *ast.CallExpr, ats []*Type) *Type {
-	return func(c *checker, e *ast.CallExpr, ats []*Type) *Type {
+func checkSubgroup(cls int) func(c *checker, e *ast.CallExpr, ats []*wtype) *wtype {
+	return func(c *checker, e *ast.CallExpr, ats []*wtype) *wtype {
 		if !c.needSubgroups(e) {
 			return nil
 		}
@@ -1169,9 +1169,9 @@ func checkSubgroup(cls int) func(c *checker, e *ast.CallExpr, ats []*Type) *Type
 	}
 }
 
-func subgroupFixed(ret *Type, params ...*Type) func(c *checker, e *ast.CallExpr, ats []*Type) *Type {
+func subgroupFixed(ret *wtype, params ...*wtype) func(c *checker, e *ast.CallExpr, ats []*wtype) *wtype {
 	f := fixedSig(ret, params...)
-	return func(c *checker, e *ast.CallExpr, ats []*Type) *Type {
+	return func(c *checker, e *ast.CallExpr, ats []*wtype) *wtype {
 		if !c.needSubgroups(e) {
 			return nil
 		}
@@ -1179,7 +1179,7 @@ func subgroupFixed(ret *Type, params ...*Type) func(c *checker, e *ast.CallExpr,
 	}
 }
 
-func checkSubgroupShuffle(c *checker, e *ast.CallExpr, ats []*Type) *Type {
+func checkSubgroupShuffle(c *checker, e *ast.CallExpr, ats []*wtype) *wtype {
 	if !c.needSubgroups(e) || !c.argCount(e, ats, 2) {
 		return nil
 	}
@@ -1207,7 +1207,7 @@ func checkSubgroupShuffle(c *checker, e *ast.CallExpr, ats []*Type) *Type {
 
 // ---- textures ---------------------------------------------------------------------------
 
-func (c *checker) texArg(e *ast.CallExpr, ats []*Type, i int) *Type {
+func (c *checker) texArg(e *ast.CallExpr, ats []*wtype, i int) *wtype {
 	if i >= len(ats) {
 		c.errorf(e.Pos, ruleType, "'%s' needs a texture argument", e.Callee.Name)
 		return nil
@@ -1221,7 +1221,7 @@ func (c *checker) texArg(e *ast.CallExpr, ats []*Type, i int) *Type {
 }
 
 // coordN is the number of coordinates of a texture.
-func coordN(t *Type) int {
+func coordN(t *wtype) int {
 	switch t.dim {
 	case dim1D:
 		return 1
@@ -1231,7 +1231,7 @@ func coordN(t *Type) int {
 	return 3
 }
 
-func vecOrScalar(s *Type, n int) *Type {
+func vecOrScalar(s *wtype, n int) *wtype {
 	if n == 1 {
 		return s
 	}
@@ -1240,7 +1240,7 @@ func vecOrScalar(s *Type, n int) *Type {
 
 // intArg converts argument i to i32 or u32 (AbstractInt becomes i32) and
 // optionally to n components.
-func (c *checker) intArg(e *ast.CallExpr, ats []*Type, i, n int, what string) bool {
+func (c *checker) intArg(e *ast.CallExpr, ats []*wtype, i, n int, what string) bool {
 	t := ats[i]
 	s := t.scalarOf()
 	if s == nil || (n == 1 && !t.isScalar()) || (n > 1 && (t.kind != kVec || t.n != n)) || !s.isIntScalar() {
@@ -1282,14 +1282,14 @@ func (c *checker) wantArgs(e *ast.CallExpr, n ...int) bool {
 	return false
 }
 
-func sampledResult(t *Type) *Type {
+func sampledResult(t *wtype) *wtype {
 	if t.flavour == texDepth || t.flavour == texDepthMultisampled {
 		return tF32
 	}
 	return vecOf(t.elem, 4)
 }
 
-func checkTextureDimensions(c *checker, e *ast.CallExpr, ats []*Type) *Type {
+func checkTextureDimensions(c *checker, e *ast.CallExpr, ats []*wtype) *wtype {
 	t := c.texArg(e, ats, 0)
 	if t == nil {
 		return nil
@@ -1315,7 +1315,7 @@ func checkTextureDimensions(c *checker, e *ast.CallExpr, ats []*Type) *Type {
 	return rt
 }
 
-func checkTextureQuery(c *checker, e *ast.CallExpr, ats []*Type) *Type {
+func checkTextureQuery(c *checker, e *ast.CallExpr, ats []*wtype) *wtype {
 	if !c.argCount(e, ats, 1) {
 		return nil
 	}
@@ -1339,7 +1339,7 @@ func checkTextureQuery(c *checker, e *ast.CallExpr, ats []*Type) *Type {
 	return tU32
 }
 
-func checkTextureLoad(c *checker, e *ast.CallExpr, ats []*Type) *Type {
+func checkTextureLoad(c *checker, e *ast.CallExpr, ats []*wtype) *wtype {
 	t := c.texArg(e, ats, 0)
 	if t == nil {
 		return nil
@@ -1386,7 +1386,7 @@ func checkTextureLoad(c *checker, e *ast.CallExpr, ats []*Type) *Type {
 	return sampledResult(t)
 }
 
-func checkTextureStore(c *checker, e *ast.CallExpr, ats []*Type) *Type {
+func checkTextureStore(c *checker, e *ast.CallExpr, ats []*wtype) *wtype {
 	t := c.texArg(e, ats, 0)
 	if t == nil {
 		return nil
@@ -1415,7 +1415,7 @@ func checkTextureStore(c *checker, e *ast.CallExpr, ats []*Type) *Type {
 	return tVoid
 }
 
-func (c *checker) samplerArg(e *ast.CallExpr, ats []*Type, i int, cmp bool) bool {
+func (c *checker) samplerArg(e *ast.CallExpr, ats []*wtype, i int, cmp bool) bool {
 	if i >= len(ats) {
 		c.errorf(e.Pos, ruleType, "'%s' needs a sampler", e.Callee.Name)
 		return false
@@ -1435,7 +1435,7 @@ func (c *checker) samplerArg(e *ast.CallExpr, ats []*Type, i int, cmp bool) bool
 // textureSampleCompareLevel, textureGatherCompare and
 // textureSampleBaseClampToEdge: (t, s, coords, [array_index], extra...,
 // [offset]).
-func checkTextureSample(c *checker, e *ast.CallExpr, ats []*Type) *Type {
+func checkTextureSample(c *checker, e *ast.CallExpr, ats []*wtype) *wtype {
 	name := e.Callee.Name
 	t := c.texArg(e, ats, 0)
 	if t == nil {
@@ -1536,7 +1536,7 @@ func checkTextureSample(c *checker, e *ast.CallExpr, ats []*Type) *Type {
 	return sampledResult(t)
 }
 
-func checkTextureGather(c *checker, e *ast.CallExpr, ats []*Type) *Type {
+func checkTextureGather(c *checker, e *ast.CallExpr, ats []*wtype) *wtype {
 	if len(ats) > 0 && (ats[0].kind == kTexture && ats[0].flavour == texDepth) {
 		t := ats[0]
 		if !c.samplerArg(e, ats, 1, false) {

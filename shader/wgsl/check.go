@@ -62,7 +62,7 @@ type symbol struct {
 	global bool
 	// t is a var's store type, a value's type, or the type a struct or alias
 	// names.
-	t *Type
+	t *wtype
 	// val is a const's value, or an override's default when known.
 	val   *value
 	decl  ast.Node
@@ -84,14 +84,14 @@ type symbol struct {
 	// builtin names an entry-point parameter's @builtin value.
 	builtin string
 	// ref caches a variable's reference type.
-	ref *Type
+	ref *wtype
 }
 
 type function struct {
 	sym      *symbol
 	decl     *ast.FuncDecl
 	params   []*symbol
-	ret      *Type // nil: no return value
+	ret      *wtype // nil: no return value
 	calls    []*function
 	callPos  []ast.Pos
 	globals  map[*symbol]bool
@@ -118,14 +118,14 @@ type stageErr struct {
 
 // exprInfo is what the checker learned about an expression.
 type exprInfo struct {
-	t     *Type  // static type (ref<...> for references)
+	t     *wtype // static type (ref<...> for references)
 	val   *value // const-expression's value; an override-expression's with defaults
 	stage uint8
 	sym   *symbol
 	call  *callInfo
 	mem   int // struct member index of a MemberExpr, or -1 for a swizzle
 	// typ is set when the expression names a type (callee of a constructor).
-	typ *Type
+	typ *wtype
 }
 
 type callKind uint8
@@ -141,10 +141,10 @@ const (
 type callInfo struct {
 	kind callKind
 	fn   *function
-	name string  // builtin name
-	t    *Type   // constructed / converted / bitcast type, or builtin result
-	args []*Type // builtin: the argument types after conversion
-	id   int     // call-site number, for writer temporaries
+	name string   // builtin name
+	t    *wtype   // constructed / converted / bitcast type, or builtin result
+	args []*wtype // builtin: the argument types after conversion
+	id   int      // call-site number, for writer temporaries
 }
 
 // program is a checked module.
@@ -400,7 +400,7 @@ func (c *checker) globalVar(s *symbol, d *ast.VarDecl) {
 			c.errorf(a.Pos, ruleAttr, "attribute @%s does not apply to a variable", a.Name)
 		}
 	}
-	var t *Type
+	var t *wtype
 	if d.Type != nil {
 		t = c.resolveType(d.Type)
 	}
@@ -497,7 +497,7 @@ func (c *checker) globalVar(s *symbol, d *ast.VarDecl) {
 	c.checkVarType(d.Pos, space, access, t, true)
 }
 
-func isHandleType(t *Type) bool {
+func isHandleType(t *wtype) bool {
 	switch t.kind {
 	case kSampler, kSamplerCmp, kTexture, kStorageTexture:
 		return true
@@ -506,7 +506,7 @@ func isHandleType(t *Type) bool {
 }
 
 // checkVarType applies the address space rules to a variable's store type.
-func (c *checker) checkVarType(pos ast.Pos, space addrSpace, access accessMode, t *Type, global bool) {
+func (c *checker) checkVarType(pos ast.Pos, space addrSpace, access accessMode, t *wtype, global bool) {
 	if t.kind == kInvalid {
 		return
 	}
@@ -557,7 +557,7 @@ func (c *checker) checkVarType(pos ast.Pos, space addrSpace, access accessMode, 
 	}
 }
 
-func hasOverrideArray(t *Type) bool {
+func hasOverrideArray(t *wtype) bool {
 	switch t.kind {
 	case kArray:
 		return t.countExpr != nil || hasOverrideArray(t.elem)
@@ -573,7 +573,7 @@ func hasOverrideArray(t *Type) bool {
 
 // checkLayout checks the address space layout constraints of uniform and
 // storage buffers.
-func (c *checker) checkLayout(pos ast.Pos, t *Type, uniform bool) {
+func (c *checker) checkLayout(pos ast.Pos, t *wtype, uniform bool) {
 	switch t.kind {
 	case kArray:
 		stride := strideOf(t)
@@ -605,7 +605,7 @@ func (c *checker) checkLayout(pos ast.Pos, t *Type, uniform bool) {
 	}
 }
 
-func requiredAlign(t *Type, uniform bool) int {
+func requiredAlign(t *wtype, uniform bool) int {
 	a := alignOf(t)
 	if uniform && (t.kind == kArray || t.kind == kStruct) {
 		return roundUp(16, a)
@@ -670,7 +670,7 @@ func (c *checker) overrideDecl(s *symbol, d *ast.VarDecl) {
 			c.errorf(a.Pos, ruleAttr, "attribute @%s does not apply to an override", a.Name)
 		}
 	}
-	var t *Type
+	var t *wtype
 	if d.Type != nil {
 		t = c.resolveType(d.Type)
 	}
@@ -738,7 +738,7 @@ func (c *checker) assignOverrideIDs() {
 
 func (c *checker) structDecl(s *symbol, d *ast.StructDecl) {
 	st := &structInfo{name: d.Name, pos: d.Pos, layoutOK: true}
-	s.t = &Type{kind: kStruct, st: st}
+	s.t = &wtype{kind: kStruct, st: st}
 	if len(d.Members) == 0 {
 		c.errorf(d.Pos, ruleType, "structure '%s' needs at least one member", d.Name)
 	}
@@ -1023,7 +1023,7 @@ func listOrNone(names []string) string {
 	return strings.Join(names, ", ")
 }
 
-var computeBuiltins = map[string]*Type{
+var computeBuiltins = map[string]*wtype{
 	"local_invocation_id":    vecOf(tU32, 3),
 	"local_invocation_index": tU32,
 	"global_invocation_id":   vecOf(tU32, 3),
@@ -1033,7 +1033,7 @@ var computeBuiltins = map[string]*Type{
 	"subgroup_size":          tU32,
 }
 
-func (c *checker) checkBuiltinParam(pos ast.Pos, name string, t *Type) {
+func (c *checker) checkBuiltinParam(pos ast.Pos, name string, t *wtype) {
 	want, ok := computeBuiltins[name]
 	if !ok {
 		c.errorf(pos, ruleEntry, "@builtin(%s) is not a compute shader input (inputs: global_invocation_id, local_invocation_id, local_invocation_index, workgroup_id, num_workgroups, subgroup_invocation_id, subgroup_size)", name)
@@ -1147,7 +1147,7 @@ func (c *checker) workgroupSize(e *function, a *ast.Attribute) {
 		c.errorf(a.Pos, ruleAttr, "@workgroup_size takes one to three arguments")
 		return
 	}
-	var kind *Type
+	var kind *wtype
 	for i := 0; i < 3; i++ {
 		e.wgVal[i] = 1
 	}
@@ -1308,7 +1308,7 @@ var predeclaredTypes = map[string]bool{
 }
 
 // resolveType resolves a type expression; errors yield tInvalid.
-func (c *checker) resolveType(id *ast.Ident) *Type {
+func (c *checker) resolveType(id *ast.Ident) *wtype {
 	if id == nil {
 		return tInvalid
 	}
@@ -1340,7 +1340,7 @@ func (c *checker) resolveType(id *ast.Ident) *Type {
 	return t
 }
 
-func (c *checker) scalarType(name string, pos ast.Pos) *Type {
+func (c *checker) scalarType(name string, pos ast.Pos) *wtype {
 	switch name {
 	case "bool":
 		return tBool
@@ -1360,7 +1360,7 @@ func (c *checker) scalarType(name string, pos ast.Pos) *Type {
 }
 
 // typeArg resolves the i'th template argument as a type.
-func (c *checker) typeArg(id *ast.Ident, i int) *Type {
+func (c *checker) typeArg(id *ast.Ident, i int) *wtype {
 	if i >= len(id.Args) {
 		c.errorf(id.Pos, ruleType, "'%s' needs %d template argument(s)", id.Name, i+1)
 		return tInvalid
@@ -1386,7 +1386,7 @@ func enumArg(id *ast.Ident, i int) (string, ast.Pos, bool) {
 
 // predeclaredType resolves a predeclared type or type generator; ok is false
 // when the name is not one.
-func (c *checker) predeclaredType(id *ast.Ident) (*Type, bool) {
+func (c *checker) predeclaredType(id *ast.Ident) (*wtype, bool) {
 	name := id.Name
 	noArgs := func() {
 		if id.Args != nil {
@@ -1399,7 +1399,7 @@ func (c *checker) predeclaredType(id *ast.Ident) (*Type, bool) {
 	}
 	// Aliases vec3f, mat4x4h...
 	if len(name) == 5 && strings.HasPrefix(name, "vec") && name[3] >= '2' && name[3] <= '4' {
-		var e *Type
+		var e *wtype
 		switch name[4] {
 		case 'i':
 			e = tI32
@@ -1467,7 +1467,7 @@ func (c *checker) predeclaredType(id *ast.Ident) (*Type, bool) {
 			return tInvalid, true
 		}
 		if len(id.Args) == 1 {
-			return &Type{kind: kArray, elem: e}, true
+			return &wtype{kind: kArray, elem: e}, true
 		}
 		ce := id.Args[1]
 		ei := c.expr(ce)
@@ -1504,7 +1504,7 @@ func (c *checker) predeclaredType(id *ast.Ident) (*Type, bool) {
 			if ct.kind == kAbsInt {
 				c.convertTo(ce, tI32, "array count")
 			}
-			return &Type{kind: kArray, elem: e, countExpr: ce}, true
+			return &wtype{kind: kArray, elem: e, countExpr: ce}, true
 		default:
 			c.errorf(ce.Position(), ruleType, "the array element count must be a const-expression (or an override-expression for var<workgroup>); a function-scope array's size cannot depend on runtime values")
 			return tInvalid, true
@@ -1521,7 +1521,7 @@ func (c *checker) predeclaredType(id *ast.Ident) (*Type, bool) {
 			}
 			return tInvalid, true
 		}
-		return &Type{kind: kAtomic, elem: e}, true
+		return &wtype{kind: kAtomic, elem: e}, true
 	case "ptr":
 		if len(id.Args) < 2 || len(id.Args) > 3 {
 			c.errorf(id.Pos, ruleType, "'ptr' takes an address space, a store type and an optional access mode: ptr<function, i32>")
@@ -1584,9 +1584,9 @@ func (c *checker) predeclaredType(id *ast.Ident) (*Type, bool) {
 	return nil, false
 }
 
-func (c *checker) textureType(id *ast.Ident) *Type {
+func (c *checker) textureType(id *ast.Ident) *wtype {
 	name := id.Name
-	t := &Type{kind: kTexture}
+	t := &wtype{kind: kTexture}
 	rest := strings.TrimPrefix(name, "texture_")
 	switch {
 	case strings.HasPrefix(rest, "storage_"):
@@ -1619,7 +1619,7 @@ func (c *checker) textureType(id *ast.Ident) *Type {
 		c.errorf(id.Pos, ruleScope, "unknown type '%s'%s", name, c.suggest(name, true))
 		return tInvalid
 	}
-	bad := func() *Type {
+	bad := func() *wtype {
 		c.errorf(id.Pos, ruleScope, "unknown type '%s'%s", name, c.suggest(name, true))
 		return tInvalid
 	}
@@ -1690,7 +1690,7 @@ func (c *checker) textureType(id *ast.Ident) *Type {
 
 type texelFormat struct {
 	glsl    string
-	sampled *Type
+	sampled *wtype
 }
 
 var texelFormats = map[string]*texelFormat{
@@ -1960,7 +1960,7 @@ func (c *checker) localDecl(d *ast.VarDecl) {
 			break
 		}
 		ei := c.expr(d.Init)
-		var t *Type
+		var t *wtype
 		if d.Type != nil {
 			t = c.resolveType(d.Type)
 			c.convertTo(d.Init, t, "initializer")
@@ -1990,7 +1990,7 @@ func (c *checker) localDecl(d *ast.VarDecl) {
 		for _, a := range d.Attrs {
 			c.errorf(a.Pos, ruleAttr, "attribute @%s does not apply to a function-scope variable", a.Name)
 		}
-		var t *Type
+		var t *wtype
 		if d.Type != nil {
 			t = c.resolveType(d.Type)
 		}
@@ -2021,7 +2021,7 @@ func (c *checker) localDecl(d *ast.VarDecl) {
 
 // lvalue checks the left side of an assignment: a reference with write
 // access; it returns the store type.
-func (c *checker) lvalue(e ast.Expr, what string) *Type {
+func (c *checker) lvalue(e ast.Expr, what string) *wtype {
 	ei := c.expr(e)
 	if ei.t.kind == kInvalid {
 		return tInvalid

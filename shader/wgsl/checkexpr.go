@@ -63,10 +63,10 @@ func (c *checker) expr(e ast.Expr) *exprInfo {
 }
 
 // valueType is the type of an expression after the load rule.
-func valueType(ei *exprInfo) *Type { return ei.t.unref() }
+func valueType(ei *exprInfo) *wtype { return ei.t.unref() }
 
 // load applies the load rule to a reference expression.
-func (c *checker) load(e ast.Expr) *Type {
+func (c *checker) load(e ast.Expr) *wtype {
 	ei := c.expr(e)
 	if ei.t.kind != kRef {
 		return ei.t
@@ -81,7 +81,7 @@ func (c *checker) load(e ast.Expr) *Type {
 }
 
 // rank returns the conversion rank from a to b, or -1 when infeasible.
-func rank(a, b *Type) int {
+func rank(a, b *wtype) int {
 	if sameType(a, b) {
 		return 0
 	}
@@ -142,7 +142,7 @@ func rank(a, b *Type) int {
 }
 
 // concreteOf is the concretization of a type.
-func concreteOf(t *Type) *Type {
+func concreteOf(t *wtype) *wtype {
 	switch t.kind {
 	case kAbsInt:
 		return tI32
@@ -158,7 +158,7 @@ func concreteOf(t *Type) *Type {
 
 // convertTo converts expression e to type want (load rule, then abstract
 // conversion), reporting a type mismatch. It returns false on failure.
-func (c *checker) convertTo(e ast.Expr, want *Type, what string) bool {
+func (c *checker) convertTo(e ast.Expr, want *wtype, what string) bool {
 	ei := c.expr(e)
 	if ei.t.kind == kInvalid || want.kind == kInvalid {
 		return false
@@ -207,7 +207,7 @@ func (c *checker) propagateParen(e ast.Expr, ei *exprInfo) {
 }
 
 // concretize converts an expression to its concretized type and returns it.
-func (c *checker) concretize(e ast.Expr, ei *exprInfo) *Type {
+func (c *checker) concretize(e ast.Expr, ei *exprInfo) *wtype {
 	t := ei.t.unref()
 	if ei.t.kind == kRef {
 		t = c.load(e)
@@ -225,7 +225,7 @@ func (c *checker) concretize(e ast.Expr, ei *exprInfo) *Type {
 
 // unify returns the common type of a and b (after abstract conversion), or
 // nil.
-func unify(a, b *Type) *Type {
+func unify(a, b *wtype) *wtype {
 	if sameType(a, b) {
 		return a
 	}
@@ -481,19 +481,19 @@ func (c *checker) binary(e *ast.BinaryExpr) *exprInfo {
 
 // binaryTypes types `x op y`, converting abstract operands; it returns the
 // result type, or nil after reporting an error.
-func (c *checker) binaryTypes(pos ast.Pos, op string, xe, ye ast.Expr, compound bool) *Type {
+func (c *checker) binaryTypes(pos ast.Pos, op string, xe, ye ast.Expr, compound bool) *wtype {
 	lt := c.load(xe)
 	rt := c.load(ye)
 	if lt.kind == kInvalid || rt.kind == kInvalid {
 		return nil
 	}
-	mismatch := func() *Type {
+	mismatch := func() *wtype {
 		c.errorf(pos, ruleType, "operator '%s' cannot be applied to '%s' and '%s'", op, lt, rt)
 		return nil
 	}
 	x, y := c.info[xe], c.info[ye]
 	mixedStage := x.stage != stConst || y.stage != stConst
-	conv := func(e ast.Expr, t *Type) bool {
+	conv := func(e ast.Expr, t *wtype) bool {
 		if mixedStage {
 			t = concreteOf(t)
 		}
@@ -567,7 +567,7 @@ func (c *checker) binaryTypes(pos ast.Pos, op string, xe, ye ast.Expr, compound 
 			if mixedStage {
 				s = concreteOf(s)
 			}
-			var res *Type
+			var res *wtype
 			switch {
 			case lt.kind == kMat && rt.kind == kMat:
 				if lt.n != rt.r {
@@ -668,7 +668,7 @@ func (c *checker) binaryTypes(pos ast.Pos, op string, xe, ye ast.Expr, compound 
 			}
 		}
 	}
-	var res *Type = s
+	var res *wtype = s
 	if n > 0 {
 		res = vecOf(s, n)
 	}
@@ -696,7 +696,7 @@ func forEachScalar(v *value, f func(*value)) {
 
 // accessBase returns the type being accessed, whether it is a reference,
 // and the reference's address space and access.
-func accessBase(t *Type) (base *Type, ref bool, space addrSpace, acc accessMode) {
+func accessBase(t *wtype) (base *wtype, ref bool, space addrSpace, acc accessMode) {
 	switch t.kind {
 	case kRef, kPtr:
 		return t.elem, true, t.space, t.access
@@ -829,7 +829,7 @@ func (c *checker) indexExpr(e *ast.IndexExpr) *exprInfo {
 	}
 	ix = c.info[e.Index]
 	base, isRef, space, acc := accessBase(x.t)
-	var elem *Type
+	var elem *wtype
 	count := 0
 	switch base.kind {
 	case kArray:
@@ -952,7 +952,7 @@ func (c *checker) fragmentCall(e *ast.CallExpr, name string) *exprInfo {
 	if !ok {
 		return c.bad(e)
 	}
-	var rt *Type
+	var rt *wtype
 	switch {
 	case len(args) == 0:
 	case name == "textureSample" || name == "textureSampleBias":
@@ -1045,7 +1045,7 @@ func (c *checker) userCall(e *ast.CallExpr, f *function) *exprInfo {
 
 // construct checks a value constructor or conversion T(args). gen names an
 // inferred generator (vec3, array, mat2x2) when t is nil.
-func (c *checker) construct(e *ast.CallExpr, t *Type, gen string) *exprInfo {
+func (c *checker) construct(e *ast.CallExpr, t *wtype, gen string) *exprInfo {
 	args, ok := c.args(e)
 	if !ok {
 		return c.bad(e)
@@ -1054,7 +1054,7 @@ func (c *checker) construct(e *ast.CallExpr, t *Type, gen string) *exprInfo {
 	for _, a := range args {
 		stage = max(stage, a.stage)
 	}
-	ats := make([]*Type, len(args))
+	ats := make([]*wtype, len(args))
 	for i, a := range e.Args {
 		ats[i] = c.load(a)
 	}
@@ -1205,7 +1205,7 @@ func (c *checker) construct(e *ast.CallExpr, t *Type, gen string) *exprInfo {
 }
 
 // finishConvert evaluates a one-argument conversion.
-func (c *checker) finishConvert(e *ast.CallExpr, ei *exprInfo, t *Type) *exprInfo {
+func (c *checker) finishConvert(e *ast.CallExpr, ei *exprInfo, t *wtype) *exprInfo {
 	a := c.info[e.Args[0]]
 	if ei.stage <= stOverride && a.val != nil {
 		v, err := convertExplicit(a.val, t)
@@ -1224,7 +1224,7 @@ func (c *checker) finishConvert(e *ast.CallExpr, ei *exprInfo, t *Type) *exprInf
 
 // buildComposite assembles a constructor's value from its (converted)
 // argument values.
-func buildComposite(t *Type, vals []*value) *value {
+func buildComposite(t *wtype, vals []*value) *value {
 	switch t.kind {
 	case kVec:
 		if len(vals) == 1 && len(vals[0].elems) == 0 {
@@ -1255,10 +1255,10 @@ func buildComposite(t *Type, vals []*value) *value {
 	return &value{t: t, elems: vals}
 }
 
-func (v *value) withType(t *Type) *value { v.t = t; return v }
+func (v *value) withType(t *wtype) *value { v.t = t; return v }
 
 // inferCtor infers the type of vecN(...), matCxR(...) and array(...).
-func (c *checker) inferCtor(e *ast.CallExpr, gen string, ats []*Type) *Type {
+func (c *checker) inferCtor(e *ast.CallExpr, gen string, ats []*wtype) *wtype {
 	if len(ats) == 0 {
 		switch {
 		case strings.HasPrefix(gen, "vec"):
@@ -1270,7 +1270,7 @@ func (c *checker) inferCtor(e *ast.CallExpr, gen string, ats []*Type) *Type {
 		return nil
 	}
 	if gen == "array" {
-		var u *Type
+		var u *wtype
 		for i, at := range ats {
 			if i == 0 {
 				u = at
@@ -1287,7 +1287,7 @@ func (c *checker) inferCtor(e *ast.CallExpr, gen string, ats []*Type) *Type {
 		}
 		return arrayOf(u, len(ats))
 	}
-	var s *Type
+	var s *wtype
 	for i, at := range ats {
 		l := at.scalarOf()
 		if l == nil {
@@ -1333,7 +1333,7 @@ func (c *checker) bitcast(e *ast.CallExpr) *exprInfo {
 	}
 	if at := c.load(e.Args[0]); sameType(at, t) {
 		return c.set(e, &exprInfo{t: t, stage: args[0].stage, val: c.info[e.Args[0]].val, mem: -1,
-			call: c.newCall(&callInfo{kind: callBitcast, t: t, args: []*Type{t}})})
+			call: c.newCall(&callInfo{kind: callBitcast, t: t, args: []*wtype{t}})})
 	}
 	at := c.load(e.Args[0])
 	if at.isAbstract() {
@@ -1347,7 +1347,7 @@ func (c *checker) bitcast(e *ast.CallExpr) *exprInfo {
 		}
 		at = c.info[e.Args[0]].t.unref()
 	}
-	width := func(t *Type) int {
+	width := func(t *wtype) int {
 		n := 1
 		if t.kind == kVec {
 			n = t.n
@@ -1366,7 +1366,7 @@ func (c *checker) bitcast(e *ast.CallExpr) *exprInfo {
 		c.errorf(e.Pos, ruleType, "cannot bitcast '%s' to '%s' (the bit widths must match)", at, t)
 		return c.bad(e)
 	}
-	ei := &exprInfo{t: t, stage: c.info[e.Args[0]].stage, mem: -1, call: c.newCall(&callInfo{kind: callBitcast, t: t, args: []*Type{at}})}
+	ei := &exprInfo{t: t, stage: c.info[e.Args[0]].stage, mem: -1, call: c.newCall(&callInfo{kind: callBitcast, t: t, args: []*wtype{at}})}
 	if a := c.info[e.Args[0]]; a.val != nil && ei.stage <= stOverride {
 		if v, err := bitcastValue(a.val, at, t); err == nil {
 			ei.val = v
@@ -1379,7 +1379,7 @@ func (c *checker) bitcast(e *ast.CallExpr) *exprInfo {
 }
 
 // bitcastValue reinterprets the bits of a 32-bit-per-component value.
-func bitcastValue(v *value, from, to *Type) (*value, error) {
+func bitcastValue(v *value, from, to *wtype) (*value, error) {
 	var words []uint32
 	var halves []uint16
 	fs := from.scalarOf()
@@ -1440,10 +1440,10 @@ func bitcastValue(v *value, from, to *Type) (*value, error) {
 
 // concreteResultStruct maps an abstract frexp/modf result structure to its
 // f32 version.
-func (c *checker) concreteResultStruct(t *Type) *Type {
+func (c *checker) concreteResultStruct(t *wtype) *wtype {
 	name := strings.Replace(t.st.name, "abstract", "f32", 1)
 	if st, ok := c.bstructs[name]; ok {
-		return &Type{kind: kStruct, st: st}
+		return &wtype{kind: kStruct, st: st}
 	}
 	ms := make([]*member, len(t.st.members))
 	for i, m := range t.st.members {
@@ -1453,9 +1453,9 @@ func (c *checker) concreteResultStruct(t *Type) *Type {
 }
 
 // resultStruct returns the predeclared structure of that name, creating it.
-func (c *checker) resultStruct(name string, ms []*member) *Type {
+func (c *checker) resultStruct(name string, ms []*member) *wtype {
 	if st, ok := c.bstructs[name]; ok {
-		return &Type{kind: kStruct, st: st}
+		return &wtype{kind: kStruct, st: st}
 	}
 	st := &structInfo{name: name, builtin: true, layoutOK: true, members: ms}
 	off, al := 0, 1
@@ -1468,5 +1468,5 @@ func (c *checker) resultStruct(name string, ms []*member) *Type {
 	}
 	st.align, st.size = al, roundUp(al, off)
 	c.bstructs[name] = st
-	return &Type{kind: kStruct, st: st}
+	return &wtype{kind: kStruct, st: st}
 }

@@ -16,7 +16,7 @@ import (
 // f16, rounded to their type); composites hold their components (matrix:
 // columns) in elems.
 type value struct {
-	t     *Type
+	t     *wtype
 	i     int64
 	f     float64
 	elems []*value
@@ -34,13 +34,13 @@ func boolValue(b bool) *value {
 	return &value{t: tBool}
 }
 
-func intValue(t *Type, i int64) *value     { return &value{t: t, i: i} }
-func floatValue(t *Type, f float64) *value { return &value{t: t, f: f} }
+func intValue(t *wtype, i int64) *value     { return &value{t: t, i: i} }
+func floatValue(t *wtype, f float64) *value { return &value{t: t, f: f} }
 
 func (v *value) b() bool { return v.i != 0 }
 
 // zeroValue is the zero value of a constructible type.
-func zeroValue(t *Type) *value {
+func zeroValue(t *wtype) *value {
 	switch t.kind {
 	case kVec:
 		v := &value{t: t, elems: make([]*value, t.n)}
@@ -127,7 +127,7 @@ func roundF16(x float64) float64 {
 
 // representFloat rounds f to t's precision; ok is false when the result
 // is not finite.
-func representFloat(t *Type, f float64) (float64, bool) {
+func representFloat(t *wtype, f float64) (float64, bool) {
 	switch t.kind {
 	case kF32:
 		if math.Abs(f) > maxF32 {
@@ -142,7 +142,7 @@ func representFloat(t *Type, f float64) (float64, bool) {
 }
 
 // wrapInt reduces an integer to t's range, modulo 2^32 for i32 and u32.
-func wrapInt(t *Type, i int64) int64 {
+func wrapInt(t *wtype, i int64) int64 {
 	switch t.kind {
 	case kI32:
 		return int64(int32(i))
@@ -152,7 +152,7 @@ func wrapInt(t *Type, i int64) int64 {
 	return i
 }
 
-func intInRange(t *Type, i int64) bool {
+func intInRange(t *wtype, i int64) bool {
 	switch t.kind {
 	case kI32:
 		return i >= math.MinInt32 && i <= math.MaxInt32
@@ -167,14 +167,14 @@ func intInRange(t *Type, i int64) bool {
 // convertAuto applies a feasible automatic conversion (abstract to a
 // concrete or wider type, component-wise), checking that the value is
 // representable.
-func convertAuto(v *value, to *Type) (*value, error) {
+func convertAuto(v *value, to *wtype) (*value, error) {
 	if sameType(v.t, to) {
 		return v, nil
 	}
 	if len(v.elems) > 0 || to.kind == kVec || to.kind == kMat || to.kind == kArray || to.kind == kStruct {
 		out := &value{t: to, elems: make([]*value, len(v.elems))}
 		for i, e := range v.elems {
-			var et *Type
+			var et *wtype
 			switch to.kind {
 			case kVec, kArray:
 				et = to.elem
@@ -220,7 +220,7 @@ func convertAuto(v *value, to *Type) (*value, error) {
 
 // convertExplicit is a value conversion T(e) between scalar types (or
 // component-wise between vectors and matrices).
-func convertExplicit(v *value, to *Type) (*value, error) {
+func convertExplicit(v *value, to *wtype) (*value, error) {
 	if len(v.elems) > 0 {
 		out := &value{t: to, elems: make([]*value, len(v.elems))}
 		for i, e := range v.elems {
@@ -284,7 +284,7 @@ func convertExplicit(v *value, to *Type) (*value, error) {
 // floatToInt converts with the specification's clamping: the value in T
 // closest to trunc(f) that is also exactly representable in the source
 // type (f32 cannot represent 2147483647 or 4294967295).
-func floatToInt(from, t *Type, f float64) int64 {
+func floatToInt(from, t *wtype, f float64) int64 {
 	if math.IsNaN(f) {
 		return 0
 	}
@@ -312,7 +312,7 @@ func floatToInt(from, t *Type, f float64) int64 {
 
 // mapValues applies f component-wise to scalars or vectors a and b, splatting
 // a scalar against a vector.
-func mapValues(a, b *value, rt *Type, f func(x, y *value) (*value, error)) (*value, error) {
+func mapValues(a, b *value, rt *wtype, f func(x, y *value) (*value, error)) (*value, error) {
 	if len(a.elems) == 0 && len(b.elems) == 0 {
 		return f(a, b)
 	}
@@ -326,7 +326,7 @@ func mapValues(a, b *value, rt *Type, f func(x, y *value) (*value, error)) (*val
 		if len(b.elems) > 0 {
 			y = b.elems[i]
 		}
-		var et *Type
+		var et *wtype
 		if rt.kind == kVec || rt.kind == kArray {
 			et = rt.elem
 		} else if rt.kind == kMat {
@@ -343,11 +343,11 @@ func mapValues(a, b *value, rt *Type, f func(x, y *value) (*value, error)) (*val
 	return out, nil
 }
 
-func mapValue(a *value, rt *Type, f func(x *value) (*value, error)) (*value, error) {
+func mapValue(a *value, rt *wtype, f func(x *value) (*value, error)) (*value, error) {
 	return mapValues(a, a, rt, func(x, _ *value) (*value, error) { return f(x) })
 }
 
-func floatResult(t *Type, f float64) (*value, error) {
+func floatResult(t *wtype, f float64) (*value, error) {
 	r, ok := representFloat(t, f)
 	if !ok {
 		return nil, evalError("the result " + formatFloat(f) + " is not representable as '" + t.String() + "'")
@@ -355,7 +355,7 @@ func floatResult(t *Type, f float64) (*value, error) {
 	return floatValue(t, r), nil
 }
 
-func intResult(t *Type, i int64, overflow bool) (*value, error) {
+func intResult(t *wtype, i int64, overflow bool) (*value, error) {
 	if t.kind == kAbsInt {
 		if overflow {
 			return nil, evalError("AbstractInt overflow")
@@ -549,7 +549,7 @@ func unaryValue(op string, v *value) (*value, error) {
 
 // binaryValue evaluates a binary operator on operands already converted to
 // their operation types; rt is the result type.
-func binaryValue(op string, a, b *value, rt *Type) (*value, error) {
+func binaryValue(op string, a, b *value, rt *wtype) (*value, error) {
 	at, bt := a.t, b.t
 	if op == "*" && (at.kind == kMat || bt.kind == kMat) {
 		return matMul(a, b, rt)
@@ -562,7 +562,7 @@ func binaryValue(op string, a, b *value, rt *Type) (*value, error) {
 
 // matMul evaluates matrix-scalar, matrix-vector, vector-matrix and
 // matrix-matrix products.
-func matMul(a, b *value, rt *Type) (*value, error) {
+func matMul(a, b *value, rt *wtype) (*value, error) {
 	at, bt := a.t, b.t
 	mul := func(x, y *value) (*value, error) { return scalarBinary("*", x, y) }
 	add := func(x, y *value) (*value, error) { return scalarBinary("+", x, y) }
@@ -614,7 +614,7 @@ func matMul(a, b *value, rt *Type) (*value, error) {
 	return nil, evalError("matrix product of " + at.String() + " and " + bt.String())
 }
 
-func repeatCols(s *value, m *Type) []*value {
+func repeatCols(s *value, m *wtype) []*value {
 	cols := make([]*value, m.n)
 	for i := range cols {
 		cols[i] = splat(s, m.r)

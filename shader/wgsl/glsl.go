@@ -262,7 +262,7 @@ func (w *writer) ext(name string) { w.exts[name] = true }
 
 // ---- types ----------------------------------------------------------------------------
 
-func (w *writer) scalarName(t *Type) string {
+func (w *writer) scalarName(t *wtype) string {
 	switch t.kind {
 	case kBool:
 		return "bool"
@@ -281,7 +281,7 @@ func (w *writer) scalarName(t *Type) string {
 	return "float"
 }
 
-func (w *writer) vecPrefix(s *Type) string {
+func (w *writer) vecPrefix(s *wtype) string {
 	switch s.kind {
 	case kBool:
 		return "b"
@@ -297,7 +297,7 @@ func (w *writer) vecPrefix(s *Type) string {
 }
 
 // typeBase is a type's GLSL name without array dimensions.
-func (w *writer) typeBase(t *Type) string {
+func (w *writer) typeBase(t *wtype) string {
 	switch t.kind {
 	case kVec:
 		return w.vecPrefix(t.elem) + "vec" + strconv.Itoa(t.n)
@@ -328,7 +328,7 @@ func (w *writer) typeBase(t *Type) string {
 	return w.scalarName(t)
 }
 
-func (w *writer) dimSuffix(t *Type) string {
+func (w *writer) dimSuffix(t *wtype) string {
 	s := ""
 	switch t.dim {
 	case dim1D:
@@ -350,7 +350,7 @@ func (w *writer) dimSuffix(t *Type) string {
 }
 
 // typeDims is the array dimensions of a type, outermost first.
-func (w *writer) typeDims(t *Type) string {
+func (w *writer) typeDims(t *wtype) string {
 	var b strings.Builder
 	for t.kind == kArray {
 		b.WriteByte('[')
@@ -369,17 +369,17 @@ func (w *writer) typeDims(t *Type) string {
 	return b.String()
 }
 
-func (w *writer) typeName(t *Type) string { return w.typeBase(t) + w.typeDims(t) }
+func (w *writer) typeName(t *wtype) string { return w.typeBase(t) + w.typeDims(t) }
 
 // decl writes "T name[dims]".
-func (w *writer) decl(t *Type, name string) string {
+func (w *writer) decl(t *wtype, name string) string {
 	return w.typeBase(t) + " " + name + w.typeDims(t)
 }
 
 // ---- structures -----------------------------------------------------------------------
 
 // glslAlign is the std430 alignment GLSL gives the translated type.
-func glslAlign(t *Type) int {
+func glslAlign(t *wtype) int {
 	switch t.kind {
 	case kStruct:
 		a := 1
@@ -569,7 +569,7 @@ func flatBlock(s *symbol) bool {
 // be expressed in std140: a matrix whose column stride is not 16 (matCx2
 // of f32, f16 matrices), or padding after a nested structure or array
 // member (std140 rounds their sizes up to 16, which would shift it).
-func needsStd430Uniform(t *Type) bool {
+func needsStd430Uniform(t *wtype) bool {
 	switch t.kind {
 	case kMat:
 		return matStride(t)%16 != 0
@@ -690,7 +690,7 @@ func (w *writer) globalVarDecl(s *symbol) {
 }
 
 // elemCount is the number of scalars in a type, for deciding how to zero it.
-func elemCount(t *Type) int {
+func elemCount(t *wtype) int {
 	const limit = 1 << 40 // saturate: nested arrays must not overflow
 	switch t.kind {
 	case kArray:
@@ -802,8 +802,8 @@ func (w *writer) markOverrides(order []*function) {
 		}
 	}
 	seenSt := map[*structInfo]bool{}
-	var typ func(t *Type)
-	typ = func(t *Type) {
+	var typ func(t *wtype)
+	typ = func(t *wtype) {
 		for t != nil {
 			switch t.kind {
 			case kArray:
@@ -1120,7 +1120,7 @@ func (w *writer) zeroWorkgroup(s *symbol) {
 
 // zeroInto writes statements storing the zero value of t into target,
 // with loops for large arrays.
-func (w *writer) zeroInto(target string, t *Type, _ string) {
+func (w *writer) zeroInto(target string, t *wtype, _ string) {
 	if t.kind == kArray && elemCount(t) > bigArray {
 		i := w.newTemp("i")
 		w.indent()
@@ -1929,7 +1929,7 @@ func (w *writer) updateExpr(s ast.Stmt) (string, bool) {
 
 // ---- expressions ---------------------------------------------------------------------------
 
-func (w *writer) valueString(v *value, t *Type) string {
+func (w *writer) valueString(v *value, t *wtype) string {
 	var b strings.Builder
 	saved := w.b
 	w.b = &b
@@ -1939,7 +1939,7 @@ func (w *writer) valueString(v *value, t *Type) string {
 }
 
 // value writes a constant of type t.
-func (w *writer) value(v *value, t *Type) {
+func (w *writer) value(v *value, t *wtype) {
 	if t.kind == kRef {
 		t = t.elem
 	}
@@ -2249,7 +2249,7 @@ func (w *writer) unary(x *ast.UnaryExpr, ei *exprInfo) {
 }
 
 // needsPolyfill reports whether `x op y` cannot be GLSL's operator.
-func (w *writer) needsPolyfill(op string, lt, rt *Type, y ast.Expr) bool {
+func (w *writer) needsPolyfill(op string, lt, rt *wtype, y ast.Expr) bool {
 	s := lt.scalarOf()
 	if s == nil {
 		return false
@@ -2273,7 +2273,7 @@ func (w *writer) needsPolyfill(op string, lt, rt *Type, y ast.Expr) bool {
 }
 
 // safeDivisor: a const divisor that is neither zero nor (signed) -1.
-func safeDivisor(yi *exprInfo, s *Type) bool {
+func safeDivisor(yi *exprInfo, s *wtype) bool {
 	if yi == nil || yi.stage != stConst || yi.val == nil {
 		return false
 	}
@@ -2287,11 +2287,11 @@ func safeDivisor(yi *exprInfo, s *Type) bool {
 }
 
 // binaryOp writes `x op y` with operand types lt and rt.
-func (w *writer) binaryOp(op string, lt, rt *Type, x, y func(), ye ast.Expr) {
+func (w *writer) binaryOp(op string, lt, rt *wtype, x, y func(), ye ast.Expr) {
 	ls := lt.scalarOf()
 	vec := lt.kind == kVec || rt.kind == kVec
 	// splat writes an operand as a vector when the other one is.
-	splat := func(t *Type, f func()) func() {
+	splat := func(t *wtype, f func()) func() {
 		if !vec || t.kind == kVec || lt.kind == kMat || rt.kind == kMat {
 			return f
 		}
@@ -2377,7 +2377,7 @@ func (w *writer) helper(key, code string) {
 
 // arithHelper defines the division, remainder or float-remainder helper
 // for type t and returns its name.
-func (w *writer) arithHelper(op string, t *Type) string {
+func (w *writer) arithHelper(op string, t *wtype) string {
 	tn := w.typeBase(t)
 	s := t.scalarOf()
 	n := 1
@@ -2489,7 +2489,7 @@ func (w *writer) call(x *ast.CallExpr, ei *exprInfo) {
 	}
 }
 
-func (w *writer) construct(x *ast.CallExpr, t *Type) {
+func (w *writer) construct(x *ast.CallExpr, t *wtype) {
 	switch t.kind {
 	case kStruct:
 		st := t.st
@@ -2514,7 +2514,7 @@ func (w *writer) construct(x *ast.CallExpr, t *Type) {
 
 // convert writes a value conversion T(e), saturating float to integer
 // conversions as WGSL requires.
-func (w *writer) convert(e ast.Expr, t *Type) {
+func (w *writer) convert(e ast.Expr, t *wtype) {
 	from := w.p.info[e].t.unref()
 	fs, ts := from.scalarOf(), t.scalarOf()
 	tn := w.typeName(t)
@@ -2542,7 +2542,7 @@ func (w *writer) convert(e ast.Expr, t *Type) {
 	w.s(")")
 }
 
-func (w *writer) bitcast(e ast.Expr, from, to *Type) {
+func (w *writer) bitcast(e ast.Expr, from, to *wtype) {
 	if sameType(from, to) {
 		w.expr(e)
 		return

@@ -52,7 +52,7 @@ func (w *writer) call1(fn string, x *ast.CallExpr) {
 }
 
 // typedConst writes the scalar constant f in type t's scalar type.
-func (w *writer) typedConst(t *Type, f float64) string {
+func (w *writer) typedConst(t *wtype, f float64) string {
 	s := t.scalarOf()
 	if s.isIntScalar() {
 		return w.valueString(intValue(s, int64(f)), s)
@@ -63,7 +63,7 @@ func (w *writer) typedConst(t *Type, f float64) string {
 func (w *writer) builtin(x *ast.CallExpr, ci *callInfo) {
 	name := ci.name
 	rt := ci.t
-	var at *Type
+	var at *wtype
 	if len(ci.args) > 0 {
 		at = ci.args[0]
 	}
@@ -278,7 +278,7 @@ func (w *writer) builtin(x *ast.CallExpr, ci *callInfo) {
 	}
 }
 
-func (w *writer) atomicScope(p *Type) (string, string) {
+func (w *writer) atomicScope(p *wtype) (string, string) {
 	if p.space == asWorkgroup {
 		return "gl_ScopeWorkgroup", "gl_StorageSemanticsShared"
 	}
@@ -319,7 +319,7 @@ func (w *writer) retypeTemp(name, decl string) {
 	w.temps.WriteString(strings.Join(lines, "\n") + "\n")
 }
 
-func (w *writer) frexpModf(x *ast.CallExpr, name string, at, rt *Type) {
+func (w *writer) frexpModf(x *ast.CallExpr, name string, at, rt *wtype) {
 	st := rt.st
 	tn := w.typeBase(at)
 	it := w.typeBase(at.withScalar(tI32))
@@ -343,7 +343,7 @@ func (w *writer) frexpModf(x *ast.CallExpr, name string, at, rt *Type) {
 // ---- textures --------------------------------------------------------------------------------
 
 // samplerType is the combined sampler type for a texture.
-func (w *writer) samplerType(t *Type, shadow bool) string {
+func (w *writer) samplerType(t *wtype, shadow bool) string {
 	p := w.vecPrefix(t.elem)
 	if t.flavour == texDepth || t.flavour == texDepthMultisampled {
 		p = ""
@@ -687,7 +687,7 @@ const unpackF16Helper = `vec2 _wunpack2x16float(uint x) {
 
 // quantizeHelper defines _wquantizeToF16 for t (f32 or vecN<f32>): the
 // scalar function, and for vectors an overload applying it per component.
-func (w *writer) quantizeHelper(t *Type) {
+func (w *writer) quantizeHelper(t *wtype) {
 	w.helper("_wquantizeToF16", quantizeF16Scalar)
 	if t.kind != kVec {
 		return

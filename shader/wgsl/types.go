@@ -83,12 +83,12 @@ const (
 	texDepthMultisampled
 )
 
-// Type is a WGSL type. Scalars are shared singletons; other types are built
+// wtype is a WGSL type. Scalars are shared singletons; other types are built
 // as needed and compared with sameType.
-type Type struct {
+type wtype struct {
 	kind typeKind
-	n, r int   // vector: n components; matrix: n columns of r rows
-	elem *Type // vector/matrix component, array element, atomic's, ptr/ref store type, texture's sampled type
+	n, r int    // vector: n components; matrix: n columns of r rows
+	elem *wtype // vector/matrix component, array element, atomic's, ptr/ref store type, texture's sampled type
 	// Arrays: count is the element count of a creation-fixed array; 0 for a
 	// runtime-sized or override-sized one. countExpr is the element count
 	// expression of an override-sized array.
@@ -129,7 +129,7 @@ type member struct {
 	name    string
 	glsl    string
 	pos     ast.Pos
-	t       *Type
+	t       *wtype
 	offset  int
 	align   int
 	size    int
@@ -137,49 +137,49 @@ type member struct {
 }
 
 var (
-	tInvalid  = &Type{kind: kInvalid}
-	tVoid     = &Type{kind: kVoid}
-	tBool     = &Type{kind: kBool}
-	tAbsInt   = &Type{kind: kAbsInt}
-	tAbsFloat = &Type{kind: kAbsFloat}
-	tI32      = &Type{kind: kI32}
-	tU32      = &Type{kind: kU32}
-	tF32      = &Type{kind: kF32}
-	tF16      = &Type{kind: kF16}
-	tSampler  = &Type{kind: kSampler}
-	tSamplerC = &Type{kind: kSamplerCmp}
+	tInvalid  = &wtype{kind: kInvalid}
+	tVoid     = &wtype{kind: kVoid}
+	tBool     = &wtype{kind: kBool}
+	tAbsInt   = &wtype{kind: kAbsInt}
+	tAbsFloat = &wtype{kind: kAbsFloat}
+	tI32      = &wtype{kind: kI32}
+	tU32      = &wtype{kind: kU32}
+	tF32      = &wtype{kind: kF32}
+	tF16      = &wtype{kind: kF16}
+	tSampler  = &wtype{kind: kSampler}
+	tSamplerC = &wtype{kind: kSamplerCmp}
 )
 
 // vecCache holds the vectors of the scalar singletons (types are
 // immutable once built).
-var vecCache = func() map[*Type]*[5]*Type {
-	m := map[*Type]*[5]*Type{}
-	for _, s := range []*Type{tBool, tAbsInt, tAbsFloat, tI32, tU32, tF32, tF16} {
-		var a [5]*Type
+var vecCache = func() map[*wtype]*[5]*wtype {
+	m := map[*wtype]*[5]*wtype{}
+	for _, s := range []*wtype{tBool, tAbsInt, tAbsFloat, tI32, tU32, tF32, tF16} {
+		var a [5]*wtype
 		for n := 2; n <= 4; n++ {
-			a[n] = &Type{kind: kVec, n: n, elem: s}
+			a[n] = &wtype{kind: kVec, n: n, elem: s}
 		}
 		m[s] = &a
 	}
 	return m
 }()
 
-func vecOf(e *Type, n int) *Type {
+func vecOf(e *wtype, n int) *wtype {
 	if a, ok := vecCache[e]; ok && n >= 2 && n <= 4 {
 		return a[n]
 	}
-	return &Type{kind: kVec, n: n, elem: e}
+	return &wtype{kind: kVec, n: n, elem: e}
 }
-func matOf(e *Type, c, r int) *Type { return &Type{kind: kMat, n: c, r: r, elem: e} }
-func arrayOf(e *Type, n int) *Type  { return &Type{kind: kArray, elem: e, count: n} }
-func ptrOf(s addrSpace, t *Type, a accessMode) *Type {
-	return &Type{kind: kPtr, space: s, elem: t, access: a}
+func matOf(e *wtype, c, r int) *wtype { return &wtype{kind: kMat, n: c, r: r, elem: e} }
+func arrayOf(e *wtype, n int) *wtype  { return &wtype{kind: kArray, elem: e, count: n} }
+func ptrOf(s addrSpace, t *wtype, a accessMode) *wtype {
+	return &wtype{kind: kPtr, space: s, elem: t, access: a}
 }
-func refOf(s addrSpace, t *Type, a accessMode) *Type {
-	return &Type{kind: kRef, space: s, elem: t, access: a}
+func refOf(s addrSpace, t *wtype, a accessMode) *wtype {
+	return &wtype{kind: kRef, space: s, elem: t, access: a}
 }
 
-func sameType(a, b *Type) bool {
+func sameType(a, b *wtype) bool {
 	if a == b {
 		return true
 	}
@@ -210,13 +210,13 @@ func sameType(a, b *Type) bool {
 	return true
 }
 
-func (t *Type) String() string {
+func (t *wtype) String() string {
 	var b strings.Builder
 	t.write(&b)
 	return b.String()
 }
 
-func (t *Type) write(b *strings.Builder) {
+func (t *wtype) write(b *strings.Builder) {
 	if t == nil {
 		b.WriteString("void")
 		return
@@ -337,7 +337,7 @@ func dimName(d texDim, arrayed bool) string {
 
 // ---- predicates -------------------------------------------------------------
 
-func (t *Type) isScalar() bool {
+func (t *wtype) isScalar() bool {
 	switch t.kind {
 	case kBool, kAbsInt, kAbsFloat, kI32, kU32, kF32, kF16:
 		return true
@@ -345,7 +345,7 @@ func (t *Type) isScalar() bool {
 	return false
 }
 
-func (t *Type) isNumericScalar() bool {
+func (t *wtype) isNumericScalar() bool {
 	switch t.kind {
 	case kAbsInt, kAbsFloat, kI32, kU32, kF32, kF16:
 		return true
@@ -353,17 +353,17 @@ func (t *Type) isNumericScalar() bool {
 	return false
 }
 
-func (t *Type) isIntScalar() bool {
+func (t *wtype) isIntScalar() bool {
 	return t.kind == kAbsInt || t.kind == kI32 || t.kind == kU32
 }
 
-func (t *Type) isFloatScalar() bool {
+func (t *wtype) isFloatScalar() bool {
 	return t.kind == kAbsFloat || t.kind == kF32 || t.kind == kF16
 }
 
 // scalarOf returns a scalar's own type, a vector's or matrix's component
 // type, else nil.
-func (t *Type) scalarOf() *Type {
+func (t *wtype) scalarOf() *wtype {
 	switch {
 	case t.isScalar():
 		return t
@@ -375,7 +375,7 @@ func (t *Type) scalarOf() *Type {
 
 // leaf returns the innermost scalar of scalars, vectors, matrices and
 // arrays of them (for abstract checks), else nil.
-func (t *Type) leaf() *Type {
+func (t *wtype) leaf() *wtype {
 	for t != nil && t.kind == kArray {
 		t = t.elem
 	}
@@ -386,7 +386,7 @@ func (t *Type) leaf() *Type {
 }
 
 // isAbstract reports whether the type involves an abstract numeric type.
-func (t *Type) isAbstract() bool {
+func (t *wtype) isAbstract() bool {
 	switch t.kind {
 	case kAbsInt, kAbsFloat:
 		return true
@@ -406,7 +406,7 @@ func (t *Type) isAbstract() bool {
 
 // withScalar returns t (a scalar, vector or matrix, or array of them) with
 // its leaf scalar replaced by s.
-func (t *Type) withScalar(s *Type) *Type {
+func (t *wtype) withScalar(s *wtype) *wtype {
 	switch t.kind {
 	case kVec:
 		return vecOf(s, t.n)
@@ -423,7 +423,7 @@ func (t *Type) withScalar(s *Type) *Type {
 	return t
 }
 
-func (t *Type) unref() *Type {
+func (t *wtype) unref() *wtype {
 	if t.kind == kRef {
 		return t.elem
 	}
@@ -432,7 +432,7 @@ func (t *Type) unref() *Type {
 
 // constructible: scalars, vectors, matrices, creation-fixed arrays and
 // structures of constructible types.
-func (t *Type) constructible() bool {
+func (t *wtype) constructible() bool {
 	switch t.kind {
 	case kBool, kAbsInt, kAbsFloat, kI32, kU32, kF32, kF16, kVec, kMat:
 		return true
@@ -450,7 +450,7 @@ func (t *Type) constructible() bool {
 }
 
 // storable: concrete plain types and textures and samplers.
-func (t *Type) storable() bool {
+func (t *wtype) storable() bool {
 	switch t.kind {
 	case kBool, kI32, kU32, kF32, kF16, kVec, kMat, kAtomic, kSampler, kSamplerCmp, kTexture, kStorageTexture:
 		return !t.isAbstract()
@@ -462,7 +462,7 @@ func (t *Type) storable() bool {
 	return false
 }
 
-func (t *Type) isPlain() bool {
+func (t *wtype) isPlain() bool {
 	switch t.kind {
 	case kBool, kAbsInt, kAbsFloat, kI32, kU32, kF32, kF16, kVec, kMat, kAtomic, kArray, kStruct:
 		return true
@@ -472,7 +472,7 @@ func (t *Type) isPlain() bool {
 
 // hostShareable: concrete numeric scalars, vectors, matrices, atomics, and
 // arrays and structures of them.
-func (t *Type) hostShareable() bool {
+func (t *wtype) hostShareable() bool {
 	switch t.kind {
 	case kI32, kU32, kF32, kF16, kAtomic:
 		return true
@@ -493,7 +493,7 @@ func (t *Type) hostShareable() bool {
 
 // fixedFootprint: plain types other than runtime-sized arrays and
 // structures ending in one.
-func (t *Type) fixedFootprint() bool {
+func (t *wtype) fixedFootprint() bool {
 	switch t.kind {
 	case kArray:
 		return (t.count > 0 || t.countExpr != nil) && t.elem.fixedFootprint()
@@ -503,7 +503,7 @@ func (t *Type) fixedFootprint() bool {
 	return t.isPlain()
 }
 
-func (t *Type) hasAtomic() bool {
+func (t *wtype) hasAtomic() bool {
 	switch t.kind {
 	case kAtomic:
 		return true
@@ -519,7 +519,7 @@ func (t *Type) hasAtomic() bool {
 	return false
 }
 
-func (t *Type) hasF16() bool {
+func (t *wtype) hasF16() bool {
 	switch t.kind {
 	case kF16:
 		return true
@@ -545,7 +545,7 @@ func roundUp(k, n int) int {
 }
 
 // alignOf is AlignOf(T) of the specification.
-func alignOf(t *Type) int {
+func alignOf(t *wtype) int {
 	switch t.kind {
 	case kBool, kI32, kU32, kF32, kAtomic:
 		return 4
@@ -568,7 +568,7 @@ func alignOf(t *Type) int {
 }
 
 // sizeOf is SizeOf(T); a runtime-sized array counts one element.
-func sizeOf(t *Type) int {
+func sizeOf(t *wtype) int {
 	switch t.kind {
 	case kBool, kI32, kU32, kF32, kAtomic:
 		return 4
@@ -591,10 +591,10 @@ func sizeOf(t *Type) int {
 	return 0
 }
 
-func strideOf(t *Type) int { return roundUp(alignOf(t.elem), sizeOf(t.elem)) }
+func strideOf(t *wtype) int { return roundUp(alignOf(t.elem), sizeOf(t.elem)) }
 
 // matStride is a matrix's column stride.
-func matStride(t *Type) int {
+func matStride(t *wtype) int {
 	v := vecOf(t.elem, t.r)
 	return roundUp(alignOf(v), sizeOf(v))
 }
