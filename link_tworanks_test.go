@@ -42,9 +42,7 @@ func twoGPUs(t *testing.T) (cuda.UUID, cuda.UUID) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ds) < 2 {
-		t.Skipf("needs 2 CUDA GPUs, %d visible (the one skip allowed under GFXCUDA_REQUIRE_CUDA=1: run it on a 2-GPU machine)", len(ds))
-	}
+	skipBelowTwoGPUs(t, len(ds))
 	u0, err := ds[0].UUID()
 	if err != nil {
 		t.Fatal(err)

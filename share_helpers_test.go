@@ -67,6 +67,16 @@ func unavailable(t testing.TB, format string, args ...any) {
 	t.Skipf(format, args...)
 }
 
+// skipBelowTwoGPUs skips t when this process sees fewer than two CUDA
+// GPUs: the one skip GFXCUDA_REQUIRE_CUDA=1 allows (a two-GPU test on a
+// one-GPU machine).
+func skipBelowTwoGPUs(t testing.TB, visible int) {
+	t.Helper()
+	if visible < 2 {
+		t.Skipf("needs 2 CUDA GPUs, %d visible (the one skip allowed under GFXCUDA_REQUIRE_CUDA=1: run it on a 2-GPU machine)", visible)
+	}
+}
+
 // seededRandom returns n deterministic pseudo-random bytes for seed.
 func seededRandom(seed uint64, n int) []byte {
 	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))

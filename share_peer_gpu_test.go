@@ -114,7 +114,7 @@ func TestGPUPeerRing(t *testing.T) {
 	}
 	t.Run("two GPUs/producer's GPU hidden", func(t *testing.T) {
 		if other == nil {
-			t.Skipf("needs 2 CUDA GPUs, this process sees 1 (the one skip allowed under GFXCUDA_REQUIRE_CUDA=1)")
+			skipBelowTwoGPUs(t, 1)
 		}
 		p, _ := peerBufferProducer(t, d, 2, 1, 64, 64)
 		c := startChild(t, "peerhidden", "TOKEN="+string(p.Token()), "CUDA_VISIBLE_DEVICES=GPU-"+other.String())
@@ -131,14 +131,14 @@ func TestGPUPeerRing(t *testing.T) {
 		for _, mode := range []PeerMode{PeerCopy, PeerAccess} {
 			t.Run(tc.name+"/"+mode.String(), func(t *testing.T) {
 				if tc.cons == nil {
-					t.Skipf("needs 2 CUDA GPUs, this process sees 1 (the one skip allowed under GFXCUDA_REQUIRE_CUDA=1)")
+					skipBelowTwoGPUs(t, 1)
 				}
 				runPeerRing(t, d, *tc.cons, mode, frames, false)
 			})
 		}
 		t.Run(tc.name+"/textures", func(t *testing.T) {
 			if tc.cons == nil {
-				t.Skipf("needs 2 CUDA GPUs, this process sees 1 (the one skip allowed under GFXCUDA_REQUIRE_CUDA=1)")
+				skipBelowTwoGPUs(t, 1)
 			}
 			runPeerRing(t, d, *tc.cons, PeerCopy, frames/4, true)
 		})
@@ -628,9 +628,7 @@ func TestGPUBufferCopyToPeer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n < 2 {
-			t.Skipf("needs 2 CUDA GPUs, %d visible (the one skip allowed under GFXCUDA_REQUIRE_CUDA=1)", n)
-		}
+		skipBelowTwoGPUs(t, n)
 		dev, err := cuda.GetDevice((own + 1) % n)
 		if err != nil {
 			t.Fatal(err)

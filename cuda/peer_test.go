@@ -94,9 +94,7 @@ func TestCopyPeerTwoGPUs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n < 2 {
-		t.Skipf("needs 2 CUDA GPUs, %d visible (the one skip allowed under GFXCUDA_REQUIRE_CUDA=1)", n)
-	}
+	skipBelowTwoGPUs(t, n)
 	d1, err := GetDevice(1)
 	if err != nil {
 		t.Fatal(err)
@@ -246,9 +244,7 @@ func TestCopyFromArrayPeer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n < 2 {
-			t.Skipf("needs 2 CUDA GPUs, %d visible (the one skip allowed under GFXCUDA_REQUIRE_CUDA=1)", n)
-		}
+		skipBelowTwoGPUs(t, n)
 		d1, err := GetDevice(1)
 		if err != nil {
 			t.Fatal(err)
@@ -261,4 +257,13 @@ func TestCopyFromArrayPeer(t *testing.T) {
 		arrayPeerCheck(t, c1, c0)
 		arrayPeerCheck(t, c0, c1)
 	})
+}
+
+// skipBelowTwoGPUs skips t when this process sees fewer than two CUDA
+// GPUs: the one skip GFXCUDA_REQUIRE_CUDA=1 allows.
+func skipBelowTwoGPUs(t testing.TB, visible int) {
+	t.Helper()
+	if visible < 2 {
+		t.Skipf("needs 2 CUDA GPUs, %d visible (the one skip allowed under GFXCUDA_REQUIRE_CUDA=1: run it on a 2-GPU machine)", visible)
+	}
 }
