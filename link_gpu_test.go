@@ -2,7 +2,6 @@ package gfxcuda
 
 import (
 	"context"
-	"encoding/binary"
 	"os"
 	"strconv"
 	"testing"
@@ -11,7 +10,6 @@ import (
 	"github.com/gfxcuda/gfxcuda/bench/testpattern"
 	"github.com/gfxcuda/gfxcuda/cuda"
 	"github.com/gfxcuda/gfxcuda/format"
-	"github.com/gfxcuda/gfxcuda/internal/kernels"
 	"github.com/gfxcuda/gfxcuda/nccl"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
@@ -73,37 +71,22 @@ func TestNCCLLoopbackFrames(t *testing.T) {
 	pf := newPatternFiller(t, vk, slots, w, h)
 
 	cx := d.CUDA()
-	mod, err := cx.LoadModule(kernels.PTX)
+	check, err := testpattern.NewChecker(cx, 528)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer mod.Close()
-	check, err := mod.Function(kernels.CheckHash)
-	if err != nil {
-		t.Fatal(err)
-	}
+	defer check.Close()
 	s, err := cx.NewStream(cuda.StreamNonBlocking)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	errs, err := cx.Alloc(32) // [count, first] for the frames, then for a wrong seed
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer errs.Close()
-	if err := cx.Memset8(errs.Ptr(), 0, 32); err != nil {
-		t.Fatal(err)
-	}
-	cx.Memset32(errs.Ptr().Add(8), 0xffffffff, 1)
-	cx.Memset32(errs.Ptr().Add(24), 0xffffffff, 1)
 	// Poison the receiver's slots.
 	for i := 0; i < slots; i++ {
 		if err := rcv.Slot(i).Map(s, func(p cuda.DevicePtr, s *cuda.Stream) error { return s.Memset32(p, 0xcdcdcdcd, w*h) }); err != nil {
 			t.Fatal(err)
 		}
 	}
-	grid, block := cuda.Dim3{X: 528}, cuda.Dim3{X: 256}
 	n := uint64(w * h)
 
 	t0 := time.Now()
@@ -128,11 +111,11 @@ func TestNCCLLoopbackFrames(t *testing.T) {
 		}
 		for i, sl := range b.Slots {
 			seed := testpattern.Seed(b.First + uint64(i))
-			if err := check.Launch(acc.Stream(), grid, block, 0, rcv.Slot(sl).Ptr(), n, seed, errs.Ptr(), errs.Ptr().Add(8)); err != nil {
+			if err := check.Check(acc.Stream(), rcv.Slot(sl).Ptr(), n, seed); err != nil {
 				t.Fatal(err)
 			}
 			if sent == 0 && i == 0 {
-				if err := check.Launch(acc.Stream(), grid, block, 0, rcv.Slot(sl).Ptr(), n, seed^1, errs.Ptr().Add(16), errs.Ptr().Add(24)); err != nil {
+				if err := check.CheckWrongSeed(acc.Stream(), rcv.Slot(sl).Ptr(), n, seed); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -148,15 +131,8 @@ func TestNCCLLoopbackFrames(t *testing.T) {
 		t.Fatal(err)
 	}
 	el := time.Since(t0)
-	res := make([]byte, 32)
-	if err := cx.CopyDtoH(res, errs.Ptr()); err != nil {
+	if err := check.Verify(nil, frames); err != nil { // s finished above
 		t.Fatal(err)
-	}
-	if bad := binary.LittleEndian.Uint64(res); bad != 0 {
-		t.Fatalf("%d wrong texels over %d frames (first at word %d)", bad, frames, binary.LittleEndian.Uint32(res[8:]))
-	}
-	if bad := binary.LittleEndian.Uint64(res[16:]); bad < n-2 {
-		t.Fatalf("the checker found only %d of %d texels wrong for a wrong seed", bad, n)
 	}
 	t.Logf("%d frames of %v through NCCL (one rank, batches of %d, %d slots), every texel checked: %v, %.0f frames/s, %.1f GB/s",
 		frames, shape, batch, slots, el.Round(time.Millisecond), float64(frames)/el.Seconds(), float64(frames)*float64(n*4)/el.Seconds()/1e9)

@@ -3,7 +3,6 @@ package gfxcuda
 import (
 	"bufio"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -18,7 +17,6 @@ import (
 	"github.com/gfxcuda/gfxcuda/bench/testpattern"
 	"github.com/gfxcuda/gfxcuda/cuda"
 	"github.com/gfxcuda/gfxcuda/format"
-	"github.com/gfxcuda/gfxcuda/internal/kernels"
 	"github.com/gfxcuda/gfxcuda/nccl"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
@@ -287,36 +285,21 @@ func TestNCCLTwoRanksChild(t *testing.T) {
 		childFail("receiver: %v", err)
 	}
 	cx := d.CUDA()
-	mod, err := cx.LoadModule(kernels.PTX)
+	check, err := testpattern.NewChecker(cx, 528)
 	if err != nil {
 		childFail("%v", err)
 	}
-	defer mod.Close()
-	check, err := mod.Function(kernels.CheckHash)
-	if err != nil {
-		childFail("%v", err)
-	}
+	defer check.Close()
 	s, err := cx.NewStream(cuda.StreamNonBlocking)
 	if err != nil {
 		childFail("%v", err)
 	}
 	defer s.Close()
-	errs, err := cx.Alloc(32) // [count, first] for the frames, then for a wrong seed
-	if err != nil {
-		childFail("%v", err)
-	}
-	defer errs.Close()
-	if err := cx.Memset8(errs.Ptr(), 0, 32); err != nil {
-		childFail("%v", err)
-	}
-	cx.Memset32(errs.Ptr().Add(8), 0xffffffff, 1)
-	cx.Memset32(errs.Ptr().Add(24), 0xffffffff, 1)
 	for i := 0; i < slots; i++ {
 		if err := rcv.Slot(i).Map(s, func(p cuda.DevicePtr, s *cuda.Stream) error { return s.Memset32(p, 0xcdcdcdcd, w*h) }); err != nil {
 			childFail("poisoning slot %d: %v", i, err)
 		}
 	}
-	grid, block := cuda.Dim3{X: 528}, cuda.Dim3{X: 256}
 	n := uint64(w * h)
 	got := uint64(0)
 	for got < frames {
@@ -333,11 +316,11 @@ func TestNCCLTwoRanksChild(t *testing.T) {
 		}
 		for i, sl := range b.Slots {
 			seed := testpattern.Seed(b.First + uint64(i))
-			if err := check.Launch(acc.Stream(), grid, block, 0, rcv.Slot(sl).Ptr(), n, seed, errs.Ptr(), errs.Ptr().Add(8)); err != nil {
+			if err := check.Check(acc.Stream(), rcv.Slot(sl).Ptr(), n, seed); err != nil {
 				childFail("%v", err)
 			}
 			if got == 0 && i == 0 {
-				if err := check.Launch(acc.Stream(), grid, block, 0, rcv.Slot(sl).Ptr(), n, seed^1, errs.Ptr().Add(16), errs.Ptr().Add(24)); err != nil {
+				if err := check.CheckWrongSeed(acc.Stream(), rcv.Slot(sl).Ptr(), n, seed); err != nil {
 					childFail("%v", err)
 				}
 			}
@@ -356,14 +339,14 @@ func TestNCCLTwoRanksChild(t *testing.T) {
 	if err := s.Wait(ctx); err != nil {
 		childFail("%v", err)
 	}
-	res := make([]byte, 32)
-	if err := cx.CopyDtoH(res, errs.Ptr()); err != nil {
+	counts, err := check.Result(nil) // s finished above
+	if err != nil {
 		childFail("%v", err)
 	}
 	if err := rcv.Close(); err != nil {
 		childFail("receiver Close: %v", err)
 	}
-	say("checked %d %d %d", got, binary.LittleEndian.Uint64(res), binary.LittleEndian.Uint64(res[16:]))
+	say("checked %d %d %d", got, counts.Wrong, counts.WrongSeed)
 
 	// The bare receives.
 	var id nccl.UniqueID

@@ -13,7 +13,6 @@ import (
 	"github.com/gfxcuda/gfxcuda/bench/testpattern"
 	"github.com/gfxcuda/gfxcuda/cuda"
 	"github.com/gfxcuda/gfxcuda/format"
-	"github.com/gfxcuda/gfxcuda/internal/kernels"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
@@ -280,24 +279,11 @@ func peerChild(t *testing.T, role string, tok Token) bool {
 	if err != nil {
 		childFail("stream: %v", err)
 	}
-	mod, err := cx.LoadModule(kernels.PTX)
+	check, err := testpattern.NewChecker(cx, 528)
 	if err != nil {
-		childFail("kernels: %v", err)
+		childFail("checker: %v", err)
 	}
-	check, err := mod.Function(kernels.CheckHash)
-	if err != nil {
-		childFail("kernels: %v", err)
-	}
-	errs, err := cx.Alloc(32) // [count, first] for the frames, then for a wrong seed
-	if err != nil {
-		childFail("alloc: %v", err)
-	}
-	if err := s.Memset8(errs.Ptr(), 0, 32); err != nil {
-		childFail("memset: %v", err)
-	}
-	s.Memset32(errs.Ptr().Add(8), 0xffffffff, 1)
-	s.Memset32(errs.Ptr().Add(24), 0xffffffff, 1)
-	grid, block := cuda.Dim3{X: 528}, cuda.Dim3{X: 256}
+	defer check.Close()
 	var t0 time.Time
 	for i := 1; i <= frames; i++ {
 		f, err := pc.Next(long, s)
@@ -314,11 +300,11 @@ func peerChild(t *testing.T, role string, tok Token) bool {
 		if p == 0 {
 			childFail("frame %d: no pointer", i)
 		}
-		if err := check.Launch(s, grid, block, 0, p, n, testpattern.Seed(f.Seq), errs.Ptr(), errs.Ptr().Add(8)); err != nil {
+		if err := check.Check(s, p, n, testpattern.Seed(f.Seq)); err != nil {
 			childFail("check: %v", err)
 		}
 		if i == 1 { // the checker must see a wrong seed
-			if err := check.Launch(s, grid, block, 0, p, n, testpattern.Seed(f.Seq)^1, errs.Ptr().Add(16), errs.Ptr().Add(24)); err != nil {
+			if err := check.CheckWrongSeed(s, p, n, testpattern.Seed(f.Seq)); err != nil {
 				childFail("check: %v", err)
 			}
 		}
@@ -335,15 +321,8 @@ func peerChild(t *testing.T, role string, tok Token) bool {
 		childFail("stream: %v", err)
 	}
 	el := time.Since(t0)
-	res := make([]byte, 32)
-	if err := cx.CopyDtoH(res, errs.Ptr()); err != nil {
-		childFail("errors: %v", err)
-	}
-	if bad := binary.LittleEndian.Uint64(res); bad != 0 {
-		childFail("%d wrong texels over %d frames (first at word %d)", bad, frames, binary.LittleEndian.Uint32(res[8:]))
-	}
-	if bad := binary.LittleEndian.Uint64(res[16:]); bad < n-2 {
-		childFail("the checker found only %d of %d texels wrong for a wrong seed", bad, n)
+	if err := check.Verify(nil, frames); err != nil { // s finished above
+		childFail("%v", err)
 	}
 	fps := float64(frames-1) / el.Seconds()
 	say("checked %d frames, every texel: %.0f frames/s, %.1f GB/s (direct: %v); a bare peer copy of %d bytes: %.0f/s, %.1f GB/s (direct: %v); ratio %.2f",
@@ -352,8 +331,7 @@ func peerChild(t *testing.T, role string, tok Token) bool {
 		childFail("after the last frame: %v", err)
 	}
 	say("closed")
-	errs.Close()
-	mod.Close()
+	check.Close()
 	s.Close()
 	if err := pc.Close(); err != nil {
 		childFail("close: %v", err)

@@ -14,7 +14,6 @@ import (
 
 	"github.com/gfxcuda/gfxcuda/bench/testpattern"
 	"github.com/gfxcuda/gfxcuda/cuda"
-	"github.com/gfxcuda/gfxcuda/internal/kernels"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
@@ -375,30 +374,17 @@ func ringChild(t *testing.T, role string, tok Token, in *bufio.Scanner) bool {
 		if !cc.Consumer().GPUSync() {
 			childFail("the ring is not GPU-synchronized")
 		}
-		mod, err := cx.LoadModule(kernels.PTX)
+		check, err := testpattern.NewChecker(cx, 0)
 		if err != nil {
-			childFail("kernels: %v", err)
+			childFail("checker: %v", err)
 		}
-		check, err := mod.Function(kernels.CheckHash)
-		if err != nil {
-			childFail("kernels: %v", err)
-		}
+		defer check.Close()
 		arr0 := cc.Texture(0).Array().Desc()
 		n := arr0.Width * arr0.Height
 		lin, err := cx.Alloc(n * 4)
 		if err != nil {
 			childFail("alloc: %v", err)
 		}
-		errs, err := cx.Alloc(32) // [count, first] for the frames, then for a deliberately wrong seed
-		if err != nil {
-			childFail("alloc: %v", err)
-		}
-		if err := s.Memset8(errs.Ptr(), 0, 32); err != nil {
-			childFail("memset: %v", err)
-		}
-		s.Memset32(errs.Ptr().Add(8), 0xffffffff, 1)
-		s.Memset32(errs.Ptr().Add(24), 0xffffffff, 1)
-		grid, block := cuda.Dim3{X: 264}, cuda.Dim3{X: 256}
 		for i := 1; i <= frames; i++ {
 			f, err := cc.Next(long, s)
 			if err != nil {
@@ -416,11 +402,11 @@ func ringChild(t *testing.T, role string, tok Token, in *bufio.Scanner) bool {
 			if err := s.CopyFromArray(cuda.ArrayCopy{Array: cc.Array(f), Ptr: lin.Ptr()}); err != nil {
 				childFail("copy: %v", err)
 			}
-			if err := check.Launch(s, grid, block, 0, lin.Ptr(), n, testpattern.Seed(f.Seq), errs.Ptr(), errs.Ptr().Add(8)); err != nil {
+			if err := check.Check(s, lin.Ptr(), n, testpattern.Seed(f.Seq)); err != nil {
 				childFail("check: %v", err)
 			}
 			if i == 1 { // the checker must see a wrong seed
-				if err := check.Launch(s, grid, block, 0, lin.Ptr(), n, testpattern.Seed(f.Seq)^1, errs.Ptr().Add(16), errs.Ptr().Add(24)); err != nil {
+				if err := check.CheckWrongSeed(s, lin.Ptr(), n, testpattern.Seed(f.Seq)); err != nil {
 					childFail("check: %v", err)
 				}
 			}
@@ -428,18 +414,8 @@ func ringChild(t *testing.T, role string, tok Token, in *bufio.Scanner) bool {
 				childFail("release: %v", err)
 			}
 		}
-		res := make([]byte, 32)
-		if err := s.Synchronize(); err != nil { // s is non-blocking: the synchronous copy does not wait for it
-			childFail("sync: %v", err)
-		}
-		if err := cx.CopyDtoH(res, errs.Ptr()); err != nil {
-			childFail("errors: %v", err)
-		}
-		if bad := binary.LittleEndian.Uint64(res); bad != 0 {
-			childFail("%d wrong texels over %d frames (first at word %d)", bad, frames, binary.LittleEndian.Uint32(res[8:]))
-		}
-		if bad := binary.LittleEndian.Uint64(res[16:]); bad < n-2 {
-			childFail("the checker found only %d of %d texels wrong for a wrong seed", bad, n)
+		if err := check.Verify(s, frames); err != nil {
+			childFail("%v", err)
 		}
 		say("checked %d", frames)
 		if _, err := cc.Next(long, s); !errors.Is(err, ErrSharedRingClosed) {
@@ -447,8 +423,7 @@ func ringChild(t *testing.T, role string, tok Token, in *bufio.Scanner) bool {
 		}
 		say("closed")
 		lin.Close()
-		errs.Close()
-		mod.Close()
+		check.Close()
 		if err := cc.Close(); err != nil {
 			childFail("close: %v", err)
 		}

@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"time"
@@ -11,7 +10,6 @@ import (
 	"github.com/gfxcuda/gfxcuda/bench/testpattern"
 	"github.com/gfxcuda/gfxcuda/cuda"
 	"github.com/gfxcuda/gfxcuda/format"
-	"github.com/gfxcuda/gfxcuda/internal/kernels"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
@@ -232,9 +230,7 @@ type peerRing struct {
 	p      *gfxcuda.Producer
 	pc     *gfxcuda.PeerConsumer
 	st     *cuda.Stream
-	mod    *cuda.Module
-	check  *cuda.Function
-	errs   *cuda.DeviceMemory
+	check  *testpattern.Checker
 	frames int // checked so far
 }
 
@@ -277,16 +273,7 @@ func newPeerRing(d *gfxcuda.Device, cx *cuda.Context, mode gfxcuda.PeerMode) (_ 
 	if r.st, err = cx.NewStream(cuda.StreamNonBlocking); err != nil {
 		return nil, err
 	}
-	if r.mod, err = cx.LoadModule(kernels.PTX); err != nil {
-		return nil, err
-	}
-	if r.check, err = r.mod.Function(kernels.CheckHash); err != nil {
-		return nil, err
-	}
-	if r.errs, err = cx.Alloc(16); err != nil {
-		return nil, err
-	}
-	if err := errors.Join(cx.Memset8(r.errs.Ptr(), 0, 8), cx.Memset32(r.errs.Ptr().Add(8), 0xffffffff, 1)); err != nil {
+	if r.check, err = testpattern.NewChecker(cx, 528); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -327,7 +314,7 @@ func (r *peerRing) run(frames int, alone bool) (time.Duration, error) {
 			return 0, errors.Join(fmt.Errorf("peer ring: frame %d: %w", i, err), <-perr)
 		}
 		if !alone {
-			if err := r.check.Launch(r.st, cuda.Dim3{X: 528}, cuda.Dim3{X: 256}, 0, r.pc.Ptr(f), uint64(n), testpattern.Seed(f.Seq), r.errs.Ptr(), r.errs.Ptr().Add(8)); err != nil {
+			if err := r.check.Check(r.st, r.pc.Ptr(f), uint64(n), testpattern.Seed(f.Seq)); err != nil {
 				cancel()
 				return 0, errors.Join(err, <-perr)
 			}
@@ -351,12 +338,8 @@ func (r *peerRing) run(frames int, alone bool) (time.Duration, error) {
 
 // verify fails when a checked texel was wrong.
 func (r *peerRing) verify() error {
-	var b [16]byte
-	if err := r.cx.CopyDtoH(b[:], r.errs.Ptr()); err != nil {
-		return err
-	}
-	if bad := binary.LittleEndian.Uint64(b[:]); bad != 0 {
-		return fmt.Errorf("peer ring: %d wrong texels over %d frames (first at word %d)", bad, r.frames, binary.LittleEndian.Uint32(b[8:]))
+	if err := r.check.Verify(nil, r.frames); err != nil { // run waited for its stream
+		return fmt.Errorf("peer ring: %w", err)
 	}
 	return nil
 }
@@ -372,11 +355,8 @@ func (r *peerRing) close() error {
 	if r.st != nil {
 		errs = append(errs, r.st.Close())
 	}
-	if r.errs != nil {
-		errs = append(errs, r.errs.Close())
-	}
-	if r.mod != nil {
-		errs = append(errs, r.mod.Close())
+	if r.check != nil {
+		errs = append(errs, r.check.Close())
 	}
 	for _, b := range r.bufs {
 		errs = append(errs, b.Close())

@@ -10,7 +10,6 @@ import (
 	"github.com/gfxcuda/gfxcuda/bench/testpattern"
 	"github.com/gfxcuda/gfxcuda/cuda"
 	"github.com/gfxcuda/gfxcuda/format"
-	"github.com/gfxcuda/gfxcuda/internal/kernels"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
@@ -34,11 +33,10 @@ type RingHarness struct {
 	Prod   *testpattern.Producer
 	Pass   *gfxcuda.VulkanConverter
 	Tensor *cuda.DeviceMemory // consumer's destination: one frame per batch position
-	Check  *cuda.Function
-	Errors *cuda.DeviceMemory // uint64 error count + uint32 first bad index
-	mod    *cuda.Module
-	texs   []*gfxcuda.Texture
-	bufs   []*gfxcuda.Buffer
+	// Checker checks the consumer's frames against the pattern.
+	Checker *testpattern.Checker
+	texs    []*gfxcuda.Texture
+	bufs    []*gfxcuda.Buffer
 }
 
 // NewRingHarness prepares the producer pipeline, up to maxSlots frame
@@ -71,38 +69,21 @@ func NewRingHarness(d *gfxcuda.Device, maxSlots, maxBatch int) (*RingHarness, er
 		h.Close()
 		return nil, err
 	}
-	if h.mod, err = d.CUDA().LoadModule(kernels.PTX); err != nil {
+	if h.Checker, err = testpattern.NewChecker(d.CUDA(), 0); err != nil {
 		h.Close()
 		return nil, err
 	}
-	if h.Check, err = h.mod.Function(kernels.CheckHash); err != nil {
-		h.Close()
-		return nil, err
-	}
-	if h.Errors, err = d.CUDA().Alloc(16); err != nil {
-		h.Close()
-		return nil, err
-	}
-	return h, h.ResetErrors()
+	return h, nil
 }
 
 // ResetErrors zeroes the error counter (and sets "first bad" to none).
-func (h *RingHarness) ResetErrors() error {
-	ctx := h.D.CUDA()
-	return errors.Join(ctx.Memset8(h.Errors.Ptr(), 0, 8), ctx.Memset32(h.Errors.Ptr().Add(8), 0xffffffff, 1))
-}
+func (h *RingHarness) ResetErrors() error { return h.Checker.Reset() }
 
-// ReadErrors returns the error count and the first bad word index.
+// ReadErrors returns the error count and the first bad word index, once
+// the checks queued have finished.
 func (h *RingHarness) ReadErrors() (uint64, uint32, error) {
-	var b [16]byte
-	if err := h.D.CUDA().CopyDtoH(b[:], h.Errors.Ptr()); err != nil {
-		return 0, 0, err
-	}
-	n := uint64(0)
-	for i := 7; i >= 0; i-- {
-		n = n<<8 | uint64(b[i])
-	}
-	return n, uint32(b[8]) | uint32(b[9])<<8 | uint32(b[10])<<16 | uint32(b[11])<<24, nil
+	n, err := h.Checker.Result(nil)
+	return n.Wrong, n.First, err
 }
 
 // Close frees everything.
@@ -114,13 +95,11 @@ func (h *RingHarness) Close() error {
 	for _, b := range h.bufs {
 		err = errors.Join(err, b.Close())
 	}
-	for _, m := range []*cuda.DeviceMemory{h.Tensor, h.Errors} {
-		if m != nil {
-			err = errors.Join(err, m.Close())
-		}
+	if h.Tensor != nil {
+		err = errors.Join(err, h.Tensor.Close())
 	}
-	if h.mod != nil {
-		err = errors.Join(err, h.mod.Close())
+	if h.Checker != nil {
+		err = errors.Join(err, h.Checker.Close())
 	}
 	if h.Pass != nil {
 		err = errors.Join(err, h.Pass.Close())
@@ -187,7 +166,7 @@ func (h *RingHarness) RunRing(rc ringCase, mode Mode, frames int, verify bool, a
 			p = h.bufs[slot].Ptr()
 		}
 		if verify {
-			return h.Check.Launch(s, cuda.Dim3{X: 264}, cuda.Dim3{X: 256}, 0, p, uint64(n), testpattern.Seed(frame), h.Errors.Ptr(), h.Errors.Ptr().Add(8))
+			return h.Checker.Check(s, p, uint64(n), testpattern.Seed(frame))
 		}
 		return nil
 	}
@@ -296,7 +275,7 @@ func (h *RingHarness) RunLearner(rc ringCase, frames int, verify bool) (LearnerR
 		res.Returned += b.Frames()
 		for i := 0; i < b.Frames() && verify && lerr == nil; i++ {
 			v := b.Tensor(i)
-			lerr = h.Check.Launch(stream, cuda.Dim3{X: 264}, cuda.Dim3{X: 256}, 0, v.Ptr, uint64(n), testpattern.Seed(b.Frame(i)), h.Errors.Ptr(), h.Errors.Ptr().Add(8))
+			lerr = h.Checker.Check(stream, v.Ptr, uint64(n), testpattern.Seed(b.Frame(i)))
 		}
 	}
 	err = errors.Join(<-perr, lerr)

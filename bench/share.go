@@ -2,8 +2,6 @@ package bench
 
 import (
 	"context"
-	"encoding/binary"
-	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -12,7 +10,6 @@ import (
 	"github.com/gfxcuda/gfxcuda/bench/testpattern"
 	"github.com/gfxcuda/gfxcuda/cuda"
 	"github.com/gfxcuda/gfxcuda/format"
-	"github.com/gfxcuda/gfxcuda/internal/kernels"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
@@ -247,29 +244,17 @@ func ConsumeRingCUDA(ctx context.Context, cx *cuda.Context, tok gfxcuda.Token, f
 		return 0, err
 	}
 	defer s.Close()
-	mod, err := cx.LoadModule(kernels.PTX)
+	check, err := testpattern.NewChecker(cx, 0)
 	if err != nil {
 		return 0, err
 	}
-	defer mod.Close()
-	check, err := mod.Function(kernels.CheckHash)
-	if err != nil {
-		return 0, err
-	}
+	defer check.Close()
 	const n = frameW * frameH
 	lin, err := cx.Alloc(8 * n * 4)
 	if err != nil {
 		return 0, err
 	}
 	defer lin.Close()
-	errs, err := cx.Alloc(16)
-	if err != nil {
-		return 0, err
-	}
-	defer errs.Close()
-	if err := errors.Join(s.Memset8(errs.Ptr(), 0, 8), s.Memset32(errs.Ptr().Add(8), 0xffffffff, 1)); err != nil {
-		return 0, err
-	}
 	var t0 time.Time
 	for i := 0; i < frames; i++ {
 		f, err := cc.Next(ctx, s)
@@ -283,7 +268,7 @@ func ConsumeRingCUDA(ctx context.Context, cx *cuda.Context, tok gfxcuda.Token, f
 		if err := s.CopyFromArray(cuda.ArrayCopy{Array: cc.Array(f), Ptr: dst}); err != nil {
 			return 0, err
 		}
-		if err := check.Launch(s, cuda.Dim3{X: 264}, cuda.Dim3{X: 256}, 0, dst, uint64(n), testpattern.Seed(f.Seq), errs.Ptr(), errs.Ptr().Add(8)); err != nil {
+		if err := check.Check(s, dst, uint64(n), testpattern.Seed(f.Seq)); err != nil {
 			return 0, err
 		}
 		if err := cc.Release(f, s); err != nil {
@@ -294,14 +279,8 @@ func ConsumeRingCUDA(ctx context.Context, cx *cuda.Context, tok gfxcuda.Token, f
 		return 0, err
 	}
 	el := time.Since(t0)
-	// s is non-blocking and finished above: a synchronous copy reads the
-	// counters (Stream.CopyDtoH takes only pinned memory).
-	var b [16]byte
-	if err := cx.CopyDtoH(b[:], errs.Ptr()); err != nil {
-		return 0, err
-	}
-	if bad := binary.LittleEndian.Uint64(b[:]); bad != 0 {
-		return 0, fmt.Errorf("share ring: %d wrong texels over %d frames (first at word %d)", bad, frames, binary.LittleEndian.Uint32(b[8:]))
+	if err := check.Verify(nil, frames); err != nil { // s finished above
+		return 0, fmt.Errorf("share ring: %w", err)
 	}
 	return float64(frames-1) / el.Seconds(), nil
 }

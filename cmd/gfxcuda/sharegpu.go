@@ -12,7 +12,6 @@ import (
 	"github.com/gfxcuda/gfxcuda/bench/testpattern"
 	"github.com/gfxcuda/gfxcuda/cuda"
 	"github.com/gfxcuda/gfxcuda/format"
-	"github.com/gfxcuda/gfxcuda/internal/kernels"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
@@ -190,15 +189,11 @@ func openCUDA(tok gfxcuda.Token, oo gfxcuda.OpenOptions, stdout, stderr io.Write
 		return fail(err)
 	}
 	defer s.Close()
-	mod, err := cx.LoadModule(kernels.PTX)
+	check, err := testpattern.NewChecker(cx, 0)
 	if err != nil {
 		return fail(err)
 	}
-	defer mod.Close()
-	check, err := mod.Function(kernels.CheckHash)
-	if err != nil {
-		return fail(err)
-	}
+	defer check.Close()
 	desc := cc.Texture(0).Array().Desc()
 	texels := desc.Width * desc.Height
 	lin, err := cx.Alloc(texels * 4)
@@ -206,25 +201,9 @@ func openCUDA(tok gfxcuda.Token, oo gfxcuda.OpenOptions, stdout, stderr io.Write
 		return fail(err)
 	}
 	defer lin.Close()
-	errs, err := cx.Alloc(16)
-	if err != nil {
-		return fail(err)
-	}
-	defer errs.Close()
-	if err := errors.Join(s.Memset8(errs.Ptr(), 0, 8), s.Memset32(errs.Ptr().Add(8), 0xffffffff, 1)); err != nil {
-		return fail(err)
-	}
 	readBad := func() (uint64, error) {
-		// s is non-blocking: finish its work, then copy synchronously
-		// (Stream.CopyDtoH takes only pinned memory).
-		if err := s.Synchronize(); err != nil {
-			return 0, err
-		}
-		var b [16]byte
-		if err := cx.CopyDtoH(b[:], errs.Ptr()); err != nil {
-			return 0, err
-		}
-		return binary.LittleEndian.Uint64(b[:]), nil
+		n, err := check.Result(s)
+		return n.Wrong, err
 	}
 	fmt.Fprintf(stdout, "consuming %d slots of %dx%d texels in CUDA on device %d (GPU hand-off: %v)\n", len(cc.Consumer().Slots()),
 		desc.Width, desc.Height, cx.Device().Ordinal(), cc.Consumer().GPUSync())
@@ -241,7 +220,7 @@ func openCUDA(tok gfxcuda.Token, oo gfxcuda.OpenOptions, stdout, stderr io.Write
 		}
 		err = s.CopyFromArray(cuda.ArrayCopy{Array: cc.Array(f), Ptr: lin.Ptr()})
 		if err == nil {
-			err = check.Launch(s, cuda.Dim3{X: 264}, cuda.Dim3{X: 256}, 0, lin.Ptr(), texels, testpattern.Seed(f.Seq), errs.Ptr(), errs.Ptr().Add(8))
+			err = check.Check(s, lin.Ptr(), texels, testpattern.Seed(f.Seq))
 		}
 		if err == nil {
 			err = cc.Release(f, s)

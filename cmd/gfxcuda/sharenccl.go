@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"flag"
@@ -20,7 +19,6 @@ import (
 	"github.com/gfxcuda/gfxcuda/bench/testpattern"
 	"github.com/gfxcuda/gfxcuda/cuda"
 	"github.com/gfxcuda/gfxcuda/format"
-	"github.com/gfxcuda/gfxcuda/internal/kernels"
 	"github.com/gfxcuda/gfxcuda/nccl"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
@@ -499,10 +497,8 @@ func openNCCL(lf *linkFlags, dir string, tok gfxcuda.LinkToken, info gfxcuda.Lin
 type linkChecker struct {
 	rcv    *gfxcuda.NCCLReceiver
 	cx     *cuda.Context
-	mod    *cuda.Module
-	kernel *cuda.Function
+	frames *testpattern.Checker // every frame; the first also against a wrong seed
 	s      *cuda.Stream
-	errs   *cuda.DeviceMemory
 	texels uint64
 	got    uint64 // frames checked (queued)
 }
@@ -515,24 +511,14 @@ func newLinkChecker(d *gfxcuda.Device, rcv *gfxcuda.NCCLReceiver) (*linkChecker,
 	}
 	c := &linkChecker{rcv: rcv, cx: d.CUDA(), texels: uint64(shape.Width) * uint64(shape.Height)}
 	var err error
-	if c.mod, err = c.cx.LoadModule(kernels.PTX); err != nil {
-		return nil, err
-	}
-	if c.kernel, err = c.mod.Function(kernels.CheckHash); err == nil {
+	if c.frames, err = testpattern.NewChecker(c.cx, 0); err == nil {
 		c.s, err = c.cx.NewStream(cuda.StreamNonBlocking)
-	}
-	if err == nil {
-		// [bad texels, first bad] for the frames, then for the first
-		// frame checked against a wrong seed (the checker must see it
-		// all wrong).
-		c.errs, err = c.cx.Alloc(32)
 	}
 	if err != nil {
 		c.close()
 		return nil, err
 	}
 	s := c.s
-	err = errors.Join(s.Memset8(c.errs.Ptr(), 0, 32), s.Memset32(c.errs.Ptr().Add(8), 0xffffffff, 1), s.Memset32(c.errs.Ptr().Add(24), 0xffffffff, 1))
 	for i := 0; err == nil && i < rcv.Slots(); i++ {
 		err = rcv.Slot(i).Map(s, func(p cuda.DevicePtr, s *cuda.Stream) error { return s.Memset32(p, 0xcdcdcdcd, c.texels) })
 	}
@@ -552,15 +538,14 @@ func (c *linkChecker) check(b gfxcuda.LinkBatch) error {
 	if err != nil {
 		return err
 	}
-	grid, block := cuda.Dim3{X: 264}, cuda.Dim3{X: 256}
 	for i, sl := range b.Slots {
 		seed := testpattern.Seed(b.First + uint64(i))
 		p := c.rcv.Slot(sl).Ptr()
 		if err == nil {
-			err = c.kernel.Launch(acc.Stream(), grid, block, 0, p, c.texels, seed, c.errs.Ptr(), c.errs.Ptr().Add(8))
+			err = c.frames.Check(acc.Stream(), p, c.texels, seed)
 		}
 		if err == nil && c.got == 0 && i == 0 {
-			err = c.kernel.Launch(acc.Stream(), grid, block, 0, p, c.texels, seed^1, c.errs.Ptr().Add(16), c.errs.Ptr().Add(24))
+			err = c.frames.CheckWrongSeed(acc.Stream(), p, c.texels, seed)
 		}
 	}
 	if err = errors.Join(err, acc.Done()); err == nil {
@@ -573,14 +558,8 @@ func (c *linkChecker) check(b gfxcuda.LinkBatch) error {
 // read waits for the checks queued and returns the wrong texels found,
 // and those found against a wrong seed.
 func (c *linkChecker) read() (bad, wrongSeed uint64, err error) {
-	if err := c.s.Synchronize(); err != nil {
-		return 0, 0, err
-	}
-	var b [32]byte
-	if err := c.cx.CopyDtoH(b[:], c.errs.Ptr()); err != nil {
-		return 0, 0, err
-	}
-	return binary.LittleEndian.Uint64(b[:]), binary.LittleEndian.Uint64(b[16:]), nil
+	n, err := c.frames.Result(c.s)
+	return n.Wrong, n.WrongSeed, err
 }
 
 // finish reads the result, failing when the checker did not run.
@@ -598,11 +577,8 @@ func (c *linkChecker) close() {
 		c.s.Synchronize()
 		c.s.Close()
 	}
-	if c.errs != nil {
-		c.errs.Close()
-	}
-	if c.mod != nil {
-		c.mod.Close()
+	if c.frames != nil {
+		c.frames.Close()
 	}
 }
 
