@@ -694,8 +694,8 @@ func canPush(from, to *cuda.Context) bool {
 	if from.Device().Ordinal() == to.Device().Ordinal() {
 		return false
 	}
-	ok, err := from.Device().CanAccessPeer(to.Device())
-	return err == nil && ok && from.EnablePeerAccess(to) == nil
+	ok, err := from.TryEnablePeerAccess(to)
+	return err == nil && ok
 }
 
 // crossOrder makes later work on to wait, on the GPU, for the work queued

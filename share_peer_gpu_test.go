@@ -347,17 +347,15 @@ func barePeerCopy(dst, src *cuda.Context, n uint64) (perSecond float64, direct b
 	if dst.Device().Ordinal() != src.Device().Ordinal() {
 		// Over the peer path where there is one, as a multi-GPU program
 		// copies; otherwise the driver stages the copy through host memory.
-		a, aerr := dst.Device().CanAccessPeer(src.Device())
-		b, berr := src.Device().CanAccessPeer(dst.Device())
-		direct = aerr == nil && berr == nil && a && b
-		if direct {
-			if err := dst.EnablePeerAccess(src); err != nil {
-				childFail("peer access: %v", err)
-			}
-			if err := src.EnablePeerAccess(dst); err != nil {
-				childFail("peer access: %v", err)
-			}
+		a, err := dst.TryEnablePeerAccess(src)
+		if err != nil {
+			childFail("peer access: %v", err)
 		}
+		b, err := src.TryEnablePeerAccess(dst)
+		if err != nil {
+			childFail("peer access: %v", err)
+		}
+		direct = a && b
 	}
 	a, err := src.Alloc(n)
 	if err != nil {

@@ -167,18 +167,15 @@ func newBarePeer(dst, src *cuda.Context, frame uint64) (_ *barePeer, err error) 
 		}
 	}()
 	if dst.Device().Ordinal() != src.Device().Ordinal() {
-		p.direct = false
-		a, aerr := dst.Device().CanAccessPeer(src.Device())
-		b, berr := src.Device().CanAccessPeer(dst.Device())
-		if aerr == nil && berr == nil && a && b {
-			if err := dst.EnablePeerAccess(src); err != nil {
-				return nil, err
-			}
-			if err := src.EnablePeerAccess(dst); err != nil {
-				return nil, err
-			}
-			p.direct = true
+		a, err := dst.TryEnablePeerAccess(src)
+		if err != nil {
+			return nil, err
 		}
+		b, err := src.TryEnablePeerAccess(dst)
+		if err != nil {
+			return nil, err
+		}
+		p.direct = a && b
 	}
 	if p.stream, err = dst.NewStream(cuda.StreamNonBlocking); err != nil {
 		return nil, err

@@ -53,6 +53,24 @@ func (c *Context) EnablePeerAccess(peer *Context) error {
 	return err
 }
 
+// TryEnablePeerAccess is EnablePeerAccess where the topology has a peer
+// path from c's device to peer's (CanAccessPeer), and reports whether it
+// enabled it: false, without an error, when there is no path (copies
+// between the two are then staged through host memory by the driver).
+func (c *Context) TryEnablePeerAccess(peer *Context) (bool, error) {
+	if peer == nil {
+		return false, fmt.Errorf("cuda: TryEnablePeerAccess with a nil peer Context: %w", ErrorInvalidValue)
+	}
+	ok, err := c.dev.CanAccessPeer(peer.dev)
+	if err != nil || !ok {
+		return false, err
+	}
+	if err := c.EnablePeerAccess(peer); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
 // CanReadPointer reports whether kernels in c can reach the memory at p,
 // memory of c or of another context: after EnablePeerAccess, whether
 // peer access reached that allocation. It asks the driver for the

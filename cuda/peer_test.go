@@ -137,6 +137,14 @@ func TestCopyPeerTwoGPUs(t *testing.T) {
 			t.Errorf("GPU 1 reading GPU 0's cuMemAlloc memory after EnablePeerAccess: %v, %v; want true", r, err)
 		}
 	}
+	// TryEnablePeerAccess: enabled (again) where there is a path, false
+	// and no error where there is none.
+	if got, err := c1.TryEnablePeerAccess(c0); got != ok || err != nil {
+		t.Errorf("TryEnablePeerAccess: %v, %v; want %v, nil", got, err, ok)
+	}
+	if _, err := c1.TryEnablePeerAccess(nil); !errors.Is(err, ErrorInvalidValue) {
+		t.Errorf("TryEnablePeerAccess(nil): %v, want ErrorInvalidValue", err)
+	}
 }
 
 // TestParseUUID: the forms nvidia-smi prints, and what is refused.
