@@ -634,23 +634,7 @@ func TestLinkPeerNeverAnswers(t *testing.T) {
 // descriptors 3 and 4.
 func startLinkChild(t *testing.T, role string, ctrl, data net.Conn, env ...string) *child {
 	t.Helper()
-	var files []*os.File
-	for _, c := range []net.Conn{ctrl, data} {
-		f, err := c.(interface{ File() (*os.File, error) }).File()
-		if err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, f)
-		c.Close()
-	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestLinkChild$", "-test.v", "-test.count=1")
-	cmd.Env = append(append(os.Environ(), linkChildEnv+"="+role), env...)
-	cmd.ExtraFiles = files
-	c := startChildCmd(t, cmd)
-	for _, f := range files {
-		f.Close()
-	}
-	return c
+	return startChildWithConns(t, "TestLinkChild", []net.Conn{ctrl, data}, append([]string{linkChildEnv + "=" + role}, env...)...)
 }
 
 // TestLinkAcrossProcesses: a sender here, a receiver in another process;

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -227,23 +226,7 @@ func TestNCCLTwoRanks(t *testing.T) {
 // descriptors 3 and 4.
 func startTwoRanksChild(t *testing.T, ctrl, bare net.Conn, env ...string) *child {
 	t.Helper()
-	var files []*os.File
-	for _, c := range []net.Conn{ctrl, bare} {
-		f, err := c.(interface{ File() (*os.File, error) }).File()
-		if err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, f)
-		c.Close()
-	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestNCCLTwoRanksChild$", "-test.v", "-test.count=1")
-	cmd.Env = append(append(os.Environ(), twoRanksEnv+"=recv"), env...)
-	cmd.ExtraFiles = files
-	c := startChildCmd(t, cmd)
-	for _, f := range files {
-		f.Close()
-	}
-	return c
+	return startChildWithConns(t, "TestNCCLTwoRanksChild", []net.Conn{ctrl, bare}, append([]string{twoRanksEnv + "=recv"}, env...)...)
 }
 
 // TestNCCLTwoRanksChild is TestNCCLTwoRanks's receiver, on GPU 1.

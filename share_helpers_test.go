@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net"
 	"os"
 	"os/exec"
 	"strings"
@@ -121,6 +122,30 @@ func startChild(t testing.TB, role string, env ...string) *child {
 	cmd := exec.Command(os.Args[0], "-test.run=^TestChild$", "-test.v", "-test.count=1")
 	cmd.Env = append(append(os.Environ(), childEnv+"="+role), env...)
 	return startChildCmd(t, cmd)
+}
+
+// startChildWithConns runs the test binary's test named test in a child
+// process with conns as its descriptors 3, 4, … (closed here) and env
+// added to its environment (the role its test reads).
+func startChildWithConns(t testing.TB, test string, conns []net.Conn, env ...string) *child {
+	t.Helper()
+	var files []*os.File
+	for _, c := range conns {
+		f, err := c.(interface{ File() (*os.File, error) }).File()
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+		c.Close()
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$", "-test.v", "-test.count=1")
+	cmd.Env = append(os.Environ(), env...)
+	cmd.ExtraFiles = files
+	c := startChildCmd(t, cmd)
+	for _, f := range files {
+		f.Close()
+	}
+	return c
 }
 
 // startChildCmd starts cmd, a TestChild process set up by the caller.
