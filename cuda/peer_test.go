@@ -90,20 +90,7 @@ func TestCopyPeerSameDevice(t *testing.T) {
 // it. It needs two GPUs: the one skip GFXCUDA_REQUIRE_CUDA=1 allows.
 func TestCopyPeerTwoGPUs(t *testing.T) {
 	c0 := needCUDA(t)
-	n, err := DeviceCount()
-	if err != nil {
-		t.Fatal(err)
-	}
-	skipBelowTwoGPUs(t, n)
-	d1, err := GetDevice(1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c1, err := d1.PrimaryContext()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c1.Close()
+	c1 := secondGPU(t)
 	for _, sz := range []int{1, 4097, 1920 * 1080 * 4} {
 		copyPeerCheck(t, c1, c0, c1, sz)
 		copyPeerCheck(t, c1, c0, c0, sz)
@@ -248,30 +235,32 @@ func TestCopyFromArrayPeer(t *testing.T) {
 	c0 := needCUDA(t)
 	t.Run("same GPU", func(t *testing.T) { arrayPeerCheck(t, c0, c0) })
 	t.Run("two GPUs", func(t *testing.T) {
-		n, err := DeviceCount()
-		if err != nil {
-			t.Fatal(err)
-		}
-		skipBelowTwoGPUs(t, n)
-		d1, err := GetDevice(1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c1, err := d1.PrimaryContext()
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c1.Close()
+		c1 := secondGPU(t)
 		arrayPeerCheck(t, c1, c0)
 		arrayPeerCheck(t, c0, c1)
 	})
 }
 
-// skipBelowTwoGPUs skips t when this process sees fewer than two CUDA
-// GPUs: the one skip GFXCUDA_REQUIRE_CUDA=1 allows.
-func skipBelowTwoGPUs(t testing.TB, visible int) {
+// secondGPU is the primary context of CUDA device 1 (closed at the end of
+// t), skipping t when this process sees fewer than two CUDA GPUs: the one
+// skip GFXCUDA_REQUIRE_CUDA=1 allows.
+func secondGPU(t testing.TB) *Context {
 	t.Helper()
-	if visible < 2 {
-		t.Skipf("needs 2 CUDA GPUs, %d visible (the one skip allowed under GFXCUDA_REQUIRE_CUDA=1: run it on a 2-GPU machine)", visible)
+	n, err := DeviceCount()
+	if err != nil {
+		t.Fatal(err)
 	}
+	if n < 2 {
+		t.Skipf("needs 2 CUDA GPUs, %d visible (the one skip allowed under GFXCUDA_REQUIRE_CUDA=1: run it on a 2-GPU machine)", n)
+	}
+	d1, err := GetDevice(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c1, err := d1.PrimaryContext()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c1.Close() })
+	return c1
 }
