@@ -339,37 +339,9 @@ func TestNCCLLinkPipelinedCPU(t *testing.T) {
 
 	// Nothing on the CUDA side runs yet: four batches go in flight.
 	var checks []func() error
-	for k := 0; k < 4; k++ {
-		if k >= 2 {
-			// Credit for batch k: the receiver queues batch k-2's
-			// receives, queues its check on a CUDA stream, and releases
-			// it at once. The render of batch k into the sender's slots
-			// must wait on the GPU for batch k-2's sends, the receive of
-			// batch k into the receiver's for batch k-2's check.
-			b, err := p.rcv.Receive(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			wait, err := p.checkAsync(b, true)
-			if err != nil {
-				t.Fatal(err)
-			}
-			checks = append(checks, wait)
-			if err := p.rcv.Release(b); err != nil {
-				t.Fatal(err)
-			}
-		}
-		t0 := time.Now()
-		if _, err := p.send(ctx, batch); err != nil {
-			t.Fatalf("send of batch %d with nothing run on the CUDA side: %v", k, err)
-		}
-		if el := time.Since(t0); el > 5*time.Second {
-			t.Fatalf("send of batch %d waited %v", k, el)
-		}
-	}
-	// The receives of batches 2 and 3 into the slots of 0 and 1 must wait
-	// (on the GPU) for the checks of 0 and 1 queued on another stream.
-	for k := 2; k < 4; k++ {
+	// receive queues a batch's receives, queues its check on a CUDA
+	// stream, and releases it at once.
+	receive := func() {
 		b, err := p.rcv.Receive(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -382,6 +354,27 @@ func TestNCCLLinkPipelinedCPU(t *testing.T) {
 		if err := p.rcv.Release(b); err != nil {
 			t.Fatal(err)
 		}
+	}
+	for k := 0; k < 4; k++ {
+		if k >= 2 {
+			// Credit for batch k: the receiver takes batch k-2. The
+			// render of batch k into the sender's slots must wait on the
+			// GPU for batch k-2's sends, the receive of batch k into the
+			// receiver's for batch k-2's check.
+			receive()
+		}
+		t0 := time.Now()
+		if _, err := p.send(ctx, batch); err != nil {
+			t.Fatalf("send of batch %d with nothing run on the CUDA side: %v", k, err)
+		}
+		if el := time.Since(t0); el > 5*time.Second {
+			t.Fatalf("send of batch %d waited %v", k, el)
+		}
+	}
+	// The receives of batches 2 and 3 into the slots of 0 and 1 must wait
+	// (on the GPU) for the checks of 0 and 1 queued on another stream.
+	for k := 2; k < 4; k++ {
+		receive()
 	}
 	p.sc.mu.Lock()
 	inFlight := p.sc.queued - p.sc.ran
