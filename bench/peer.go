@@ -19,6 +19,10 @@ const PeerSteps = 8
 
 const peerSlots, peerBatch = 8, 4
 
+// staged marks the figures whose copies the driver stages through host
+// memory (no peer path between the GPUs).
+const staged = "staged through host memory: no peer path"
+
 // Peer measures rings across the GPUs of one host: a gfxcuda.Producer
 // renders 1080p RGBA8 frames (the test pattern, a compute shader, copied
 // into buffer slots) on this suite's GPU, and a gfxcuda.PeerConsumer takes
@@ -99,7 +103,7 @@ func (s *Suite) peerPair(cx *cuda.Context, g, pair string, target float64) error
 	}
 	path := "direct"
 	if !bare.direct {
-		path = "staged through host memory: no peer path"
+		path = staged
 	}
 	bareName := fmt.Sprintf("bare cuMemcpyPeerAsync of the same bytes (%s, %s)", pair, path)
 	if err := s.figure(g, bareName, "GB/s", base, nil); err != nil {
@@ -108,14 +112,14 @@ func (s *Suite) peerPair(cx *cuda.Context, g, pair string, target float64) error
 	for _, mode := range []gfxcuda.PeerMode{gfxcuda.PeerCopy, gfxcuda.PeerAccess} {
 		name := fmt.Sprintf("Producer → PeerConsumer (%v), %d slots, batches of %d, every texel checked", mode, peerSlots, peerBatch)
 		r, err := newPeerRing(s.D, cx, mode)
-		staged := ""
+		how := ""
 		if err == nil && !r.pc.Direct() {
-			staged = " (staged through host memory: no peer path)"
-			name += staged
+			how = " (" + staged + ")"
+			name += how
 		}
 		if err == nil && mode == gfxcuda.PeerCopy {
 			alone := fmt.Sprintf("Producer → PeerConsumer (copy), the ring alone: %d slots, batches of %d, frames not rendered, released as they land%s",
-				peerSlots, peerBatch, staged)
+				peerSlots, peerBatch, how)
 			runAlone := func() (float64, error) {
 				d, err := r.run(frames, true)
 				return gbps(frames, d), err
