@@ -13,18 +13,25 @@ import (
 	"github.com/gfxcuda/gfxcuda/nccl"
 )
 
-// TestNCCLGroup runs the nccl group (quick): two figures, the link's
-// measured against bare ncclSend/ncclRecv in the same repetitions. It
-// skips without a GPU or NCCL (fails under GFXCUDA_REQUIRE_CUDA=1: the GPU
-// machine has NCCL).
-func TestNCCLGroup(t *testing.T) {
-	d := openGPU(t)
+// needNCCL loads NCCL, skipping t without it (failing under
+// GFXCUDA_REQUIRE_CUDA=1 or GFXCUDA_REQUIRE_NCCL=1: the GPU machine has it).
+func needNCCL(t *testing.T) {
+	t.Helper()
 	if err := nccl.Load(); err != nil {
 		if os.Getenv("GFXCUDA_REQUIRE_CUDA") == "1" || os.Getenv("GFXCUDA_REQUIRE_NCCL") == "1" {
 			t.Fatalf("NCCL required: %v", err)
 		}
 		t.Skipf("no NCCL: %v", err)
 	}
+}
+
+// TestNCCLGroup runs the nccl group (quick): two figures, the link's
+// measured against bare ncclSend/ncclRecv in the same repetitions. It
+// skips without a GPU or NCCL (fails under GFXCUDA_REQUIRE_CUDA=1: the GPU
+// machine has NCCL).
+func TestNCCLGroup(t *testing.T) {
+	d := openGPU(t)
+	needNCCL(t)
 	s := &Suite{D: d, O: Options{Reps: 3, Frames: 512, Quick: true}}
 	if err := s.NCCL(); err != nil {
 		t.Fatal(err)
@@ -51,12 +58,7 @@ const ncclPeerEnv = "GFXCUDA_BENCH_NCCL_PEER"
 // GFXCUDA_REQUIRE_CUDA=1).
 func TestNCCLTwoRanksGroup(t *testing.T) {
 	d := openGPU(t)
-	if err := nccl.Load(); err != nil {
-		if os.Getenv("GFXCUDA_REQUIRE_CUDA") == "1" || os.Getenv("GFXCUDA_REQUIRE_NCCL") == "1" {
-			t.Fatalf("NCCL required: %v", err)
-		}
-		t.Skipf("no NCCL: %v", err)
-	}
+	needNCCL(t)
 	s := &Suite{D: d, O: Options{Reps: 3, Frames: 512, Quick: true}}
 	start := func(ctrl, bare *os.File, gpu cuda.UUID, frames, reps int) (func() error, error) {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestNCCLPeerChild$", "-test.count=1")
