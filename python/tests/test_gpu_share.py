@@ -176,17 +176,31 @@ def _cuda_producer(q, back, seed, frames):
         back.get(timeout=60)
 
 
+def _with_cuda_producer(seed, frames, consume):
+    """Runs _cuda_producer (spawned) for frames frames and returns
+    consume(token, bye), bye() letting the producer close its ring; the
+    producer must then exit cleanly."""
+    ctx = multiprocessing.get_context("spawn")
+    q, back = ctx.Queue(), ctx.Queue()
+    p = ctx.Process(target=_cuda_producer, args=(q, back, seed, frames))
+    p.start()
+    try:
+        result = consume(q.get(timeout=120), lambda: back.put("bye"))
+    finally:
+        back.put("bye")
+        p.join(60)
+    assert p.exitcode == 0
+    return result
+
+
 def test_ring_cuda_across_processes(torch):
     """A torch producer in another process; frames here as torch tensors
     through DLPack, each compared with the same generator's output."""
     seed = int.from_bytes(os.urandom(2), "little")
-    ctx = multiprocessing.get_context("spawn")
-    q, back = ctx.Queue(), ctx.Queue()
-    p = ctx.Process(target=_cuda_producer, args=(q, back, seed, 50))
-    p.start()
-    try:
+
+    def consume(token, bye):
         n = 0
-        with gfxcuda.open_ring(q.get(timeout=120), (128, 64), "float32", cuda=0, timeout=60) as rd:
+        with gfxcuda.open_ring(token, (128, 64), "float32", cuda=0, timeout=60) as rd:
             for f in rd:
                 with f:
                     t = torch.from_dlpack(f)
@@ -194,12 +208,10 @@ def test_ring_cuda_across_processes(torch):
                     assert torch.equal(t, torch.rand((128, 64), device="cuda", generator=g_))
                 n += 1
                 if n == 50:
-                    back.put("bye")
-        assert n == 50
-    finally:
-        back.put("bye")
-        p.join(60)
-    assert p.exitcode == 0
+                    bye()  # the ring closes: iteration ends
+        return n
+
+    assert _with_cuda_producer(seed, 50, consume) == 50
 
 
 def _peer_consumer_check(torch, token, seed, frames, cuda, peer, direct):
@@ -228,16 +240,8 @@ def _peer_consumer_check(torch, token, seed, frames, cuda, peer, direct):
 
 def _peer_ring(torch, cuda, peer, direct):
     seed = int.from_bytes(os.urandom(2), "little")
-    ctx = multiprocessing.get_context("spawn")
-    q, back = ctx.Queue(), ctx.Queue()
-    p = ctx.Process(target=_cuda_producer, args=(q, back, seed, 50))
-    p.start()
-    try:
-        assert _peer_consumer_check(torch, q.get(timeout=120), seed, 50, cuda, peer, direct) == 50
-    finally:
-        back.put("bye")
-        p.join(60)
-    assert p.exitcode == 0
+    n = _with_cuda_producer(seed, 50, lambda token, bye: _peer_consumer_check(torch, token, seed, 50, cuda, peer, direct))
+    assert n == 50
 
 
 @pytest.mark.parametrize("peer", ["copy", "access"])
