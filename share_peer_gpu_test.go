@@ -12,7 +12,6 @@ import (
 
 	"github.com/gfxcuda/gfxcuda/bench/testpattern"
 	"github.com/gfxcuda/gfxcuda/cuda"
-	"github.com/gfxcuda/gfxcuda/format"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
@@ -27,40 +26,7 @@ import (
 // and copied into its slot.
 func peerBufferProducer(t testing.TB, d *vulkan.Device, n, batch int, w, h uint32) (*Producer, func(c *vulkan.Commands, slot int, seq uint64) ([]byte, error)) {
 	t.Helper()
-	tp, err := testpattern.NewProducer(d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tp.Close() })
-	var o ProducerOptions
-	var imgs []*vulkan.Image
-	var bufs []*vulkan.Buffer
-	for i := 0; i < n; i++ {
-		img, err := d.NewImage(vulkan.ImageOptions{Format: uint32(format.RGBA8UNorm), Width: w, Height: h})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { img.Close() })
-		b, err := d.NewBuffer(vulkan.BufferOptions{Size: uint64(w) * uint64(h) * 4, Exportable: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { b.Close() })
-		imgs, bufs = append(imgs, img), append(bufs, b)
-		o.Slots = append(o.Slots, b)
-	}
-	o.Batch = batch
-	p, err := NewProducer(d, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.Close() })
-	record := func(c *vulkan.Commands, slot int, seq uint64) ([]byte, error) {
-		tp.Record(c, imgs[slot], seq)
-		c.CopyImageToBuffer(bufs[slot], imgs[slot], vulkan.BufferImageCopy{})
-		return binary.LittleEndian.AppendUint64(nil, seq*7), c.Err()
-	}
-	return p, record
+	return patternSlots(t, d, n, batch, w, h, ProducerOptions{}, true)
 }
 
 // cudaUUIDs lists the UUIDs of the CUDA GPUs, by ordinal.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gfxcuda/gfxcuda/bench/testpattern"
 	"github.com/gfxcuda/gfxcuda/cuda"
+	"github.com/gfxcuda/gfxcuda/format"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
@@ -21,20 +22,40 @@ import (
 // that a compute shader fills with each frame's test pattern.
 func patternProducer(t testing.TB, d *vulkan.Device, n, batch int, w, h uint32, o ProducerOptions) (*Producer, func(c *vulkan.Commands, slot int, seq uint64) ([]byte, error)) {
 	t.Helper()
+	return patternSlots(t, d, n, batch, w, h, o, false)
+}
+
+// patternSlots makes a Producer over n slots of w×h RGBA8 texels whose
+// frames the pattern shader renders into an image each: the exportable
+// images themselves, or (buffers) exportable buffers the images are
+// copied into. The record function's user bytes are seq×7.
+func patternSlots(t testing.TB, d *vulkan.Device, n, batch int, w, h uint32, o ProducerOptions, buffers bool) (*Producer, func(c *vulkan.Commands, slot int, seq uint64) ([]byte, error)) {
+	t.Helper()
 	tp, err := testpattern.NewProducer(d)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { tp.Close() })
 	var imgs []*vulkan.Image
+	var bufs []*vulkan.Buffer
 	for i := 0; i < n; i++ {
-		img, err := d.NewImage(vulkan.ImageOptions{Format: 37, Width: w, Height: h, Exportable: true})
+		img, err := d.NewImage(vulkan.ImageOptions{Format: uint32(format.RGBA8UNorm), Width: w, Height: h, Exportable: !buffers})
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { img.Close() })
 		imgs = append(imgs, img)
-		o.Slots = append(o.Slots, img)
+		if !buffers {
+			o.Slots = append(o.Slots, img)
+			continue
+		}
+		b, err := d.NewBuffer(vulkan.BufferOptions{Size: uint64(w) * uint64(h) * 4, Exportable: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { b.Close() })
+		bufs = append(bufs, b)
+		o.Slots = append(o.Slots, b)
 	}
 	o.Batch = batch
 	p, err := NewProducer(d, o)
@@ -44,6 +65,9 @@ func patternProducer(t testing.TB, d *vulkan.Device, n, batch int, w, h uint32, 
 	t.Cleanup(func() { p.Close() })
 	record := func(c *vulkan.Commands, slot int, seq uint64) ([]byte, error) {
 		tp.Record(c, imgs[slot], seq)
+		if buffers {
+			c.CopyImageToBuffer(bufs[slot], imgs[slot], vulkan.BufferImageCopy{})
+		}
 		return binary.LittleEndian.AppendUint64(nil, seq*7), c.Err()
 	}
 	return p, record
