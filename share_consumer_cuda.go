@@ -163,24 +163,64 @@ func (cc *CUDAConsumer) Release(f *Frame, s *cuda.Stream) error {
 	}
 	cc.c.mu.Lock()
 	defer cc.c.mu.Unlock()
-	return cc.c.releaseLocked(f, func(v uint64) error {
-		// Signals must reach the semaphore in increasing order: a new
-		// stream first waits for the previous one's last signal.
-		if cc.last != nil && cc.last != s {
-			if err := cc.ev.Record(cc.last); err != nil {
-				return err
-			}
-			if err := s.WaitEvent(cc.ev); err != nil {
-				return err
-			}
-		}
-		if err := cc.free.Signal(s, v); err != nil {
-			return fmt.Errorf("share: CUDAConsumer.Release: %w", err)
-		}
-		cc.last = s
-		return nil
-	})
+	return cc.c.releaseLocked(f, func(v uint64) error { return cc.signalLocked(s, v) })
 }
+
+// signalLocked queues on s the "slot free" signal of value v, after the
+// signals queued on other streams (they must reach the semaphore in
+// increasing order). Called with cc.c.mu held.
+func (cc *CUDAConsumer) signalLocked(s *cuda.Stream, v uint64) error {
+	if cc.last != nil && cc.last != s {
+		if err := cc.ev.Record(cc.last); err != nil {
+			return err
+		}
+		if err := s.WaitEvent(cc.ev); err != nil {
+			return err
+		}
+	}
+	if err := cc.free.Signal(s, v); err != nil {
+		return fmt.Errorf("share: CUDAConsumer.Release: %w", err)
+	}
+	cc.last = s
+	return nil
+}
+
+// releaseRun releases frames fs, taken by Next in this order, once the
+// work queued on s so far is done, as Release does one by one, but with
+// one "slot free" signal, of the last frame's sequence number, for all of
+// them: the producer waits for each slot until that value, so their slots
+// go back together (one signal, where Release queues one per frame).
+func (cc *CUDAConsumer) releaseRun(fs []*Frame, s *cuda.Stream) error {
+	if len(fs) == 1 || cc.free == nil {
+		var err error
+		for _, f := range fs {
+			err = errors.Join(err, cc.Release(f, s))
+		}
+		return err
+	}
+	if cc.closed {
+		return errors.New("share: CUDAConsumer.Release after Close")
+	}
+	cc.c.mu.Lock()
+	defer cc.c.mu.Unlock()
+	for i, f := range fs {
+		last := i == len(fs)-1
+		err := cc.c.releaseLocked(f, func(v uint64) error {
+			if !last {
+				return nil // covered by the last frame's signal
+			}
+			return cc.signalLocked(s, v)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// published reports whether the ring holds a frame of sequence seq that
+// this consumer can take now.
+func (cc *CUDAConsumer) published(seq uint64) bool { return cc.c.published(seq) }
 
 // unblock signals "frame ready" past every value the dead producer could
 // have submitted, so that streams waiting for it go on.

@@ -156,12 +156,16 @@ func (pc *PeerConsumer) Mode() PeerMode { return pc.mode }
 
 // Direct reports whether frames go from the producer's GPU to the
 // consumer's without passing through host memory: always with both ends
-// on one GPU and in PeerAccess mode; in PeerCopy mode across GPUs, when the
-// producer's GPU has a peer path to the consumer's (NVLink or PCIe peer to
-// peer), over which its copy engines write the frame buffers (peer access
-// is enabled from the producer's primary context to the consumer's
-// context for that). Without a peer path the driver stages each copy
-// through host memory, several times slower.
+// on one GPU and in PeerAccess mode; in PeerCopy mode across GPUs, when
+// there is a peer path between the GPUs (NVLink or PCIe peer to peer).
+// Over it, slots that are CUDA allocations (Device.NewBufferFromCUDA,
+// ExportCUDA) are mapped for the consumer's GPU, whose copy engines pull
+// each frame, so that the producer's GPU spends nothing on the copies;
+// other slots (Vulkan allocations, which only their own GPU maps) are
+// pushed by the producer's GPU into the frame buffers (peer access is
+// enabled from the producer's primary context to the consumer's context
+// for that). Without a peer path the driver stages each copy through host
+// memory, several times slower.
 func (pc *PeerConsumer) Direct() bool { return pc.ops.direct() }
 
 // Size is the size in bytes of each frame (the ring's slot size).
@@ -368,6 +372,15 @@ type peerGPU struct {
 	// out of the consumer's peer mappings).
 	push   bool
 	copied []*cuda.Event // on src: recorded on sa after each buffer's copy
+	// mapped: the slots are CUDA allocations mapped for the consumer's
+	// GPU too (mapForConsumer): copies run on the consumer's stream and
+	// its copy engines read the slots over the peer path; PeerAccess
+	// reads them in place.
+	mapped bool
+	// run: frames of one producer batch whose slots go back together
+	// (releaseAfter), their copies queued on runOn.
+	run   []*Frame
+	runOn *cuda.Stream
 }
 
 // openPeerGPU opens the ring of tok on the producer's GPU (found by the
@@ -434,7 +447,12 @@ func openPeerGPU(ctx context.Context, c *cuda.Context, tok Token, m Meta, o Peer
 	} else {
 		g.n = g.cc.bufs[0].Size()
 	}
-	if o.Mode == PeerAccess && g.src != c {
+	if g.src != c && !g.textures {
+		if g.mapped, err = g.mapForConsumer(c, devs[i]); err != nil {
+			return nil, 0, err
+		}
+	}
+	if o.Mode == PeerAccess && g.src != c && !g.mapped {
 		// Peer access maps cuMemAlloc memory; whether it reaches memory
 		// imported from Vulkan is asked of the driver, not assumed.
 		for k, b := range g.cc.bufs {
@@ -472,7 +490,7 @@ func openPeerGPU(ctx context.Context, c *cuda.Context, tok Token, m Meta, o Peer
 			g.bufFree = append(g.bufFree, e)
 			g.bufLast = append(g.bufLast, nil)
 		}
-		if g.src != c {
+		if g.src != c && !g.mapped {
 			// The producer's GPU writes the frame buffers over its peer
 			// path, when it has one; otherwise the driver stages the
 			// copies through host memory.
@@ -534,6 +552,11 @@ func (g *peerGPU) copyInto(buf int, f *Frame, s *cuda.Stream) error {
 	if g.textures {
 		return s.CopyFromArrayPeer(cuda.ArrayCopy{Array: g.cc.Array(f), Ptr: g.bufs[buf].Ptr()}, g.dst)
 	}
+	if g.mapped {
+		// The slot is mapped for this GPU: its copy engines read it
+		// where it is (a copy within the address space s's GPU reaches).
+		return s.CopyDtoD(g.bufs[buf].Ptr(), g.cc.Ptr(f), g.n)
+	}
 	return s.CopyPeer(g.bufs[buf].Ptr(), g.dst, g.cc.Ptr(f), g.src, g.n)
 }
 
@@ -561,12 +584,46 @@ func (g *peerGPU) pushInto(buf int, f *Frame, s *cuda.Stream) error {
 	return s.WaitEvent(g.copied[buf])
 }
 
+// releaseAfter gives f's slot back after the work queued on s. In
+// PeerCopy mode (called by Next, right after the copy) the slots of one
+// producer batch go back together: a frame whose batch has a later frame
+// published already waits for it, when that frame's copy is queued (on
+// the same stream), and the run is released with one signal, on the GPU
+// that the producer waits for per batch anyway. A GPU takes each cross-API
+// signal as a switch between the CUDA and Vulkan contexts sharing it:
+// one per batch instead of one per frame.
 func (g *peerGPU) releaseAfter(f *Frame, s *cuda.Stream) error {
 	if err := g.stream(s); err != nil {
 		return err
 	}
-	if g.push { // the copy was queued on sa: stream order suffices
-		return g.cc.Release(f, g.sa)
+	if !g.copyMode {
+		return g.releaseRun([]*Frame{f}, s)
+	}
+	var err error
+	if len(g.run) > 0 && g.runOn != s { // another stream: its run ends here
+		err = g.flush()
+	}
+	g.run, g.runOn = append(g.run, f), s
+	if f.Seq < f.Wait && g.cc.published(f.Seq+1) {
+		return err
+	}
+	return errors.Join(err, g.flush())
+}
+
+// flush releases the frames held back by releaseAfter.
+func (g *peerGPU) flush() error {
+	if len(g.run) == 0 {
+		return nil
+	}
+	run, s := g.run, g.runOn
+	g.run, g.runOn = nil, nil
+	return g.releaseRun(run, s)
+}
+
+// releaseRun gives the slots of frames fs back after the work queued on s.
+func (g *peerGPU) releaseRun(fs []*Frame, s *cuda.Stream) error {
+	if g.push { // the copies were queued on sa: stream order suffices
+		return g.cc.releaseRun(fs, g.sa)
 	}
 	if err := g.after.Record(s); err != nil {
 		return err
@@ -574,7 +631,7 @@ func (g *peerGPU) releaseAfter(f *Frame, s *cuda.Stream) error {
 	if err := g.sa.WaitEvent(g.after); err != nil {
 		return err
 	}
-	return g.cc.Release(f, g.sa)
+	return g.cc.releaseRun(fs, g.sa)
 }
 
 func (g *peerGPU) doneWith(buf int, s *cuda.Stream) error {
@@ -597,7 +654,33 @@ func (g *peerGPU) ptr(buf int, f *Frame) cuda.DevicePtr {
 
 func (g *peerGPU) size() uint64 { return g.n }
 
-func (g *peerGPU) direct() bool { return !g.copyMode || g.src == g.dst || g.push }
+func (g *peerGPU) direct() bool { return !g.copyMode || g.src == g.dst || g.push || g.mapped }
+
+// mapForConsumer gives the consumer's GPU (c's) access to every slot in
+// place, when the slots are CUDA allocations (cuMemCreate memory: buffers
+// made by Device.NewBufferFromCUDA or ExportCUDA) and there is a peer path
+// from c's GPU to the producer's, src: the consumer's kernels then read
+// the slots where they are (PeerAccess) and its copy engines pull frames
+// over that path (PeerCopy), so that the producer's GPU runs none of the
+// copies. It reports whether it did; Vulkan allocations (not mappable
+// for another GPU) and GPUs without a path are left as they were.
+func (g *peerGPU) mapForConsumer(c *cuda.Context, src cuda.Device) (bool, error) {
+	for _, b := range g.cc.bufs {
+		if b == nil || b.im.cu == nil {
+			return false, nil
+		}
+	}
+	ok, err := c.Device().CanAccessPeer(src)
+	if err != nil || !ok {
+		return false, err
+	}
+	for k, b := range g.cc.bufs {
+		if err := b.im.cu.AllowDevice(c.Device()); err != nil {
+			return false, fmt.Errorf("gfxcuda: mapping slot %d of GPU %d for the consumer's GPU %d: %w", k, src.Ordinal(), c.Device().Ordinal(), err)
+		}
+	}
+	return true, nil
+}
 
 func (g *peerGPU) buffers() []cuda.DevicePtr {
 	var ps []cuda.DevicePtr
@@ -617,9 +700,9 @@ func (g *peerGPU) buffers() []cuda.DevicePtr {
 // and frees everything; the frame buffers last, after the consumer's
 // streams are done with them.
 func (g *peerGPU) close() error {
-	var err error
+	err := g.flush()
 	if g.cc != nil {
-		err = g.cc.Close() // waits for sa, which waited for the consumer's last release
+		err = errors.Join(err, g.cc.Close()) // waits for sa, which waited for the consumer's last release
 	}
 	for _, e := range g.bufFree {
 		ctx, cancel := context.WithTimeout(context.Background(), hostReleaseTimeout)

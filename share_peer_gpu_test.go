@@ -12,6 +12,7 @@ import (
 
 	"github.com/gfxcuda/gfxcuda/bench/testpattern"
 	"github.com/gfxcuda/gfxcuda/cuda"
+	"github.com/gfxcuda/gfxcuda/format"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
@@ -98,28 +99,91 @@ func TestGPUPeerRing(t *testing.T) {
 				if tc.cons == nil {
 					skipBelowTwoGPUs(t, 1)
 				}
-				runPeerRing(t, d, *tc.cons, mode, frames, false)
+				runPeerRing(t, d, *tc.cons, mode, frames, slotBuffers)
 			})
 		}
 		t.Run(tc.name+"/textures", func(t *testing.T) {
 			if tc.cons == nil {
 				skipBelowTwoGPUs(t, 1)
 			}
-			runPeerRing(t, d, *tc.cons, PeerCopy, frames/4, true)
+			runPeerRing(t, d, *tc.cons, PeerCopy, frames/4, slotTextures)
 		})
+		// Slots allocated by CUDA: across GPUs the consumer's GPU maps
+		// them, pulls the copies and reads them in place.
+		for _, mode := range []PeerMode{PeerCopy, PeerAccess} {
+			t.Run(tc.name+"/CUDA slots/"+mode.String(), func(t *testing.T) {
+				if tc.cons == nil {
+					skipBelowTwoGPUs(t, 1)
+				}
+				runPeerRing(t, d, *tc.cons, mode, frames/2, slotCUDA)
+			})
+		}
+	}
+}
+
+// The slots of runPeerRing's producer.
+const (
+	slotBuffers  = iota // exportable Vulkan buffers
+	slotTextures        // exportable Vulkan images
+	slotCUDA            // Device.NewBufferFromCUDA (cuMemCreate memory)
+)
+
+// cudaSlotProducer makes a Producer over n buffers of w×h RGBA8 texels
+// allocated by CUDA (Device.NewBufferFromCUDA) on dev, and the record
+// function that renders the test pattern of frame seq into a slot.
+func cudaSlotProducer(t testing.TB, dev *Device, n, batch int, w, h uint32) (*Producer, func(c *vulkan.Commands, slot int, seq uint64) ([]byte, error)) {
+	t.Helper()
+	d := dev.Vulkan()
+	tp, err := testpattern.NewProducer(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tp.Close() })
+	var imgs []*vulkan.Image
+	var bufs []*vulkan.Buffer
+	o := ProducerOptions{Batch: batch}
+	for i := 0; i < n; i++ {
+		img, err := d.NewImage(vulkan.ImageOptions{Format: uint32(format.RGBA8UNorm), Width: w, Height: h})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { img.Close() })
+		b, err := dev.NewBufferFromCUDA(uint64(w) * uint64(h) * 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { b.Close() })
+		if !b.FromCUDA() {
+			t.Fatal("NewBufferFromCUDA: FromCUDA false")
+		}
+		imgs, bufs = append(imgs, img), append(bufs, b.Vulkan())
+		o.Slots = append(o.Slots, b)
+	}
+	p, err := NewProducer(d, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p, func(c *vulkan.Commands, slot int, seq uint64) ([]byte, error) {
+		tp.Record(c, imgs[slot], seq)
+		c.CopyImageToBuffer(bufs[slot], imgs[slot], vulkan.BufferImageCopy{})
+		return binary.LittleEndian.AppendUint64(nil, seq*7), c.Err()
 	}
 }
 
 // runPeerRing produces frames for a "peerpattern" child consuming them on
 // GPU cons, and checks its report.
-func runPeerRing(t *testing.T, d *vulkan.Device, cons cuda.UUID, mode PeerMode, frames int, textures bool) {
+func runPeerRing(t *testing.T, d *vulkan.Device, cons cuda.UUID, mode PeerMode, frames int, kind int) {
 	const slots, batch, w, h = 8, 4, 1920, 1080
 	frames = (frames + batch - 1) / batch * batch
 	var p *Producer
 	var record func(c *vulkan.Commands, slot int, seq uint64) ([]byte, error)
-	if textures {
+	switch kind {
+	case slotTextures:
 		p, record = patternProducer(t, d, slots, batch, w, h, ProducerOptions{})
-	} else {
+	case slotCUDA:
+		p, record = cudaSlotProducer(t, interopDevice(t), slots, batch, w, h)
+	default:
 		p, record = peerBufferProducer(t, d, slots, batch, w, h)
 	}
 	if !p.GPUSync() {
@@ -131,6 +195,9 @@ func runPeerRing(t *testing.T, d *vulkan.Device, cons cuda.UUID, mode PeerMode, 
 		// PeerAccess where the topology has no peer path: the consumer
 		// said so (ErrUnsupported), which is what must happen.
 		if mode == PeerAccess && strings.HasPrefix(r, "unsupported") {
+			if kind == slotCUDA && peerPath(t, p, cons) {
+				t.Fatalf("slots allocated by CUDA, a peer path between the GPUs, and the consumer cannot read them in place: %s", r)
+			}
 			t.Logf("GPU %s cannot read the producer's GPU in place: %s", cons, r)
 			p.Close()
 			c.wait(t)
@@ -156,6 +223,32 @@ func runPeerRing(t *testing.T, d *vulkan.Device, cons cuda.UUID, mode PeerMode, 
 	}
 	c.expect(t, "closed")
 	c.wait(t)
+}
+
+// peerPath reports whether GPU cons has a peer path to the GPU of p's
+// ring (cuDeviceCanAccessPeer); false for one GPU.
+func peerPath(t *testing.T, p *Producer, cons cuda.UUID) bool {
+	t.Helper()
+	m, err := p.Token().Meta()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cuda.UUID(m.UUID) == cons {
+		return false
+	}
+	a, err := cuda.DeviceByUUID(cuda.UUID(m.UUID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := cuda.DeviceByUUID(cons)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok, err := b.CanAccessPeer(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ok
 }
 
 // peerChild runs the consumer of TestGPUPeerRing; false for other roles.

@@ -759,6 +759,23 @@ func (c *Consumer) Next(ctx context.Context) (*Frame, error) {
 	}
 }
 
+// published reports whether a slot holds frame seq, published and not
+// being rewritten: for a frame after the last one Next returned, a Next
+// now would find it without waiting.
+func (c *Consumer) published(seq uint64) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed || seq == 0 { // frames count from 1; 0 marks an empty slot
+		return false
+	}
+	for s := 0; s < len(c.slots); s++ {
+		if atomic.LoadUint64(c.m.u64(c.slotOff(s))) == seq {
+			return true
+		}
+	}
+	return false
+}
+
 // testHookScanned, set by tests only, runs in Consumer.Next after a scan
 // of the slots that found no new frame.
 var testHookScanned func()

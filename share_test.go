@@ -832,3 +832,64 @@ func TestChild(t *testing.T) {
 		}
 	}
 }
+
+// TestConsumerPublished: published tells the frames a slot holds, and not
+// those not yet published or being rewritten (what a peer consumer's
+// batched releases rely on).
+func TestConsumerPublished(t *testing.T) {
+	d := vkDevice(t)
+	bufs, exs := ringSlots(t, d, 3, ringFrameBytes)
+	r, err := NewSharedRing(SharedRingOptions{Slots: exs, DropOldest: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	ex, err := Export(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := OpenSharedRing(ctx10(t), ex.Token())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := ctx10(t)
+	for i := 0; i < 2; i++ {
+		if _, err := produce(t, r, bufs, ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for seq, want := range map[uint64]bool{1: true, 2: true, 3: false, 0: false} {
+		if got := c.published(seq); got != want {
+			t.Errorf("published(%d) = %v, want %v", seq, got, want)
+		}
+	}
+	f, err := c.Next(ctx)
+	if err != nil || f.Seq != 1 {
+		t.Fatalf("Next: %v, %v", f, err)
+	}
+	if !c.published(2) {
+		t.Error("frame 2 not published after Next took frame 1")
+	}
+	if err := c.Release(f); err != nil {
+		t.Fatal(err)
+	}
+	// The producer takes the oldest slot (frame 1's) to write frame 3.
+	s, err := r.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.published(3) {
+		t.Error("frame 3 published before its Publish")
+	}
+	if _, err := r.Publish(s, nil, 0); err != nil {
+		t.Fatal(err)
+	}
+	if !c.published(3) || !c.published(2) {
+		t.Errorf("after Publish: published(3) = %v, published(2) = %v", c.published(3), c.published(2))
+	}
+	c.Close()
+	if c.published(2) {
+		t.Error("published after Close")
+	}
+}

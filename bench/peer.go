@@ -15,9 +15,14 @@ import (
 
 // PeerSteps is the number of figures Peer adds (PeerSteps/2 per pair of
 // GPUs).
-const PeerSteps = 8
+const PeerSteps = 10
 
-const peerSlots, peerBatch = 8, 4
+// The ring's shape: a producer batch costs the producer's GPU a switch
+// between its Vulkan and CUDA contexts, about 0.45 ms on an H100/H200
+// (BENCHMARKS.md), so a batch must carry enough frames for that to hide
+// behind the copies: 16 1080p RGBA8 frames are 0.5 ms of NVLink copies,
+// and four batches in flight keep both GPUs busy.
+const peerSlots, peerBatch = 64, 16
 
 // staged marks the figures whose copies the driver stages through host
 // memory (no peer path between the GPUs).
@@ -64,7 +69,8 @@ func (s *Suite) Peer() error {
 	const g = "peer ring across two GPUs, 1080p RGBA8 frames"
 	if other == nil {
 		for _, n := range []string{"bare cuMemcpyPeerAsync of the same bytes", "Producer → PeerConsumer (copy), the ring alone",
-			"Producer → PeerConsumer (copy)", "Producer → PeerConsumer (access)"} {
+			"Producer → PeerConsumer (copy), the ring alone, slots allocated by Vulkan", "Producer → PeerConsumer (copy)",
+			"Producer → PeerConsumer (access)"} {
 			if s.Progress != nil {
 				s.Progress.Step(g + ": " + n)
 			}
@@ -127,6 +133,9 @@ func (s *Suite) peerPair(cx *cuda.Context, g, pair string, target float64) error
 			if err := s.paired(g, alone, "GB/s", bareName, base, runAlone, target); err != nil {
 				return errors.Join(err, r.close())
 			}
+			if err := s.peerVulkanSlots(cx, g, bareName, base, frames, gbps); err != nil {
+				return errors.Join(err, r.close())
+			}
 		}
 		if errors.Is(err, gfxcuda.ErrUnsupported) && mode == gfxcuda.PeerAccess {
 			if s.Progress != nil {
@@ -149,6 +158,29 @@ func (s *Suite) peerPair(cx *cuda.Context, g, pair string, target float64) error
 		}
 	}
 	return nil
+}
+
+// peerVulkanSlots measures the ring alone with slots allocated by Vulkan
+// (exportable Vulkan buffers) instead of CUDA: only their own GPU maps
+// them, so across GPUs the producer's GPU pushes each frame into the
+// consumer's frame buffers, beside its own Vulkan work.
+func (s *Suite) peerVulkanSlots(cx *cuda.Context, g, bareName string, base func() (float64, error), frames int,
+	gbps func(int, time.Duration) float64) error {
+	r, err := newPeerRingSlots(s.D, cx, gfxcuda.PeerCopy, false)
+	if err != nil {
+		return err
+	}
+	how := ""
+	if !r.pc.Direct() {
+		how = " (" + staged + ")"
+	}
+	name := fmt.Sprintf("Producer → PeerConsumer (copy), the ring alone, slots allocated by Vulkan (pushed by the producer's GPU): %d slots, batches of %d%s",
+		peerSlots, peerBatch, how)
+	run := func() (float64, error) {
+		d, err := r.run(frames, true)
+		return gbps(frames, d), err
+	}
+	return errors.Join(s.paired(g, name, "GB/s", bareName, base, run, 0), r.close())
 }
 
 // barePeer copies frames from memory of src to memory of dst, nothing
@@ -228,6 +260,7 @@ type peerRing struct {
 	tp     *testpattern.Producer
 	imgs   []*vulkan.Image
 	bufs   []*vulkan.Buffer
+	slots  []*gfxcuda.Buffer // CUDA-allocated slots (bufs are their Vulkan side)
 	p      *gfxcuda.Producer
 	pc     *gfxcuda.PeerConsumer
 	st     *cuda.Stream
@@ -235,7 +268,16 @@ type peerRing struct {
 	frames int // checked so far
 }
 
-func newPeerRing(d *gfxcuda.Device, cx *cuda.Context, mode gfxcuda.PeerMode) (_ *peerRing, err error) {
+// newPeerRing makes a ring whose slots are CUDA allocations
+// (Device.NewBufferFromCUDA), which the consumer's GPU maps and pulls
+// frames from.
+func newPeerRing(d *gfxcuda.Device, cx *cuda.Context, mode gfxcuda.PeerMode) (*peerRing, error) {
+	return newPeerRingSlots(d, cx, mode, true)
+}
+
+// newPeerRingSlots makes a ring with slots allocated by CUDA (fromCUDA) or
+// by Vulkan.
+func newPeerRingSlots(d *gfxcuda.Device, cx *cuda.Context, mode gfxcuda.PeerMode, fromCUDA bool) (_ *peerRing, err error) {
 	r := &peerRing{d: d, cx: cx}
 	defer func() {
 		if err != nil {
@@ -253,6 +295,16 @@ func newPeerRing(d *gfxcuda.Device, cx *cuda.Context, mode gfxcuda.PeerMode) (_ 
 			return nil, err
 		}
 		r.imgs = append(r.imgs, img)
+		if fromCUDA {
+			b, err := d.NewBufferFromCUDA(frameW * frameH * 4)
+			if err != nil {
+				return nil, err
+			}
+			r.slots = append(r.slots, b)
+			r.bufs = append(r.bufs, b.Vulkan())
+			slots = append(slots, b)
+			continue
+		}
 		b, err := vd.NewBuffer(vulkan.BufferOptions{Size: frameW * frameH * 4, Exportable: true})
 		if err != nil {
 			return nil, err
@@ -359,8 +411,14 @@ func (r *peerRing) close() error {
 	if r.check != nil {
 		errs = append(errs, r.check.Close())
 	}
-	for _, b := range r.bufs {
-		errs = append(errs, b.Close())
+	if r.slots != nil {
+		for _, b := range r.slots {
+			errs = append(errs, b.Close())
+		}
+	} else {
+		for _, b := range r.bufs {
+			errs = append(errs, b.Close())
+		}
 	}
 	for _, img := range r.imgs {
 		errs = append(errs, img.Close())

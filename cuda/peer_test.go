@@ -6,6 +6,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/gfxcuda/gfxcuda/internal/kernels"
 )
 
 // copyPeerCheck copies random bytes from memory of src to memory of dst
@@ -263,4 +265,86 @@ func secondGPU(t testing.TB) *Context {
 	}
 	t.Cleanup(func() { c1.Close() })
 	return c1
+}
+
+// TestShareableAllowDevice: memory of GPU 0 (cuMemCreate) granted to GPU 1
+// is read and written in place by a kernel running on GPU 1 (XorU32 over
+// random words), every word checked from GPU 0; granting twice and
+// granting its own GPU change nothing; a closed allocation refuses.
+func TestShareableAllowDevice(t *testing.T) {
+	c0 := needCUDA(t)
+	c1 := secondGPU(t)
+	g, err := c0.Granularity()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := c0.AllocShareable(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	want := randomBytes(t, int(g))
+	if err := c0.CopyHtoD(m.Ptr(), want); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.AllowDevice(c0.Device()); err != nil {
+		t.Errorf("AllowDevice of the memory's own GPU: %v", err)
+	}
+	ok, err := c1.Device().CanAccessPeer(c0.Device())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ok {
+		if err := m.AllowDevice(c1.Device()); err == nil {
+			t.Error("AllowDevice without a peer path between the GPUs: no error")
+		}
+		t.Skip("GPU 1 has no peer path to GPU 0 here: AllowDevice refused, as it must")
+	}
+	for i := 0; i < 2; i++ {
+		if err := m.AllowDevice(c1.Device()); err != nil {
+			t.Fatalf("AllowDevice(GPU 1), call %d: %v", i+1, err)
+		}
+	}
+	mod, err := c1.LoadModule(kernels.PTX)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mod.Close()
+	f, err := mod.Function(kernels.XorU32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := c1.NewStream(StreamNonBlocking)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	const key = 0x9e3779b9
+	if err := f.Launch(s, Dim3{X: 64}, Dim3{X: 256}, 0, m.Ptr(), g/4, uint32(key)); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := s.Wait(ctx); err != nil {
+		t.Fatalf("GPU 1's kernel on GPU 0's memory: %v", err)
+	}
+	got := make([]byte, g)
+	poison(got)
+	if err := c0.CopyDtoH(got, m.Ptr()); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+4 <= len(want); i += 4 {
+		w := uint32(want[i]) | uint32(want[i+1])<<8 | uint32(want[i+2])<<16 | uint32(want[i+3])<<24
+		w ^= key
+		v := uint32(got[i]) | uint32(got[i+1])<<8 | uint32(got[i+2])<<16 | uint32(got[i+3])<<24
+		if v != w {
+			t.Fatalf("word %d: %#x after GPU 1's xor, want %#x", i/4, v, w)
+		}
+	}
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.AllowDevice(c1.Device()); !errors.Is(err, ErrClosed) {
+		t.Errorf("AllowDevice after Close: %v, want ErrClosed", err)
+	}
 }

@@ -114,6 +114,26 @@ func (m *ShareableMemory) ExportFD() (int, error) {
 	return fd, nil
 }
 
+// AllowDevice grants dev, another GPU of this process with a peer path to
+// the memory's GPU (Device.CanAccessPeer), read and write access to the
+// mapping at Ptr (cuMemSetAccess), so that its kernels and copy engines
+// reach the memory over that path, with no staging through host memory and
+// no peer access enabled between contexts. The memory's own GPU keeps its
+// access. Granting a device that has access already changes nothing.
+func (m *ShareableMemory) AllowDevice(dev Device) error {
+	if err := m.life.acquire(); err != nil {
+		return err
+	}
+	defer m.life.release()
+	if dev.h == m.ctx.dev.h {
+		return nil
+	}
+	if err := check("cuMemSetAccess", cu.MemSetAccessRW(m.ctx.h, cu.DevicePtr(m.ptr), m.size, dev.h)); err != nil {
+		return fmt.Errorf("cuda: giving GPU %d access to %d bytes of GPU %d's memory: %w", dev.Ordinal(), m.size, m.ctx.dev.Ordinal(), err)
+	}
+	return nil
+}
+
 // Close unmaps and releases the allocation once calls in progress have
 // returned. Unlike cudaFree it does not wait for the GPU: cuMemUnmap does
 // not, and a kernel still queued on the range would fault
