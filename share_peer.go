@@ -175,7 +175,9 @@ func (pc *PeerConsumer) Size() uint64 { return pc.ops.size() }
 // queues on s, a stream of the consumer's context: a wait for the
 // producer's work on the frame, then (PeerCopy) the peer copy of the frame
 // into a frame buffer of the consumer's GPU and, after it, the slot's
-// release to the producer. Work queued on s after Next reads the frame at
+// release to the producer (with the rest of the producer's batch when more
+// of its frames are published: one signal per batch). Work queued on s
+// after Next reads the frame at
 // Ptr. The producer's death gives ErrProducerGone; in PeerCopy mode, a
 // Next while every frame buffer is held gives ErrPeerBuffersHeld (and
 // takes no frame).

@@ -108,6 +108,17 @@ func TestGPUPeerRing(t *testing.T) {
 			}
 			runPeerRing(t, d, *tc.cons, PeerCopy, frames/4, slotTextures)
 		})
+		// The ring alone across processes (frames not rendered nor
+		// checked, sequence numbers and metadata checked): the rate,
+		// beside a bare peer copy in the consumer's process, is logged
+		// (the benchmark's figure, gfxcuda bench --only peer, measures
+		// it in one process).
+		t.Run(tc.name+"/CUDA slots/ring alone", func(t *testing.T) {
+			if tc.cons == nil {
+				skipBelowTwoGPUs(t, 1)
+			}
+			runPeerRingAlone(t, *tc.cons)
+		})
 		// Slots allocated by CUDA: across GPUs the consumer's GPU maps
 		// them, pulls the copies and reads them in place.
 		for _, mode := range []PeerMode{PeerCopy, PeerAccess} {
@@ -225,6 +236,40 @@ func runPeerRing(t *testing.T, d *vulkan.Device, cons cuda.UUID, mode PeerMode, 
 	c.wait(t)
 }
 
+// runPeerRingAlone runs 4,096 frames through a ring of 64 CUDA-allocated
+// 1080p slots in batches of 16, nothing rendered, to a "peerpattern"
+// child on GPU cons that takes and releases them without checking texels.
+func runPeerRingAlone(t *testing.T, cons cuda.UUID) {
+	const slots, batch, w, h, frames = 64, 16, 1920, 1080, 4096
+	p, _ := cudaSlotProducer(t, interopDevice(t), slots, batch, w, h)
+	c := startChild(t, "peerpattern", "TOKEN="+string(p.Token()), "FRAMES="+strconv.Itoa(frames), "PEER_ALONE=1",
+		"PEER_GPU="+cons.String(), "PEER_MODE=copy", "WIDTH="+strconv.Itoa(w), "HEIGHT="+strconv.Itoa(h))
+	if r := c.expect(t, "mode"); r != "ok" {
+		t.Fatalf("consumer: %s", r)
+	}
+	c.waitAttached(t, p.Ring(), 1, 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	meta := func(_ *vulkan.Commands, _ int, seq uint64) ([]byte, error) {
+		return binary.LittleEndian.AppendUint64(nil, seq*7), nil
+	}
+	for n := 0; n < frames; n += batch {
+		if _, err := p.Produce(ctx, meta); err != nil {
+			c.fatal(t, "frame %d: %v", n, err)
+		}
+	}
+	got := c.expect(t, "checked")
+	t.Logf("the ring alone, consumer in another process on GPU %s: %s", cons, got)
+	if !strings.HasPrefix(got, strconv.Itoa(frames)+" ") {
+		t.Fatalf("consumer took %s", got)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	c.expect(t, "closed")
+	c.wait(t)
+}
+
 // peerPath reports whether GPU cons has a peer path to the GPU of p's
 // ring (cuDeviceCanAccessPeer); false for one GPU.
 func peerPath(t *testing.T, p *Producer, cons cuda.UUID) bool {
@@ -283,6 +328,7 @@ func peerChild(t *testing.T, role string, tok Token) bool {
 	if os.Getenv("PEER_MODE") == "access" {
 		mode = PeerAccess
 	}
+	alone := os.Getenv("PEER_ALONE") == "1" // the ring alone: nothing rendered to check
 	if err := cuda.Init(); err != nil {
 		childFail("cuda: %v", err)
 	}
@@ -359,6 +405,12 @@ func peerChild(t *testing.T, role string, tok Token) bool {
 		if p == 0 {
 			childFail("frame %d: no pointer", i)
 		}
+		if alone {
+			if err := pc.Release(f, s); err != nil {
+				childFail("release: %v", err)
+			}
+			continue
+		}
 		if err := check.Check(s, p, n, testpattern.Seed(f.Seq)); err != nil {
 			childFail("check: %v", err)
 		}
@@ -380,12 +432,18 @@ func peerChild(t *testing.T, role string, tok Token) bool {
 		childFail("stream: %v", err)
 	}
 	el := time.Since(t0)
-	if err := check.Verify(nil, frames); err != nil { // s finished above
-		childFail("%v", err)
+	if !alone {
+		if err := check.Verify(nil, frames); err != nil { // s finished above
+			childFail("%v", err)
+		}
 	}
 	fps := float64(frames-1) / el.Seconds()
-	say("checked %d frames, every texel: %.0f frames/s, %.1f GB/s (direct: %v); a bare peer copy of %d bytes: %.0f/s, %.1f GB/s (direct: %v); ratio %.2f",
-		frames, fps, fps*float64(n*4)/1e9, pc.Direct(), n*4, bare, bare*float64(n*4)/1e9, bareDirect, fps/bare)
+	what := "every texel"
+	if alone {
+		what = "the ring alone: sequence and metadata"
+	}
+	say("checked %d frames, %s: %.0f frames/s, %.1f GB/s (direct: %v); a bare peer copy of %d bytes: %.0f/s, %.1f GB/s (direct: %v); ratio %.2f",
+		frames, what, fps, fps*float64(n*4)/1e9, pc.Direct(), n*4, bare, bare*float64(n*4)/1e9, bareDirect, fps/bare)
 	if _, err := pc.Next(long, s); !errors.Is(err, ErrSharedRingClosed) {
 		childFail("after the last frame: %v", err)
 	}

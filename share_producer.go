@@ -138,7 +138,9 @@ type ProducerOptions struct {
 	// *vulkan.Buffer or *vulkan.Image (2D, created Exportable), or
 	// *Buffer or *Texture (the Producer's until it is closed: their
 	// Device's ToCUDA, Map, ToTensor and Close refuse them with an error
-	// wrapping ErrHeldByCUDA meanwhile). At least 2.
+	// wrapping ErrHeldByCUDA meanwhile). At least 2. For consumers on
+	// another GPU (PeerConsumer), Buffers made by Device.NewBufferFromCUDA
+	// are best: the consumer's GPU maps them and pulls the frames itself.
 	Slots []any
 	// Batch is the number of frames handed over per synchronization (1 by
 	// default, at most len(Slots)): one submission, one semaphore signal
