@@ -12,7 +12,6 @@ import (
 
 	"github.com/gfxcuda/gfxcuda/bench/testpattern"
 	"github.com/gfxcuda/gfxcuda/cuda"
-	"github.com/gfxcuda/gfxcuda/format"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
@@ -27,7 +26,7 @@ import (
 // and copied into its slot.
 func peerBufferProducer(t testing.TB, d *vulkan.Device, n, batch int, w, h uint32) (*Producer, func(c *vulkan.Commands, slot int, seq uint64) ([]byte, error)) {
 	t.Helper()
-	return patternSlots(t, d, n, batch, w, h, ProducerOptions{}, true)
+	return patternSlots(t, d, n, batch, w, h, ProducerOptions{}, slotBuffers, nil)
 }
 
 // cudaUUIDs lists the UUIDs of the CUDA GPUs, by ordinal.
@@ -144,42 +143,7 @@ const (
 // function that renders the test pattern of frame seq into a slot.
 func cudaSlotProducer(t testing.TB, dev *Device, n, batch int, w, h uint32) (*Producer, func(c *vulkan.Commands, slot int, seq uint64) ([]byte, error)) {
 	t.Helper()
-	d := dev.Vulkan()
-	tp, err := testpattern.NewProducer(d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tp.Close() })
-	var imgs []*vulkan.Image
-	var bufs []*vulkan.Buffer
-	o := ProducerOptions{Batch: batch}
-	for i := 0; i < n; i++ {
-		img, err := d.NewImage(vulkan.ImageOptions{Format: uint32(format.RGBA8UNorm), Width: w, Height: h})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { img.Close() })
-		b, err := dev.NewBufferFromCUDA(uint64(w) * uint64(h) * 4)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { b.Close() })
-		if !b.FromCUDA() {
-			t.Fatal("NewBufferFromCUDA: FromCUDA false")
-		}
-		imgs, bufs = append(imgs, img), append(bufs, b.Vulkan())
-		o.Slots = append(o.Slots, b)
-	}
-	p, err := NewProducer(d, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.Close() })
-	return p, func(c *vulkan.Commands, slot int, seq uint64) ([]byte, error) {
-		tp.Record(c, imgs[slot], seq)
-		c.CopyImageToBuffer(bufs[slot], imgs[slot], vulkan.BufferImageCopy{})
-		return binary.LittleEndian.AppendUint64(nil, seq*7), c.Err()
-	}
+	return patternSlots(t, dev.Vulkan(), n, batch, w, h, ProducerOptions{}, slotCUDA, dev)
 }
 
 // runPeerRing produces frames for a "peerpattern" child consuming them on

@@ -22,14 +22,16 @@ import (
 // that a compute shader fills with each frame's test pattern.
 func patternProducer(t testing.TB, d *vulkan.Device, n, batch int, w, h uint32, o ProducerOptions) (*Producer, func(c *vulkan.Commands, slot int, seq uint64) ([]byte, error)) {
 	t.Helper()
-	return patternSlots(t, d, n, batch, w, h, o, false)
+	return patternSlots(t, d, n, batch, w, h, o, slotTextures, nil)
 }
 
 // patternSlots makes a Producer over n slots of w×h RGBA8 texels whose
 // frames the pattern shader renders into an image each: the exportable
-// images themselves, or (buffers) exportable buffers the images are
-// copied into. The record function's user bytes are seq×7.
-func patternSlots(t testing.TB, d *vulkan.Device, n, batch int, w, h uint32, o ProducerOptions, buffers bool) (*Producer, func(c *vulkan.Commands, slot int, seq uint64) ([]byte, error)) {
+// images themselves (slotTextures), or buffers the images are copied
+// into: exportable Vulkan buffers (slotBuffers) or buffers allocated by
+// CUDA on dev (slotCUDA: Device.NewBufferFromCUDA; d is dev's Vulkan
+// device). The record function's user bytes are seq×7.
+func patternSlots(t testing.TB, d *vulkan.Device, n, batch int, w, h uint32, o ProducerOptions, kind int, dev *Device) (*Producer, func(c *vulkan.Commands, slot int, seq uint64) ([]byte, error)) {
 	t.Helper()
 	tp, err := testpattern.NewProducer(d)
 	if err != nil {
@@ -39,23 +41,35 @@ func patternSlots(t testing.TB, d *vulkan.Device, n, batch int, w, h uint32, o P
 	var imgs []*vulkan.Image
 	var bufs []*vulkan.Buffer
 	for i := 0; i < n; i++ {
-		img, err := d.NewImage(vulkan.ImageOptions{Format: uint32(format.RGBA8UNorm), Width: w, Height: h, Exportable: !buffers})
+		img, err := d.NewImage(vulkan.ImageOptions{Format: uint32(format.RGBA8UNorm), Width: w, Height: h, Exportable: kind == slotTextures})
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { img.Close() })
 		imgs = append(imgs, img)
-		if !buffers {
+		switch kind {
+		case slotTextures:
 			o.Slots = append(o.Slots, img)
-			continue
+		case slotCUDA:
+			b, err := dev.NewBufferFromCUDA(uint64(w) * uint64(h) * 4)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { b.Close() })
+			if !b.FromCUDA() {
+				t.Fatal("NewBufferFromCUDA: FromCUDA false")
+			}
+			bufs = append(bufs, b.Vulkan())
+			o.Slots = append(o.Slots, b)
+		default:
+			b, err := d.NewBuffer(vulkan.BufferOptions{Size: uint64(w) * uint64(h) * 4, Exportable: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { b.Close() })
+			bufs = append(bufs, b)
+			o.Slots = append(o.Slots, b)
 		}
-		b, err := d.NewBuffer(vulkan.BufferOptions{Size: uint64(w) * uint64(h) * 4, Exportable: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { b.Close() })
-		bufs = append(bufs, b)
-		o.Slots = append(o.Slots, b)
 	}
 	o.Batch = batch
 	p, err := NewProducer(d, o)
@@ -65,7 +79,7 @@ func patternSlots(t testing.TB, d *vulkan.Device, n, batch int, w, h uint32, o P
 	t.Cleanup(func() { p.Close() })
 	record := func(c *vulkan.Commands, slot int, seq uint64) ([]byte, error) {
 		tp.Record(c, imgs[slot], seq)
-		if buffers {
+		if kind != slotTextures {
 			c.CopyImageToBuffer(bufs[slot], imgs[slot], vulkan.BufferImageCopy{})
 		}
 		return binary.LittleEndian.AppendUint64(nil, seq*7), c.Err()

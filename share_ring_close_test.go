@@ -17,20 +17,7 @@ func TestRingLastFramesBeforeClose(t *testing.T) {
 	for i := 0; i < slots; i++ {
 		exs = append(exs, memfdExport(t, uint64(100+i), 64))
 	}
-	r, err := NewSharedRing(SharedRingOptions{Slots: exs, UserBytes: 16})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	ex, err := Export(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := OpenSharedRing(ctx10(t), ex.Token())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	r, c := ringWithConsumer(t, SharedRingOptions{Slots: exs, UserBytes: 16})
 	// The producer's last batch: every slot acquired, none published yet.
 	var batch []int
 	for i := 0; i < slots; i++ {

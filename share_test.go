@@ -839,20 +839,7 @@ func TestChild(t *testing.T) {
 func TestConsumerPublished(t *testing.T) {
 	d := vkDevice(t)
 	bufs, exs := ringSlots(t, d, 3, ringFrameBytes)
-	r, err := NewSharedRing(SharedRingOptions{Slots: exs, DropOldest: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	ex, err := Export(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := OpenSharedRing(ctx10(t), ex.Token())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	r, c := ringWithConsumer(t, SharedRingOptions{Slots: exs, DropOldest: true})
 	ctx := ctx10(t)
 	for i := 0; i < 2; i++ {
 		if _, err := produce(t, r, bufs, ctx); err != nil {
@@ -892,4 +879,25 @@ func TestConsumerPublished(t *testing.T) {
 	if c.published(2) {
 		t.Error("published after Close")
 	}
+}
+
+// ringWithConsumer makes a SharedRing with o, exports it and attaches a
+// consumer in this process; both close at the test's end.
+func ringWithConsumer(t testing.TB, o SharedRingOptions) (*SharedRing, *Consumer) {
+	t.Helper()
+	r, err := NewSharedRing(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	ex, err := Export(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := OpenSharedRing(ctx10(t), ex.Token())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return r, c
 }
