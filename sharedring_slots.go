@@ -134,9 +134,23 @@ func NewHostSlotRing(vd *vulkan.Device, o SlotRingOptions) (*SlotRing, error) {
 // NewSlotRing makes a ring of shared buffers of d (CUDA reaches them),
 // each exported with o.Export, and exports the ring. Errors exporting a
 // slot wrap ErrUnsupported.
+//
+// Slots of at least CUDA's allocation granularity (2 MiB on current GPUs)
+// are allocated by CUDA (Device.NewBufferFromCUDA), when rounding them up
+// to it wastes at most a quarter: a PeerConsumer on another GPU maps them
+// and pulls the frames with its own copy engines, and other processes
+// import them with cuMemImportFromShareableHandle. Smaller slots are
+// Vulkan allocations.
 func (d *Device) NewSlotRing(o SlotRingOptions) (*SlotRing, error) {
+	fromCUDA := cudaSlotSize(d.CUDA(), o.SlotBytes)
 	return newSlotRing(d, o, func() (*RingSlot, *Shared, error) {
-		b, err := d.NewBuffer(o.SlotBytes)
+		var b *Buffer
+		var err error
+		if fromCUDA {
+			b, err = d.NewBufferFromCUDA(o.SlotBytes)
+		} else {
+			b, err = d.NewBuffer(o.SlotBytes)
+		}
 		if err != nil {
 			return nil, nil, err
 		}
@@ -147,6 +161,17 @@ func (d *Device) NewSlotRing(o SlotRingOptions) (*SlotRing, error) {
 		}
 		return s, ex, nil
 	})
+}
+
+// cudaSlotSize reports whether NewSlotRing allocates slots of n bytes
+// with CUDA: at least one allocation granule of c, and at most a quarter
+// of n lost to rounding up to the granularity.
+func cudaSlotSize(c *cuda.Context, n uint64) bool {
+	g, err := c.Granularity()
+	if err != nil || g == 0 || n < g {
+		return false
+	}
+	return (n+g-1)/g*g-n <= n/4
 }
 
 func newSlotRing(d *Device, o SlotRingOptions, slot func() (*RingSlot, *Shared, error)) (*SlotRing, error) {
