@@ -150,20 +150,7 @@ func (cc *CUDAConsumer) Next(ctx context.Context, s *cuda.Stream) (*Frame, error
 // releases on other streams) and returns without waiting. Release frames
 // in the order Next returned them.
 func (cc *CUDAConsumer) Release(f *Frame, s *cuda.Stream) error {
-	if cc.closed {
-		return errors.New("share: CUDAConsumer.Release after Close")
-	}
-	if cc.free == nil {
-		ctx, cancel := context.WithTimeout(context.Background(), hostReleaseTimeout)
-		defer cancel()
-		if err := s.Wait(ctx); err != nil {
-			return fmt.Errorf("share: CUDAConsumer.Release: waiting for the stream: %w", err)
-		}
-		return cc.c.Release(f)
-	}
-	cc.c.mu.Lock()
-	defer cc.c.mu.Unlock()
-	return cc.c.releaseLocked(f, func(v uint64) error { return cc.signalLocked(s, v) })
+	return cc.releaseRun([]*Frame{f}, s)
 }
 
 // signalLocked queues on s the "slot free" signal of value v, after the
@@ -186,20 +173,26 @@ func (cc *CUDAConsumer) signalLocked(s *cuda.Stream, v uint64) error {
 }
 
 // releaseRun releases frames fs, taken by Next in this order, once the
-// work queued on s so far is done, as Release does one by one, but with
-// one "slot free" signal, of the last frame's sequence number, for all of
-// them: the producer waits for each slot until that value, so their slots
-// go back together (one signal, where Release queues one per frame).
+// work queued on s so far is done, with one "slot free" signal, of the
+// last frame's sequence number, for all of them: the producer waits for
+// each slot until that value, so their slots go back together. Without
+// GPU semaphores it waits for s on the host (bounded), once, and releases
+// them there.
 func (cc *CUDAConsumer) releaseRun(fs []*Frame, s *cuda.Stream) error {
-	if len(fs) == 1 || cc.free == nil {
-		var err error
-		for _, f := range fs {
-			err = errors.Join(err, cc.Release(f, s))
-		}
-		return err
-	}
 	if cc.closed {
 		return errors.New("share: CUDAConsumer.Release after Close")
+	}
+	if cc.free == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), hostReleaseTimeout)
+		defer cancel()
+		if err := s.Wait(ctx); err != nil {
+			return fmt.Errorf("share: CUDAConsumer.Release: waiting for the stream: %w", err)
+		}
+		var err error
+		for _, f := range fs {
+			err = errors.Join(err, cc.c.Release(f))
+		}
+		return err
 	}
 	cc.c.mu.Lock()
 	defer cc.c.mu.Unlock()
