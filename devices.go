@@ -69,8 +69,9 @@ type DeviceReport struct {
 // GPUs go GPU to GPU over such a path (a PeerConsumer's frames, NCCL's
 // transfers); without one the driver stages them through host memory.
 type PeerPath struct {
-	From, To int // CUDA ordinals
-	Access   bool
+	From   int  `json:"from"` // CUDA ordinals
+	To     int  `json:"to"`
+	Access bool `json:"access"`
 }
 
 // DiscoverDevices enumerates both APIs. It does not fail: what cannot be found is
@@ -101,6 +102,7 @@ func DiscoverDevices() *DeviceReport {
 			}
 			r.CUDA = append(r.CUDA, in)
 		}
+	peers:
 		for _, a := range devs {
 			for _, b := range devs {
 				if a.Ordinal() == b.Ordinal() {
@@ -109,7 +111,7 @@ func DiscoverDevices() *DeviceReport {
 				ok, err := a.CanAccessPeer(b)
 				if err != nil {
 					r.CUDAErr = err
-					break
+					break peers
 				}
 				r.Peers = append(r.Peers, PeerPath{From: a.Ordinal(), To: b.Ordinal(), Access: ok})
 			}

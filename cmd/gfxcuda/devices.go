@@ -260,16 +260,8 @@ type reportOut struct {
 	CUDAFix       string                 `json:"cuda_fix,omitempty"`
 	CUDA          []cuda.DeviceInfo      `json:"cuda"`
 	Pairs         []pairJSON             `json:"pairs"`
-	Peers         []peerJSON             `json:"cuda_peers"`
+	Peers         []gfxcuda.PeerPath     `json:"cuda_peers"`
 	NVIDIA        gfxcuda.NVIDIAVersions `json:"nvidia_versions"`
-}
-
-// peerJSON is one ordered pair of CUDA GPUs: whether from reaches to's
-// memory directly (NVLink or PCIe peer to peer).
-type peerJSON struct {
-	From   int  `json:"from"`
-	To     int  `json:"to"`
-	Access bool `json:"access"`
 }
 
 // enumName writes an enum's String as a JSON name: "OPAQUE_FD" and
@@ -299,9 +291,9 @@ func semaphoresJSON(list []vulkan.ExternalSemaphoreSupport) []externalSemaphore 
 }
 
 func reportJSON(r *gfxcuda.DeviceReport) reportOut {
-	out := reportOut{Vulkan: []vulkanJSON{}, CUDA: r.CUDA, Pairs: []pairJSON{}, Peers: []peerJSON{}, NVIDIA: r.NVIDIA}
-	for _, p := range r.Peers {
-		out.Peers = append(out.Peers, peerJSON{From: p.From, To: p.To, Access: p.Access})
+	out := reportOut{Vulkan: []vulkanJSON{}, CUDA: r.CUDA, Pairs: []pairJSON{}, Peers: r.Peers, NVIDIA: r.NVIDIA}
+	if out.Peers == nil {
+		out.Peers = []gfxcuda.PeerPath{}
 	}
 	if out.CUDA == nil {
 		out.CUDA = []cuda.DeviceInfo{}
