@@ -60,10 +60,10 @@ func (s *Suite) NCCL() error {
 	if frames == 0 {
 		frames = ncclBatch
 	}
-	gbps := func(n int, d time.Duration) float64 { return float64(n) * float64(frame) / d.Seconds() / 1e9 }
+	bytes := frames * int(frame)
 	base := func() (float64, error) {
 		d, err := bare.run(frames)
-		return gbps(frames, d), err
+		return gbps(bytes, d), err
 	}
 	link := func() (float64, error) {
 		t0 := time.Now()
@@ -96,7 +96,7 @@ func (s *Suite) NCCL() error {
 		if err := st.Wait(ctx); err != nil {
 			return 0, err
 		}
-		return gbps(frames, time.Since(t0)), nil
+		return gbps(bytes, time.Since(t0)), nil
 	}
 	if err := s.figure(g, ncclBare, "GB/s", base, nil); err != nil {
 		return err
@@ -324,7 +324,6 @@ func (s *Suite) twoRanks(ctrl, bare *os.File, peer cuda.UUID, frames, reps int) 
 		_, err := io.ReadFull(bc, b[:])
 		return err
 	}
-	gbps := func(d time.Duration) float64 { return float64(frames) * float64(frame) / d.Seconds() / 1e9 }
 	for r := 0; r < reps; r++ {
 		if err := ready(); err != nil {
 			return nil, nil, fmt.Errorf("the receiver: %w", err)
@@ -361,7 +360,7 @@ func (s *Suite) twoRanks(ctrl, bare *os.File, peer cuda.UUID, frames, reps int) 
 		}
 		b := time.Since(t0)
 		if r > 0 {
-			vals = append(vals, gbps(link))
+			vals = append(vals, gbps(frames*int(frame), link))
 			ratios = append(ratios, b.Seconds()/link.Seconds())
 		}
 	}

@@ -24,6 +24,9 @@ const PeerSteps = 10
 // and four batches in flight keep both GPUs busy.
 const peerSlots, peerBatch = 64, 16
 
+// peerFrame is the bytes of one frame: 1080p RGBA8.
+const peerFrame = frameW * frameH * 4
+
 // staged marks the figures whose copies the driver stages through host
 // memory (no peer path between the GPUs).
 const staged = "staged through host memory: no peer path"
@@ -90,22 +93,20 @@ func (s *Suite) Peer() error {
 // producer on the suite's GPU, the consumer on cx's; target applies to
 // the ring alone (0: none, both ends on one GPU).
 func (s *Suite) peerPair(cx *cuda.Context, g, pair string, target float64) error {
-	const frame = uint64(frameW * frameH * 4)
 	frames := s.O.Frames
 	if frames == 0 {
 		frames = 2048
 	}
 	frames = (frames + peerBatch - 1) / peerBatch * peerBatch
-	gbps := func(n int, d time.Duration) float64 { return float64(n) * float64(frame) / d.Seconds() / 1e9 }
 	src := s.D.CUDA()
-	bare, err := newBarePeer(cx, src, frame)
+	bare, err := newBarePeer(cx, src, peerFrame)
 	if err != nil {
 		return err
 	}
 	defer bare.close()
 	base := func() (float64, error) {
 		d, err := bare.run(frames)
-		return gbps(frames, d), err
+		return gbps(frames*peerFrame, d), err
 	}
 	path := "direct"
 	if !bare.direct {
@@ -117,7 +118,7 @@ func (s *Suite) peerPair(cx *cuda.Context, g, pair string, target float64) error
 	}
 	for _, mode := range []gfxcuda.PeerMode{gfxcuda.PeerCopy, gfxcuda.PeerAccess} {
 		name := fmt.Sprintf("Producer → PeerConsumer (%v), %d slots, batches of %d, every texel checked", mode, peerSlots, peerBatch)
-		r, err := newPeerRing(s.D, cx, mode)
+		r, err := newPeerRingSlots(s.D, cx, mode, true) // slots the consumer's GPU maps and pulls from
 		how := ""
 		if err == nil && !r.pc.Direct() {
 			how = " (" + staged + ")"
@@ -126,14 +127,10 @@ func (s *Suite) peerPair(cx *cuda.Context, g, pair string, target float64) error
 		if err == nil && mode == gfxcuda.PeerCopy {
 			alone := fmt.Sprintf("Producer → PeerConsumer (copy), the ring alone: %d slots, batches of %d, frames not rendered, released as they land%s",
 				peerSlots, peerBatch, how)
-			runAlone := func() (float64, error) {
-				d, err := r.run(frames, true)
-				return gbps(frames, d), err
-			}
-			if err := s.paired(g, alone, "GB/s", bareName, base, runAlone, target); err != nil {
+			if err := s.paired(g, alone, "GB/s", bareName, base, r.rate(frames, true), target); err != nil {
 				return errors.Join(err, r.close())
 			}
-			if err := s.peerVulkanSlots(cx, g, bareName, base, frames, gbps); err != nil {
+			if err := s.peerVulkanSlots(cx, g, bareName, base, frames); err != nil {
 				return errors.Join(err, r.close())
 			}
 		}
@@ -147,11 +144,7 @@ func (s *Suite) peerPair(cx *cuda.Context, g, pair string, target float64) error
 		if err != nil {
 			return err
 		}
-		run := func() (float64, error) {
-			d, err := r.run(frames, false)
-			return gbps(frames, d), err
-		}
-		err = s.paired(g, name, "GB/s", bareName, base, run, 0)
+		err = s.paired(g, name, "GB/s", bareName, base, r.rate(frames, false), 0)
 		err = errors.Join(err, r.verify(), r.close())
 		if err != nil {
 			return err
@@ -164,8 +157,7 @@ func (s *Suite) peerPair(cx *cuda.Context, g, pair string, target float64) error
 // (exportable Vulkan buffers) instead of CUDA: only their own GPU maps
 // them, so across GPUs the producer's GPU pushes each frame into the
 // consumer's frame buffers, beside its own Vulkan work.
-func (s *Suite) peerVulkanSlots(cx *cuda.Context, g, bareName string, base func() (float64, error), frames int,
-	gbps func(int, time.Duration) float64) error {
+func (s *Suite) peerVulkanSlots(cx *cuda.Context, g, bareName string, base func() (float64, error), frames int) error {
 	r, err := newPeerRingSlots(s.D, cx, gfxcuda.PeerCopy, false)
 	if err != nil {
 		return err
@@ -176,11 +168,7 @@ func (s *Suite) peerVulkanSlots(cx *cuda.Context, g, bareName string, base func(
 	}
 	name := fmt.Sprintf("Producer → PeerConsumer (copy), the ring alone, slots allocated by Vulkan (pushed by the producer's GPU): %d slots, batches of %d%s",
 		peerSlots, peerBatch, how)
-	run := func() (float64, error) {
-		d, err := r.run(frames, true)
-		return gbps(frames, d), err
-	}
-	return errors.Join(s.paired(g, name, "GB/s", bareName, base, run, 0), r.close())
+	return errors.Join(s.paired(g, name, "GB/s", bareName, base, r.rate(frames, true), 0), r.close())
 }
 
 // barePeer copies frames from memory of src to memory of dst, nothing
@@ -266,13 +254,6 @@ type peerRing struct {
 	st     *cuda.Stream
 	check  *testpattern.Checker
 	frames int // checked so far
-}
-
-// newPeerRing makes a ring whose slots are CUDA allocations
-// (Device.NewBufferFromCUDA), which the consumer's GPU maps and pulls
-// frames from.
-func newPeerRing(d *gfxcuda.Device, cx *cuda.Context, mode gfxcuda.PeerMode) (*peerRing, error) {
-	return newPeerRingSlots(d, cx, mode, true)
 }
 
 // newPeerRingSlots makes a ring with slots allocated by CUDA (fromCUDA) or
@@ -387,6 +368,14 @@ func (r *peerRing) run(frames int, alone bool) (time.Duration, error) {
 		r.frames += frames
 	}
 	return time.Since(t0), nil
+}
+
+// rate is a figure's measurement: frames through the ring (run), in GB/s.
+func (r *peerRing) rate(frames int, alone bool) func() (float64, error) {
+	return func() (float64, error) {
+		d, err := r.run(frames, alone)
+		return gbps(frames*peerFrame, d), err
+	}
 }
 
 // verify fails when a checked texel was wrong.
