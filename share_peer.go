@@ -14,8 +14,9 @@ import (
 // another GPU of the same host: the consumer imports the ring's slots into
 // CUDA on the producer's GPU (where the memory lives: Vulkan memory opens
 // only there), and each frame reaches the consumer's GPU by a peer copy
-// queued on the consumer's stream after the producer's semaphore, or is
-// read in place through peer access. docs/multi-gpu.md, "Across the GPUs
+// after the producer's semaphore (pulled by the consumer's GPU from slots
+// allocated by CUDA, which it maps; pushed by the producer's GPU from
+// Vulkan slots), or is read in place. docs/multi-gpu.md, "Across the GPUs
 // of one host".
 
 // PeerMode says how a PeerConsumer reaches frames that live on another GPU.
@@ -23,7 +24,7 @@ type PeerMode int
 
 const (
 	// PeerCopy (the default) copies each frame into memory of the
-	// consumer's GPU (cuMemcpyPeerAsync on the consumer's stream) and gives
+	// consumer's GPU (PeerConsumer.Direct says which GPU copies) and gives
 	// the slot back to the producer as soon as the copy is done, on the
 	// GPU: the producer renders the next frame into it while the consumer
 	// still computes on the copy.
@@ -366,12 +367,13 @@ type peerGPU struct {
 	n        uint64
 	copyMode bool
 	textures bool // slots are CUDA arrays: copied untiled, rows packed
-	// push: PeerCopy across GPUs with peer access from src to dst: the
-	// copies run on sa, the producer's GPU writing the consumer's frame
-	// buffers directly, and the consumer's stream waits for copied[buf].
-	// Without it the copies run on the consumer's stream, which the
-	// driver stages through host memory (the Vulkan-imported slots are
-	// out of the consumer's peer mappings).
+	// push: PeerCopy across GPUs from slots not mapped for dst, with
+	// peer access from src to dst: the copies run on sa, the producer's
+	// GPU writing the consumer's frame buffers directly, and the
+	// consumer's stream waits for copied[buf]. Otherwise the copies run
+	// on the consumer's stream: direct for mapped slots, staged by the
+	// driver through host memory for Vulkan-imported ones (out of the
+	// consumer's peer mappings).
 	push   bool
 	copied []*cuda.Event // on src: recorded on sa after each buffer's copy
 	// mapped: the slots are CUDA allocations mapped for the consumer's
