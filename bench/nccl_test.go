@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
@@ -46,7 +45,7 @@ func TestNCCLGroup(t *testing.T) {
 	t.Logf("%s: %.1f GB/s; %s: %.1f GB/s (%.2f×)", bare.Name, bare.Value, link.Name, link.Value, link.Ratio)
 }
 
-// ncclPeerEnv carries TestNCCLPeerChild's arguments: GPU UUID (hex),
+// ncclPeerEnv carries TestNCCLPeerChild's arguments: GPU UUID (cuda.UUID.String),
 // frames, repetitions.
 const ncclPeerEnv = "GFXCUDA_BENCH_NCCL_PEER"
 
@@ -62,7 +61,7 @@ func TestNCCLTwoRanksGroup(t *testing.T) {
 	s := &Suite{D: d, O: Options{Reps: 3, Frames: 512, Quick: true}}
 	start := func(ctrl, bare *os.File, gpu cuda.UUID, frames, reps int) (func() error, error) {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestNCCLPeerChild$", "-test.count=1")
-		cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s,%d,%d", ncclPeerEnv, hex.EncodeToString(gpu[:]), frames, reps))
+		cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s,%d,%d", ncclPeerEnv, gpu.String(), frames, reps))
 		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 		cmd.ExtraFiles = []*os.File{ctrl, bare}
 		if err := cmd.Start(); err != nil {
@@ -92,20 +91,18 @@ func TestNCCLPeerChild(t *testing.T) {
 	if arg == "" {
 		t.Skip("helper process for TestNCCLTwoRanksGroup (set by it)")
 	}
-	var uuidHex string
+	var uuid string
 	var frames, reps int
 	parts := strings.Split(arg, ",")
 	if len(parts) == 3 {
-		uuidHex = parts[0]
+		uuid = parts[0]
 		frames, _ = strconv.Atoi(parts[1])
 		reps, _ = strconv.Atoi(parts[2])
 	}
-	raw, err := hex.DecodeString(uuidHex)
-	if err != nil || len(raw) != 16 || frames <= 0 || reps <= 0 {
+	u, err := cuda.ParseUUID(uuid)
+	if err != nil || frames <= 0 || reps <= 0 {
 		t.Fatalf("bad %s=%q", ncclPeerEnv, arg)
 	}
-	var u cuda.UUID
-	copy(u[:], raw)
 	if err := NCCLPeer(os.NewFile(3, "ctrl"), os.NewFile(4, "bare"), u, frames, reps); err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
@@ -19,18 +18,16 @@ const ncclPeerCmd = "__nccl-peer"
 
 func runNCCLPeer(args []string, stderr io.Writer) int {
 	if len(args) != 3 {
-		fmt.Fprintln(stderr, "usage: gfxcuda __nccl-peer GPU-UUID-HEX FRAMES REPS")
+		fmt.Fprintln(stderr, "usage: gfxcuda __nccl-peer GPU-UUID FRAMES REPS")
 		return 2
 	}
-	raw, err := hex.DecodeString(args[0])
+	u, err := cuda.ParseUUID(args[0])
 	frames, ferr := strconv.Atoi(args[1])
 	reps, rerr := strconv.Atoi(args[2])
-	if err != nil || len(raw) != len(cuda.UUID{}) || ferr != nil || rerr != nil {
+	if err != nil || ferr != nil || rerr != nil {
 		fmt.Fprintln(stderr, "gfxcuda __nccl-peer: bad arguments")
 		return 2
 	}
-	var u cuda.UUID
-	copy(u[:], raw)
 	if err := bench.NCCLPeer(os.NewFile(3, "ctrl"), os.NewFile(4, "bare"), u, frames, reps); err != nil {
 		fmt.Fprintf(stderr, "gfxcuda __nccl-peer: %v\n", err)
 		return 1
@@ -44,7 +41,7 @@ func ncclPeer(ctrl, bare *os.File, gpu cuda.UUID, frames, reps int) (func() erro
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(exe, ncclPeerCmd, hex.EncodeToString(gpu[:]), strconv.Itoa(frames), strconv.Itoa(reps))
+	cmd := exec.Command(exe, ncclPeerCmd, gpu.String(), strconv.Itoa(frames), strconv.Itoa(reps))
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	cmd.ExtraFiles = []*os.File{ctrl, bare}
 	if err := cmd.Start(); err != nil {
