@@ -111,6 +111,12 @@ func (c *Checker) Verify(s *cuda.Stream, frames int) error {
 	if n.Wrong != 0 {
 		return fmt.Errorf("%d wrong texels over %d frames (first at texel %d)", n.Wrong, frames, n.First)
 	}
+	return c.Ran(n)
+}
+
+// Ran fails when CheckWrongSeed ran and the checker did not see its
+// frames wrong (n: a Result): the kernel did not run.
+func (c *Checker) Ran(n Counts) error {
 	// Of texels checked against a wrong seed, a few may match by chance
 	// (one in 2³² each); two in a frame would be remarkable already.
 	if c.selfTexels > 0 && n.WrongSeed+2 < c.selfTexels {
