@@ -373,18 +373,7 @@ func cudaChild(t *testing.T, role string, tok Token) {
 		for i, s := range bytes.Split([]byte(os.Getenv("SEEDS")), []byte(",")) {
 			seeds[i], _ = strconv.ParseUint(string(s), 10, 64)
 		}
-		if err := cuda.Init(); err != nil {
-			childFail("cuda: %v", err)
-		}
-		dev, err := cuda.DeviceByUUID(cuda.UUID(m.UUID))
-		if err != nil {
-			childFail("device: %v", err)
-		}
-		cc, err := dev.PrimaryContext()
-		if err != nil {
-			childFail("context: %v", err)
-		}
-		defer cc.Close()
+		cc := childContext(t, cuda.UUID(m.UUID), "device")
 		b, err := OpenCUDABuffer(ctx, cc, tok)
 		if err != nil {
 			childFail("open: %v", err)

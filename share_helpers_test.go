@@ -119,9 +119,7 @@ func childTimeout() time.Duration {
 // child reads commands on stdin and answers one line at a time.
 func startChild(t testing.TB, role string, env ...string) *child {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestChild$", "-test.v", "-test.count=1")
-	cmd.Env = append(append(os.Environ(), childEnv+"="+role), env...)
-	return startChildCmd(t, cmd)
+	return startChildWithConns(t, "TestChild", nil, append([]string{childEnv + "=" + role}, env...)...)
 }
 
 // startChildWithConns runs the test binary's test named test in a child

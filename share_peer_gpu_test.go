@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -67,7 +68,6 @@ func TestGPUPeerRing(t *testing.T) {
 	prod := cuda.UUID(d.Physical().DeviceUUID)
 	var same, other *cuda.UUID
 	for _, u := range cudaUUIDs(t) {
-		u := u
 		if u == prod && same == nil {
 			same = &u
 		} else if u != prod && other == nil {
@@ -93,40 +93,30 @@ func TestGPUPeerRing(t *testing.T) {
 		name string
 		cons *cuda.UUID
 	}{{"same GPU", same}, {"two GPUs", other}} {
-		for _, mode := range []PeerMode{PeerCopy, PeerAccess} {
-			t.Run(tc.name+"/"+mode.String(), func(t *testing.T) {
+		// sub runs f as subtest name of tc, skipped where the second GPU
+		// is missing.
+		sub := func(name string, f func(t *testing.T, cons cuda.UUID)) {
+			t.Run(tc.name+"/"+name, func(t *testing.T) {
 				if tc.cons == nil {
 					skipBelowTwoGPUs(t, 1)
 				}
-				runPeerRing(t, d, *tc.cons, mode, frames, slotBuffers)
+				f(t, *tc.cons)
 			})
 		}
-		t.Run(tc.name+"/textures", func(t *testing.T) {
-			if tc.cons == nil {
-				skipBelowTwoGPUs(t, 1)
-			}
-			runPeerRing(t, d, *tc.cons, PeerCopy, frames/4, slotTextures)
-		})
+		for _, mode := range []PeerMode{PeerCopy, PeerAccess} {
+			sub(mode.String(), func(t *testing.T, cons cuda.UUID) { runPeerRing(t, d, cons, mode, frames, slotBuffers) })
+		}
+		sub("textures", func(t *testing.T, cons cuda.UUID) { runPeerRing(t, d, cons, PeerCopy, frames/4, slotTextures) })
 		// The ring alone across processes (frames not rendered nor
 		// checked, sequence numbers and metadata checked): the rate,
 		// beside a bare peer copy in the consumer's process, is logged
 		// (the benchmark's figure, gfxcuda bench --only peer, measures
 		// it in one process).
-		t.Run(tc.name+"/CUDA slots/ring alone", func(t *testing.T) {
-			if tc.cons == nil {
-				skipBelowTwoGPUs(t, 1)
-			}
-			runPeerRingAlone(t, *tc.cons)
-		})
+		sub("CUDA slots/ring alone", runPeerRingAlone)
 		// Slots allocated by CUDA: across GPUs the consumer's GPU maps
 		// them, pulls the copies and reads them in place.
 		for _, mode := range []PeerMode{PeerCopy, PeerAccess} {
-			t.Run(tc.name+"/CUDA slots/"+mode.String(), func(t *testing.T) {
-				if tc.cons == nil {
-					skipBelowTwoGPUs(t, 1)
-				}
-				runPeerRing(t, d, *tc.cons, mode, frames/2, slotCUDA)
-			})
+			sub("CUDA slots/"+mode.String(), func(t *testing.T, cons cuda.UUID) { runPeerRing(t, d, cons, mode, frames/2, slotCUDA) })
 		}
 	}
 }
@@ -138,29 +128,16 @@ const (
 	slotCUDA            // Device.NewBufferFromCUDA (cuMemCreate memory)
 )
 
-// cudaSlotProducer makes a Producer over n buffers of w×h RGBA8 texels
-// allocated by CUDA (Device.NewBufferFromCUDA) on dev, and the record
-// function that renders the test pattern of frame seq into a slot.
-func cudaSlotProducer(t testing.TB, dev *Device, n, batch int, w, h uint32) (*Producer, func(c *vulkan.Commands, slot int, seq uint64) ([]byte, error)) {
-	t.Helper()
-	return patternSlots(t, dev.Vulkan(), n, batch, w, h, ProducerOptions{}, slotCUDA, dev)
-}
-
 // runPeerRing produces frames for a "peerpattern" child consuming them on
 // GPU cons, and checks its report.
 func runPeerRing(t *testing.T, d *vulkan.Device, cons cuda.UUID, mode PeerMode, frames int, kind int) {
 	const slots, batch, w, h = 8, 4, 1920, 1080
 	frames = (frames + batch - 1) / batch * batch
-	var p *Producer
-	var record func(c *vulkan.Commands, slot int, seq uint64) ([]byte, error)
-	switch kind {
-	case slotTextures:
-		p, record = patternProducer(t, d, slots, batch, w, h, ProducerOptions{})
-	case slotCUDA:
-		p, record = cudaSlotProducer(t, interopDevice(t), slots, batch, w, h)
-	default:
-		p, record = peerBufferProducer(t, d, slots, batch, w, h)
+	var dev *Device // CUDA slots: allocated on the interop device (d unused)
+	if kind == slotCUDA {
+		dev = interopDevice(t)
 	}
+	p, record := patternSlots(t, d, slots, batch, w, h, ProducerOptions{}, kind, dev)
 	if !p.GPUSync() {
 		t.Fatalf("%s exports timeline semaphores but the producer synchronizes on the host", d)
 	}
@@ -205,7 +182,7 @@ func runPeerRing(t *testing.T, d *vulkan.Device, cons cuda.UUID, mode PeerMode, 
 // child on GPU cons that takes and releases them without checking texels.
 func runPeerRingAlone(t *testing.T, cons cuda.UUID) {
 	const slots, batch, w, h, frames = 64, 16, 1920, 1080, 4096
-	p, _ := cudaSlotProducer(t, interopDevice(t), slots, batch, w, h)
+	p, _ := patternSlots(t, nil, slots, batch, w, h, ProducerOptions{}, slotCUDA, interopDevice(t))
 	c := startChild(t, "peerpattern", "TOKEN="+string(p.Token()), "FRAMES="+strconv.Itoa(frames), "PEER_ALONE=1",
 		"PEER_GPU="+cons.String(), "PEER_MODE=copy", "WIDTH="+strconv.Itoa(w), "HEIGHT="+strconv.Itoa(h))
 	if r := c.expect(t, "mode"); r != "ok" {
@@ -293,37 +270,16 @@ func peerChild(t *testing.T, role string, tok Token) bool {
 		mode = PeerAccess
 	}
 	alone := os.Getenv("PEER_ALONE") == "1" // the ring alone: nothing rendered to check
-	if err := cuda.Init(); err != nil {
-		childFail("cuda: %v", err)
-	}
-	var want cuda.UUID
-	for _, u := range cudaUUIDs(t) {
-		if u.String() == os.Getenv("PEER_GPU") {
-			want = u
-		}
-	}
-	dev, err := cuda.DeviceByUUID(want) // the consumer's GPU, by UUID
+	want, err := cuda.ParseUUID(os.Getenv("PEER_GPU"))
 	if err != nil {
-		childFail("the consumer's GPU %s: %v", os.Getenv("PEER_GPU"), err)
+		childFail("PEER_GPU: %v", err)
 	}
-	cx, err := dev.PrimaryContext()
-	if err != nil {
-		childFail("context: %v", err)
-	}
-	defer cx.Close()
+	cx := childContext(t, want, "the consumer's GPU")
 	m, err := tok.Meta()
 	if err != nil {
 		childFail("token: %v", err)
 	}
-	pdev, err := cuda.DeviceByUUID(cuda.UUID(m.UUID))
-	if err != nil {
-		childFail("the producer's GPU: %v", err)
-	}
-	pcx, err := pdev.PrimaryContext()
-	if err != nil {
-		childFail("context: %v", err)
-	}
-	defer pcx.Close()
+	pcx := childContext(t, cuda.UUID(m.UUID), "the producer's GPU")
 	n := uint64(w * h)
 	bare, bareDirect := barePeerCopy(cx, pcx, n*4)
 
@@ -352,7 +308,6 @@ func peerChild(t *testing.T, role string, tok Token) bool {
 	if err != nil {
 		childFail("checker: %v", err)
 	}
-	defer check.Close()
 	var t0 time.Time
 	for i := 1; i <= frames; i++ {
 		f, err := pc.Next(long, s)
@@ -668,11 +623,7 @@ func TestGPUBufferCopyToPeer(t *testing.T) {
 			if err := cx.CopyDtoH(got, dst.Ptr()); err != nil {
 				t.Fatal(err)
 			}
-			for i := range got {
-				if got[i] != want[i] {
-					t.Fatalf("round %d: byte %d differs", round, i)
-				}
-			}
+			mustEqualBytes(t, fmt.Sprintf("round %d", round), got, want)
 		}
 		if err := b.CopyToPeer(nil, dst.Ptr()); err == nil {
 			t.Error("CopyToPeer with a nil stream succeeded")

@@ -29,10 +29,14 @@ func patternProducer(t testing.TB, d *vulkan.Device, n, batch int, w, h uint32, 
 // frames the pattern shader renders into an image each: the exportable
 // images themselves (slotTextures), or buffers the images are copied
 // into: exportable Vulkan buffers (slotBuffers) or buffers allocated by
-// CUDA on dev (slotCUDA: Device.NewBufferFromCUDA; d is dev's Vulkan
-// device). The record function's user bytes are seq×7.
+// CUDA on dev (slotCUDA: Device.NewBufferFromCUDA; the producer is then
+// on dev's Vulkan device, d is not used). The record function's user
+// bytes are seq×7.
 func patternSlots(t testing.TB, d *vulkan.Device, n, batch int, w, h uint32, o ProducerOptions, kind int, dev *Device) (*Producer, func(c *vulkan.Commands, slot int, seq uint64) ([]byte, error)) {
 	t.Helper()
+	if kind == slotCUDA {
+		d = dev.Vulkan()
+	}
 	tp, err := testpattern.NewProducer(d)
 	if err != nil {
 		t.Fatal(err)
@@ -313,18 +317,7 @@ func TestGPURingProducerDiesCUDA(t *testing.T) {
 
 // cudaConsumer opens a ring in CUDA on the device of m, with a new stream.
 func cudaConsumer(t testing.TB, tok Token, m Meta) (*CUDAConsumer, *cuda.Stream) {
-	if err := cuda.Init(); err != nil {
-		childFail("cuda: %v", err)
-	}
-	dev, err := cuda.DeviceByUUID(cuda.UUID(m.UUID))
-	if err != nil {
-		childFail("device: %v", err)
-	}
-	ctx, err := dev.PrimaryContext()
-	if err != nil {
-		childFail("context: %v", err)
-	}
-	t.Cleanup(func() { ctx.Close() })
+	ctx := childContext(t, cuda.UUID(m.UUID), "device")
 	cc, err := OpenCUDAConsumer(ctx10(t), ctx, tok)
 	if err != nil {
 		childFail("open ring: %v", err)
@@ -335,6 +328,24 @@ func cudaConsumer(t testing.TB, tok Token, m Meta) (*CUDAConsumer, *cuda.Stream)
 	}
 	t.Cleanup(func() { s.Close() })
 	return cc, s
+}
+
+// childContext is a child process's primary context on the GPU with UUID
+// u (what names it in a failure), closed at the test's end.
+func childContext(t testing.TB, u cuda.UUID, what string) *cuda.Context {
+	if err := cuda.Init(); err != nil {
+		childFail("cuda: %v", err)
+	}
+	dev, err := cuda.DeviceByUUID(u)
+	if err != nil {
+		childFail("%s %s: %v", what, u, err)
+	}
+	ctx, err := dev.PrimaryContext()
+	if err != nil {
+		childFail("context: %v", err)
+	}
+	t.Cleanup(func() { ctx.Close() })
+	return ctx
 }
 
 // ringChild runs the child roles of the tests above; false for others.
@@ -416,7 +427,6 @@ func ringChild(t *testing.T, role string, tok Token, in *bufio.Scanner) bool {
 		if err != nil {
 			childFail("checker: %v", err)
 		}
-		defer check.Close()
 		arr0 := cc.Texture(0).Array().Desc()
 		n := arr0.Width * arr0.Height
 		lin, err := cx.Alloc(n * 4)
