@@ -43,6 +43,8 @@ func TestLayout(t *testing.T) {
 		"CUDA_MEMCPY3D_PEER.dstContext":                       152,
 		"CUDA_MEMCPY3D_PEER.WidthInBytes":                     176,
 		"CUDA_MEMCPY3D.WidthInBytes":                          176,
+		"CUDA_MEMCPY3D.reserved0":                             64,  // where CUDA_MEMCPY3D_PEER has srcContext
+		"CUDA_MEMCPY3D.reserved1":                             152, // and dstContext (MemcpyThreeDPeerAsync)
 		"sizeof(CUipcMemHandle)":                              64,
 		"sizeof(CUresult)":                                    4,
 		"sizeof(CUdevice)":                                    4,

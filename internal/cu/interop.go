@@ -437,18 +437,13 @@ func MemcpyThreeDAsync(c Context, m *Memcpy3D, s Stream) Result {
 // MemcpyThreeDPeerAsync is cuMemcpy3DPeerAsync: m between memory or
 // arrays of src's context and of dst's, queued on s (a stream of c).
 func MemcpyThreeDPeerAsync(c Context, m *Memcpy3D, src, dst Context, s Stream) Result {
-	p := (*C.CUDA_MEMCPY3D_PEER)(C.calloc(1, C.sizeof_CUDA_MEMCPY3D_PEER))
+	// CUDA_MEMCPY3D_PEER is CUDA_MEMCPY3D with the contexts where its
+	// reserved pointers are (cuda.h; TestLayout checks the offsets).
+	p := m.c()
 	defer C.free(unsafe.Pointer(p))
-	p.srcXInBytes, p.srcY, p.srcZ = C.size_t(m.SrcX), C.size_t(m.SrcY), C.size_t(m.SrcZ)
-	p.srcMemoryType = C.CUmemorytype(m.SrcType)
-	p.srcHost, p.srcDevice, p.srcArray, p.srcContext = m.SrcHost, C.CUdeviceptr(m.SrcDevice), m.SrcArray.h, src.h
-	p.srcPitch, p.srcHeight = C.size_t(m.SrcPitch), C.size_t(m.SrcHeight)
-	p.dstXInBytes, p.dstY, p.dstZ = C.size_t(m.DstX), C.size_t(m.DstY), C.size_t(m.DstZ)
-	p.dstMemoryType = C.CUmemorytype(m.DstType)
-	p.dstHost, p.dstDevice, p.dstArray, p.dstContext = m.DstHost, C.CUdeviceptr(m.DstDevice), m.DstArray.h, dst.h
-	p.dstPitch, p.dstHeight = C.size_t(m.DstPitch), C.size_t(m.DstHeight)
-	p.WidthInBytes, p.Height, p.Depth = C.size_t(m.WidthInBytes), C.size_t(m.Height), C.size_t(m.Depth)
-	return Result(C.gfx_cuMemcpy3DPeerAsync(c.h, p, s.h))
+	q := (*C.CUDA_MEMCPY3D_PEER)(unsafe.Pointer(p))
+	q.srcContext, q.dstContext = src.h, dst.h
+	return Result(C.gfx_cuMemcpy3DPeerAsync(c.h, q, s.h))
 }
 
 // StreamWaitValue32 is cuStreamWaitValue32.

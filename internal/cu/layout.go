@@ -55,6 +55,8 @@ func Layout() map[string]uintptr {
 		"CUDA_MEMCPY3D_PEER.dstContext":                       unsafe.Offsetof(m3p.dstContext),
 		"CUDA_MEMCPY3D_PEER.WidthInBytes":                     unsafe.Offsetof(m3p.WidthInBytes),
 		"CUDA_MEMCPY3D.WidthInBytes":                          unsafe.Offsetof(m3.WidthInBytes),
+		"CUDA_MEMCPY3D.reserved0":                             unsafe.Offsetof(m3.reserved0),
+		"CUDA_MEMCPY3D.reserved1":                             unsafe.Offsetof(m3.reserved1),
 		"sizeof(CUipcMemHandle)":                              unsafe.Sizeof(ipc),
 		"sizeof(CUresult)":                                    unsafe.Sizeof(C.CUresult(0)),
 		"sizeof(CUdevice)":                                    unsafe.Sizeof(C.CUdevice(0)),
