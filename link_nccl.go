@@ -66,11 +66,20 @@ type ncclEnds struct {
 // record records (nil: none): one submission at most, no host wait
 // (Device.handToCUDA).
 func (e *ncclEnds) hand(ss []int, record func(*vulkan.Commands) error) (*Access, error) {
+	return e.handOn(e.stream, ss, record)
+}
+
+// handOn is hand on stream s (nil: the Device's stream), for slot indices
+// that come from the caller (checked).
+func (e *ncclEnds) handOn(s *cuda.Stream, ss []int, record func(*vulkan.Commands) error) (*Access, error) {
 	b := make([]*Buffer, len(ss))
-	for i, s := range ss {
-		b[i] = e.slots[s]
+	for i, sl := range ss {
+		if sl < 0 || sl >= len(e.slots) {
+			return nil, fmt.Errorf("link: ToCUDA: slot %d of %d", sl, len(e.slots))
+		}
+		b[i] = e.slots[sl]
 	}
-	return e.d.handToCUDA(e.stream, record, b)
+	return e.d.handToCUDA(s, record, b)
 }
 
 // take returns the staged hand-off of ss, or makes one.
@@ -539,14 +548,7 @@ func (r *NCCLReceiver) Receive(ctx context.Context) (LinkBatch, error) { return 
 // submission waits for all of CUDA's earlier work). Queue the work on
 // Access.Stream, call Access.Done, then Release(b).
 func (r *NCCLReceiver) ToCUDA(s *cuda.Stream, b LinkBatch) (*Access, error) {
-	bufs := make([]*Buffer, len(b.Slots))
-	for i, sl := range b.Slots {
-		if sl < 0 || sl >= len(r.ends.slots) {
-			return nil, fmt.Errorf("link: ToCUDA: slot %d of %d", sl, len(r.ends.slots))
-		}
-		bufs[i] = r.ends.slots[sl]
-	}
-	return r.d.handToCUDA(s, nil, bufs)
+	return r.ends.handOn(s, b.Slots, nil)
 }
 
 // Release gives batch b's slots back to the sender, which may then fill
