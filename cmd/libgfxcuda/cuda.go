@@ -384,7 +384,7 @@ func cudaInfo(o any, out *C.gfxcuda_resource_info_t) error {
 			out.cuda_device = C.int32_t(o.sd.ordinal)
 		}
 		if o.peer != nil {
-			out.cuda_device = C.int32_t(o.ordinal)
+			out.cuda_device = C.int32_t(o.cx.Device().Ordinal())
 		}
 	case *access:
 		out.kind, out.cuda_device = kindAccess, C.int32_t(o.sd.ordinal)

@@ -269,7 +269,6 @@ type ringReader struct {
 	// r, and objs are its frame buffers (wrappedMem on the consumer's GPU).
 	peer    *gfxcuda.PeerConsumer
 	cx      *cuda.Context // the consumer's (contextFor's, not owned)
-	ordinal int
 	smu     sync.Mutex
 	streams map[uint64]*cuda.Stream // the callers' streams, wrapped once
 }
@@ -342,7 +341,7 @@ func gfxcuda_ring_open_peer(device *C.char, token unsafe.Pointer, n C.size_t, mo
 			}
 			return shareStatus(err)
 		}
-		rr := &ringReader{peer: pc, cx: cx, ordinal: d.Ordinal(), streams: map[uint64]*cuda.Stream{}}
+		rr := &ringReader{peer: pc, cx: cx, streams: map[uint64]*cuda.Stream{}}
 		for _, p := range pc.Buffers() {
 			rr.objs = append(rr.objs, &wrappedMem{uint64(p), pc.Size(), d.Ordinal()})
 		}
@@ -422,26 +421,15 @@ func gfxcuda_ring_next(h C.uint64_t, timeoutMS C.int64_t, stream C.uint64_t, slo
 		if slot == nil || seq == nil || dropped == nil || userLen == nil {
 			return errorf(stInvalid, "gfxcuda_ring_next: null output")
 		}
-		if r.peer != nil {
-			s, err := r.peerStream(uint64(stream))
-			if err != nil {
+		var s *cuda.Stream
+		next := r.r.Next
+		switch {
+		case r.peer != nil:
+			if s, err = r.peerStream(uint64(stream)); err != nil {
 				return err
 			}
-			ctx, cancel := timeoutCtx(timeoutMS)
-			defer cancel()
-			f, err := r.peer.Take(ctx, s)
-			if err != nil {
-				return shareStatus(err)
-			}
-			*slot, *seq, *dropped = C.uint32_t(r.peer.Index(f)), C.uint64_t(f.Seq), C.uint64_t(f.Dropped)
-			*userLen = C.size_t(len(f.User))
-			if user != nil && userCap > 0 {
-				copy(unsafe.Slice((*byte)(user), int(userCap)), f.User)
-			}
-			return nil
-		}
-		var s *cuda.Stream
-		if r.sd != nil {
+			next = r.peer.Take
+		case r.sd != nil:
 			var done func()
 			if s, done, err = r.sd.stream(uint64(stream)); err != nil {
 				return err
@@ -450,11 +438,15 @@ func gfxcuda_ring_next(h C.uint64_t, timeoutMS C.int64_t, stream C.uint64_t, slo
 		}
 		ctx, cancel := timeoutCtx(timeoutMS)
 		defer cancel()
-		f, err := r.r.Next(ctx, s)
+		f, err := next(ctx, s)
 		if err != nil {
 			return shareStatus(err)
 		}
-		*slot, *seq, *dropped = C.uint32_t(f.Slot), C.uint64_t(f.Seq), C.uint64_t(f.Dropped)
+		idx := f.Slot
+		if r.peer != nil {
+			idx = r.peer.Index(f) // its frame buffer
+		}
+		*slot, *seq, *dropped = C.uint32_t(idx), C.uint64_t(f.Seq), C.uint64_t(f.Dropped)
 		*userLen = C.size_t(len(f.User))
 		if user != nil && userCap > 0 {
 			copy(unsafe.Slice((*byte)(user), int(userCap)), f.User)
