@@ -229,21 +229,23 @@ class RingReader:
                     "gfxcuda: peer=%r needs cuda=, the GPU the frames are used on (an ordinal or a UUID)" % (peer,))
             self._h = _lib.Handle(_lib.new_handle("gfxcuda_ring_open_peer", str(cuda).encode(), tok, len(tok),
                                                   _PEER_MODES[peer]))
-            self.cuda = _lib.info(self._h.handle).cuda_device
+            d = ctypes.c_int32()
+            _lib.call("gfxcuda_ring_peer_direct", self._h.handle, ctypes.byref(d))
+            direct = bool(d.value)
         else:
             dev, self.cuda = _device_handle(device, cuda)
             self._h = _lib.Handle(_lib.new_handle("gfxcuda_ring_open", dev, tok, len(tok)))
+            direct = None
+        info = _lib.info(self._h.handle)
+        if peer is not None:
+            self.cuda = info.cuda_device
         self.peer = peer
         #: Whether frames arrive without passing through host memory (peer
-        #: readers: the producer's GPU copies over its peer path, or the
-        #: frames are read in place, or both ends share a GPU); None for a
-        #: reader on the producer's GPU without peer=.
-        self.direct = None
-        if peer is not None:
-            d = ctypes.c_int32()
-            _lib.call("gfxcuda_ring_peer_direct", self._h.handle, ctypes.byref(d))
-            self.direct = bool(d.value)
-        n = _lib.info(self._h.handle).slices
+        #: readers: the frames are copied GPU to GPU over a peer path, or
+        #: read in place, or both ends share a GPU); None for a reader on
+        #: the producer's GPU without peer=.
+        self.direct = direct
+        n = info.slices
         self.slots = [Slot(_lib.new_handle("gfxcuda_ring_slot", self._h.handle, i), shape, dtype, self.cuda)
                       for i in range(n)]
         self.timeout, self.stream = timeout, stream
