@@ -277,31 +277,14 @@ func (t *ncclTransport) close(ctx context.Context) error {
 
 func (t *ncclTransport) abort() { t.comm.Abort() }
 
-// joinComm joins the communicator as rank, giving up when ctx ends: NCCL's
-// join cannot be cancelled, so on timeout its goroutine stays blocked in
-// NCCL until the peer joins (and then frees the communicator) or the
-// process ends.
+// joinComm joins the communicator as rank, giving up when ctx ends
+// (nccl.NewCommContext).
 func joinComm(ctx context.Context, c *cuda.Context, id nccl.UniqueID, n, rank int) (*nccl.Comm, error) {
-	type res struct {
-		c   *nccl.Comm
-		err error
-	}
-	ch := make(chan res, 1)
-	go func() {
-		cm, err := nccl.NewComm(c, id, n, rank)
-		ch <- res{cm, err}
-	}()
-	select {
-	case r := <-ch:
-		return r.c, r.err
-	case <-ctx.Done():
-		go func() {
-			if r := <-ch; r.c != nil {
-				r.c.Abort()
-			}
-		}()
+	comm, err := nccl.NewCommContext(ctx, c, id, n, rank)
+	if err != nil && ctx.Err() != nil {
 		return nil, fmt.Errorf("link: the peer did not join the NCCL communicator: %w", ctx.Err())
 	}
+	return comm, err
 }
 
 // NewNCCLSender makes the sending end of a link on ctrl, a control channel

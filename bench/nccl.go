@@ -491,27 +491,19 @@ func filePair() (*os.File, *os.File, error) {
 }
 
 // joinBare joins the two-rank bare communicator as rank, giving up when
-// ctx ends or after a minute (a peer that died never joins; NCCL's join
-// cannot be cancelled, so its goroutine then stays blocked until the
-// process ends).
+// ctx ends or after a minute (a peer that died never joins:
+// nccl.NewCommContext).
 func joinBare(ctx context.Context, cx *cuda.Context, id nccl.UniqueID, rank int) (*nccl.Comm, error) {
-	type res struct {
-		c   *nccl.Comm
-		err error
-	}
-	ch := make(chan res, 1)
-	go func() {
-		c, err := nccl.NewComm(cx, id, 2, rank)
-		ch <- res{c, err}
-	}()
-	t := time.NewTimer(time.Minute)
-	defer t.Stop()
-	select {
-	case r := <-ch:
-		return r.c, r.err
-	case <-ctx.Done():
+	jctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	c, err := nccl.NewCommContext(jctx, cx, id, 2, rank)
+	switch {
+	case err == nil:
+		return c, nil
+	case ctx.Err() != nil:
 		return nil, fmt.Errorf("the peer did not join the bare communicator: %w", ctx.Err())
-	case <-t.C:
+	case jctx.Err() != nil:
 		return nil, fmt.Errorf("the peer did not join the bare communicator within a minute: %w", context.DeadlineExceeded)
 	}
+	return nil, err
 }

@@ -187,6 +187,33 @@ func NewComm(ctx *cuda.Context, id UniqueID, nranks, rank int) (*Comm, error) {
 	return &Comm{ctx: ctx, nranks: nranks, rank: rank, h: h}, nil
 }
 
+// NewCommContext is NewComm that gives up when ctx ends, with an error
+// wrapping ctx.Err(). NCCL's join cannot be cancelled: on giving up, the
+// join goes on in a goroutine until the other ranks join (then the
+// communicator is aborted) or the process ends.
+func NewCommContext(ctx context.Context, c *cuda.Context, id UniqueID, nranks, rank int) (*Comm, error) {
+	type res struct {
+		c   *Comm
+		err error
+	}
+	ch := make(chan res, 1)
+	go func() {
+		cm, err := NewComm(c, id, nranks, rank)
+		ch <- res{cm, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.c, r.err
+	case <-ctx.Done():
+		go func() {
+			if r := <-ch; r.c != nil {
+				r.c.Abort()
+			}
+		}()
+		return nil, fmt.Errorf("nccl: the other ranks did not join the communicator: %w", ctx.Err())
+	}
+}
+
 // Rank is this process's rank; Size the number of ranks.
 func (c *Comm) Rank() int { return c.rank }
 

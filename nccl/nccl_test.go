@@ -166,6 +166,9 @@ func TestLoadErrors(t *testing.T) {
 		if _, err := NewComm(nil, UniqueID{}, 1, 0); err == nil {
 			t.Fatal("NewComm(nil) accepted")
 		}
+		if _, err := NewCommContext(context.Background(), nil, UniqueID{}, 1, 0); err == nil {
+			t.Fatal("NewCommContext(nil) accepted")
+		}
 		return
 	}
 	for _, lib := range []string{"/nonexistent/libnccl.so.2", "libm.so.6"} {
