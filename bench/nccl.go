@@ -56,10 +56,7 @@ func (s *Suite) NCCL() error {
 		return err
 	}
 	defer bare.close()
-	frames := s.O.Frames / ncclBatch * ncclBatch
-	if frames == 0 {
-		frames = ncclBatch
-	}
+	frames := s.ncclFrames()
 	bytes := frames * int(frame)
 	base := func() (float64, error) {
 		d, err := bare.run(frames)
@@ -212,23 +209,16 @@ func (s *Suite) NCCLTwoRanks(start NCCLPeerStart) error {
 	if s.Progress != nil {
 		s.Progress.Step(ncclTwoRanksGroup + ": " + name)
 	}
-	ds, err := cuda.Devices()
+	other, peer, seen, err := otherGPU(cuda.UUID(s.D.Vulkan().Physical().DeviceUUID))
 	if err != nil {
 		return err
 	}
-	me := cuda.UUID(s.D.Vulkan().Physical().DeviceUUID)
-	var peer *cuda.UUID
-	for _, d := range ds {
-		if u, err := d.UUID(); err == nil && u != me && peer == nil {
-			peer = &u
-		}
-	}
-	if peer == nil {
+	if other == nil {
 		s.add(Figure{Group: ncclTwoRanksGroup, Name: name, Unit: "GB/s",
-			Note: fmt.Sprintf("not measured: needs 2 CUDA GPUs, %d visible", len(ds))})
+			Note: fmt.Sprintf("not measured: needs 2 CUDA GPUs, %d visible", seen)})
 		return nil
 	}
-	frames := max(s.O.Frames/ncclBatch*ncclBatch, ncclBatch)
+	frames := s.ncclFrames()
 	reps := s.O.Reps + 1 // the first is a warm-up
 	c1, c2, err := filePair()
 	if err != nil {
@@ -239,7 +229,7 @@ func (s *Suite) NCCLTwoRanks(start NCCLPeerStart) error {
 		c1.Close()
 		return err
 	}
-	wait, err := start(c2, b2, *peer, frames, reps)
+	wait, err := start(c2, b2, peer, frames, reps)
 	c2.Close()
 	b2.Close()
 	if err != nil {
@@ -247,7 +237,7 @@ func (s *Suite) NCCLTwoRanks(start NCCLPeerStart) error {
 		b1.Close()
 		return err
 	}
-	vals, ratios, err := s.twoRanks(c1, b1, *peer, frames, reps)
+	vals, ratios, err := s.twoRanks(c1, b1, peer, frames, reps)
 	b1.Close()
 	if werr := wait(); err == nil && werr != nil {
 		err = fmt.Errorf("the receiving process: %w", werr)
@@ -489,6 +479,10 @@ func filePair() (*os.File, *os.File, error) {
 	}
 	return os.NewFile(uintptr(fds[0]), "link-a"), os.NewFile(uintptr(fds[1]), "link-b"), nil
 }
+
+// ncclFrames is the frames a figure of the NCCL groups moves: the
+// options' count in whole batches, at least one batch.
+func (s *Suite) ncclFrames() int { return max(s.O.Frames/ncclBatch*ncclBatch, ncclBatch) }
 
 // joinBare joins the two-rank bare communicator as rank, giving up when
 // ctx ends or after a minute (a peer that died never joins:

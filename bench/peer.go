@@ -51,20 +51,9 @@ func (s *Suite) Peer() error {
 	if err != nil {
 		return err
 	}
-	devs, err := cuda.Devices()
+	other, _, _, err := otherGPU(prod)
 	if err != nil {
 		return err
-	}
-	var other *cuda.Device
-	for _, d := range devs {
-		u, err := d.UUID()
-		if err != nil {
-			return err
-		}
-		if u != prod && other == nil {
-			d := d
-			other = &d
-		}
 	}
 	if err := s.peerPair(s.D.CUDA(), "peer ring, both ends on one GPU, 1080p RGBA8 frames", "one GPU", 0); err != nil {
 		return err
@@ -169,6 +158,25 @@ func (s *Suite) peerVulkanSlots(cx *cuda.Context, g, bareName string, base func(
 	name := fmt.Sprintf("Producer → PeerConsumer (copy), the ring alone, slots allocated by Vulkan (pushed by the producer's GPU): %d slots, batches of %d%s",
 		peerSlots, peerBatch, how)
 	return errors.Join(s.paired(g, name, "GB/s", bareName, base, r.rate(frames, true), 0), r.close())
+}
+
+// otherGPU is the first CUDA GPU this process sees that is not the one
+// with UUID me (nil: none), its UUID, and how many GPUs it sees.
+func otherGPU(me cuda.UUID) (*cuda.Device, cuda.UUID, int, error) {
+	devs, err := cuda.Devices()
+	if err != nil {
+		return nil, cuda.UUID{}, 0, err
+	}
+	for _, d := range devs {
+		u, err := d.UUID()
+		if err != nil {
+			return nil, cuda.UUID{}, 0, err
+		}
+		if u != me {
+			return &d, u, len(devs), nil
+		}
+	}
+	return nil, cuda.UUID{}, len(devs), nil
 }
 
 // barePeer copies frames from memory of src to memory of dst, nothing
