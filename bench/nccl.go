@@ -143,27 +143,36 @@ func (b *bareNCCL) run(frames int) (time.Duration, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	t0 := time.Now()
+	err := bareGroups(ctx, b.comm, b.stream, frames, b.frame, func(off uint64) error {
+		if err := b.comm.Send(b.stream, b.src.Ptr().Add(off), b.frame, 0); err != nil {
+			return err
+		}
+		return b.comm.Recv(b.stream, b.dst.Ptr().Add(off), b.frame, 0)
+	})
+	if err != nil {
+		return 0, err
+	}
+	return time.Since(t0), nil
+}
+
+// bareGroups queues the bare transfers of frames frames of frame bytes, in
+// NCCL groups of ncclBatch, frame n at offset (n mod ncclSlots)×frame (op
+// queues one on st), and waits for st (bounded by ctx).
+func bareGroups(ctx context.Context, comm *nccl.Comm, st *cuda.Stream, frames int, frame uint64, op func(off uint64) error) error {
 	for n := 0; n < frames; n += ncclBatch {
-		err := b.comm.Group(func() error {
+		err := comm.Group(func() error {
 			for i := 0; i < ncclBatch; i++ {
-				off := uint64((n+i)%ncclSlots) * b.frame
-				if err := b.comm.Send(b.stream, b.src.Ptr().Add(off), b.frame, 0); err != nil {
-					return err
-				}
-				if err := b.comm.Recv(b.stream, b.dst.Ptr().Add(off), b.frame, 0); err != nil {
+				if err := op(uint64((n+i)%ncclSlots) * frame); err != nil {
 					return err
 				}
 			}
 			return nil
 		})
 		if err != nil {
-			return 0, err
+			return err
 		}
 	}
-	if err := b.stream.Wait(ctx); err != nil {
-		return 0, err
-	}
-	return time.Since(t0), nil
+	return st.Wait(ctx)
 }
 
 func (b *bareNCCL) close() {
@@ -331,21 +340,10 @@ func (s *Suite) twoRanks(ctrl, bare *os.File, peer cuda.UUID, frames, reps int) 
 		}
 		link := time.Since(t0)
 		t0 = time.Now()
-		for n := 0; n < frames; n += ncclBatch {
-			err := comm.Group(func() error {
-				for i := 0; i < ncclBatch; i++ {
-					off := uint64((n+i)%ncclSlots) * frame
-					if err := comm.Send(st, src.Ptr().Add(off), frame, 1); err != nil {
-						return err
-					}
-				}
-				return nil
-			})
-			if err != nil {
-				return nil, nil, err
-			}
-		}
-		if err := st.Wait(ctx); err != nil {
+		err := bareGroups(ctx, comm, st, frames, frame, func(off uint64) error {
+			return comm.Send(st, src.Ptr().Add(off), frame, 1)
+		})
+		if err != nil {
 			return nil, nil, err
 		}
 		b := time.Since(t0)
@@ -447,21 +445,10 @@ func NCCLPeer(ctrl, bare *os.File, gpu cuda.UUID, frames, reps int) error {
 		if err := say(); err != nil {
 			return err
 		}
-		for n := 0; n < frames; n += ncclBatch {
-			err := comm.Group(func() error {
-				for i := 0; i < ncclBatch; i++ {
-					off := uint64((n+i)%ncclSlots) * frame
-					if err := comm.Recv(st, dst.Ptr().Add(off), frame, 0); err != nil {
-						return err
-					}
-				}
-				return nil
-			})
-			if err != nil {
-				return err
-			}
-		}
-		if err := st.Wait(ctx); err != nil {
+		err := bareGroups(ctx, comm, st, frames, frame, func(off uint64) error {
+			return comm.Recv(st, dst.Ptr().Add(off), frame, 0)
+		})
+		if err != nil {
 			return err
 		}
 	}
