@@ -806,14 +806,8 @@ func TestLinkChild(t *testing.T) {
 	if role != "recv" && role != "send" {
 		t.Skip("helper process for the link tests (set by them)")
 	}
-	ctrl, err := net.FileConn(os.NewFile(3, "ctrl"))
-	if err != nil {
-		childFail("ctrl: %v", err)
-	}
-	data, err := net.FileConn(os.NewFile(4, "data"))
-	if err != nil {
-		childFail("data: %v", err)
-	}
+	cs := childConns("ctrl", "data")
+	ctrl, data := cs[0], cs[1]
 	vk := vkDevice(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()

@@ -234,14 +234,8 @@ func TestNCCLTwoRanksChild(t *testing.T) {
 	if os.Getenv(twoRanksEnv) != "recv" {
 		t.Skip("helper process for TestNCCLTwoRanks (set by it)")
 	}
-	ctrl, err := net.FileConn(os.NewFile(3, "ctrl"))
-	if err != nil {
-		childFail("ctrl: %v", err)
-	}
-	bare, err := net.FileConn(os.NewFile(4, "bare"))
-	if err != nil {
-		childFail("bare: %v", err)
-	}
+	cs := childConns("ctrl", "bare")
+	ctrl, bare := cs[0], cs[1]
 	frames, _ := strconv.ParseUint(os.Getenv("FRAMES"), 10, 64)
 	if err := cuda.Init(); err != nil {
 		childFail("%v", err)

@@ -146,6 +146,20 @@ func startChildWithConns(t testing.TB, test string, conns []net.Conn, env ...str
 	return c
 }
 
+// childConns is the child side of startChildWithConns: its descriptors 3,
+// 4, … as connections, one per name (named in a failure).
+func childConns(names ...string) []net.Conn {
+	var cs []net.Conn
+	for i, name := range names {
+		c, err := net.FileConn(os.NewFile(uintptr(3+i), name))
+		if err != nil {
+			childFail("%s: %v", name, err)
+		}
+		cs = append(cs, c)
+	}
+	return cs
+}
+
 // startChildCmd starts cmd, a TestChild process set up by the caller.
 func startChildCmd(t testing.TB, cmd *exec.Cmd) *child {
 	t.Helper()
