@@ -52,9 +52,9 @@ func twoGPUs(t *testing.T) (cuda.UUID, cuda.UUID) {
 }
 
 // openDeviceOn opens a Device on the GPU with UUID u (validation as
-// GFXCUDA_VALIDATION says) and loads NCCL, failing on any error: the
-// caller established that the GPU is there.
-func openDeviceOn(t testing.TB, u cuda.UUID) (*Device, error) {
+// GFXCUDA_VALIDATION says) and loads NCCL; the caller fails on its error
+// (it established that the GPU is there).
+func openDeviceOn(u cuda.UUID) (*Device, error) {
 	d, err := Open(Options{UUID: &u})
 	if err != nil {
 		return nil, fmt.Errorf("opening GPU %v: %w", u, err)
@@ -81,7 +81,7 @@ const twoRanksW, twoRanksH, twoRanksSlots, twoRanksBatch = 1920, 1080, 16, 8
 // (issue 23 asks for ≥ 0.8). Skips with one line below 2 GPUs.
 func TestNCCLTwoRanks(t *testing.T) {
 	u0, u1 := twoGPUs(t)
-	d, err := openDeviceOn(t, u0)
+	d, err := openDeviceOn(u0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,7 +248,7 @@ func TestNCCLTwoRanksChild(t *testing.T) {
 	if err != nil {
 		childFail("%v", err)
 	}
-	d, err := openDeviceOn(t, u1)
+	d, err := openDeviceOn(u1)
 	if err != nil {
 		childFail("%v", err)
 	}
