@@ -7,7 +7,7 @@
 # targets (nvcc 13: `sm_75`), and a driver refuses PTX whose ISA is newer
 # than its own (CUDA 12.0 drivers read ISA 8.0 at most). The kernels use
 # only instructions that PTX ISA 4.0 and sm_50 already have (global loads
-# and stores, integer arithmetic, atom.add/cas, suld/sust on 2D and layered
+# and stores, integer arithmetic, atom.add/min, suld/sust on 2D and layered
 # surfaces), so the directives are lowered to PTX_VERSION/PTX_TARGET below:
 # every driver from CUDA 11.0 on loads the result, on every GPU from Maxwell
 # on. nvcc has no flag to choose an older ISA, hence the rewrite. If ptxas

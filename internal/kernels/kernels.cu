@@ -90,15 +90,15 @@ extern "C" __global__ void gfx_rgba8_to_f32(const uint8_t *src, uint64_t pitch, 
 
 // gfx_check_hash counts the words of p that differ from what gfx_fill_hash
 // (or a Vulkan shader using the same hash) wrote with seed, adding the count
-// to *errors and recording the first bad index in *first (if *first is
-// still 0xffffffff). Used to verify every frame in stress tests.
+// to *errors and keeping the smallest bad index in *first (which starts at
+// 0xffffffff: none). Used to verify every frame in stress tests.
 extern "C" __global__ void gfx_check_hash(const uint32_t *p, uint64_t n, uint32_t seed, unsigned long long *errors,
 		uint32_t *first) {
 	unsigned long long bad = 0;
 	for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x) {
 		if (p[i] != hash32((uint32_t)i ^ seed)) {
 			bad++;
-			atomicCAS(first, 0xffffffffu, (uint32_t)i);
+			atomicMin(first, (uint32_t)i);
 		}
 	}
 	if (bad) atomicAdd(errors, bad);
