@@ -421,17 +421,17 @@ func openPeerGPU(ctx context.Context, c *cuda.Context, tok Token, m Meta, o Peer
 		}
 		g.ownSrc = true
 	}
-	if o.Mode == PeerAccess && g.src != c {
-		ok, err := c.Device().CanAccessPeer(devs[i])
-		if err != nil {
+	// canPeer: the consumer's GPU can reach the producer's (asked once,
+	// before the ring is opened, so that PeerAccess where the topology
+	// has no peer path fails first).
+	var canPeer bool
+	if g.src != c {
+		if canPeer, err = c.Device().CanAccessPeer(devs[i]); err != nil {
 			return nil, 0, err
 		}
-		if !ok {
+		if o.Mode == PeerAccess && !canPeer {
 			return nil, 0, fmt.Errorf("%w: GPU %d cannot read GPU %d's memory in place (no peer access in this topology): use PeerCopy",
 				ErrUnsupported, c.Device().Ordinal(), devs[i].Ordinal())
-		}
-		if err := c.EnablePeerAccess(g.src); err != nil {
-			return nil, 0, fmt.Errorf("%w: enabling peer access from GPU %d to GPU %d, to read frames in place: %w", ErrUnsupported, c.Device().Ordinal(), devs[i].Ordinal(), err)
 		}
 	}
 	if g.cc, err = OpenCUDAConsumer(ctx, g.src, tok, o.Open); err != nil {
@@ -451,14 +451,19 @@ func openPeerGPU(ctx context.Context, c *cuda.Context, tok Token, m Meta, o Peer
 	} else {
 		g.n = g.cc.bufs[0].Size()
 	}
-	if g.src != c && !g.textures {
+	if g.src != c && !g.textures && canPeer {
 		if g.mapped, err = g.mapForConsumer(c, devs[i]); err != nil {
 			return nil, 0, err
 		}
 	}
 	if o.Mode == PeerAccess && g.src != c && !g.mapped {
-		// Peer access maps cuMemAlloc memory; whether it reaches memory
-		// imported from Vulkan is asked of the driver, not assumed.
+		// Slots mapped for the consumer's GPU need nothing more; others
+		// (memory imported from Vulkan) need the context-wide peer
+		// access, enabled only then, and whether it reaches that memory
+		// is asked of the driver, not assumed.
+		if err := c.EnablePeerAccess(g.src); err != nil {
+			return nil, 0, fmt.Errorf("%w: enabling peer access from GPU %d to GPU %d, to read frames in place: %w", ErrUnsupported, c.Device().Ordinal(), devs[i].Ordinal(), err)
+		}
 		for k, b := range g.cc.bufs {
 			ok, perr := c.CanReadPointer(b.Ptr())
 			why := "the driver says peer access does not reach memory imported from Vulkan"
@@ -662,21 +667,19 @@ func (g *peerGPU) direct() bool { return !g.copyMode || g.src == g.dst || g.push
 
 // mapForConsumer gives the consumer's GPU (c's) access to every slot in
 // place, when the slots are CUDA allocations (cuMemCreate memory: buffers
-// made by Device.NewBufferFromCUDA or ExportCUDA) and there is a peer path
-// from c's GPU to the producer's, src: the consumer's kernels then read
+// made by Device.NewBufferFromCUDA or ExportCUDA); the caller has checked
+// that c's GPU has a peer path to the producer's, src. The mapping
+// (cuMemSetAccess) is the allocations' own: it needs no context-wide peer
+// access, and changes nothing else in c. The consumer's kernels then read
 // the slots where they are (PeerAccess) and its copy engines pull frames
 // over that path (PeerCopy), so that the producer's GPU runs none of the
 // copies. It reports whether it did; Vulkan allocations (not mappable
-// for another GPU) and GPUs without a path are left as they were.
+// for another GPU) are left as they were.
 func (g *peerGPU) mapForConsumer(c *cuda.Context, src cuda.Device) (bool, error) {
 	for _, b := range g.cc.bufs {
 		if b == nil || b.im.cu == nil {
 			return false, nil
 		}
-	}
-	ok, err := c.Device().CanAccessPeer(src)
-	if err != nil || !ok {
-		return false, err
 	}
 	for k, b := range g.cc.bufs {
 		if err := b.im.cu.AllowDevice(c.Device()); err != nil {

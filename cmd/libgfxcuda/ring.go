@@ -273,23 +273,37 @@ type ringReader struct {
 	streams map[uint64]*cuda.Stream // the callers' streams, wrapped once
 }
 
-// peerStream wraps the caller's stream handle h (0: the legacy default
-// stream) of the consumer's context, once per handle.
-func (r *ringReader) peerStream(h uint64) (*cuda.Stream, error) {
+// peerTake takes the next frame of a peer reader on the caller's stream
+// h (0: the legacy default stream). Each handle is wrapped once and kept
+// while the consumer may still release a frame on it: once a Take
+// succeeds, the frame it dropped was the last one the other wrappers could
+// release, so they are closed, and a caller making a stream per frame
+// does not grow the reader. Takes on one reader are serialized (each
+// drops the frame the last one took).
+func (r *ringReader) peerTake(ctx context.Context, h uint64) (*gfxcuda.Frame, error) {
 	if h == 0 {
 		h = uint64(cuda.LegacyDefaultStream)
 	}
 	r.smu.Lock()
 	defer r.smu.Unlock()
-	if s := r.streams[h]; s != nil {
-		return s, nil
+	s := r.streams[h]
+	if s == nil {
+		var err error
+		if s, err = cuda.WrapStream(r.cx, uintptr(h)); err != nil {
+			return nil, &statusError{stInvalid, fmt.Errorf("gfxcuda: stream %#x: %w", h, err)}
+		}
+		r.streams[h] = s
 	}
-	s, err := cuda.WrapStream(r.cx, uintptr(h))
-	if err != nil {
-		return nil, &statusError{stInvalid, fmt.Errorf("gfxcuda: stream %#x: %w", h, err)}
+	f, err := r.peer.Take(ctx, s)
+	if err == nil || r.peer.Held() == 0 {
+		for k, o := range r.streams {
+			if o != s || err != nil {
+				o.Close()
+				delete(r.streams, k)
+			}
+		}
 	}
-	r.streams[h] = s
-	return s, nil
+	return f, err
 }
 
 // closePeer detaches the peer reader and frees its frame buffers (the
@@ -421,24 +435,22 @@ func gfxcuda_ring_next(h C.uint64_t, timeoutMS C.int64_t, stream C.uint64_t, slo
 		if slot == nil || seq == nil || dropped == nil || userLen == nil {
 			return errorf(stInvalid, "gfxcuda_ring_next: null output")
 		}
-		var s *cuda.Stream
-		next := r.r.Next
-		switch {
-		case r.peer != nil:
-			if s, err = r.peerStream(uint64(stream)); err != nil {
-				return err
-			}
-			next = r.peer.Take
-		case r.sd != nil:
-			var done func()
-			if s, done, err = r.sd.stream(uint64(stream)); err != nil {
-				return err
-			}
-			defer done()
-		}
 		ctx, cancel := timeoutCtx(timeoutMS)
 		defer cancel()
-		f, err := next(ctx, s)
+		var f *gfxcuda.Frame
+		switch {
+		case r.peer != nil:
+			f, err = r.peerTake(ctx, uint64(stream))
+		case r.sd != nil:
+			s, done, serr := r.sd.stream(uint64(stream))
+			if serr != nil {
+				return serr
+			}
+			defer done()
+			f, err = r.r.Next(ctx, s)
+		default:
+			f, err = r.r.Next(ctx, nil)
+		}
 		if err != nil {
 			return shareStatus(err)
 		}

@@ -214,17 +214,23 @@ def test_ring_cuda_across_processes(torch):
     assert _with_cuda_producer(seed, 50, consume) == 50
 
 
-def _peer_consumer_check(torch, token, seed, frames, cuda, peer, direct):
+def _peer_consumer_check(torch, token, seed, frames, cuda, peer, direct, stream_per_frame=False):
     """Consumes frames of _cuda_producer's ring through open_ring(peer=...)
     on GPU cuda (an ordinal or a UUID string): each frame a torch tensor
     on that GPU, compared element for element with the generator's output
-    (made on GPU 0, moved there). Returns the frames seen."""
+    (made on GPU 0, moved there). stream_per_frame: each frame is taken on
+    a new torch stream and used there. Returns the frames seen."""
     n = 0
     with gfxcuda.open_ring(token, (128, 64), "float32", cuda=cuda, timeout=60, peer=peer) as rd:
         assert rd.peer == peer
         assert rd.direct is direct, "direct=%r, want %r" % (rd.direct, direct)
-        for f in rd:
-            with f:
+        while True:
+            s = torch.cuda.Stream(device=rd.cuda) if stream_per_frame else None
+            try:
+                f = rd.next(stream=s)
+            except gfxcuda.ClosedError:
+                break
+            with f, torch.cuda.stream(s):
                 t = torch.from_dlpack(f)
                 assert t.device.type == "cuda" and t.device.index == rd.cuda
                 with torch.cuda.device(rd.cuda):
@@ -238,9 +244,10 @@ def _peer_consumer_check(torch, token, seed, frames, cuda, peer, direct):
     return n
 
 
-def _peer_ring(torch, cuda, peer, direct):
+def _peer_ring(torch, cuda, peer, direct, stream_per_frame=False):
     seed = int.from_bytes(os.urandom(2), "little")
-    n = _with_cuda_producer(seed, 50, lambda token, bye: _peer_consumer_check(torch, token, seed, 50, cuda, peer, direct))
+    n = _with_cuda_producer(seed, 50, lambda token, bye: _peer_consumer_check(torch, token, seed, 50, cuda, peer, direct,
+                                                                             stream_per_frame))
     assert n == 50
 
 
@@ -249,6 +256,14 @@ def test_ring_peer_same_gpu(torch, peer):
     """open_ring(peer=...) with the consumer on the producer's GPU (one GPU
     is enough): the same code path as across GPUs."""
     _peer_ring(torch, 0, peer, True)
+
+
+@pytest.mark.parametrize("peer", ["copy", "access"])
+def test_ring_peer_stream_per_frame(torch, peer):
+    """Each frame taken on a new torch stream (the reader keeps the wrapper
+    of the stream its held frame is released on and closes the others),
+    every element checked."""
+    _peer_ring(torch, 0, peer, True, stream_per_frame=True)
 
 
 @pytest.mark.parametrize("peer", ["copy", "access"])
