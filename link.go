@@ -819,7 +819,8 @@ func newSession() uint64 {
 type linkSetup struct {
 	gpu cuda.UUID
 	// id is the transport's rendezvous id, carried in the token (the
-	// sender's NCCL unique id).
+	// sender's NCCL unique id); a sender given LinkOptions.Token takes
+	// the token's instead.
 	id [128]byte
 	// prepare, on the receiver, allocates its side for the agreed token
 	// before it accepts (nil: nothing to do).
@@ -861,9 +862,11 @@ func openSender(ctx context.Context, ctrl net.Conn, o LinkOptions, s linkSetup) 
 	if o.Token != "" {
 		given, err := parseLinkToken(o.Token)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("link: LinkOptions.Token: %w", err)
 		}
-		tok.Session = given.Session
+		// The token made ahead names the session and the transport's id;
+		// the rest must be what these options would offer.
+		tok.Session, tok.NCCLID = given.Session, given.NCCLID
 		if *given != *tok {
 			return nil, fmt.Errorf("link: LinkOptions.Token is for another link (%v, %d slots, sender GPU %v) than these options (%v, %d slots, this GPU %v): make it with NewLinkToken from the same options",
 				given.Shape, given.Slots, cuda.UUID(given.Sender), tok.Shape, tok.Slots, cuda.UUID(tok.Sender))

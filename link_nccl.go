@@ -300,15 +300,11 @@ func (d *Device) NewNCCLSender(ctx context.Context, ctrl net.Conn, o LinkOptions
 	if err != nil {
 		return nil, err
 	}
-	var id nccl.UniqueID
-	if o.Token != "" {
-		t, err := parseLinkToken(o.Token)
-		if err != nil {
-			return nil, fmt.Errorf("link: LinkOptions.Token: %w", err)
+	var id nccl.UniqueID // a given token carries its own (openSender)
+	if o.Token == "" {
+		if id, err = nccl.NewUniqueID(); err != nil {
+			return nil, err
 		}
-		id = nccl.UniqueID(t.NCCLID)
-	} else if id, err = nccl.NewUniqueID(); err != nil {
-		return nil, err
 	}
 	e, err := d.newNCCLEnds(o.Shape, o.Slots)
 	if err != nil {
@@ -318,7 +314,7 @@ func (d *Device) NewNCCLSender(ctx context.Context, ctrl net.Conn, o LinkOptions
 		gpu: d.vk.Physical().DeviceUUID,
 		id:  id,
 		join: func(ctx context.Context, tok *linkToken) (linkTransport, error) {
-			comm, err := joinComm(ctx, d.ctx, id, 2, 0)
+			comm, err := joinComm(ctx, d.ctx, nccl.UniqueID(tok.NCCLID), 2, 0)
 			if err != nil {
 				return nil, err
 			}

@@ -2,6 +2,7 @@ package gfxcuda
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
@@ -543,7 +544,8 @@ func TestLinkRejects(t *testing.T) {
 // TestLinkGivenToken: a token made ahead (LinkOptions.Token) is the one
 // the sender offers; a receiver given it opens the link, a receiver given
 // another refuses it (both ends fail); a token for other options is
-// refused by the sender before the rendezvous.
+// refused by the sender before the rendezvous. The token's transport id
+// (random here; the fake sender's own is zero) is the one offered.
 func TestLinkGivenToken(t *testing.T) {
 	vk := vkDevice(t)
 	o, err := senderOptions(LinkOptions{Shape: linkShape, Slots: 4})
@@ -551,8 +553,12 @@ func TestLinkGivenToken(t *testing.T) {
 		t.Fatal(err)
 	}
 	gpu := cuda.UUID(vk.Physical().DeviceUUID)
-	tok := senderToken(o, gpu, [128]byte{}).encode()
-	other := senderToken(o, gpu, [128]byte{}).encode() // another session
+	var id [128]byte
+	if _, err := rand.Read(id[:]); err != nil {
+		t.Fatal(err)
+	}
+	tok := senderToken(o, gpu, id).encode()
+	other := senderToken(o, gpu, id).encode() // another session
 	if tok == other {
 		t.Fatal("two sessions made the same token")
 	}

@@ -347,9 +347,6 @@ func gfxcuda_ring_open_peer(device *C.char, token unsafe.Pointer, n C.size_t, mo
 		defer cancel()
 		pc, err := gfxcuda.OpenPeerConsumer(ctx, cx, tok, gfxcuda.PeerOptions{Mode: gfxcuda.PeerMode(mode)})
 		if err != nil {
-			if errors.Is(err, gfxcuda.ErrUnsupported) {
-				return &statusError{stUnsupported, err}
-			}
 			if errors.Is(err, gfxcuda.ErrResourceOnOtherGPU) {
 				return &statusError{stNoDevice, err}
 			}
@@ -414,9 +411,6 @@ func gfxcuda_ring_open(dev C.uint64_t, token unsafe.Pointer, n C.size_t, out *C.
 			return errorf(stInvalid, "gfxcuda: handle %d is a %s; open a ring on a compute device (host slots) or a shared device (CUDA slots)", dev, kindName(e.obj))
 		}
 		if err != nil {
-			if errors.Is(err, gfxcuda.ErrUnsupported) {
-				return &statusError{stUnsupported, err}
-			}
 			return shareStatus(err)
 		}
 		rr := &ringReader{r: r, objs: slotObjs(r.Slots(), sd), sd: sd}

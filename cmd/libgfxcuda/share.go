@@ -51,6 +51,8 @@ func shareStatus(err error) error {
 		return &statusError{stClosed, err}
 	case errors.Is(err, context.DeadlineExceeded):
 		return &statusError{stTimeout, err}
+	case errors.Is(err, gfxcuda.ErrUnsupported):
+		return &statusError{stUnsupported, err}
 	}
 	return err
 }
