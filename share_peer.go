@@ -361,9 +361,9 @@ type peerGPU struct {
 	ready    *cuda.Event  // on src: recorded on sa after a frame's wait
 	after    *cuda.Event  // on dst: recorded on the consumer's stream before a release
 	bufs     []*cuda.DeviceMemory
-	bufFree  []*cuda.Event  // on dst: recorded at each buffer's release
-	bufLast  []*cuda.Stream // the stream of each buffer's last release
-	waited   map[*cuda.Stream]uint64
+	bufFree  []*cuda.Event           // on dst: recorded at each buffer's release
+	bufLast  []*cuda.Stream          // the stream of each buffer's last release
+	waited   map[*cuda.Stream]uint64 // the streams that waited for the newest batch (next)
 	n        uint64
 	copyMode bool
 	textures bool // slots are CUDA arrays: copied untiled, rows packed
@@ -543,6 +543,14 @@ func (g *peerGPU) next(ctx context.Context, s *cuda.Stream) (*Frame, error) {
 		}
 		if err := s.WaitEvent(g.ready); err != nil {
 			return nil, errors.Join(err, g.cc.Release(f, g.sa))
+		}
+		// Frames come in order: a stream that waited for an older
+		// batch must wait again anyway, so only the newest batch's
+		// waiters are kept (a stream per frame does not grow the map).
+		for k, w := range g.waited {
+			if w < f.Wait {
+				delete(g.waited, k)
+			}
 		}
 		g.waited[s] = f.Wait
 	}
