@@ -449,10 +449,14 @@ int gfxcuda_ring_release(uint64_t reader);
  * consumer whose frames are used on the CUDA GPU device: an ordinal ("1")
  * or a UUID as nvidia-smi -L prints it ("GPU-5c3e…"), which may differ
  * from the producer's GPU (both must be visible to this process). mode 0:
- * each frame is copied to a frame buffer of that GPU (cuMemcpyPeerAsync,
- * by the producer's GPU over its peer path where it has one, ordered before
- * the work on the stream gfxcuda_ring_next is given, after the producer's
- * semaphore) and the slot goes back to the producer after the copy; mode
+ * each frame is copied to a frame buffer of that GPU (over the peer path
+ * between the GPUs where there is one: pulled by this GPU from slots the
+ * ring allocated with CUDA, as gfxcuda_ring_new does for slots of at least
+ * CUDA's allocation granularity (2 MiB on current GPUs) when rounding up to
+ * it wastes at most a quarter, pushed by the producer's GPU from the
+ * others; ordered before the work on the stream gfxcuda_ring_next is
+ * given, after the producer's semaphore) and the slot goes back to the
+ * producer after the copy; mode
  * 1: the frame is read in place through peer access (GFXCUDA_ERR_UNSUPPORTED
  * where the topology cannot). gfxcuda_ring_next's *slot is then the index
  * of the frame buffer (gfxcuda_ring_slot: CUDA memory of that GPU) holding
@@ -463,9 +467,9 @@ int gfxcuda_ring_open_peer(const char *device, const void *token, size_t len, in
 
 /* *direct = 1 when a reader of gfxcuda_ring_open_peer gets its frames
  * without their passing through host memory: mode 1, both ends on one GPU,
- * or mode 0 where the producer's GPU has a peer path (NVLink, PCIe peer to
- * peer) to the consumer's and copies the frames over it; 0 when the driver
- * stages each copy through host memory. */
+ * or mode 0 where the GPUs have a peer path (NVLink, PCIe peer to peer)
+ * and the frames are copied over it; 0 when the driver stages each copy
+ * through host memory. */
 int gfxcuda_ring_peer_direct(uint64_t reader, int *direct);
 
 /* ---- DLPack ---- */
