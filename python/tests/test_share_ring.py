@@ -2,9 +2,15 @@
 slots exported and imported through file descriptors), and the error paths
 of the sharing API that need no CUDA."""
 
+import errno
 import gc
 import multiprocessing
 import os
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
 
 import numpy
 import pytest
@@ -194,60 +200,168 @@ def test_fd_imports_refuse_bad_descriptors():
         os.close(w)
 
 
-def _uid_consumer(token, frames, seed, uid, q):
-    """A consumer running as another user (os.setuid before importing
-    gfxcuda): it reports what it checked, or the error it got."""
-    os.setgid(uid)
-    os.setuid(uid)
-    import gfxcuda as g
+# The consumer run as another user: a script beside a copy of the package
+# (see _readable_package), so that it imports nothing from the checkout.
+_UID_CONSUMER = r'''
+import sys
+
+import numpy
+
+import gfxcuda
+
+token, frames, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+shape = tuple(int(n) for n in sys.argv[4].split("x"))
+print("package", gfxcuda.__file__, flush=True)
+try:
+    got = 0
+    with gfxcuda.open_ring(token, shape, "float32", timeout=60) as reader:
+        for f in reader:
+            with f:
+                want = numpy.random.default_rng([seed, f.seq]).random(shape, dtype=numpy.float32)
+                if not numpy.array_equal(numpy.from_dlpack(f), want):
+                    print("frame %d differs" % f.seq)
+                    sys.exit(1)
+            got += 1
+            if got == frames:
+                break
+    print("checked %d" % got)
+except gfxcuda.GfxcudaError as e:
+    print("error: %s" % e)
+'''
+
+
+def _readable_package():
+    """A fresh directory of mode 0755 that any user can enter, holding a copy
+    of the gfxcuda package with the library this process loaded and the
+    consumer script: a checkout in a home or temporary directory of mode
+    0700 or 0750 is unreadable to the consumer's uid. Tries $TMPDIR, /tmp,
+    /var/tmp, /dev/shm; skips, with the reasons, when none will do."""
+    from gfxcuda import _lib
+
+    reasons = []
+    for base in dict.fromkeys((tempfile.gettempdir(), "/tmp", "/var/tmp", "/dev/shm")):
+        closed, p = [], os.path.realpath(base)
+        while True:
+            try:
+                if not os.stat(p).st_mode & stat.S_IXOTH:
+                    closed.append(p)
+            except OSError as e:
+                closed.append("%s (%s)" % (p, e.strerror))
+            if p == "/":
+                break
+            p = os.path.dirname(p)
+        if closed:
+            reasons.append("%s: other users cannot enter %s" % (base, ", ".join(closed)))
+            continue
+        if os.statvfs(base).f_flag & os.ST_NOEXEC:
+            reasons.append("%s: mounted noexec (libgfxcuda.so cannot be loaded from it)" % base)
+            continue
+        try:
+            d = os.path.realpath(tempfile.mkdtemp(prefix="gfxcuda-uid-", dir=base))
+        except OSError as e:
+            reasons.append("%s: %s" % (base, e))
+            continue
+        try:
+            pkg = os.path.join(d, "gfxcuda")
+            shutil.copytree(os.path.dirname(gfxcuda.__file__), pkg,
+                            ignore=shutil.ignore_patterns("__pycache__", "*.so"))
+            shutil.copyfile(_lib._path, os.path.join(pkg, "libgfxcuda.so"))
+            with open(os.path.join(d, "uid_consumer.py"), "w") as f:
+                f.write(_UID_CONSUMER)
+            for root, dirs, files in os.walk(d):  # whatever the umask and the checkout's modes
+                os.chmod(root, 0o755)
+                for name in files:
+                    os.chmod(os.path.join(root, name), 0o644)
+        except BaseException:
+            shutil.rmtree(d, ignore_errors=True)
+            raise
+        return d
+    pytest.skip("no directory another uid can read and load a library from: " + "; ".join(reasons)
+                + " (set TMPDIR to one)")
+
+
+def _start_as(d, uid, *args):
+    """Starts d's consumer script as uid (gid uid, no other groups), with d
+    as its directory; skips where this process cannot start one."""
+    env = dict(os.environ)
+    env.pop("GFXCUDA_LIBRARY", None)  # the copy's own
     try:
-        got = 0
-        with g.open_ring(token, SHAPE, "float32", timeout=60) as reader:
-            for f in reader:
-                with f:
-                    if not numpy.array_equal(numpy.from_dlpack(f), _frame(seed, f.seq)):
-                        q.put("frame %d differs" % f.seq)
-                        return
-                got += 1
-                if got == frames:
-                    break
-        q.put("checked %d" % got)
-    except g.GfxcudaError as e:
-        q.put("error: %s" % e)
+        return subprocess.Popen([sys.executable, os.path.join(d, "uid_consumer.py")] + [str(a) for a in args],
+                                cwd=d, env=env, user=uid, group=uid, extra_groups=[],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    except PermissionError as e:
+        if e.errno == errno.EPERM:
+            pytest.skip("cannot start a process as uid %d here: changing uid needs CAP_SETUID and CAP_SETGID (%s)"
+                        % (uid, e.strerror))
+        pytest.skip("uid %d cannot run %s here (%s)" % (uid, sys.executable, e))
+
+
+def _finish(p, uid):
+    """The child's stdout once it has exited with status 0 (within 120 s);
+    fails naming its exit status and stderr otherwise."""
+    try:
+        out, err = p.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = p.communicate()
+        pytest.fail("the consumer as uid %d did not exit within 120 s\nstdout:\n%s\nstderr:\n%s" % (uid, out, err))
+    assert p.returncode == 0, ("the consumer as uid %d exited with status %d\nstdout:\n%s\nstderr:\n%s"
+                               % (uid, p.returncode, out, err))
+    return out
+
+
+def _while_alive(p, uid, call, *args):
+    """call(*args, timeout=...) in short waits until it returns, failing at
+    once, with the child's exit status and stderr, if the child exits
+    first (and after 60 s of waits)."""
+    for _ in range(120):
+        try:
+            return call(*args, timeout=0.5)
+        except gfxcuda.WaitTimeoutError:
+            if p.poll() is not None:
+                out = _finish(p, uid)
+                pytest.fail("the consumer as uid %d exited (status 0) while the producer waited for it\nstdout:\n%s"
+                            % (uid, out))
+    pytest.fail("the consumer as uid %d still runs, but %s waited 60 s for it" % (uid, call.__name__))
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root to run a consumer as another uid")
-def test_ring_allow_uids(tmp_path):
+def test_ring_allow_uids():
     """Ring(allow_uids=..., dir=...): a consumer of an allowed uid reads
     every frame through the filesystem socket in dir (0711, the socket
-    0666); one of another uid is refused with the reason."""
+    0666); one of another uid is refused with the reason. The consumers
+    run a copy of the package in a directory every user can read, from
+    any checkout; one that dies fails the test at once, with its stderr."""
     seed = int.from_bytes(os.urandom(4), "little")
-    os.chmod(tmp_path, 0o755)
-    sock_dir = tmp_path / "sock"
     frames = 50
-    ctx = multiprocessing.get_context("spawn")
-    with gfxcuda.Ring(SHAPE, "float32", slots=3, dir=str(sock_dir), allow_uids=[1000]) as r:
-        token = r.token
-        assert oct(os.stat(sock_dir).st_mode & 0o777) == oct(0o711)
-        socks = [p for p in sock_dir.iterdir() if p.name.endswith(".sock")]
-        assert len(socks) == 1 and socks[0].stat().st_mode & 0o777 == 0o666
-        q = ctx.Queue()
-        p = ctx.Process(target=_uid_consumer, args=(token, frames, seed, 1001, q))
-        p.start()
-        msg = q.get(timeout=120)
-        p.join(60)
-        assert "uid 1001 (gid 1001) is not allowed" in msg and "--allow-uid 1001" in msg, msg
-        p = ctx.Process(target=_uid_consumer, args=(token, frames, seed, 1000, q))
-        p.start()
-        r.wait_consumers(1, timeout=60)
-        for seq in range(1, frames + 1):
-            i = r.acquire(timeout=60)
-            r.slot(i).write(_frame(seed, seq))
-            r.publish(i)
-        assert q.get(timeout=120) == "checked %d" % frames
-        p.join(60)
-        assert p.exitcode == 0
-    assert not list(sock_dir.glob("*.sock")), "the socket outlived the ring"
+    shape = "x".join(map(str, SHAPE))
+    d = _readable_package()
+    try:
+        sock_dir = os.path.join(d, "sock")
+        with gfxcuda.Ring(SHAPE, "float32", slots=3, dir=sock_dir, allow_uids=[1000]) as r:
+            token = r.token
+            assert oct(os.stat(sock_dir).st_mode & 0o777) == oct(0o711)
+            socks = [n for n in os.listdir(sock_dir) if n.endswith(".sock")]
+            assert len(socks) == 1 and os.stat(os.path.join(sock_dir, socks[0])).st_mode & 0o777 == 0o666
+            out = _finish(_start_as(d, 1001, token, frames, seed, shape), 1001)
+            assert "uid 1001 (gid 1001) is not allowed" in out and "--allow-uid 1001" in out, out
+            p = _start_as(d, 1000, token, frames, seed, shape)
+            try:
+                _while_alive(p, 1000, r.wait_consumers, 1)
+                for seq in range(1, frames + 1):
+                    i = _while_alive(p, 1000, r.acquire)
+                    r.slot(i).write(_frame(seed, seq))
+                    r.publish(i, timeout=60)
+                out = _finish(p, 1000)
+            finally:
+                if p.poll() is None:
+                    p.kill()
+                    p.communicate()
+            assert out.splitlines()[0] == "package " + os.path.join(d, "gfxcuda", "__init__.py"), out
+            assert out.splitlines()[-1] == "checked %d" % frames, out
+        assert not [n for n in os.listdir(sock_dir) if n.endswith(".sock")], "the socket outlived the ring"
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
 
 
 def test_share_options_errors():
