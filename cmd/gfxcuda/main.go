@@ -7,6 +7,7 @@
 //	gfxcuda run     SHADER [flags]   run a compute shader: gfxcuda run k.hlsl --dispatch 16,1,1 --uav 0:4096 --out o.npy
 //	gfxcuda demo    [--out DIR]      render frames with Vulkan, hand them to CUDA as tensors, write pictures
 //	gfxcuda share / open TOKEN       a frame ring between two processes; --transport nccl: a link over NCCL between GPUs or hosts
+//	gfxcuda version [--json]         print the version (gfxcuda --version too)
 //
 // Every command parses its command line through cmdLine: flags before or
 // after the arguments, one usage format, one-line usage errors.
@@ -39,6 +40,7 @@ var commands = map[string]command{
 	"share":   {"produce frames into a ring other processes open with `gfxcuda open TOKEN` (--transport nccl: send them over NCCL)", runShare},
 	"open":    {"consume and check the frames of a ring shared by `gfxcuda share`", runOpen},
 	"demo":    {"render frames with Vulkan, hand them to CUDA as tensors, check them, time them, write pictures", runDemo},
+	"version": {"print gfxcuda's version (also gfxcuda --version)", runVersion},
 }
 
 // doctorAbout is doctor's paragraph in its usage (here, so that doctor.go
@@ -92,6 +94,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "-h", "-help", "--help":
 		usage(stdout)
 		return 0
+	case "-version", "--version":
+		if len(args) > 1 {
+			fmt.Fprintf(stderr, "gfxcuda: unexpected argument %q after %s; run gfxcuda version [--json]\n", args[1], args[0])
+			return 2
+		}
+		return runVersion(nil, stdout, stderr)
 	case "help":
 		// gfxcuda help [COMMAND]
 		if len(args) == 1 {
