@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -57,8 +58,94 @@ func shareDevice() (*vulkan.Instance, *vulkan.Device, error) {
 	return nil, nil, errors.New("no Vulkan device can share memory by file descriptor (VK_KHR_external_memory_fd)")
 }
 
-func interruptible() (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(context.Background(), os.Interrupt)
+// interruption is the cause of an interruptible context's end: a signal.
+type interruption struct{ sig os.Signal }
+
+func (i interruption) Error() string { return "interrupted by " + sigName(i.sig) }
+
+// sigName is the signal's usual name: SIGINT, SIGTERM.
+func sigName(s os.Signal) string {
+	switch s {
+	case os.Interrupt:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	}
+	return s.String()
+}
+
+// interruptible returns a context that ends at the first SIGINT (Ctrl-C)
+// or SIGTERM, with an interruption as its cause: share and open then end
+// as they do after their last frame (their summary printed, their sockets
+// removed). The signal is caught once: a second one ends the process at
+// once, by the signal's default action (nothing cleaned up). stop lets the
+// signals go.
+func interruptible() (ctx context.Context, stop func()) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case s := <-ch:
+			cancel(interruption{s})
+			signal.Stop(ch) // the next one is the default action's
+		case <-done:
+		}
+	}()
+	var once sync.Once
+	return ctx, func() {
+		once.Do(func() {
+			signal.Stop(ch)
+			close(done)
+			cancel(context.Canceled)
+		})
+	}
+}
+
+// interrupted returns the signal that ended ctx (interruptible's), or nil.
+func interrupted(ctx context.Context) os.Signal {
+	var i interruption
+	if errors.As(context.Cause(ctx), &i) {
+		return i.sig
+	}
+	return nil
+}
+
+// stopped reports whether a signal ended ctx: an error of a call that
+// waited on ctx is then the interruption (the run ends there as after its
+// last frame), not a failure.
+func stopped(ctx context.Context) bool { return interrupted(ctx) != nil }
+
+// endOfRun is what a summary line adds about how a run that was to make
+// want frames (0: until interrupted) ended after n, and its exit status.
+// A run that went its course, or one of --frames 0 that a signal ended
+// (how it was meant to end), exits 0; one interrupted before its --frames
+// did not do what was asked: it says so and exits 128 + the signal's
+// number (130 for Ctrl-C, 143 for SIGTERM), the status a shell gives a
+// command a signal ended, so that a script or make stops there rather than
+// taking a short run for a full one.
+func endOfRun(ctx context.Context, n, want uint64) (note string, rc int) {
+	sig := interrupted(ctx)
+	switch {
+	case sig == nil:
+		return "", 0
+	case want == 0:
+		return fmt.Sprintf(" (ended by %s)", sigName(sig)), 0
+	}
+	rc = 130
+	if s, ok := sig.(syscall.Signal); ok {
+		rc = 128 + int(s)
+	}
+	return fmt.Sprintf(" (interrupted by %s after %d of %d frames)", sigName(sig), n, want), rc
+}
+
+// perSecond is n per second of el (0 when no time passed).
+func perSecond(n float64, el time.Duration) float64 {
+	if el <= 0 {
+		return 0
+	}
+	return n / el.Seconds()
 }
 
 // runShare is `gfxcuda share`: the producer of a ring shared with another
@@ -84,7 +171,7 @@ NCCL").`, stdout, stderr)
 	height := fs.Int("height", 1080, "frame height in texels (GPU frames)")
 	cpu := fs.Bool("cpu", false, "write frames with the CPU into host-visible buffers instead of with a compute shader into textures")
 	size := fs.Int("size", 1<<20, "bytes per frame with --cpu (a multiple of 8)")
-	frames := fs.Int("frames", 10000, "frames to produce (0: until interrupted)")
+	frames := fs.Int("frames", 10000, "frames to produce (0: until Ctrl-C or SIGTERM; stopped before N frames, share exits 130, 143 for SIGTERM)")
 	drop := fs.Bool("drop", false, "drop the oldest frame instead of waiting for slow consumers")
 	tokenFile := fs.String("token-file", "", "also write the token to `FILE` (for an opener in another container: put it in the shared directory)")
 	exportOpts := exportFlags(fs)
@@ -112,11 +199,34 @@ NCCL").`, stdout, stderr)
 	if *frames < 0 {
 		return cl.fail("--frames must be 0 (until interrupted) or more")
 	}
-	if *lf.transport == transportNCCL {
-		if *slots > 64 {
-			return cl.fail("--transport nccl takes at most 64 --slots")
+	if *lf.transport == transportNCCL && *slots > 64 {
+		return cl.fail("--transport nccl takes at most 64 --slots")
+	}
+	// What share writes, checked before any work.
+	if *tokenFile != "" {
+		if err := checkOutput(*tokenFile); err != nil {
+			return cl.fail("--token-file %s: %v", *tokenFile, err)
 		}
-		return shareNCCL(lf, eo.Dir, *slots, *batch, *width, *height, *frames, *tokenFile, *loopback, stdout, stderr)
+	}
+	usesDir := eo.Rendezvous == gfxcuda.RendezvousAuto || eo.Rendezvous&gfxcuda.RendezvousFS != 0
+	if *lf.transport == transportNCCL {
+		usesDir = !*loopback && *lf.addr == ""
+	}
+	if usesDir && eo.Dir != "" {
+		if err := checkSocketDir(eo.Dir); err != nil {
+			return cl.fail("--dir %s: %v", eo.Dir, err)
+		}
+	}
+	if network, where, _ := parseLinkAddr(*lf.addr); *lf.transport == transportNCCL && network == "unix" {
+		if err := checkSocketPath(where); err != nil {
+			return cl.fail("--listen %s: %v", *lf.addr, err)
+		}
+	}
+	// From here on a signal ends the run as its last frame would.
+	ctx, stop := interruptible()
+	defer stop()
+	if *lf.transport == transportNCCL {
+		return shareNCCL(ctx, lf, eo.Dir, *slots, *batch, *width, *height, *frames, *tokenFile, *loopback, stdout, stderr)
 	}
 	// Refusals (a user not allowed, a forged token) are printed as they
 	// happen, with the peer's credentials.
@@ -139,7 +249,7 @@ NCCL").`, stdout, stderr)
 		return nil
 	}
 	if !*cpu {
-		return shareGPU(d, *slots, *batch, *width, *height, *frames, *drop, eo, announce, stdout, stderr)
+		return shareGPU(ctx, d, *slots, *batch, *width, *height, *frames, *drop, eo, announce, stdout, stderr)
 	}
 	var maps [][]byte
 	var bufs []*vulkan.Buffer
@@ -175,22 +285,26 @@ NCCL").`, stdout, stderr)
 		fmt.Fprintln(stderr, "gfxcuda share:", err)
 		return 1
 	}
-	ctx, cancel := interruptible()
-	defer cancel()
 	fmt.Fprintf(stdout, "ring of %d × %d bytes on %s; in another terminal run:\n\n  gfxcuda open %s\n\n", *slots, *size, d, ex.Token())
 	if err := announce(ex.Token()); err != nil {
 		fmt.Fprintln(stderr, "gfxcuda share:", err)
 		return 1
 	}
 	fmt.Fprintln(stdout, "waiting for a consumer…")
-	if err := r.WaitConsumers(ctx, 1); err != nil {
+	if err := r.WaitConsumers(ctx, 1); err != nil && !stopped(ctx) {
 		fmt.Fprintln(stderr, "gfxcuda share:", err)
 		return 1
 	}
 	t0, last, lastN := time.Now(), time.Now(), 0
-	for n := 1; *frames == 0 || n <= *frames; n++ {
+	n := 0
+	// The context is looked at every frame: Acquire waits on it only
+	// while consumers hold every slot (never once the last one has left).
+	for (*frames == 0 || n < *frames) && ctx.Err() == nil {
 		slot, err := r.Acquire(ctx)
 		if err != nil {
+			if stopped(ctx) {
+				break
+			}
 			fmt.Fprintln(stderr, "gfxcuda share:", err)
 			return 1
 		}
@@ -205,15 +319,17 @@ NCCL").`, stdout, stderr)
 			fmt.Fprintln(stderr, "gfxcuda share:", err)
 			return 1
 		}
+		n++
 		if time.Since(last) >= time.Second {
 			fmt.Fprintf(stdout, "produced %d frames, %.0f frames/s, %d consumer(s)\n", n, float64(n-lastN)/time.Since(last).Seconds(), r.Consumers())
 			last, lastN = time.Now(), n
 		}
 	}
 	el := time.Since(t0)
-	fmt.Fprintf(stdout, "produced %d frames in %v: %.0f frames/s, %.2f GB/s\n", *frames, el.Round(time.Millisecond),
-		float64(*frames)/el.Seconds(), float64(*frames)*float64(*size)/el.Seconds()/1e9)
-	return 0
+	note, rc := endOfRun(ctx, uint64(n), uint64(*frames))
+	fmt.Fprintf(stdout, "produced %d frames in %v: %.0f frames/s, %.2f GB/s%s\n", n, el.Round(time.Millisecond),
+		perSecond(float64(n), el), perSecond(float64(n)*float64(*size), el)/1e9, note)
+	return rc
 }
 
 // runOpen is `gfxcuda open TOKEN`: consumes a ring's frames and checks
@@ -237,6 +353,10 @@ and GB/s.`, stdout, stderr, "TOKEN")
 	if msg := lf.check([]string{"cuda", "rendezvous"}); msg != "" {
 		return cl.fail("%s", msg)
 	}
+	// From here on a signal ends the run as the producer's end would
+	// (open has no frame count: it exits 0 either way).
+	ctx, stop := interruptible()
+	defer stop()
 	if *lf.transport == transportNCCL {
 		lt := gfxcuda.LinkToken(pos[0])
 		info, err := lt.Info()
@@ -246,7 +366,7 @@ and GB/s.`, stdout, stderr, "TOKEN")
 			}
 			return cl.fail("TOKEN %q: %s (copy the whole token gfxcuda share --transport nccl printed)", pos[0], strings.TrimPrefix(err.Error(), "share: "))
 		}
-		return openNCCL(lf, oo.Dir, lt, info, stdout, stderr)
+		return openNCCL(ctx, lf, oo.Dir, lt, info, stdout, stderr)
 	}
 	if strings.HasPrefix(strings.TrimSpace(pos[0]), "gfxlink") {
 		return cl.fail("TOKEN is a link's token (from gfxcuda share --transport nccl): add --transport nccl")
@@ -256,7 +376,7 @@ and GB/s.`, stdout, stderr, "TOKEN")
 		return cl.fail("TOKEN %q: %s (copy the whole token gfxcuda share printed)", pos[0], strings.TrimPrefix(err.Error(), "share: "))
 	}
 	if *useCUDA {
-		return openCUDA(tok, oo, stdout, stderr)
+		return openCUDA(ctx, tok, oo, stdout, stderr)
 	}
 	in, d, err := shareDevice()
 	if err != nil {
@@ -265,14 +385,15 @@ and GB/s.`, stdout, stderr, "TOKEN")
 	}
 	defer in.Close()
 	defer d.Close()
-	ctx, cancel := interruptible()
-	defer cancel()
 	// Attach once, for either kind of slot: a consumer that attached only
 	// to look at the slots' kind and left would let the producer (which
 	// starts when its first consumer attaches) publish a batch that the
 	// consumer attaching next never sees.
 	vc, err := gfxcuda.OpenVulkanConsumer(ctx, d, tok, oo)
 	if err != nil {
+		if stopped(ctx) {
+			return openInterrupted(ctx, stdout)
+		}
 		fmt.Fprintln(stderr, "gfxcuda open:", err)
 		return 1
 	}
@@ -296,9 +417,11 @@ and GB/s.`, stdout, stderr, "TOKEN")
 	var want []byte
 	n, bad, dropped := 0, 0, uint64(0)
 	t0, last, lastN := time.Now(), time.Now(), 0
-	for {
+	// The context is looked at every frame: Next waits on it only while
+	// no frame is there.
+	for ctx.Err() == nil {
 		f, err := c.Next(ctx)
-		if errors.Is(err, gfxcuda.ErrSharedRingClosed) {
+		if errors.Is(err, gfxcuda.ErrSharedRingClosed) || (err != nil && stopped(ctx)) {
 			break
 		}
 		if err != nil {
@@ -325,11 +448,19 @@ and GB/s.`, stdout, stderr, "TOKEN")
 		}
 	}
 	el := time.Since(t0)
-	fmt.Fprintf(stdout, "%d frames in %v (%.0f frames/s): %d checked byte for byte, %d bad, %d dropped\n", n,
-		el.Round(time.Millisecond), float64(n)/el.Seconds(), n, bad, dropped)
+	note, _ := endOfRun(ctx, uint64(n), 0)
+	fmt.Fprintf(stdout, "%d frames in %v (%.0f frames/s): %d checked byte for byte, %d bad, %d dropped%s\n", n,
+		el.Round(time.Millisecond), perSecond(float64(n), el), n, bad, dropped, note)
 	if bad > 0 {
 		return 1
 	}
+	return 0
+}
+
+// openInterrupted is open's summary when a signal came before the ring or
+// link was open: no frame was consumed, and that is no failure.
+func openInterrupted(ctx context.Context, stdout io.Writer) int {
+	fmt.Fprintf(stdout, "0 frames: ended by %s before the producer was reached\n", sigName(interrupted(ctx)))
 	return 0
 }
 

@@ -17,7 +17,7 @@ import (
 
 // shareGPU is `gfxcuda share` with GPU frames: a compute shader writes each
 // frame's test pattern into RGBA8 textures of a gfxcuda.Producer.
-func shareGPU(d *vulkan.Device, slots, batch, width, height, frames int, drop bool, eo gfxcuda.ExportOptions,
+func shareGPU(ctx context.Context, d *vulkan.Device, slots, batch, width, height, frames int, drop bool, eo gfxcuda.ExportOptions,
 	announce func(gfxcuda.Token) error, stdout, stderr io.Writer) int {
 	fail := func(err error) int {
 		fmt.Fprintln(stderr, "gfxcuda share:", err)
@@ -43,8 +43,6 @@ func shareGPU(d *vulkan.Device, slots, batch, width, height, frames int, drop bo
 		return fail(err)
 	}
 	defer p.Close()
-	ctx, cancel := interruptible()
-	defer cancel()
 	how := "handed over on the GPU (exported timeline semaphores)"
 	if !p.GPUSync() {
 		how = "completed on the host before each hand-off (this driver exports no timeline semaphores)"
@@ -55,7 +53,7 @@ func shareGPU(d *vulkan.Device, slots, batch, width, height, frames int, drop bo
 		return fail(err)
 	}
 	fmt.Fprintln(stdout, "waiting for a consumer…")
-	if err := p.Ring().WaitConsumers(ctx, 1); err != nil {
+	if err := p.Ring().WaitConsumers(ctx, 1); err != nil && !stopped(ctx) {
 		return fail(err)
 	}
 	record := func(c *vulkan.Commands, slot int, seq uint64) ([]byte, error) {
@@ -64,9 +62,11 @@ func shareGPU(d *vulkan.Device, slots, batch, width, height, frames int, drop bo
 	}
 	t0, last, lastN := time.Now(), time.Now(), 0
 	n := 0
-	for frames == 0 || n < frames {
+	// The context is looked at every batch: Produce waits on it only
+	// while consumers hold the slots (never once the last one has left).
+	for (frames == 0 || n < frames) && ctx.Err() == nil {
 		if _, err := p.Produce(ctx, record); err != nil {
-			if errors.Is(err, context.Canceled) {
+			if stopped(ctx) {
 				break
 			}
 			return fail(err)
@@ -78,8 +78,9 @@ func shareGPU(d *vulkan.Device, slots, batch, width, height, frames int, drop bo
 		}
 	}
 	el := time.Since(t0)
-	fmt.Fprintf(stdout, "produced %d frames in %v: %.0f frames/s\n", n, el.Round(time.Millisecond), float64(n)/el.Seconds())
-	return 0
+	note, rc := endOfRun(ctx, uint64(n), uint64(frames))
+	fmt.Fprintf(stdout, "produced %d frames in %v: %.0f frames/s%s\n", n, el.Round(time.Millisecond), perSecond(float64(n), el), note)
+	return rc
 }
 
 // openVulkan consumes a ring of textures in Vulkan: each frame is copied to
@@ -101,9 +102,11 @@ func openVulkan(ctx context.Context, d *vulkan.Device, vc *gfxcuda.VulkanConsume
 	fmt.Fprintf(stdout, "consuming %d slots of %dx%d texels on %s in Vulkan (GPU hand-off: %v)\n", len(vc.Consumer().Slots()), o.Width, o.Height, d, vc.Consumer().GPUSync())
 	n, bad, dropped := 0, 0, uint64(0)
 	t0, last, lastN := time.Now(), time.Now(), 0
-	for {
+	// The context is looked at every frame: Next waits on it only while
+	// no frame is there.
+	for ctx.Err() == nil {
 		f, err := vc.Next(ctx)
-		if errors.Is(err, gfxcuda.ErrSharedRingClosed) || errors.Is(err, context.Canceled) {
+		if errors.Is(err, gfxcuda.ErrSharedRingClosed) || (err != nil && stopped(ctx)) {
 			break
 		}
 		if err != nil {
@@ -118,6 +121,9 @@ func openVulkan(ctx context.Context, d *vulkan.Device, vc *gfxcuda.VulkanConsume
 		}
 		if err == nil {
 			err = rb.Readback(0, got)
+		}
+		if err != nil && stopped(ctx) {
+			break // a frame not consumed: not counted
 		}
 		if err != nil {
 			return fail(err)
@@ -138,8 +144,9 @@ func openVulkan(ctx context.Context, d *vulkan.Device, vc *gfxcuda.VulkanConsume
 		}
 	}
 	el := time.Since(t0)
-	fmt.Fprintf(stdout, "%d frames in %v (%.0f frames/s): every texel of %d checked, %d bad, %d dropped\n", n,
-		el.Round(time.Millisecond), float64(n)/el.Seconds(), n, bad, dropped)
+	note, _ := endOfRun(ctx, uint64(n), 0)
+	fmt.Fprintf(stdout, "%d frames in %v (%.0f frames/s): every texel of %d checked, %d bad, %d dropped%s\n", n,
+		el.Round(time.Millisecond), perSecond(float64(n), el), n, bad, dropped, note)
 	if bad > 0 {
 		return 1
 	}
@@ -160,7 +167,7 @@ func cudaContext(u cuda.UUID) (*cuda.Context, error) {
 
 // openCUDA is `gfxcuda open --cuda`: consumes a ring of textures in CUDA,
 // checking every texel of every frame on the GPU.
-func openCUDA(tok gfxcuda.Token, oo gfxcuda.OpenOptions, stdout, stderr io.Writer) int {
+func openCUDA(ctx context.Context, tok gfxcuda.Token, oo gfxcuda.OpenOptions, stdout, stderr io.Writer) int {
 	fail := func(err error) int {
 		fmt.Fprintln(stderr, "gfxcuda open:", err)
 		return 1
@@ -174,10 +181,11 @@ func openCUDA(tok gfxcuda.Token, oo gfxcuda.OpenOptions, stdout, stderr io.Write
 		return fail(err)
 	}
 	defer cx.Close()
-	ctx, cancel := interruptible()
-	defer cancel()
 	cc, err := gfxcuda.OpenCUDAConsumer(ctx, cx, tok, oo)
 	if err != nil {
+		if stopped(ctx) {
+			return openInterrupted(ctx, stdout)
+		}
 		return fail(err)
 	}
 	defer cc.Close()
@@ -210,9 +218,11 @@ func openCUDA(tok gfxcuda.Token, oo gfxcuda.OpenOptions, stdout, stderr io.Write
 	n, dropped := 0, uint64(0)
 	var bad uint64
 	t0, last, lastN := time.Now(), time.Now(), 0
-	for {
+	// The context is looked at every frame: Next waits on it only while
+	// no frame is there.
+	for ctx.Err() == nil {
 		f, err := cc.Next(ctx, s)
-		if errors.Is(err, gfxcuda.ErrSharedRingClosed) || errors.Is(err, context.Canceled) {
+		if errors.Is(err, gfxcuda.ErrSharedRingClosed) || (err != nil && stopped(ctx)) {
 			break
 		}
 		if err != nil {
@@ -243,8 +253,9 @@ func openCUDA(tok gfxcuda.Token, oo gfxcuda.OpenOptions, stdout, stderr io.Write
 		return fail(err)
 	}
 	el := time.Since(t0)
-	fmt.Fprintf(stdout, "%d frames in %v (%.0f frames/s): every texel checked on the GPU, %d bad texels, %d dropped\n", n,
-		el.Round(time.Millisecond), float64(n)/el.Seconds(), bad, dropped)
+	note, _ := endOfRun(ctx, uint64(n), 0)
+	fmt.Fprintf(stdout, "%d frames in %v (%.0f frames/s): every texel checked on the GPU, %d bad texels, %d dropped%s\n", n,
+		el.Round(time.Millisecond), perSecond(float64(n), el), bad, dropped, note)
 	if bad > 0 {
 		return 1
 	}

@@ -169,7 +169,7 @@ func gbps(frames uint64, size uint64, el time.Duration) float64 {
 // shareNCCL is `gfxcuda share --transport nccl`: the sending end of a
 // link. A compute shader renders each frame's test pattern, copied into
 // the link's slots; NCCL sends them to `gfxcuda open --transport nccl`.
-func shareNCCL(lf *linkFlags, dir string, slots, batch, width, height, frames int, tokenFile string, loopback bool, stdout, stderr io.Writer) int {
+func shareNCCL(ctx context.Context, lf *linkFlags, dir string, slots, batch, width, height, frames int, tokenFile string, loopback bool, stdout, stderr io.Writer) int {
 	fail := func(err error) int {
 		fmt.Fprintln(stderr, "gfxcuda share:", err)
 		return 1
@@ -189,8 +189,6 @@ func shareNCCL(lf *linkFlags, dir string, slots, batch, width, height, frames in
 		Slots:   slots,
 		Timeout: *lf.timeout,
 	}
-	ctx, cancel := interruptible()
-	defer cancel()
 	v, lib, _ := nccl.Version()
 	gpu := cuda.UUID(d.Vulkan().Physical().DeviceUUID)
 	var snd *gfxcuda.NCCLSender
@@ -201,6 +199,9 @@ func shareNCCL(lf *linkFlags, dir string, slots, batch, width, height, frames in
 		snd, rcv, err = d.NewNCCLLoopback(rctx, o)
 		rcancel()
 		if err != nil {
+			if stopped(ctx) {
+				return linkInterrupted(ctx, frames, stdout)
+			}
 			return fail(err)
 		}
 		defer rcv.Close()
@@ -213,6 +214,9 @@ func shareNCCL(lf *linkFlags, dir string, slots, batch, width, height, frames in
 			slots, width, height, gpu, batch, v, lib)
 	} else {
 		if snd, err = shareNCCLRendezvous(ctx, d, o, lf, dir, tokenFile, batch, stdout); err != nil {
+			if stopped(ctx) {
+				return linkInterrupted(ctx, frames, stdout)
+			}
 			return fail(err)
 		}
 	}
@@ -245,16 +249,26 @@ func shareNCCL(lf *linkFlags, dir string, slots, batch, width, height, frames in
 		return c.Err()
 	}
 	size := uint64(width) * uint64(height) * 4
+	// The loopback receiver takes each batch just sent even after a
+	// signal (the sender's Close waits for its sends to be received):
+	// it waits at most --timeout, not on the signal.
+	receive := func() (gfxcuda.LinkBatch, error) {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), *lf.timeout)
+		defer cancel()
+		return rcv.Receive(rctx)
+	}
 	t0, last, lastN := time.Now(), time.Now(), uint64(0)
 	var sent uint64
-	for frames == 0 || sent < uint64(frames) {
+	// The context is looked at every batch: Send waits on it only while
+	// the receiver holds the slots.
+	for (frames == 0 || sent < uint64(frames)) && ctx.Err() == nil {
 		n := batch
 		if frames != 0 && uint64(frames)-sent < uint64(n) {
 			n = int(uint64(frames) - sent)
 		}
 		total, err := snd.Send(ctx, n, record)
 		if err != nil {
-			if errors.Is(err, context.Canceled) {
+			if stopped(ctx) {
 				break
 			}
 			if errors.Is(err, gfxcuda.ErrLinkClosed) {
@@ -264,7 +278,7 @@ func shareNCCL(lf *linkFlags, dir string, slots, batch, width, height, frames in
 		}
 		sent = total
 		if rcv != nil {
-			b, err := rcv.Receive(ctx)
+			b, err := receive()
 			if err == nil {
 				err = chk.check(b)
 			}
@@ -286,7 +300,7 @@ func shareNCCL(lf *linkFlags, dir string, slots, batch, width, height, frames in
 	if rcv != nil {
 		// The receiver sees the sender's close (then closes without
 		// writing to a channel the sender already shut).
-		if _, err := rcv.Receive(ctx); !errors.Is(err, gfxcuda.ErrLinkClosed) {
+		if _, err := receive(); !errors.Is(err, gfxcuda.ErrLinkClosed) {
 			return fail(fmt.Errorf("loopback receiver after the sender closed: %v, want the link closed", err))
 		}
 		bad, err := chk.finish()
@@ -297,16 +311,26 @@ func shareNCCL(lf *linkFlags, dir string, slots, batch, width, height, frames in
 			return fail(err)
 		}
 		el := time.Since(t0)
-		fmt.Fprintf(stdout, "%d frames in %v (%.0f frames/s, %.2f GB/s): sent and received, every texel checked on the GPU, %d bad texels\n", chk.got,
-			el.Round(time.Millisecond), float64(chk.got)/el.Seconds(), gbps(chk.got, size, el), bad)
+		note, rc := endOfRun(ctx, chk.got, uint64(frames))
+		fmt.Fprintf(stdout, "%d frames in %v (%.0f frames/s, %.2f GB/s): sent and received, every texel checked on the GPU, %d bad texels%s\n", chk.got,
+			el.Round(time.Millisecond), perSecond(float64(chk.got), el), gbps(chk.got, size, el), bad, note)
 		if bad > 0 || chk.got != sent {
 			return 1
 		}
-		return 0
+		return rc
 	}
 	el := time.Since(t0)
-	fmt.Fprintf(stdout, "sent %d frames in %v: %.0f frames/s, %.2f GB/s\n", sent, el.Round(time.Millisecond), float64(sent)/el.Seconds(), gbps(sent, size, el))
-	return 0
+	note, rc := endOfRun(ctx, sent, uint64(frames))
+	fmt.Fprintf(stdout, "sent %d frames in %v: %.0f frames/s, %.2f GB/s%s\n", sent, el.Round(time.Millisecond), perSecond(float64(sent), el), gbps(sent, size, el), note)
+	return rc
+}
+
+// linkInterrupted is a link's summary when a signal came before it was
+// set up: nothing was sent; the exit status is endOfRun's.
+func linkInterrupted(ctx context.Context, frames int, stdout io.Writer) int {
+	note, rc := endOfRun(ctx, 0, uint64(frames))
+	fmt.Fprintf(stdout, "sent 0 frames: the link was not set up%s\n", note)
+	return rc
 }
 
 // shareNCCLRendezvous makes the link's token, prints it with the command
@@ -404,7 +428,7 @@ func acceptOne(ctx context.Context, ln net.Listener, timeout time.Duration) (net
 
 // openNCCL is `gfxcuda open --transport nccl TOKEN`: the receiving end of
 // a link; a CUDA kernel checks every texel of every frame.
-func openNCCL(lf *linkFlags, dir string, tok gfxcuda.LinkToken, info gfxcuda.LinkInfo, stdout, stderr io.Writer) int {
+func openNCCL(ctx context.Context, lf *linkFlags, dir string, tok gfxcuda.LinkToken, info gfxcuda.LinkInfo, stdout, stderr io.Writer) int {
 	fail := func(err error) int {
 		fmt.Fprintln(stderr, "gfxcuda open:", err)
 		return 1
@@ -429,7 +453,12 @@ func openNCCL(lf *linkFlags, dir string, tok gfxcuda.LinkToken, info gfxcuda.Lin
 		addr = defaultLinkAddr(dir, tok)
 	}
 	network, where, _ := parseLinkAddr(addr)
-	conn, err := net.DialTimeout(network, where, *lf.timeout)
+	dctx, dcancel := context.WithTimeout(ctx, *lf.timeout)
+	conn, err := (&net.Dialer{}).DialContext(dctx, network, where)
+	dcancel()
+	if err != nil && stopped(ctx) {
+		return openInterrupted(ctx, stdout)
+	}
 	if err != nil {
 		hint := ""
 		if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ECONNREFUSED) {
@@ -437,12 +466,13 @@ func openNCCL(lf *linkFlags, dir string, tok gfxcuda.LinkToken, info gfxcuda.Lin
 		}
 		return fail(fmt.Errorf("connecting to the sender at %s: %w%s", addr, err, hint))
 	}
-	ctx, cancel := interruptible()
-	defer cancel()
 	rctx, rcancel := context.WithTimeout(ctx, *lf.timeout)
 	shape := info.Shape
 	rcv, err := d.NewNCCLReceiver(rctx, conn, gfxcuda.LinkAccept{Expect: &shape, Token: tok, Timeout: *lf.timeout})
 	rcancel()
+	if err != nil && stopped(ctx) {
+		return openInterrupted(ctx, stdout)
+	}
 	if err != nil {
 		return fail(peerTimeout(err, "sender", *lf.timeout))
 	}
@@ -454,9 +484,11 @@ func openNCCL(lf *linkFlags, dir string, tok gfxcuda.LinkToken, info gfxcuda.Lin
 	defer chk.close()
 	fmt.Fprintf(stdout, "receiving %v in %d slots on GPU %v from GPU %v; every texel checked by CUDA\n", shape, rcv.Slots(), cuda.UUID(d.Vulkan().Physical().DeviceUUID), info.Sender)
 	t0, last, lastN := time.Now(), time.Now(), uint64(0)
-	for {
+	// The context is looked at every batch: Receive waits on it only
+	// while no batch is there.
+	for ctx.Err() == nil {
 		b, err := rcv.Receive(ctx)
-		if errors.Is(err, gfxcuda.ErrLinkClosed) || errors.Is(err, context.Canceled) {
+		if errors.Is(err, gfxcuda.ErrLinkClosed) || (err != nil && stopped(ctx)) {
 			break
 		}
 		if err != nil {
@@ -483,8 +515,9 @@ func openNCCL(lf *linkFlags, dir string, tok gfxcuda.LinkToken, info gfxcuda.Lin
 		return fail(err)
 	}
 	el := time.Since(t0)
-	fmt.Fprintf(stdout, "%d frames in %v (%.0f frames/s, %.2f GB/s): every texel checked on the GPU, %d bad texels\n", chk.got,
-		el.Round(time.Millisecond), float64(chk.got)/el.Seconds(), gbps(chk.got, shape.FrameSize, el), bad)
+	note, _ := endOfRun(ctx, chk.got, 0)
+	fmt.Fprintf(stdout, "%d frames in %v (%.0f frames/s, %.2f GB/s): every texel checked on the GPU, %d bad texels%s\n", chk.got,
+		el.Round(time.Millisecond), perSecond(float64(chk.got), el), gbps(chk.got, shape.FrameSize, el), bad, note)
 	if bad > 0 {
 		return 1
 	}

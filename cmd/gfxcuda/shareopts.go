@@ -1,14 +1,18 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/gfxcuda/gfxcuda"
+	"golang.org/x/sys/unix"
 )
 
 // idList is a flag of uids or gids: comma-separated, repeatable.
@@ -107,19 +111,78 @@ func describeToken(w io.Writer, tok gfxcuda.Token, o gfxcuda.ExportOptions) {
 
 // writeTokenFile writes the token to path for an opener in another
 // container: 0600, or 0644 when other users are allowed (their uid is
-// checked by the exporter anyway; the token is only good for them).
+// checked by the exporter anyway; the token is only good for them). It
+// goes through a temporary file beside path, renamed over it: readers
+// never see half a token. Errors name path, the file the user gave.
 func writeTokenFile(path string, tok gfxcuda.Token, o gfxcuda.ExportOptions) error {
 	mode := os.FileMode(0o600)
 	if len(o.AllowUIDs) > 0 || len(o.AllowGIDs) > 0 {
 		mode = 0o644
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(string(tok)+"\n"), mode); err != nil {
-		return err
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("cannot write %s: %w", path, pathErr(err))
 	}
-	if err := os.Chmod(tmp, mode); err != nil {
+	tmp := f.Name()
+	_, err = f.WriteString(string(tok) + "\n")
+	err = errors.Join(err, f.Chmod(mode), f.Close())
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
 		os.Remove(tmp)
-		return err
+		return fmt.Errorf("cannot write %s: %w", path, pathErr(err))
 	}
-	return os.Rename(tmp, path) // readers never see half a token
+	return nil
+}
+
+// pathErr is err without the path a *os.PathError or *os.LinkError
+// names (a temporary file's, which the user never gave).
+func pathErr(err error) error {
+	var pe *os.PathError
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &pe):
+		return pe.Err
+	case errors.As(err, &le):
+		return le.Err
+	}
+	return err
+}
+
+// checkSocketDir checks, before any work, that share can make its socket
+// in dir (--dir): an absolute path (the token names it to openers), an
+// existing directory this user can create files in, or a new one whose
+// parent exists and takes it. Whom the directory must belong to is
+// gfxcuda.ExportOptions.Dir's rule, checked when the socket is made.
+func checkSocketDir(dir string) error {
+	if !filepath.IsAbs(dir) {
+		abs, _ := filepath.Abs(dir)
+		return fmt.Errorf("not an absolute path (the token names it to openers, who run in other directories): give one, e.g. %s", abs)
+	}
+	st, err := os.Lstat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return checkOutput(dir) // it is created: its parent must take it
+	case err != nil:
+		return pathErr(err)
+	case st.Mode()&fs.ModeSymlink != 0:
+		return errors.New("a symbolic link (not followed): give the directory it points to")
+	case !st.IsDir():
+		return errors.New("not a directory")
+	}
+	if err := unix.Access(dir, unix.W_OK|unix.X_OK); err != nil {
+		return fmt.Errorf("cannot create files in it: %w", err)
+	}
+	return nil
+}
+
+// checkSocketPath checks, before any work, that a Unix socket can be made
+// at path (--listen unix:PATH): nothing is there yet and its directory
+// takes new files.
+func checkSocketPath(path string) error {
+	if _, err := os.Lstat(path); err == nil {
+		return fmt.Errorf("%s already exists (the socket of a sender still running, or one that died: remove it)", path)
+	}
+	return checkOutput(path)
 }
