@@ -19,6 +19,7 @@ children with the 'spawn' or 'forkserver' start method.
 """
 
 from . import _lib, config, errors, formats, shaders  # noqa: F401
+from ._version import __version__  # noqa: F401  (gfxcuda_version()'s string, without loading the library)
 from .shaders import glsl, hlsl, wgsl  # noqa: F401
 from .errors import *  # noqa: F401,F403
 from ._compute import (  # noqa: F401
@@ -30,8 +31,9 @@ from ._compute import (  # noqa: F401
 )
 from ._compute import Heap  # noqa: F401
 
-# CUDA and the rings are imported on first use (gfxcuda.CudaBuffer, ...):
-# `import gfxcuda` stays as cheap as compushady's import.
+# CUDA and the rings are imported on first use (gfxcuda.CudaBuffer, ...),
+# and the C library is loaded on first use (_lib.load): `import gfxcuda`
+# stays as cheap as compushady's import, which loads its backend lazily.
 _LAZY = dict.fromkeys((
     "compute_device", "CudaBuffer", "SharedBuffer", "Texture", "texture", "open_ipc_texture", "open_ipc_buffer",
     "cuda_available", "cuda_device_count", "Handoff", "to_cuda", "after_cuda", "Semaphore", "VulkanSemaphore",
@@ -72,7 +74,6 @@ def share_options(dir=None, rendezvous=None, allow_uids=(), allow_gids=()):
 def __dir__():
     return sorted(set(globals()) | set(_LAZY))
 
-__version__ = _lib.lib.gfxcuda_version().decode()
 
 # compushady's shader binary types; gfxcuda runs SPIR-V (Vulkan) only.
 SHADER_BINARY_TYPE_SPIRV = 0

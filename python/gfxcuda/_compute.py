@@ -7,9 +7,20 @@ import operator
 
 from . import _lib, errors, formats
 
-_dispatch = _lib.lib.gfxcuda_compute_dispatch  # the hot path of Compute.dispatch
-_buffer_create = _lib.lib.gfxcuda_buffer_create  # the hot path of Buffer()
-_upload = _lib.lib.gfxcuda_buffer_upload  # and of Buffer.upload(bytes)
+
+def _bound(var, name):
+    """A stand-in for the library function `name`, kept in the global
+    `var`: its first call loads the library and puts the function itself
+    there (the hot paths below call it directly from then on)."""
+    def first(*args):
+        f = globals()[var] = getattr(_lib.load(), name)
+        return f(*args)
+    return first
+
+
+_dispatch = _bound("_dispatch", "gfxcuda_compute_dispatch")  # the hot path of Compute.dispatch
+_buffer_create = _bound("_buffer_create", "gfxcuda_buffer_create")  # the hot path of Buffer()
+_upload = _bound("_upload", "gfxcuda_buffer_upload")  # and of Buffer.upload(bytes)
 
 HEAP_DEFAULT = 0
 HEAP_UPLOAD = 1

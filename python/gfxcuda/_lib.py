@@ -1,4 +1,10 @@
-"""Loads libgfxcuda and declares its functions (see gfxcuda.h)."""
+"""Loads libgfxcuda and declares its functions (see gfxcuda.h).
+
+The library loads on first use, not at `import gfxcuda` (15 MB, and its Go
+runtime starts when it loads; compushady loads its backend lazily too):
+`lib` is a stand-in until then, whose first attribute lookup loads the
+library, declares its functions and puts the real ctypes.CDLL in its place
+(what binds `lib.<function>` afterwards pays nothing for the laziness)."""
 
 import _thread
 import ctypes
@@ -9,13 +15,27 @@ from . import errors
 _here = os.path.dirname(os.path.abspath(__file__))
 _path = os.environ.get("GFXCUDA_LIBRARY") or os.path.join(_here, "libgfxcuda.so")
 
-if not os.path.exists(_path):
-    raise ImportError(
-        "gfxcuda: the C library %s is missing; build it with `make python` "
-        "(or `make lib` and set GFXCUDA_LIBRARY)" % _path
-    )
 
-lib = ctypes.CDLL(_path)
+class _NotLoaded:
+    """`lib` before the library is loaded: any attribute loads it."""
+
+    __slots__ = ()
+
+    def __getattr__(self, name):
+        return getattr(load(), name)
+
+    def __repr__(self):
+        return "<gfxcuda: %s, not loaded yet>" % _path
+
+
+lib = _NotLoaded()
+_load_lock = _thread.allocate_lock()
+
+
+def _release(h):
+    # gfxcuda_release until the library loads (load() puts it here).
+    return load().gfxcuda_release(h)
+
 
 u64, i64, u32, i32, sz = ctypes.c_uint64, ctypes.c_int64, ctypes.c_uint32, ctypes.c_int, ctypes.c_size_t
 vp, cp = ctypes.c_void_p, ctypes.c_char_p
@@ -160,31 +180,75 @@ _sigs = {
     "gfxcuda_compute_new_constants": [u64, vp, sz, P(u64), sz, P(u64), sz, P(u64), sz, P(u64), sz,
                                       P(cp), P(ctypes.c_double), sz, P(u64)],
 }
-for _name, _args in _sigs.items():
-    _f = getattr(lib, _name)
-    _f.argtypes = _args
-    _f.restype = ctypes.c_int
 
-lib.gfxcuda_buffer_create.restype = i64  # the handle, or minus the status
-lib.gfxcuda_torch_alloc.restype = vp  # PyTorch's allocator callbacks (torch_pool)
-lib.gfxcuda_torch_free.restype = None
-lib.gfxcuda_last_error.restype = cp
-lib.gfxcuda_last_error.argtypes = []
-lib.gfxcuda_version.restype = cp
-lib.gfxcuda_version.argtypes = []
-lib.gfxcuda_free.argtypes = [vp]
-lib.gfxcuda_free.restype = None
-lib.gfxcuda_set_python_capsule_api.argtypes = [vp, vp]
-lib.gfxcuda_set_python_capsule_api.restype = None
 
-# The capsule destructor runs DLPack deleters of capsules no consumer took.
+def _declare(l):
+    """Declares the library's functions (argument and result types)."""
+    for name, args in _sigs.items():
+        f = getattr(l, name)
+        f.argtypes = args
+        f.restype = ctypes.c_int
+    l.gfxcuda_buffer_create.restype = i64  # the handle, or minus the status
+    l.gfxcuda_torch_alloc.restype = vp  # PyTorch's allocator callbacks (torch_pool)
+    l.gfxcuda_torch_free.restype = None
+    l.gfxcuda_last_error.restype = cp
+    l.gfxcuda_last_error.argtypes = []
+    l.gfxcuda_version.restype = cp
+    l.gfxcuda_version.argtypes = []
+    l.gfxcuda_free.argtypes = [vp]
+    l.gfxcuda_free.restype = None
+    l.gfxcuda_set_python_capsule_api.argtypes = [vp, vp]
+    l.gfxcuda_set_python_capsule_api.restype = None
+    # The capsule destructor runs DLPack deleters of capsules no consumer took.
+    l.gfxcuda_set_python_capsule_api(ctypes.cast(_api.PyCapsule_IsValid, vp), ctypes.cast(_api.PyCapsule_GetPointer, vp))
+
+
+def load():
+    """The library, loaded and declared on the first call (thread-safe).
+    Raises LibraryNotFoundError (an ImportError) naming the path when it is
+    missing or does not load, and ForkedProcessError in a child forked
+    after `import gfxcuda`."""
+    global lib, _release, capsule_destructor, binding_destructor
+    l = lib
+    if type(l) is not _NotLoaded:
+        return l
+    with _load_lock:
+        if type(lib) is not _NotLoaded:
+            return lib
+        check_fork()
+        if not os.path.exists(_path):
+            raise errors.LibraryNotFoundError(
+                "gfxcuda: the C library %s is missing; build it with `make python` "
+                "(or `make lib` and set GFXCUDA_LIBRARY)" % _path, path=_path)
+        try:
+            l = ctypes.CDLL(_path)
+        except OSError as e:
+            raise errors.LibraryNotFoundError(
+                "gfxcuda: the C library %s does not load (%s); rebuild it with `make python` "
+                "(or `make lib` and set GFXCUDA_LIBRARY)" % (_path, e), path=_path) from None
+        _declare(l)
+        _release = l.gfxcuda_release
+        capsule_destructor = ctypes.cast(l.gfxcuda_dlpack_capsule_destructor, vp)
+        # The destructor of the DLPack exchange API's bindings (gfxcuda.dlpack_binding).
+        binding_destructor = ctypes.cast(l.gfxcuda_dlpack_binding_capsule_destructor, vp)
+        lib = l  # last: another thread that sees it sees it declared
+    return l
+
+
+def loaded():
+    """Whether the library is loaded (without loading it)."""
+    return type(lib) is not _NotLoaded
+
+
+def __getattr__(name):
+    # The library's values: the first lookup loads it (load() sets them).
+    if name in ("capsule_destructor", "binding_destructor"):
+        load()
+        return globals()[name]
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))
+
+
 _api = ctypes.pythonapi
-lib.gfxcuda_set_python_capsule_api(
-    ctypes.cast(_api.PyCapsule_IsValid, vp), ctypes.cast(_api.PyCapsule_GetPointer, vp)
-)
-capsule_destructor = ctypes.cast(lib.gfxcuda_dlpack_capsule_destructor, vp)
-# The destructor of the DLPack exchange API's bindings (gfxcuda.dlpack_binding).
-binding_destructor = ctypes.cast(lib.gfxcuda_dlpack_binding_capsule_destructor, vp)
 PyCapsule_New = _api.PyCapsule_New
 PyCapsule_New.restype = ctypes.py_object
 PyCapsule_New.argtypes = [vp, cp, vp]
@@ -376,8 +440,6 @@ class Handle:
             except Exception:
                 pass
 
-
-_release = lib.gfxcuda_release
 
 
 def share_args(dir=None, rendezvous=None, allow_uids=None, allow_gids=None):

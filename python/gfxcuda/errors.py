@@ -59,8 +59,18 @@ class InternalError(GfxcudaError):
     """A bug in gfxcuda: please report the message."""
 
 
+class LibraryNotFoundError(GfxcudaError, ImportError):
+    """The C library (libgfxcuda.so) is missing or does not load; raised
+    at first use (`import gfxcuda` does not load it). Also an ImportError;
+    ``path`` is the library's path. The message says how to build it."""
+
+    def __init__(self, message, status=None, path=None):
+        GfxcudaError.__init__(self, message, status)
+        self.path = path
+
+
 class ForkedProcessError(GfxcudaError, RuntimeError):
-    """gfxcuda used in a child forked after the library was loaded."""
+    """gfxcuda used in a child forked after `import gfxcuda`."""
 
 
 class ClosedError(GfxcudaError, EOFError):
