@@ -223,8 +223,13 @@ func CheckBufferSize(r *shader.Resource, size uint64) error {
 		if r.Size > 0 {
 			after = fmt.Sprintf(" after %d bytes", r.Size)
 		}
-		return fmt.Errorf("%s holds %d-byte elements%s; %d bytes is not a whole number of them (use %d or %d)",
-			r.Name, r.Stride, after, size, uint64(r.Size)+n*uint64(r.Stride), uint64(r.Size)+(n+1)*uint64(r.Stride))
+		below, above := uint64(r.Size)+n*uint64(r.Stride), uint64(r.Size)+(n+1)*uint64(r.Stride)
+		use := fmt.Sprintf("use %d or %d", below, above)
+		if below == 0 {
+			use = fmt.Sprintf("use %d", above) // a buffer of 0 bytes is none
+		}
+		return fmt.Errorf("%s holds %d-byte elements%s; %d bytes is not a whole number of them (%s)",
+			r.Name, r.Stride, after, size, use)
 	}
 	return nil
 }

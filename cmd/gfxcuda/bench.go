@@ -2,9 +2,11 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -23,6 +25,14 @@ Every group but compute needs Vulkan and CUDA on one GPU; --only compute
 runs on any Vulkan device, lavapipe included. Reference figures measured on
 other hardware are shown as references, never as targets met or not.`
 
+// The ranges of --reps and --frames: a repetition at least (the median of
+// one), frames enough for the paths that time batches of 8, and no more
+// than a run could end in.
+const (
+	minReps, maxReps     = 1, 1000
+	minFrames, maxFrames = 8, 1 << 20
+)
+
 // benchGroups are the groups --only takes, in the order they run.
 var benchGroups = []string{"copy", "texture", "latency", "gl", "ring", "onetime", "nccl", "peer", "compute"}
 
@@ -33,17 +43,28 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	pngPath := fs.String("png", "", "also draw a chart to this PNG `FILE`")
 	jsonPath := fs.String("json-out", "", "also write the JSON report to this `FILE`")
 	quick := fs.Bool("quick", false, "fewer cases and repetitions (a smoke test, not for publishing)")
-	reps := fs.Int("reps", 15, "repetitions per figure (the median is reported)")
-	frames := fs.Int("frames", 4096, "frames per throughput repetition")
+	reps := fs.Int("reps", 15, fmt.Sprintf("repetitions per figure, %d to %d (the median is reported; --quick: 3)", minReps, maxReps))
+	frames := fs.Int("frames", 4096, fmt.Sprintf("frames per throughput repetition, %d to %d (--quick: 512)", minFrames, maxFrames))
 	only := fs.String("only", "", "comma-separated `GROUPS` to run: "+strings.Join(benchGroups, ",")+" (default all; compute needs Vulkan only)")
 	if _, code, ok := cl.parse(args); !ok {
 		return code
 	}
-	if *quick {
-		*reps, *frames = 3, 512
+	if *reps < minReps || *reps > maxReps {
+		return cl.fail("--reps %d: give %d to %d repetitions per figure", *reps, minReps, maxReps)
 	}
-	if *reps < 1 || *frames < 1 {
-		return cl.fail("--reps and --frames must be at least 1")
+	if *frames < minFrames || *frames > maxFrames {
+		return cl.fail("--frames %d: give %d to %d frames per repetition (the GPU paths time batches of 8)", *frames, minFrames, maxFrames)
+	}
+	if *quick {
+		// --quick's counts, unless given.
+		given := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+		if !given["reps"] {
+			*reps = 3
+		}
+		if !given["frames"] {
+			*frames = 512
+		}
 	}
 	want := map[string]bool{}
 	for _, k := range strings.Split(*only, ",") {
@@ -58,6 +79,9 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	for _, o := range []struct{ flag, path string }{{"--png", *pngPath}, {"--json-out", *jsonPath}} {
 		if o.path == "" {
 			continue
+		}
+		if ext := filepath.Ext(o.path); o.flag == "--png" && !strings.EqualFold(ext, ".png") {
+			return cl.fail("--png %s: the chart is a PNG; give a file name ending in .png, such as %s", o.path, strings.TrimSuffix(o.path, ext)+".png")
 		}
 		if err := checkOutput(o.path); err != nil {
 			return cl.fail("%s %s: %v", o.flag, o.path, err)

@@ -6,8 +6,10 @@ package main
 // command-line wording of errors in run_errors.go.
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -153,19 +155,22 @@ func runShader(o *runOpts, stdout, stderr io.Writer) error {
 	if o.dispatch != "" && o.threads != "" {
 		return usagef("--dispatch and --threads both given; give one")
 	}
-	var groups [3]uint32
-	if o.threads == "" {
-		d := o.dispatch
-		if d == "" {
-			d = "1"
-		}
-		g, err := parseTriple(d)
+	// Counts up to 2^64-1 are read here and checked against the device's
+	// maximum once it is open, in the words of the flag that gave them.
+	groups := [3]uint64{1, 1, 1}
+	var threads [3]uint64
+	if o.threads == "" && o.dispatch != "" {
+		g, err := parseCounts(o.dispatch, "workgroups")
 		if err != nil {
-			return usagef("--dispatch %s: %v; give X[,Y[,Z]] workgroups, such as --dispatch 16,1,1", d, err)
+			return usagef("--dispatch %s: %v; give X[,Y[,Z]] workgroups, such as --dispatch 16,1,1", o.dispatch, err)
 		}
 		groups = g
-	} else if _, err := parseTriple(o.threads); err != nil {
-		return usagef("--threads %s: %v; give W[,H[,D]], such as --threads 1920,1080", o.threads, err)
+	} else if o.threads != "" {
+		th, err := parseCounts(o.threads, "threads")
+		if err != nil {
+			return usagef("--threads %s: %v; give W[,H[,D]] threads, such as --threads 1920,1080", o.threads, err)
+		}
+		threads = th
 	}
 	opts := shader.Options{Filename: o.shader, EntryPoint: o.entry, IncludeDirs: o.includes}
 	if len(o.defines) > 0 {
@@ -215,7 +220,12 @@ func runShader(o *runOpts, stdout, stderr io.Writer) error {
 	t0 = time.Now()
 	m, err := shader.Compile(src, opts)
 	if err != nil {
-		return err
+		return entryError(o, nil, err)
+	}
+	if o.entry != "" && m.EntryPoint(o.entry) == nil {
+		// GLSL compiles main whatever the name: refuse it here, with the
+		// names there are, not when the pipeline is made.
+		return entryError(o, m, fmt.Errorf("%s: no entry point %q", o.shader, o.entry))
 	}
 	for _, w := range m.Warnings {
 		fmt.Fprintln(stderr, w)
@@ -236,15 +246,19 @@ func runShader(o *runOpts, stdout, stderr io.Writer) error {
 	pr.printf("%s %s in %v: workgroup %d×%d×%d, %d resource(s), %d bytes of push constants", how, o.shader,
 		time.Since(t0).Round(time.Microsecond), ls[0], ls[1], ls[2], len(k.Resources()), k.PushConstantSize())
 
-	if o.threads != "" {
-		th, _ := parseTriple(o.threads)
-		groups[0], groups[1], groups[2] = k.Groups(th[0], th[1], th[2])
-	}
 	lim := dev.Limits()
-	for i, axis := range []string{"x", "y", "z"} {
-		if groups[i] > lim.MaxComputeWorkGroupCount[i] {
-			return usagef("--dispatch %d,%d,%d: %d workgroups in %s exceed %s's maximum %d (maxComputeWorkGroupCount %v); dispatch fewer, larger workgroups",
-				groups[0], groups[1], groups[2], groups[i], axis, dev.Info().Name, lim.MaxComputeWorkGroupCount[i], lim.MaxComputeWorkGroupCount)
+	for i, axis := range axes {
+		if o.threads != "" {
+			// The workgroups that cover the threads, rounded up.
+			groups[i] = threads[i]/uint64(ls[i]) + min(threads[i]%uint64(ls[i]), 1)
+		}
+		if maxGroups := uint64(lim.MaxComputeWorkGroupCount[i]); groups[i] > maxGroups {
+			if o.threads != "" {
+				return usagef("--threads %s: %d threads in %s take %d workgroups of %d (the shader's workgroup size in %s), more than %s runs in one dispatch (%d, maxComputeWorkGroupCount %v); cover at most %d threads in %s, or give the shader a larger workgroup",
+					o.threads, threads[i], axis, groups[i], ls[i], axis, dev.Info().Name, maxGroups, lim.MaxComputeWorkGroupCount, maxGroups*uint64(ls[i]), axis)
+			}
+			return usagef("--dispatch %s: %d workgroups in %s exceed %s's maximum %d (maxComputeWorkGroupCount %v); dispatch fewer, larger workgroups",
+				o.dispatch, groups[i], axis, dev.Info().Name, maxGroups, lim.MaxComputeWorkGroupCount)
 		}
 	}
 
@@ -277,7 +291,7 @@ func runShader(o *runOpts, stdout, stderr io.Writer) error {
 	defer b.Close()
 	t0 = time.Now()
 	for range o.batch {
-		b.Dispatch(k, groups[0], groups[1], groups[2], args...)
+		b.Dispatch(k, uint32(groups[0]), uint32(groups[1]), uint32(groups[2]), args...)
 	}
 	if err := b.Err(); err != nil {
 		return err
@@ -326,6 +340,44 @@ func runShader(o *runOpts, stdout, stderr io.Writer) error {
 }
 
 func parseTriple(s string) ([3]uint32, error) { return compute.ParseExtent(s) }
+
+// axes names the three axes of a dispatch, for messages.
+var axes = [3]string{"x", "y", "z"}
+
+// parseCounts parses a --dispatch or --threads value, X[,Y[,Z]] (or
+// XxYxZ): one to three whole numbers of at least 1, the missing ones 1.
+// unit ("workgroups", "threads") words the errors, which say what is wrong
+// with the number the user gave; numbers too large for a device are not
+// refused here but against the device's maximum, once it is open.
+func parseCounts(s, unit string) ([3]uint64, error) {
+	out := [3]uint64{1, 1, 1}
+	parts := strings.Split(strings.NewReplacer("x", ",", "X", ",", "×", ",").Replace(s), ",")
+	if len(parts) > 3 {
+		return out, fmt.Errorf("%d numbers, but a dispatch has 3 axes", len(parts))
+	}
+	for i, p := range parts {
+		p = strings.TrimSpace(p)
+		v, err := strconv.ParseUint(p, 10, 64)
+		switch {
+		case err == nil && v == 0:
+			return out, fmt.Errorf("0 %s in %s run nothing: each axis needs at least 1", unit, axes[i])
+		case err == nil:
+			out[i] = v
+		case errors.Is(err, strconv.ErrRange):
+			return out, fmt.Errorf("%s %s in %s is more than any device runs (a count is at most %d)", p, unit, axes[i], uint32(math.MaxUint32))
+		case p == "":
+			return out, fmt.Errorf("no number in %s", axes[i])
+		case strings.HasPrefix(p, "-"):
+			return out, fmt.Errorf("%s %s in %s: a count cannot be negative, it is at least 1", p, unit, axes[i])
+		default:
+			if _, ferr := strconv.ParseFloat(p, 64); ferr == nil {
+				return out, fmt.Errorf("%s in %s is not a whole number", p, axes[i])
+			}
+			return out, fmt.Errorf("%q is not a number", p)
+		}
+	}
+	return out, nil
+}
 
 func parseSize(s string) (uint64, bool) { return compute.ParseSize(s) }
 

@@ -9,9 +9,12 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
+	"math/big"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,6 +22,7 @@ import (
 	"github.com/gfxcuda/gfxcuda/compute"
 	"github.com/gfxcuda/gfxcuda/format"
 	"github.com/gfxcuda/gfxcuda/shader"
+	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
 // slotRes is a shader resource and what binds it.
@@ -371,8 +375,16 @@ func makeBuffer(dev *compute.Device, r *shader.Resource, spec string) (*compute.
 		}
 	}
 	var data []byte
-	size, isSize := parseSize(spec)
-	if !isSize {
+	size, isSize, err := parseSizeSpec(spec, sizeExample(r, f))
+	if _, serr := os.Stat(spec); err != nil && serr == nil {
+		isSize, err = false, nil // a file named like a size: its bytes
+	}
+	switch {
+	case errors.Is(err, errZeroSize):
+		return nil, usagef("a %s of 0 bytes holds nothing; give a size of at least 1 byte, such as %d", bufferWord(r), sizeExample(r, f))
+	case err != nil:
+		return nil, usagef("%v", err)
+	case !isSize:
 		d, _, _, err := readInput(spec)
 		if err != nil {
 			if os.IsNotExist(err) {
@@ -385,12 +397,19 @@ func makeBuffer(dev *compute.Device, r *shader.Resource, spec string) (*compute.
 		}
 		data, size = d, uint64(len(d))
 	}
+	if err := checkBufferFits(dev, r, f, spec, size, isSize); err != nil {
+		return nil, err
+	}
 	switch {
 	case typed:
 		ts := uint64(f.Info().BytesPerTexel)
 		if size%ts != 0 {
-			return nil, usagef("typed buffer %s holds %d-byte %s texels; %d bytes is not a multiple of %d (use %d or %d)",
-				r.Name, ts, f, size, ts, size/ts*ts, (size/ts+1)*ts)
+			use := fmt.Sprintf("use %d or %d", size/ts*ts, (size/ts+1)*ts)
+			if size < ts {
+				use = fmt.Sprintf("use %d", ts)
+			}
+			return nil, usagef("typed buffer %s holds %d-byte %s texels; %s is not a multiple of %d (%s)",
+				r.Name, ts, f, sizeWords(spec, size, isSize), ts, use)
 		}
 	case r.Kind.IsBuffer():
 		if err := compute.CheckBufferSize(r, size); err != nil {
@@ -398,14 +417,13 @@ func makeBuffer(dev *compute.Device, r *shader.Resource, spec string) (*compute.
 		}
 	}
 	var b *compute.Buffer
-	var err error
 	if typed {
 		b, err = dev.TypedBuffer(f, size/uint64(f.Info().BytesPerTexel), compute.HeapDefault)
 	} else {
 		b, err = dev.Buffer(size, compute.HeapDefault)
 	}
 	if err != nil {
-		return nil, err
+		return nil, memoryError(dev, spec, size, isSize, err)
 	}
 	if data != nil {
 		err = b.Upload(data)
@@ -618,4 +636,183 @@ func pushMembers(m *shader.Module) string {
 		ms = append(ms, fmt.Sprintf("%s at %d, %d bytes", mb.Name, mb.Offset, mb.Size))
 	}
 	return strings.Join(ms, "; ")
+}
+
+// errZeroSize is parseSizeSpec's error for a size of 0.
+var errZeroSize = errors.New("a size of 0 bytes")
+
+// sizeRE matches what is meant as a size rather than a file name: a
+// number, maybe signed or with a fraction, then maybe letters.
+var sizeRE = regexp.MustCompile(`^\s*([+-]?)(\d+(?:\.\d*)?|\.\d+)\s*([A-Za-z]*)\s*$`)
+
+// sizeUnits are the suffixes of a SIZE: k (or K), M and G, powers of 1024.
+var sizeUnits = map[string]uint64{"": 1, "k": 1 << 10, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+
+// parseSizeSpec reads a buffer's SIZE: whole bytes, or a whole number of k,
+// M or G (KiB, MiB, GiB). isSize is false for a spec that is not meant as
+// a size (a file's name). A size too large for any memory is
+// math.MaxUint64, for the caller to refuse against the device's memory; a
+// size of 0 is errZeroSize; err says what else is wrong with a size, in
+// the user's words, with example, a size that would do.
+func parseSizeSpec(spec string, example uint64) (n uint64, isSize bool, err error) {
+	if v, ok := parseSize(spec); ok {
+		return v, true, nil
+	}
+	m := sizeRE.FindStringSubmatch(spec)
+	if m == nil {
+		return 0, false, nil
+	}
+	sign, num, unit := m[1], m[2], m[3]
+	mul, ok := sizeUnits[unit]
+	switch {
+	case !ok:
+		return 0, true, fmt.Errorf("%s: %q is not a unit of size; give whole bytes or a whole number of k, M or G (KiB, MiB, GiB), such as %d or %s",
+			spec, unit, example, wholeUnits(example))
+	case sign == "-":
+		return 0, true, fmt.Errorf("%s: a size cannot be negative; give a number of bytes, such as %d", spec, example)
+	case strings.Contains(num, "."):
+		r, ok := new(big.Rat).SetString(num)
+		if !ok {
+			return 0, false, nil
+		}
+		r.Mul(r, new(big.Rat).SetInt64(int64(mul)))
+		switch {
+		case r.Sign() == 0:
+			return 0, true, errZeroSize
+		case !r.IsInt() || !r.Num().IsUint64():
+			return 0, true, fmt.Errorf("%s is not a whole number of bytes; give whole bytes or a whole number of k, M or G, such as %d", spec, example)
+		}
+		b := r.Num().Uint64()
+		return 0, true, fmt.Errorf("%s: a size is a whole number of bytes, k, M or G; give %s (%d bytes)", spec, wholeUnits(b), b)
+	}
+	v, perr := strconv.ParseUint(num, 10, 64)
+	if perr == nil && v == 0 {
+		return 0, true, errZeroSize
+	}
+	// Whole and well formed, so too large for 64 bits.
+	return math.MaxUint64, true, nil
+}
+
+// wholeUnits writes n bytes in the largest unit of which it is a whole
+// number: 1610612736 is "1536M".
+func wholeUnits(n uint64) string {
+	for _, u := range []struct {
+		s string
+		v uint64
+	}{{"G", 1 << 30}, {"M", 1 << 20}, {"k", 1 << 10}} {
+		if n%u.v == 0 {
+			return strconv.FormatUint(n/u.v, 10) + u.s
+		}
+	}
+	return strconv.FormatUint(n, 10)
+}
+
+// sizeWords writes a buffer's size as the user gave it: "4096 bytes", "4G
+// (4294967296 bytes)", "a.npy's 512 bytes"; a size too large for 64 bits
+// as it was given.
+func sizeWords(spec string, n uint64, isSize bool) string {
+	spec = strings.TrimSpace(spec)
+	switch {
+	case !isSize:
+		return fmt.Sprintf("%s's %d bytes", spec, n)
+	case n == math.MaxUint64 && sizeUnits[strings.TrimLeft(spec, "0123456789")] > 1:
+		return spec
+	case n == math.MaxUint64 || strconv.FormatUint(n, 10) == spec:
+		return spec + " bytes"
+	}
+	return fmt.Sprintf("%s (%d bytes)", spec, n)
+}
+
+// sizeExample is a size that fits r, for messages: 1024 of its elements
+// or texels (4096 for floats), or its block.
+func sizeExample(r *shader.Resource, f format.Format) uint64 {
+	switch {
+	case f != 0:
+		return 1024 * uint64(f.Info().BytesPerTexel)
+	case r.Stride > 0:
+		return uint64(r.Size) + 1024*uint64(r.Stride)
+	case r.Size > 0:
+		return uint64(r.Size)
+	}
+	return 4096
+}
+
+// largestHeap is the size of the device's largest device-local memory
+// heap (of any heap, when none is device-local), where buffers are made.
+func largestHeap(dev *compute.Device) uint64 {
+	var local, any uint64
+	for _, h := range dev.Vulkan().Physical().MemoryHeaps {
+		any = max(any, h.Size)
+		if h.DeviceLocal {
+			local = max(local, h.Size)
+		}
+	}
+	if local > 0 {
+		return local
+	}
+	return any
+}
+
+// humanBytes writes n bytes in GiB, MiB or KiB, to a tenth: "2 GiB",
+// "1.5 GiB".
+func humanBytes(n uint64) string {
+	for _, u := range []struct {
+		s string
+		v uint64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if n >= u.v {
+			return strconv.FormatFloat(math.Round(float64(n)/float64(u.v)*10)/10, 'f', -1, 64) + " " + u.s
+		}
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// checkBufferFits refuses, before it is made, a buffer larger than the
+// device's largest memory heap, or than the device binds as one storage
+// buffer (maxStorageBufferRange) or texel buffer (maxTexelBufferElements),
+// naming the device's figure and the largest size that fits.
+func checkBufferFits(dev *compute.Device, r *shader.Resource, f format.Format, spec string, size uint64, isSize bool) error {
+	name := dev.Info().Name
+	if heap := largestHeap(dev); heap > 0 && size > heap {
+		return usagef("a buffer of %s does not fit in %s's memory: its largest memory heap holds %d bytes (%s); give a smaller size",
+			sizeWords(spec, size, isSize), name, heap, humanBytes(heap))
+	}
+	lim := dev.Limits()
+	switch r.Kind {
+	case shader.StorageBuffer:
+		max := uint64(lim.MaxStorageBufferRange)
+		if max == 0 || size <= max {
+			return nil
+		}
+		fit := max
+		if r.Stride > 0 && max >= uint64(r.Size) {
+			fit = uint64(r.Size) + (max-uint64(r.Size))/uint64(r.Stride)*uint64(r.Stride)
+		}
+		return usagef("%s is more than %s binds as one storage buffer (maxStorageBufferRange %d bytes, %s); give at most %d bytes (%s)",
+			sizeWords(spec, size, isSize), name, max, humanBytes(max), fit, wholeUnits(fit))
+	case shader.UniformTexelBuffer, shader.StorageTexelBuffer:
+		if f == 0 {
+			return nil
+		}
+		ts := uint64(f.Info().BytesPerTexel)
+		max := uint64(lim.MaxTexelBufferElements)
+		if max == 0 || size/ts <= max {
+			return nil
+		}
+		return usagef("%s are %d %s texels, more than %s binds as one typed buffer (maxTexelBufferElements %d); give at most %d bytes",
+			sizeWords(spec, size, isSize), size/ts, f, name, max, max*ts)
+	}
+	return nil
+}
+
+// memoryError words the device's refusal to make a buffer of size bytes:
+// out of memory, with the size of its largest heap (what else runs on the
+// device uses it too).
+func memoryError(dev *compute.Device, spec string, size uint64, isSize bool, err error) error {
+	if !errors.Is(err, vulkan.ErrorOutOfDeviceMemory) && !errors.Is(err, vulkan.ErrorOutOfHostMemory) {
+		return err
+	}
+	heap := largestHeap(dev)
+	return fmt.Errorf("a buffer of %s: %s has not that much memory free (%w); its largest memory heap holds %d bytes (%s), shared with what else runs on it; give a smaller size",
+		sizeWords(spec, size, isSize), dev.Info().Name, err, heap, humanBytes(heap))
 }

@@ -5,10 +5,13 @@ package main
 // that would fix them and the shader's own declarations.
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/gfxcuda/gfxcuda/compute"
@@ -158,4 +161,84 @@ func slotError(k *compute.Kernel, res []shader.Resource, slot string, sl compute
 		}
 	}
 	return fmt.Errorf("%s; %s", msg, resourceTable(k))
+}
+
+var (
+	blockComment = regexp.MustCompile(`(?s)/\*.*?\*/`)
+	// An HLSL compute entry point: [numthreads(…)], other attributes, then
+	// void NAME(.
+	hlslEntryRE = regexp.MustCompile(`\[\s*numthreads\s*\([^)]*\)\s*\]\s*(?:\[[^\]]*\]\s*)*void\s+([A-Za-z_]\w*)\s*\(`)
+	// A WGSL function with its attributes, of which one must be @compute.
+	wgslFnRE      = regexp.MustCompile(`((?:@\s*\w+\s*(?:\([^)]*\))?\s*)+)fn\s+([A-Za-z_]\w*)`)
+	wgslComputeRE = regexp.MustCompile(`@\s*compute\b`)
+)
+
+// entryPoints lists the compute entry points of the shader, for messages:
+// the compiled module's when there is one, else what the source declares
+// (SPIR-V's GLCompute entry points, HLSL's [numthreads] functions, WGSL's
+// @compute functions; GLSL's is main). what says what they are, in the
+// shader's language; both are empty when they cannot be told.
+func entryPoints(path string, src []byte, m *shader.Module) (names []string, what string) {
+	if m == nil && shader.IsSPIRV(src) {
+		m, _ = shader.Reflect(src)
+	}
+	text := lineComment.ReplaceAll(blockComment.ReplaceAll(src, nil), nil)
+	switch ext := strings.ToLower(filepath.Ext(path)); {
+	case ext == ".wgsl" || (m == nil && ext != ".hlsl" && bytes.Contains(text, []byte("@compute"))):
+		for _, mm := range wgslFnRE.FindAllSubmatch(text, -1) {
+			if wgslComputeRE.Match(mm[1]) {
+				names = append(names, string(mm[2]))
+			}
+		}
+		return names, "@compute functions"
+	case ext == ".hlsl" || ext == ".hlsli" || (m == nil && bytes.Contains(text, []byte("numthreads"))):
+		for _, mm := range hlslEntryRE.FindAllSubmatch(text, -1) {
+			names = append(names, string(mm[1]))
+		}
+		return names, "[numthreads] functions"
+	case m != nil:
+		for _, e := range m.EntryPoints {
+			if e.Model == shader.ModelGLCompute {
+				names = append(names, e.Name)
+			}
+		}
+		return names, "compute entry points"
+	}
+	return nil, ""
+}
+
+// entryError words err, an error about the entry point (--entry NAME, or
+// the default main that the shader lacks), with the entry points the
+// shader has and the --entry that picks one; any other error is returned
+// as it is.
+func entryError(o *runOpts, m *shader.Module, err error) error {
+	if !strings.Contains(strings.ToLower(err.Error()), "entry point") {
+		return err
+	}
+	names, what := entryPoints(o.shader, o.source, m)
+	want := o.entry
+	if want == "" {
+		want = "main"
+	}
+	if what == "" || slices.Contains(names, want) {
+		return err
+	}
+	if len(names) == 0 {
+		return usagef("%s declares no compute entry point (%s)", o.shader, what)
+	}
+	fix := "choose one with --entry, such as --entry " + names[0]
+	if len(names) == 1 {
+		fix = "give --entry " + names[0]
+	}
+	if names[0] == "main" && len(names) == 1 {
+		fix = "leave --entry out, or give --entry main"
+	}
+	list := fmt.Sprintf("its %s: %s", what, strings.Join(names, ", "))
+	if o.entry == "" && len(names) > 1 {
+		return usagef("%s has %d %s (%s) and none is named main, the default; %s", o.shader, len(names), what, strings.Join(names, ", "), fix)
+	}
+	if o.entry == "" {
+		return usagef("%s has no entry point main (the default); %s; %s", o.shader, list, fix)
+	}
+	return usagef("--entry %s: %s has no compute entry point %s; %s; %s", o.entry, o.shader, o.entry, list, fix)
 }
