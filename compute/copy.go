@@ -31,15 +31,27 @@ func (d *Device) Copy(dst, src Resource, r CopyRegion) error {
 		return fmt.Errorf("compute: Copy: copies to and from texture slices other than 0 (SrcSlice %d, DstSlice %d): %w; use CopyRegion",
 			r.SrcSlice, r.DstSlice, ErrUnsupported)
 	}
-	b, err := d.NewBatch()
+	b, err := d.syncBatch()
 	if err != nil {
 		return err
 	}
-	defer b.Close()
+	defer d.recycle(b.c)
 	if _, err := d.recordCopy(b, dst, src, r, firstCopyRules); err != nil {
 		return err
 	}
 	return b.Run()
+}
+
+// syncBatch returns a batch over an idle command buffer of the device's
+// spares (dispatches reuse them too), for a call that submits it, waits
+// and gives it back with recycle: a new command pool and buffer for each
+// small copy cost more than the copy (python/bench/compushady_side.py).
+func (d *Device) syncBatch() (*Batch, error) {
+	c, err := d.commands()
+	if err != nil {
+		return nil, err
+	}
+	return &Batch{d: d, c: c}, nil
 }
 
 // firstCopyRules are Copy's.

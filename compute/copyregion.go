@@ -63,11 +63,11 @@ func axisExtent(n, start, size uint32) (uint32, bool) {
 // as do copies the device refuses when they run; textures of different
 // texel sizes ErrTexelSize.
 func (d *Device) CopyRegion(dst, src Resource, r CopyRegion) error {
-	b, err := d.NewBatch()
+	b, err := d.syncBatch()
 	if err != nil {
 		return err
 	}
-	defer b.Close()
+	defer d.recycle(b.c)
 	staging, err := d.recordCopy(b, dst, src, r, compushadyRules)
 	if staging != nil {
 		defer staging.Close()

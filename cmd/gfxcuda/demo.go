@@ -12,7 +12,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gfxcuda/gfxcuda"
@@ -331,23 +333,25 @@ func (dm *demo) main(outDir string, frames int) (err error) {
 		checkErr = errors.Join(checkErr, dm.cudaHalf(frames, rtRate))
 	}
 
-	// 5. Pictures.
+	// 5. Pictures: seconds on a slow CPU (the GIF's dithering), so the
+	// demo says what it writes before it starts.
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return err
 	}
 	pngPath, gifPath := filepath.Join(outDir, "demo.png"), filepath.Join(outDir, "demo.gif")
+	fmt.Fprintln(out)
+	fmt.Fprintf(out, "writing the pictures: %s, then %s (%d frames, each dithered to 256 colours)…\n", pngPath, gifPath, len(gifFrames))
 	// Each picture: the cameras between their titles and one footer.
 	foot := dm.footer(gifFrames[0].Bounds().Dx(), cudaWhy)
 	if err := writePNG(pngPath, captioned(gifFrames[demoGIFFrames/4], dm.views, foot)); err != nil {
 		return err
 	}
-	for i, f := range gifFrames {
-		gifFrames[i] = captioned(f, dm.views, foot)
+	bar := dm.bar("GIF frames captioned and dithered", len(gifFrames))
+	gerr := writeGIF(gifPath, gifFrames, func(f *image.RGBA) *image.RGBA { return captioned(f, dm.views, foot) }, bar.set)
+	bar.done()
+	if gerr != nil {
+		return gerr
 	}
-	if err := writeGIF(gifPath, gifFrames); err != nil {
-		return err
-	}
-	fmt.Fprintln(out)
 	fmt.Fprintf(out, "pictures: %s (one frame, cameras side by side), %s (%d frames, one loop)\n", abs(pngPath), abs(gifPath), len(gifFrames))
 	if checkErr != nil {
 		return checkErr
@@ -770,12 +774,39 @@ func writePNG(path string, img image.Image) error {
 	return errors.Join(png.Encode(f, img), f.Close())
 }
 
-func writeGIF(path string, frames []*image.RGBA) error {
-	g := &gif.GIF{LoopCount: 0}
-	for _, fr := range frames {
-		p := image.NewPaletted(fr.Bounds(), palette.Plan9)
-		draw.FloydSteinberg.Draw(p, fr.Bounds(), fr, image.Point{})
-		g.Image = append(g.Image, p)
+// writeGIF writes frames, each made by prep (its caption) and dithered to
+// Plan 9's palette, as a looping GIF; the frames are prepared on every CPU
+// at once, and progress is called (from the calling goroutine) with the
+// number done after each.
+func writeGIF(path string, frames []*image.RGBA, prep func(*image.RGBA) *image.RGBA, progress func(done int)) error {
+	g := &gif.GIF{LoopCount: 0, Image: make([]*image.Paletted, len(frames))}
+	next, done := make(chan int), make(chan struct{})
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(frames)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				fr := prep(frames[i])
+				p := image.NewPaletted(fr.Bounds(), palette.Plan9)
+				draw.FloydSteinberg.Draw(p, fr.Bounds(), fr, image.Point{})
+				g.Image[i] = p
+				done <- struct{}{}
+			}
+		}()
+	}
+	go func() {
+		for i := range frames {
+			next <- i
+		}
+		close(next)
+	}()
+	for n := 1; n <= len(frames); n++ {
+		<-done
+		progress(n)
+	}
+	wg.Wait()
+	for range frames {
 		g.Delay = append(g.Delay, int(math.Round(100*demoPeriod/demoGIFFrames)))
 	}
 	f, err := os.Create(path)

@@ -35,6 +35,13 @@ func TestDemo(t *testing.T) {
 	if !strings.Contains(text, "check: Vulkan tensor pass vs Go reference            OK") {
 		t.Error("the Vulkan check did not run")
 	}
+	// Writing the pictures takes seconds (the GIF's dithering): the demo
+	// says what it writes before it starts, not only when it is done.
+	writing := strings.Index(text, fmt.Sprintf("\nwriting the pictures: %s, then %s (%d frames, each dithered to 256 colours)…\n",
+		filepath.Join(dir, "demo.png"), filepath.Join(dir, "demo.gif"), demoGIFFrames))
+	if done := strings.Index(text, "\npictures: "); writing < 0 || done < writing {
+		t.Errorf("the demo does not say what it writes before writing its pictures (writing at %d, done at %d)", writing, done)
+	}
 	if cuda.Init() == nil {
 		for _, want := range []string{"check: CUDA kernel's tensor vs Go reference", "check: Vulkan pass's tensor (in CUDA)", "every path ran"} {
 			if !strings.Contains(text, want) {

@@ -10,7 +10,10 @@ package main
 */
 import "C"
 
-import "sync"
+import (
+	"fmt"
+	"sync"
+)
 
 // gfxcuda_buffer_create is gfxcuda_buffer_new returning the handle (> 0),
 // or minus the status on error. A small buffer comes from the pool of
@@ -40,6 +43,33 @@ func gfxcuda_buffer_create(dev C.uint64_t, size C.uint64_t, heap C.int, stride C
 		handles.Unlock()
 	}
 	return C.int64_t(h)
+}
+
+// gfxcuda_buffer_create_int is gfxcuda_buffer_create with C int arguments,
+// and gfxcuda_release_int gfxcuda_release: for a foreign-function layer
+// that passes an int as it is but converts a uint64 or uint32 argument
+// through an object of its own (Python's ctypes: 5 such conversions cost
+// more than the call they feed). A negative argument is
+// GFXCUDA_ERROR_INVALID_ARGUMENT; handles and sizes of 2**31 and up go
+// through the uint64 functions.
+//
+//export gfxcuda_buffer_create_int
+func gfxcuda_buffer_create_int(dev, size, heap, stride, f C.int) C.int64_t {
+	if dev < 0 || size < 0 || stride < 0 || f < 0 {
+		setError(fmt.Sprintf("gfxcuda: gfxcuda_buffer_create_int(device %d, size %d, heap %d, stride %d, format %d): "+
+			"a negative argument; pass values from 0 to 2**31 - 1 (gfxcuda_buffer_create takes larger ones)", dev, size, heap, stride, f))
+		return -C.int64_t(stInvalid)
+	}
+	return gfxcuda_buffer_create(C.uint64_t(dev), C.uint64_t(size), heap, C.uint32_t(stride), C.uint32_t(f))
+}
+
+//export gfxcuda_release_int
+func gfxcuda_release_int(h C.int) C.int {
+	if h < 0 {
+		setError(fmt.Sprintf("gfxcuda: gfxcuda_release_int(%d): a negative handle; handles are 1 and up", h))
+		return stInvalid
+	}
+	return gfxcuda_release(C.uint64_t(h))
 }
 
 // The pool of small buffers. A buffer enters it when the last reference

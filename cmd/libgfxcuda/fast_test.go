@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -105,5 +106,54 @@ func TestBufferPool(t *testing.T) {
 	}
 	if h := cBufferCreate(dev2, 256, 1, 0, 0); h != -stBadHandle {
 		t.Errorf("create on a released device: %d, want %d", h, -stBadHandle)
+	}
+}
+
+// TestIntEntryPoints: gfxcuda_buffer_create_int and gfxcuda_release_int
+// (Python's ctypes calls them without converting each argument) do what
+// gfxcuda_buffer_create and gfxcuda_release do, the pool included, and
+// refuse a negative argument (a C int where the others take unsigned
+// ones) as an invalid argument, naming it.
+func TestIntEntryPoints(t *testing.T) {
+	dev, st := cDeviceOpen(-1)
+	if st != 0 {
+		t.Skipf("no Vulkan device: %s", lastError())
+	}
+	defer release(dev)
+	h1 := cBufferCreateInt(int(dev), 1000, 1, 0, 0)
+	if h1 <= 0 {
+		t.Fatalf("gfxcuda_buffer_create_int: %d %s", h1, lastError())
+	}
+	handles.Lock()
+	b1 := handles.m[uint64(h1)].obj
+	handles.Unlock()
+	if b, ok := b1.(*buffer); !ok || b.Size() != 1000 {
+		t.Fatalf("handle %d is a %T, not a buffer of 1000 bytes", h1, b1)
+	}
+	if st := cReleaseInt(int(h1)); st != 0 || live(uint64(h1)) {
+		t.Fatalf("gfxcuda_release_int: %d %s (live %v)", st, lastError(), live(uint64(h1)))
+	}
+	if st := cReleaseInt(int(h1)); st != stBadHandle {
+		t.Errorf("a second release: %d, want %d", st, stBadHandle)
+	}
+	// The pool: the released buffer again, under a new handle.
+	h2 := cBufferCreateInt(int(dev), 1000, 1, 0, 0)
+	handles.Lock()
+	b2 := handles.m[uint64(h2)].obj
+	handles.Unlock()
+	if h2 <= 0 || b2 != b1 {
+		t.Errorf("create after release: %d, pooled buffer reused %v", h2, b2 == b1)
+	}
+	cReleaseInt(int(h2))
+	for _, a := range [][5]int{{-1, 16, 0, 0, 0}, {int(dev), -16, 0, 0, 0}, {int(dev), 16, 0, -4, 0}, {int(dev), 16, 0, 0, -1}} {
+		if h := cBufferCreateInt(a[0], a[1], a[2], a[3], a[4]); h != -stInvalid || !strings.Contains(lastError(), "negative") {
+			t.Errorf("%v: %d %q, want %d naming the negative argument", a, h, lastError(), -stInvalid)
+		}
+	}
+	if h := cBufferCreateInt(int(dev), 16, 7, 0, 0); h != -stInvalid {
+		t.Errorf("heap 7: %d, want %d", h, -stInvalid)
+	}
+	if st := cReleaseInt(-5); st != stInvalid {
+		t.Errorf("release of -5: %d, want %d", st, stInvalid)
 	}
 }

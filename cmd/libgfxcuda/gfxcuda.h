@@ -166,6 +166,12 @@ int gfxcuda_buffer_new(uint64_t device, uint64_t size, int heap, uint32_t stride
  * pool of released buffers of the same device, size, heap, stride and
  * format: its bytes are undefined, as a new buffer's are. */
 int64_t gfxcuda_buffer_create(uint64_t device, uint64_t size, int heap, uint32_t stride, uint32_t format);
+/* gfxcuda_buffer_create with int arguments, each 0 or more (a negative one
+ * is GFXCUDA_ERROR_INVALID_ARGUMENT), for foreign-function layers that pass
+ * an int as it is but convert wider integers through objects (Python's
+ * ctypes). gfxcuda_release_int is gfxcuda_release of a handle below 2**31. */
+int64_t gfxcuda_buffer_create_int(int device, int size, int heap, int stride, int format);
+int gfxcuda_release_int(int handle);
 /* Writes n bytes from data at byte offset of the buffer; returns when done. */
 int gfxcuda_buffer_upload(uint64_t buffer, uint64_t offset, const void *data, uint64_t n);
 /* Reads n bytes from byte offset of the buffer into dst, after the work

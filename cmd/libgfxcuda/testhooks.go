@@ -68,3 +68,9 @@ func goLastError() string { return C.GoString(C.gfxcuda_last_error()) }
 func cBufferCreate(dev, size uint64, heap int, stride, f uint32) int64 {
 	return int64(gfxcuda_buffer_create(C.uint64_t(dev), C.uint64_t(size), C.int(heap), C.uint32_t(stride), C.uint32_t(f)))
 }
+
+func cBufferCreateInt(dev, size, heap, stride, f int) int64 {
+	return int64(gfxcuda_buffer_create_int(C.int(dev), C.int(size), C.int(heap), C.int(stride), C.int(f)))
+}
+
+func cReleaseInt(h int) int { return int(gfxcuda_release_int(C.int(h))) }

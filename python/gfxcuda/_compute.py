@@ -8,18 +8,21 @@ import operator
 from . import _lib, errors, formats
 
 
-def _bound(var, name):
+def _bound(var, name, src=None):
     """A stand-in for the library function `name`, kept in the global
     `var`: its first call loads the library and puts the function itself
-    there (the hot paths below call it directly from then on)."""
+    there (the hot paths below call it directly from then on). src: the
+    _lib attribute that holds it, where not the declared function."""
     def first(*args):
-        f = globals()[var] = getattr(_lib.load(), name)
+        l = _lib.load()
+        f = globals()[var] = getattr(_lib, src) if src else getattr(l, name)
         return f(*args)
     return first
 
 
 _dispatch = _bound("_dispatch", "gfxcuda_compute_dispatch")  # the hot path of Compute.dispatch
 _buffer_create = _bound("_buffer_create", "gfxcuda_buffer_create")  # the hot path of Buffer()
+_buffer_create_int = _bound("_buffer_create_int", "gfxcuda_buffer_create_int", "buffer_create_int")  # of small ones
 _upload = _bound("_upload", "gfxcuda_buffer_upload")  # and of Buffer.upload(bytes)
 
 HEAP_DEFAULT = 0
@@ -347,7 +350,12 @@ class Buffer(Resource, _Sparse):
             _lib.check_fork()
         # One C call (the handle, or minus the status): a small buffer's
         # creation costs little more than the call (compushady_side.py).
-        h = _buffer_create(device.handle, size, heap_type, stride, format)
+        dh = device.handle
+        if (size | dh) <= 0x7FFFFFFF and stride.__class__ is int and format.__class__ is int \
+                and (stride | format) <= 0x7FFFFFFF:
+            h = _buffer_create_int(dh, size, heap_type, stride, format)  # ints: no ctypes conversions
+        else:
+            h = _buffer_create(dh, size, heap_type, stride, format)
         if h < 0:
             _lib.raise_status("gfxcuda_buffer_new", -h, errors.BufferException)
         self._h = _lib.Handle(h)

@@ -37,6 +37,12 @@ def _release(h):
     return load().gfxcuda_release(h)
 
 
+def _release_int(h):
+    # gfxcuda_release_int until the library loads (load() puts it here).
+    load()
+    return _release_int(h)
+
+
 u64, i64, u32, i32, sz = ctypes.c_uint64, ctypes.c_int64, ctypes.c_uint32, ctypes.c_int, ctypes.c_size_t
 vp, cp = ctypes.c_void_p, ctypes.c_char_p
 P = ctypes.POINTER
@@ -100,6 +106,8 @@ _sigs = {
     "gfxcuda_device_info_json": [u64, P(vp), P(sz)],
     "gfxcuda_buffer_new": [u64, u64, i32, u32, u32, P(u64)],
     "gfxcuda_buffer_create": [u64, u64, i32, u32, u32],
+    "gfxcuda_buffer_create_int": [i32, i32, i32, i32, i32],  # called through buffer_create_int
+    "gfxcuda_release_int": [i32],  # called through _release_int
     "gfxcuda_buffer_upload": [u64, u64, vp, u64],
     "gfxcuda_buffer_readback": [u64, u64, vp, u64],
     "gfxcuda_buffer_upload2d": [u64, vp, u64, u64, u64, u32],
@@ -189,6 +197,7 @@ def _declare(l):
         f.argtypes = args
         f.restype = ctypes.c_int
     l.gfxcuda_buffer_create.restype = i64  # the handle, or minus the status
+    l.gfxcuda_buffer_create_int.restype = i64
     l.gfxcuda_torch_alloc.restype = vp  # PyTorch's allocator callbacks (torch_pool)
     l.gfxcuda_torch_free.restype = None
     l.gfxcuda_last_error.restype = cp
@@ -208,7 +217,7 @@ def load():
     Raises LibraryNotFoundError (an ImportError) naming the path when it is
     missing or does not load, and ForkedProcessError in a child forked
     after `import gfxcuda`."""
-    global lib, _release, capsule_destructor, binding_destructor
+    global lib, _release, _release_int, buffer_create_int, capsule_destructor, binding_destructor
     l = lib
     if type(l) is not _NotLoaded:
         return l
@@ -228,6 +237,14 @@ def load():
                 "(or `make lib` and set GFXCUDA_LIBRARY)" % (_path, e), path=_path) from None
         _declare(l)
         _release = l.gfxcuda_release
+        # The int entry points, called without argtypes: ctypes passes an
+        # int to an int parameter as it is, where argtypes convert each
+        # argument through an object (most of a small call's cost).
+        # Callers pass ints from 0 to 2**31 - 1 only: ctypes would wrap
+        # larger ones silently.
+        buffer_create_int = l._FuncPtr(("gfxcuda_buffer_create_int", l))
+        buffer_create_int.restype = i64
+        _release_int = l._FuncPtr(("gfxcuda_release_int", l))
         capsule_destructor = ctypes.cast(l.gfxcuda_dlpack_capsule_destructor, vp)
         # The destructor of the DLPack exchange API's bindings (gfxcuda.dlpack_binding).
         binding_destructor = ctypes.cast(l.gfxcuda_dlpack_binding_capsule_destructor, vp)
@@ -242,7 +259,7 @@ def loaded():
 
 def __getattr__(name):
     # The library's values: the first lookup loads it (load() sets them).
-    if name in ("capsule_destructor", "binding_destructor"):
+    if name in ("capsule_destructor", "binding_destructor", "buffer_create_int"):
         load()
         return globals()[name]
     raise AttributeError("module %r has no attribute %r" % (__name__, name))
@@ -426,7 +443,7 @@ class Handle:
     def release(self):
         h, self._h = self._h, 0
         if h and not _forked:
-            st = _release(h)
+            st = _release_int(h) if h <= 0x7FFFFFFF else _release(h)
             if st:
                 raise_status("gfxcuda_release", st)
 
@@ -436,10 +453,9 @@ class Handle:
         h, self._h = self._h, 0
         if h and not _forked:
             try:
-                _release(h)
+                _release_int(h) if h <= 0x7FFFFFFF else _release(h)
             except Exception:
                 pass
-
 
 
 def share_args(dir=None, rendezvous=None, allow_uids=None, allow_gids=None):
