@@ -140,3 +140,58 @@ void main(uint3 tid : SV_DispatchThreadID) { outputs[0][tid.x] = inputs[tid.x][0
 		t.Error("2 srv for max_bindless 1 accepted")
 	}
 }
+
+// TestUnbound: resources the lists leave unbound are named by list entry
+// and register (not by the shifted binding, 2048 for u0), with how many
+// entries the list had; GLSL's by their ordinal in binding order.
+func TestUnbound(t *testing.T) {
+	d := openTest(t)
+	k := compile(t, d, "unbound.hlsl", `
+StructuredBuffer<uint> src : register(t1);
+RWStructuredBuffer<uint> dst : register(u0);
+[numthreads(4, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID) { dst[id.x] = src[id.x] + 1; }`)
+	defer k.Close()
+	src := newBuffer(t, d, HeapDefault, make([]byte, 16))
+	defer src.Close()
+	args, err := k.BindLists(Lists{nil, {src, src}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := k.Unbound(args, [4]int{0, 2, 0, 0})
+	for _, want := range []string{"uav[0]", "register u0", "dst", "Compute(uav=...) was given 0 resources"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("Unbound = %q, want it to name %q", msg, want)
+		}
+	}
+	if strings.Contains(msg, "2048") || strings.Contains(msg, "srv") {
+		t.Errorf("Unbound = %q: names the shifted binding or the bound srv", msg)
+	}
+	if err := k.Dispatch(1, 1, 1, args...); err == nil {
+		t.Error("a dispatch with dst unbound did not fail")
+	}
+	dst := newBuffer(t, d, HeapDefault, make([]byte, 16))
+	defer dst.Close()
+	if args, err = k.BindLists(Lists{nil, {src, src}, {dst}}); err != nil {
+		t.Fatal(err)
+	}
+	if msg := k.Unbound(args, [4]int{0, 2, 1, 0}); msg != "" {
+		t.Errorf("everything bound: Unbound = %q, want \"\"", msg)
+	}
+
+	g := compile(t, d, "unbound.comp", `#version 450
+layout(local_size_x = 4) in;
+layout(std430, binding = 0) buffer A { uint a[]; };
+layout(std430, binding = 3) buffer B { uint b[]; };
+void main() { a[gl_GlobalInvocationID.x] = b[gl_GlobalInvocationID.x]; }`)
+	defer g.Close()
+	if args, err = g.BindLists(Lists{nil, nil, {dst}}); err != nil {
+		t.Fatal(err)
+	}
+	msg = g.Unbound(args, [4]int{0, 0, 1, 0})
+	for _, want := range []string{"uav[1]", "binding 3", "2nd uav resource", "was given 1 resource;"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("GLSL: Unbound = %q, want it to name %q", msg, want)
+		}
+	}
+}

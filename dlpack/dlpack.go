@@ -151,7 +151,7 @@ func (t Tensor) Validate() error {
 			return fmt.Errorf("%w: dimension %d is %d", ErrInvalid, i, s)
 		}
 	}
-	return nil
+	return t.checkSpan()
 }
 
 // table maps manager_ctx handles to the release functions of live exports.

@@ -95,7 +95,7 @@ func gfxcuda_compute_dispatch_indirect(k, args C.uint64_t, offset C.uint64_t, pu
 			}
 			a = append(append([]compute.Arg(nil), a...), compute.Push(append([]byte(nil), p...)))
 		}
-		return copyStatus(kk.k.DispatchIndirect(b.Buffer, uint64(offset), a...))
+		return kk.dispatchError(copyStatus(kk.k.DispatchIndirect(b.Buffer, uint64(offset), a...)))
 	})
 }
 

@@ -425,6 +425,32 @@ type kernel struct {
 	// bl holds the arguments of a bindless pipeline (placed.go), which
 	// gfxcuda_compute_bind replaces; nil otherwise.
 	bl *compute.Bindless
+	// given is how many entries each list (cbv, srv, uav, samplers) had,
+	// for the message of a dispatch with resources left unbound.
+	given [4]int
+}
+
+// unboundError is a dispatch's failure over resources the lists left
+// unbound, told in the lists' words (uav[0], register u0) rather than the
+// module's binding numbers; it wraps the dispatch's error.
+type unboundError struct {
+	msg string
+	err error
+}
+
+func (e *unboundError) Error() string { return e.msg }
+func (e *unboundError) Unwrap() error { return e.err }
+
+// dispatchError returns err, a dispatch's error, as GFXCUDA_ERR_INVALID in
+// the lists' words when the lists left resources of the shader unbound.
+func (kk *kernel) dispatchError(err error) error {
+	if err == nil || kk.bl != nil {
+		return err
+	}
+	if msg := kk.k.Unbound(kk.args, kk.given); msg != "" {
+		return &statusError{stInvalid, &unboundError{"gfxcuda: " + msg, err}}
+	}
+	return err
 }
 
 // dispatchArgs returns the kernel's arguments.
@@ -515,7 +541,8 @@ func newCompute(fn string, dev C.uint64_t, spirv unsafe.Pointer, n C.size_t, ls 
 		k.Close()
 		return &statusError{stInvalid, err}
 	}
-	return store(out, &kernel{k: k, args: args, dev: uint64(dev)}, k.Close, append(deps, uint64(dev))...)
+	given := [4]int{len(hs[0]), len(hs[1]), len(hs[2]), len(hs[3])}
+	return store(out, &kernel{k: k, args: args, dev: uint64(dev), given: given}, k.Close, append(deps, uint64(dev))...)
 }
 
 //export gfxcuda_compute_dispatch
@@ -533,7 +560,7 @@ func gfxcuda_compute_dispatch(k C.uint64_t, x, y, z C.uint32_t, push unsafe.Poin
 			}
 			args = append(append([]compute.Arg(nil), args...), compute.Push(append([]byte(nil), p...)))
 		}
-		return kk.k.Dispatch(uint32(x), uint32(y), uint32(z), args...)
+		return kk.dispatchError(kk.k.Dispatch(uint32(x), uint32(y), uint32(z), args...))
 	})
 }
 

@@ -237,7 +237,9 @@ int gfxcuda_compute_new_constants(uint64_t device, const void *spirv, size_t n,
 	const uint64_t *uav, size_t nuav, const uint64_t *samplers, size_t nsamplers,
 	const char *const *names, const double *values, size_t nconstants, uint64_t *compute);
 /* Dispatches x*y*z workgroups with npush bytes of push constants and waits
- * for them. */
+ * for them. GFXCUDA_ERR_INVALID when the lists given to gfxcuda_compute_new
+ * left a resource of the shader unbound; the message names the list entry
+ * (uav[0], register u0) and how many entries the list had. */
 int gfxcuda_compute_dispatch(uint64_t compute, uint32_t x, uint32_t y, uint32_t z, const void *push, size_t npush);
 
 /* ---- Heaps, sparse resources, bindless pipelines (compushady's) ---- */

@@ -89,8 +89,23 @@ func call(f func() error) (st C.int) {
 	if err == nil {
 		return stOK
 	}
-	setError(err.Error())
+	setError(messageOf(err))
 	return C.int(statusOf(err))
+}
+
+// messageOf is err's message for gfxcuda_last_error: a missing or unusable
+// CUDA driver also says how to fix it, as `gfxcuda devices` and `gfxcuda
+// doctor` do (the Python package's NoCUDAError carries this message).
+func messageOf(err error) string {
+	msg := err.Error()
+	var nd *cuda.NoDriverError
+	if errors.As(err, &nd) || errors.Is(err, cuda.ErrNoDriver) {
+		if nd != nil && nd.Fix != "" {
+			msg += "; fix: " + nd.Fix
+		}
+		msg += " (gfxcuda's CUDA functions need an NVIDIA GPU and driver; `gfxcuda doctor` checks the setup and says what is missing)"
+	}
+	return msg
 }
 
 func setError(msg string) {

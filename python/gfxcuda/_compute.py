@@ -5,7 +5,7 @@ import _thread
 import ctypes
 import operator
 
-from . import _lib, errors, formats
+from . import _check, _lib, errors, formats
 
 
 def _bound(var, name, src=None):
@@ -39,12 +39,38 @@ SAMPLER_ADDRESS_MODE_BORDER = 3
 _HEAP_NAMES = {HEAP_DEFAULT: "HEAP_DEFAULT", HEAP_UPLOAD: "HEAP_UPLOAD", HEAP_READBACK: "HEAP_READBACK"}
 
 
-def _host_in(data):
+def _heap_type(heap_type, where, exc):
+    """heap_type checked: one of HEAP_DEFAULT, HEAP_UPLOAD, HEAP_READBACK."""
+    try:
+        if heap_type.__class__ is not bool and operator.index(heap_type) in _HEAP_NAMES:
+            return operator.index(heap_type)
+    except TypeError:  # not an integer
+        pass
+    raise exc("gfxcuda: %s(heap_type=%r): unknown heap type; use HEAP_DEFAULT (0), HEAP_UPLOAD (1) or HEAP_READBACK (2)"
+              % (where, heap_type))
+
+
+def _device(device, where):
+    """device (a gfxcuda Device, None: the current one) checked."""
+    if not device:  # None (0 too, as before)
+        return _current or get_current_device()
+    if not isinstance(device, Device):
+        raise errors.ArgumentTypeError(
+            "gfxcuda: %s(device=%r): device is %s; expected a gfxcuda Device (gfxcuda.get_best_device(), "
+            "gfxcuda.get_discovered_devices()[i]) or None" % (where, device, _check.kind(device)))
+    return device
+
+
+def _host_in(data, where="Buffer.upload", name="data"):
     """(address, size, keepalive) of readable host bytes, for a void *
     argument: bytes are passed as they are (ctypes passes their buffer)."""
     if isinstance(data, bytes):
         return data, len(data), data
-    mv = memoryview(data)
+    try:
+        mv = memoryview(data)
+    except TypeError:
+        raise errors.ArgumentTypeError("gfxcuda: %s(%s=...): %s is %s; expected bytes-like data (bytes, bytearray, a "
+                                       "NumPy array)" % (where, name, name, _check.kind(data))) from None
     if not mv.c_contiguous:
         raise ValueError("gfxcuda: data must be C-contiguous")
     mv = mv.cast("B")
@@ -57,20 +83,22 @@ def _host_in(data):
     return ctypes.addressof(arr), len(mv), arr
 
 
-def _u32(value, name):
+def _u32(value, name, where="Buffer.upload2d"):
     """value as an int from 0 to 2**32 - 1 (compushady's unsigned int
-    arguments): TypeError for a non-integer, InvalidArgumentError out of
-    range."""
-    value = operator.index(value)
-    if not 0 <= value <= 0xFFFFFFFF:
-        raise errors.InvalidArgumentError("gfxcuda: %s %d is out of range (0 to 2**32 - 1)" % (name, value))
-    return value
+    arguments): TypeError for a non-integer, InvalidArgumentError below 0,
+    ArgumentOverflowError (also an OverflowError) above."""
+    return _check.u32(value, where, name)
 
 
 def _host_out(data):
-    mv = memoryview(data)
+    try:
+        mv = memoryview(data)
+    except TypeError:
+        raise errors.ArgumentTypeError("gfxcuda: Buffer.readback(buffer_or_size=...): %s; expected a size in bytes (an "
+                                       "int) or a writable buffer (bytearray, a NumPy array)"
+                                       % _check.kind(data)) from None
     if mv.readonly or not mv.c_contiguous:
-        raise TypeError("gfxcuda: readback needs a writable, C-contiguous buffer")
+        raise errors.ArgumentTypeError("gfxcuda: readback needs a writable, C-contiguous buffer")
     mv = mv.cast("B")
     if len(mv) == 0:
         return None, 0, mv
@@ -178,7 +206,8 @@ def set_current_device(index):
         if d.index == index:
             _current = d
             return
-    raise errors.NoDeviceError("gfxcuda: no device %d (there are %d)" % (index, len(devs)))
+    raise errors.NoDeviceError("gfxcuda: set_current_device(%r): no such device; there are %d (indices %s)"
+                               % (index, len(devs), ", ".join(str(d.index) for d in devs) or "none"))
 
 
 def get_current_device():
@@ -198,12 +227,9 @@ class Heap:
     Raises HeapException for a zero size or an unknown heap type."""
 
     def __init__(self, heap_type, size, device=None):
-        if heap_type not in _HEAP_NAMES:
-            raise errors.HeapException("gfxcuda: unknown heap type %r; use HEAP_DEFAULT, HEAP_UPLOAD or HEAP_READBACK"
-                                       % (heap_type,))
-        if size <= 0:
-            raise errors.HeapException("gfxcuda: a heap of %d bytes; the size must be at least 1" % size)
-        self.device = device or get_current_device()
+        heap_type = _heap_type(heap_type, "Heap", errors.HeapException)
+        size = _check.integer(size, "Heap", "size", 1, _check.U64, errors.HeapException, "a size in bytes")
+        self.device = _device(device, "Heap")
         self._h = _lib.Handle(_lib.new_handle("gfxcuda_heap_new", self.device.handle, heap_type, size,
                                               exc=errors.HeapException))
         self.size = size
@@ -221,8 +247,9 @@ class Heap:
         return "<gfxcuda.Heap %d bytes, %s>" % (self.size, _HEAP_NAMES[self.heap_type])
 
 
-def _placement(device, heap, heap_offset, sparse, exc):
+def _placement(device, heap, heap_offset, sparse, exc, where="Buffer"):
     """(heap handle, offset, sparse flag) for the *_new_placed calls."""
+    heap_offset = _check.integer(heap_offset, where, "heap_offset", 0, _check.U64, exc, "an offset in bytes")
     if heap is None:
         if heap_offset:
             raise exc("gfxcuda: heap_offset=%d without a heap; pass heap=Heap(...)" % heap_offset)
@@ -234,9 +261,31 @@ def _placement(device, heap, heap_offset, sparse, exc):
                   "with bind_tile(x, y, z, heap)")
     if heap.device is not device and heap.device.handle != device.handle:
         raise exc("gfxcuda: the heap was made on another device (%s); make it on %s" % (heap.device.name, device.name))
-    if heap_offset < 0:
-        raise exc("gfxcuda: heap_offset %d is negative" % heap_offset)
     return heap.handle, heap_offset, 0
+
+
+def _stride_format(stride, format):
+    """Buffer's stride and format checked (uint32s)."""
+    return (_check.integer(stride, "Buffer", "stride", 0, _check.U32, errors.BufferException, "a size in bytes"),
+            _check.integer(format, "Buffer", "format", 0, _check.U32, errors.BufferException,
+                           "a constant of gfxcuda.formats"))
+
+
+def _alloc_failed(name, st, size, device, where, exc):
+    """Raises the error of a failed allocation of size bytes (status st):
+    where the device is out of memory, one that names the size and the
+    device's memory in human units rather than a device failure."""
+    msg = _lib.lib.gfxcuda_last_error().decode("utf-8", "replace")
+    if "OUT_OF_DEVICE_MEMORY" in msg or "OUT_OF_HOST_MEMORY" in msg:
+        have = device.dedicated_video_memory + device.shared_system_memory
+        if have and size > have:
+            why = "larger than the device can allocate: %s has %s of memory" % (device.name, _check.human(have))
+        else:
+            why = "more than %s can allocate now%s (other resources hold part of it)" % (
+                device.name, " (%s of memory)" % _check.human(have) if have else "")
+        raise exc("gfxcuda: %s(size=%d): %s is %s; make it smaller (the device said %s)"
+                  % (where, size, _check.human(size), why, msg), st)
+    _lib.raise_status(name, st, exc)
 
 
 def _missing_feature(e):
@@ -267,8 +316,12 @@ class _Sparse:
         """Binds tile (x, y, z) of array slice `slice` of a sparse resource
         to heap at heap_offset (a multiple of the tile's memory size), or
         unbinds it when heap is None, and waits until it is bound."""
+        where = type(self).__name__ + ".bind_tile"
         if heap is not None and not isinstance(heap, Heap):
-            raise errors.InvalidArgumentError("gfxcuda: bind_tile takes a gfxcuda.Heap, not a %s" % type(heap).__name__)
+            raise errors.ArgumentTypeError("gfxcuda: %s(heap=%r): heap is %s; expected a gfxcuda.Heap (None: unbind "
+                                           "the tile)" % (where, heap, _check.kind(heap)))
+        x, y, z, slice = (_check.u32(v, where, n) for v, n in ((x, "x"), (y, "y"), (z, "z"), (slice, "slice")))
+        heap_offset = _check.u64(heap_offset, where, "heap_offset")
         _lib.call("gfxcuda_bind_tile", self.handle, x, y, z, heap.handle if heap is not None else 0, heap_offset, slice,
                   exc=self._exc)
         self._bound.append(heap)  # tiles keep the heap's memory alive; so does Python
@@ -317,6 +370,19 @@ class Resource:
                 src_x=0, src_y=0, src_z=0, dst_x=0, dst_y=0, dst_z=0, src_slice=0, dst_slice=0):
         """Copies into destination (a Buffer or texture) and waits. Raises
         ValueError (gfxcuda.OutOfRangeError) when the copy does not fit."""
+        try:  # ints that fit the region's uint64 and uint32 fields (ctypes would wrap the others)
+            bad = (size | src_offset | dst_offset) >> 64 or (width | height | depth | src_x | src_y | src_z | dst_x
+                                                            | dst_y | dst_z | src_slice | dst_slice) >> 32
+        except TypeError:
+            bad = True
+        if bad:
+            _copy_args(type(self).__name__ + ".copy_to", size=size, src_offset=src_offset, dst_offset=dst_offset,
+                       width=width, height=height, depth=depth, src_x=src_x, src_y=src_y, src_z=src_z, dst_x=dst_x,
+                       dst_y=dst_y, dst_z=dst_z, src_slice=src_slice, dst_slice=dst_slice)
+        if not isinstance(destination, Resource):
+            raise errors.ArgumentTypeError("gfxcuda: %s.copy_to(destination=%r): destination is %s; expected a gfxcuda "
+                                           "Buffer or texture" % (type(self).__name__, destination,
+                                                                  _check.kind(destination)))
         r = _lib.CopyRegion(size, src_offset, dst_offset, width, height, depth,
                             src_x, src_y, src_z, dst_x, dst_y, dst_z, src_slice, dst_slice)
         if isinstance(self, _Texture) or isinstance(destination, _Texture):
@@ -325,6 +391,13 @@ class Resource:
             _lib.call("gfxcuda_copy_ex", self.handle, destination.handle, ctypes.byref(r))
         else:
             _lib.call("gfxcuda_copy", self.handle, destination.handle, ctypes.byref(r))
+
+
+def _copy_args(where, **args):
+    """Raises the error of the first argument of copy_to that is not an int
+    its region field (size and offsets: uint64; the rest: uint32) holds."""
+    for name, v in args.items():
+        _check.integer(v, where, name, 0, _check.U64 if name in ("size", "src_offset", "dst_offset") else _check.U32)
 
 
 class Buffer(Resource, _Sparse):
@@ -336,12 +409,18 @@ class Buffer(Resource, _Sparse):
 
     def __init__(self, size, heap_type=HEAP_DEFAULT, stride=0, format=0, device=None, heap=None, heap_offset=0,
                  sparse=False):
-        device = device or _current or get_current_device()
-        if heap_type not in _HEAP_NAMES:
-            raise errors.BufferException("gfxcuda: unknown heap type %r; use HEAP_DEFAULT, HEAP_UPLOAD or HEAP_READBACK"
-                                         % (heap_type,))
-        if size <= 0:
-            raise errors.BufferException("gfxcuda: a buffer of %d bytes; the size must be at least 1" % size)
+        # Checked inline (plain int comparisons): the C call takes a uint64
+        # size, an int heap type and uint32 stride and format.
+        if size.__class__ is not int or not 0 < size <= 0xFFFFFFFFFFFFFFFF:
+            size = _check.integer(size, "Buffer", "size", 1, _check.U64, errors.BufferException, "a size in bytes")
+        if device is None:
+            device = _current or get_current_device()
+        elif device.__class__ is not Device:
+            device = _device(device, "Buffer")
+        if heap_type.__class__ is not int or heap_type not in _HEAP_NAMES:
+            heap_type = _heap_type(heap_type, "Buffer", errors.BufferException)
+        if stride or format:
+            stride, format = _stride_format(stride, format)
         if heap is not None or sparse or heap_offset:
             self._make_placed(size, heap_type, stride, format, device, heap, heap_offset, sparse)
             return
@@ -351,13 +430,17 @@ class Buffer(Resource, _Sparse):
         # One C call (the handle, or minus the status): a small buffer's
         # creation costs little more than the call (compushady_side.py).
         dh = device.handle
-        if (size | dh) <= 0x7FFFFFFF and stride.__class__ is int and format.__class__ is int \
-                and (stride | format) <= 0x7FFFFFFF:
-            h = _buffer_create_int(dh, size, heap_type, stride, format)  # ints: no ctypes conversions
-        else:
-            h = _buffer_create(dh, size, heap_type, stride, format)
+        try:
+            if (size | dh) <= 0x7FFFFFFF and stride.__class__ is int and format.__class__ is int \
+                    and (stride | format) <= 0x7FFFFFFF:
+                h = _buffer_create_int(dh, size, heap_type, stride, format)  # ints: no ctypes conversions
+            else:
+                h = _buffer_create(dh, size, heap_type, stride, format)
+        except ctypes.ArgumentError:  # a falsy stride or format that is not an int (None, "")
+            _stride_format(stride, format)
+            raise
         if h < 0:
-            _lib.raise_status("gfxcuda_buffer_new", -h, errors.BufferException)
+            _alloc_failed("gfxcuda_buffer_new", -h, size, device, "Buffer", errors.BufferException)
         self._h = _lib.Handle(h)
         self.device = device
         self._size = size if type(size) is int else operator.index(size)  # _info: on first use
@@ -378,6 +461,8 @@ class Buffer(Resource, _Sparse):
 
     def upload(self, data, offset=0):
         """Writes bytes-like data at offset."""
+        if offset.__class__ is not int or not 0 <= offset <= 0xFFFFFFFFFFFFFFFF:
+            offset = _check.u64(offset, "Buffer.upload", "offset")
         if type(data) is bytes and not _lib._forked:  # the common case, in one C call
             st = _upload(self._h.handle, offset, data, len(data))
             if st:
@@ -398,7 +483,7 @@ class Buffer(Resource, _Sparse):
         pitch, width, height, bpp = (_u32(v, name) for v, name in ((pitch, "pitch"), (width, "width"),
                                                                     (height, "height"),
                                                                     (bytes_per_pixel, "bytes_per_pixel")))
-        p, n, keep = _host_in(data)
+        p, n, keep = _host_in(data, "Buffer.upload2d")
         _lib.call("gfxcuda_buffer_upload2d", self.handle, p, n, pitch, width * bpp, height)
         del keep
 
@@ -409,19 +494,23 @@ class Buffer(Resource, _Sparse):
         are written, a partial last chunk is not. Raises ValueError
         (OutOfRangeError) when len(data) plus a filler per whole chunk
         exceeds the buffer's size, InvalidArgumentError for a stride of 0."""
-        stride = _u32(stride, "stride")
-        p, n, keep = _host_in(data)
-        fp, fn, fkeep = _host_in(filler)
+        stride = _u32(stride, "stride", "Buffer.upload_chunked")
+        p, n, keep = _host_in(data, "Buffer.upload_chunked")
+        fp, fn, fkeep = _host_in(filler, "Buffer.upload_chunked", "filler")
         _lib.call("gfxcuda_buffer_upload_chunked", self.handle, p, n, stride, fp, fn)
         del keep, fkeep
 
     def readback(self, buffer_or_size=0, offset=0):
         """Returns size bytes from offset (0: to the end), or fills a
         writable buffer when one is given."""
-        if isinstance(buffer_or_size, int):
-            n = buffer_or_size or (self.size - offset)
-            if n < 0 or offset < 0:
-                raise errors.OutOfRangeError("gfxcuda: readback of %d bytes at offset %d" % (n, offset))
+        if offset.__class__ is not int or not 0 <= offset <= 0xFFFFFFFFFFFFFFFF:
+            offset = _check.u64(offset, "Buffer.readback", "offset")
+        if isinstance(buffer_or_size, int) or hasattr(type(buffer_or_size), "__index__"):
+            n = _check.integer(buffer_or_size, "Buffer.readback", "size", 0, _check.U64) or (self.size - offset)
+            if n < 0 or offset + n > self.size:
+                raise errors.OutOfRangeError("gfxcuda: Buffer.readback(%d, offset=%d): %d bytes at offset %d do not "
+                                             "fit in the buffer's %d bytes" % (buffer_or_size, offset, max(n, 0), offset,
+                                                                            self.size))
             # A new bytes object the library writes into: one copy (a
             # bytearray and bytes() of it were two).
             out = _lib.new_bytes(None, n)
@@ -437,10 +526,13 @@ class Buffer(Resource, _Sparse):
         pitch * (height - 1) + width * bytes_per_pixel bytes, or than pitch
         (compushady's rule)."""
         pitch, width, height, bytes_per_pixel = (
-            _u32(v, name) for v, name in ((pitch, "pitch"), (width, "width"), (height, "height"),
-                                          (bytes_per_pixel, "bytes_per_pixel")))
+            _u32(v, name, "Buffer.readback2d") for v, name in ((pitch, "pitch"), (width, "width"), (height, "height"),
+                                                               (bytes_per_pixel, "bytes_per_pixel")))
         row = width * bytes_per_pixel
         n = row * height
+        if n > _check.I64:  # what a bytes object can hold
+            raise errors.ArgumentOverflowError("gfxcuda: Buffer.readback2d(width=%d, height=%d, bytes_per_pixel=%d): "
+                                               "%d bytes; at most 2**63 - 1" % (width, height, bytes_per_pixel, n))
         out = _lib.new_bytes(None, n)  # written in place: one copy
         _lib.call("gfxcuda_buffer_readback2d", self.handle, out if n else None, n, pitch, row, height)
         return out
@@ -458,18 +550,21 @@ class _Texture(Resource, _Sparse):
     _dim = 2
 
     def _make(self, width, height, depth, fmt, slices, device, exc, heap=None, heap_offset=0, sparse=False):
-        device = device or get_current_device()
-        if fmt not in formats.by_value:
-            raise exc("gfxcuda: unknown texture format %r; use a constant of gfxcuda.formats" % (fmt,))
-        if width <= 0 or height <= 0 or depth <= 0 or slices <= 0:
-            raise exc("gfxcuda: a texture of %dx%dx%d texels and %d slices; every extent must be at least 1"
-                      % (width, height, depth, slices))
+        where = type(self).__name__
+        device = _device(device, where)
+        if fmt.__class__ is bool or not hasattr(type(fmt), "__index__") or operator.index(fmt) not in formats.by_value:
+            raise exc("gfxcuda: %s(format=%r): unknown texture format; use a constant of gfxcuda.formats "
+                      "(gfxcuda.formats.R8G8B8A8_UNORM, ...)" % (where, fmt))
+        fmt = operator.index(fmt)
+        width, height, depth, slices = (_check.integer(v, where, n, 1, _check.U32, exc, "a number of texels")
+                                        for v, n in ((width, "width"), (height, "height"), (depth, "depth"),
+                                                     (slices, "slices")))
         self._exc = exc
         if heap is None and not sparse and not heap_offset:
             h = _lib.new_handle("gfxcuda_texture_new", device.handle, self._dim, width, height, depth, slices, fmt,
                                 exc=exc)
         else:
-            hh, off, sp = _placement(device, heap, heap_offset, sparse, exc)
+            hh, off, sp = _placement(device, heap, heap_offset, sparse, exc, where)
             try:
                 h = _lib.new_handle("gfxcuda_texture_new_placed", device.handle, self._dim, width, height, depth, slices,
                                     fmt, hh, off, sp, exc=exc)
@@ -535,7 +630,16 @@ class Sampler:
     def __init__(self, address_mode_u=SAMPLER_ADDRESS_MODE_WRAP, address_mode_v=SAMPLER_ADDRESS_MODE_WRAP,
                  address_mode_w=SAMPLER_ADDRESS_MODE_WRAP, filter_min=SAMPLER_FILTER_POINT,
                  filter_mag=SAMPLER_FILTER_POINT, device=None):
-        self.device = device or get_current_device()
+        for v, n, hi in ((address_mode_u, "address_mode_u", 3), (address_mode_v, "address_mode_v", 3),
+                         (address_mode_w, "address_mode_w", 3), (filter_min, "filter_min", 1),
+                         (filter_mag, "filter_mag", 1)):
+            if v.__class__ is bool or not hasattr(type(v), "__index__") or not 0 <= operator.index(v) <= hi:
+                raise errors.SamplerException(
+                    "gfxcuda: Sampler(%s=%r): unknown %s; use %s" % (
+                        n, v, "address mode" if hi == 3 else "filter",
+                        "SAMPLER_ADDRESS_MODE_WRAP, _MIRROR, _CLAMP or _BORDER (0 to 3)" if hi == 3
+                        else "SAMPLER_FILTER_POINT or SAMPLER_FILTER_LINEAR (0 or 1)"))
+        self.device = _device(device, "Sampler")
         self._h = _lib.Handle(_lib.new_handle("gfxcuda_sampler_new", self.device.handle, address_mode_u,
                                               address_mode_v, address_mode_w, filter_min, filter_mag,
                                               exc=errors.SamplerException))
@@ -550,13 +654,77 @@ class Sampler:
         return "<gfxcuda.Sampler address=%s filter=%s>" % (self.address_mode, self.filter)
 
 
+def _list(items, what):
+    """The resources of Compute(what=items) as a list, each checked: a
+    Buffer or texture (a Sampler in samplers)."""
+    if isinstance(items, (str, bytes, Resource, Sampler)) or not hasattr(type(items), "__iter__"):
+        raise errors.ArgumentTypeError("gfxcuda: Compute(%s=%r): %s is %s; expected a list (Compute(%s=[...]))"
+                                       % (what, items, what, _check.kind(items), what))
+    items = list(items)
+    cls, expect = (Sampler, "a gfxcuda Sampler") if what == "samplers" else (Resource, "a gfxcuda Buffer or Texture")
+    for i, r in enumerate(items):
+        if not isinstance(r, cls):
+            hint = ""
+            if hasattr(r, "compute_view"):
+                hint = " (bind its compute view: %s.compute_view())" % type(r).__name__.lower()
+            raise errors.ArgumentTypeError("gfxcuda: Compute(%s=[...]): item %d is %s; expected %s%s"
+                                           % (what, i, _check.kind(r), expect, hint))
+    return items
+
+
 def _handles(items, what):
     arr = (ctypes.c_uint64 * max(len(items), 1))()
     for i, r in enumerate(items):
-        if not hasattr(r, "handle"):
-            raise errors.InvalidArgumentError("gfxcuda: %s[%d] is a %s, not a gfxcuda resource" % (what, i, type(r).__name__))
         arr[i] = r.handle
     return arr, len(items)
+
+
+def _spirv(shader):
+    """The SPIR-V bytes of Compute(shader=...)."""
+    if not isinstance(shader, (bytes, bytearray, memoryview)):
+        raise errors.ArgumentTypeError("gfxcuda: Compute(shader=...): shader is %s; expected SPIR-V bytes (what "
+                                       "gfxcuda.shaders.hlsl.compile, glsl.compile or wgsl.compile return)"
+                                       % _check.kind(shader))
+    return bytes(shader)
+
+
+def _push(push, where):
+    """The bytes of push constants (bytes-like)."""
+    if isinstance(push, bytes):
+        return push
+    try:
+        return memoryview(push).tobytes()
+    except TypeError:
+        raise errors.ArgumentTypeError("gfxcuda: %s(push=%r): push is %s; expected bytes-like push constants (bytes, "
+                                       "a NumPy array, struct.pack(...))" % (where, push, _check.kind(push))) from None
+
+
+def _groups(x, y, z, where="Compute.dispatch"):
+    """(x, y, z) checked: workgroup counts, uint32 each."""
+    return tuple(_check.integer(v, where, n, 0, _check.U32, what="a number of workgroups")
+                 for v, n in ((x, "x"), (y, "y"), (z, "z")))
+
+
+def _constants(constants):
+    """(names as bytes, values as floats) of Compute(constants={...})."""
+    if not hasattr(constants, "items"):
+        raise errors.ArgumentTypeError("gfxcuda: Compute(constants=%r): constants is %s; expected a dict of name: value"
+                                       % (constants, _check.kind(constants)))
+    names, values = [], []
+    for k, v in constants.items():
+        if not isinstance(k, (str, int)) or isinstance(k, bool):
+            raise errors.ArgumentTypeError("gfxcuda: Compute(constants={%r: ...}): the key is %s; expected the "
+                                           "constant's name (a str) or its SpecId (an int)" % (k, _check.kind(k)))
+        try:
+            if isinstance(v, (str, bytes)):
+                raise TypeError
+            f = float(v)
+        except (TypeError, ValueError):
+            raise errors.ArgumentTypeError("gfxcuda: Compute(constants={%r: %r}): the value is %s; expected a number "
+                                           "or a bool" % (k, v, _check.kind(v))) from None
+        names.append(str(k).encode())
+        values.append(f)
+    return names, values
 
 
 class Compute:
@@ -572,25 +740,28 @@ class Compute:
 
     def __init__(self, shader, cbv=(), srv=(), uav=(), samplers=(), push_size=0, bindless=False, max_bindless=64,
                  device=None, constants=None):
+        cbv, srv, uav, samplers = (_list(l, name) for l, name in ((cbv, "cbv"), (srv, "srv"), (uav, "uav"),
+                                                                   (samplers, "samplers")))
         if device is None:
             # The device of the resources (a shared device's compute views
             # live on its own), else the current one.
-            for r in list(cbv) + list(srv) + list(uav) + list(samplers):
+            for r in cbv + srv + uav + samplers:
                 if getattr(r, "device", None) is not None:
                     device = r.device
                     break
-        self.device = device or get_current_device()
-        shader = bytes(shader)
-        lists = [_handles(list(l), name) for l, name in ((cbv, "cbv"), (srv, "srv"), (uav, "uav"), (samplers, "samplers"))]
+        self.device = _device(device, "Compute")
+        shader = _spirv(shader)
+        push_size = _check.integer(push_size, "Compute", "push_size", 0, _check.U32, what="a size in bytes")
+        lists = [_handles(l, name) for l, name in ((cbv, "cbv"), (srv, "srv"), (uav, "uav"), (samplers, "samplers"))]
         args = [self.device.handle, shader, len(shader)]
         for arr, n in lists:
             args += [arr, n]
-        self.bindless = max_bindless if bindless else 0
+        self.bindless = _check.integer(max_bindless, "Compute", "max_bindless", 1, _check.U32,
+                                       what="a number of entries") if bindless else 0
         if constants:
             if self.bindless:
                 raise errors.InvalidArgumentError("gfxcuda: constants are not supported with bindless=True")
-            names = [str(k).encode() for k in constants]
-            values = [float(v) for v in constants.values()]
+            names, values = _constants(constants)
             n = len(names)
             args += [(_lib.cp * n)(*names), (ctypes.c_double * n)(*values), n]
             self._h = _lib.Handle(_lib.new_handle("gfxcuda_compute_new_constants", *args))
@@ -602,16 +773,20 @@ class Compute:
         else:
             self._h = _lib.Handle(_lib.new_handle("gfxcuda_compute_new", *args))
         self.push_size = push_size
-        self._resources = (list(cbv), list(srv), list(uav), list(samplers))
+        self._resources = (cbv, srv, uav, samplers)
 
     def _bind(self, cls, index, resource):
         if not self.bindless:
             raise errors.InvalidArgumentError("gfxcuda: this Compute is not bindless; make it with bindless=True "
                                               "to bind resources after creation")
+        where = "Compute.bind_" + ("cbv", "srv", "uav")[cls]
+        index = _check.integer(index, where, "index", what="a bind index")
         if not 0 <= index < self.bindless:
-            raise errors.InvalidArgumentError("gfxcuda: invalid bind index %d (max: %d)" % (index, self.bindless - 1))
-        if not hasattr(resource, "handle"):
-            raise errors.InvalidArgumentError("gfxcuda: a %s is not a gfxcuda resource" % type(resource).__name__)
+            raise errors.InvalidArgumentError("gfxcuda: %s(index=%d): invalid bind index (max: %d, max_bindless - 1)"
+                                              % (where, index, self.bindless - 1))
+        if not isinstance(resource, Resource):
+            raise errors.ArgumentTypeError("gfxcuda: %s(%d, %s): it is %s; expected a gfxcuda Buffer or Texture"
+                                           % (where, index, ("cbv", "srv", "uav")[cls], _check.kind(resource)))
         _lib.call("gfxcuda_compute_bind", self._h.handle, cls, index, resource.handle)
         lst = self._resources[cls]
         if index >= len(lst):
@@ -635,8 +810,14 @@ class Compute:
 
     def dispatch(self, x, y, z, push=None):
         """Runs x*y*z workgroups, with push (bytes) as the push constants, and waits."""
+        try:  # uint32s (ctypes would wrap the others): plain int operations
+            bad = (x | y | z) >> 32
+        except TypeError:
+            bad = True
+        if bad:
+            x, y, z = _groups(x, y, z)
         if push:
-            push = bytes(push)
+            push = _push(push, "Compute.dispatch")
             if self.push_size and len(push) > self.push_size:
                 raise errors.InvalidArgumentError("gfxcuda: %d bytes of push constants; push_size is %d" % (len(push), self.push_size))
             _lib.call("gfxcuda_compute_dispatch", self._h.handle, x, y, z, push, len(push))
@@ -652,9 +833,14 @@ class Compute:
     def dispatch_indirect(self, indirect_buffer, offset=0, push=None):
         """Runs the number of workgroups the GPU reads from indirect_buffer
         at offset (three uint32: x, y, z), and waits."""
-        push = bytes(push) if push else b""
+        push = _push(push, "Compute.dispatch_indirect") if push else b""
         if self.push_size and len(push) > self.push_size:
             raise errors.InvalidArgumentError("gfxcuda: %d bytes of push constants; push_size is %d" % (len(push), self.push_size))
+        if not isinstance(indirect_buffer, Buffer):
+            raise errors.ArgumentTypeError("gfxcuda: Compute.dispatch_indirect(indirect_buffer=%r): it is %s; "
+                                           "expected a gfxcuda Buffer holding three uint32 (x, y, z)"
+                                           % (indirect_buffer, _check.kind(indirect_buffer)))
+        offset = _check.u64(offset, "Compute.dispatch_indirect", "offset")
         _lib.call("gfxcuda_compute_dispatch_indirect", self._h.handle, indirect_buffer.handle, offset,
                   push or None, len(push))
 

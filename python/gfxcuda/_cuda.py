@@ -6,7 +6,7 @@ import os
 import sys
 import threading
 
-from . import _lib, errors, formats
+from . import _check, _lib, errors, formats
 
 kDLCPU, kDLCUDA = 1, 2
 _NAMES = (b"dltensor", b"dltensor_versioned")
@@ -21,6 +21,20 @@ _tex_copy = _lib.lib.gfxcuda_shared_texture_copy
 # the pointer, not a copy).
 _BINDING_NAME = b"gfxcuda.dlpack_binding"
 _EXCHANGE_NAME = b"dlpack_exchange_api"
+# DLPack's names of a consumed capsule. PyCapsule_SetName keeps the pointer
+# it is given, not a copy, and the producer's destructor reads the name when
+# the capsule goes: a temporary (b"used_" + name) left it reading freed
+# memory, a ValueError per read and a crash (issue #31). Every capsule name
+# is a constant here, pinned with an extra reference so that not even the
+# module's teardown frees it while capsules live.
+_USED_NAMES = (b"used_dltensor", b"used_dltensor_versioned")
+_TYPE_NAME = b"gfxcuda.capsule"
+_incref = ctypes.PYFUNCTYPE(None, ctypes.py_object)(("Py_IncRef", ctypes.pythonapi))
+for _n in _NAMES + _USED_NAMES + (_BINDING_NAME, _EXCHANGE_NAME, _TYPE_NAME):
+    _incref(_n)
+del _n
+_capsule_name = ctypes.PYFUNCTYPE(ctypes.c_char_p, ctypes.py_object)(("PyCapsule_GetName", ctypes.pythonapi))
+_Capsule = type(_capsule_new(1, _TYPE_NAME, None))  # types.CapsuleType (Python 3.13)
 
 
 def cuda_device_count():
@@ -53,6 +67,9 @@ def _dtype_of(dtype):
         name = numpy.dtype(dtype).str
     except ImportError:  # pragma: no cover - numpy is present where tested
         name = str(dtype)
+    except (TypeError, ValueError) as e:
+        raise errors.ArgumentTypeError("gfxcuda: dtype=%r is not an element type (numpy.dtype says: %s); give one such as "
+                                       "'float32', 'uint8' or numpy.float16" % (dtype, e)) from None
     code, bits = _lib.dtype_parse(name)
     r = (code, bits, bits // 8)
     try:
@@ -62,20 +79,25 @@ def _dtype_of(dtype):
     return r
 
 
-def _stream_int(stream):
+def _stream_int(stream, where="gfxcuda"):
     """A CUDA stream as an int: None (the legacy default stream, 0), an int
     (a cudaStream_t; 1 legacy, 2 per-thread default), or a torch/CuPy/Numba
     stream object."""
     if stream is None:
         return 0
     if isinstance(stream, int):
-        return stream
+        if 0 <= stream <= _check.U64:
+            return stream
+        return _check.integer(stream, where, "stream", 0, _check.U64, what="a cudaStream_t (an int) or a stream object")
     for attr in ("cuda_stream", "ptr", "handle"):
         v = getattr(stream, attr, None)
         if v is not None:
             v = getattr(v, "value", v)
+            if not isinstance(v, int) or not 0 <= v <= _check.U64:
+                break
             return int(v or 0)
-    raise errors.InvalidArgumentError("gfxcuda: stream %r: pass an int (a cudaStream_t) or a torch/CuPy/Numba stream" % (stream,))
+    raise errors.ArgumentTypeError("gfxcuda: %s(stream=...): stream is %s; pass None (the legacy default stream), an "
+                                   "int (a cudaStream_t) or a torch/CuPy/Numba stream" % (where, _check.kind(stream)))
 
 
 class _DLPackBinding:
@@ -300,13 +322,9 @@ class _Array:
                                                                    self.device, self.ptr)
 
 
-def _nbytes(shape, itemsize):
-    n = itemsize
-    for s in shape:
-        if s < 0:
-            raise errors.InvalidArgumentError("gfxcuda: shape %r" % (shape,))
-        n *= s
-    return n
+def _nbytes(shape, itemsize, where="CudaBuffer"):
+    """The bytes of an array of shape (checked: ints from 0) and itemsize."""
+    return _check.shape(shape, where, itemsize)[1]
 
 
 class CudaBuffer(_Array):
@@ -315,10 +333,9 @@ class CudaBuffer(_Array):
     it (CudaBuffer.from_cuda(ptr, shape, dtype))."""
 
     def __init__(self, shape, dtype="float32", device=0):
-        if isinstance(shape, int):
-            shape = (shape,)
         _, _, itemsize = _dtype_of(dtype)
-        n = _nbytes(shape, itemsize)
+        shape, n = _check.shape(shape, "CudaBuffer", itemsize)
+        device = _check.device(device, "CudaBuffer")
         h = _lib.new_handle("gfxcuda_cuda_alloc", device, max(n, 1))
         self._setup(h, _lib.info(h).device_ptr, shape, dtype, device)
         self.owned = True
@@ -329,15 +346,28 @@ class CudaBuffer(_Array):
         referenced) or the caller keeps it alive."""
         self = cls.__new__(cls)
         _, _, itemsize = _dtype_of(dtype)
-        if strides is None:
-            n = _nbytes(shape, itemsize)
-        elif any(st % itemsize for st in strides):
-            raise errors.InvalidArgumentError("gfxcuda: strides %r are in bytes and must be multiples of the itemsize %d"
-                                              % (tuple(strides), itemsize))
-        else:
-            n = itemsize + sum((s - 1) * st for s, st in zip(shape, strides))
-        h = _lib.new_handle("gfxcuda_cuda_wrap", device, int(ptr), max(n, 1))
-        self._setup(h, int(ptr), shape, dtype, device, strides=strides, owner=owner)
+        ptr = _check.integer(ptr, "CudaBuffer.from_cuda", "ptr", 0, _check.U64, what="a device pointer")
+        shape, n = _check.shape(shape, "CudaBuffer.from_cuda", itemsize)
+        device = _check.device(device, "CudaBuffer.from_cuda")
+        if strides is not None:
+            try:
+                strides = tuple(_check.integer(st, "CudaBuffer.from_cuda", "strides", -_check.I64, _check.I64)
+                                for st in strides)
+            except TypeError:
+                raise errors.ArgumentTypeError("gfxcuda: CudaBuffer.from_cuda(strides=%r): expected a tuple of ints "
+                                               "(bytes) or None" % (strides,)) from None
+            if len(strides) != len(shape):
+                raise errors.InvalidArgumentError("gfxcuda: CudaBuffer.from_cuda(strides=%r): %d strides for %d "
+                                                  "dimensions" % (strides, len(strides), len(shape)))
+            if any(st % itemsize for st in strides):
+                raise errors.InvalidArgumentError("gfxcuda: strides %r are in bytes and must be multiples of the "
+                                                  "itemsize %d" % (tuple(strides), itemsize))
+            n = itemsize + sum((s - 1) * st for s, st in zip(shape, strides)) if n else 0
+            if n > _check.U64:
+                raise errors.ArgumentOverflowError("gfxcuda: CudaBuffer.from_cuda(shape=%r, strides=%r): %d bytes; at "
+                                                   "most 2**64 - 1" % (shape, strides, n))
+        h = _lib.new_handle("gfxcuda_cuda_wrap", device, ptr, max(n, 1))
+        self._setup(h, ptr, shape, dtype, device, strides=strides, owner=owner)
         self.owned = False
         return self
 
@@ -356,11 +386,9 @@ class SharedBuffer(_Array):
     and numba.cuda.as_cuda_array(buf) use its memory without copies."""
 
     def __init__(self, shape, dtype="float32", device=0):
-        if isinstance(shape, int):
-            shape = (shape,)
         _, _, itemsize = _dtype_of(dtype)
-        n = _nbytes(shape, itemsize)
-        sd = _shared_device(device)
+        shape, n = _check.shape(shape, "SharedBuffer", itemsize)
+        sd = _shared_device(device, "SharedBuffer")
         h = _lib.new_handle("gfxcuda_shared_buffer_new", sd, max(n, 1))
         self._setup(h, _lib.info(h).device_ptr, shape, dtype, device)
 
@@ -411,12 +439,12 @@ class SharedBuffer(_Array):
     def import_fd(cls, fd, shape, dtype="float32", allocation_size=0, dedicated=True, device=0):
         """Imports a renderer's exported Vulkan buffer memory (an OPAQUE_FD,
         which this call takes) as a shared buffer of shape and dtype."""
-        if isinstance(shape, int):
-            shape = (shape,)
         _, _, itemsize = _dtype_of(dtype)
-        n = _nbytes(shape, itemsize)
-        h = _lib.new_handle("gfxcuda_shared_buffer_import_fd", _shared_device(device), int(fd), max(n, 1),
-                            int(allocation_size), int(bool(dedicated)))
+        shape, n = _check.shape(shape, "SharedBuffer.import_fd", itemsize)
+        fd = _check.fd(fd, "SharedBuffer.import_fd")
+        allocation_size = _check.u64(allocation_size, "SharedBuffer.import_fd", "allocation_size")
+        h = _lib.new_handle("gfxcuda_shared_buffer_import_fd", _shared_device(device, "SharedBuffer.import_fd"), fd,
+                            max(n, 1), allocation_size, int(bool(dedicated)))
         return cls._from_handle(h, shape, dtype, device)
 
 
@@ -460,17 +488,20 @@ del _cls
 def open_ipc_buffer(handle, shape, dtype="float32", device=0):
     """Opens a shared buffer another process shared (its ipc_handle) as an
     array of shape and dtype."""
-    handle = _token(handle)
-    if isinstance(shape, int):
-        shape = (shape,)
-    h = _lib.new_handle("gfxcuda_shared_buffer_open_ipc", _shared_device(device), handle, len(handle))
+    handle = _token(handle, "open_ipc_buffer")
+    _, _, itemsize = _dtype_of(dtype)
+    shape, _ = _check.shape(shape, "open_ipc_buffer", itemsize)
+    h = _lib.new_handle("gfxcuda_shared_buffer_open_ipc", _shared_device(device, "open_ipc_buffer"), handle, len(handle))
     return SharedBuffer._from_handle(h, shape, dtype, device)
 
 
-def _token(handle):
+def _token(handle, where="open_ipc_texture"):
     if isinstance(handle, str):
-        handle = handle.encode()
-    return bytes(handle)
+        return handle.encode()
+    if isinstance(handle, (bytes, bytearray, memoryview)):
+        return bytes(handle)
+    raise errors.ArgumentTypeError("gfxcuda: %s(handle=%r): handle is %s; expected the token (bytes or str) the sharing "
+                                   "process's ipc_handle gave" % (where, handle, _check.kind(handle)))
 
 
 def _export_fd(h):
@@ -487,8 +518,8 @@ class Handoff:
     host."""
 
     def __init__(self, resources, stream):
-        self.resources = list(resources)
-        self.stream = _stream_int(stream)
+        self.resources = _shared_resources(resources, "to_cuda")
+        self.stream = _stream_int(stream, "to_cuda")
         hs = (ctypes.c_uint64 * len(self.resources))(*[r.handle for r in self.resources])
         self._h = _lib.Handle(_lib.new_handle("gfxcuda_to_cuda", hs, len(self.resources), self.stream))
         for r in self.resources:
@@ -536,9 +567,26 @@ def after_cuda(resources, stream=None):
     It is what ending a hand-off (to_vulkan) does, for memory CUDA wrote
     without one: a tensor rewritten in place after gfxcuda.from_torch,
     a buffer filled by torch.from_dlpack(buf).copy_(...)."""
-    rs = list(resources)
+    rs = _shared_resources(resources, "after_cuda")
     hs = (ctypes.c_uint64 * len(rs))(*[r.handle for r in rs])
-    _lib.call("gfxcuda_after_cuda", hs, len(rs), _stream_int(stream))
+    _lib.call("gfxcuda_after_cuda", hs, len(rs), _stream_int(stream, "after_cuda"))
+
+
+def _shared_resources(resources, where):
+    """resources as a list of shared buffers and textures, each checked."""
+    if isinstance(resources, (SharedBuffer, Texture)):
+        raise errors.ArgumentTypeError("gfxcuda: %s(resources=...): resources is one %s; pass a list: %s([%s])"
+                                       % (where, type(resources).__name__, where, type(resources).__name__.lower()))
+    try:
+        rs = list(resources)
+    except TypeError:
+        raise errors.ArgumentTypeError("gfxcuda: %s(resources=%r): resources is %s; expected a list of SharedBuffers "
+                                       "and Textures" % (where, resources, _check.kind(resources))) from None
+    for i, r in enumerate(rs):
+        if not isinstance(r, (SharedBuffer, Texture)):
+            raise errors.ArgumentTypeError("gfxcuda: %s(resources=[...]): item %d is %s; expected a gfxcuda SharedBuffer "
+                                           "or Texture" % (where, i, _check.kind(r)))
+    return rs
 
 
 class Semaphore:
@@ -552,16 +600,19 @@ class Semaphore:
     @classmethod
     def import_fd(cls, fd, device=0, timeline=True):
         """Imports a Vulkan semaphore's OPAQUE_FD (this call takes fd)."""
-        return cls(_lib.new_handle("gfxcuda_cuda_semaphore_import_fd", _shared_device(device), int(fd), int(bool(timeline))),
-                   device)
+        fd = _check.fd(fd, "Semaphore.import_fd")
+        return cls(_lib.new_handle("gfxcuda_cuda_semaphore_import_fd", _shared_device(device, "Semaphore.import_fd"), fd,
+                                   int(bool(timeline))), device)
 
     def wait(self, value, stream=None):
         """Later work on stream waits until the semaphore reaches value."""
-        _lib.call("gfxcuda_cuda_semaphore_wait", self._h.handle, int(value), _stream_int(stream))
+        _lib.call("gfxcuda_cuda_semaphore_wait", self._h.handle, _check.u64(value, "Semaphore.wait", "value"),
+                  _stream_int(stream, "Semaphore.wait"))
 
     def signal(self, value, stream=None):
         """The semaphore becomes value once stream's work so far is done."""
-        _lib.call("gfxcuda_cuda_semaphore_signal", self._h.handle, int(value), _stream_int(stream))
+        _lib.call("gfxcuda_cuda_semaphore_signal", self._h.handle, _check.u64(value, "Semaphore.signal", "value"),
+                  _stream_int(stream, "Semaphore.signal"))
 
     def release(self):
         self._h.release()
@@ -575,17 +626,22 @@ class VulkanSemaphore:
     host signal/wait, and export_fd for CUDA to import."""
 
     def __init__(self, device=None, initial=0, exportable=True):
-        dev = device.handle if device is not None and not isinstance(device, int) else _shared_device(device or 0)
-        self._h = _lib.Handle(_lib.new_handle("gfxcuda_vk_semaphore_new", dev, int(initial), int(bool(exportable))))
+        initial = _check.u64(initial, "VulkanSemaphore", "initial")
+        if device is not None and not isinstance(device, int) and not hasattr(device, "handle"):
+            raise errors.ArgumentTypeError("gfxcuda: VulkanSemaphore(device=%r): device is %s; expected a gfxcuda Device, "
+                                           "a CUDA ordinal or None" % (device, _check.kind(device)))
+        dev = device.handle if device is not None and not isinstance(device, int) else \
+            _shared_device(device or 0, "VulkanSemaphore")
+        self._h = _lib.Handle(_lib.new_handle("gfxcuda_vk_semaphore_new", dev, initial, int(bool(exportable))))
 
     def signal(self, value):
-        _lib.call("gfxcuda_vk_semaphore_signal", self._h.handle, int(value))
+        _lib.call("gfxcuda_vk_semaphore_signal", self._h.handle, _check.u64(value, "VulkanSemaphore.signal", "value"))
 
     def wait(self, value, timeout=None):
         """Waits on the host until the value is reached (timeout seconds;
         None: no limit); gfxcuda.WaitTimeoutError when it runs out."""
-        ms = -1 if timeout is None else int(timeout * 1000)
-        _lib.call("gfxcuda_vk_semaphore_wait", self._h.handle, int(value), ms)
+        ms = _check.timeout_ms(timeout, "VulkanSemaphore.wait")
+        _lib.call("gfxcuda_vk_semaphore_wait", self._h.handle, _check.u64(value, "VulkanSemaphore.wait", "value"), ms)
 
     @property
     def value(self):
@@ -625,7 +681,9 @@ def compute_device(device=0):
         return d
 
 
-def _shared_device(ordinal):
+def _shared_device(ordinal, where="gfxcuda"):
+    if ordinal.__class__ is not int or not 0 <= ordinal <= 0x7FFFFFFF:
+        ordinal = _check.device(ordinal, where)
     with _shared_lock:
         d = _shared.get(ordinal)
         if d is None:
@@ -633,67 +691,253 @@ def _shared_device(ordinal):
         return d.handle
 
 
-def _array_of(obj):
-    """(ptr, shape, typestr, strides, device, keepalive) of a CUDA array
-    object (__cuda_array_interface__ or __dlpack__)."""
-    cai = getattr(obj, "__cuda_array_interface__", None)
-    if cai is not None:
-        dev = 0
-        if hasattr(obj, "device") and getattr(obj.device, "index", None) is not None:
-            dev = obj.device.index
-        return cai["data"][0], tuple(cai["shape"]), cai["typestr"], cai.get("strides"), dev, obj
-    if hasattr(obj, "__dlpack__"):
+_DL_DEVICES = {
+    1: ("kDLCPU", "CPU memory"), 2: ("kDLCUDA", "CUDA memory"), 3: ("kDLCUDAHost", "CUDA pinned host memory"),
+    4: ("kDLOpenCL", "OpenCL memory"), 7: ("kDLVulkan", "Vulkan memory"), 8: ("kDLMetal", "Metal memory"),
+    9: ("kDLVPI", "VPI memory"), 10: ("kDLROCM", "ROCm (AMD GPU) memory"), 11: ("kDLROCMHost", "ROCm pinned host memory"),
+    12: ("kDLExtDev", "an extension device's memory"), 13: ("kDLCUDAManaged", "CUDA managed memory"),
+    14: ("kDLOneAPI", "oneAPI memory"), 15: ("kDLWebGPU", "WebGPU memory"), 16: ("kDLHexagon", "Hexagon memory"),
+    17: ("kDLMAIA", "MAIA memory"),
+}
+
+
+def _describe(obj):
+    """obj in words, without its values: "a numpy.ndarray of shape (2, 2, 4)
+    and dtype float32" (never the repr: an array's prints its elements)."""
+    t = type(obj)
+    name = t.__qualname__ if t.__module__ in ("builtins", None) else "%s.%s" % (t.__module__, t.__qualname__)
+    s = ("an " if name[:1].lower() in "aeiou" else "a ") + name
+    try:
+        shape, dtype = getattr(obj, "shape", None), getattr(obj, "dtype", None)
+        if isinstance(shape, tuple) and all(isinstance(d, int) for d in shape):
+            s += " of shape %s" % (tuple(shape),)
+            if dtype is not None and len(str(dtype)) < 40:
+                s += " and dtype %s" % (dtype,)
+    except Exception:  # a hostile object's attributes: its type is enough
+        pass
+    return s
+
+
+def _bad(where, obj, why, cause=None):
+    """The InvalidArgumentError of a CUDA array argument that is not one."""
+    e = errors.InvalidArgumentError("gfxcuda: %s: %s %s" % (where, _describe(obj), why))
+    e.__cause__ = cause
+    return e
+
+
+def _not_cuda(where, obj, device_type):
+    code, words = _DL_DEVICES.get(device_type, ("device type %s" % (device_type,), "memory of DLPack device type %s"
+                                                  % (device_type,)))
+    return _bad(where, obj, "in %s (DLPack device %s); %s needs a CUDA array: move it first, e.g. "
+                "torch.as_tensor(a, device='cuda') or cupy.asarray(a)" % (words, code, where))
+
+
+def _layout(where, obj, ptr, shape, strides, itemsize, source):
+    """Checks that an array's description holds together: a pointer and
+    the bytes its elements span inside the address space user memory has
+    (below 2**63; an absurd shape or stride of a hostile producer is
+    refused, not handed to CUDA)."""
+    n = 1
+    for d in shape:
+        n *= d
+    if n == 0:
+        return
+    if not ptr:
+        raise _bad(where, obj, "has %d elements at a null pointer (its %s)" % (n, source))
+    lo, hi, step = 0, itemsize, itemsize
+    for i in range(len(shape) - 1, -1, -1):
+        st = strides[i] if strides is not None else step
+        span = (shape[i] - 1) * st
+        if span < 0:
+            lo += span
+        else:
+            hi += span
+        step *= shape[i]
+    if ptr + lo < 0 or ptr + hi > _check.I64 + 1 or n * itemsize > _check.I64:
+        raise _bad(where, obj, "spans bytes [%d, %d) from %#x, outside the address space: shape %s, strides %s "
+                   "(its %s)" % (lo, hi, ptr, tuple(shape), strides, source))
+
+
+def _ints(seq, lo, hi):
+    """seq (a tuple or list) as a tuple of ints from lo to hi; None when
+    it is not one (or is None)."""
+    if not isinstance(seq, (tuple, list)):
+        return None
+    out = []
+    for v in seq:
+        if v.__class__ is not int:
+            if isinstance(v, bool) or not hasattr(type(v), "__index__"):
+                return None
+            v = v.__index__()
+        if not lo <= v <= hi:
+            return None
+        out.append(v)
+    return tuple(out)
+
+
+def _cai_of(obj, cai, where):
+    """_array_of for __cuda_array_interface__ (version 3), each key
+    checked: the dict is the producer's, and anything may be in it."""
+    src = "__cuda_array_interface__"
+    if not isinstance(cai, dict):
+        raise _bad(where, obj, "has a %s that is %s, not a dict" % (src, _check.kind(cai)))
+    for key in ("data", "shape", "typestr"):
+        if key not in cai:
+            raise _bad(where, obj, "has a %s without %r" % (src, key))
+    data, shape, typestr, strides = cai["data"], cai["shape"], cai["typestr"], cai.get("strides")
+    ptr = _ints(data[:1] if isinstance(data, (tuple, list)) and len(data) == 2 else None, 0, _check.U64)
+    if ptr is None:
+        raise _bad(where, obj, "has a %s whose 'data' is %r; expected (pointer, read_only), the pointer an int"
+                   % (src, data))
+    shape_ = _ints(shape, 0, _check.I64)
+    if shape_ is None or len(shape_) > 32:
+        raise _bad(where, obj, "has a %s whose 'shape' is %r; expected a tuple of at most 32 ints from 0" % (src, shape))
+    strides_ = _ints(strides, -_check.I64, _check.I64)
+    if strides is not None and (strides_ is None or len(strides_) != len(shape_)):
+        raise _bad(where, obj, "has a %s whose 'strides' is %r; expected None or %d ints (bytes)"
+                   % (src, strides, len(shape_)))
+    if cai.get("mask") is not None:
+        raise _bad(where, obj, "is a masked array (its %s has a 'mask'); gfxcuda takes arrays without masks" % src)
+    if not isinstance(typestr, str):
+        raise _bad(where, obj, "has a %s whose 'typestr' is %s; expected a NumPy type string such as '<f4'"
+                   % (src, _check.kind(typestr)))
+    try:
+        _, _, itemsize = _dtype_of(typestr)
+    except (errors.GfxcudaError, TypeError, ValueError) as e:
+        raise _bad(where, obj, "has a %s whose 'typestr' %r is not an element type gfxcuda knows (%s)"
+                   % (src, typestr, e)) from None
+    ptr, shape, strides = ptr[0], shape_, strides_
+    _layout(where, obj, ptr, shape, strides, itemsize, src)
+    dev = 0
+    try:
+        i = getattr(getattr(obj, "device", None), "index", None)
+        if i.__class__ is int and 0 <= i <= _check.I32:
+            dev = i
+    except Exception:
+        pass
+    return ptr, shape, typestr, strides, dev, obj
+
+
+def _capsule_of(obj, where):
+    """The DLPack capsule of obj.__dlpack__() (versioned when the producer
+    can), refused before anything is consumed where obj says, through
+    __dlpack_device__, that it is not in CUDA memory."""
+    try:
+        device = getattr(obj, "__dlpack_device__", None)
+        if device is not None:
+            device = device()
+    except Exception as e:
+        raise _bad(where, obj, "raised %s in __dlpack_device__(): %s" % (type(e).__name__, e), e) from e
+    if device is not None:
+        if not isinstance(device, tuple) or len(device) != 2 or not all(isinstance(v, int) for v in device):
+            raise _bad(where, obj, "returned %r from __dlpack_device__(); expected (device_type, device_id)" % (device,))
+        if int(device[0]) != kDLCUDA:
+            raise _not_cuda(where, obj, int(device[0]))
+    try:
         try:
             cap = obj.__dlpack__(max_version=(1, 0), stream=1)
-        except TypeError:
+        except TypeError:  # a producer of DLPack before 1.0: no max_version
             cap = obj.__dlpack__()
-        versioned = _lib.PyCapsule_IsValid(cap, b"dltensor_versioned")
-        name = _NAMES[versioned]
-        p = _lib.PyCapsule_GetPointer(cap, name)
-        if not p:
-            raise errors.InvalidArgumentError("gfxcuda: %r gave a DLPack capsule that was consumed already" % (obj,))
-        desc = _lib.Tensor()
-        h = ctypes.c_uint64()
-        _lib.PyCapsule_SetName(cap, b"used_" + name)
-        _lib.call("gfxcuda_dlpack_import", p, int(versioned), ctypes.byref(h), ctypes.byref(desc))
-        keep = _lib.Handle(h.value)
+    except Exception as e:
+        raise _bad(where, obj, "raised %s in __dlpack__(): %s" % (type(e).__name__, e), e) from e
+    if cap.__class__ is not _Capsule:
+        raise _bad(where, obj, "returned %s from __dlpack__(), not a DLPack capsule" % _check.kind(cap))
+    if _lib.PyCapsule_IsValid(cap, _NAMES[1]):
+        return cap, 1
+    if _lib.PyCapsule_IsValid(cap, _NAMES[0]):
+        return cap, 0
+    name = _capsule_name(cap)
+    if name in _USED_NAMES:
+        raise _bad(where, obj, "returned a DLPack capsule that was consumed already (named %r); ask it for a new one"
+                   % name.decode())
+    raise _bad(where, obj, "returned a capsule named %r from __dlpack__(); a DLPack capsule is named 'dltensor' or "
+               "'dltensor_versioned'" % (name.decode("utf-8", "replace") if name is not None else None))
+
+
+def _array_of(obj, where="gfxcuda.texture"):
+    """(ptr, shape, typestr, strides, device, keepalive) of a CUDA array
+    object (__cuda_array_interface__ or __dlpack__). Everything the object
+    gives is checked before use (where names the call for messages): one
+    InvalidArgumentError for what is not a CUDA array, never a crash."""
+    try:
+        cai = getattr(obj, "__cuda_array_interface__", None)
+    except Exception as e:  # a property that raises: a host tensor's, or a hostile object's
+        cai, cai_error = None, e
+    else:
+        cai_error = None
+    if cai is not None:
+        return _cai_of(obj, cai, where)
+    try:
+        has_dlpack = hasattr(obj, "__dlpack__")
+    except Exception:
+        has_dlpack = False
+    if not has_dlpack:
+        if cai_error is not None:
+            raise _bad(where, obj, "raised %s reading __cuda_array_interface__: %s" % (type(cai_error).__name__,
+                                                                                    cai_error), cai_error)
+        raise errors.ArgumentTypeError(
+            "gfxcuda: %s: %s is not a CUDA array (it has no __cuda_array_interface__ or __dlpack__); pass a torch, "
+            "CuPy or Numba CUDA array" % (where, _describe(obj)))
+    cap, versioned = _capsule_of(obj, where)
+    p = _lib.PyCapsule_GetPointer(cap, _NAMES[versioned])
+    # Consumed from here on (DLPack's rule: the consumer renames the
+    # capsule, and the producer's destructor leaves it alone); the import
+    # owns the tensor, and calls its deleter when it fails.
+    _lib.PyCapsule_SetName(cap, _USED_NAMES[versioned])
+    desc = _lib.Tensor()
+    h = ctypes.c_uint64()
+    try:
+        _lib.call("gfxcuda_dlpack_import", p, versioned, ctypes.byref(h), ctypes.byref(desc))
+    except errors.GfxcudaError as e:
+        raise _bad(where, obj, "gave a DLPack tensor gfxcuda cannot read: %s" % e) from None
+    keep = _lib.Handle(h.value)
+    try:
         if desc.device_type != kDLCUDA:
-            raise errors.InvalidArgumentError("gfxcuda: %r is not in CUDA memory (DLPack device %d)" % (obj, desc.device_type))
-        cai = _lib.array_interface(h.value, ctypes.byref(desc), 0)
-        return cai["data"][0], cai["shape"], cai["typestr"], cai["strides"], desc.device_id, keep
-    raise errors.InvalidArgumentError(
-        "gfxcuda: %s is not a CUDA array (no __cuda_array_interface__ or __dlpack__)" % type(obj).__name__)
+            raise _not_cuda(where, obj, desc.device_type)
+        try:
+            cai = _lib.array_interface(h.value, ctypes.byref(desc), 0)
+        except errors.GfxcudaError as e:
+            raise _bad(where, obj, "gave a DLPack tensor gfxcuda cannot read: %s" % e) from None
+        _, _, itemsize = _dtype_of(cai["typestr"])
+        _layout(where, obj, cai["data"][0], cai["shape"], cai["strides"], itemsize, "DLPack tensor")
+    except BaseException:
+        keep.release()  # the producer's deleter runs now, not when the traceback goes
+        raise
+    return cai["data"][0], cai["shape"], cai["typestr"], cai["strides"], desc.device_id, keep
 
 
-def _pointer(obj, need):
+def _pointer(obj, need, where="Texture.copy_to"):
     """A device pointer from an int or a CUDA array with at least need bytes."""
     if isinstance(obj, int):
-        if obj == 0:
-            raise errors.InvalidArgumentError("gfxcuda: null device pointer")
+        obj = _check.integer(obj, where, "dst" if where.endswith("to") else "src", 1, _check.U64,
+                             what="a device pointer (an int) or a CUDA array")
         return obj, 0, None
     torch = sys.modules.get("torch")
     if torch is not None and isinstance(obj, torch.Tensor):
         # torch's __cuda_array_interface__ builds a dict (and refuses
         # tensors that require grad): read the tensor directly.
         if not obj.is_cuda:
-            raise errors.InvalidArgumentError("gfxcuda: the tensor is on %s, not a CUDA device" % (obj.device,))
+            raise _not_cuda(where, obj, kDLCPU if obj.device.type == "cpu" else obj.device.type)
         es = obj.element_size()
         n = obj.numel() * es
         if n < need:
-            raise errors.OutOfRangeError("gfxcuda: the array has %d bytes; the texture needs %d" % (n, need))
+            raise errors.OutOfRangeError("gfxcuda: %s: the array has %d bytes; the texture needs %d" % (where, n, need))
         pitch = 0 if obj.dim() < 2 or obj.is_contiguous() else obj.stride(0) * es
         return obj.data_ptr(), pitch, obj
-    ptr, shape, typestr, strides, _, keep = _array_of(obj)
+    ptr, shape, typestr, strides, _, keep = _array_of(obj, where)
     _, _, itemsize = _dtype_of(typestr)
     n = itemsize
     for s in shape:
         n *= s
     if n < need:
-        raise errors.OutOfRangeError("gfxcuda: the array has %d bytes; the texture needs %d" % (n, need))
+        raise errors.OutOfRangeError("gfxcuda: %s: the array has %d bytes; the texture needs %d" % (where, n, need))
     pitch = 0
     if strides is not None:
         # Rows may be padded (pitch); texels within a row must be packed.
         pitch = strides[0]
+        if pitch < 0:
+            raise _bad(where, obj, "has rows in reverse order (strides %s); copy it to a C-contiguous array first"
+                       % (tuple(strides),))
     return ptr, pitch, keep
 
 
@@ -728,27 +972,31 @@ class Texture:
         cudaStream_t or a torch/CuPy stream: asynchronous on it). No host
         wait."""
         h = self._h._h
-        if dst.__class__ is int and dst and stream is None and h and not _lib._forked:
+        if dst.__class__ is int and 0 < dst <= 0xFFFFFFFFFFFFFFFF and pitch.__class__ is int and \
+                0 <= pitch <= 0xFFFFFFFFFFFFFFFF and stream is None and h and not _lib._forked:
             # The hot path: one C call, nothing built.
             st = _tex_copy(h, dst, pitch, 1, 0)
             if st:
                 _lib.raise_status("gfxcuda_shared_texture_copy", st)
             return
-        ptr, p, keep = _pointer(dst, self.nbytes)
-        _lib.call("gfxcuda_shared_texture_copy", self.handle, ptr, pitch or p, 1, _stream_int(stream))
+        ptr, p, keep = _pointer(dst, self.nbytes, "Texture.copy_to")
+        pitch = _check.u64(pitch, "Texture.copy_to", "pitch")
+        _lib.call("gfxcuda_shared_texture_copy", self.handle, ptr, pitch or p, 1, _stream_int(stream, "Texture.copy_to"))
         del keep
 
     def copy_from(self, src, pitch=0, stream=None):
         """Copies src (a device pointer or a CUDA array) into the texture,
         queued on stream as copy_to is: after the stream's earlier work."""
         h = self._h._h
-        if src.__class__ is int and src and stream is None and h and not _lib._forked:
+        if src.__class__ is int and 0 < src <= 0xFFFFFFFFFFFFFFFF and pitch.__class__ is int and \
+                0 <= pitch <= 0xFFFFFFFFFFFFFFFF and stream is None and h and not _lib._forked:
             st = _tex_copy(h, src, pitch, 0, 0)
             if st:
                 _lib.raise_status("gfxcuda_shared_texture_copy", st)
             return
-        ptr, p, keep = _pointer(src, self.nbytes)
-        _lib.call("gfxcuda_shared_texture_copy", self.handle, ptr, pitch or p, 0, _stream_int(stream))
+        ptr, p, keep = _pointer(src, self.nbytes, "Texture.copy_from")
+        pitch = _check.u64(pitch, "Texture.copy_from", "pitch")
+        _lib.call("gfxcuda_shared_texture_copy", self.handle, ptr, pitch or p, 0, _stream_int(stream, "Texture.copy_from"))
         del keep
 
     def __enter__(self):
@@ -819,12 +1067,19 @@ class Texture:
         if conv is None:
             raise errors.InvalidArgumentError("gfxcuda: to_tensor: converter %r; use 'cuda' or 'vulkan'" % (converter,))
         code, bits, itemsize = _dtype_of(dtype)
+        channels = _check.integer(channels, "Texture.to_tensor", "channels", 0, 4, what="3 or 4")
         layout = _lib.TensorLayout(planar=1 if planar else 0, dtype_code=code, dtype_bits=bits,
-                                   channels=int(channels), flip_y=1 if flip_y else 0)
+                                   channels=channels, flip_y=1 if flip_y else 0)
         for name, values in (("mean", mean), ("std", std)):
             if values is None:
                 continue
-            values = [float(v) for v in values]
+            try:
+                if isinstance(values, (str, bytes)):
+                    raise TypeError
+                values = [float(v) for v in values]
+            except (TypeError, ValueError):
+                raise errors.ArgumentTypeError("gfxcuda: Texture.to_tensor(%s=%r): expected up to 4 numbers, one per "
+                                               "channel" % (name, values)) from None
             if len(values) > 4:
                 raise errors.InvalidArgumentError("gfxcuda: to_tensor: %s has %d values; at most 4" % (name, len(values)))
             for i, v in enumerate(values):
@@ -856,8 +1111,17 @@ class Texture:
         fd) of shape (height, width[, ...]) and format (a gfxcuda.formats
         value or name)."""
         fmt = formats.lookup(format)["value"]
-        h = _lib.new_handle("gfxcuda_shared_texture_import_fd", _shared_device(device), int(fd), fmt, shape[1], shape[0],
-                            layers, usage, int(allocation_size))
+        w = "Texture.import_fd"
+        fd = _check.fd(fd, w)
+        if isinstance(shape, (str, bytes)) or not hasattr(type(shape), "__getitem__") or len(shape) < 2:
+            raise errors.ArgumentTypeError("gfxcuda: %s(shape=%r): expected (height, width[, ...])" % (w, shape))
+        height, width = (_check.integer(v, w, n, 1, _check.U32, what="a number of texels")
+                         for v, n in ((shape[0], "height"), (shape[1], "width")))
+        layers = _check.integer(layers, w, "layers", 1, _check.U32)
+        usage = _check.u32(usage, w, "usage")
+        allocation_size = _check.u64(allocation_size, w, "allocation_size")
+        h = _lib.new_handle("gfxcuda_shared_texture_import_fd", _shared_device(device, w), fd, fmt, width, height,
+                            layers, usage, allocation_size)
         return cls(h, device)
 
     def release(self):
@@ -876,25 +1140,33 @@ def texture(obj_or_shape, format=None, dtype="float32", device=0):
         shape = tuple(obj_or_shape)
         if len(shape) not in (2, 3):
             raise errors.InvalidArgumentError("gfxcuda: texture shape %r; give (height, width[, channels])" % (shape,))
-        h, w = shape[0], shape[1]
-        c = shape[2] if len(shape) == 3 else 1
+        h, w = (_check.integer(v, "gfxcuda.texture", n, 1, _check.U32, what="a number of texels")
+                for v, n in ((shape[0], "height"), (shape[1], "width")))
+        c = _check.integer(shape[2], "gfxcuda.texture", "channels", 1, 4) if len(shape) == 3 else 1
+        device = _check.device(device, "gfxcuda.texture")
         if format is None:
             code, bits, _ = _dtype_of(dtype)
             format = formats.for_dtype(code, bits, c)
         fmt = formats.lookup(format)["value"]
         sd = _shared_device(device)
         return Texture(_lib.new_handle("gfxcuda_shared_texture_new", sd, fmt, w, h, 1), device)
-    ptr, shape, typestr, strides, dev, keep = _array_of(obj_or_shape)
+    ptr, shape, typestr, strides, dev, keep = _array_of(obj_or_shape, "gfxcuda.texture")
     if len(shape) not in (2, 3):
         raise errors.InvalidArgumentError("gfxcuda: a texture is made from a (height, width[, channels]) array, not shape %r" % (shape,))
     h, w = shape[0], shape[1]
     c = shape[2] if len(shape) == 3 else 1
+    if not (1 <= h <= _check.U32 and 1 <= w <= _check.U32 and 1 <= c <= 4):
+        raise errors.InvalidArgumentError("gfxcuda: gfxcuda.texture: an array of shape %r: a texture needs a height and a "
+                                          "width from 1 to 2**32 - 1 and 1 to 4 channels" % (tuple(shape),))
     code, _, itemsize = _dtype_of(typestr)
     pitch = 0
     if strides is not None:
         if strides[-1] != itemsize or (len(shape) == 3 and strides[1] != itemsize * c):
             raise errors.InvalidArgumentError("gfxcuda: texels of the array must be packed (strides %r)" % (strides,))
         pitch = strides[0]
+        if pitch < 0:
+            raise errors.InvalidArgumentError("gfxcuda: gfxcuda.texture: the array's rows are in reverse order (strides "
+                                              "%r); copy it to a C-contiguous array first" % (tuple(strides),))
     sd = _shared_device(dev)
     t = Texture(_lib.new_handle("gfxcuda_shared_texture_from_cuda", sd, ptr, pitch, w, h, c, code, itemsize * 8), dev)
     del keep
@@ -904,5 +1176,5 @@ def texture(obj_or_shape, format=None, dtype="float32", device=0):
 def open_ipc_texture(handle, device=0):
     """Opens a texture another process shared (its tex.ipc_handle)."""
     handle = _token(handle)
-    sd = _shared_device(device)
+    sd = _shared_device(device, "open_ipc_texture")
     return Texture(_lib.new_handle("gfxcuda_shared_texture_open_ipc", sd, handle, len(handle)), device)

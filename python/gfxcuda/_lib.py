@@ -462,14 +462,24 @@ def share_args(dir=None, rendezvous=None, allow_uids=None, allow_gids=None):
     """The C arguments of gfxcuda_share_options's options: the socket
     directory, the rendezvous ("abstract,fs,pidfd", "auto", "all") and the
     other uids and gids allowed to open (docs/sharing.md, "Containers")."""
+    from . import _check
+
     def ids(xs, what):
-        xs = [int(x) for x in (xs or ())]
-        for x in xs:
-            if not 0 <= x < 2**32 - 1:
-                raise errors.InvalidArgumentError("gfxcuda: %s %d out of range" % (what, x))
+        if xs is None or isinstance(xs, int):
+            xs = () if xs is None else (xs,)
+        elif isinstance(xs, (str, bytes)) or not hasattr(type(xs), "__iter__"):
+            raise errors.ArgumentTypeError("gfxcuda: share_options(%s=%r): expected a list of ints" % (what, xs))
+        # 2**32 - 1 is (uid_t)-1: no user.
+        xs = [_check.integer(x, "share_options", what, 0, 2**32 - 2, what="a numeric id") for x in xs]
         return ((u32 * len(xs))(*xs) if xs else None), len(xs)
     if rendezvous is not None and not isinstance(rendezvous, str):
+        if isinstance(rendezvous, bytes) or not hasattr(type(rendezvous), "__iter__") \
+                or not all(isinstance(r, str) for r in rendezvous):
+            raise errors.ArgumentTypeError("gfxcuda: share_options(rendezvous=%r): expected a str such as "
+                                           "'abstract,fs,pidfd', 'auto' or 'all', or a list of strs" % (rendezvous,))
         rendezvous = ",".join(rendezvous)
-    uids, nu = ids(allow_uids, "uid")
-    gids, ng = ids(allow_gids, "gid")
+    if dir and not isinstance(dir, (str, bytes, os.PathLike)):
+        raise errors.ArgumentTypeError("gfxcuda: share_options(dir=%r): expected a directory (a str or a path)" % (dir,))
+    uids, nu = ids(allow_uids, "allow_uids")
+    gids, ng = ids(allow_gids, "allow_gids")
     return (os.fsencode(dir) if dir else None, rendezvous.encode() if rendezvous else None, uids, nu, gids, ng)

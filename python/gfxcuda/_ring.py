@@ -3,22 +3,21 @@ RingReader (open_ring), whose frames are arrays through DLPack."""
 
 import ctypes
 
-from . import _lib, errors
+from . import _check, _lib, errors
 from ._cuda import DLPACK_EXCHANGE_API, _Array, _dtype_of, _nbytes, _shared_device, _stream_int, kDLCPU
 
 _HOST_MEMORY = 11
 _PEER_MODES = {"copy": 0, "access": 1}
 
 
-def _device_handle(device, cuda):
+def _device_handle(device, cuda, where="Ring"):
     """(library handle, CUDA ordinal or None) of where slots live: a CUDA
     ordinal (shared slots) or a compushady-style Device (host slots)."""
     if cuda is not None:
-        return _shared_device(cuda), cuda
-    if device is None:
-        from ._compute import get_current_device
-        device = get_current_device()
-    return device.handle, None
+        cuda = _check.device(cuda, where, "cuda")
+        return _shared_device(cuda, where), cuda
+    from ._compute import _device
+    return _device(device, where).handle, None
 
 
 class Slot(_Array):
@@ -67,7 +66,11 @@ class Slot(_Array):
         """Host slots: copies a host array (bytes-like, nbytes long) in."""
         if not self.host:
             raise errors.InvalidArgumentError("gfxcuda: write() is for host slots; write CUDA slots with torch/CuPy")
-        mv = memoryview(data).cast("B")
+        try:
+            mv = memoryview(data).cast("B")
+        except TypeError:
+            raise errors.ArgumentTypeError("gfxcuda: Slot.write(data=...): data is %s; expected bytes-like data (bytes, "
+                                           "a NumPy array)" % _check.kind(data)) from None
         if len(mv) > self.nbytes:
             raise errors.OutOfRangeError("gfxcuda: %d bytes into a slot of %d" % (len(mv), self.nbytes))
         ctypes.memmove(self.ptr, bytes(mv) if mv.readonly else (ctypes.c_char * len(mv)).from_buffer(mv), len(mv))
@@ -92,12 +95,13 @@ class Ring:
 
     def __init__(self, shape, dtype="float32", slots=3, device=None, cuda=None, drop_oldest=False,
                  dir=None, rendezvous=None, allow_uids=None, allow_gids=None):
-        if isinstance(shape, int):
-            shape = (shape,)
-        self.shape, self.dtype = tuple(shape), dtype
         _, _, itemsize = _dtype_of(dtype)
+        shape, n = _check.shape(shape, "Ring", itemsize)
+        # The library's range (gfxcuda_ring_new), said in this call's words.
+        slots = _check.integer(slots, "Ring", "slots", 2, 64, what="a number of slots", hi_why="a ring has 2 to 64 slots")
+        self.shape, self.dtype = shape, dtype
         dev, self.cuda = _device_handle(device, cuda)
-        n = max(_nbytes(shape, itemsize), 1)
+        n = max(n, 1)
         if dir or rendezvous or allow_uids or allow_gids:
             self._h = _lib.Handle(_lib.new_handle("gfxcuda_ring_new_with", dev, n, slots, int(bool(drop_oldest)),
                                                   *_lib.share_args(dir, rendezvous, allow_uids, allow_gids)))
@@ -112,12 +116,13 @@ class Ring:
         return _lib.take_bytes("gfxcuda_share_token", self._h.handle).decode()
 
     def wait_consumers(self, n=1, timeout=None):
-        _lib.call("gfxcuda_ring_wait_consumers", self._h.handle, n, _ms(timeout))
+        n = _check.integer(n, "Ring.wait_consumers", "n", 0, _check.I32, what="a number of consumers")
+        _lib.call("gfxcuda_ring_wait_consumers", self._h.handle, n, _check.timeout_ms(timeout, "Ring.wait_consumers"))
 
     def acquire(self, timeout=None):
         """A slot index the producer may write (waits for one)."""
         s = ctypes.c_uint32()
-        _lib.call("gfxcuda_ring_acquire", self._h.handle, _ms(timeout), ctypes.byref(s))
+        _lib.call("gfxcuda_ring_acquire", self._h.handle, _check.timeout_ms(timeout, "Ring.acquire"), ctypes.byref(s))
         return s.value
 
     def slot(self, i):
@@ -127,10 +132,16 @@ class Ring:
         """Publishes slot i as the next frame, with user metadata (bytes);
         CUDA slots: first waits for the work queued on stream (None: the
         legacy default stream). Returns the frame's sequence number."""
+        if self.slots:  # else closed: the library says so
+            i = _check.integer(i, "Ring.publish", "i", 0, len(self.slots) - 1, what="a slot index (Ring.acquire())",
+                               hi_why="the ring has %d slots" % len(self.slots))
+        if not isinstance(user, (bytes, bytearray, memoryview)):
+            raise errors.ArgumentTypeError("gfxcuda: Ring.publish(user=%r): user is %s; expected bytes"
+                                           % (user, _check.kind(user)))
         u = bytes(user)
         seq = ctypes.c_uint64()
-        _lib.call("gfxcuda_ring_publish", self._h.handle, i, u, len(u), _stream_int(stream), _ms(timeout),
-                  ctypes.byref(seq))
+        _lib.call("gfxcuda_ring_publish", self._h.handle, i, u, len(u), _stream_int(stream, "Ring.publish"),
+                  _check.timeout_ms(timeout, "Ring.publish"), ctypes.byref(seq))
         return seq.value
 
     def close(self):
@@ -152,8 +163,8 @@ class Ring:
         return False
 
 
-def _ms(timeout):
-    return -1 if timeout is None else int(timeout * 1000)
+def _ms(timeout, where="RingReader.next"):
+    return _check.timeout_ms(timeout, where)
 
 
 class Frame:
@@ -218,9 +229,16 @@ class RingReader:
     for Frames; iteration ends when the producer closes the ring."""
 
     def __init__(self, token, shape, dtype="float32", device=None, cuda=None, timeout=None, stream=None, peer=None):
-        if isinstance(shape, int):
-            shape = (shape,)
-        tok = token.encode() if isinstance(token, str) else bytes(token)
+        if isinstance(token, str):
+            tok = token.encode()
+        elif isinstance(token, (bytes, bytearray, memoryview)):
+            tok = bytes(token)
+        else:
+            raise errors.ArgumentTypeError("gfxcuda: open_ring(token=%r): token is %s; expected the producer's "
+                                           "Ring.token (a str)" % (token, _check.kind(token)))
+        _, _, itemsize = _dtype_of(dtype)
+        shape, _ = _check.shape(shape, "open_ring", itemsize)
+        _check.timeout_ms(timeout, "open_ring")
         if peer is not None:
             if peer not in _PEER_MODES:
                 raise errors.InvalidArgumentError("gfxcuda: peer=%r: give 'copy' or 'access'" % (peer,))
@@ -233,7 +251,7 @@ class RingReader:
             _lib.call("gfxcuda_ring_peer_direct", self._h.handle, ctypes.byref(d))
             direct = bool(d.value)
         else:
-            dev, self.cuda = _device_handle(device, cuda)
+            dev, self.cuda = _device_handle(device, cuda, "open_ring")
             self._h = _lib.Handle(_lib.new_handle("gfxcuda_ring_open", dev, tok, len(tok)))
             direct = None
         info = _lib.info(self._h.handle)
@@ -261,7 +279,7 @@ class RingReader:
             self._frame = None
         slot, seq, dropped, n = ctypes.c_uint32(), ctypes.c_uint64(), ctypes.c_uint64(), ctypes.c_size_t()
         _lib.call("gfxcuda_ring_next", self._h.handle, _ms(self.timeout if timeout is None else timeout),
-                  _stream_int(stream if stream is not None else self.stream), ctypes.byref(slot), ctypes.byref(seq),
+                  _stream_int(stream if stream is not None else self.stream, "RingReader.next"), ctypes.byref(slot), ctypes.byref(seq),
                   ctypes.byref(dropped), self._user, len(self._user), ctypes.byref(n))
         f = Frame(self, slot.value, seq.value, dropped.value, self._user.raw[:min(n.value, len(self._user))])
         self._frame = f

@@ -7,7 +7,7 @@ import os
 import sys
 import threading
 
-from . import _cuda, _lib
+from . import _check, _cuda, _lib, errors
 
 _pools = {}
 _lock = threading.Lock()
@@ -27,7 +27,7 @@ def _index(torch, device):
     if device is None:
         return torch.cuda.current_device()
     if isinstance(device, int):
-        return device
+        return _check.device(device, "gfxcuda.torch_pool")
     d = torch.device(device)
     if d.type != "cuda":
         raise ValueError("gfxcuda: device %r is not a CUDA device" % (device,))
@@ -65,7 +65,7 @@ def torch_pool_stats(device=None):
     """The pool's segments as the library counts them: a dict of
     ``segments`` (allocated, not freed by torch), ``bytes`` (their sizes)
     and ``held`` (freed by torch, kept mapped by shared buffers)."""
-    idx = device if isinstance(device, int) else _index(_torch(), device)
+    idx = _check.device(device, "torch_pool_stats") if isinstance(device, int) else _index(_torch(), device)
     n, b, held = ctypes.c_uint64(), ctypes.c_uint64(), ctypes.c_uint64()
     _lib.call("gfxcuda_torch_pool_stats", idx, ctypes.byref(n), ctypes.byref(b), ctypes.byref(held))
     return {"segments": n.value, "bytes": b.value, "held": held.value}
@@ -125,7 +125,8 @@ def from_torch(t, copy=False, stream=None, device=None):
     t must be on."""
     torch = sys.modules.get("torch")
     if torch is None or not isinstance(t, torch.Tensor):
-        raise TypeError("gfxcuda.from_torch takes a torch.Tensor, not %s" % type(t).__name__)
+        raise errors.ArgumentTypeError("gfxcuda: from_torch(t=...): t is %s; expected a torch.Tensor (torch.as_tensor(a) "
+                                       "makes one of a NumPy array)" % _check.kind(t))
     dtype = _numpy_dtype(torch, t.dtype)
     want = None if device is None else _index(torch, device)
     if t.device.type != "cuda":

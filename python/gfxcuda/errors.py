@@ -20,6 +20,20 @@ class OutOfRangeError(GfxcudaError, ValueError):
     """An offset, size or region outside a resource."""
 
 
+class ArgumentTypeError(InvalidArgumentError, TypeError):
+    """An argument of the wrong type (a str or a float where an integer
+    goes, a list item that is not a gfxcuda resource); the message names
+    the argument, what was given and what is expected. Also the builtin
+    TypeError (and a ValueError, as every InvalidArgumentError)."""
+
+
+class ArgumentOverflowError(InvalidArgumentError, OverflowError):
+    """An integer argument larger than the C library's type of it holds (a
+    workgroup count above 2**32 - 1, a size above 2**64 - 1): refused
+    before the call, where ctypes would wrap it. Also the builtin
+    OverflowError (and a ValueError, as every InvalidArgumentError)."""
+
+
 class BadHandleError(GfxcudaError):
     """An object used after it was released."""
 

@@ -84,7 +84,10 @@ def lookup(fmt):
     if isinstance(fmt, str):
         f = by_name.get(fmt.lower())
     else:
-        f = by_value.get(fmt)
+        try:
+            f = by_value.get(fmt)
+        except TypeError:  # unhashable: not a format
+            f = None
     if f is None:
         raise ValueError("unknown format %r; see gfxcuda.formats" % (fmt,))
     return f
