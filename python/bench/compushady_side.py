@@ -9,19 +9,32 @@ compushady's). --json FILE saves the rows.
 Calls (HEAP_* buffers, random data, never constant):
   Buffer(256)                    steady state: one more buffer made while the
                                  last one is dropped (create + release)
+  Buffer(256); del               `b = Buffer(256); del b`: create, then release
   Texture2D(256, 256, RGBA8)     the same for a texture
   upload 1 MiB / 64 MiB          into a HEAP_UPLOAD buffer
   readback() 64 MiB              into new bytes, from a HEAP_READBACK buffer
   readback(bytearray) 64 MiB     into a preallocated bytearray
   copy_to 1 MiB                  HEAP_UPLOAD buffer -> HEAP_DEFAULT buffer (waited)
   1,000 dispatch(1,1,1)          waited, one UAV bound (the same SPIR-V for both)
+  copy_to 1 KiB                  HEAP_UPLOAD buffer -> HEAP_DEFAULT buffer (waited)
+  256 elements up, run, back     one round of the small loop: upload 1 KiB (256
+                                 uint32) -> copy_to a HEAP_DEFAULT buffer ->
+                                 dispatch(4,1,1) (x = 3x + 1 on each) -> copy_to
+                                 a HEAP_READBACK buffer -> readback(); checked
   import                         `import gfxcuda` / `import compushady` in a fresh
                                  process, warm page cache, bytecode compiled
                                  (both from a private PYTHONPYCACHEPREFIX)
+  import, cold                   the same after the page cache was dropped
+                                 (`echo 3 > /proc/sys/vm/drop_caches`, as root;
+                                 else posix_fadvise(POSIX_FADV_DONTNEED) on the
+                                 package's files, its library and its bytecode:
+                                 the table's footer says which)
 Informational rows (no target): `import` + the first Buffer(256) (device
-discovery and opening), and, in gfxcuda's column, the floor of its calls:
-a ctypes call into C (gfxcuda_version, no Go) and into Go
-(gfxcuda_live_handles(&n)).
+discovery and opening, the library loaded), warm and cold, and, in
+gfxcuda's column, the floor of its calls: a ctypes call into C
+(gfxcuda_version, no Go), into Go (gfxcuda_live_handles(&n)), and the two
+calls of Buffer(256) + del alone (gfxcuda_buffer_create_int and
+gfxcuda_release_int, as Buffer makes them).
 
 compushady is the real one, built from its source
 (github.com/rdeioris/compushady, Vulkan backend); it is used where
@@ -67,7 +80,9 @@ TARGET = 1.2
 # (key, label, unit): the order of the table.
 ROWS = [
     ("import", "import", "ms"),
+    ("import_cold", "import, cold page cache", "ms"),
     ("buffer", "Buffer(256), each further one", "us"),
+    ("buffer_del", "b = Buffer(256); del b", "us"),
     ("texture", "Texture2D(256, 256, RGBA8), each further one", "us"),
     ("upload_1m", "upload 1 MiB (HEAP_UPLOAD)", "us"),
     ("upload_64m", "upload 64 MiB (HEAP_UPLOAD)", "ms"),
@@ -75,18 +90,27 @@ ROWS = [
     ("readback_into_64m", "readback(bytearray) 64 MiB", "ms"),
     ("copy_to_1m", "copy_to 1 MiB buffer -> buffer", "us"),
     ("dispatch_1000", "1,000 waited dispatch(1,1,1)", "ms"),
+    ("copy_to_1k", "copy_to 1 KiB buffer -> buffer", "us"),
+    ("small_loop", "256 uint32: upload, copy, dispatch, copy, readback", "us"),
 ]
 # Informational rows (no target): the first use after import, and the
 # floor of gfxcuda's calls, its ctypes boundary.
 INFO_ROWS = [
     ("first_buffer", "import + first Buffer(256) (devices, device)", "ms"),
+    ("first_buffer_cold", "the same, cold page cache", "ms"),
     ("ctypes_noop", "  bound: ctypes call into C (gfxcuda_version)", "us"),
     ("ctypes_go", "  bound: ctypes call into Go (live_handles(&n))", "us"),
+    ("buffer_calls", "  bound: Buffer(256) + del's 2 library calls alone", "us"),
 ]
 
 SHADER = """RWByteAddressBuffer b : register(u0);
 [numthreads(1, 1, 1)] void main(uint3 id : SV_DispatchThreadID) { b.Store(0, b.Load(0) + 1); }
 """
+# The small loop's: x = 3x + 1 on each of 256 uint32 (4 groups of 64).
+SMALL_SHADER = """RWByteAddressBuffer b : register(u0);
+[numthreads(64, 1, 1)] void main(uint3 id : SV_DispatchThreadID) { b.Store(id.x * 4, b.Load(id.x * 4) * 3 + 1); }
+"""
+SMALL_N = 256
 
 
 # ---- worker side (one library per process) --------------------------------
@@ -145,6 +169,14 @@ def _worker(which, spv_path, tiny, compushady_path):
     buffers(it(2000, 20))
     out["buffer"] = _per_op(buffers, it(60, 3), it(500, 10))
 
+    # Buffer(256), then dropped: nothing else alive in between.
+    def buffers_del(n):
+        for _ in range(n):
+            b = cs.Buffer(256)
+            del b
+    buffers_del(it(2000, 20))
+    out["buffer_del"] = _per_op(buffers_del, it(60, 3), it(500, 10))
+
     fmt = importlib.import_module(cs.__name__ + ".formats").R8G8B8A8_UNORM
 
     def textures(n):
@@ -201,6 +233,30 @@ def _worker(which, spv_path, tiny, compushady_path):
     want = it(300, 5) + it(7, 1) * n
     if got != want:
         raise SystemExit("%s: the shader ran %d times, not %d" % (which, got, want))
+    del k, ub, cnt
+
+    # The small loop: 256 uint32 up, x = 3x + 1 on the GPU, back.
+    nbytes = 4 * SMALL_N
+    s_up = cs.Buffer(nbytes, cs.HEAP_UPLOAD)
+    s_gpu = cs.Buffer(nbytes)
+    s_rb = cs.Buffer(nbytes, cs.HEAP_READBACK)
+    out["copy_to_1k"] = _each(lambda: s_up.copy_to(s_gpu), it(300, 3))
+    with open(os.path.join(os.path.dirname(spv_path), "small.spv"), "rb") as f:
+        k3 = cs.Compute(f.read(), uav=[s_gpu])
+    words = rnd(nbytes)
+    want = b"".join(((int.from_bytes(words[i:i + 4], "little") * 3 + 1) & 0xFFFFFFFF).to_bytes(4, "little")
+                    for i in range(0, nbytes, 4))
+    res = []
+
+    def small_loop():
+        s_up.upload(words)
+        s_up.copy_to(s_gpu)
+        k3.dispatch(SMALL_N // 64, 1, 1)
+        s_gpu.copy_to(s_rb)
+        res.append(s_rb.readback())
+    out["small_loop"] = _each(small_loop, it(300, 3))
+    if any(r != want for r in res):
+        raise SystemExit("%s: the small loop read back other values than 3x + 1" % which)
 
     if which == "gfxcuda":
         import ctypes
@@ -217,6 +273,20 @@ def _worker(which, spv_path, tiny, compushady_path):
             for _ in range(n):
                 g(ref)
         out["ctypes_go"] = _per_op(go, it(30, 2), it(2000, 10))
+        # Buffer(256) + del's two library calls alone, as Buffer makes them
+        # (the int entry points, without argtypes; the uint64 ones, with
+        # them, before those existed).
+        dh = cs.get_current_device().handle
+        if hasattr(_lib.lib, "gfxcuda_buffer_create_int"):
+            cr, rel = _lib.buffer_create_int, _lib._release_int
+        else:
+            cr, rel = _lib.lib.gfxcuda_buffer_create, _lib.lib.gfxcuda_release
+
+        def pair(n):
+            for _ in range(n):
+                rel(cr(dh, 256, 0, 0, 0))
+        pair(it(2000, 10))
+        out["buffer_calls"] = _per_op(pair, it(60, 3), it(500, 10))
     json.dump(out, sys.stdout)
 
 
@@ -251,7 +321,57 @@ def _env(which, pycache):
     return env
 
 
+def _cold_method(want):
+    """How cold imports start from a cold page cache: "drop_caches" (the
+    whole page cache, as root) or "fadvise" (the package's own files)."""
+    if want in ("auto", "drop_caches"):
+        try:
+            os.sync()
+            with open("/proc/sys/vm/drop_caches", "w") as f:
+                f.write("3\n")
+            return "drop_caches"
+        except OSError as e:
+            if want == "drop_caches":
+                raise SystemExit("--cold drop_caches: %s (needs root); --cold fadvise evicts the package's files" % e)
+    return "fadvise"
+
+
+def _evict(args, which):
+    """Drops the page cache before a cold import (see _cold_method)."""
+    if args.cold == "drop_caches":
+        os.sync()
+        with open("/proc/sys/vm/drop_caches", "w") as f:
+            f.write("3\n")
+        return
+    roots = [args.pycache]
+    if which == "gfxcuda":
+        roots.append(os.path.join(PYDIR, "gfxcuda"))
+        if os.environ.get("GFXCUDA_LIBRARY"):
+            roots.append(os.environ["GFXCUDA_LIBRARY"])
+    else:
+        roots.append(args.compushady_dir)
+    for root in roots:
+        walk = [(root, [], [""])] if os.path.isfile(root) else os.walk(root)
+        for d, _, names in walk:
+            for n in names:
+                try:
+                    fd = os.open(os.path.join(d, n), os.O_RDONLY)
+                except OSError:
+                    continue
+                try:
+                    os.fdatasync(fd)  # DONTNEED drops clean pages only
+                    os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+                except OSError:
+                    pass
+                finally:
+                    os.close(fd)
+
+
 def _run(args, which, mode, extra=()):
+    if mode == "import_cold":
+        _evict(args, which)
+        res = _run(args, which, "import")
+        return {"import_cold": res["import"], "first_buffer_cold": res["first_buffer"]}
     if mode == "import":
         cmd = [sys.executable, "-c", _import_snippet(which, args.compushady_path)]
     else:
@@ -269,7 +389,7 @@ def _run(args, which, mode, extra=()):
 
 def _compushady_importable(args):
     try:
-        _run(args, "compushady", "probe")
+        args.compushady_dir = _run(args, "compushady", "probe")["dir"]
         return True, ""
     except Exception as e:  # not built, not on the path, no Vulkan device
         last = str(e).strip().splitlines()
@@ -286,6 +406,10 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rounds", type=int, default=5, help="processes per library for the calls (alternating)")
     ap.add_argument("--import-rounds", type=int, default=15, help="fresh processes per library for import")
+    ap.add_argument("--cold-rounds", type=int, default=9, help="fresh processes per library for a cold import")
+    ap.add_argument("--cold", choices=("auto", "drop_caches", "fadvise"), default="auto",
+                    help="how a cold import's page cache is emptied: drop_caches (root), fadvise (the package's "
+                         "files), auto (drop_caches where permitted; fadvise with --tiny)")
     ap.add_argument("--compushady-path", default=os.environ.get("COMPUSHADY_PATH", ""),
                     help="directory holding the compushady package (else PYTHONPATH)")
     ap.add_argument("--no-compushady", action="store_true", help="gfxcuda's column only")
@@ -296,6 +420,7 @@ def main(argv=None):
     ap.add_argument("--spv", help=argparse.SUPPRESS)
     ap.add_argument("--pycache", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    args.compushady_dir = ""
 
     if args.worker:
         if args.mode == "calls":
@@ -303,16 +428,21 @@ def main(argv=None):
         elif args.mode == "probe":
             cs = _load(args.worker, args.compushady_path)
             cs.get_current_device()
-            json.dump({}, sys.stdout)
+            json.dump({"dir": os.path.dirname(os.path.abspath(cs.__file__))}, sys.stdout)
         elif args.mode == "shader":
             cs = _load("gfxcuda", "")
             with open(args.spv, "wb") as f:
                 f.write(cs.hlsl.compile(SHADER))
+            with open(os.path.join(os.path.dirname(args.spv), "small.spv"), "wb") as f:
+                f.write(cs.hlsl.compile(SMALL_SHADER))
             json.dump({}, sys.stdout)
         return 0
 
     if args.tiny:
         args.rounds, args.import_rounds = 1, 2
+        args.cold_rounds = 1
+        if args.cold == "auto":
+            args.cold = "fadvise"  # not the whole machine's page cache for a smoke run
     with tempfile.TemporaryDirectory(prefix="gfxcuda-side-") as tmp:
         args.spv = os.path.join(tmp, "inc.spv")
         args.pycache = os.path.join(tmp, "pycache")
@@ -339,6 +469,11 @@ def main(argv=None):
         for r in range(args.import_rounds):
             for lib in (libs if r % 2 == 0 else libs[::-1]):
                 add(lib, _run(args, lib, "import"))
+        # Cold: the page cache dropped before each process.
+        args.cold = _cold_method(args.cold)
+        for r in range(args.cold_rounds):
+            for lib in (libs if r % 2 == 0 else libs[::-1]):
+                add(lib, _run(args, lib, "import_cold"))
         for r in range(args.rounds):
             for lib in (libs if r % 2 == 0 else libs[::-1]):
                 add(lib, _run(args, lib, "calls"))
@@ -347,7 +482,7 @@ def main(argv=None):
     g, c = med["gfxcuda"], med.get("compushady", {})
     rows = []
     print()
-    print("%-52s %11s %11s %7s %7s  %s" % ("call", "gfxcuda", "compushady", "ratio", "target", ""))
+    print("%-56s %11s %11s %7s %7s  %s" % ("call", "gfxcuda", "compushady", "ratio", "target", ""))
     info = set(k for k, _, _ in INFO_ROWS)
     for key, label, unit in ROWS + INFO_ROWS:
         gv, cv = g.get(key), c.get(key)
@@ -358,14 +493,19 @@ def main(argv=None):
                      "gfxcuda": None if gv is None else gv * (1e3 if unit == "ms" else 1e6),
                      "compushady": None if cv is None else cv * (1e3 if unit == "ms" else 1e6),
                      "ratio": ratio, "target": None if bound else TARGET, "verdict": verdict})
-        print("%-52s %11s %11s %7s %7s  %s" % (
+        print("%-56s %11s %11s %7s %7s  %s" % (
             "%s (%s)" % (label, unit), _fmt(gv, unit), _fmt(cv, unit),
             "-" if ratio is None else "%.2fx" % ratio, "" if bound else "<=%.1fx" % TARGET, verdict))
-    print("(medians of %d alternating processes per library, %d for import%s)" % (
-        args.rounds, args.import_rounds, "; --tiny: the numbers mean nothing" if args.tiny else ""))
+    print("(medians of %d alternating processes per library, %d for import, %d for cold import%s)" % (
+        args.rounds, args.import_rounds, args.cold_rounds, "; --tiny: the numbers mean nothing" if args.tiny else ""))
+    print("(cold: %s)" % ("the page cache dropped before each process (echo 3 > /proc/sys/vm/drop_caches)"
+                          if args.cold == "drop_caches" else
+                          "the package's files, its library and bytecode evicted before each process "
+                          "(posix_fadvise DONTNEED; the rest of the page cache stays warm)"))
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"libraries": libs, "rounds": args.rounds, "import_rounds": args.import_rounds,
+                       "cold_rounds": args.cold_rounds, "cold_method": args.cold,
                        "tiny": args.tiny, "python": sys.version.split()[0], "rows": rows,
                        "samples": samples}, f, indent=1)
     return 0

@@ -21,10 +21,14 @@ def _run(tmp_path, *args):
 
 def _check_gfxcuda_column(doc):
     rows = {row["call"]: row for row in doc["rows"]}
-    for call in ("import", "buffer", "texture", "upload_1m", "upload_64m", "readback_64m", "readback_into_64m",
-                 "copy_to_1m", "dispatch_1000", "first_buffer", "ctypes_noop", "ctypes_go"):
+    for call in ("import", "import_cold", "buffer", "buffer_del", "texture", "upload_1m", "upload_64m", "readback_64m",
+                 "readback_into_64m", "copy_to_1m", "dispatch_1000", "copy_to_1k", "small_loop", "first_buffer",
+                 "first_buffer_cold", "ctypes_noop", "ctypes_go", "buffer_calls"):
         assert rows[call]["gfxcuda"] > 0, rows[call]
     assert doc["libraries"][0] == "gfxcuda"
+    # A smoke run evicts the package's own files for its cold import (not
+    # the machine's whole page cache), and says so.
+    assert doc["cold_method"] == "fadvise" and doc["cold_rounds"] == 1
 
 
 def test_gfxcuda_column_alone(tmp_path):
