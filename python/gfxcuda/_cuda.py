@@ -290,7 +290,7 @@ class _Array:
     def copy_from_host(self, array):
         """Copies a host array (numpy or any C-contiguous buffer) of nbytes in."""
         self._check_contiguous("copy_from_host")
-        mv = memoryview(array).cast("B")
+        mv = _host_bytes(array, "copy_from_host")
         if len(mv) != self.nbytes:
             raise errors.OutOfRangeError("gfxcuda: %d bytes into %d" % (len(mv), self.nbytes))
         buf = (ctypes.c_char * len(mv)).from_buffer_copy(mv) if mv.readonly else (ctypes.c_char * len(mv)).from_buffer(mv)
@@ -302,7 +302,7 @@ class _Array:
         if array is None:
             import numpy
             array = numpy.empty(self.shape, dtype=numpy.dtype(self.typestr))
-        mv = memoryview(array).cast("B")
+        mv = _host_bytes(array, "copy_to_host")
         if len(mv) != self.nbytes or mv.readonly:
             raise errors.OutOfRangeError("gfxcuda: need a writable host buffer of %d bytes" % self.nbytes)
         buf = (ctypes.c_char * len(mv)).from_buffer(mv)
@@ -320,6 +320,20 @@ class _Array:
     def __repr__(self):
         return "<gfxcuda.%s shape=%s dtype=%s cuda:%d ptr=%#x>" % (type(self).__name__, self.shape, self.typestr,
                                                                    self.device, self.ptr)
+
+
+def _host_bytes(array, where):
+    """The bytes of a host array (the buffer protocol) as a memoryview."""
+    try:
+        mv = memoryview(array)
+    except TypeError:
+        raise errors.ArgumentTypeError("gfxcuda: %s(array=...): array is %s; expected a host array (a NumPy array, "
+                                       "bytes, bytearray); copy GPU arrays on the GPU" % (where, _describe(array))) from None
+    if not mv.c_contiguous:
+        raise errors.InvalidArgumentError("gfxcuda: %s(array=...): %s is not C-contiguous; pass %s" % (
+            where, _describe(array), "numpy.ascontiguousarray(array)" if where == "copy_from_host" else
+            "a C-contiguous array (numpy.empty(shape, dtype)), or none for a new one"))
+    return mv.cast("B")
 
 
 def _nbytes(shape, itemsize, where="CudaBuffer"):

@@ -609,3 +609,18 @@ def test_no_cuda_error_says_how_to_fix():
     msg = str(e.value)
     assert "gfxcuda doctor" in msg, msg
     assert "fix:" in msg or "install" in msg, msg
+
+
+def test_host_copies_name_the_array():
+    """copy_from_host/copy_to_host took memoryview(array) raw: a GPU array
+    or a strided view gave "memoryview: a bytes-like object is required"
+    or "casts are restricted to C-contiguous views"."""
+    from gfxcuda import _cuda
+    b = _cuda.CudaBuffer.__new__(_cuda.CudaBuffer)  # the checks run before any CUDA call
+    b.strides = None
+    with pytest.raises(TypeError) as e:
+        b.copy_from_host(object())
+    assert "copy_from_host(array=...)" in str(e.value) and "host array" in str(e.value)
+    with pytest.raises(ValueError) as e:
+        b.copy_to_host(numpy.zeros((4, 4))[:, ::2])
+    assert "not C-contiguous" in str(e.value) and "numpy.empty" in str(e.value)
