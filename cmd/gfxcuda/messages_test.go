@@ -56,11 +56,14 @@ func TestRunSizeMessages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	heap := largestHeap(dev)
+	heap, onlyHeap := deviceHeap(dev)
 	maxRange := uint64(dev.Limits().MaxStorageBufferRange)
+	maxUniform := uint64(dev.Limits().MaxUniformBufferRange)
 	dev.Close()
 	dir := t.TempDir()
 	writeFile(t, dir, "k.hlsl", "RWStructuredBuffer<float> o : register(u0);\n[numthreads(64,1,1)] void main(uint3 id : SV_DispatchThreadID) { o[id.x] = 1; }\n")
+	writeFile(t, dir, "cb.hlsl", "cbuffer P : register(b0) { float4 k; };\nRWStructuredBuffer<float> o : register(u0);\n"+
+		"[numthreads(64,1,1)] void main(uint3 id : SV_DispatchThreadID) { o[id.x] = k.x; }\n")
 	writeFile(t, dir, "tb.hlsl", "RWBuffer<float4> o : register(u0);\n[numthreads(64,1,1)] void main(uint3 id : SV_DispatchThreadID) { o[id.x] = 1; }\n")
 	notSize := "neither a size nor an existing file"
 	heapWords := fmt.Sprintf("its largest memory heap holds %d bytes (%s)", heap, humanBytes(heap))
@@ -87,6 +90,17 @@ func TestRunSizeMessages(t *testing.T) {
 		// 2 GiB, by a crash in its copy).
 		cases = append(cases, messageCase{[]string{"k.hlsl", "--uav", "0:" + strconv.FormatUint(r, 10)}, 2,
 			[]string{fmt.Sprintf("binds as one storage buffer (maxStorageBufferRange %d bytes", maxRange), fmt.Sprintf("give at most %d bytes", maxRange/4*4)}, []string{"binding 2048"}})
+	}
+	if maxUniform > 0 && maxUniform+16 < heap/2 {
+		// A constant buffer the shader would see only the start of.
+		cases = append(cases, messageCase{[]string{"cb.hlsl", "--uav", "0:256", "--cbv", "0:" + strconv.FormatUint(maxUniform+16, 10)}, 2,
+			[]string{fmt.Sprintf("binds as one constant buffer (maxUniformBufferRange %d bytes", maxUniform)}, nil})
+	}
+	if onlyHeap {
+		// A buffer of the whole of a device's only heap, which its
+		// staging buffers need too (lavapipe's copy crashed at 2 GiB).
+		cases = append(cases, messageCase{[]string{"cb.hlsl", "--uav", "0:256", "--cbv", "0:" + strconv.FormatUint(heap, 10)}, 2,
+			[]string{"takes all of", fmt.Sprintf("its only memory heap holds %d bytes", heap)}, nil})
 	}
 	checkMessages(t, dir, cases)
 }

@@ -740,17 +740,26 @@ func sizeExample(r *shader.Resource, f format.Format) uint64 {
 // largestHeap is the size of the device's largest device-local memory
 // heap (of any heap, when none is device-local), where buffers are made.
 func largestHeap(dev *compute.Device) uint64 {
+	heap, _ := deviceHeap(dev)
+	return heap
+}
+
+// deviceHeap is largestHeap, and whether it is the device's only heap
+// (lavapipe, integrated GPUs): then the staging buffers that fill a buffer
+// come out of it too.
+func deviceHeap(dev *compute.Device) (size uint64, only bool) {
+	heaps := dev.Vulkan().Physical().MemoryHeaps
 	var local, any uint64
-	for _, h := range dev.Vulkan().Physical().MemoryHeaps {
+	for _, h := range heaps {
 		any = max(any, h.Size)
 		if h.DeviceLocal {
 			local = max(local, h.Size)
 		}
 	}
 	if local > 0 {
-		return local
+		return local, len(heaps) == 1
 	}
-	return any
+	return any, len(heaps) == 1
 }
 
 // humanBytes writes n bytes in GiB, MiB or KiB, to a tenth: "2 GiB",
@@ -773,12 +782,25 @@ func humanBytes(n uint64) string {
 // naming the device's figure and the largest size that fits.
 func checkBufferFits(dev *compute.Device, r *shader.Resource, f format.Format, spec string, size uint64, isSize bool) error {
 	name := dev.Info().Name
-	if heap := largestHeap(dev); heap > 0 && size > heap {
+	heap, only := deviceHeap(dev)
+	switch {
+	case heap > 0 && size > heap:
 		return usagef("a buffer of %s does not fit in %s's memory: its largest memory heap holds %d bytes (%s); give a smaller size",
+			sizeWords(spec, size, isSize), name, heap, humanBytes(heap))
+	case only && size == heap:
+		// Its data passes through staging buffers of that heap too.
+		return usagef("a buffer of %s takes all of %s's memory (its only memory heap holds %d bytes, %s), which the buffers that fill it need too; give a smaller size",
 			sizeWords(spec, size, isSize), name, heap, humanBytes(heap))
 	}
 	lim := dev.Limits()
 	switch r.Kind {
+	case shader.UniformBuffer:
+		max := uint64(lim.MaxUniformBufferRange)
+		if max == 0 || size <= max {
+			return nil
+		}
+		return usagef("%s is more than %s binds as one constant buffer (maxUniformBufferRange %d bytes, %s): the shader would see the first %d; give at most %d bytes",
+			sizeWords(spec, size, isSize), name, max, humanBytes(max), max, max)
 	case shader.StorageBuffer:
 		max := uint64(lim.MaxStorageBufferRange)
 		if max == 0 || size <= max {

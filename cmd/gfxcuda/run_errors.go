@@ -224,6 +224,9 @@ func entryError(o *runOpts, m *shader.Module, err error) error {
 		return err
 	}
 	if len(names) == 0 {
+		if bytes.Contains(o.source, []byte("#include")) {
+			return err // they may be in what it includes
+		}
 		return usagef("%s declares no compute entry point (%s)", o.shader, what)
 	}
 	fix := "choose one with --entry, such as --entry " + names[0]
