@@ -92,10 +92,14 @@ def _stream_int(stream, where="gfxcuda"):
     for attr in ("cuda_stream", "ptr", "handle"):
         v = getattr(stream, attr, None)
         if v is not None:
-            v = getattr(v, "value", v)
-            if not isinstance(v, int) or not 0 <= v <= _check.U64:
+            v = getattr(v, "value", v)  # a ctypes c_void_p (Numba's handle): its value, None for 0
+            try:  # an int, or what int() takes (cuda-python's CUstream)
+                v = int(v or 0)
+            except (TypeError, ValueError):
                 break
-            return int(v or 0)
+            if not 0 <= v <= _check.U64:
+                break
+            return v
     raise errors.ArgumentTypeError("gfxcuda: %s(stream=...): stream is %s; pass None (the legacy default stream), an "
                                    "int (a cudaStream_t) or a torch/CuPy/Numba stream" % (where, _check.kind(stream)))
 

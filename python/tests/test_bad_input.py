@@ -624,3 +624,36 @@ def test_host_copies_name_the_array():
     with pytest.raises(ValueError) as e:
         b.copy_to_host(numpy.zeros((4, 4))[:, ::2])
     assert "not C-contiguous" in str(e.value) and "numpy.empty" in str(e.value)
+
+
+def test_stream_objects():
+    """Streams as the libraries give them still work (Numba's handle is a
+    ctypes c_void_p, cuda-python's CUstream takes int()); what is no stream,
+    or a negative int, is named."""
+    import ctypes
+    from gfxcuda import _cuda
+
+    class NumbaLike:
+        handle = ctypes.c_void_p(1234)
+
+    class NumbaDefault:
+        handle = ctypes.c_void_p(None)
+
+    class CUstream:
+        def __int__(self):
+            return 77
+
+    class CudaCore:
+        handle = CUstream()
+
+    class TorchLike:
+        cuda_stream = 99
+
+    assert [_cuda._stream_int(s) for s in (None, 2, NumbaLike(), NumbaDefault(), CudaCore(), TorchLike())] == \
+        [0, 2, 1234, 0, 77, 99]
+    with pytest.raises(TypeError, match=r"to_cuda\(stream=...\): stream is a str"):
+        _cuda._stream_int("default", "to_cuda")
+    with pytest.raises(ValueError, match=r"stream=-1"):
+        _cuda._stream_int(-1, "to_cuda")
+    with pytest.raises(OverflowError, match=r"stream=%d" % (1 << 64)):
+        _cuda._stream_int(1 << 64, "to_cuda")
