@@ -24,6 +24,8 @@ _dispatch = _bound("_dispatch", "gfxcuda_compute_dispatch")  # the hot path of C
 _buffer_create = _bound("_buffer_create", "gfxcuda_buffer_create")  # the hot path of Buffer()
 _buffer_create_int = _bound("_buffer_create_int", "gfxcuda_buffer_create_int", "buffer_create_int")  # of small ones
 _upload = _bound("_upload", "gfxcuda_buffer_upload")  # and of Buffer.upload(bytes)
+_copy = _bound("_copy", "gfxcuda_copy")  # and of copy_to between buffers
+_0 = 0  # copy_to's fast path: `x is _0` holds for the int 0 only (not False, 0.0, None)
 
 HEAP_DEFAULT = 0
 HEAP_UPLOAD = 1
@@ -370,6 +372,18 @@ class Resource:
                 src_x=0, src_y=0, src_z=0, dst_x=0, dst_y=0, dst_z=0, src_slice=0, dst_slice=0):
         """Copies into destination (a Buffer or texture) and waits. Raises
         ValueError (gfxcuda.OutOfRangeError) when the copy does not fit."""
+        if size is _0 and src_offset is _0 and dst_offset is _0 and width is _0 and height is _0 and depth is _0 \
+                and src_x is _0 and src_y is _0 and src_z is _0 and dst_x is _0 and dst_y is _0 and dst_z is _0 \
+                and src_slice is _0 and dst_slice is _0 and self.__class__ is Buffer \
+                and destination.__class__ is Buffer:
+            # A whole buffer into a buffer, no region (the common case): one
+            # C call, a NULL region (everything), nothing to check here.
+            hs, hd = self._h._h, destination._h._h
+            if hs and hd and not _lib._forked:
+                st = _copy(hs, hd, None)
+                if st:
+                    _lib.raise_status("gfxcuda_copy", st)
+                return
         try:  # ints that fit the region's uint64 and uint32 fields (ctypes would wrap the others)
             bad = (size | src_offset | dst_offset) >> 64 or (width | height | depth | src_x | src_y | src_z | dst_x
                                                             | dst_y | dst_z | src_slice | dst_slice) >> 32
