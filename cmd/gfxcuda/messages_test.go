@@ -109,10 +109,18 @@ func TestRunSizeMessages(t *testing.T) {
 // are named as what they are, in the flag the user gave.
 func TestRunDispatchMessages(t *testing.T) {
 	needVulkan(t)
+	dev, err := compute.Open(compute.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	maxX := uint64(dev.Limits().MaxComputeWorkGroupCount[0])
+	dev.Close()
 	dir := t.TempDir()
 	writeFile(t, dir, "k.hlsl", "RWStructuredBuffer<float> o : register(u0);\n[numthreads(64,1,1)] void main(uint3 id : SV_DispatchThreadID) { o[id.x] = 1; }\n")
 	notNumber := "is not a number"
-	checkMessages(t, dir, []messageCase{
+	// One workgroup of 64 more than the device runs in x.
+	tooMany := strconv.FormatUint((maxX+1)*64, 10)
+	cases := []messageCase{
 		{[]string{"k.hlsl", "--uav", "0:256", "--dispatch", "-1"}, 2, []string{"--dispatch -1: -1 workgroups in x: a count cannot be negative"}, []string{notNumber}},
 		{[]string{"k.hlsl", "--uav", "0:256", "--dispatch", "99999999999"}, 2,
 			[]string{"--dispatch 99999999999: 99999999999 workgroups in x exceed", "maxComputeWorkGroupCount"}, []string{notNumber}},
@@ -124,12 +132,18 @@ func TestRunDispatchMessages(t *testing.T) {
 		{[]string{"k.hlsl", "--uav", "0:256", "--dispatch", "4,1,0"}, 2, []string{"--dispatch 4,1,0: 0 workgroups in z run nothing"}, nil},
 		{[]string{"k.hlsl", "--uav", "0:256", "--threads", "0"}, 2, []string{"--threads 0: 0 threads in x run nothing"}, nil},
 		// --threads is named, not a --dispatch the user did not give.
-		{[]string{"k.hlsl", "--uav", "0:256", "--threads", "99999999"}, 2,
-			[]string{"--threads 99999999: 99999999 threads in x take 1562500 workgroups of 64", "cover at most"}, []string{"--dispatch"}},
-		// 2^32-1 threads do not wrap round to 0 workgroups.
-		{[]string{"k.hlsl", "--uav", "0:256", "--threads", "4294967295"}, 2, []string{"--threads 4294967295: 4294967295 threads in x take 67108864 workgroups"}, nil},
+		{[]string{"k.hlsl", "--uav", "0:256", "--threads", tooMany}, 2,
+			[]string{fmt.Sprintf("--threads %s: %s threads in x take %d workgroups of 64", tooMany, tooMany, maxX+1), fmt.Sprintf("cover at most %d threads in x", maxX*64)},
+			[]string{"--dispatch"}},
 		{[]string{"k.hlsl", "--uav", "0:256", "--threads", "-5,1"}, 2, []string{"--threads -5,1: -5 threads in x: a count cannot be negative"}, []string{notNumber}},
-	})
+	}
+	if maxX < 1<<26 {
+		// 2^32-1 threads do not wrap round to 0 workgroups (and run
+		// nothing) where 2^26 workgroups are too many.
+		cases = append(cases, messageCase{[]string{"k.hlsl", "--uav", "0:256", "--threads", "4294967295"}, 2,
+			[]string{"--threads 4294967295: 4294967295 threads in x take 67108864 workgroups"}, nil})
+	}
+	checkMessages(t, dir, cases)
 }
 
 // --entry that names no entry point, and a shader without main and no
