@@ -95,6 +95,11 @@ func TestKernelConstants(t *testing.T) {
 	if x, _, _ := k.Groups(16, 1, 1); x != 4 {
 		t.Errorf("Groups(16) = %d, want 4", x)
 	}
+	// Counts near 2³² round up without wrapping (the sum n+3 wrapped to 2
+	// in 32 bits: 0 workgroups).
+	if x, _, _ := k.Groups(math.MaxUint32, 1, 1); x != 1<<30 {
+		t.Errorf("Groups(2³²-1) = %d, want 2³⁰", x)
+	}
 
 	// Set by name and by SpecId; the workgroup size follows.
 	got, ls, k = runConst(t, d, m, map[string]float64{"scale": 0.25, "1": 10, "negate": 1, "count": 2, "wg": 8})

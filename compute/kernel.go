@@ -105,7 +105,9 @@ func (k *Kernel) PushConstantSize() uint32 { return k.p.PushConstantSize() }
 // (each count rounded up), with the workgroup size of LocalSize.
 func (k *Kernel) Groups(width, height, depth uint32) (x, y, z uint32) {
 	ls := k.p.LocalSize()
-	div := func(n, d uint32) uint32 { return (n + d - 1) / d }
+	// In 64 bits: n + d - 1 wraps in 32 for n near 2³² (4294967295
+	// threads in workgroups of 64 gave 0 workgroups, a dispatch of nothing).
+	div := func(n, d uint32) uint32 { return uint32((uint64(n) + uint64(d) - 1) / uint64(d)) }
 	return div(width, ls[0]), div(height, ls[1]), div(depth, ls[2])
 }
 
