@@ -106,8 +106,8 @@ gpu-bundle: deps
 		else rm -rf $(GPU_DIR)/pkg/$$name; fi; \
 	done
 	$(GO) build -trimpath -ldflags='-s -w' -o $(GPU_DIR)/gfxcuda ./cmd/gfxcuda
-	@mkdir -p $(GPU_DIR)/pkg/cmd_gfxcuda/testdata/docroot/docs && cp README.md $(GPU_DIR)/pkg/cmd_gfxcuda/testdata/docroot/ && \
-		cp docs/*.md $(GPU_DIR)/pkg/cmd_gfxcuda/testdata/docroot/docs/
+	@mkdir -p $(GPU_DIR)/pkg/cmd_internal_cli/testdata/docroot/docs && cp README.md $(GPU_DIR)/pkg/cmd_internal_cli/testdata/docroot/ && \
+		cp docs/*.md $(GPU_DIR)/pkg/cmd_internal_cli/testdata/docroot/docs/
 	@if ls $(DEBS)/*.deb >/dev/null 2>&1; then cp $(DEBS)/*.deb $(GPU_DIR)/debs/; \
 	else echo "warning: no loader packages in $(DEBS); the GPU machine must have libvulkan1/libegl1"; fi
 	@cp scripts/gpu-run.sh $(GPU_DIR)/run.sh

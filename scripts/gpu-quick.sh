@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the named packages' test binaries (bundle directory names, e.g. cmd_gfxcuda cuda)
+# Runs the named packages' test binaries (bundle directory names, e.g. cmd_internal_cli cuda)
 # on the GPU machine with run.sh's loader and environment set-up: bash .gpu/quick.sh PKG...
 # With --pytest, runs the Python tests named after it instead (paths relative to the
 # package's folder, pytest's own arguments allowed), as run.sh does:
@@ -25,5 +25,5 @@ for p in "$@"; do
 	echo "$p rc=$r passed=$(grep -c -- '--- PASS' /tmp/$p.log) failed=$(grep -c -- '--- FAIL' /tmp/$p.log)"
 	[ $r = 0 ] || { rc=1; grep -B2 -A20 -- '--- FAIL' /tmp/$p.log | head -60; }
 done
-grep -h "CUDA: " /tmp/cmd_gfxcuda.log | head -3
+grep -h "CUDA: " /tmp/cmd_internal_cli.log | head -3
 exit $rc

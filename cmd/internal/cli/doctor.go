@@ -1,0 +1,53 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/gfxcuda/gfxcuda"
+	"github.com/gfxcuda/gfxcuda/doctor"
+)
+
+func runDoctor(args []string, stdout, stderr io.Writer) int {
+	cl := newCmdLine("doctor", doctorAbout, stdout, stderr)
+	asJSON := cl.fs.Bool("json", false, "print JSON instead of text")
+	if _, code, ok := cl.parse(args); !ok {
+		return code
+	}
+	res := doctor.Run(gfxcuda.DiscoverDevices())
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.Encode(res)
+	} else {
+		for _, c := range res.Checks {
+			fmt.Fprintf(stdout, "[%-4s] %s: %s\n", c.Status, c.Name, c.Detail)
+			if c.Fix != "" && c.Status != doctor.Pass {
+				fmt.Fprintf(stdout, "       fix: %s\n", c.Fix)
+			}
+		}
+		printYouCanUse(stdout, res.YouCanUse)
+		if res.OK {
+			fmt.Fprintln(stdout, "\nVulkan↔CUDA interop: possible")
+		} else {
+			fmt.Fprintln(stdout, "\nVulkan↔CUDA interop: NOT possible (fix the FAIL lines above)")
+		}
+	}
+	if !res.OK {
+		return 1
+	}
+	return 0
+}
+
+// printYouCanUse prints what works on this machine, each with what to try.
+func printYouCanUse(w io.Writer, uses []doctor.Use) {
+	if len(uses) == 0 {
+		fmt.Fprintln(w, "\nYou can use: nothing yet (fix the FAIL lines above)")
+		return
+	}
+	fmt.Fprintln(w, "\nYou can use here:")
+	for _, u := range uses {
+		fmt.Fprintf(w, "  - %s\n      try: %s\n", u.What, u.Try)
+	}
+}

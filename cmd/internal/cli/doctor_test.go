@@ -1,0 +1,55 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/gfxcuda/gfxcuda"
+	"github.com/gfxcuda/gfxcuda/doctor"
+)
+
+// TestDoctorYouCanUse: doctor lists what works here, in text and in JSON
+// (you_can_use: what and try), with the same exit status either way. Where
+// Vulkan runs (lavapipe included) the list names compute shaders.
+func TestDoctorYouCanUse(t *testing.T) {
+	var text, js, errb bytes.Buffer
+	rc := run([]string{"doctor"}, &text, &errb)
+	rcJSON := run([]string{"doctor", "--json"}, &js, &errb)
+	if rc != rcJSON {
+		t.Errorf("exit %d as text, %d as JSON", rc, rcJSON)
+	}
+	var res struct {
+		Checks []map[string]string `json:"checks"`
+		OK     bool                `json:"ok"`
+		Uses   []map[string]string `json:"you_can_use"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &res); err != nil {
+		t.Fatalf("doctor --json: %v\n%s", err, js.String())
+	}
+	if res.OK != (rc == 0) {
+		t.Errorf("ok %v, exit %d", res.OK, rc)
+	}
+	if res.Uses == nil {
+		t.Fatalf("no you_can_use list: %s", js.String())
+	}
+	for _, u := range res.Uses {
+		if u["what"] == "" || u["try"] == "" || len(u) != 2 {
+			t.Errorf("you_can_use entry %v", u)
+		}
+		if !strings.Contains(text.String(), "  - "+u["what"]+"\n      try: "+u["try"]+"\n") {
+			t.Errorf("text lacks %v:\n%s", u, text.String())
+		}
+	}
+	if r := gfxcuda.DiscoverDevices(); r.VulkanErr == nil && len(r.Vulkan) > 0 {
+		if !strings.Contains(text.String(), "\nYou can use here:\n  - compute shaders") {
+			t.Errorf("Vulkan runs but doctor does not say compute shaders do:\n%s", text.String())
+		}
+	}
+	var none bytes.Buffer
+	printYouCanUse(&none, []doctor.Use{})
+	if !strings.Contains(none.String(), "nothing yet") {
+		t.Errorf("empty list printed as %q", none.String())
+	}
+}
