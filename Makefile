@@ -3,7 +3,7 @@
 #   make test      the whole CPU suite (Vulkan tests run for real on lavapipe)
 #   make gpu-test  bundle every test binary for a GPU machine without Go (.gpu/)
 #   make lib       the C library: build/lib/libgfxcuda.so and gfxcuda.h
-#   make python    the Python package's wheel (build/wheel/), installable offline
+#   make python    the Python package's wheel (build/wheel/, as `pip wheel .` builds it), installable offline
 
 GO      ?= go
 PKGS    := ./...
@@ -81,9 +81,12 @@ lib: deps $(PROGRESS)
 	@cp cmd/libgfxcuda/gfxcuda.h $(LIB_DIR)/gfxcuda.h
 	@cp $(LIB_DIR)/libgfxcuda.so python/gfxcuda/libgfxcuda.so
 
-# A wheel built with the standard library only: pip install build/wheel/*.whl
-python: lib
-	$(PYTHON) python/build_wheel.py $(LIB_DIR)/libgfxcuda.so $(LIB_DIR)/gfxcuda.h build/wheel
+# The wheel, through the in-tree PEP 517 backend (what `pip wheel .` runs:
+# Go builds the library, manylinux.py tags the wheel), installable offline:
+# pip install --no-index build/wheel/gfxcuda-*.whl
+python: deps
+	@rm -f build/wheel/gfxcuda-*.whl
+	$(PYTHON) python/build_backend/gfxcuda_build.py wheel build/wheel
 
 # The Python tests on Debian's python3 (numpy, pytest): on lavapipe here,
 # with CUDA, torch, CuPy and Numba on the GPU machine.
@@ -113,7 +116,8 @@ gpu-bundle: deps
 	@cp scripts/gpu-run.sh $(GPU_DIR)/run.sh
 	@cp scripts/gpu-quick.sh $(GPU_DIR)/quick.sh
 	@$(MAKE) --no-print-directory lib >/dev/null && mkdir -p $(GPU_DIR)/pkg/python && \
-		cp -r python/gfxcuda python/tests python/bench python/build_wheel.py python/VERSION $(GPU_DIR)/pkg/python/ && cp cmd/libgfxcuda/gfxcuda.h $(GPU_DIR)/pkg/python/ && \
+		cp -r python/gfxcuda python/tests python/bench python/build_backend python/VERSION $(GPU_DIR)/pkg/python/ && cp cmd/libgfxcuda/gfxcuda.h $(GPU_DIR)/pkg/python/ && \
+		cp pyproject.toml README.md $(GPU_DIR)/pkg/ && \
 		mkdir -p $(GPU_DIR)/pkg/python/examples && cp docs/examples/python/*.py $(GPU_DIR)/pkg/python/examples/ && \
 		mkdir -p $(GPU_DIR)/pkg/python/docs && cp docs/*.md $(GPU_DIR)/pkg/python/docs/ && \
 		cp scripts/compushady-suite.py $(GPU_DIR)/pkg/python/ && \

@@ -11,7 +11,8 @@ import (
 )
 
 // Go's Version, the C library's GFXCUDA_VERSION_STRING (gfxcuda_version())
-// and the Python package's (python/VERSION, which build_wheel.py reads, and
+// and the Python package's (python/VERSION, which the build backend in
+// python/build_backend gives the wheel and the sdist, and
 // python/gfxcuda/_version.py, gfxcuda.__version__) are one string.
 func TestVersionAgrees(t *testing.T) {
 	if _, err := os.Stat("go.mod"); err != nil {

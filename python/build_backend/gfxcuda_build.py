@@ -113,7 +113,7 @@ def version(root=None):
     """The one version string (python/VERSION; version_test.go keeps Go's,
     the C header's and gfxcuda/_version.py equal to it)."""
     v = _read(os.path.join("python", "VERSION"), root).strip()
-    if not re.fullmatch(r"[0-9]+(\.[0-9]+)*([a-z]+[0-9]*)?(\.post[0-9]+)?(\.dev[0-9]+)?", v):
+    if not re.fullmatch(r"[0-9]+(\.[0-9]+)*([.+-]?[0-9A-Za-z]+)*", v):
         raise BuildError("python/VERSION holds %r, which is not a version (e.g. 0.1.0)" % v)
     return v
 
@@ -344,7 +344,7 @@ def entry_points(root=None):
 
 
 def _dist_info():
-    return "%s-%s.dist-info" % (NAME, version())
+    return "%s-%s.dist-info" % (NAME, version().replace("-", "_"))
 
 
 # --- what the build needs -----------------------------------------------
@@ -691,7 +691,7 @@ def pack_wheel(wheel_directory, lib, header, tag):
     eps = entry_points()
     if eps:
         files.append((di + "/entry_points.txt", eps.encode(), 0o644))
-    name = "%s-%s-py3-none-%s.whl" % (NAME, ver, tag)
+    name = "%s-%s-py3-none-%s.whl" % (NAME, ver.replace("-", "_"), tag)
     os.makedirs(wheel_directory, exist_ok=True)
     path = os.path.join(wheel_directory, name)
     when = time.gmtime(_epoch())[:6]
@@ -751,7 +751,7 @@ def build_sdist_into(sdist_directory):
     `go mod vendor` and PKG-INFO); returns its file name."""
     ver = version()
     files, go = sdist_files()
-    base = "%s-%s" % (NAME, ver)
+    base = "%s-%s" % (NAME, ver.replace("-", "_"))
     name = base + ".tar.gz"
     os.makedirs(sdist_directory, exist_ok=True)
     path = os.path.join(sdist_directory, name)

@@ -1,4 +1,6 @@
-"""The wheel `make python` builds installs offline and works."""
+"""A wheel of this tree's library, packed by the build backend (its --lib
+form: no Go, so it runs on the GPU machine too), installs offline and
+works. test_pip_install.py builds one with Go from a clean clone."""
 
 import os
 import subprocess
@@ -17,8 +19,10 @@ def test_wheel_installs_offline(tmp_path):
         pytest.skip("gfxcuda.h is not next to this checkout")
     if subprocess.run([sys.executable, "-m", "pip", "--version"], capture_output=True).returncode != 0:
         pytest.skip("no pip for %s" % sys.executable)
-    out = subprocess.run([sys.executable, os.path.join(here, "..", "build_wheel.py"), _lib._path, header, str(tmp_path / "w")],
-                         check=True, capture_output=True, text=True).stdout.strip()
+    r = subprocess.run([sys.executable, os.path.join(here, "..", "build_backend", "gfxcuda_build.py"), "wheel",
+                        "--lib", _lib._path, "--header", header, str(tmp_path / "w")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    out = r.stdout.strip()
     subprocess.run([sys.executable, "-m", "pip", "install", "--no-index", "--no-deps", "--target", str(tmp_path / "site"), out],
                    check=True, capture_output=True)
     code = ("import gfxcuda as compushady, os, sys;"
