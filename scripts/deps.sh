@@ -11,11 +11,11 @@
 set -euo pipefail
 
 packages=(
-	gcc libc6-dev make
+	gcc libc6-dev libstdc++-12-dev make
 	libvulkan1 libvulkan-dev mesa-vulkan-drivers vulkan-validationlayers
 	libshaderc-dev glslang-tools spirv-tools
 	libegl1 libegl-dev libegl-mesa0 libgl1-mesa-dri libgles-dev libgl-dev
-	python3 python3-numpy python3-pytest
+	python3 python3-numpy python3-pytest python3-pip python3-venv
 )
 
 # One dpkg-query for all: it runs on every make.
