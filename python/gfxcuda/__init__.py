@@ -14,8 +14,19 @@
   memory gfxcuda allocates) and from_torch(t) (a SharedBuffer over a tensor
   in it, no copy).
 
+Errors are gfxcuda.GfxcudaError subclasses (gfxcuda.errors), many also a
+builtin (ValueError, TypeError, ...). Besides those each function's
+docstring names, any call that uses the C library can raise
+LibraryNotFoundError (it does not load; `import gfxcuda` alone never
+loads it) and ForkedProcessError.
+
 The library is not usable in a child process forked after import: start
 children with the 'spawn' or 'forkserver' start method.
+
+Types: the package is typed (PEP 561's py.typed): inline annotations in
+the plain modules, stubs (.pyi) where names are made at run time
+(gfxcuda's lazy names, formats' constants) and for the modules whose hot
+paths stay as they are.
 """
 
 from . import _lib, config, errors, formats, shaders  # noqa: F401
@@ -65,9 +76,13 @@ def share_options(dir=None, rendezvous=None, allow_uids=(), allow_gids=()):
     /dev/shm/gfxcuda; openers here also look for sockets there);
     rendezvous, "abstract", "fs", "pidfd" (comma-separated or a list),
     "auto" or "all"; allow_uids and allow_gids, the other users and groups
-    that may open them (the token's secret is required from them too).
-    Ring(..., allow_uids=...) and SharedBuffer/Texture.share_options set
-    them for one resource."""
+    that may open them (the token's secret is required from them too):
+    each an int or a list of ints. Ring(..., allow_uids=...) and
+    SharedBuffer/Texture.share_options set them for one resource.
+
+    Returns None. Raises gfxcuda.ArgumentTypeError for an argument of the
+    wrong type (naming it), gfxcuda.InvalidArgumentError for an unknown
+    rendezvous or an id out of range."""
     _lib.call("gfxcuda_share_options", 0, *_lib.share_args(dir, rendezvous, allow_uids, allow_gids))
 
 
@@ -90,6 +105,7 @@ class _Backend:
 
     @staticmethod
     def get_shader_binary_type():
+        """Returns SHADER_BINARY_TYPE_SPIRV: gfxcuda runs SPIR-V shaders."""
         return SHADER_BINARY_TYPE_SPIRV
 
     def __repr__(self):
@@ -97,7 +113,10 @@ class _Backend:
 
 
 def get_backend():
-    """compushady's get_backend(): Vulkan, with SPIR-V shaders."""
+    """compushady's get_backend(): returns the backend object, whose
+    ``name`` is "vulkan" and whose get_shader_binary_type() is
+    SHADER_BINARY_TYPE_SPIRV. Raises nothing (the library is not
+    loaded)."""
     return _Backend()
 
 
@@ -109,16 +128,22 @@ def alias_compushady():
     the alias is on; when a real compushady is installed it never shadows
     it: it warns (CompushadyAliasWarning, naming where it lives) and
     returns False. ``python3 -m gfxcuda.compushady_alias install`` does
-    the same at every interpreter start (see gfxcuda.compushady_alias)."""
+    the same at every interpreter start (see gfxcuda.compushady_alias).
+    Raises nothing."""
     from . import compushady_alias
     return compushady_alias.enable()
 
 
 def live_handles():
-    """The number of live library objects (for leak checks)."""
+    """Returns the number of live library objects (handles: devices,
+    buffers, textures, pipelines, ...), for leak checks. Raises
+    gfxcuda.LibraryNotFoundError when the C library does not load."""
     return _lib.live_handles()
 
 
 def live_dlpack_tensors():
-    """The number of exported DLPack tensors whose deleter has not run."""
+    """Returns the number of exported DLPack tensors whose deleter has not
+    run yet (consumers such as torch.from_dlpack still hold them), for
+    leak checks. Raises gfxcuda.LibraryNotFoundError when the C library
+    does not load."""
     return _lib.dlpack_live()

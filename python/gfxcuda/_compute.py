@@ -109,7 +109,18 @@ def _host_out(data):
 
 
 class Device:
-    """A Vulkan device that runs compute shaders."""
+    """A Vulkan device that runs compute shaders. Get one from
+    get_discovered_devices(), get_best_device() or get_current_device()
+    (Device(desc) takes the library's description of it, a dict, and
+    raises KeyError for one that lacks a field), and pass it as device= to
+    make resources on it.
+
+    Attributes: index (the position among the discovered devices, for
+    set_current_device), name, vendor_id and device_id (PCI ids),
+    dedicated_video_memory, dedicated_system_memory and
+    shared_system_memory (bytes), is_hardware (False for a CPU
+    implementation such as lavapipe), is_discrete, uuid (Vulkan's device
+    UUID as a string), driver (the driver's name and version)."""
 
     def __init__(self, desc):
         self.index = desc["index"]
@@ -128,6 +139,9 @@ class Device:
 
     @property
     def handle(self):
+        """The library's handle of the opened device (an int); the device
+        is opened on first use. Raises gfxcuda.NoDeviceError or
+        gfxcuda.DeviceFailedError when it cannot be opened."""
         h = self._handle  # opened already: no lock (every resource asks)
         if h is not None and h._h:
             return h._h
@@ -169,7 +183,10 @@ _dev_lock = _thread.allocate_lock()
 
 
 def get_discovered_devices():
-    """The devices that run compute shaders."""
+    """Returns the Vulkan devices that run compute shaders (a new list of
+    Device objects, the same objects on every call; empty when there is
+    none). Raises gfxcuda.LibraryNotFoundError when the C library does
+    not load."""
     global _devices
     with _dev_lock:
         if _devices is None:
@@ -180,7 +197,9 @@ def get_discovered_devices():
 
 
 def get_best_device():
-    """The best device: hardware before software, discrete first, most memory."""
+    """Returns the best Device: hardware before software, discrete first,
+    then the most memory. Raises gfxcuda.NoDeviceError when no device runs
+    compute shaders (`gfxcuda doctor` says why)."""
     devs = get_discovered_devices()
     if not devs:
         raise errors.NoDeviceError("gfxcuda: no Vulkan device runs compute shaders here; `gfxcuda doctor` says why")
@@ -201,7 +220,10 @@ def _note_best(descs):
 
 
 def set_current_device(index):
-    """Makes device `index` the one resources are created on by default."""
+    """Makes the device whose Device.index is `index` the one resources
+    are created on by default (device=None). Returns None. Raises
+    gfxcuda.NoDeviceError when there is no such device (the message lists
+    the indices there are)."""
     global _current
     devs = get_discovered_devices()
     for d in devs:
@@ -213,7 +235,9 @@ def set_current_device(index):
 
 
 def get_current_device():
-    """The device resources are created on by default (the best one)."""
+    """Returns the Device resources are created on by default: the one
+    set_current_device chose, else the best one (get_best_device). Raises
+    gfxcuda.NoDeviceError when there is none."""
     global _current
     if _current is None:
         # get_best_device enumerates once, noting the best device too.
@@ -226,7 +250,14 @@ class Heap:
     buffers and textures are placed in with heap= and heap_offset=:
     resources placed over the same bytes alias and see each other's
     writes, and sparse resources bind their tiles to it (bind_tile).
-    Raises HeapException for a zero size or an unknown heap type."""
+
+    Heap(heap_type, size, device=None): heap_type is HEAP_DEFAULT,
+    HEAP_UPLOAD or HEAP_READBACK; size is in bytes (from 1); device is a
+    Device (None: the current one). The attributes heap_type, size and
+    device say the same. Raises HeapException (an InvalidArgumentError)
+    for a zero size or an unknown heap type, or when the device cannot
+    allocate it; gfxcuda.ArgumentTypeError for a device that is not a
+    Device."""
 
     def __init__(self, heap_type, size, device=None):
         heap_type = _heap_type(heap_type, "Heap", errors.HeapException)
@@ -239,10 +270,13 @@ class Heap:
 
     @property
     def handle(self):
+        """The library's handle of this object (an int), for gfxcuda's C API.
+        Raises gfxcuda.BadHandleError after release()."""
         return self._h.handle
 
     def release(self):
-        """Drops the heap now (resources placed in it keep its memory)."""
+        """Drops the heap now (resources placed in it keep its memory).
+        Idempotent; returns None and raises nothing."""
         self._h.release()
 
     def __repr__(self):
@@ -297,7 +331,9 @@ def _missing_feature(e):
 
 
 class _Sparse:
-    """compushady's tile API of sparse resources (zeros when not sparse)."""
+    """compushady's tile API of sparse resources (Buffer, Texture1D/2D/3D
+    made with sparse=True; the tile sizes and counts are zeros when not
+    sparse)."""
 
     def _tiles(self):
         t = getattr(self, "_tile_info", None)
@@ -316,8 +352,14 @@ class _Sparse:
 
     def bind_tile(self, x, y, z, heap, heap_offset=0, slice=0):
         """Binds tile (x, y, z) of array slice `slice` of a sparse resource
-        to heap at heap_offset (a multiple of the tile's memory size), or
-        unbinds it when heap is None, and waits until it is bound."""
+        to heap (a Heap of the resource's device) at heap_offset (bytes, a
+        multiple of the tile's memory size), or unbinds it when heap is
+        None, and waits until it is bound. x, y and z count tiles (see
+        tiles_x, tiles_y, tiles_z). Returns None. Raises the resource's
+        compushady exception (BufferException, Texture2DException, ...)
+        for a tile outside the resource, a misaligned or out-of-range
+        heap_offset or a resource that is not sparse;
+        gfxcuda.ArgumentTypeError for a heap that is not a Heap."""
         where = type(self).__name__ + ".bind_tile"
         if heap is not None and not isinstance(heap, Heap):
             raise errors.ArgumentTypeError("gfxcuda: %s(heap=%r): heap is %s; expected a gfxcuda.Heap (None: unbind "
@@ -341,7 +383,11 @@ class _LazyInfo:
 
 
 class Resource:
-    """A buffer or texture."""
+    """A buffer or texture: the base class of Buffer, Texture1D, Texture2D
+    and Texture3D (Resource(handle, device) wraps a library handle of a
+    resource on device, and raises gfxcuda.BadHandleError for a handle
+    that is not live; make resources with those classes). ``device`` is
+    the Device it lives on."""
 
     _exc = errors.InvalidArgumentError
     _info = _LazyInfo()
@@ -354,24 +400,44 @@ class Resource:
 
     @property
     def handle(self):
+        """The library's handle of this object (an int), for gfxcuda's C API.
+        Raises gfxcuda.BadHandleError after release()."""
         return self._h.handle
 
     @property
     def size(self):
+        """The size in bytes: a buffer's size as asked for; the bytes of
+        a texture's memory."""
         return self._size
 
     @property
     def heap_size(self):
+        """The bytes the resource takes in its memory (at least size:
+        the device's alignment and padding included)."""
         return self._info.size
 
     def release(self):
-        """Drops the resource now (what uses it keeps it alive)."""
+        """Drops the resource now (what uses it keeps it alive).
+        Idempotent; returns None and raises nothing."""
         self._h.release()
 
     def copy_to(self, destination, size=0, src_offset=0, dst_offset=0, width=0, height=0, depth=0,
                 src_x=0, src_y=0, src_z=0, dst_x=0, dst_y=0, dst_z=0, src_slice=0, dst_slice=0):
-        """Copies into destination (a Buffer or texture) and waits. Raises
-        ValueError (gfxcuda.OutOfRangeError) when the copy does not fit."""
+        """Copies into destination (a Buffer or texture) and waits, by
+        compushady's rules. Between buffers: size bytes (0: the whole
+        source, from src_offset) from byte src_offset to byte dst_offset.
+        With a texture on either side: a region of width x height x depth
+        texels (0: the whole texture) at src_x, src_y, src_z in the source
+        and dst_x, dst_y, dst_z in the destination, one array slice at a
+        time (src_slice, dst_slice), a 2D texture into a 3D one at dst_z;
+        a buffer's side is packed rows at src_offset/dst_offset and size,
+        when given, must cover the texels. Returns None. Raises
+        gfxcuda.OutOfRangeError (a ValueError) when the copy does not fit;
+        gfxcuda.ArgumentTypeError for a destination that is not a Buffer
+        or texture or an argument that is not an int;
+        gfxcuda.ArgumentOverflowError (an OverflowError) for a value past
+        the library's range (2**64 - 1 for size and offsets, 2**32 - 1
+        for the rest)."""
         if size is _0 and src_offset is _0 and dst_offset is _0 and width is _0 and height is _0 and depth is _0 \
                 and src_x is _0 and src_y is _0 and src_z is _0 and dst_x is _0 and dst_y is _0 and dst_z is _0 \
                 and src_slice is _0 and dst_slice is _0 and self.__class__ is Buffer \
@@ -417,7 +483,24 @@ def _copy_args(where, **args):
 class Buffer(Resource, _Sparse):
     """Linear GPU memory on a heap: HEAP_DEFAULT (device-local), HEAP_UPLOAD
     or HEAP_READBACK (host-visible). stride makes a structured buffer,
-    format a typed one."""
+    format a typed one.
+
+    Buffer(size, heap_type=HEAP_DEFAULT, stride=0, format=0, device=None,
+    heap=None, heap_offset=0, sparse=False): size in bytes (from 1);
+    stride, the size of a structured buffer's element; format, a
+    gfxcuda.formats constant for a typed buffer; device, a Device (None:
+    the current one); heap and heap_offset place the buffer in a Heap's
+    memory at that byte offset (aliasing what else is placed there);
+    sparse=True makes a sparse buffer whose tiles bind_tile binds. The
+    attributes heap_type, stride, format, heap and device keep them.
+
+    Raises BufferException (an InvalidArgumentError, a ValueError) for a
+    zero size, an unknown heap type, a placement that does not fit the
+    heap or a size the device cannot allocate (naming the size and the
+    device's memory); gfxcuda.ArgumentTypeError for an argument of the
+    wrong type; MissingFeatureError (a ValueError) for sparse=True on a
+    device without sparse binding; gfxcuda.NoDeviceError when there is no
+    device."""
 
     _exc = errors.BufferException
 
@@ -474,7 +557,12 @@ class Buffer(Resource, _Sparse):
         self.heap, self.heap_offset, self._bound = heap, off, []
 
     def upload(self, data, offset=0):
-        """Writes bytes-like data at offset."""
+        """Writes data (bytes-like: bytes, bytearray, a C-contiguous NumPy
+        array, any buffer) into the buffer at byte offset, and waits.
+        Returns None. Raises gfxcuda.OutOfRangeError (a ValueError) when
+        the data does not fit from offset; gfxcuda.ArgumentTypeError for
+        data that is not bytes-like or an offset that is not an int;
+        ValueError for data that is not C-contiguous."""
         if offset.__class__ is not int or not 0 <= offset <= 0xFFFFFFFFFFFFFFFF:
             offset = _check.u64(offset, "Buffer.upload", "offset")
         if type(data) is bytes and not _lib._forked:  # the common case, in one C call
@@ -493,7 +581,10 @@ class Buffer(Resource, _Sparse):
         height rows fills the first rows and part of the last one; data
         longer is cut; what the rows do not cover is left as it was.
         Raises ValueError (OutOfRangeError), writing nothing, when a row
-        would end past the end of the buffer."""
+        would end past the end of the buffer. pitch, width, height and
+        bytes_per_pixel are ints from 0 to 2**32 - 1 (a wrong type:
+        gfxcuda.ArgumentTypeError; past the range:
+        gfxcuda.ArgumentOverflowError). Returns None."""
         pitch, width, height, bpp = (_u32(v, name) for v, name in ((pitch, "pitch"), (width, "width"),
                                                                     (height, "height"),
                                                                     (bytes_per_pixel, "bytes_per_pixel")))
@@ -507,7 +598,9 @@ class Buffer(Resource, _Sparse):
         float4s), by compushady's rule: len(data) // stride whole chunks
         are written, a partial last chunk is not. Raises ValueError
         (OutOfRangeError) when len(data) plus a filler per whole chunk
-        exceeds the buffer's size, InvalidArgumentError for a stride of 0."""
+        exceeds the buffer's size, InvalidArgumentError for a stride of 0,
+        gfxcuda.ArgumentTypeError for data or filler that is not bytes-like.
+        Returns None."""
         stride = _u32(stride, "stride", "Buffer.upload_chunked")
         p, n, keep = _host_in(data, "Buffer.upload_chunked")
         fp, fn, fkeep = _host_in(filler, "Buffer.upload_chunked", "filler")
@@ -515,8 +608,14 @@ class Buffer(Resource, _Sparse):
         del keep, fkeep
 
     def readback(self, buffer_or_size=0, offset=0):
-        """Returns size bytes from offset (0: to the end), or fills a
-        writable buffer when one is given."""
+        """Reads the buffer back, and waits. buffer_or_size is a size in
+        bytes (0, the default: from offset to the end): returns that many
+        bytes read from byte offset. Or it is a writable, C-contiguous
+        buffer (bytearray, a NumPy array): fills it with its length's
+        bytes from offset and returns None. Raises gfxcuda.OutOfRangeError
+        (a ValueError) when the bytes asked for do not fit in the buffer;
+        gfxcuda.ArgumentTypeError for something that is neither an int nor
+        a writable buffer."""
         if offset.__class__ is not int or not 0 <= offset <= 0xFFFFFFFFFFFFFFFF:
             offset = _check.u64(offset, "Buffer.readback", "offset")
         if isinstance(buffer_or_size, int) or hasattr(type(buffer_or_size), "__index__"):
@@ -538,7 +637,10 @@ class Buffer(Resource, _Sparse):
         """Returns height rows of width texels, pitch bytes apart, packed.
         Raises ValueError (OutOfRangeError) when the buffer is smaller than
         pitch * (height - 1) + width * bytes_per_pixel bytes, or than pitch
-        (compushady's rule)."""
+        (compushady's rule); gfxcuda.ArgumentTypeError or
+        gfxcuda.ArgumentOverflowError for a pitch, width, height or
+        bytes_per_pixel that is not an int from 0 to 2**32 - 1. The result
+        is width * bytes_per_pixel * height bytes."""
         pitch, width, height, bytes_per_pixel = (
             _u32(v, name, "Buffer.readback2d") for v, name in ((pitch, "pitch"), (width, "width"), (height, "height"),
                                                                (bytes_per_pixel, "bytes_per_pixel")))
@@ -590,22 +692,28 @@ class _Texture(Resource, _Sparse):
 
     @property
     def width(self):
+        """The width in texels."""
         return self._info.width
 
     @property
     def height(self):
+        """The height in texels (1 for a 1D texture)."""
         return self._info.height
 
     @property
     def depth(self):
+        """The depth in texels (1 for 1D and 2D textures)."""
         return self._info.depth
 
     @property
     def slices(self):
+        """The number of array slices (1: not an array)."""
         return self._info.slices
 
     @property
     def row_pitch(self):
+        """The bytes from one row of texels to the next in the texture's
+        memory (what a buffer copy of it packs)."""
         return self._info.row_pitch
 
     def __repr__(self):
@@ -615,7 +723,15 @@ class _Texture(Resource, _Sparse):
 
 
 class Texture1D(_Texture):
-    """A 1D texture (slices > 1: an array)."""
+    """A 1D texture (slices > 1: an array).
+
+    Texture1D(width, format, slices=1, device=None, heap=None,
+    heap_offset=0, sparse=False): width in texels; format, a
+    gfxcuda.formats constant; slices, the array's length; device, heap,
+    heap_offset and sparse as for Buffer (textures on HEAP_DEFAULT heaps
+    only). Raises Texture1DException (an InvalidArgumentError) for a zero
+    size, an unknown format or a placement that does not fit;
+    MissingFeatureError for sparse=True on a device without it."""
     _dim = 1
 
     def __init__(self, width, format, slices=1, device=None, heap=None, heap_offset=0, sparse=False):
@@ -623,7 +739,15 @@ class Texture1D(_Texture):
 
 
 class Texture2D(_Texture):
-    """A 2D texture (slices > 1: an array)."""
+    """A 2D texture (slices > 1: an array).
+
+    Texture2D(width, height, format, slices=1, device=None, heap=None,
+    heap_offset=0, sparse=False): width and height in texels; format, a
+    gfxcuda.formats constant; slices, the array's length; device, heap,
+    heap_offset and sparse as for Buffer (textures on HEAP_DEFAULT heaps
+    only). Raises Texture2DException (an InvalidArgumentError) for a zero
+    size, an unknown format or a placement that does not fit;
+    MissingFeatureError for sparse=True on a device without it."""
     _dim = 2
 
     def __init__(self, width, height, format, slices=1, device=None, heap=None, heap_offset=0, sparse=False):
@@ -631,7 +755,15 @@ class Texture2D(_Texture):
 
 
 class Texture3D(_Texture):
-    """A 3D texture."""
+    """A 3D texture.
+
+    Texture3D(width, height, depth, format, device=None, heap=None,
+    heap_offset=0, sparse=False): width, height and depth in texels;
+    format, a gfxcuda.formats constant; device, heap, heap_offset and
+    sparse as for Buffer (textures on HEAP_DEFAULT heaps only). Raises
+    Texture3DException (an InvalidArgumentError) for a zero size, an
+    unknown format or a placement that does not fit; MissingFeatureError
+    for sparse=True on a device without it."""
     _dim = 3
 
     def __init__(self, width, height, depth, format, device=None, heap=None, heap_offset=0, sparse=False):
@@ -639,7 +771,17 @@ class Texture3D(_Texture):
 
 
 class Sampler:
-    """Filters and addresses texture reads."""
+    """Filters and addresses texture reads (an HLSL SamplerState, bound
+    with Compute(samplers=[...])).
+
+    Sampler(address_mode_u=SAMPLER_ADDRESS_MODE_WRAP, address_mode_v=...,
+    address_mode_w=..., filter_min=SAMPLER_FILTER_POINT, filter_mag=...,
+    device=None): address_mode_u, address_mode_v and address_mode_w are
+    SAMPLER_ADDRESS_MODE_WRAP, _MIRROR, _CLAMP or _BORDER; filter_min and
+    filter_mag are SAMPLER_FILTER_POINT or SAMPLER_FILTER_LINEAR; device
+    a Device (None: the current one). The attributes address_mode (u, v,
+    w) and filter (min, mag) keep them. Raises SamplerException (an
+    InvalidArgumentError) for an unknown mode or filter."""
 
     def __init__(self, address_mode_u=SAMPLER_ADDRESS_MODE_WRAP, address_mode_v=SAMPLER_ADDRESS_MODE_WRAP,
                  address_mode_w=SAMPLER_ADDRESS_MODE_WRAP, filter_min=SAMPLER_FILTER_POINT,
@@ -662,6 +804,8 @@ class Sampler:
 
     @property
     def handle(self):
+        """The library's handle of this object (an int), for gfxcuda's C API.
+        Raises gfxcuda.BadHandleError after release()."""
         return self._h.handle
 
     def __repr__(self):
@@ -750,7 +894,24 @@ class Compute:
     {"name": value} for WGSL override declarations and GLSL
     layout(constant_id = N) consts (a key may also be the SpecId, as a
     string or an int); bools take True/False. A workgroup size made of
-    constants follows. A WGSL override without a default must be set."""
+    constants follows. A WGSL override without a default must be set.
+
+    Compute(shader, cbv=(), srv=(), uav=(), samplers=(), push_size=0,
+    bindless=False, max_bindless=64, device=None, constants=None): shader
+    is SPIR-V bytes; cbv, srv and uav are lists of Buffers and textures,
+    samplers a list of Samplers; push_size is the most bytes of push
+    constants dispatch takes (0: no limit checked here); bindless=True
+    makes a pipeline whose resources are bound later (bind_cbv, bind_srv,
+    bind_uav) in arrays of max_bindless entries; device is the Device
+    (None: the resources' device, else the current one).
+
+    Raises gfxcuda.ArgumentTypeError for a shader that is not bytes, a
+    list that is not a list of resources (or of Samplers) or a constant
+    that is not a number; gfxcuda.InvalidArgumentError for a constant the
+    shader does not declare or constants with bindless=True;
+    gfxcuda.DeviceFailedError for bytes that are not valid SPIR-V (the
+    message says why); MissingFeatureError for bindless=True on a device
+    without descriptor indexing."""
 
     def __init__(self, shader, cbv=(), srv=(), uav=(), samplers=(), push_size=0, bindless=False, max_bindless=64,
                  device=None, constants=None):
@@ -808,22 +969,31 @@ class Compute:
         lst[index] = resource  # keeps it alive while the pipeline may use it
 
     def bind_cbv(self, index, cbv):
-        """Binds a constant buffer as entry `index` of a bindless pipeline."""
+        """Binds cbv, a constant buffer, as entry `index` (from 0 to
+        max_bindless - 1) of the CBVs of a bindless pipeline. Returns None.
+        Raises gfxcuda.InvalidArgumentError when the pipeline is not
+        bindless or index is out of range, gfxcuda.ArgumentTypeError when
+        cbv is not a Buffer or texture."""
         self._bind(0, index, cbv)
 
     def bind_srv(self, index, srv):
-        """Binds a buffer or texture as entry `index` of the SRVs (register
-        t<index>, or element index - r of an array declared at t<r>) of a
-        bindless pipeline."""
+        """Binds srv, a buffer or texture, as entry `index` of the SRVs
+        (register t<index>, or element index - r of an array declared at
+        t<r>) of a bindless pipeline. Returns None. Raises as bind_cbv."""
         self._bind(1, index, srv)
 
     def bind_uav(self, index, uav):
-        """Binds a buffer or texture as entry `index` of the UAVs of a
-        bindless pipeline."""
+        """Binds uav, a buffer or texture, as entry `index` of the UAVs of
+        a bindless pipeline. Returns None. Raises as bind_cbv."""
         self._bind(2, index, uav)
 
     def dispatch(self, x, y, z, push=None):
-        """Runs x*y*z workgroups, with push (bytes) as the push constants, and waits."""
+        """Runs x*y*z workgroups (each an int from 0 to 2**32 - 1), with
+        push (bytes-like, None: none) as the push constants, and waits.
+        Returns None. Raises gfxcuda.InvalidArgumentError for more push
+        constants than push_size, gfxcuda.ArgumentTypeError or
+        gfxcuda.ArgumentOverflowError for a count that is not such an int,
+        gfxcuda.DeviceFailedError when the device fails."""
         try:  # uint32s (ctypes would wrap the others): plain int operations
             bad = (x | y | z) >> 32
         except TypeError:
@@ -846,7 +1016,12 @@ class Compute:
 
     def dispatch_indirect(self, indirect_buffer, offset=0, push=None):
         """Runs the number of workgroups the GPU reads from indirect_buffer
-        at offset (three uint32: x, y, z), and waits."""
+        (a Buffer) at byte offset (three uint32: x, y, z), with push
+        (bytes-like, None: none) as the push constants, and waits. Returns
+        None. Raises gfxcuda.ArgumentTypeError when indirect_buffer is not
+        a Buffer, gfxcuda.OutOfRangeError when the three counts do not fit
+        at offset, gfxcuda.InvalidArgumentError for more push constants
+        than push_size."""
         push = _push(push, "Compute.dispatch_indirect") if push else b""
         if self.push_size and len(push) > self.push_size:
             raise errors.InvalidArgumentError("gfxcuda: %d bytes of push constants; push_size is %d" % (len(push), self.push_size))

@@ -38,7 +38,9 @@ _Capsule = type(_capsule_new(1, _TYPE_NAME, None))  # types.CapsuleType (Python 
 
 
 def cuda_device_count():
-    """The number of CUDA devices; 0 without a usable driver."""
+    """Returns the number of CUDA devices; 0 without a usable driver.
+    Raises gfxcuda.LibraryNotFoundError when the C library does not
+    load."""
     n = ctypes.c_int()
     try:
         _lib.call("gfxcuda_cuda_device_count", ctypes.byref(n))
@@ -48,7 +50,9 @@ def cuda_device_count():
 
 
 def cuda_available():
-    """Whether a CUDA driver and device are usable."""
+    """Returns whether a CUDA driver and device are usable (True when
+    cuda_device_count() > 0). Raises gfxcuda.LibraryNotFoundError when the
+    C library does not load."""
     return cuda_device_count() > 0
 
 
@@ -121,7 +125,12 @@ class _DLPackBinding:
 
 class _Array:
     """Linear CUDA memory seen as an n-dimensional array, exposed zero-copy
-    through __cuda_array_interface__ (v3) and DLPack."""
+    through __cuda_array_interface__ (v3) and DLPack: the base class of
+    CudaBuffer, SharedBuffer and a ring's Slot.
+
+    Attributes: ptr (the device pointer, an int), shape (a tuple of ints),
+    dtype (as given) and itemsize (its bytes), device (the CUDA ordinal),
+    strides (bytes per step of each dimension, None: C-contiguous)."""
 
     def _setup(self, handle, ptr, shape, dtype, device, strides=None, owner=None):
         self._h = _lib.Handle(handle)
@@ -143,6 +152,8 @@ class _Array:
 
     @property
     def handle(self):
+        """The library's handle of this object (an int), for gfxcuda's C API.
+        Raises gfxcuda.BadHandleError after release()."""
         return self._h.handle
 
     @property
@@ -156,6 +167,7 @@ class _Array:
 
     @property
     def size(self):
+        """The number of elements (the product of shape)."""
         n = 1
         for s in self.shape:
             n *= s
@@ -163,6 +175,7 @@ class _Array:
 
     @property
     def nbytes(self):
+        """The size in bytes: size * itemsize."""
         return self.size * self.itemsize
 
     def _interface(self):
@@ -184,9 +197,15 @@ class _Array:
 
     @property
     def __cuda_array_interface__(self):
+        """Numba's CUDA Array Interface (version 3): a new dict of shape,
+        typestr, data (pointer, read-only flag), strides, version and
+        stream (the hand-off's stream consumers must wait for, None when
+        nothing is pending). CuPy, Numba and torch.as_tensor read it."""
         return dict(self._interface())
 
     def __dlpack_device__(self):
+        """Returns DLPack's device of the memory: (2, ordinal) for CUDA
+        (kDLCUDA), (1, 0) for a host ring slot (kDLCPU)."""
         return self._dl_device
 
     def _tensor(self):
@@ -236,10 +255,20 @@ class _Array:
         return _capsule_new(out, _BINDING_NAME, _lib.binding_destructor)
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
-        """A DLPack capsule over the memory (no copy): the versioned
-        DLManagedTensorVersioned when max_version >= (1, 0), else the
-        legacy DLManagedTensor. The memory lives until the consumer's
-        deleter runs."""
+        """Returns a DLPack capsule over the memory (no copy), as the
+        array API (2023.12) asks: the versioned DLManagedTensorVersioned
+        when max_version >= (1, 0), else the legacy DLManagedTensor. The
+        memory lives until the consumer's deleter runs.
+
+        stream is the consumer's CUDA stream (an int: 1 the legacy default
+        stream, 2 per-thread, another a cudaStream_t; -1 or None: no
+        ordering): while the array is handed to CUDA on another stream,
+        that stream waits for it (an event; the host does not wait).
+        dl_device, when given, must be this memory's (__dlpack_device__);
+        copy=True exports a new copy (flagged IS_COPIED).
+
+        Raises BufferError for a dl_device the memory is not on, ValueError
+        for stream 0 (ambiguous in DLPack)."""
         if not copy and dl_device is None and self._pending is None and stream != 0 and not _lib._forked:
             # Nothing to order or copy (torch.from_dlpack's call): straight
             # to the C export, inline (one ctypes call and the capsule).
@@ -292,7 +321,12 @@ class _Array:
                 % (what, self.strides, self.shape))
 
     def copy_from_host(self, array):
-        """Copies a host array (numpy or any C-contiguous buffer) of nbytes in."""
+        """Copies array, a host array (NumPy or any C-contiguous buffer)
+        of exactly nbytes bytes, into the memory, and waits. Returns None.
+        Raises gfxcuda.OutOfRangeError for another size,
+        gfxcuda.ArgumentTypeError for something that is not a host array,
+        gfxcuda.InvalidArgumentError for one that is not C-contiguous or
+        for a strided (non-contiguous) buffer."""
         self._check_contiguous("copy_from_host")
         mv = _host_bytes(array, "copy_from_host")
         if len(mv) != self.nbytes:
@@ -301,7 +335,12 @@ class _Array:
         _lib.call("gfxcuda_cuda_memcpy", self.device, self.ptr, ctypes.addressof(buf), self.nbytes, 0)
 
     def copy_to_host(self, array=None):
-        """Copies the memory into a host array (a new numpy array when none)."""
+        """Copies the memory into array, a writable, C-contiguous host
+        array of nbytes bytes, and waits; array=None makes a new NumPy
+        array of this shape and dtype (NumPy needed). Returns the array.
+        Raises gfxcuda.OutOfRangeError for an array of another size or a
+        read-only one, gfxcuda.ArgumentTypeError for something that is not
+        a host array, gfxcuda.InvalidArgumentError for a strided buffer."""
         self._check_contiguous("copy_to_host")
         if array is None:
             import numpy
@@ -314,7 +353,8 @@ class _Array:
         return array
 
     def release(self):
-        """Drops gfxcuda's reference now; DLPack consumers keep the memory alive."""
+        """Drops gfxcuda's reference now; DLPack consumers keep the memory
+        alive. Idempotent; returns None and raises nothing."""
         self.__dict__.pop("_gfxcuda_dlpack", None)  # the C exchange API's binding
         e, self._exporter = self._exporter, None
         if e is not None:
@@ -348,7 +388,15 @@ def _nbytes(shape, itemsize, where="CudaBuffer"):
 class CudaBuffer(_Array):
     """CUDA memory with a shape and dtype, as CV-CUDA's CudaBuffer: owning
     (CudaBuffer(shape, dtype)) or wrapping a foreign pointer without owning
-    it (CudaBuffer.from_cuda(ptr, shape, dtype))."""
+    it (CudaBuffer.from_cuda(ptr, shape, dtype)).
+
+    CudaBuffer(shape, dtype="float32", device=0) allocates new memory
+    (cuMemAlloc) on CUDA device `device`: shape is an int or a tuple of ints,
+    dtype what numpy.dtype takes ("float32", "uint8", numpy.float16). ``owned``
+    says whether gfxcuda frees the memory. Raises gfxcuda.ArgumentTypeError for
+    a shape or dtype that is not one, gfxcuda.InvalidArgumentError for a
+    negative dimension, gfxcuda.NoCUDAError without a usable CUDA driver,
+    gfxcuda.NoDeviceError for a device ordinal there is not."""
 
     def __init__(self, shape, dtype="float32", device=0):
         _, _, itemsize = _dtype_of(dtype)
@@ -360,8 +408,16 @@ class CudaBuffer(_Array):
 
     @classmethod
     def from_cuda(cls, ptr, shape, dtype="float32", device=0, strides=None, owner=None):
-        """Wraps CUDA memory at ptr without owning it; owner (kept
-        referenced) or the caller keeps it alive."""
+        """Returns a CudaBuffer over the CUDA memory at ptr (a device
+        pointer, an int) of CUDA device `device`, without owning it: owner
+        (any object, kept referenced by the buffer) or the caller keeps the
+        memory alive. shape and dtype as CudaBuffer's; strides (bytes per
+        dimension, multiples of the itemsize; None: C-contiguous)
+        describe a strided view. Raises gfxcuda.ArgumentTypeError for a
+        ptr, shape or strides of the wrong type,
+        gfxcuda.InvalidArgumentError for strides that do not match the
+        shape or the itemsize, gfxcuda.ArgumentOverflowError for an extent
+        past 2**64 - 1."""
         self = cls.__new__(cls)
         _, _, itemsize = _dtype_of(dtype)
         ptr = _check.integer(ptr, "CudaBuffer.from_cuda", "ptr", 0, _check.U64, what="a device pointer")
@@ -391,7 +447,9 @@ class CudaBuffer(_Array):
 
     @classmethod
     def from_numpy(cls, array, device=0):
-        """A new CUDA copy of a numpy array."""
+        """Returns a new CudaBuffer on CUDA device `device` holding a copy
+        of array (a NumPy array, or what numpy.ascontiguousarray takes),
+        with its shape and dtype. NumPy needed. Raises as CudaBuffer()."""
         import numpy
         a = numpy.ascontiguousarray(array)
         b = cls(a.shape, a.dtype, device=device)
@@ -401,7 +459,17 @@ class CudaBuffer(_Array):
 
 class SharedBuffer(_Array):
     """A Vulkan buffer CUDA sees: torch.from_dlpack(buf), cupy.asarray(buf)
-    and numba.cuda.as_cuda_array(buf) use its memory without copies."""
+    and numba.cuda.as_cuda_array(buf) use its memory without copies.
+
+    SharedBuffer(shape, dtype="float32", device=0): a new buffer of that shape
+    (an int or a tuple of ints) and dtype (what numpy.dtype takes) on CUDA
+    device `device` and the Vulkan device of the same GPU. compute_view() is
+    the same memory as a compushady Buffer; to_cuda() and gfxcuda.after_cuda()
+    order Vulkan's and CUDA's work on it. Raises gfxcuda.ArgumentTypeError for
+    a shape or dtype that is not one, gfxcuda.InvalidArgumentError for a
+    negative dimension, gfxcuda.NoCUDAError without a usable CUDA driver,
+    gfxcuda.NoDeviceError for a device ordinal there is not, or when no Vulkan
+    device shares the GPU."""
 
     def __init__(self, shape, dtype="float32", device=0):
         _, _, itemsize = _dtype_of(dtype)
@@ -425,38 +493,54 @@ class SharedBuffer(_Array):
     @property
     def ipc_handle(self):
         """A token (bytes) another process of this user opens with
-        gfxcuda.open_ipc_buffer; valid while this buffer lives."""
+        gfxcuda.open_ipc_buffer; valid while this buffer lives. Raises
+        gfxcuda.BadHandleError after release()."""
         return _lib.take_bytes("gfxcuda_share_token", self.handle)
 
     def share_options(self, dir=None, rendezvous=None, allow_uids=(), allow_gids=()):
-        """How ipc_handle's token can be opened from other containers, set
-        before ipc_handle is first read (gfxcuda.share_options)."""
+        """Sets how ipc_handle's token can be opened from other containers,
+        before ipc_handle is first read: dir, rendezvous, allow_uids and
+        allow_gids as gfxcuda.share_options takes them, for this buffer
+        only. Returns the buffer. Raises as gfxcuda.share_options."""
         _lib.call("gfxcuda_share_options", self.handle, *_lib.share_args(dir, rendezvous, allow_uids, allow_gids))
         return self
 
     def to_cuda(self, stream=None):
         """Hands the buffer from Vulkan to CUDA on stream (None: the legacy
-        default stream); see gfxcuda.to_cuda."""
+        default stream; an int cudaStream_t or a torch/CuPy/Numba stream);
+        see gfxcuda.to_cuda. Returns the Handoff (``with buf.to_cuda(s):``).
+        Raises gfxcuda.ArgumentTypeError for a stream that is not one."""
         return to_cuda([self], stream)
 
     def compute_view(self):
-        """The buffer as a compushady Buffer of gfxcuda.compute_device()
-        (the same memory), for Compute pipelines and Vulkan copies."""
+        """Returns the buffer as a compushady Buffer of
+        gfxcuda.compute_device(device) (the same memory), for Compute
+        pipelines and Vulkan copies. Raises gfxcuda.BadHandleError after
+        release()."""
         from . import _compute
         dev = compute_device(self.device)
         h = _lib.new_handle("gfxcuda_shared_compute_view", dev.handle, self.handle)
         return _compute._view(_compute.Buffer, h, dev)
 
     def export_fd(self):
-        """A new OPAQUE_FD of the buffer's memory (the caller closes it) and
-        what an importer needs: (fd, size, allocation_size, dedicated)."""
+        """Returns a new OPAQUE_FD of the buffer's memory (the caller
+        closes it) and what an importer needs: (fd, size, allocation_size,
+        dedicated). Raises gfxcuda.BadHandleError after release(),
+        gfxcuda.UnsupportedError where the memory cannot be exported."""
         fd, alloc, ded, _ = _export_fd(self.handle)
         return fd, _lib.info(self.handle).size, alloc, ded
 
     @classmethod
     def import_fd(cls, fd, shape, dtype="float32", allocation_size=0, dedicated=True, device=0):
-        """Imports a renderer's exported Vulkan buffer memory (an OPAQUE_FD,
-        which this call takes) as a shared buffer of shape and dtype."""
+        """Returns a SharedBuffer over a renderer's exported Vulkan buffer
+        memory: fd, an OPAQUE_FD (this call takes it, also on failure), of
+        allocation_size bytes (0: the buffer's size), a dedicated allocation or
+        not, as export_fd reports them; shape and dtype as SharedBuffer's;
+        device, the CUDA ordinal of the GPU it is on. Raises
+        gfxcuda.ArgumentTypeError for an argument of the wrong type,
+        gfxcuda.OutOfRangeError when shape and dtype need more bytes than the
+        memory has, gfxcuda.NoCUDAError without a usable CUDA driver,
+        gfxcuda.NoDeviceError for a device ordinal there is not."""
         _, _, itemsize = _dtype_of(dtype)
         shape, n = _check.shape(shape, "SharedBuffer.import_fd", itemsize)
         fd = _check.fd(fd, "SharedBuffer.import_fd")
@@ -504,8 +588,15 @@ del _cls
 
 
 def open_ipc_buffer(handle, shape, dtype="float32", device=0):
-    """Opens a shared buffer another process shared (its ipc_handle) as an
-    array of shape and dtype."""
+    """Returns a SharedBuffer over the buffer another process of this user
+    shared: handle is its ipc_handle token (bytes or str); shape and dtype (as
+    SharedBuffer's) describe the array; device is the CUDA ordinal to open it
+    on. Raises gfxcuda.ArgumentTypeError for a handle that is not a token,
+    gfxcuda.InvalidArgumentError for a token that does not open (its buffer
+    released, another user's without share_options), gfxcuda.OutOfRangeError
+    when shape and dtype need more bytes than the buffer has,
+    gfxcuda.NoCUDAError without a usable CUDA driver, gfxcuda.NoDeviceError for
+    a device ordinal there is not."""
     handle = _token(handle, "open_ipc_buffer")
     _, _, itemsize = _dtype_of(dtype)
     shape, _ = _check.shape(shape, "open_ipc_buffer", itemsize)
@@ -533,7 +624,9 @@ class Handoff:
     (gfxcuda.to_cuda): CUDA work queued on the stream after it sees what
     Vulkan did before; to_vulkan() (or leaving the with block) hands them
     back once the stream's work so far has finished. Nothing blocks the
-    host."""
+    host. Made by gfxcuda.to_cuda(resources, stream) (Handoff(resources,
+    stream) is the same); ``resources`` and ``stream`` (as an int) are
+    kept. Raises as to_cuda."""
 
     def __init__(self, resources, stream):
         self.resources = _shared_resources(resources, "to_cuda")
@@ -545,7 +638,9 @@ class Handoff:
             r._handoff = self
 
     def to_vulkan(self):
-        """Ends the hand-off (idempotent)."""
+        """Ends the hand-off: Vulkan work submitted from now on waits (on
+        the GPU) for the stream's work queued so far. Idempotent; returns
+        None. Raises gfxcuda.DeviceFailedError when the device fails."""
         if not self._h._h:
             return
         try:
@@ -572,8 +667,12 @@ class Handoff:
 def to_cuda(resources, stream=None):
     """Hands shared buffers and textures (of one CUDA device) to CUDA on
     stream (an int cudaStream_t, a torch/CuPy stream, None: the legacy
-    default stream). Use as ``with gfxcuda.to_cuda([buf, tex], s):`` or
-    call .to_vulkan() on the result."""
+    default stream): CUDA work queued on stream after the call sees what
+    Vulkan did before it. resources is a list of SharedBuffers and
+    Textures. Returns a Handoff: use as ``with gfxcuda.to_cuda([buf, tex],
+    s):`` or call .to_vulkan() on the result. Raises
+    gfxcuda.ArgumentTypeError for resources that are not a list of shared
+    buffers and textures, or a stream that is not one."""
     return Handoff(resources, stream)
 
 
@@ -584,7 +683,10 @@ def after_cuda(resources, stream=None):
     stream) so far, which wrote them: the GPU waits, the host does not.
     It is what ending a hand-off (to_vulkan) does, for memory CUDA wrote
     without one: a tensor rewritten in place after gfxcuda.from_torch,
-    a buffer filled by torch.from_dlpack(buf).copy_(...)."""
+    a buffer filled by torch.from_dlpack(buf).copy_(...). resources is a
+    list of SharedBuffers and Textures. Returns None. Raises
+    gfxcuda.ArgumentTypeError for resources that are not a list of shared
+    buffers and textures, or a stream that is not one."""
     rs = _shared_resources(resources, "after_cuda")
     hs = (ctypes.c_uint64 * len(rs))(*[r.handle for r in rs])
     _lib.call("gfxcuda_after_cuda", hs, len(rs), _stream_int(stream, "after_cuda"))
@@ -609,7 +711,9 @@ def _shared_resources(resources, where):
 
 class Semaphore:
     """A timeline semaphore a renderer exported, imported into CUDA: wait()
-    and signal() queue on a CUDA stream (no host wait)."""
+    and signal() queue on a CUDA stream (no host wait). Made by
+    Semaphore.import_fd (Semaphore(h, device) wraps a library handle h of
+    CUDA device `device`, kept as ``device``, and raises nothing)."""
 
     def __init__(self, h, device):
         self._h = _lib.Handle(h)
@@ -617,22 +721,35 @@ class Semaphore:
 
     @classmethod
     def import_fd(cls, fd, device=0, timeline=True):
-        """Imports a Vulkan semaphore's OPAQUE_FD (this call takes fd)."""
+        """Returns a Semaphore over a Vulkan semaphore's OPAQUE_FD fd (this
+        call takes it), imported into CUDA device `device`; timeline=False for
+        a binary semaphore. Raises gfxcuda.ArgumentTypeError for an fd that is
+        not an int, gfxcuda.InvalidArgumentError for one CUDA cannot import,
+        gfxcuda.NoCUDAError without a usable CUDA driver, gfxcuda.NoDeviceError
+        for a device ordinal there is not."""
         fd = _check.fd(fd, "Semaphore.import_fd")
         return cls(_lib.new_handle("gfxcuda_cuda_semaphore_import_fd", _shared_device(device, "Semaphore.import_fd"), fd,
                                    int(bool(timeline))), device)
 
     def wait(self, value, stream=None):
-        """Later work on stream waits until the semaphore reaches value."""
+        """Makes later work on stream (None: the legacy default stream)
+        wait until the semaphore reaches value (an int from 0). Returns
+        None at once (the host does not wait). Raises
+        gfxcuda.ArgumentTypeError for a value or stream of the wrong type,
+        gfxcuda.BadHandleError after release()."""
         _lib.call("gfxcuda_cuda_semaphore_wait", self._h.handle, _check.u64(value, "Semaphore.wait", "value"),
                   _stream_int(stream, "Semaphore.wait"))
 
     def signal(self, value, stream=None):
-        """The semaphore becomes value once stream's work so far is done."""
+        """Sets the semaphore to value (an int from 0) once the work queued
+        on stream (None: the legacy default stream) so far is done.
+        Returns None at once. Raises as wait()."""
         _lib.call("gfxcuda_cuda_semaphore_signal", self._h.handle, _check.u64(value, "Semaphore.signal", "value"),
                   _stream_int(stream, "Semaphore.signal"))
 
     def release(self):
+        """Drops the semaphore now. Idempotent; returns None and raises
+        nothing."""
         self._h.release()
 
     def __repr__(self):
@@ -641,7 +758,13 @@ class Semaphore:
 
 class VulkanSemaphore:
     """A Vulkan timeline semaphore (a renderer's side, e.g. in tests):
-    host signal/wait, and export_fd for CUDA to import."""
+    host signal/wait, and export_fd for CUDA to import.
+
+    VulkanSemaphore(device=None, initial=0, exportable=True): device is a
+    Device, or the CUDA ordinal whose GPU's Vulkan device makes it (None:
+    0); initial its first value; exportable=False when export_fd is not
+    needed. Raises gfxcuda.ArgumentTypeError for a device that is none of
+    those or an initial value that is not an int from 0."""
 
     def __init__(self, device=None, initial=0, exportable=True):
         initial = _check.u64(initial, "VulkanSemaphore", "initial")
@@ -653,25 +776,38 @@ class VulkanSemaphore:
         self._h = _lib.Handle(_lib.new_handle("gfxcuda_vk_semaphore_new", dev, initial, int(bool(exportable))))
 
     def signal(self, value):
+        """Sets the semaphore to value (an int from 0, above its value now)
+        from the host. Returns None. Raises gfxcuda.ArgumentTypeError for
+        a value that is not an int, gfxcuda.BadHandleError after
+        release()."""
         _lib.call("gfxcuda_vk_semaphore_signal", self._h.handle, _check.u64(value, "VulkanSemaphore.signal", "value"))
 
     def wait(self, value, timeout=None):
-        """Waits on the host until the value is reached (timeout seconds;
-        None: no limit); gfxcuda.WaitTimeoutError when it runs out."""
+        """Waits on the host until the semaphore reaches value (timeout
+        seconds; None: no limit). Returns None. Raises
+        gfxcuda.WaitTimeoutError (a TimeoutError) when the time runs out,
+        gfxcuda.ArgumentTypeError for a value or timeout of the wrong
+        type."""
         ms = _check.timeout_ms(timeout, "VulkanSemaphore.wait")
         _lib.call("gfxcuda_vk_semaphore_wait", self._h.handle, _check.u64(value, "VulkanSemaphore.wait", "value"), ms)
 
     @property
     def value(self):
+        """The semaphore's value now (an int). Raises
+        gfxcuda.BadHandleError after release()."""
         v = ctypes.c_uint64()
         _lib.call("gfxcuda_vk_semaphore_value", self._h.handle, ctypes.byref(v))
         return v.value
 
     def export_fd(self):
-        """A new OPAQUE_FD of the semaphore (the caller closes it)."""
+        """Returns a new OPAQUE_FD of the semaphore (the caller closes it),
+        for Semaphore.import_fd. Raises gfxcuda.UnsupportedError for a
+        semaphore made with exportable=False."""
         return _export_fd(self._h.handle)[0]
 
     def release(self):
+        """Drops the semaphore now. Idempotent; returns None and raises
+        nothing."""
         self._h.release()
 
     def __repr__(self):
@@ -686,10 +822,13 @@ _compute_devs = {}
 
 
 def compute_device(device=0):
-    """The compushady-style compute Device on the Vulkan side of CUDA
-    device `device`: Compute pipelines over the compute views of shared
-    textures and buffers (tex.compute_view(), buf.compute_view()) run there,
-    ordered after what CUDA handed back."""
+    """Returns the compushady-style compute Device on the Vulkan side of CUDA
+    device `device` (an ordinal): Compute pipelines over the compute views of
+    shared textures and buffers (tex.compute_view(), buf.compute_view()) run
+    there, ordered after what CUDA handed back. The same object on every call.
+    Raises gfxcuda.NoCUDAError without a usable CUDA driver,
+    gfxcuda.NoDeviceError for a device ordinal there is not, or when no Vulkan
+    device shares the GPU."""
     from . import _compute
     sd = _shared_device(device)
     with _shared_lock:
@@ -925,7 +1064,8 @@ def _array_of(obj, where="gfxcuda.texture"):
 
 
 def _pointer(obj, need, where="Texture.copy_to"):
-    """A device pointer from an int or a CUDA array with at least need bytes."""
+    """A device pointer from an int or a CUDA array with at least need
+    bytes."""
     if isinstance(obj, int):
         obj = _check.integer(obj, where, "dst" if where.endswith("to") else "src", 1, _check.U64,
                              what="a device pointer (an int) or a CUDA array")
@@ -960,7 +1100,15 @@ def _pointer(obj, need, where="Texture.copy_to"):
 
 
 class Texture:
-    """A 2D texture shared between Vulkan and CUDA (Gfx2Cuda's texture)."""
+    """A 2D texture shared between Vulkan and CUDA (Gfx2Cuda's texture).
+    Made by gfxcuda.texture(), gfxcuda.open_ipc_texture() or
+    Texture.import_fd() (Texture(handle, device) wraps a library handle
+    on CUDA device `device`, and raises gfxcuda.BadHandleError for a handle
+    that is not live).
+
+    Attributes: device (the CUDA ordinal), width, height and layers (array
+    slices), format (a gfxcuda.formats value), row_pitch (bytes per row
+    of the texture's memory) and nbytes (its size)."""
 
     def __init__(self, handle, device):
         self._h = _lib.Handle(handle)
@@ -976,10 +1124,14 @@ class Texture:
 
     @property
     def handle(self):
+        """The library's handle of this object (an int), for gfxcuda's C API.
+        Raises gfxcuda.BadHandleError after release()."""
         return self._h.handle
 
     @property
     def shape(self):
+        """(height, width, channels), or (height, width) for one-channel
+        formats: the shape of the arrays copy_to and copy_from take."""
         f = formats.by_value[self.format]
         return (self.height, self.width, f["lanes"]) if f["lanes"] > 1 else (self.height, self.width)
 
@@ -988,7 +1140,12 @@ class Texture:
         torch/CuPy/Numba array), queued on stream (None: the legacy default
         stream, so any later PyTorch operation sees the data; an int
         cudaStream_t or a torch/CuPy stream: asynchronous on it). No host
-        wait."""
+        wait. pitch is the bytes between dst's rows (0: packed rows, or
+        the array's own row stride). Returns None. Raises
+        gfxcuda.OutOfRangeError when dst holds fewer bytes than the
+        texture, gfxcuda.InvalidArgumentError for an array that is not
+        CUDA memory (the message says what it is), gfxcuda.ArgumentTypeError
+        for a pointer, pitch or stream of the wrong type."""
         h = self._h._h
         if dst.__class__ is int and 0 < dst <= 0xFFFFFFFFFFFFFFFF and pitch.__class__ is int and \
                 0 <= pitch <= 0xFFFFFFFFFFFFFFFF and stream is None and h and not _lib._forked:
@@ -1003,8 +1160,11 @@ class Texture:
         del keep
 
     def copy_from(self, src, pitch=0, stream=None):
-        """Copies src (a device pointer or a CUDA array) into the texture,
-        queued on stream as copy_to is: after the stream's earlier work."""
+        """Copies src (a device pointer as an int, or a torch/CuPy/Numba
+        array) into the texture, queued on stream as copy_to is: after the
+        stream's earlier work. pitch is the bytes between src's rows (0:
+        packed rows, or the array's own row stride). Returns None. Raises
+        as copy_to."""
         h = self._h._h
         if src.__class__ is int and 0 < src <= 0xFFFFFFFFFFFFFFFF and pitch.__class__ is int and \
                 0 <= pitch <= 0xFFFFFFFFFFFFFFFF and stream is None and h and not _lib._forked:
@@ -1032,13 +1192,17 @@ class Texture:
         return False
 
     def to_cuda(self, stream=None):
-        """Hands the texture to CUDA on stream; see gfxcuda.to_cuda."""
+        """Hands the texture to CUDA on stream (None: the legacy default
+        stream); see gfxcuda.to_cuda. Returns the Handoff. Raises
+        gfxcuda.ArgumentTypeError for a stream that is not one."""
         return to_cuda([self], stream)
 
     def compute_view(self):
-        """The texture as a compushady Texture2D of gfxcuda.compute_device()
-        (the same memory): bind it in Compute (a shader renders into it),
-        copy it to a HEAP_READBACK Buffer to read it through Vulkan."""
+        """Returns the texture as a compushady Texture2D of
+        gfxcuda.compute_device(device) (the same memory): bind it in
+        Compute (a shader renders into it), copy it to a HEAP_READBACK
+        Buffer to read it through Vulkan. Raises gfxcuda.BadHandleError
+        after release()."""
         from . import _compute
         dev = compute_device(self.device)
         h = _lib.new_handle("gfxcuda_shared_compute_view", dev.handle, self.handle)
@@ -1047,19 +1211,24 @@ class Texture:
     @property
     def ipc_handle(self):
         """A token (bytes) another process of this user opens with
-        gfxcuda.open_ipc_texture; valid while this texture lives."""
+        gfxcuda.open_ipc_texture; valid while this texture lives. Raises
+        gfxcuda.BadHandleError after release()."""
         return _lib.take_bytes("gfxcuda_shared_texture_ipc_handle", self.handle)
 
     def share_options(self, dir=None, rendezvous=None, allow_uids=(), allow_gids=()):
-        """How ipc_handle's token can be opened from other containers, set
-        before ipc_handle is first read (gfxcuda.share_options)."""
+        """Sets how ipc_handle's token can be opened from other containers,
+        before ipc_handle is first read: dir, rendezvous, allow_uids and
+        allow_gids as gfxcuda.share_options takes them, for this texture
+        only. Returns the texture. Raises as gfxcuda.share_options."""
         _lib.call("gfxcuda_share_options", self.handle, *_lib.share_args(dir, rendezvous, allow_uids, allow_gids))
         return self
 
     def linear(self, stream=None):
         """A linear copy of the texels as a CudaBuffer of shape (H, W[, C])
         (layers > 1: (L, H, W[, C])), copied on stream: a copy, not a view
-        (the texture's memory is tiled; only CUDA's array reaches it)."""
+        (the texture's memory is tiled; only CUDA's array reaches it).
+        Returns the new CudaBuffer. Raises gfxcuda.ArgumentTypeError for a
+        stream that is not one."""
         f = formats.by_value[self.format]
         shape = self.shape if self.layers <= 1 else (self.layers,) + self.shape
         kind = {0: "int", 1: "uint", 2: "float"}[f["dl_code"]]
@@ -1080,7 +1249,13 @@ class Texture:
         copies), out when given (a SharedBuffer of at least that size,
         reused frame after frame). Work queued on stream (None: the legacy
         default stream, which torch uses by default) after the call sees
-        the tensor; the host does not wait."""
+        the tensor; the host does not wait. Returns the SharedBuffer.
+        Raises gfxcuda.InvalidArgumentError for another converter, an out
+        that is not a SharedBuffer or more than 4 mean/std values,
+        gfxcuda.OutOfRangeError for an out that is too small,
+        gfxcuda.ArgumentTypeError for mean/std that are not numbers,
+        gfxcuda.UnsupportedError for a format or dtype the conversion does
+        not take."""
         conv = {"cuda": 0, "vulkan": 1}.get(converter)
         if conv is None:
             raise errors.InvalidArgumentError("gfxcuda: to_tensor: converter %r; use 'cuda' or 'vulkan'" % (converter,))
@@ -1117,17 +1292,25 @@ class Texture:
         return out
 
     def export_fd(self):
-        """A new OPAQUE_FD of the texture's memory (the caller closes it)
-        and what an importer needs: (fd, allocation_size, usage)."""
+        """Returns a new OPAQUE_FD of the texture's memory (the caller
+        closes it) and what an importer needs: (fd, allocation_size,
+        usage). Raises gfxcuda.BadHandleError after release()."""
         fd, alloc, _, usage = _export_fd(self.handle)
         return fd, alloc, usage
 
     @classmethod
     def import_fd(cls, fd, shape, format, allocation_size, usage=0, layers=1, device=0):
-        """Imports a renderer's exported Vulkan image (OPAQUE_FD of a
-        dedicated allocation, left in the GENERAL layout; this call takes
-        fd) of shape (height, width[, ...]) and format (a gfxcuda.formats
-        value or name)."""
+        """Imports a renderer's exported Vulkan image (OPAQUE_FD of a dedicated
+        allocation, left in the GENERAL layout; this call takes fd) of shape
+        (height, width[, ...]) and format (a gfxcuda.formats value or name),
+        with the allocation_size and usage (VkImageUsage flags) export_fd
+        reports, layers array slices, on CUDA device `device`. Returns the
+        Texture. Raises ValueError for an unknown format,
+        gfxcuda.ArgumentTypeError for a shape that is not (height, width[,
+        ...]) or an argument of the wrong type, gfxcuda.InvalidArgumentError
+        for memory Vulkan or CUDA cannot import, gfxcuda.NoCUDAError without a
+        usable CUDA driver, gfxcuda.NoDeviceError for a device ordinal there is
+        not."""
         fmt = formats.lookup(format)["value"]
         w = "Texture.import_fd"
         fd = _check.fd(fd, w)
@@ -1143,6 +1326,8 @@ class Texture:
         return cls(h, device)
 
     def release(self):
+        """Drops the texture now (its ipc_handle token is withdrawn).
+        Idempotent; returns None and raises nothing."""
         self._h.release()
 
     def __repr__(self):
@@ -1153,7 +1338,16 @@ def texture(obj_or_shape, format=None, dtype="float32", device=0):
     """Gfx2Cuda's texture(): a copy of a CUDA array (torch, CuPy or Numba:
     anything with __cuda_array_interface__ or __dlpack__) of shape (H, W, C)
     or (H, W) as a shared texture; or a new texture of shape (H, W[, C])
-    and format (a gfxcuda.formats value or name) or dtype."""
+    and format (a gfxcuda.formats value or name) or dtype.
+
+    obj_or_shape is the array (its format follows its dtype and channels) or
+    the shape, a tuple or list; device is the CUDA ordinal of a new texture (an
+    array's own device otherwise). Returns the Texture. Raises
+    gfxcuda.InvalidArgumentError for a shape that is not (H, W[, C]) with 1 to
+    4 channels, an array that is not CUDA memory or whose texels are not
+    packed, ValueError for an unknown format or a dtype no texture format
+    holds, gfxcuda.NoCUDAError without a usable CUDA driver,
+    gfxcuda.NoDeviceError for a device ordinal there is not."""
     if isinstance(obj_or_shape, (tuple, list)):
         shape = tuple(obj_or_shape)
         if len(shape) not in (2, 3):
@@ -1192,7 +1386,12 @@ def texture(obj_or_shape, format=None, dtype="float32", device=0):
 
 
 def open_ipc_texture(handle, device=0):
-    """Opens a texture another process shared (its tex.ipc_handle)."""
+    """Returns the Texture another process of this user shared: handle is its
+    tex.ipc_handle token (bytes or str); device is the CUDA ordinal to open it
+    on. Raises gfxcuda.ArgumentTypeError for a handle that is not a token,
+    gfxcuda.InvalidArgumentError for a token that does not open,
+    gfxcuda.NoCUDAError without a usable CUDA driver, gfxcuda.NoDeviceError for
+    a device ordinal there is not."""
     handle = _token(handle)
     sd = _shared_device(device, "open_ipc_texture")
     return Texture(_lib.new_handle("gfxcuda_shared_texture_open_ipc", sd, handle, len(handle)), device)

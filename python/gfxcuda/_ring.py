@@ -24,7 +24,12 @@ class Slot(_Array):
     """One slot of a ring as an array: host memory (numpy.from_dlpack,
     __array_interface__) or CUDA memory (torch.from_dlpack,
     __cuda_array_interface__). Its memory lives while any array made from
-    it does; its content is the frame's only while the frame is held."""
+    it does; its content is the frame's only while the frame is held.
+    Ring.slot(i) and Frame.array give slots (Slot(h, shape, dtype, cuda)
+    wraps the library's handle h of a slot, as an array of shape and
+    dtype, in CUDA memory of device cuda or, for None, host memory).
+    ``host`` says which; raises gfxcuda.OutOfRangeError when shape and
+    dtype need more bytes than a slot has."""
 
     __dlpack_c_exchange_api__ = DLPACK_EXCHANGE_API
 
@@ -42,17 +47,28 @@ class Slot(_Array):
 
     @property
     def __cuda_array_interface__(self):
+        """The CUDA Array Interface of a CUDA slot (see
+        CudaBuffer.__cuda_array_interface__). Raises AttributeError for a
+        host slot, which has __array_interface__ instead."""
         if self.host:
             raise AttributeError("a host-visible ring slot is not CUDA memory; use numpy.from_dlpack or numpy.asarray")
         return _Array.__cuda_array_interface__.fget(self)
 
     @property
     def __array_interface__(self):
+        """NumPy's array interface of a host slot (a new dict: shape,
+        typestr, data, strides, version): numpy.asarray(slot) reads it.
+        Raises AttributeError for a CUDA slot."""
         if not self.host:
             raise AttributeError("a CUDA ring slot is not host memory; use torch.from_dlpack or cupy.asarray")
         return dict(self._interface())
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """Returns a DLPack capsule over the slot (no copy): CPU memory for
+        a host slot (numpy.from_dlpack), CUDA memory otherwise (stream,
+        max_version, dl_device and copy as CudaBuffer.__dlpack__ takes
+        them). Raises BufferError for a dl_device the slot is not on, or
+        copy=True of a host slot."""
         if self.host:
             if dl_device is not None and tuple(dl_device) != (kDLCPU, 0):
                 raise BufferError("gfxcuda: a host-visible ring slot is CPU memory, not device %r" % (tuple(dl_device),))
@@ -63,7 +79,11 @@ class Slot(_Array):
         return _Array.__dlpack__(self, stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
 
     def write(self, data):
-        """Host slots: copies a host array (bytes-like, nbytes long) in."""
+        """Copies data (bytes-like, at most nbytes long) into a host slot
+        from its start. Returns None. Raises gfxcuda.InvalidArgumentError
+        for a CUDA slot (write it with torch/CuPy), gfxcuda.OutOfRangeError
+        for more than nbytes, gfxcuda.ArgumentTypeError for data that is
+        not bytes-like."""
         if not self.host:
             raise errors.InvalidArgumentError("gfxcuda: write() is for host slots; write CUDA slots with torch/CuPy")
         try:
@@ -91,7 +111,20 @@ class Ring:
     directory both mount, ``allow_uids`` and ``allow_gids`` the other users
     and groups that may open the ring, ``rendezvous`` the ways to reach it
     ("abstract,fs,pidfd", "auto", "all"): see gfxcuda.share_options and
-    docs/sharing.md, "Containers"."""
+    docs/sharing.md, "Containers".
+
+    Ring(shape, dtype="float32", slots=3, device=None, cuda=None,
+    drop_oldest=False, dir=None, rendezvous=None, allow_uids=None,
+    allow_gids=None): shape (an int or a tuple of ints) and dtype (what
+    numpy.dtype takes) of each frame; slots, 2 to 64; device, a
+    compushady-style Device for host-visible slots (None: the current
+    one); cuda, a CUDA ordinal for CUDA slots; drop_oldest=True makes a
+    producer with no free slot reuse the oldest frame no consumer holds
+    instead of waiting for every consumer to release it. The attributes shape, dtype, cuda and slots (the Slot
+    list) keep them. Raises gfxcuda.ArgumentTypeError for an argument of
+    the wrong type, gfxcuda.InvalidArgumentError for a number of slots
+    outside 2 to 64 or a share option the library refuses,
+    gfxcuda.NoCUDAError for cuda= without a usable CUDA driver."""
 
     def __init__(self, shape, dtype="float32", slots=3, device=None, cuda=None, drop_oldest=False,
                  dir=None, rendezvous=None, allow_uids=None, allow_gids=None):
@@ -112,26 +145,40 @@ class Ring:
 
     @property
     def token(self):
-        """The ring's token (str) for consumers in other processes."""
+        """The ring's token (str) for consumers in other processes
+        (gfxcuda.open_ring). Raises gfxcuda.BadHandleError after close()."""
         return _lib.take_bytes("gfxcuda_share_token", self._h.handle).decode()
 
     def wait_consumers(self, n=1, timeout=None):
+        """Waits until at least n consumers have opened the ring (timeout
+        seconds; None: no limit). Returns None. Raises
+        gfxcuda.WaitTimeoutError (a TimeoutError) when the time runs out,
+        gfxcuda.ArgumentTypeError for an n or timeout of the wrong type."""
         n = _check.integer(n, "Ring.wait_consumers", "n", 0, _check.I32, what="a number of consumers")
         _lib.call("gfxcuda_ring_wait_consumers", self._h.handle, n, _check.timeout_ms(timeout, "Ring.wait_consumers"))
 
     def acquire(self, timeout=None):
-        """A slot index the producer may write (waits for one)."""
+        """Returns the index of a slot the producer may write, waiting for
+        one (timeout seconds; None: no limit) while consumers hold them
+        all. Raises gfxcuda.WaitTimeoutError (a TimeoutError) when the time
+        runs out, gfxcuda.BadHandleError after close()."""
         s = ctypes.c_uint32()
         _lib.call("gfxcuda_ring_acquire", self._h.handle, _check.timeout_ms(timeout, "Ring.acquire"), ctypes.byref(s))
         return s.value
 
     def slot(self, i):
+        """Returns slot i (a Slot: write the frame into it). Raises
+        IndexError for an index outside the slots (none after close())."""
         return self.slots[i]
 
     def publish(self, i, user=b"", stream=None, timeout=None):
         """Publishes slot i as the next frame, with user metadata (bytes);
         CUDA slots: first waits for the work queued on stream (None: the
-        legacy default stream). Returns the frame's sequence number."""
+        legacy default stream), on the host for up to timeout seconds
+        (None: no limit). Returns the frame's sequence number. Raises gfxcuda.InvalidArgumentError
+        for an index that is not a slot, gfxcuda.ArgumentTypeError for
+        user that is not bytes, gfxcuda.WaitTimeoutError when the time
+        runs out."""
         if self.slots:  # else closed: the library says so
             i = _check.integer(i, "Ring.publish", "i", 0, len(self.slots) - 1, what="a slot index (Ring.acquire())",
                                hi_why="the ring has %d slots" % len(self.slots))
@@ -145,7 +192,9 @@ class Ring:
         return seq.value
 
     def close(self):
-        """Tells consumers no frame follows; they finish the published ones."""
+        """Tells consumers no frame follows; they finish the published ones
+        (then their next() raises gfxcuda.ClosedError). Idempotent;
+        returns None and raises nothing."""
         self.slots = []
         self._h.release()
 
@@ -172,7 +221,14 @@ class Frame:
     interfaces: ``torch.from_dlpack(frame)``, ``numpy.from_dlpack(frame)``
     work on the frame itself too). release() (or the with block, or the
     reader's next frame) gives the slot back to the producer; after that the
-    producer may overwrite what arrays made from it show."""
+    producer may overwrite what arrays made from it show.
+
+    Made by RingReader.next() (Frame(reader, slot, seq, dropped, user) is
+    the reader's; it raises IndexError for a slot the reader lacks).
+    Attributes: slot (its index), seq (the frame's
+    sequence number), dropped (frames this reader missed before it, as
+    drop_oldest lets the producer reuse them), user (the metadata bytes
+    publish was given), array (the Slot), released."""
 
     def __init__(self, reader, slot, seq, dropped, user):
         self._reader, self.slot, self.seq, self.dropped, self.user = reader, slot, seq, dropped, user
@@ -182,6 +238,9 @@ class Frame:
     __dlpack_c_exchange_api__ = DLPACK_EXCHANGE_API
 
     def __dlpack__(self, **kw):
+        """The slot's __dlpack__ (kw: stream, max_version, dl_device,
+        copy): returns a DLPack capsule over the frame, as Slot.__dlpack__
+        does and raising what it raises."""
         return self.array.__dlpack__(**kw)
 
     @property
@@ -190,22 +249,31 @@ class Frame:
         return self.array._gfxcuda_dlpack
 
     def __dlpack_device__(self):
+        """Returns the slot's DLPack device: (2, ordinal) CUDA, (1, 0) host."""
         return self.array.__dlpack_device__()
 
     @property
     def __cuda_array_interface__(self):
+        """The slot's CUDA Array Interface (CUDA slots; AttributeError for
+        host ones)."""
         return self.array.__cuda_array_interface__
 
     @property
     def __array_interface__(self):
+        """The slot's NumPy array interface (host slots; AttributeError for
+        CUDA ones)."""
         return self.array.__array_interface__
 
     def numpy(self):
-        """A numpy copy of the frame (host slots)."""
+        """Returns a NumPy copy of the frame (host slots; NumPy needed).
+        Raises ImportError without NumPy."""
         import numpy
         return numpy.array(self.array)
 
     def release(self):
+        """Gives the frame's slot back to the producer (the reader's next
+        frame, or closing the reader, does too). Idempotent; returns None
+        and raises nothing."""
         if not self.released:
             self.released = True
             if self._reader._frame is self:
@@ -226,7 +294,14 @@ class Frame:
 
 class RingReader:
     """A consumer of another process's ring (gfxcuda.open_ring). Iterate it
-    for Frames; iteration ends when the producer closes the ring."""
+    for Frames; iteration ends when the producer closes the ring.
+
+    RingReader(token, shape, dtype="float32", device=None, cuda=None,
+    timeout=None, stream=None, peer=None) is gfxcuda.open_ring(...), whose
+    docstring says what each argument is and what it raises. Attributes:
+    slots (the Slot list), cuda (the CUDA ordinal of the frames, None for
+    host frames), peer, direct (see below), timeout and stream (next()'s
+    defaults)."""
 
     def __init__(self, token, shape, dtype="float32", device=None, cuda=None, timeout=None, stream=None, peer=None):
         if isinstance(token, str):
@@ -272,8 +347,14 @@ class RingReader:
 
     def next(self, timeout=None, stream=None):
         """Releases the frame held and waits for the next one (timeout
-        seconds, None: the reader's). Raises gfxcuda.ClosedError after the
-        last frame of a closed ring."""
+        seconds, None: the reader's timeout). stream (None: the reader's
+        stream) is the CUDA stream the frame is used on: where the
+        producer's frame carries a semaphore value, that stream (CUDA
+        slots; else the host) waits for it, and peer copies are queued on
+        it. Returns the Frame.
+        Raises gfxcuda.ClosedError (an EOFError) after the last frame of a
+        closed ring, gfxcuda.WaitTimeoutError (a TimeoutError) when the
+        time runs out."""
         if self._frame is not None:
             self._frame.released = True
             self._frame = None
@@ -286,15 +367,20 @@ class RingReader:
         return f
 
     def __iter__(self):
+        """Returns the reader itself: ``for frame in reader:``."""
         return self
 
     def __next__(self):
+        """Returns next(): the next Frame. Raises StopIteration when the
+        ring is closed and every frame was read."""
         try:
             return self.next()
         except errors.ClosedError:
             raise StopIteration from None
 
     def close(self):
+        """Detaches from the ring: the frame held is given back and the
+        slots are dropped. Idempotent; returns None and raises nothing."""
         self._frame = None
         self.slots = []
         self._h.release()
@@ -326,5 +412,15 @@ def open_ring(token, shape, dtype="float32", device=None, cuda=None, timeout=Non
     prints it: "GPU-5c3e..."), on the stream next() is given, and gives the
     slot back to the producer after the copy; peer="access" reads it in
     place through peer access (gfxcuda.UnsupportedError where the topology
-    cannot). Both GPUs must be visible to this process."""
+    cannot). Both GPUs must be visible to this process.
+
+    token is the producer's Ring.token (a str, or bytes); timeout is how
+    long next() waits by default (seconds; None: no limit) and stream the
+    CUDA stream it orders frames on (None: the legacy default stream).
+    Returns the RingReader. Raises gfxcuda.ArgumentTypeError for a token
+    that is not one or an argument of the wrong type,
+    gfxcuda.InvalidArgumentError for a token that does not open (its ring
+    closed, another user's without allow_uids) or a peer other than
+    "copy" and "access" (or without cuda=), gfxcuda.OutOfRangeError when
+    shape and dtype need more bytes than the ring's slots have."""
     return RingReader(token, shape, dtype, device=device, cuda=cuda, timeout=timeout, stream=stream, peer=peer)

@@ -44,7 +44,13 @@ def torch_pool(device=None, new=False):
     keeps its segments cached (empty_cache does not free a live pool's
     blocks). new=True makes a pool of its own instead, over the same
     allocator, which gives its segments back once it is deleted and
-    torch.cuda.empty_cache() runs."""
+    torch.cuda.empty_cache() runs.
+
+    Returns the torch.cuda.MemPool. Raises ImportError without torch,
+    ValueError for a device that is not a CUDA device,
+    gfxcuda.ArgumentTypeError or gfxcuda.InvalidArgumentError for an int
+    device that is not an ordinal; torch's own errors where torch has
+    no torch.cuda.MemPool (an older torch) or no CUDA."""
     torch = _torch()
     idx = _index(torch, device)
     with _lock:
@@ -62,9 +68,14 @@ def torch_pool(device=None, new=False):
 
 
 def torch_pool_stats(device=None):
-    """The pool's segments as the library counts them: a dict of
-    ``segments`` (allocated, not freed by torch), ``bytes`` (their sizes)
-    and ``held`` (freed by torch, kept mapped by shared buffers)."""
+    """Returns the torch_pool segments of CUDA device `device` (None:
+    torch's current device; an int or a torch.device) as the library
+    counts them: a dict of ``segments`` (allocated, not freed by torch),
+    ``bytes`` (their sizes) and ``held`` (freed by torch, kept mapped by
+    shared buffers). Raises gfxcuda.ArgumentTypeError or
+    gfxcuda.InvalidArgumentError for an int device that is not an
+    ordinal, ValueError for a device that is not a CUDA device, ImportError
+    without torch when device is not an int."""
     idx = _check.device(device, "torch_pool_stats") if isinstance(device, int) else _index(_torch(), device)
     n, b, held = ctypes.c_uint64(), ctypes.c_uint64(), ctypes.c_uint64()
     _lib.call("gfxcuda_torch_pool_stats", idx, ctypes.byref(n), ctypes.byref(b), ctypes.byref(held))
@@ -122,7 +133,14 @@ def from_torch(t, copy=False, stream=None, device=None):
     when done. copy=True instead makes a new SharedBuffer and copies t's
     bytes into it on `stream` (for tensors outside the pool, CPU tensors
     included), ordered the same way. device (optional) is the CUDA device
-    t must be on."""
+    t must be on.
+
+    Returns the SharedBuffer. Raises gfxcuda.ArgumentTypeError when t is
+    not a torch.Tensor; ValueError for a tensor on the CPU without
+    copy=True, on another device than `device`, of a dtype NumPy lacks
+    (bfloat16: view it as int16 first), or for stream 2;
+    gfxcuda.InvalidArgumentError for a tensor outside gfxcuda.torch_pool()
+    or one that is not dense (the message says which and what to do)."""
     torch = sys.modules.get("torch")
     if torch is None or not isinstance(t, torch.Tensor):
         raise errors.ArgumentTypeError("gfxcuda: from_torch(t=...): t is %s; expected a torch.Tensor (torch.as_tensor(a) "

@@ -49,7 +49,7 @@ import sys
 
 __all__ = ["CompushadyAliasWarning", "enable", "disable", "is_enabled", "real_compushady", "PTH_NAME"]
 
-PTH_NAME = "gfxcuda_compushady_alias.pth"
+PTH_NAME: str = "gfxcuda_compushady_alias.pth"  # the file `install` writes
 _MARK = "_gfxcuda_compushady_alias"  # the attribute that marks our finders, whichever copy made them
 _warned = set()
 
@@ -66,11 +66,13 @@ def _ours(finder):
     return getattr(finder, _MARK, False) is True
 
 
-def real_compushady():
-    """Where a real compushady lives (its file or folder), or None. Asks
-    the other finders on sys.meta_path (the sys.path search among them)
-    without importing anything; a namespace-package portion does not
-    count. An already imported compushady that is not the alias counts."""
+def real_compushady() -> "str | None":
+    """Returns where a real compushady lives (its file or folder), or None
+    when there is none. Asks the other finders on sys.meta_path (the
+    sys.path search among them) without importing anything; a
+    namespace-package portion does not count. An already imported
+    compushady that is not the alias counts. Raises nothing (a finder
+    that raises is skipped)."""
     mod = sys.modules.get("compushady")
     if mod is not None and mod is not sys.modules.get("gfxcuda"):
         return getattr(mod, "__file__", None) or repr(mod)
@@ -168,16 +170,20 @@ class _Finder:
             module.__spec__ = original
 
 
-def is_enabled():
-    """Whether the alias's finder is on sys.meta_path."""
+def is_enabled() -> bool:
+    """Returns whether the alias's finder is on sys.meta_path (enable(),
+    gfxcuda.alias_compushady() or the installed .pth put it there). Raises
+    nothing."""
     return any(_ours(f) for f in sys.meta_path)
 
 
-def enable():
+def enable() -> bool:
     """Turns the alias on in this process: ``import compushady`` (and its
     submodules) then gives gfxcuda's modules. Idempotent. Returns True when
     the alias is on; False, with a CompushadyAliasWarning naming where it
-    lives, when a real compushady is installed (the alias stays off)."""
+    lives, when a real compushady is installed (the alias stays off).
+    Raises nothing (the warning is a warning, unless the warnings filter
+    makes it an error)."""
     real = real_compushady()
     if real is not None:
         _warn(real)
@@ -187,10 +193,10 @@ def enable():
     return True
 
 
-def disable():
+def disable() -> bool:
     """Turns the alias off: removes the finder and forgets the
     ``compushady`` modules it gave (gfxcuda's stay imported). Returns
-    whether the alias was on."""
+    whether the alias was on. Raises nothing."""
     was = is_enabled()
     sys.meta_path[:] = [f for f in sys.meta_path if not _ours(f)]
     for name in [n for n in list(sys.modules) if n == "compushady" or n.startswith("compushady.")]:
@@ -245,8 +251,16 @@ def _norm(p):
     return os.path.normcase(os.path.realpath(p))
 
 
-def main(argv=None):
-    """The command line: install, uninstall, status."""
+def main(argv: "list[str] | None" = None) -> int:
+    """The command line, ``python3 -m gfxcuda.compushady_alias COMMAND``:
+    install (writes the .pth into a site directory), uninstall (removes
+    it), status (says where gfxcuda, a real compushady and the .pth are).
+    argv is the arguments after the program's name (None: sys.argv[1:]);
+    --user and --target DIR choose the site directory. Returns the exit
+    status: 0, or 2 when gfxcuda is not in a site directory and neither
+    option was given (the message says what to pass). Raises SystemExit
+    for arguments argparse refuses, OSError when the directory cannot be
+    written."""
     import argparse
     import os
     ap = argparse.ArgumentParser(prog="python3 -m gfxcuda.compushady_alias",

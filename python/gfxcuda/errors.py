@@ -2,11 +2,17 @@
 
 
 class GfxcudaError(Exception):
-    """Base class of gfxcuda's errors. ``status`` is the C library's code."""
+    """Base class of gfxcuda's errors. ``status`` is the C library's code
+    (gfxcuda_status: 1 invalid argument, 2 out of range, ...; see
+    BY_STATUS), or None for errors found in Python before a library call.
 
-    status = None
+    GfxcudaError(message, status=None): message is what went wrong and
+    how to fix it; status, when given, sets ``status``. The constructor
+    raises nothing."""
 
-    def __init__(self, message, status=None):
+    status: "int | None" = None
+
+    def __init__(self, message: str, status: "int | None" = None) -> None:
         super().__init__(message)
         if status is not None:
             self.status = status
@@ -76,9 +82,15 @@ class InternalError(GfxcudaError):
 class LibraryNotFoundError(GfxcudaError, ImportError):
     """The C library (libgfxcuda.so) is missing or does not load; raised
     at first use (`import gfxcuda` does not load it). Also an ImportError;
-    ``path`` is the library's path. The message says how to build it."""
+    ``path`` is the library's path. The message says how to build it.
 
-    def __init__(self, message, status=None, path=None):
+    LibraryNotFoundError(message, status=None, path=None): as
+    GfxcudaError's, and path, the library's path (None: not found). The
+    constructor raises nothing."""
+
+    path: "str | None"
+
+    def __init__(self, message: str, status: "int | None" = None, path: "str | None" = None) -> None:
         GfxcudaError.__init__(self, message, status)
         self.path = path
 
@@ -120,7 +132,8 @@ class SamplerException(InvalidArgumentError):
     """compushady: a sampler could not be made."""
 
 
-BY_STATUS = {
+# The error class of each status the C library returns (gfxcuda_status).
+BY_STATUS: "dict[int, type[GfxcudaError]]" = {
     1: InvalidArgumentError,
     2: OutOfRangeError,
     3: BadHandleError,

@@ -64,7 +64,9 @@ def __dir__():
 
 
 def get_pixel_size(fmt):
-    """The size of one texel of fmt in bytes."""
+    """Returns the size of one texel of fmt (a format's value, e.g.
+    R8G8B8A8_UNORM) in bytes. Raises ValueError for a value that is not a
+    format."""
     _load()
     try:
         return by_value[fmt]["bytes_per_texel"]
@@ -73,13 +75,19 @@ def get_pixel_size(fmt):
 
 
 def name(fmt):
-    """gfxcuda's name of fmt, e.g. 'rgba32_float'."""
+    """Returns gfxcuda's name of fmt (a format's value), e.g.
+    'rgba32_float'; "format(N)" for a value that is not a format. Raises
+    nothing."""
     _load()
     return by_value[fmt]["name"] if fmt in by_value else "format(%d)" % fmt
 
 
 def lookup(fmt):
-    """Format description by value or gfxcuda name."""
+    """Returns the description of format fmt, given by value (37) or by
+    gfxcuda's name ('rgba8_unorm', any case): a dict of value, name,
+    vk_name, bytes_per_texel, channels, dl_code and dl_bits (DLPack's
+    type of a channel), lanes and cuda_array. Raises ValueError for an
+    unknown format."""
     _load()
     if isinstance(fmt, str):
         f = by_name.get(fmt.lower())
@@ -94,9 +102,11 @@ def lookup(fmt):
 
 
 def for_dtype(code, bits, channels):
-    """The format of texels of `channels` elements of a DLPack dtype, as
+    """Returns the format (its value) of texels of `channels` elements (1,
+    2 or 4) of a DLPack dtype, code (0 int, 1 uint, 2 float) and bits, as
     Gfx2Cuda's texture(tensor) picks it (8-bit integers UNORM/SNORM, wider
-    integers UINT/SINT, floats FLOAT)."""
+    integers UINT/SINT, floats FLOAT). Raises ValueError when no texture
+    format holds such texels."""
     _load()
     prefix = {1: "r", 2: "rg", 4: "rgba"}.get(channels)
     if prefix is None:

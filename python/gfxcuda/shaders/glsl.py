@@ -3,10 +3,15 @@
 from .. import _lib
 
 
-def compile(source, entry_point="main"):
-    """Compiles a GLSL compute shader (without a #version line: 450);
-    returns SPIR-V bytes. Raises
-    gfxcuda.CompileError with file:line diagnostics."""
+def compile(source: "str | bytes", entry_point: str = "main") -> bytes:
+    """Compiles a GLSL compute shader to SPIR-V, in process.
+
+    source is the GLSL text (str, or UTF-8 bytes); without a #version
+    line it is Vulkan GLSL 4.50, its diagnostics still numbered from its
+    own first line. entry_point names the function to compile ("main").
+    Returns the SPIR-V bytes, for gfxcuda.Compute. Raises
+    gfxcuda.CompileError (a ValueError) with file:line diagnostics when
+    the shader does not compile."""
     import re  # here: importing re costs `import gfxcuda` a third of its time
 
     if isinstance(source, str):
