@@ -16,6 +16,7 @@ packages=(
 	libshaderc-dev glslang-tools spirv-tools
 	libegl1 libegl-dev libegl-mesa0 libgl1-mesa-dri libgles-dev libgl-dev
 	python3 python3-numpy python3-pytest python3-pip python3-venv
+	python3-mypy
 )
 
 # One dpkg-query for all: it runs on every make.
