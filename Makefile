@@ -74,9 +74,17 @@ test: deps fmt-check vet deps-test $(PROGRESS)
 	$(MAKE) pytest
 
 # The C library (c-shared) with its hand-written, documented header; the
-# header cgo generates is not shipped.
+# header cgo generates is not shipped. It is linked as the wheel's is, for
+# manylinux (docs/wheels.md): manylinux.py --link-flags prepares
+# build/manylinux-link (static libstdc++, the glibc 2.17 versions of what
+# glibc 2.34 moved into libc) and prints the CGO_LDFLAGS, added after yours;
+# then it prints the tag the library allows, and fails on what the policy
+# forbids.
+MANYLINUX := python/build_backend/manylinux.py
 lib: deps $(PROGRESS)
-	$(PROGRESS) -- $(GO) build -buildmode=c-shared -trimpath -ldflags='-s -w' -o $(LIB_DIR)/libgfxcuda.so ./cmd/libgfxcuda
+	@mkdir -p $(LIB_DIR) && $(PYTHON) $(MANYLINUX) --link-flags build/manylinux-link > $(LIB_DIR)/cgo-ldflags
+	CGO_LDFLAGS="$${CGO_LDFLAGS:+$$CGO_LDFLAGS }$$(cat $(LIB_DIR)/cgo-ldflags)" $(PROGRESS) -- $(GO) build -buildmode=c-shared -trimpath -ldflags='-s -w' -o $(LIB_DIR)/libgfxcuda.so ./cmd/libgfxcuda
+	@printf 'libgfxcuda.so: ' && $(PYTHON) $(MANYLINUX) $(LIB_DIR)/libgfxcuda.so
 	@rm -f $(LIB_DIR)/libgfxcuda.h
 	@cp cmd/libgfxcuda/gfxcuda.h $(LIB_DIR)/gfxcuda.h
 	@cp $(LIB_DIR)/libgfxcuda.so python/gfxcuda/libgfxcuda.so
