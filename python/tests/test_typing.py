@@ -467,6 +467,48 @@ def test_help_shows_the_lazy_names():
     assert "Buffer(size, heap_type=HEAP_DEFAULT" in gfxcuda.Buffer.__doc__
 
 
+# ---- extras -------------------------------------------------------------------------------------------------------
+
+def _extras():
+    """{extra: [requirement]} of the installed package's metadata, or of
+    pyproject.toml in this tree; None when neither is there."""
+    if os.environ.get("GFXCUDA_TEST_INSTALLED") == "1":
+        from importlib import metadata
+        out = {}
+        for req in metadata.requires("gfxcuda") or []:
+            m = re.search(r"""extra\s*==\s*["']([^"']+)["']""", req)
+            if m:
+                out.setdefault(m.group(1), []).append(req.split(";")[0].strip())
+        return out
+    path = os.path.join(ROOT, "..", "pyproject.toml")
+    if not os.path.exists(path):
+        return None
+    try:
+        import tomllib
+    except ImportError:  # Python before 3.11: the build backend's reader
+        sys.path.insert(0, os.path.join(ROOT, "build_backend"))
+        from gfxcuda_build import parse_toml as loads
+    else:
+        loads = tomllib.loads
+    with open(path, encoding="utf-8") as f:
+        return loads(f.read()).get("project", {}).get("optional-dependencies", {})
+
+
+def test_extras_are_conveniences_that_pin_nothing_gpu_specific():
+    # pip install gfxcuda[torch] (cupy, numba, numpy) brings the library a
+    # user pairs gfxcuda with; the name of a CUDA build (cupy-cuda12x,
+    # torch==2.5+cu121, numba-cuda[cu12], nvidia-*) would choose the
+    # user's CUDA for them: none here, and no version pins either.
+    extras = _extras()
+    if extras is None:
+        pytest.skip("no pyproject.toml beside the package and no installed metadata")
+    assert {"torch", "cupy", "numba"} <= set(extras), extras
+    for extra, reqs in extras.items():
+        for req in reqs:
+            assert not re.search(r"cuda\d|cu\d\d|\+cu|\[|nvidia|[<>=!~]", req, re.I), \
+                "extra %r: %r names a CUDA build or pins a version" % (extra, req)
+
+
 # ---- mypy -----------------------------------------------------------------------------------------------------------
 
 def _mypy():
