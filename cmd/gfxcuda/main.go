@@ -9,7 +9,9 @@
 //	gfxcuda share / open TOKEN       a frame ring between two processes; --transport nccl: a link over NCCL between GPUs or hosts
 //	gfxcuda version [--json]         print the version (gfxcuda --version too)
 //
-// The commands, with their tests, live in cmd/internal/cli.
+// The commands, with their tests, live in cmd/internal/cli, which the C
+// library runs too (gfxcuda_cli_main: Python's `gfxcuda` command and
+// `python -m gfxcuda`).
 package main
 
 import (

@@ -4,8 +4,8 @@
  *
  * Conventions
  *  - Every function but gfxcuda_last_error, gfxcuda_version, gfxcuda_free,
- *    gfxcuda_set_python_capsule_api and gfxcuda_dlpack_capsule_destructor
- *    returns a gfxcuda_status: GFXCUDA_OK (0) or an error code. On error,
+ *    gfxcuda_set_python_capsule_api, gfxcuda_dlpack_capsule_destructor and
+ *    gfxcuda_cli_main (an exit status) returns a gfxcuda_status: GFXCUDA_OK (0) or an error code. On error,
  *    gfxcuda_last_error() returns a message for the calling thread that says
  *    what went wrong and how to fix it; outputs are left unspecified.
  *  - Objects are opaque 64-bit handles (integers into a table, never
@@ -603,6 +603,33 @@ typedef struct {
  * resource CUDA holds (gfxcuda_to_cuda). */
 int gfxcuda_texture_to_tensor(uint64_t texture, uint64_t buffer, const gfxcuda_tensor_layout_t *layout, uint64_t offset,
                               int converter, uint64_t stream);
+
+/* ---- The command line ---- */
+
+/* Runs gfxcuda's command line, the gfxcuda binary's commands (devices,
+ * doctor, run, bench, demo, share, open, version), in this process: argv[1]
+ * to argv[argc-1] are its arguments ({"gfxcuda", "devices", "--json"});
+ * argv[0], the program's name, is not read. It writes to file descriptors
+ * 1 and 2 (flush the caller's own buffers of stdout and stderr first) and
+ * returns the exit status the binary would exit with: 0 done, 1 failed, 2 a
+ * usage error (said on stderr), 130 or 143 for share and open ended by
+ * SIGINT or SIGTERM before their --frames; it never exits the process.
+ * Python's `gfxcuda` command and `python -m gfxcuda` are this function.
+ * It enters the Go runtime and takes over SIGINT and SIGTERM while it runs:
+ * both have their default action (they end the process, as they end the
+ * binary; an ignored one stays ignored), except that share and open catch
+ * them, end at the first with their summary and at a second at once. The
+ * caller's handlers (Python's KeyboardInterrupt) are put back as they were
+ * before it returns. Calls from several threads run one at a time. */
+int gfxcuda_cli_main(int argc, char **argv);
+/* Sets the command that runs gfxcuda_cli_main in a new process: some
+ * commands run hidden commands of their own in other processes (gfxcuda
+ * bench opens shared memory there), as argv[0] with argv[1..argc-1] and
+ * then the hidden command's arguments. The default (argc 0) runs this
+ * process's executable with the hidden command's arguments alone, which is
+ * right for a program whose main passes its arguments to gfxcuda_cli_main.
+ * Python sets {sys.executable, "-m", "gfxcuda"}. The strings are copied. */
+int gfxcuda_cli_set_command(int argc, char **argv);
 
 #ifdef __cplusplus
 }

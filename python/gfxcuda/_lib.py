@@ -187,6 +187,8 @@ _sigs = {
     "gfxcuda_compute_bind": [u64, i32, u32, u64],
     "gfxcuda_compute_new_constants": [u64, vp, sz, P(u64), sz, P(u64), sz, P(u64), sz, P(u64), sz,
                                       P(cp), P(ctypes.c_double), sz, P(u64)],
+    "gfxcuda_cli_main": [i32, P(cp)],  # returns an exit status (__main__)
+    "gfxcuda_cli_set_command": [i32, P(cp)],
 }
 
 

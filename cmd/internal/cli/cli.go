@@ -1,5 +1,6 @@
-// Package cli is gfxcuda's command line, which the gfxcuda binary
-// (cmd/gfxcuda) runs: Main.
+// Package cli is gfxcuda's command line: the gfxcuda binary (cmd/gfxcuda)
+// and the C library's gfxcuda_cli_main (cmd/libgfxcuda, which Python's
+// `gfxcuda` command and `python -m gfxcuda` call) both run Main.
 //
 //	gfxcuda devices [--json]   list GPUs in Vulkan and CUDA, paired by UUID
 //	gfxcuda doctor  [--json]   check that Vulkan↔CUDA interop works, and say how to fix it
