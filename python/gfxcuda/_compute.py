@@ -255,9 +255,9 @@ class Heap:
     HEAP_UPLOAD or HEAP_READBACK; size is in bytes (from 1); device is a
     Device (None: the current one). The attributes heap_type, size and
     device say the same. Raises HeapException (an InvalidArgumentError)
-    for a zero size or an unknown heap type, or when the device cannot
-    allocate it; gfxcuda.ArgumentTypeError for a device that is not a
-    Device."""
+    for a zero size or an unknown heap type; gfxcuda.ArgumentTypeError for
+    a device that is not a Device; gfxcuda.DeviceFailedError when the
+    device cannot allocate it."""
 
     def __init__(self, heap_type, size, device=None):
         heap_type = _heap_type(heap_type, "Heap", errors.HeapException)

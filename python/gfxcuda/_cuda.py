@@ -533,9 +533,10 @@ class SharedBuffer(_Array):
     @classmethod
     def import_fd(cls, fd, shape, dtype="float32", allocation_size=0, dedicated=True, device=0):
         """Returns a SharedBuffer over a renderer's exported Vulkan buffer
-        memory: fd, an OPAQUE_FD (this call takes it, also on failure), of
-        allocation_size bytes (0: the buffer's size), a dedicated allocation or
-        not, as export_fd reports them; shape and dtype as SharedBuffer's;
+        memory: fd, an OPAQUE_FD (this call takes it, also on failure);
+        allocation_size, the exporter's allocation size, and dedicated,
+        whether it is a dedicated allocation, as export_fd reports them;
+        shape and dtype as SharedBuffer's;
         device, the CUDA ordinal of the GPU it is on. Raises
         gfxcuda.ArgumentTypeError for an argument of the wrong type,
         gfxcuda.OutOfRangeError when shape and dtype need more bytes than the
@@ -764,7 +765,9 @@ class VulkanSemaphore:
     Device, or the CUDA ordinal whose GPU's Vulkan device makes it (None:
     0); initial its first value; exportable=False when export_fd is not
     needed. Raises gfxcuda.ArgumentTypeError for a device that is none of
-    those or an initial value that is not an int from 0."""
+    those or an initial value that is not an int from 0,
+    gfxcuda.UnsupportedError for exportable=True on a device without
+    VK_KHR_external_semaphore_fd (lavapipe)."""
 
     def __init__(self, device=None, initial=0, exportable=True):
         initial = _check.u64(initial, "VulkanSemaphore", "initial")
@@ -777,9 +780,10 @@ class VulkanSemaphore:
 
     def signal(self, value):
         """Sets the semaphore to value (an int from 0, above its value now)
-        from the host. Returns None. Raises gfxcuda.ArgumentTypeError for
-        a value that is not an int, gfxcuda.BadHandleError after
-        release()."""
+        from the host. Returns None. Raises gfxcuda.InvalidArgumentError
+        for a value not above the semaphore's (a timeline only goes up),
+        gfxcuda.ArgumentTypeError for a value that is not an int,
+        gfxcuda.BadHandleError after release()."""
         _lib.call("gfxcuda_vk_semaphore_signal", self._h.handle, _check.u64(value, "VulkanSemaphore.signal", "value"))
 
     def wait(self, value, timeout=None):
@@ -1254,8 +1258,8 @@ class Texture:
         that is not a SharedBuffer or more than 4 mean/std values,
         gfxcuda.OutOfRangeError for an out that is too small,
         gfxcuda.ArgumentTypeError for mean/std that are not numbers,
-        gfxcuda.UnsupportedError for a format or dtype the conversion does
-        not take."""
+        gfxcuda.InvalidArgumentError too for a format, dtype or width the
+        conversion does not take, or a texture handed to CUDA (to_cuda)."""
         conv = {"cuda": 0, "vulkan": 1}.get(converter)
         if conv is None:
             raise errors.InvalidArgumentError("gfxcuda: to_tensor: converter %r; use 'cuda' or 'vulkan'" % (converter,))
