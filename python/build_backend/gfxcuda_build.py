@@ -29,7 +29,6 @@ import base64
 import hashlib
 import io
 import os
-import platform
 import re
 import shutil
 import subprocess
@@ -72,7 +71,7 @@ LIB_PACKAGES = {
     "SPIRV": "glslang-dev (libshaderc-dev depends on it)",
     "SPIRV-Tools-opt": "spirv-tools (libshaderc-dev depends on it)",
     "SPIRV-Tools": "spirv-tools (libshaderc-dev depends on it)",
-    "stdc++": "libstdc++-12-dev (g++ installs it; the shader compiler is C++)",
+    "stdc++": "libstdc++-12-dev (g++ installs it; the shader compiler is C++, its library linked in)",
     "m": "libc6-dev",
     "pthread": "libc6-dev",
     "dl": "libc6-dev",
@@ -439,33 +438,47 @@ def _link_libs(link_env):
             static = False
         elif f.startswith("-l"):
             libs[f[2:]] = libs.get(f[2:], False) or static
-    if "-static-libstdc++" in flags + extra and "stdc++" in libs:
+    if "stdc++" in libs:
+        # The wheel's library links libstdc++ statically (manylinux.py's
+        # prepare_link: -lstdc++ finds a linker script naming libstdc++.a),
+        # so that it needs no libstdc++.so.6 newer than the policy's.
         libs["stdc++"] = True
     return libs
 
 
-def _link_env():
-    """manylinux.LINK_ENV: the environment go build links the library with
-    (engineer B's manylinux.py decides how the library is linked)."""
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+def _manylinux():
+    """manylinux.py, beside this file: the wheel's tag, and how the library
+    is linked to earn it."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path.insert(0, here)
     try:
         import manylinux
     except ImportError as e:
         raise BuildError("python/build_backend/manylinux.py does not import (%s): it computes the wheel's tag" % e)
     finally:
-        sys.path.pop(0)
-    return manylinux, dict(getattr(manylinux, "LINK_ENV", {}) or {})
+        sys.path.remove(here)
+    return manylinux
+
+
+def _link_env():
+    """manylinux.LINK_ENV: what go build's environment gets to link the
+    library for manylinux (CGO_LDFLAGS, after the user's); computing it
+    prepares build/manylinux-link (manylinux.prepare_link)."""
+    try:
+        return dict(_manylinux().LINK_ENV)
+    except RuntimeError as e:
+        raise BuildError("preparing the manylinux link (python/build_backend/manylinux.py) failed: %s" % e)
 
 
 def check_prerequisites(env=None, link_env=None):
     """Checks what building the C library needs: Go (go.mod's version or
-    later), a C compiler, the Vulkan and shader compiler headers and the
-    shader compiler's static libraries. Returns (go path, Go's version,
+    later), a C compiler, the Vulkan and shader compiler headers, the
+    shader compiler's static libraries and libstdc++.a (link_env: extra
+    link flags whose -l and -L count too). Returns (go path, Go's version,
     the C compiler); raises BuildError naming every one missing, where it
     was looked for and the Debian package (or download) that gives it."""
     env = dict(os.environ if env is None else env)
-    if link_env is None:
-        link_env = _link_env()[1]
+    link_env = link_env or {}
     missing = []  # lines about Go and the C compiler
     wanted = {}  # Debian package -> the headers and libraries it gives that are missing
     need = _go_min()
@@ -556,8 +569,9 @@ def _modules_ready(go, env, vendored):
 def build_library(outdir):
     """Builds libgfxcuda.so into outdir with Go, as `make lib` does, linked
     as manylinux.LINK_ENV says; returns its path."""
-    manylinux, link_env = _link_env()
-    go, govers, cc = check_prerequisites(link_env=link_env)
+    _manylinux()
+    go, govers, cc = check_prerequisites()
+    link_env = _link_env()
     env = _go_env(go, link_env)
     vendored = os.path.isfile(os.path.join(ROOT, "vendor", "modules.txt"))
     _modules_ready(go, env, vendored)
@@ -603,12 +617,10 @@ def build_library(outdir):
 def platform_tag(lib):
     """The wheel's platform tag from what lib needs (manylinux.py), or a
     BuildError listing what the manylinux policy forbids."""
-    manylinux, _ = _link_env()
-    arch = platform.machine()
-    arch = {"amd64": "x86_64", "arm64": "aarch64"}.get(arch, arch)
+    manylinux = _manylinux()
     try:
-        return manylinux.wheel_platform_tag(lib, arch=arch)
-    except getattr(manylinux, "PolicyError", ()) as e:
+        return manylinux.wheel_platform_tag(lib)
+    except manylinux.PolicyError as e:
         raise BuildError("the library %s breaks the manylinux policy, so no wheel of it would install honestly:\n%s"
                          % (lib, e))
 

@@ -139,7 +139,7 @@ def _files(whl):
         return {i.filename: z.read(i.filename) for i in z.infolist()}
 
 
-def test_wheel_is_named_and_tagged_honestly(wheel, tmp_path):
+def test_wheel_is_named_and_tagged_honestly(wheel, source, tmp_path):
     """The file name has the version and manylinux.py's tag of the library
     inside; WHEEL, METADATA, entry_points.txt and RECORD agree."""
     b = _backend()
@@ -156,10 +156,11 @@ def test_wheel_is_named_and_tagged_honestly(wheel, tmp_path):
     finally:
         sys.path.remove(BACKEND)
     assert manylinux.wheel_platform_tag(str(lib), arch=m.group(2)) == m.group(1)
+    assert manylinux.check_wheel(wheel) == m.group(1)
     di = "gfxcuda-%s.dist-info/" % ver
     wheel_meta = files[di + "WHEEL"].decode()
     assert "Root-Is-Purelib: false" in wheel_meta and "Tag: py3-none-%s\n" % m.group(1) in wheel_meta, wheel_meta
-    assert files[di + "METADATA"].decode() == b.metadata(REPO), "METADATA is not the tree's pyproject.toml's"
+    assert files[di + "METADATA"].decode() == b.metadata(str(source)), "METADATA is not pyproject.toml's"
     assert "[console_scripts]\ngfxcuda = gfxcuda.__main__:main" in files[di + "entry_points.txt"].decode()
     record = files[di + "RECORD"].decode().splitlines()
     listed = {}
@@ -173,7 +174,7 @@ def test_wheel_is_named_and_tagged_honestly(wheel, tmp_path):
         want = "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
         assert listed[path] == (want, str(len(data))), path
     # The package as the tree has it, the library and its header, nothing else.
-    pkg = set(b.package_files(REPO)) | {"gfxcuda/libgfxcuda.so", "gfxcuda/gfxcuda.h"}
+    pkg = set(b.package_files(str(source))) | {"gfxcuda/libgfxcuda.so", "gfxcuda/gfxcuda.h"}
     assert set(f for f in files if not f.startswith(di)) == pkg, set(f for f in files if not f.startswith(di)) ^ pkg
     assert not [f for f in files if "__pycache__" in f or f.endswith(".pyc")]
     missing = [f for f in ("gfxcuda/__init__.py", "gfxcuda/_version.py", "gfxcuda/shaders/hlsl.py", "gfxcuda/py.typed")
