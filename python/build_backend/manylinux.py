@@ -459,6 +459,24 @@ def _violations(needs, policy):
             limit = ("no %s versions" % fam) if bound == "-" else ("%s up to %s_%s" % (fam, fam, bound))
             out.append("%s from %s%s: %s allows %s" % (v, lib, " (%s)" % _shown(syms) if syms else "",
                                                         policy.name, limit))
+    # A function glibc moved into libc, asked of libc.so.6 at its old
+    # version (a .symver to an old version, linked on a new glibc): libc.so.6
+    # has it only since the move, and glibc before 2.30 does not look on
+    # past the library a reference names.
+    late = {}
+    for (lib, v), syms in needs.symbols.items():
+        if lib != "libc.so.6":
+            continue
+        for s in syms:
+            home = _moved_home().get(s)
+            if home and policy.glibc < home[1]:
+                late.setdefault(home, []).append("%s@%s" % (s, v))
+    for (old, since), syms in sorted(late.items()):
+        out.append("it asks libc.so.6 for %s, which libc.so.6 has only since glibc %d.%d (%s before, and "
+                   "glibc before 2.30 looks no further than the library a reference names): %s is glibc %d.%d; "
+                   "link against %s (manylinux.py's link directory)"
+                   % (_shown(sorted(syms)), since[0], since[1], old, policy.name, policy.glibc[0],
+                      policy.glibc[1], old))
     for lib, names in sorted(policy.forbidden.items()):
         if lib in needs.needed:
             bad = sorted(names & needs.undefined)
@@ -734,6 +752,22 @@ _MOVED = {
                "ns_name_unpack",
     },
 }
+
+# glibc moved these four into libc in 2.32; the rest of _MOVED in 2.34.
+_MOVED_IN_2_32 = {"pthread_attr_setaffinity_np", "pthread_getaffinity_np", "pthread_getattr_np", "pthread_sigmask"}
+_MOVED_HOME: dict = {}
+
+
+def _moved_home():
+    """{symbol: (the library it was in before glibc moved it into libc,
+    the glibc version that moved it)}."""
+    if not _MOVED_HOME:
+        for lib, byver in _MOVED.items():
+            for names in byver.values():
+                for n in names.split():
+                    _MOVED_HOME[n] = (lib, (2, 32) if n in _MOVED_IN_2_32 else (2, 34))
+    return _MOVED_HOME
+
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _ROOT = os.path.dirname(os.path.dirname(_HERE))
