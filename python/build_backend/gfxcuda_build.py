@@ -581,7 +581,7 @@ def build_library(outdir):
     args.append(LIB_PKG)
     shown = " ".join("%s=%s" % kv for kv in sorted(link_env.items()))
     _say("building libgfxcuda.so with %s (%s, cc %s)%s: 1-3 minutes on a fresh machine (the cgo packages and the "
-         "shader compiler), seconds when Go's build cache has them" % (govers, go, cc, (": " + shown) if shown else ""))
+         "shader compiler), less with Go's build cache" % (govers, go, cc, (": " + shown) if shown else ""))
     _say("  " + " ".join(a if " " not in a else "'%s'" % a for a in args[1:]) + (" (Go modules from vendor/)" if vendored else ""))
     start = time.time()
     p = subprocess.Popen(args, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
