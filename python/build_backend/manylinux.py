@@ -685,8 +685,11 @@ def _why(needs):
 #   1. libstdc++ is linked statically, and -Wl,--exclude-libs,ALL keeps its
 #      symbols (and shaderc's) out of the library's exports, so they never
 #      mix with another libstdc++ in the process. The link directory holds a
-#      linker script named libstdc++.so that says INPUT(-l:libstdc++.a): the
-#      -lstdc++ of internal/shaderc's #cgo LDFLAGS finds it first.
+#      linker script named libstdc++.so that names the C compiler's
+#      libstdc++.a: the -lstdc++ of internal/shaderc's #cgo LDFLAGS finds it
+#      first. (Making that -lstdc++ static would do it for every program
+#      built with shaderc too, whose libstdc++ symbols Go's -rdynamic would
+#      then export: #cgo LDFLAGS may not say --exclude-libs.)
 #   2. The link directory holds link-time stand-ins for libpthread.so.0,
 #      libdl.so.2 and libresolv.so.2 that define the symbols glibc moved into
 #      libc (_MOVED) at the versions and in the libraries glibc 2.17 to 2.33
@@ -802,7 +805,8 @@ def prepare_link(link_dir=LINK_DIR, cc=None, environ=None):
     RuntimeError naming what is missing (the C compiler, libstdc++.a) when
     it cannot."""
     environ = os.environ if environ is None else environ
-    cc = cc or environ.get("CC") or "gcc"
+    import shlex
+    cc = shlex.split(cc or environ.get("CC") or "gcc")  # CC may carry flags, as cgo allows
     arch = _goarch(environ)
     os.makedirs(link_dir, exist_ok=True)
 
@@ -815,12 +819,13 @@ def prepare_link(link_dir=LINK_DIR, cc=None, environ=None):
             raise RuntimeError("%s failed (%s):\n%s" % (what, " ".join(args), (p.stderr or p.stdout).strip()))
         return p.stdout.strip()
 
-    static = run([cc, "-print-file-name=libstdc++.a"], "looking for libstdc++.a")
+    static = run(cc + ["-print-file-name=libstdc++.a"], "looking for libstdc++.a")
     if not os.path.isabs(static):
         raise RuntimeError("%s finds no libstdc++.a, which libgfxcuda.so links statically so that it needs no "
-                           "libstdc++.so.6: install g++ (Debian: apt-get install g++, or libstdc++-12-dev)" % cc)
+                           "libstdc++.so.6: install g++ (Debian: apt-get install g++, or libstdc++-12-dev)"
+                           % " ".join(cc))
     _write(os.path.join(link_dir, "libstdc++.so"),
-           "/* gfxcuda (manylinux.py): -lstdc++ links libstdc++ statically, %s */\nINPUT(-l:libstdc++.a)\n" % static)
+           "/* gfxcuda (manylinux.py): -lstdc++ links libstdc++ statically */\nINPUT(\"%s\")\n" % static)
     if arch == "x86_64":
         for lib, byver in sorted(_MOVED.items()):
             base = lib.split(".so")[0]
@@ -829,7 +834,7 @@ def prepare_link(link_dir=LINK_DIR, cc=None, environ=None):
             src = "".join("void %s(void) {}\n" % s for v in byver.values() for s in v.split())
             _write(os.path.join(link_dir, base + ".map"), script)
             _write(os.path.join(link_dir, base + ".c"), "/* a link-time stand-in: never loaded */\n" + src)
-            run([cc, "-shared", "-nostdlib", "-fPIC", "-fno-builtin", "-o", os.path.join(link_dir, lib),
+            run(cc + ["-shared", "-nostdlib", "-fPIC", "-fno-builtin", "-o", os.path.join(link_dir, lib),
                  os.path.join(link_dir, base + ".c"), "-Wl,-soname," + lib,
                  "-Wl,--version-script=" + os.path.join(link_dir, base + ".map")], "building the %s stand-in" % lib)
     return {"CGO_LDFLAGS": link_flags(link_dir, arch)}
