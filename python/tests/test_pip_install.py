@@ -334,6 +334,19 @@ def test_missing_prerequisites_are_named(tmp_path):
     assert r.returncode == 1 and "the C compiler no-such-cc" in r.stderr and "Debian package gcc" in r.stderr, r.stderr
 
 
+def test_go_modules_that_cannot_be_downloaded_are_named(source, tmp_path):
+    """From a clone with Go's module cache empty and no network, the build
+    stops before go build, naming the modules and the ways out."""
+    env = dict(CLEAN_ENV, GOPROXY="off", GOMODCACHE=str(tmp_path / "empty-modcache"))
+    r = subprocess.run([sys.executable, os.path.join("python", "build_backend", "gfxcuda_build.py"), "wheel",
+                        str(tmp_path / "w")], cwd=str(source), env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 1 and "Traceback" not in r.stderr, (r.returncode, r.stderr)
+    err = r.stderr
+    assert "golang.org/x/sys" in err and "not in Go's module cache (%s)" % (tmp_path / "empty-modcache") in err, err
+    assert "GOPROXY=off" in err and "carries them (vendor/)" in err, err
+    assert "building libgfxcuda.so" not in err, "go build ran: " + err
+
+
 def test_toml_reader_reads_pyproject_as_tomllib_does():
     """The backend's TOML reader (for Pythons before 3.11) and tomllib agree
     on this tree's pyproject.toml."""
