@@ -15,20 +15,25 @@ the command returns.
 import ctypes
 import os
 import sys
-from typing import List, Optional, Sequence, Tuple, Union
 
 from . import _lib, errors
+
+TYPE_CHECKING = False  # typing is not imported at run time: the annotations are strings
+if TYPE_CHECKING:
+    from collections.abc import Sequence as _Sequence
 
 __all__ = ["main"]
 
 
-def main(argv: Optional[Sequence[Union[str, bytes]]] = None) -> int:
+def main(argv: "_Sequence[str | bytes] | None" = None) -> int:
     """Runs gfxcuda's command line with ``argv`` (the arguments after the
     program's name; default ``sys.argv[1:]``) and returns its exit status:
     0 done, 1 failed, 2 a usage error, 130/143 for share and open ended by
     SIGINT/SIGTERM before their --frames. The console script exits with it.
+    A library that does not load is a message and exit status 1: it raises
+    nothing but TypeError, for an argument that is not a str or bytes.
     """
-    args = sys.argv[1:] if argv is None else list(argv)
+    args: "list[str | bytes]" = list(sys.argv[1:] if argv is None else argv)
     try:
         lib = _lib.load()
         # Commands that run hidden commands of their own in a new process
@@ -51,7 +56,7 @@ def main(argv: Optional[Sequence[Union[str, bytes]]] = None) -> int:
     return lib.gfxcuda_cli_main(*_argv(["gfxcuda"] + args))
 
 
-def _argv(strings: List[Union[str, bytes]]) -> Tuple[int, "ctypes.Array[ctypes.c_char_p]"]:
+def _argv(strings: "_Sequence[str | bytes]") -> "tuple[int, ctypes.Array[ctypes.c_char_p]]":
     """argc and argv of strings as C takes them (in the file system
     encoding: what the shell gave Python comes back byte for byte)."""
     return len(strings), (ctypes.c_char_p * (len(strings) + 1))(*[os.fsencode(s) for s in strings])
