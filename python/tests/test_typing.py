@@ -228,7 +228,8 @@ def _compare_signature(where, stub_defs, runtime, problems, bound=False):
             continue  # an overload narrows defaults to its own case
         for (n, _, sd), (_, _, rd) in zip(have, want):
             if (sd is _NONE) != (rd is _NONE):
-                problems.append("%s(%s): a default in %s only" % (where, n, "the stub" if sd is not _NONE else "the code"))
+                problems.append("%s(%s): a default in %s only"
+                                % (where, n, "the stub" if sd is not _NONE else "the code"))
             elif sd is not _NONE and sd != "...":
                 try:
                     v = ast.literal_eval(sd)
@@ -249,7 +250,7 @@ def test_py_typed_and_the_stubs_are_in_the_package():
     assert not os.path.exists(_source_path(TYPES_ONLY, ".py")), "gfxcuda._typing is types only: no module at run time"
 
 
-# ---- the stubs say what the runtime has -------------------------------------------------------------------------------
+# ---- the stubs say what the runtime has -----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("mod", STUBBED)
 def test_stub_names_are_the_runtime_names(mod):
@@ -265,7 +266,8 @@ def test_stub_names_are_the_runtime_names(mod):
     stub = {n for n in _stub_entries(mod) if _public(n)}
     hint = " (rewrite it: /usr/bin/python3 python/tests/test_typing.py --write-formats-stub)" \
         if mod == "gfxcuda.formats" else ""
-    assert not runtime - stub, "%s: public at run time, missing from its stub%s: %s" % (mod, hint, sorted(runtime - stub))
+    assert not runtime - stub, "%s: public at run time, missing from its stub%s: %s" \
+        % (mod, hint, sorted(runtime - stub))
     assert not stub - runtime, "%s: in its stub, not at run time%s: %s" % (mod, hint, sorted(stub - runtime))
 
 
@@ -355,7 +357,8 @@ def test_modules_without_a_stub_are_annotated_at_no_cost():
                     ok = (isinstance(ann, ast.Constant) and (ann.value is None or isinstance(ann.value, str))) or \
                          (isinstance(ann, ast.Name) and isinstance(getattr(builtins, ann.id, None), type))
                     if not ok:
-                        problems.append("%s:%d: annotation %s: write it as a string" % (f, ann.lineno, ast.unparse(ann)))
+                        problems.append("%s:%d: annotation %s: write it as a string"
+                                        % (f, ann.lineno, ast.unparse(ann)))
             public = f.replace(os.sep, "/") in _PUBLIC_FILES
             if stubbed or not public:
                 continue  # a private module's functions are no public API
@@ -467,7 +470,7 @@ def test_help_shows_the_lazy_names():
     assert "Buffer(size, heap_type=HEAP_DEFAULT" in gfxcuda.Buffer.__doc__
 
 
-# ---- extras -------------------------------------------------------------------------------------------------------
+# ---- extras ---------------------------------------------------------------------------------------------------------
 
 def _extras():
     """{extra: [requirement]} of the installed package's metadata, or of
