@@ -129,7 +129,8 @@ gpu-bundle: deps
 		mkdir -p $(GPU_DIR)/pkg/python/examples && cp docs/examples/python/*.py $(GPU_DIR)/pkg/python/examples/ && \
 		mkdir -p $(GPU_DIR)/pkg/python/docs && cp docs/*.md $(GPU_DIR)/pkg/python/docs/ && \
 		cp scripts/compushady-suite.py $(GPU_DIR)/pkg/python/ && \
-		find $(GPU_DIR)/pkg/python -name __pycache__ -prune -exec rm -rf {} +
+		find $(GPU_DIR)/pkg/python -name __pycache__ -prune -exec rm -rf {} + && \
+		$(PYTHON) python/build_backend/gfxcuda_build.py wheel --lib $(LIB_DIR)/libgfxcuda.so $(GPU_DIR)/pkg/wheel >/dev/null
 	@rm -f $(GPU_DIR)/debs/*-dev_*.deb
 	@tar cf - -C $(GPU_DIR) pkg gfxcuda | xz -T1 --lzma2=preset=6,dict=192MiB > $(GPU_DIR)/pkg.txz && rm -rf $(GPU_DIR)/pkg $(GPU_DIR)/gfxcuda
 	@du -sh $(GPU_DIR)

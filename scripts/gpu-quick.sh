@@ -16,6 +16,16 @@ nv=/usr/local/nvidia
 export GFXCUDA_REQUIRE_CUDA=1 GFXCUDA_REQUIRE_VULKAN=1 GFXCUDA_REQUIRE_GL=1 GFXCUDA_REQUIRE_HARDWARE=1 GFXCUDA_VALIDATION=1
 if [ "${1:-}" = --pytest ]; then
 	shift
+	# Against the bundle's wheel, installed as run.sh installs it (the tree
+	# when the bundle has none).
+	whl=$(ls "$here"/pkg/wheel/gfxcuda-*.whl 2>/dev/null | head -1)
+	if [ -n "$whl" ]; then
+		site=/tmp/gfxcuda-wheel-site
+		rm -rf "$site"
+		python3 -m pip install -q --no-index --no-deps --no-compile --target "$site" "$whl" || python3 -m zipfile -e "$whl" "$site" || exit 1
+		echo "python: the tests run against $(basename "$whl") in $site"
+		export GFXCUDA_TEST_INSTALLED=1 PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}" PATH="$site/bin:$PATH"
+	fi
 	cd "$here/pkg/python" && GFXCUDA_HEADER="$here/pkg/python/gfxcuda.h" python3 -m pytest -v -p no:cacheprovider "$@"
 	exit $?
 fi

@@ -91,7 +91,24 @@ if [ -d "$here/pkg/python" ]; then
 	# gets every thread's traceback in the log; GFXCUDA_PYTEST_ARGS adds
 	# pytest arguments (e.g. -k, -x).
 	# shellcheck disable=SC2086
-	(cd "$here/pkg/python" && GFXCUDA_HEADER="$here/pkg/python/gfxcuda.h" python3 -m pytest -v -p no:cacheprovider \
+	# The tests run against the wheel the bundle carries (make python's,
+	# the library of this bundle inside), installed into a folder of its
+	# own: the package users install, not the tree (GFXCUDA_TEST_INSTALLED).
+	pyenv=(GFXCUDA_HEADER="$here/pkg/python/gfxcuda.h")
+	pypath=$here/pkg/python
+	whl=$(ls "$here"/pkg/wheel/gfxcuda-*.whl 2>/dev/null | head -1)
+	if [ -n "$whl" ]; then
+		site=/tmp/gfxcuda-wheel-site
+		rm -rf "$site"
+		if python3 -m pip install -q --no-index --no-deps --no-compile --target "$site" "$whl" >"$logs/wheel-install.log" 2>&1; then
+			echo "python: the tests run against $(basename "$whl"), installed by pip into $site"
+		else
+			python3 -m zipfile -e "$whl" "$site" && echo "python: pip could not install $(basename "$whl") (wheel-install.log); unpacked into $site"
+		fi
+		pyenv+=(GFXCUDA_TEST_INSTALLED=1 PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}" PATH="$site/bin:$PATH")
+		pypath=$site
+	fi
+	(cd "$here/pkg/python" && env "${pyenv[@]}" python3 -m pytest -v -p no:cacheprovider \
 		-o faulthandler_timeout="${GFXCUDA_PYTEST_DUMP:-200}" ${GFXCUDA_PYTEST_ARGS:-} tests) >"$logs/python.log" 2>&1
 	rc=$?
 	p=$(grep -cE ' PASSED' "$logs/python.log"); f=$(grep -cE ' (FAILED|ERROR)' "$logs/python.log"); s=$(grep -cE ' SKIPPED' "$logs/python.log")
@@ -118,7 +135,7 @@ if [ -d "$here/pkg/python" ]; then
 	cst=${GFXCUDA_COMPUSHADY_TESTS:-$here/compushady-test}
 	if [ -d "$cst" ]; then
 		start=$SECONDS
-		python3 "$here/pkg/python/compushady-suite.py" "$cst" --pythonpath "$here/pkg/python" --markdown \
+		python3 "$here/pkg/python/compushady-suite.py" "$cst" --pythonpath "$pypath" --markdown \
 			--json "$logs/compushady-suite.json" >"$logs/compushady-suite.log" 2>&1
 		rc=$?
 		cat "$logs/compushady-suite.log"

@@ -391,6 +391,10 @@ class Resource:
 
     _exc = errors.InvalidArgumentError
     _info = _LazyInfo()
+    # Where the resource lives, when placed in a Heap (heap=, heap_offset=);
+    # None and 0 for every other resource (compute views included).
+    heap = None
+    heap_offset = 0
 
     def __init__(self, handle, device):
         self._h = _lib.Handle(handle)
@@ -521,7 +525,6 @@ class Buffer(Resource, _Sparse):
         if heap is not None or sparse or heap_offset:
             self._make_placed(size, heap_type, stride, format, device, heap, heap_offset, sparse)
             return
-        self.heap = None
         if _lib._forked:
             _lib.check_fork()
         # One C call (the handle, or minus the status): a small buffer's

@@ -61,6 +61,8 @@ class _Sparse:
 
 class Resource:
     device: Device
+    heap: Heap | None
+    heap_offset: int
     def __init__(self, handle: int, device: Device) -> None: ...
     @property
     def handle(self) -> int: ...
@@ -78,6 +80,7 @@ class Buffer(Resource, _Sparse):
     stride: int
     format: int
     heap: Heap | None
+    heap_offset: int
     def __init__(self, size: Int, heap_type: Int = 0, stride: Int = 0, format: Int = 0, device: Device | None = None,
                  heap: Heap | None = None, heap_offset: Int = 0, sparse: bool = False) -> None: ...
     def upload(self, data: ReadableBuffer, offset: Int = 0) -> None: ...

@@ -203,3 +203,14 @@ def test_bind_needs_a_bindless_pipeline():
     c = Compute(shader, uav=[Buffer(4, format=R32_UINT)])
     with pytest.raises(ValueError, match="not bindless"):
         c.bind_uav(0, Buffer(4, format=R32_UINT))
+
+
+def test_placement_attributes_on_every_resource():
+    """heap and heap_offset say where any resource lives: None and 0 for one
+    not placed in a Heap (Buffer(16).heap_offset raised AttributeError;
+    textures had both), the heap and offset for a placed one."""
+    for r in (Buffer(16), Buffer(16, HEAP_UPLOAD), Texture2D(4, 4, R8G8B8A8_UNORM)):
+        assert (r.heap, r.heap_offset) == (None, 0), r
+    h = Heap(HEAP_DEFAULT, 1 << 20)
+    b = Buffer(256, heap=h, heap_offset=65536)
+    assert b.heap is h and b.heap_offset == 65536
