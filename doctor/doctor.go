@@ -51,15 +51,21 @@ type Result struct {
 	// YouCanUse lists what works on this machine, whether or not interop
 	// does, each with a command or API to try it.
 	YouCanUse []Use `json:"you_can_use"`
+	// Libraries are the libraries loaded at run time and the file each was
+	// loaded from, or where it was looked for (ProbeLibraries; Run fills it
+	// in, RunWith leaves it empty).
+	Libraries []LoadedLibrary `json:"libraries"`
 }
 
 // Run checks the report that gfxcuda.Discover produced, the driver's files
 // and the environment (ProbeHost), OpenGL on EGL (ProbeGL, CheckGL), and
 // the ways processes and containers can share with each other
-// (gfxcuda.ProbeRendezvous, CheckSharing).
+// (gfxcuda.ProbeRendezvous, CheckSharing), and says which files the
+// libraries it loads came from (ProbeLibraries).
 func Run(r *gfxcuda.DeviceReport) Result {
 	res := RunWith(r, ProbeHost(ProbeOptions{}), ProbeGL(r))
 	res.Checks = append(res.Checks, CheckSharing(gfxcuda.ProbeRendezvous())...)
+	res.Libraries = ProbeLibraries()
 	return res
 }
 

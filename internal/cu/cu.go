@@ -92,6 +92,7 @@ var (
 	loadOnce    sync.Once
 	loadErr     error
 	libName     string
+	libFile     string
 	missingSyms string
 )
 
@@ -112,7 +113,7 @@ func load() error {
 	if err != nil {
 		return &LoadError{Stage: "dlopen", Err: err}
 	}
-	libName = lib.Name()
+	libName, libFile = lib.Name(), lib.Path()
 	initFn, err := lib.Sym("cuInit")
 	if err != nil {
 		return &LoadError{Stage: "symbols", Err: err}
@@ -144,6 +145,11 @@ func load() error {
 
 // Library is the file name libcuda was opened as, once Load succeeded.
 func Library() string { return libName }
+
+// LibraryFile is the file libcuda was loaded from (dl.Library.Path), once
+// Load opened it, even where cuInit then failed; "" before, or when it was
+// not found.
+func LibraryFile() string { return libFile }
 
 // MissingEntryPoints lists the entry points the driver did not provide.
 func MissingEntryPoints() string { return missingSyms }

@@ -93,6 +93,7 @@ var (
 	loadOnce sync.Once
 	loadErr  error
 	libName  string
+	libFile  string
 )
 
 // Load opens libEGL.so.1 (or the file named by $GFXCUDA_LIBEGL) and
@@ -111,9 +112,9 @@ func load() error {
 	lib, err := dl.Open(names...)
 	if err != nil {
 		return fmt.Errorf("%w: install the EGL loader (Debian/Ubuntu: apt install libegl1; "+
-			"for Mesa's software renderer also libegl-mesa0 libgl1-mesa-dri): %v", ErrNoLibrary, err)
+			"for Mesa's software renderer also libegl-mesa0 libgl1-mesa-dri): %w", ErrNoLibrary, err)
 	}
-	libName = lib.Name()
+	libName, libFile = lib.Name(), lib.Path()
 	ptrs := (*[C.GFX_EGL_NCORE]unsafe.Pointer)(C.malloc(C.size_t(C.GFX_EGL_NCORE) * C.size_t(unsafe.Sizeof(uintptr(0)))))
 	defer C.free(unsafe.Pointer(ptrs))
 	var missing []string
@@ -132,6 +133,11 @@ func load() error {
 
 // Library is the file name libEGL was opened as, once Load succeeded.
 func Library() string { return libName }
+
+// LibraryFile is the file libEGL was loaded from (dl.Library.Path), once
+// Load opened it, even where Load then failed; "" before, or when it was
+// not found.
+func LibraryFile() string { return libFile }
 
 // Platform is an EGL platform that needs no window system.
 type Platform int

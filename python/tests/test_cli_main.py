@@ -87,16 +87,23 @@ def _go_cli(tmp_path):
 
 def test_doctor_is_the_binarys(tmp_path):
     """doctor: the binary's report and exit status (0 when Vulkan-CUDA
-    interop is possible here, 1 when it is not: on lavapipe, 1)."""
+    interop is possible here, 1 when it is not: on lavapipe, 1), and one
+    line more: the libgfxcuda.so it runs in (the file gfxcuda's loader
+    opened, symbolic links resolved), in its text and its JSON."""
     rc, out, err = gfxcuda_cli("doctor", cwd=tmp_path)
     assert rc in (0, 1), out + err
     rcj, outj, _ = gfxcuda_cli("doctor", "--json", cwd=tmp_path)
     assert rcj == rc and json.loads(outj)["checks"], outj
+    lib = os.path.realpath(gfxcuda._lib._path)
+    own = [l for l in json.loads(outj)["libraries"] if l["for"] == "gfxcuda"]
+    assert own == [{"name": "libgfxcuda.so", "for": "gfxcuda", "path": lib}], outj
+    line = "  - libgfxcuda.so (gfxcuda): %s\n" % lib
+    assert line in out, out
     exe = _go_cli(tmp_path)
     if exe is None:
         pytest.skip("no gfxcuda binary to compare with (no go to build one): checked the exit status alone")
     r = subprocess.run([exe, "doctor"], capture_output=True, text=True, timeout=TIMEOUT, cwd=tmp_path)
-    assert (rc, out, err) == (r.returncode, r.stdout, r.stderr)
+    assert (rc, out.replace(line, ""), err) == (r.returncode, r.stdout, r.stderr)
 
 
 def test_usage_error(tmp_path):
@@ -114,7 +121,9 @@ def test_missing_library(tmp_path):
     r = subprocess.run([sys.executable, "-m", "gfxcuda", "version"], capture_output=True, text=True, timeout=TIMEOUT,
                        env=dict(_env(), GFXCUDA_LIBRARY=missing), cwd=tmp_path)
     assert r.returncode == 1 and r.stdout == "", r.stdout + r.stderr
-    assert r.stderr.startswith("gfxcuda: the C library %s is missing; build it with" % missing), r.stderr
+    assert r.stderr.startswith("gfxcuda: the C library %s is missing; reinstall gfxcuda with pip "
+                               "(`pip install gfxcuda`, or `pip install .` from a checkout" % missing), r.stderr
+    assert "make python" in r.stderr, r.stderr
 
 
 def test_hidden_commands_run_through_python(tmp_path):

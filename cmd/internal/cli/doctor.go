@@ -27,6 +27,7 @@ func runDoctor(args []string, stdout, stderr io.Writer) int {
 				fmt.Fprintf(stdout, "       fix: %s\n", c.Fix)
 			}
 		}
+		printLibraries(stdout, res.Libraries)
 		printYouCanUse(stdout, res.YouCanUse)
 		if res.OK {
 			fmt.Fprintln(stdout, "\nVulkan↔CUDA interop: possible")
@@ -38,6 +39,18 @@ func runDoctor(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// printLibraries prints the libraries loaded at run time, each with the
+// file it was loaded from or where it was looked for.
+func printLibraries(w io.Writer, libs []doctor.LoadedLibrary) {
+	if len(libs) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nLibraries loaded:")
+	for _, l := range libs {
+		fmt.Fprintf(w, "  - %s (%s): %s\n", l.Name, l.For, l.Detail())
+	}
 }
 
 // printYouCanUse prints what works on this machine, each with what to try.

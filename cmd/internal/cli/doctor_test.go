@@ -47,9 +47,42 @@ func TestDoctorYouCanUse(t *testing.T) {
 			t.Errorf("Vulkan runs but doctor does not say compute shaders do:\n%s", text.String())
 		}
 	}
+	checkDoctorLibraries(t, text.String(), js.Bytes())
 	var none bytes.Buffer
 	printYouCanUse(&none, []doctor.Use{})
 	if !strings.Contains(none.String(), "nothing yet") {
 		t.Errorf("empty list printed as %q", none.String())
+	}
+}
+
+// checkDoctorLibraries: doctor's text says, under "Libraries loaded:", the
+// file each run-time library was loaded from or where it was looked for,
+// as its JSON's libraries do (name, for, path; looked_for and looked_in
+// when not found): the Vulkan loader, libcuda and libEGL, in that order.
+func checkDoctorLibraries(t *testing.T, text string, js []byte) {
+	t.Helper()
+	var res struct {
+		Libraries []doctor.LoadedLibrary `json:"libraries"`
+	}
+	if err := json.Unmarshal(js, &res); err != nil {
+		t.Fatalf("doctor --json: %v", err)
+	}
+	var names []string
+	want := "\nLibraries loaded:\n"
+	for _, l := range res.Libraries {
+		names = append(names, l.Name)
+		want += "  - " + l.Name + " (" + l.For + "): " + l.Detail() + "\n"
+		if l.Path == "" && len(l.LookedFor) == 0 && l.Error == "" {
+			t.Errorf("library %s neither found nor looked for: %+v", l.Name, l)
+		}
+	}
+	if strings.Join(names, " ") != "libvulkan.so.1 libcuda.so.1 libEGL.so.1" {
+		t.Errorf("doctor --json libraries: %v", names)
+	}
+	if !strings.Contains(text, want+"\nYou can use") {
+		t.Errorf("doctor's text lacks\n%s\n%s", want, text)
+	}
+	if !strings.Contains(string(js), `"libraries": [`) || !strings.Contains(string(js), `"path": "`) {
+		t.Errorf("doctor --json lacks libraries' paths:\n%s", js)
 	}
 }
