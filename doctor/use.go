@@ -41,7 +41,7 @@ func youCanUse(r *gfxcuda.DeviceReport, g *GLReport, interopOK bool) []Use {
 		add("compute shaders (HLSL, GLSL, WGSL, SPIR-V) on "+deviceList(runsCompute),
 			"gfxcuda run k.hlsl --dispatch 16 --uav 0:4096 --out o.npy (any compute shader; gfxcuda run -h); Go: compute.Open(compute.Options{}); GFXCUDA_DEVICE picks the device")
 		add("compushady's Python API (import gfxcuda as compushady), on the same devices",
-			"make python && pip install --no-index build/wheel/gfxcuda-*.whl; python3 -c 'import gfxcuda as compushady; print(compushady.get_discovered_devices())'")
+			"pip install gfxcuda (or pip install . from a checkout; developers: make python); python3 -c 'import gfxcuda as compushady; print(compushady.get_discovered_devices())'")
 		add("compute benchmarks (compushady's workloads, Vulkan alone)", "gfxcuda bench --only compute")
 		if interopOK {
 			add("the whole demo: frames rendered with Vulkan handed to CUDA as tensors, with no copy", "gfxcuda demo")

@@ -41,8 +41,9 @@ def main(argv: "_Sequence[str | bytes] | None" = None) -> int:
         # process's executable (python, which would not know them).
         _lib.call("gfxcuda_cli_set_command", *_argv([sys.executable or "python3", "-m", "gfxcuda"]))
     except AttributeError as e:  # a library without gfxcuda_cli_main
-        print("gfxcuda: the C library %s is older than this package (%s); rebuild it with `make lib` "
-              "or reinstall gfxcuda" % (_lib._path, e), file=sys.stderr)
+        print("gfxcuda: the C library %s is older than this package (%s); reinstall gfxcuda with pip "
+              "(`pip install gfxcuda`, or `pip install .` from a checkout of its source); "
+              "developing gfxcuda: `make lib`" % (_lib._path, e), file=sys.stderr)
         return 1
     except errors.GfxcudaError as e:  # LibraryNotFoundError, ForkedProcessError
         print(e, file=sys.stderr)

@@ -229,14 +229,18 @@ def load():
         check_fork()
         if not os.path.exists(_path):
             raise errors.LibraryNotFoundError(
-                "gfxcuda: the C library %s is missing; build it with `make python` "
-                "(or `make lib` and set GFXCUDA_LIBRARY)" % _path, path=_path)
+                "gfxcuda: the C library %s is missing; reinstall gfxcuda with pip "
+                "(`pip install gfxcuda`, or `pip install .` from a checkout of its source); "
+                "developing gfxcuda: `make python`, or `make lib` and set GFXCUDA_LIBRARY" % _path,
+                path=_path)
         try:
             l = ctypes.CDLL(_path)
         except OSError as e:
             raise errors.LibraryNotFoundError(
-                "gfxcuda: the C library %s does not load (%s); rebuild it with `make python` "
-                "(or `make lib` and set GFXCUDA_LIBRARY)" % (_path, e), path=_path) from None
+                "gfxcuda: the C library %s does not load (%s); reinstall gfxcuda with pip "
+                "(`pip install gfxcuda`, or `pip install .` from a checkout of its source); "
+                "developing gfxcuda: `make python`, or `make lib` and set GFXCUDA_LIBRARY"
+                % (_path, e), path=_path) from None
         _declare(l)
         _release = l.gfxcuda_release
         # The int entry points, called without argtypes: ctypes passes an
