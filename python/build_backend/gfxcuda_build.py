@@ -6,7 +6,8 @@ pyproject.toml names it (``build-backend = "gfxcuda_build"``,
 index: the wheel is Go's ``go build -buildmode=c-shared ./cmd/libgfxcuda``
 (as ``make lib`` builds it) with the Python package around it, tagged
 ``manylinux_2_X`` from what the built library needs (manylinux.py, which
-fails the build on anything the manylinux policy forbids).
+fails the build on anything the manylinux policy forbids), with its legacy
+alias beside it where PEP 600 has one (manylinux2014 for manylinux_2_17).
 
 Building needs Go (go.mod's version or later), a C compiler and the shader
 compiler's static libraries (Debian: libshaderc-dev); check_prerequisites()
@@ -615,11 +616,13 @@ def build_library(outdir):
 
 
 def platform_tag(lib):
-    """The wheel's platform tag from what lib needs (manylinux.py), or a
-    BuildError listing what the manylinux policy forbids."""
+    """The wheel's platform tags from what lib needs (manylinux.py), as the
+    compressed tag set its file name carries (the tag and its legacy alias:
+    manylinux_2_17_x86_64.manylinux2014_x86_64), or a BuildError listing
+    what the manylinux policy forbids."""
     manylinux = _manylinux()
     try:
-        return manylinux.wheel_platform_tag(lib)
+        return manylinux.wheel_tag_set(manylinux.wheel_platform_tag(lib))
     except manylinux.PolicyError as e:
         raise BuildError("the library %s breaks the manylinux policy, so no wheel of it would install honestly:\n%s"
                          % (lib, e))
@@ -685,7 +688,9 @@ def _zip_write(z, arc, data, mode, when):
 
 def pack_wheel(wheel_directory, lib, header, tag):
     """Writes the wheel (the package, lib, header, the dist-info) into
-    wheel_directory; returns its file name."""
+    wheel_directory; returns its file name. tag is its platform tag or a
+    compressed set of them (dots between): the file name carries it, WHEEL
+    has one Tag line for each."""
     ver = version()
     di = _dist_info()
     files = []

@@ -10,8 +10,14 @@ policy does, or a ``target`` policy does not, it raises PolicyError listing
 every violation: which library or symbol version, the symbols that need it,
 and the policy it breaks.
 
+``wheel_tag_set(tag)`` is the platform part of the wheel's file name: the
+tag and, where PEP 600 defines one, its legacy alias, as a compressed tag
+set (``manylinux_2_17_x86_64.manylinux2014_x86_64``: older pip knows only
+the second); the WHEEL file has a Tag line for each (``wheel_tags``).
+
 ``check_wheel(whl)`` checks every ELF file in a wheel and that the tags its
-WHEEL file claims are ones those files satisfy.
+WHEEL file and its file name claim (a compressed set included) are ones
+those files satisfy.
 
 How libgfxcuda.so is linked so that it needs little (LINK_ENV,
 prepare_link, go_build_env) is at the end of this file.
@@ -38,7 +44,7 @@ import zipfile
 
 __all__ = [
     "PolicyError", "ELFError", "ElfNeeds", "read_elf", "wheel_platform_tag", "platform_tag",
-    "check_wheel", "policy_names", "LINK_ENV", "prepare_link", "go_build_env",
+    "check_wheel", "policy_names", "wheel_tags", "wheel_tag_set", "LINK_ENV", "prepare_link", "go_build_env",
 ]
 
 
@@ -562,6 +568,53 @@ def _tag_glibc(tag):
 
 _LEGACY = {"manylinux1": "manylinux_2_5", "manylinux2010": "manylinux_2_12", "manylinux2014": "manylinux_2_17"}
 
+# The architectures PEP 600 gives each legacy name for (its "Legacy
+# manylinux tags" section): manylinux1 and manylinux2010 were defined for
+# x86_64 and i686 only, manylinux2014 for these seven.
+_LEGACY_ARCHES = {
+    "manylinux1": ("x86_64", "i686"),
+    "manylinux2010": ("x86_64", "i686"),
+    "manylinux2014": ("x86_64", "i686", "aarch64", "armv7l", "ppc64", "ppc64le", "s390x"),
+}
+
+
+def _legacy_to_pep600(plat):
+    """plat with a legacy name (manylinux2014_x86_64) in PEP 600's
+    (manylinux_2_17_x86_64); any other tag as it is."""
+    for old, new in _LEGACY.items():
+        if plat.startswith(old + "_"):
+            return new + plat[len(old):]
+    return plat
+
+
+def wheel_tags(tag):
+    """The platform tags a wheel of platform tag carries: tag in PEP 600's
+    form, then its legacy alias where PEP 600 defines one for that
+    architecture (manylinux_2_5: manylinux1, manylinux_2_12: manylinux2010,
+    manylinux_2_17: manylinux2014): pip knows the PEP 600 names from 20.3
+    on, manylinux2014 from 19.3, manylinux2010 from 19.0, manylinux1 from
+    8.1. tag may be a legacy name or a compressed set; other tags
+    (linux_x86_64) come back alone."""
+    out = []
+    for plat in str(tag).split("."):
+        plat = _legacy_to_pep600(plat)
+        m = re.match(r"^(manylinux_\d+_\d+)_(.+)$", plat)
+        names = [plat]
+        if m:
+            for old, new in _LEGACY.items():
+                if new == m.group(1) and m.group(2) in _LEGACY_ARCHES[old]:
+                    names.append("%s_%s" % (old, m.group(2)))
+        out += [n for n in names if n not in out]
+    return out
+
+
+def wheel_tag_set(tag):
+    """The compressed tag set (PEP 425: tags joined by dots) of wheel_tags(tag),
+    for the platform part of a wheel's file name, e.g.
+    "manylinux_2_17_x86_64.manylinux2014_x86_64" for "manylinux_2_17_x86_64";
+    its WHEEL file has one Tag line for each."""
+    return ".".join(wheel_tags(tag))
+
 
 def check_wheel(whl, target=None):
     """Checks a wheel: every ELF file in it against the manylinux policies,
@@ -596,6 +649,11 @@ def check_wheel(whl, target=None):
             for tag in claimed:
                 if tag.split("-")[-1] not in plats:
                     problems.append("its WHEEL claims %s, which its file name (platform %s) does not" % (tag, m.group(3)))
+            # A compressed tag set: a Tag line for each of its platforms.
+            said = {t.split("-")[-1] for t in claimed}
+            for plat in plats:
+                if claimed and plat not in said:
+                    problems.append("its file name claims platform %s, for which its WHEEL has no Tag line" % plat)
         plats = sorted({t.split("-")[-1] for t in claimed})
         best = None
         if not elves:
@@ -624,10 +682,7 @@ def check_wheel(whl, target=None):
         for plat in plats:
             if plat == "any" and not elves:
                 continue
-            name = plat
-            for old, new in _LEGACY.items():
-                if name.startswith(old + "_"):
-                    name = new + name[len(old):]
+            name = _legacy_to_pep600(plat)
             m2 = re.match(r"^(manylinux_\d+_\d+)_(.+)$", name)
             if not m2:
                 problems.append("its WHEEL claims platform %s, which says nothing about the systems it runs on "

@@ -251,6 +251,39 @@ def test_check_wheel_compares_the_claimed_tag_with_the_library(tmp_path):
         manylinux.check_wheel(_wheel(tmp_path, good, lib, [higher]))
 
 
+def test_wheel_tags_add_the_legacy_alias():
+    """A wheel's platform tags: the PEP 600 tag, then its legacy alias
+    where PEP 600 defines one for that architecture (older pip knows only
+    that), as a compressed tag set in the file name."""
+    assert manylinux.wheel_tag_set("manylinux_2_17_x86_64") == "manylinux_2_17_x86_64.manylinux2014_x86_64"
+    assert manylinux.wheel_tags("manylinux_2_17_x86_64") == ["manylinux_2_17_x86_64", "manylinux2014_x86_64"]
+    assert manylinux.wheel_tag_set("manylinux_2_17_aarch64") == "manylinux_2_17_aarch64.manylinux2014_aarch64"
+    assert manylinux.wheel_tag_set("manylinux_2_5_x86_64") == "manylinux_2_5_x86_64.manylinux1_x86_64"
+    assert manylinux.wheel_tag_set("manylinux_2_12_x86_64") == "manylinux_2_12_x86_64.manylinux2010_x86_64"
+    # A legacy name, or a set already, gives the same set.
+    assert manylinux.wheel_tag_set("manylinux2014_x86_64") == "manylinux_2_17_x86_64.manylinux2014_x86_64"
+    assert manylinux.wheel_tag_set("manylinux_2_17_x86_64.manylinux2014_x86_64") == \
+        "manylinux_2_17_x86_64.manylinux2014_x86_64"
+    # No alias: newer glibcs, architectures PEP 600 gave none, non-manylinux tags.
+    for t in ("manylinux_2_28_x86_64", "manylinux_2_34_aarch64", "manylinux_2_12_aarch64", "manylinux_2_17_riscv64",
+              "linux_x86_64"):
+        assert manylinux.wheel_tag_set(t) == t
+
+
+@need_cc
+def test_check_wheel_takes_a_compressed_tag_set(tmp_path):
+    lib = _build(tmp_path, "plain", "int f(int x) { return x + 1; }\n")
+    tags = manylinux.wheel_tags("manylinux_2_17_" + ARCH)
+    name = ".".join(tags)
+    whl = _wheel(tmp_path, name, lib, tags)
+    assert manylinux.check_wheel(whl) == manylinux.wheel_platform_tag(lib)
+    # The file name's set and WHEEL's Tag lines must agree, both ways.
+    with pytest.raises(manylinux.PolicyError, match="WHEEL has no Tag line"):
+        manylinux.check_wheel(_wheel(tmp_path, name, lib, tags[:1]))
+    with pytest.raises(manylinux.PolicyError, match="file name"):
+        manylinux.check_wheel(_wheel(tmp_path, tags[0], lib, tags))
+
+
 @need_cc
 def test_the_command_prints_the_tag_or_the_reasons(tmp_path):
     tool = os.path.join(BACKEND, "manylinux.py")

@@ -145,7 +145,10 @@ def test_wheel_is_named_and_tagged_honestly(wheel, source, tmp_path):
     b = _backend()
     ver = _version()
     name = os.path.basename(wheel)
-    m = re.fullmatch(r"gfxcuda-%s-py3-none-(manylinux_2_\d+_(x86_64|aarch64))\.whl" % re.escape(ver), name)
+    # The tag, then its legacy alias where PEP 600 has one (a compressed
+    # tag set: manylinux_2_17_x86_64.manylinux2014_x86_64).
+    m = re.fullmatch(r"gfxcuda-%s-py3-none-(manylinux_2_\d+_(x86_64|aarch64))((?:\.manylinux\w+)?)\.whl"
+                     % re.escape(ver), name)
     assert m, name
     files = _files(wheel)
     lib = tmp_path / "libgfxcuda.so"
@@ -156,10 +159,15 @@ def test_wheel_is_named_and_tagged_honestly(wheel, source, tmp_path):
     finally:
         sys.path.remove(BACKEND)
     assert manylinux.wheel_platform_tag(str(lib), arch=m.group(2)) == m.group(1)
+    assert m.group(1) + m.group(3) == manylinux.wheel_tag_set(m.group(1)), name
+    if m.group(1).startswith("manylinux_2_17_"):
+        assert m.group(3) == ".manylinux2014_" + m.group(2), name
     assert manylinux.check_wheel(wheel) == m.group(1)
     di = "gfxcuda-%s.dist-info/" % ver
     wheel_meta = files[di + "WHEEL"].decode()
-    assert "Root-Is-Purelib: false" in wheel_meta and "Tag: py3-none-%s\n" % m.group(1) in wheel_meta, wheel_meta
+    assert "Root-Is-Purelib: false" in wheel_meta, wheel_meta
+    assert re.findall(r"(?m)^Tag: (.*)$", wheel_meta) == ["py3-none-" + t for t in manylinux.wheel_tags(m.group(1))], \
+        wheel_meta
     assert files[di + "METADATA"].decode() == b.metadata(str(source)), "METADATA is not pyproject.toml's"
     assert "[console_scripts]\ngfxcuda = gfxcuda.__main__:main" in files[di + "entry_points.txt"].decode()
     record = files[di + "RECORD"].decode().splitlines()
@@ -257,6 +265,13 @@ def test_python_m_gfxcuda_doctor(venv, outside):
                        stderr=subprocess.STDOUT, universal_newlines=True, timeout=300)
     assert "Traceback" not in r.stdout and "vulkan loader" in r.stdout, r.stdout
     assert r.returncode == 0 or (r.returncode == 1 and "[FAIL]" in r.stdout), (r.returncode, r.stdout)
+    # Where the libraries came from: the venv's own libgfxcuda.so, no other.
+    own = re.search(r"(?m)^  - libgfxcuda\.so \(gfxcuda\): (/.*)$", r.stdout)
+    assert own, r.stdout
+    venv_root = os.path.realpath(os.path.dirname(os.path.dirname(venv)))
+    assert own.group(1).startswith(venv_root + os.sep) and own.group(1).endswith("/gfxcuda/libgfxcuda.so"), \
+        (own.group(1), venv_root)
+    assert re.search(r"(?m)^  - libvulkan\.so\.1 \(Vulkan\): (/\S+|not found: .*)$", r.stdout), r.stdout
     if os.environ.get("GFXCUDA_REQUIRE_VULKAN") == "1":
         assert re.search(r"\[ok +\] vulkan loader", r.stdout), r.stdout
 

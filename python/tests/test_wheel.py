@@ -3,8 +3,10 @@ form: no Go, so it runs on the GPU machine too), installs offline and
 works. test_pip_install.py builds one with Go from a clean clone."""
 
 import os
+import re
 import subprocess
 import sys
+import zipfile
 
 import pytest
 
@@ -12,6 +14,28 @@ from gfxcuda import _lib
 from test_c_api import header
 
 here = os.path.dirname(os.path.abspath(__file__))
+backend = os.path.join(here, "..", "build_backend")
+
+
+def _check_tags(whl):
+    """The wheel's name carries the library's tag and its legacy alias (a
+    compressed tag set: manylinux_2_17_x86_64.manylinux2014_x86_64, which
+    pip before 20.3 understands by its second name), WHEEL a Tag line for
+    each, and manylinux.py's check accepts the set."""
+    sys.path.insert(0, backend)
+    try:
+        import manylinux
+    finally:
+        sys.path.remove(backend)
+    tag = manylinux.wheel_platform_tag(_lib._path)
+    tags = manylinux.wheel_tags(tag)
+    assert os.path.basename(whl).endswith("-py3-none-%s.whl" % ".".join(tags)), whl
+    if re.match(r"manylinux_2_17_(x86_64|aarch64)$", tag):
+        assert tags == [tag, tag.replace("manylinux_2_17_", "manylinux2014_")], tags
+    with zipfile.ZipFile(whl) as z:
+        meta = z.read([n for n in z.namelist() if n.endswith(".dist-info/WHEEL")][0]).decode()
+    assert re.findall(r"(?m)^Tag: (.*)$", meta) == ["py3-none-" + t for t in tags], meta
+    assert manylinux.check_wheel(whl) == tag
 
 
 def test_wheel_installs_offline(tmp_path):
@@ -23,6 +47,7 @@ def test_wheel_installs_offline(tmp_path):
                         "--lib", _lib._path, "--header", header, str(tmp_path / "w")], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     out = r.stdout.strip()
+    _check_tags(out)
     subprocess.run([sys.executable, "-m", "pip", "install", "--no-index", "--no-deps", "--target", str(tmp_path / "site"), out],
                    check=True, capture_output=True)
     code = ("import gfxcuda as compushady, os, sys;"
