@@ -26,7 +26,8 @@ if [ "${1:-}" = --pytest ]; then
 		echo "python: the tests run against $(basename "$whl") in $site"
 		export GFXCUDA_TEST_INSTALLED=1 PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}" PATH="$site/bin:$PATH"
 	fi
-	cd "$here/pkg/python" && GFXCUDA_HEADER="$here/pkg/python/gfxcuda.h" python3 -m pytest -v -p no:cacheprovider "$@"
+	# -P: not the current folder (the tree's copy) ahead of the wheel.
+	cd "$here/pkg/python" && GFXCUDA_HEADER="$here/pkg/python/gfxcuda.h" python3 -P -m pytest -v -p no:cacheprovider "$@"
 	exit $?
 fi
 rc=0

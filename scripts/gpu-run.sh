@@ -108,7 +108,9 @@ if [ -d "$here/pkg/python" ]; then
 		pyenv+=(GFXCUDA_TEST_INSTALLED=1 PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}" PATH="$site/bin:$PATH")
 		pypath=$site
 	fi
-	(cd "$here/pkg/python" && env "${pyenv[@]}" python3 -m pytest -v -p no:cacheprovider \
+	# python3 -P: `-m` would put the current folder (the tree's copy of
+	# the package) first on sys.path, ahead of the installed wheel.
+	(cd "$here/pkg/python" && env "${pyenv[@]}" python3 -P -m pytest -v -p no:cacheprovider \
 		-o faulthandler_timeout="${GFXCUDA_PYTEST_DUMP:-200}" ${GFXCUDA_PYTEST_ARGS:-} tests) >"$logs/python.log" 2>&1
 	rc=$?
 	p=$(grep -cE ' PASSED' "$logs/python.log"); f=$(grep -cE ' (FAILED|ERROR)' "$logs/python.log"); s=$(grep -cE ' SKIPPED' "$logs/python.log")

@@ -10,6 +10,14 @@ if os.environ.get("GFXCUDA_TEST_INSTALLED") != "1":
 
 import gfxcuda  # noqa: E402
 
+_TREE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "gfxcuda")
+if os.environ.get("GFXCUDA_TEST_INSTALLED") == "1" and \
+        os.path.dirname(os.path.abspath(gfxcuda.__file__)) == os.path.realpath(_TREE):
+    # `python -m pytest` puts the current folder first on sys.path: run from
+    # python/ it imports the tree, not the installed package asked for.
+    raise ImportError("GFXCUDA_TEST_INSTALLED=1, but gfxcuda was imported from this tree (%s): run pytest from "
+                      "another folder or with python3 -P" % gfxcuda.__file__)
+
 
 def _cuda():
     try:
