@@ -74,6 +74,9 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PYDIR = os.path.normpath(os.path.join(HERE, ".."))
+# Where gfxcuda is imported from: this tree's python/ by default, or
+# --gfxcuda-path (e.g. the folder a wheel was installed into).
+GFXDIR = [PYDIR]
 MiB = 1 << 20
 TARGET = 1.2
 
@@ -117,7 +120,7 @@ SMALL_N = 256
 
 def _load(which, compushady_path):
     if which == "gfxcuda":
-        sys.path.insert(0, PYDIR)
+        sys.path.insert(0, GFXDIR[0])
         import gfxcuda as cs
     else:
         if compushady_path:
@@ -125,7 +128,7 @@ def _load(which, compushady_path):
         import compushady as cs
         if getattr(cs, "__name__", "") != "compushady" or not hasattr(cs, "get_backend"):
             raise ImportError("not compushady")
-        if os.path.normpath(os.path.dirname(os.path.dirname(os.path.abspath(cs.__file__)))) == PYDIR:
+        if os.path.normpath(os.path.dirname(os.path.dirname(os.path.abspath(cs.__file__)))) in (PYDIR, GFXDIR[0]):
             raise ImportError("that is gfxcuda, not compushady")
     return cs
 
@@ -294,7 +297,7 @@ def _import_snippet(which, compushady_path):
     """A program that times `import <which>` in a clean interpreter (this
     script's own imports, json and re among them, would make it cheaper),
     then the first Buffer(256) (device discovery and opening)."""
-    path = PYDIR if which == "gfxcuda" else compushady_path
+    path = GFXDIR[0] if which == "gfxcuda" else compushady_path
     return ("import sys, time\n"
             + ("sys.path.insert(0, %r)\n" % path if path else "")
             + "t0 = time.perf_counter()\n"
@@ -345,7 +348,7 @@ def _evict(args, which):
         return
     roots = [args.pycache]
     if which == "gfxcuda":
-        roots.append(os.path.join(PYDIR, "gfxcuda"))
+        roots.append(os.path.join(GFXDIR[0], "gfxcuda"))
         if os.environ.get("GFXCUDA_LIBRARY"):
             roots.append(os.environ["GFXCUDA_LIBRARY"])
     else:
@@ -379,6 +382,8 @@ def _run(args, which, mode, extra=()):
                "--spv", args.spv, "--pycache", args.pycache] + list(extra)
         if args.compushady_path:
             cmd += ["--compushady-path", args.compushady_path]
+        if GFXDIR[0] != PYDIR:
+            cmd += ["--gfxcuda-path", GFXDIR[0]]
         if args.tiny:
             cmd.append("--tiny")
     p = subprocess.run(cmd, env=_env(which, args.pycache), capture_output=True, text=True, timeout=600)
@@ -412,6 +417,9 @@ def main(argv=None):
                          "files), auto (drop_caches where permitted; fadvise with --tiny)")
     ap.add_argument("--compushady-path", default=os.environ.get("COMPUSHADY_PATH", ""),
                     help="directory holding the compushady package (else PYTHONPATH)")
+    ap.add_argument("--gfxcuda-path", default="",
+                    help="directory holding the gfxcuda package to measure (default: this tree's python/); "
+                         "e.g. the --target folder a wheel was installed into")
     ap.add_argument("--no-compushady", action="store_true", help="gfxcuda's column only")
     ap.add_argument("--tiny", action="store_true", help="a few iterations of each call (smoke test; numbers mean nothing)")
     ap.add_argument("--json", metavar="FILE", help="save the rows as JSON")
@@ -421,6 +429,8 @@ def main(argv=None):
     ap.add_argument("--pycache", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     args.compushady_dir = ""
+    if args.gfxcuda_path:
+        GFXDIR[0] = os.path.abspath(args.gfxcuda_path)
 
     if args.worker:
         if args.mode == "calls":
