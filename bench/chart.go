@@ -34,7 +34,14 @@ func (r *Report) WritePNG(w io.Writer) error {
 	// spelled in it, any other character is a "?".
 	signs := strings.NewReplacer("→", "->", "↔", "<->", "µ", "u", "×", "x", "—", "-", "–", "-", "−", "-", "≥", ">=", "≤", "<=",
 		"±", "+/-", "…", "...")
-	ascii := asciiOnly{signs}
+	ascii := func(s string) string {
+		return strings.Map(func(r rune) rune {
+			if r > unicode.MaxASCII {
+				return '?'
+			}
+			return r
+		}, signs.Replace(s))
+	}
 	measure := func(s string) int { return font.MeasureString(face, s).Ceil() }
 	type row struct {
 		f     *Figure
@@ -45,14 +52,14 @@ func (r *Report) WritePNG(w io.Writer) error {
 	groups := []string{}
 	seen := map[string]bool{}
 	rows := make([]row, len(r.Figures))
-	title := ascii.Replace(fmt.Sprintf("gfxcuda bench — %s — %s", r.Device, r.Date.Format("2006-01-02")))
+	title := ascii(fmt.Sprintf("gfxcuda bench — %s — %s", r.Device, r.Date.Format("2006-01-02")))
 	nameW, labelW, width := 0, 0, 2*margin+measure(title)
 	for i := range r.Figures {
 		f := &r.Figures[i]
 		if !seen[f.Group] {
 			seen[f.Group] = true
 			groups = append(groups, f.Group)
-			width = max(width, 2*margin+measure(ascii.Replace(f.Group)))
+			width = max(width, 2*margin+measure(ascii(f.Group)))
 		}
 		label := fmt.Sprintf("%s %s", fmtNum(f.Value), f.Unit)
 		if f.Ratio > 0 && f.RefModel != "" {
@@ -67,7 +74,7 @@ func (r *Report) WritePNG(w io.Writer) error {
 				label += " target NOT met"
 			}
 		}
-		rw := row{f: f, name: wrap(ascii.Replace(f.Name), nameChars), label: ascii.Replace(label)}
+		rw := row{f: f, name: wrap(ascii(f.Name), nameChars), label: ascii(label)}
 		rw.h = rowH + (len(rw.name)-1)*lineH
 		for _, l := range rw.name {
 			nameW = max(nameW, measure(l))
@@ -92,7 +99,7 @@ func (r *Report) WritePNG(w io.Writer) error {
 	palette := []color.RGBA{{66, 133, 244, 255}, {219, 68, 55, 255}, {244, 160, 0, 255}, {15, 157, 88, 255}, {171, 71, 188, 255}}
 	for gi, g := range groups {
 		y += groupH
-		text(margin, y-8, color.RGBA{40, 40, 40, 255}, ascii.Replace(g))
+		text(margin, y-8, color.RGBA{40, 40, 40, 255}, ascii(g))
 		maxByUnit := map[string]float64{}
 		for _, f := range r.Figures {
 			if f.Group == g && f.Value > maxByUnit[f.Unit] {
@@ -121,18 +128,6 @@ func (r *Report) WritePNG(w io.Writer) error {
 		}
 	}
 	return png.Encode(w, img)
-}
-
-// asciiOnly writes a string in the ASCII of the chart's font.
-type asciiOnly struct{ signs *strings.Replacer }
-
-func (a asciiOnly) Replace(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r > unicode.MaxASCII {
-			return '?'
-		}
-		return r
-	}, a.signs.Replace(s))
 }
 
 // wrap breaks s into lines of at most n characters, at spaces where it
