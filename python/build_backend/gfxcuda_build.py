@@ -462,11 +462,11 @@ def _manylinux():
 
 
 def _link_env():
-    """manylinux.LINK_ENV: what go build's environment gets to link the
-    library for manylinux (CGO_LDFLAGS, after the user's); computing it
-    prepares build/manylinux-link (manylinux.prepare_link)."""
+    """What go build's environment gets to link the library for manylinux
+    (CGO_LDFLAGS, after the user's); computing it prepares
+    build/manylinux-link (manylinux.prepare_link)."""
     try:
-        return dict(_manylinux().LINK_ENV)
+        return _manylinux().prepare_link()
     except RuntimeError as e:
         raise BuildError("preparing the manylinux link (python/build_backend/manylinux.py) failed: %s" % e)
 
@@ -569,7 +569,7 @@ def _modules_ready(go, env, vendored):
 
 def build_library(outdir):
     """Builds libgfxcuda.so into outdir with Go, as `make lib` does, linked
-    as manylinux.LINK_ENV says; returns its path."""
+    as manylinux.prepare_link says; returns its path."""
     _manylinux()
     go, govers, cc = check_prerequisites()
     link_env = _link_env()

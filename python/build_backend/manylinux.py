@@ -19,8 +19,8 @@ the second); the WHEEL file has a Tag line for each (``wheel_tags``).
 WHEEL file and its file name claim (a compressed set included) are ones
 those files satisfy.
 
-How libgfxcuda.so is linked so that it needs little (LINK_ENV,
-prepare_link, go_build_env) is at the end of this file.
+How libgfxcuda.so is linked so that it needs little (prepare_link) is at
+the end of this file.
 
 Command line::
 
@@ -44,7 +44,7 @@ import zipfile
 
 __all__ = [
     "PolicyError", "ELFError", "ElfNeeds", "read_elf", "wheel_platform_tag", "platform_tag",
-    "check_wheel", "policy_names", "wheel_tags", "wheel_tag_set", "LINK_ENV", "prepare_link", "go_build_env",
+    "check_wheel", "policy_names", "wheel_tags", "wheel_tag_set", "prepare_link",
 ]
 
 
@@ -904,27 +904,6 @@ def _write(path, text):
         pass
     with open(path, "w") as f:
         f.write(text)
-
-
-def go_build_env(environ=None, link_dir=LINK_DIR, cc=None):
-    """A copy of environ (os.environ) for `go build -buildmode=c-shared` of
-    libgfxcuda.so: prepare_link()'s CGO_LDFLAGS after the user's own, as
-    `make lib` has them."""
-    env = dict(os.environ if environ is None else environ)
-    for k, v in prepare_link(link_dir, cc=cc, environ=env).items():
-        env[k] = env[k] + " " + v if env.get(k) else v
-    return env
-
-
-def __getattr__(name):
-    # LINK_ENV: {"CGO_LDFLAGS": ...}, the environment to add (after the
-    # user's CGO_LDFLAGS) to go build's. Computed on first use, since it
-    # builds the link directory (prepare_link) that the flags name.
-    if name == "LINK_ENV":
-        env = prepare_link()
-        globals()["LINK_ENV"] = env
-        return env
-    raise AttributeError("module %r has no attribute %r" % (__name__, name))
 
 
 # --- the command ------------------------------------------------------------------
