@@ -2,7 +2,6 @@ package cli
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -57,12 +56,10 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	}
 	if *quick {
 		// --quick's counts, unless given.
-		given := map[string]bool{}
-		fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-		if !given["reps"] {
+		if !flagGiven(fs, "reps") {
 			*reps = 3
 		}
-		if !given["frames"] {
+		if !flagGiven(fs, "frames") {
 			*frames = 512
 		}
 	}

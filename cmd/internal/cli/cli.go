@@ -186,6 +186,13 @@ func (c *cmdLine) synopsis() string {
 	return s
 }
 
+// flagGiven reports whether flag name was given on fs's command line.
+func flagGiven(fs *flag.FlagSet, name string) bool {
+	found := false
+	fs.Visit(func(f *flag.Flag) { found = found || f.Name == name })
+	return found
+}
+
 // flagName is how the usage writes a flag: -D for one letter, --json else.
 func flagName(n string) string {
 	if len(n) == 1 {

@@ -51,11 +51,7 @@ func addLinkFlags(fs *flag.FlagSet, addrFlag, addrUsage string) *linkFlags {
 }
 
 // set reports whether flag name was given.
-func (l *linkFlags) set(name string) bool {
-	found := false
-	l.fs.Visit(func(f *flag.Flag) { found = found || f.Name == name })
-	return found
-}
+func (l *linkFlags) set(name string) bool { return flagGiven(l.fs, name) }
 
 // check refuses flags that do not go with the transport chosen: it
 // returns the usage error's text, or "".
