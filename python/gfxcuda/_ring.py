@@ -212,10 +212,6 @@ class Ring:
         return False
 
 
-def _ms(timeout, where="RingReader.next"):
-    return _check.timeout_ms(timeout, where)
-
-
 class Frame:
     """A frame held by a RingReader: ``array`` is its slot (DLPack/array
     interfaces: ``torch.from_dlpack(frame)``, ``numpy.from_dlpack(frame)``
@@ -359,7 +355,8 @@ class RingReader:
             self._frame.released = True
             self._frame = None
         slot, seq, dropped, n = ctypes.c_uint32(), ctypes.c_uint64(), ctypes.c_uint64(), ctypes.c_size_t()
-        _lib.call("gfxcuda_ring_next", self._h.handle, _ms(self.timeout if timeout is None else timeout),
+        ms = _check.timeout_ms(self.timeout if timeout is None else timeout, "RingReader.next")
+        _lib.call("gfxcuda_ring_next", self._h.handle, ms,
                   _stream_int(stream if stream is not None else self.stream, "RingReader.next"), ctypes.byref(slot), ctypes.byref(seq),
                   ctypes.byref(dropped), self._user, len(self._user), ctypes.byref(n))
         f = Frame(self, slot.value, seq.value, dropped.value, self._user.raw[:min(n.value, len(self._user))])
