@@ -631,11 +631,18 @@ def platform_tag(lib):
 # --- the files --------------------------------------------------------------
 
 
+def _cache_or_lib(rel):
+    """Whether rel (/ separators) is bytecode or a built library, which
+    neither the wheel's package files nor the sdist carry."""
+    return "__pycache__" in rel.split("/") or rel.endswith((".pyc", ".pyo", ".so"))
+
+
 def _listed_files(root, rels):
     """The files under root/rel for each rel (a file or a folder): git's
     list where root is a git checkout (tracked files, with uncommitted
     changes, and untracked ones git does not ignore), else every file but
-    caches; sorted, relative to root, with / separators."""
+    dotfiles; never caches nor built libraries (__pycache__, .pyc, .pyo,
+    .so); sorted, relative to root, with / separators."""
     out = set()
     git = shutil.which("git")
     if git and os.path.isdir(os.path.join(root, ".git")):
@@ -643,7 +650,7 @@ def _listed_files(root, rels):
                                cwd=root)
         if rc == 0:
             for f in stdout.split("\0"):
-                if f and os.path.isfile(os.path.join(root, f)):
+                if f and not _cache_or_lib(f) and os.path.isfile(os.path.join(root, f)):
                     out.add(f)
             return sorted(out)
     for rel in rels:
@@ -654,7 +661,7 @@ def _listed_files(root, rels):
         for d, dirs, names in os.walk(p):
             dirs[:] = [x for x in dirs if x != "__pycache__" and not x.startswith(".")]
             for n in names:
-                if n.endswith((".pyc", ".pyo", ".so")) or n.startswith("."):
+                if _cache_or_lib(n) or n.startswith("."):
                     continue
                 out.add(os.path.relpath(os.path.join(d, n), root).replace(os.sep, "/"))
     return sorted(out)
@@ -665,13 +672,8 @@ def package_files(root=None):
     modules, stubs, py.typed and data files; not a libgfxcuda.so left there
     by `make lib` (the wheel gets the library it was built with)."""
     root = root or ROOT
-    out = []
-    for f in _listed_files(root, [PKG_DIR]):
-        name = os.path.basename(f)
-        if "__pycache__" in f.split("/") or name.endswith((".pyc", ".pyo", ".so")):
-            continue
-        out.append(os.path.relpath(os.path.join(root, f), os.path.join(root, "python")).replace(os.sep, "/"))
-    return out
+    return [os.path.relpath(os.path.join(root, f), os.path.join(root, "python")).replace(os.sep, "/")
+            for f in _listed_files(root, [PKG_DIR])]
 
 
 def _record_line(arc, data):
@@ -759,7 +761,6 @@ def sdist_files(root=None):
              PKG_DIR, os.path.join("python", "build_backend")]
     extra += [f for f in ("LICENSE", "LICENSE.md", "LICENSE.txt", "COPYING") if os.path.isfile(os.path.join(root, f))]
     listed = _listed_files(root, [e for e in extra if os.path.exists(os.path.join(root, e))])
-    listed = [f for f in listed if "__pycache__" not in f.split("/") and not f.endswith((".pyc", ".so"))]
     return sorted(wanted | set(listed)), go
 
 
