@@ -85,13 +85,6 @@ def _host_in(data, where="Buffer.upload", name="data"):
     return ctypes.addressof(arr), len(mv), arr
 
 
-def _u32(value, name, where="Buffer.upload2d"):
-    """value as an int from 0 to 2**32 - 1 (compushady's unsigned int
-    arguments): TypeError for a non-integer, InvalidArgumentError below 0,
-    ArgumentOverflowError (also an OverflowError) above."""
-    return _check.u32(value, where, name)
-
-
 def _host_out(data):
     try:
         mv = memoryview(data)
@@ -588,9 +581,9 @@ class Buffer(Resource, _Sparse):
         bytes_per_pixel are ints from 0 to 2**32 - 1 (a wrong type:
         gfxcuda.ArgumentTypeError; past the range:
         gfxcuda.ArgumentOverflowError). Returns None."""
-        pitch, width, height, bpp = (_u32(v, name) for v, name in ((pitch, "pitch"), (width, "width"),
-                                                                    (height, "height"),
-                                                                    (bytes_per_pixel, "bytes_per_pixel")))
+        pitch, width, height, bpp = (_check.u32(v, "Buffer.upload2d", name)
+                                     for v, name in ((pitch, "pitch"), (width, "width"), (height, "height"),
+                                                     (bytes_per_pixel, "bytes_per_pixel")))
         p, n, keep = _host_in(data, "Buffer.upload2d")
         _lib.call("gfxcuda_buffer_upload2d", self.handle, p, n, pitch, width * bpp, height)
         del keep
@@ -604,7 +597,7 @@ class Buffer(Resource, _Sparse):
         exceeds the buffer's size, InvalidArgumentError for a stride of 0,
         gfxcuda.ArgumentTypeError for data or filler that is not bytes-like.
         Returns None."""
-        stride = _u32(stride, "stride", "Buffer.upload_chunked")
+        stride = _check.u32(stride, "Buffer.upload_chunked", "stride")
         p, n, keep = _host_in(data, "Buffer.upload_chunked")
         fp, fn, fkeep = _host_in(filler, "Buffer.upload_chunked", "filler")
         _lib.call("gfxcuda_buffer_upload_chunked", self.handle, p, n, stride, fp, fn)
@@ -645,8 +638,9 @@ class Buffer(Resource, _Sparse):
         bytes_per_pixel that is not an int from 0 to 2**32 - 1. The result
         is width * bytes_per_pixel * height bytes."""
         pitch, width, height, bytes_per_pixel = (
-            _u32(v, name, "Buffer.readback2d") for v, name in ((pitch, "pitch"), (width, "width"), (height, "height"),
-                                                               (bytes_per_pixel, "bytes_per_pixel")))
+            _check.u32(v, "Buffer.readback2d", name) for v, name in ((pitch, "pitch"), (width, "width"),
+                                                                     (height, "height"),
+                                                                     (bytes_per_pixel, "bytes_per_pixel")))
         row = width * bytes_per_pixel
         n = row * height
         if n > _check.I64:  # what a bytes object can hold
