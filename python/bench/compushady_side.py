@@ -324,14 +324,19 @@ def _env(which, pycache):
     return env
 
 
+def _drop_caches():
+    """Empties the whole page cache (root only; OSError otherwise)."""
+    os.sync()
+    with open("/proc/sys/vm/drop_caches", "w") as f:
+        f.write("3\n")
+
+
 def _cold_method(want):
     """How cold imports start from a cold page cache: "drop_caches" (the
     whole page cache, as root) or "fadvise" (the package's own files)."""
     if want in ("auto", "drop_caches"):
         try:
-            os.sync()
-            with open("/proc/sys/vm/drop_caches", "w") as f:
-                f.write("3\n")
+            _drop_caches()
             return "drop_caches"
         except OSError as e:
             if want == "drop_caches":
@@ -342,9 +347,7 @@ def _cold_method(want):
 def _evict(args, which):
     """Drops the page cache before a cold import (see _cold_method)."""
     if args.cold == "drop_caches":
-        os.sync()
-        with open("/proc/sys/vm/drop_caches", "w") as f:
-            f.write("3\n")
+        _drop_caches()
         return
     roots = [args.pycache]
     if which == "gfxcuda":
