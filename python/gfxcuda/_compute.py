@@ -536,7 +536,7 @@ class Buffer(Resource, _Sparse):
             _alloc_failed("gfxcuda_buffer_new", -h, size, device, "Buffer", errors.BufferException)
         self._h = _lib.Handle(h)
         self.device = device
-        self._size = size if type(size) is int else operator.index(size)  # _info: on first use
+        self._size = size  # an int (checked above); _info: on first use
         self.heap_type = heap_type
         self.stride = stride
         self.format = format
