@@ -827,7 +827,7 @@ def _list(items, what):
     return items
 
 
-def _handles(items, what):
+def _handles(items):
     arr = (ctypes.c_uint64 * max(len(items), 1))()
     for i, r in enumerate(items):
         arr[i] = r.handle
@@ -924,7 +924,7 @@ class Compute:
         self.device = _device(device, "Compute")
         shader = _spirv(shader)
         push_size = _check.integer(push_size, "Compute", "push_size", 0, _check.U32, what="a size in bytes")
-        lists = [_handles(l, name) for l, name in ((cbv, "cbv"), (srv, "srv"), (uav, "uav"), (samplers, "samplers"))]
+        lists = [_handles(l) for l in (cbv, srv, uav, samplers)]
         args = [self.device.handle, shader, len(shader)]
         for arr, n in lists:
             args += [arr, n]
