@@ -376,8 +376,10 @@ func makeBuffer(dev *compute.Device, r *shader.Resource, spec string) (*compute.
 	}
 	var data []byte
 	size, isSize, err := parseSizeSpec(spec, sizeExample(r, f))
-	if _, serr := os.Stat(spec); err != nil && serr == nil {
-		isSize, err = false, nil // a file named like a size: its bytes
+	if err != nil {
+		if _, serr := os.Stat(spec); serr == nil {
+			isSize, err = false, nil // a file named like a size: its bytes
+		}
 	}
 	switch {
 	case errors.Is(err, errZeroSize):
@@ -737,16 +739,10 @@ func sizeExample(r *shader.Resource, f format.Format) uint64 {
 	return 4096
 }
 
-// largestHeap is the size of the device's largest device-local memory
-// heap (of any heap, when none is device-local), where buffers are made.
-func largestHeap(dev *compute.Device) uint64 {
-	heap, _ := deviceHeap(dev)
-	return heap
-}
-
-// deviceHeap is largestHeap, and whether it is the device's only heap
-// (lavapipe, integrated GPUs): then the staging buffers that fill a buffer
-// come out of it too.
+// deviceHeap is the size of the device's largest device-local memory heap
+// (of any heap, when none is device-local), where buffers are made, and
+// whether it is the device's only heap (lavapipe, integrated GPUs): then
+// the staging buffers that fill a buffer come out of it too.
 func deviceHeap(dev *compute.Device) (size uint64, only bool) {
 	heaps := dev.Vulkan().Physical().MemoryHeaps
 	var local, any uint64
@@ -834,7 +830,7 @@ func memoryError(dev *compute.Device, spec string, size uint64, isSize bool, err
 	if !errors.Is(err, vulkan.ErrorOutOfDeviceMemory) && !errors.Is(err, vulkan.ErrorOutOfHostMemory) {
 		return err
 	}
-	heap := largestHeap(dev)
+	heap, _ := deviceHeap(dev)
 	return fmt.Errorf("a buffer of %s: %s has not that much memory free (%w); its largest memory heap holds %d bytes (%s), shared with what else runs on it; give a smaller size",
 		sizeWords(spec, size, isSize), dev.Info().Name, err, heap, humanBytes(heap))
 }
