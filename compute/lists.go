@@ -93,14 +93,21 @@ func (k *Kernel) hlslShifted() bool {
 	return false
 }
 
-// allBound reports whether args bind every resource the shader declares.
-func (k *Kernel) allBound(args []Arg) bool {
+// boundSet returns the (set, binding) pairs of the shader's resources that
+// args bind.
+func (k *Kernel) boundSet(args []Arg) map[[2]uint32]bool {
 	bound := map[[2]uint32]bool{}
 	for _, a := range args {
 		if r, err := k.Resolve(a); err == nil && r != nil {
 			bound[[2]uint32{r.Set, r.Binding}] = true
 		}
 	}
+	return bound
+}
+
+// allBound reports whether args bind every resource the shader declares.
+func (k *Kernel) allBound(args []Arg) bool {
+	bound := k.boundSet(args)
 	for _, r := range k.Resources() {
 		if !bound[[2]uint32{r.Set, r.Binding}] {
 			return false

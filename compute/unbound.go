@@ -16,12 +16,7 @@ import (
 // the dispatch's error names the module's binding numbers (HLSL registers
 // appear shifted there: u0 is binding 2048).
 func (k *Kernel) Unbound(args []Arg, given [4]int) string {
-	bound := map[[2]uint32]bool{}
-	for _, a := range args {
-		if r, err := k.Resolve(a); err == nil && r != nil {
-			bound[[2]uint32{r.Set, r.Binding}] = true
-		}
-	}
+	bound := k.boundSet(args)
 	res := k.Resources()
 	var parts []string
 	for class, name := range ListNames {
