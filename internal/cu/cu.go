@@ -92,7 +92,7 @@ var (
 	loadOnce    sync.Once
 	loadErr     error
 	libName     string
-	libFile     string
+	opened      *dl.Library // libcuda, once dlopen found it
 	missingSyms string
 )
 
@@ -113,7 +113,7 @@ func load() error {
 	if err != nil {
 		return &LoadError{Stage: "dlopen", Err: err}
 	}
-	libName, libFile = lib.Name(), lib.Path()
+	libName, opened = lib.Name(), lib
 	initFn, err := lib.Sym("cuInit")
 	if err != nil {
 		return &LoadError{Stage: "symbols", Err: err}
@@ -149,7 +149,7 @@ func Library() string { return libName }
 // LibraryFile is the file libcuda was loaded from (dl.Library.Path), once
 // Load opened it, even where cuInit then failed; "" before, or when it was
 // not found.
-func LibraryFile() string { return libFile }
+func LibraryFile() string { return opened.Path() }
 
 // MissingEntryPoints lists the entry points the driver did not provide.
 func MissingEntryPoints() string { return missingSyms }

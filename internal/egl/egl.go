@@ -93,7 +93,7 @@ var (
 	loadOnce sync.Once
 	loadErr  error
 	libName  string
-	libFile  string
+	opened   *dl.Library // libEGL, once dlopen found it
 )
 
 // Load opens libEGL.so.1 (or the file named by $GFXCUDA_LIBEGL) and
@@ -114,7 +114,7 @@ func load() error {
 		return fmt.Errorf("%w: install the EGL loader (Debian/Ubuntu: apt install libegl1; "+
 			"for Mesa's software renderer also libegl-mesa0 libgl1-mesa-dri): %w", ErrNoLibrary, err)
 	}
-	libName, libFile = lib.Name(), lib.Path()
+	libName, opened = lib.Name(), lib
 	ptrs := (*[C.GFX_EGL_NCORE]unsafe.Pointer)(C.malloc(C.size_t(C.GFX_EGL_NCORE) * C.size_t(unsafe.Sizeof(uintptr(0)))))
 	defer C.free(unsafe.Pointer(ptrs))
 	var missing []string
@@ -137,7 +137,7 @@ func Library() string { return libName }
 // LibraryFile is the file libEGL was loaded from (dl.Library.Path), once
 // Load opened it, even where Load then failed; "" before, or when it was
 // not found.
-func LibraryFile() string { return libFile }
+func LibraryFile() string { return opened.Path() }
 
 // Platform is an EGL platform that needs no window system.
 type Platform int

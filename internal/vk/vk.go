@@ -229,7 +229,7 @@ var (
 	loadOnce   sync.Once
 	loadResult *Loader
 	loadErr    error
-	loaderFile string
+	loaderLib  *dl.Library // the loader, once dlopen found it
 )
 
 // Load opens the Vulkan loader once per process and returns it. Its error
@@ -244,7 +244,7 @@ func load() (*Loader, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNoLoader, err)
 	}
-	loaderFile = lib.Path()
+	loaderLib = lib
 	sym, err := lib.Sym("vkGetInstanceProcAddr")
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNoLoader, err)
@@ -270,7 +270,7 @@ func (l *Loader) Path() string { return l.lib.Name() }
 // LoaderFile is the file the Vulkan loader was loaded from (dl.Library.Path),
 // once Load opened it, even where Load then failed; "" before, or when it
 // was not found.
-func LoaderFile() string { return loaderFile }
+func LoaderFile() string { return loaderLib.Path() }
 
 // InstanceVersion is the highest instance API version the loader supports
 // (vkEnumerateInstanceVersion), or 1.0.0 for loaders that predate it.
