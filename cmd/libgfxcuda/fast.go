@@ -13,6 +13,7 @@ import "C"
 import (
 	"fmt"
 	"sync"
+	"unsafe"
 )
 
 // gfxcuda_buffer_create is gfxcuda_buffer_new returning the handle (> 0),
@@ -38,6 +39,7 @@ func gfxcuda_buffer_create(dev C.uint64_t, size C.uint64_t, heap C.int, stride C
 		if e := handles.m[uint64(h)]; e != nil && len(e.deps) == 1 && e.deps[0] == k.dev {
 			if _, ok := e.obj.(*buffer); ok {
 				e.close = poolClose(k, e, e.close)
+				e.pooled = true
 			}
 		}
 		handles.Unlock()
@@ -70,6 +72,115 @@ func gfxcuda_release_int(h C.int) C.int {
 		return stInvalid
 	}
 	return gfxcuda_release(C.uint64_t(h))
+}
+
+// gfxcuda_buffer_create_n makes up to n buffers as gfxcuda_buffer_create
+// does and writes their handles to out[0..n): returns how many it made
+// (n, or fewer when one failed: minus that status when none was made; the
+// message as for any error). gfxcuda_release_n releases n handles as
+// gfxcuda_release does, every one even when some fail: returns the first
+// failure's status (0 when none failed). One call for many buffers: the
+// Python binding makes small buffers ahead in batches and releases
+// dropped ones in batches, where a call each would cost more than the
+// buffer.
+//
+//export gfxcuda_buffer_create_n
+func gfxcuda_buffer_create_n(dev, size C.uint64_t, heap C.int, stride, f C.uint32_t, out *C.int64_t, n C.int) C.int64_t {
+	if out == nil || n <= 0 || n > 1<<20 {
+		setError(fmt.Sprintf("gfxcuda: gfxcuda_buffer_create_n(out %p, n %d): pass an array of n handles, n from 1 to 2**20", out, n))
+		return -C.int64_t(stInvalid)
+	}
+	dst := unsafe.Slice(out, int(n))
+	for i := range dst {
+		h := gfxcuda_buffer_create(dev, size, heap, stride, f)
+		if h < 0 {
+			if i == 0 {
+				return h
+			}
+			return C.int64_t(i)
+		}
+		dst[i] = h
+	}
+	return C.int64_t(n)
+}
+
+// gfxcuda_buffer_recycle_n takes n handles of buffers their caller is done
+// with: a small buffer made by gfxcuda_buffer_create (or _n) whose handle
+// holds its only reference (no pipeline, export or view uses it) stays
+// live under its handle, for the caller to use again as a new buffer of
+// the same device, size, heap, stride and format (its bytes undefined, as
+// a new buffer's are); every other handle is released and its slot set to
+// 0. Returns how many were kept, or minus the status of the first release
+// that failed (every handle is still done). A binding that wraps each
+// buffer in an object of its own (Python) thus reuses the buffers of
+// dropped objects with one call per batch and nothing else per buffer.
+//
+//export gfxcuda_buffer_recycle_n
+func gfxcuda_buffer_recycle_n(hs *C.int64_t, n C.int) C.int64_t {
+	if n == 0 {
+		return 0
+	}
+	if hs == nil || n < 0 || n > 1<<20 {
+		setError(fmt.Sprintf("gfxcuda: gfxcuda_buffer_recycle_n(handles %p, n %d): pass an array of n handles, n from 0 to 2**20", hs, n))
+		return -C.int64_t(stInvalid)
+	}
+	s := unsafe.Slice(hs, int(n))
+	kept := 0
+	handles.Lock()
+	for i, h := range s {
+		if e := handles.m[uint64(h)]; h > 0 && e != nil && e.pooled && e.refs == 1 {
+			kept++
+		} else {
+			s[i] = -h // released below, without the lock
+		}
+	}
+	handles.Unlock()
+	first := C.int(stOK)
+	for i, h := range s {
+		if h > 0 {
+			continue
+		}
+		s[i] = 0
+		var st C.int
+		if h == 0 {
+			setError("gfxcuda: gfxcuda_buffer_recycle_n: handle 0; handles are 1 and up")
+			st = stInvalid
+		} else {
+			st = gfxcuda_release(C.uint64_t(-h))
+		}
+		if st != stOK && first == stOK {
+			first = st
+		}
+	}
+	if first != stOK {
+		return -C.int64_t(first)
+	}
+	return C.int64_t(kept)
+}
+
+//export gfxcuda_release_n
+func gfxcuda_release_n(hs *C.int64_t, n C.int) C.int {
+	if n == 0 {
+		return stOK
+	}
+	if hs == nil || n < 0 || n > 1<<20 {
+		setError(fmt.Sprintf("gfxcuda: gfxcuda_release_n(handles %p, n %d): pass an array of n handles, n from 0 to 2**20", hs, n))
+		return stInvalid
+	}
+	first := C.int(stOK)
+	for _, h := range unsafe.Slice(hs, int(n)) {
+		var st C.int
+		if h <= 0 {
+			setError(fmt.Sprintf("gfxcuda: gfxcuda_release_n: handle %d; handles are 1 and up", h))
+			st = stInvalid
+		} else {
+			st = gfxcuda_release(C.uint64_t(h))
+		}
+		if st != stOK && first == stOK {
+			first = st
+		}
+	}
+	return first
 }
 
 // The pool of small buffers. A buffer enters it when the last reference

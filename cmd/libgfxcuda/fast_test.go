@@ -157,3 +157,105 @@ func TestIntEntryPoints(t *testing.T) {
 		t.Errorf("release of -5: %d, want %d", st, stInvalid)
 	}
 }
+
+// TestBatchEntryPoints: gfxcuda_buffer_create_n makes n small buffers;
+// gfxcuda_buffer_recycle_n keeps the ones whose caller's reference is the
+// last and releases the others (here: one a second reference retains),
+// zeroing their slots; gfxcuda_release_n releases every handle, reporting
+// the first failure; bad arrays are invalid arguments.
+func TestBatchEntryPoints(t *testing.T) {
+	dev, st := cDeviceOpen(-1)
+	if st != 0 {
+		t.Skipf("no Vulkan device: %s", lastError())
+	}
+	defer release(dev)
+	hs := make([]int64, 8)
+	if n := cBufferCreateN(dev, 256, 0, hs); n != 8 {
+		t.Fatalf("gfxcuda_buffer_create_n: %d %s", n, lastError())
+	}
+	seen := map[int64]bool{}
+	for _, h := range hs {
+		if h <= 0 || seen[h] || !live(uint64(h)) {
+			t.Fatalf("handles %v: not 8 distinct live handles", hs)
+		}
+		seen[h] = true
+	}
+	shared := hs[3]
+	if err := retain(uint64(shared)); err != nil { // another user (as a pipeline would)
+		t.Fatal(err)
+	}
+	objs := map[int64]any{}
+	handles.Lock()
+	for _, h := range hs {
+		objs[h] = handles.m[uint64(h)].obj
+	}
+	handles.Unlock()
+	in := append([]int64(nil), hs...)
+	if n := cRecycleN(hs); n != 7 {
+		t.Fatalf("gfxcuda_buffer_recycle_n: kept %d, want 7 (%s)", n, lastError())
+	}
+	for i, h := range hs {
+		switch {
+		case in[i] == shared:
+			if h != 0 || !live(uint64(shared)) {
+				t.Errorf("the retained buffer: slot %d, live %v; want 0 and still live (its other reference)", h, live(uint64(shared)))
+			}
+		case h != in[i] || !live(uint64(h)):
+			t.Errorf("slot %d: %d (live %v), want %d kept", i, h, live(uint64(h)), in[i])
+		default:
+			handles.Lock()
+			same := handles.m[uint64(h)].obj == objs[h]
+			handles.Unlock()
+			if !same {
+				t.Errorf("handle %d kept but no longer the same buffer", h)
+			}
+		}
+	}
+	if err := release(uint64(shared)); err != nil || live(uint64(shared)) {
+		t.Fatalf("the other reference: %v, live %v", err, live(uint64(shared)))
+	}
+	kept := []int64{}
+	for _, h := range hs {
+		if h != 0 {
+			kept = append(kept, h)
+		}
+	}
+	if st := cReleaseN(kept); st != 0 {
+		t.Fatalf("gfxcuda_release_n: %d %s", st, lastError())
+	}
+	for _, h := range kept {
+		if live(uint64(h)) {
+			t.Errorf("handle %d live after gfxcuda_release_n", h)
+		}
+	}
+	// A handle that is gone: reported, the others still released.
+	two := make([]int64, 2)
+	if n := cBufferCreateN(dev, 64, 1, two); n != 2 {
+		t.Fatalf("gfxcuda_buffer_create_n: %d %s", n, lastError())
+	}
+	if st := cReleaseN([]int64{kept[0], two[0], two[1]}); st != stBadHandle {
+		t.Errorf("gfxcuda_release_n with a gone handle: %d, want %d", st, stBadHandle)
+	}
+	if live(uint64(two[0])) || live(uint64(two[1])) {
+		t.Error("the live handles after the gone one were not released")
+	}
+	if n := cRecycleN([]int64{kept[1]}); n != -stBadHandle {
+		t.Errorf("gfxcuda_buffer_recycle_n of a gone handle: %d, want %d", n, -stBadHandle)
+	}
+	// Bad arrays and sizes.
+	if n := cBufferCreateN(dev, 64, 0, nil); n != -stInvalid {
+		t.Errorf("gfxcuda_buffer_create_n(n=0): %d, want %d", n, -stInvalid)
+	}
+	if n := cBufferCreateN(dev, 64, 9, make([]int64, 3)); n != -stInvalid {
+		t.Errorf("gfxcuda_buffer_create_n(heap 9): %d, want %d", n, -stInvalid)
+	}
+	if st := cReleaseN(nil); st != 0 {
+		t.Errorf("gfxcuda_release_n of nothing: %d", st)
+	}
+	if n := cRecycleN(nil); n != 0 {
+		t.Errorf("gfxcuda_buffer_recycle_n of nothing: %d", n)
+	}
+	if st := cReleaseN([]int64{0}); st != stInvalid {
+		t.Errorf("gfxcuda_release_n([0]): %d, want %d", st, stInvalid)
+	}
+}

@@ -172,6 +172,25 @@ int64_t gfxcuda_buffer_create(uint64_t device, uint64_t size, int heap, uint32_t
  * ctypes). gfxcuda_release_int is gfxcuda_release of a handle below 2**31. */
 int64_t gfxcuda_buffer_create_int(int device, int size, int heap, int stride, int format);
 int gfxcuda_release_int(int handle);
+/* gfxcuda_buffer_create_n makes up to n buffers (n from 1 to 2**20) as
+ * gfxcuda_buffer_create does, writing their handles to handles[0..n):
+ * returns how many it made (fewer than n when one failed; minus the status
+ * when none was). For bindings that make small buffers ahead in batches
+ * (a call per buffer costs more than the buffer). */
+int64_t gfxcuda_buffer_create_n(uint64_t device, uint64_t size, int heap, uint32_t stride, uint32_t format,
+                                int64_t *handles, int n);
+/* Releases n handles as gfxcuda_release does, every one even when some
+ * fail; returns the first failure's status (0 when none failed). */
+int gfxcuda_release_n(const int64_t *handles, int n);
+/* gfxcuda_buffer_recycle_n takes n handles of buffers the caller is done
+ * with. A small buffer made by gfxcuda_buffer_create (or _n) whose handle
+ * holds its only reference (no pipeline, export or view uses it) stays
+ * live under its handle, for the caller to use again as a new buffer of
+ * the same device, size, heap, stride and format (bytes undefined, as a
+ * new buffer's); every other handle is released and its slot set to 0.
+ * Returns how many were kept, or minus the status of the first release
+ * that failed (every handle is still done). */
+int64_t gfxcuda_buffer_recycle_n(int64_t *handles, int n);
 /* Writes n bytes from data at byte offset of the buffer; returns when done. */
 int gfxcuda_buffer_upload(uint64_t buffer, uint64_t offset, const void *data, uint64_t n);
 /* Reads n bytes from byte offset of the buffer into dst, after the work

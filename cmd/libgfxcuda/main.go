@@ -122,6 +122,10 @@ type entry struct {
 	refs  int
 	close func() error
 	deps  []uint64 // handles this one retains
+	// pooled: a small buffer whose close returns it to bufferPool
+	// (fast.go); gfxcuda_buffer_recycle_n keeps such a buffer for its
+	// caller when the caller's reference is its last.
+	pooled bool
 }
 
 var handles = struct {

@@ -141,3 +141,29 @@ func cCLIMain(args []string) int {
 func cInstallSignalHandlers() bool { return C.gfx_test_install() == 0 }
 func cSignalHandlersChanged() int  { return int(C.gfx_test_changed()) }
 func cCaughtSignal() int           { return int(C.gfx_test_caught_sig()) }
+
+// cBufferCreateN, cRecycleN and cReleaseN call the batch entry points on
+// hs (Go memory: the calls are Go functions, C keeps nothing).
+func cBufferCreateN(dev, size uint64, heap int, hs []int64) int64 {
+	var p *C.int64_t
+	if len(hs) > 0 {
+		p = (*C.int64_t)(unsafe.Pointer(&hs[0]))
+	}
+	return int64(gfxcuda_buffer_create_n(C.uint64_t(dev), C.uint64_t(size), C.int(heap), 0, 0, p, C.int(len(hs))))
+}
+
+func cRecycleN(hs []int64) int64 {
+	var p *C.int64_t
+	if len(hs) > 0 {
+		p = (*C.int64_t)(unsafe.Pointer(&hs[0]))
+	}
+	return int64(gfxcuda_buffer_recycle_n(p, C.int(len(hs))))
+}
+
+func cReleaseN(hs []int64) int {
+	var p *C.int64_t
+	if len(hs) > 0 {
+		p = (*C.int64_t)(unsafe.Pointer(&hs[0]))
+	}
+	return int(gfxcuda_release_n(p, C.int(len(hs))))
+}

@@ -4,6 +4,7 @@ textures, samplers and compute pipelines."""
 import _thread
 import ctypes
 import operator
+import os
 
 from . import _check, _lib, errors, formats
 
@@ -129,6 +130,7 @@ class Device:
         self.driver = desc["driver"]
         self._handle = None
         self._lock = _thread.allocate_lock()
+        self._bins = {}  # (size, heap type) -> _Bin: Buffer()'s small buffers
 
     @property
     def handle(self):
@@ -477,6 +479,178 @@ def _copy_args(where, **args):
         _check.integer(v, where, name, 0, _check.U64 if name in ("size", "src_offset", "dst_offset") else _check.U32)
 
 
+class _Bin:
+    """The small buffers (at most MAX_SIZE bytes, no stride or format) of
+    one device, size and heap that Buffer() hands out: `spare`, handles
+    ready to use, taken without a library call; `dropped`, handles of
+    Buffers garbage collection dropped (_SmallHandle), given back in
+    batches of BATCH to gfxcuda_buffer_recycle_n, which keeps those no
+    one else uses (a pipeline, an export) for reuse and releases the
+    rest. When spare runs out, one call makes BATCH more (the first
+    buffer of a bin is made alone). At most KEYS bins per device: a new
+    one past that closes the others (their buffers released, drops of
+    their buffers released as they come). Leak counts
+    (gfxcuda.live_handles()) release spare and dropped handles first
+    (_release_small_buffers)."""
+
+    MAX_SIZE = 64 << 10  # the library pools buffers this small
+    BATCH = 64
+    KEYS = 8
+    __slots__ = ("device", "size", "heap_type", "spare", "dropped", "made", "closed", "__weakref__")
+    _all = []  # every open bin, for _release_small_buffers
+
+    def __init__(self, device, size, heap_type):
+        self.device, self.size, self.heap_type = device, size, heap_type
+        self.spare, self.dropped, self.made, self.closed = [], _Dropped(), 0, False
+        self.dropped.bin = self
+
+    @classmethod
+    def of(cls, device, size, heap_type):
+        """The bin of (device, size, heap_type), made (and the device's
+        other bins closed when it has KEYS) if it has none."""
+        bins = device._bins
+        b = bins.get((size, heap_type))
+        if b is None:
+            if len(bins) >= cls.KEYS:
+                for o in list(bins.values()):
+                    o.close()
+                bins.clear()
+            b = bins[size, heap_type] = cls(device, size, heap_type)
+            cls._all.append(b)
+        return b
+
+    def more(self):
+        """A new buffer's handle: made alone for the bin's first; then BATCH
+        in one call, the rest kept in spare. Raises BufferException (naming
+        the size and the device's memory) when none can be made."""
+        dh = self.device.handle
+        if not self.made:
+            h = _buffer_create_int(dh, self.size, self.heap_type, 0, 0) if dh <= 0x7FFFFFFF \
+                else _buffer_create(dh, self.size, self.heap_type, 0, 0)
+        else:
+            arr = (ctypes.c_int64 * self.BATCH)()
+            n = _lib.lib.gfxcuda_buffer_create_n(dh, self.size, self.heap_type, 0, 0, arr, self.BATCH)
+            h = n
+            if n > 0:
+                self.spare.extend(arr[1:n])
+                h = arr[0]
+        if h < 0:
+            _alloc_failed("gfxcuda_buffer_new", -h, self.size, self.device, "Buffer", errors.BufferException)
+        self.made += 1
+        return h
+
+    def recycle(self):
+        """Gives the dropped handles to gfxcuda_buffer_recycle_n: those it
+        keeps go to spare (or are released, the bin closed). Raises
+        nothing (it runs from garbage collection)."""
+        d = self.dropped
+        n = len(d)
+        if not n:
+            return
+        batch = d[:n]
+        del d[:n]  # drops made meanwhile (other threads) stay for the next batch
+        if _lib._forked or not _lib.loaded():
+            return
+        arr = (ctypes.c_int64 * n)(*batch)
+        try:
+            _lib.lib.gfxcuda_buffer_recycle_n(arr, n)
+            kept = [h for h in arr if h]
+            if self.closed:
+                if kept:
+                    _lib.lib.gfxcuda_release_n((ctypes.c_int64 * len(kept))(*kept), len(kept))
+            else:
+                self.spare.extend(kept)
+        except Exception:
+            pass
+
+    def close(self):
+        """Releases the spare and dropped handles; the bin's live buffers
+        are released one by one as they are dropped from now on (its
+        dropped list becomes a _ClosedDropped). Raises nothing."""
+        self.closed = True
+        self.dropped.__class__ = _ClosedDropped  # first: drops from now on go straight to the library
+        self.release()
+        try:
+            _Bin._all.remove(self)
+        except ValueError:
+            pass
+
+    def release(self):
+        """Releases the spare handles and the dropped ones waiting for a
+        batch. Raises nothing."""
+        self.recycle()
+        sp = self.spare
+        n = len(sp)
+        hs = sp[:n]
+        del sp[:n]
+        if n and not _lib._forked and _lib.loaded():
+            try:
+                _lib.lib.gfxcuda_release_n((ctypes.c_int64 * n)(*hs), n)
+            except Exception:
+                pass
+
+
+class _Dropped(list):
+    """A _Bin's dropped handles (a list that knows its bin)."""
+    __slots__ = ("bin",)
+
+
+class _ClosedDropped(_Dropped):
+    """The dropped list of a closed _Bin: a handle appended is released at
+    once (its bin is gone from _Bin._all: nothing would flush it)."""
+    __slots__ = ()
+
+    def append(self, h):
+        if not _lib._forked and _lib.loaded():
+            try:
+                _lib._release_int(h) if h <= 0x7FFFFFFF else _lib._release(h)
+            except Exception:
+                pass
+
+
+_new = object.__new__
+_BATCH = _Bin.BATCH
+
+
+class _SmallHandle(_lib.Handle):
+    """The Handle of a small Buffer: release() releases it at once, as any
+    Handle's; garbage collection gives it to its _Bin's dropped list (no
+    library call but one per batch). Made by Buffer() without __init__:
+    _new(_SmallHandle), then _h (the handle) and _d (the bin's dropped
+    list) stored."""
+
+    __slots__ = ("_d",)
+
+    def __del__(self):
+        h, self._h = self._h, 0
+        if h:
+            d = self._d
+            d.append(h)
+            if len(d) >= _BATCH:
+                d.bin.recycle()
+
+
+def _forget_bins_after_fork():
+    # A forked child has none of its parent's handles: no bin, so that
+    # Buffer() takes the path that raises ForkedProcessError.
+    for b in _Bin._all:
+        b.device._bins.clear()
+        b.spare.clear()
+        b.dropped.clear()
+    _Bin._all.clear()
+
+
+os.register_at_fork(after_in_child=_forget_bins_after_fork)
+
+
+def _release_small_buffers():
+    """Releases every bin's spare and dropped small buffers (what
+    gfxcuda.live_handles() calls first, so that it counts the user's
+    handles). Raises nothing."""
+    for b in list(_Bin._all):
+        b.release()
+
+
 class Buffer(Resource, _Sparse):
     """Linear GPU memory on a heap: HEAP_DEFAULT (device-local), HEAP_UPLOAD
     or HEAP_READBACK (host-visible). stride makes a structured buffer,
@@ -501,8 +675,30 @@ class Buffer(Resource, _Sparse):
 
     _exc = errors.BufferException
 
+    stride = 0  # the defaults, kept here for Buffer()'s fast path
+    format = 0
+
     def __init__(self, size, heap_type=HEAP_DEFAULT, stride=0, format=0, device=None, heap=None, heap_offset=0,
                  sparse=False):
+        if device is None and stride is _0 and format is _0 and heap is None and heap_offset is _0 \
+                and sparse is False and size.__class__ is int and heap_type.__class__ is int:
+            # A small buffer of a size and heap asked for before, on the
+            # current device: one its bin holds, without a library call
+            # (only valid sizes and heaps have bins; _Bin says more).
+            d = _current
+            b = d._bins.get((size, heap_type)) if d is not None else None
+            if b is not None:
+                try:
+                    h = b.spare.pop()
+                except IndexError:
+                    h = b.more()
+                self._h = sh = _new(_SmallHandle)  # no __init__ call: the two stores here
+                sh._h = h
+                sh._d = b.dropped
+                self.device = d
+                self._size = size
+                self.heap_type = heap_type
+                return
         # Checked inline (plain int comparisons): the C call takes a uint64
         # size, an int heap type and uint32 stride and format.
         if size.__class__ is not int or not 0 < size <= 0xFFFFFFFFFFFFFFFF:
@@ -520,6 +716,20 @@ class Buffer(Resource, _Sparse):
             return
         if _lib._forked:
             _lib.check_fork()
+        if size <= _Bin.MAX_SIZE and stride is _0 and format is _0 and not _lib._forked:
+            # A small buffer: from now on, the fast path above (its bin).
+            b = _Bin.of(device, size, heap_type)
+            try:
+                h = b.spare.pop()
+            except IndexError:
+                h = b.more()
+            self._h = sh = _new(_SmallHandle)
+            sh._h = h
+            sh._d = b.dropped
+            self.device = device
+            self._size = size
+            self.heap_type = heap_type
+            return
         # One C call (the handle, or minus the status): a small buffer's
         # creation costs little more than the call (compushady_side.py).
         dh = device.handle

@@ -108,6 +108,10 @@ _sigs = {
     "gfxcuda_buffer_create": [u64, u64, i32, u32, u32],
     "gfxcuda_buffer_create_int": [i32, i32, i32, i32, i32],  # called through buffer_create_int
     "gfxcuda_release_int": [i32],  # called through _release_int
+    # Small buffers in batches (_compute._Bin): made ahead, dropped ones recycled or released.
+    "gfxcuda_buffer_create_n": [u64, u64, i32, u32, u32, P(i64), i32],
+    "gfxcuda_buffer_recycle_n": [P(i64), i32],
+    "gfxcuda_release_n": [P(i64), i32],
     "gfxcuda_buffer_upload": [u64, u64, vp, u64],
     "gfxcuda_buffer_readback": [u64, u64, vp, u64],
     "gfxcuda_buffer_upload2d": [u64, vp, u64, u64, u64, u32],
@@ -200,6 +204,8 @@ def _declare(l):
         f.restype = ctypes.c_int
     l.gfxcuda_buffer_create.restype = i64  # the handle, or minus the status
     l.gfxcuda_buffer_create_int.restype = i64
+    l.gfxcuda_buffer_create_n.restype = i64
+    l.gfxcuda_buffer_recycle_n.restype = i64
     l.gfxcuda_torch_alloc.restype = vp  # PyTorch's allocator callbacks (torch_pool)
     l.gfxcuda_torch_free.restype = None
     l.gfxcuda_last_error.restype = cp
@@ -386,6 +392,8 @@ def info(handle):
 
 
 def live_handles():
+    from . import _compute
+    _compute._release_small_buffers()  # made ahead or waiting for a batch: nobody's
     n = u64()
     call("gfxcuda_live_handles", ctypes.byref(n))
     return n.value
