@@ -8,9 +8,9 @@
 // ES 3.2 contexts. GL contexts are bound to one OS thread: each Context
 // owns a goroutine locked to its thread, and every method runs its GL
 // calls there, so callers may use a Context from any goroutine. Adopt
-// wraps the caller's own current context instead (a renderer's); its
-// methods then run on the caller's thread and must be called where that
-// context is current.
+// wraps the caller's own current context instead (a renderer's, EGL or
+// GLX); its methods then run on the caller's thread and must be called
+// where that context is current.
 //
 // GL objects — made here (NewBuffer, NewTexture), by the caller's renderer
 // (WrapBuffer, WrapTexture) or over Vulkan memory (ImportBuffer,
@@ -49,6 +49,9 @@ const (
 	PlatformAuto        = egl.PlatformAuto        // device, then surfaceless
 	PlatformDevice      = egl.PlatformDevice      // EGL_EXT_platform_device
 	PlatformSurfaceless = egl.PlatformSurfaceless // EGL_MESA_platform_surfaceless
+	// PlatformGLX is what Info reports for a context Adopt took from GLX
+	// (an X11 window's or viewer's); Open does not accept it.
+	PlatformGLX = egl.PlatformGLX
 )
 
 // Info describes a context: GL strings, platform, how its GPU was matched
@@ -63,6 +66,9 @@ var (
 	// ErrWrongGPU is returned by Open with Options.RequireMatch when no
 	// EGL device could be matched to the requested GPU.
 	ErrWrongGPU = errors.New("gl: the GL context is not on the requested GPU")
+	// ErrNoCurrent is wrapped by Adopt's error when neither EGL nor GLX
+	// has a context current on the calling thread.
+	ErrNoCurrent = egl.ErrNoCurrent
 	// ErrWrongThread is returned by an adopted Context's methods called
 	// on a thread where the adopted context is not current.
 	ErrWrongThread = egl.ErrWrongThread
@@ -144,7 +150,11 @@ func Open(o Options) (*Context, error) {
 }
 
 // Adopt wraps the EGL context current on the calling thread: the caller's
-// own, e.g. a renderer's. cudaCtx (may be nil) is used by Register. The
+// own, e.g. a renderer's; when no EGL context is current there (or EGL is
+// missing), the GLX context current there (a window's, a viewer's:
+// Info().Platform is then PlatformGLX), found through the libGLX.so.0 or
+// libGL.so.1 the process has loaded. With neither it returns an error
+// wrapping ErrNoCurrent. cudaCtx (may be nil) is used by Register. The
 // Context has no thread of its own; its methods run their GL calls
 // directly and return ErrWrongThread on a thread where that context is not
 // current. Close (call it where the context is current) deletes the

@@ -1,5 +1,6 @@
 #include <string.h>
 #include "egl.h"
+#include "glx.h"
 
 static struct {
 	PFNEGLGETPROCADDRESSPROC GetProcAddress;
@@ -120,9 +121,20 @@ EGLBoolean gfx_egl_initialize(uintptr_t dpy, EGLint *major, EGLint *minor) {
 
 EGLBoolean gfx_egl_terminate(uintptr_t dpy) { return egl.Terminate((EGLDisplay)dpy); }
 
+// gl_proc looks a GL entry point up for c: a context adopted from GLX
+// through its GLX library's glXGetProcAddressARB (glx.c), any other
+// through eglGetProcAddress.
+static void *gl_proc(gfx_egl_ctx *c, const char *name) {
+	if (c->glx) return gfx_glx_proc(c->glx, name);
+	return egl.GetProcAddress ? (void *)egl.GetProcAddress(name) : NULL;
+}
+
+static int load_gl(gfx_egl_ctx *c);
+int gfx_egl_load_gl(gfx_egl_ctx *c) { return load_gl(c); }
+
 #define GFX_GL_LOAD(field, name) \
-	if (!(c->gl.field = (void *)egl.GetProcAddress(name))) return 1;
-#define GFX_GL_OPT(field, name) c->gl.field = (void *)egl.GetProcAddress(name);
+	if (!(c->gl.field = gl_proc(c, name))) return 1;
+#define GFX_GL_OPT(field, name) c->gl.field = gl_proc(c, name);
 
 // load_gl resolves the entry points. Which ones a context really has is
 // decided in Go (version and extension strings): glvnd hands out dispatch

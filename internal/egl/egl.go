@@ -149,6 +149,9 @@ const (
 	PlatformDevice
 	// PlatformSurfaceless is EGL_MESA_platform_surfaceless.
 	PlatformSurfaceless
+	// PlatformGLX is what Info reports for a context Adopt took from GLX
+	// (an X11 window's or viewer's; glx.go); New does not accept it.
+	PlatformGLX
 )
 
 func (p Platform) String() string {
@@ -157,6 +160,8 @@ func (p Platform) String() string {
 		return "device (EGL_EXT_platform_device)"
 	case PlatformSurfaceless:
 		return "surfaceless (EGL_MESA_platform_surfaceless)"
+	case PlatformGLX:
+		return "GLX (the caller's X11 context)"
 	}
 	return "auto"
 }
@@ -210,6 +215,9 @@ type Info struct {
 }
 
 func (i Info) String() string {
+	if i.Platform == PlatformGLX {
+		return fmt.Sprintf("%s, %s, GL %s on %s %s", i.Renderer, i.Vendor, i.Version, i.Platform, i.Device)
+	}
 	return fmt.Sprintf("%s, %s, GL %s, EGL %s on %s", i.Renderer, i.Vendor, i.Version, i.EGLVersion, i.Platform)
 }
 
@@ -310,6 +318,9 @@ const hint = "on NVIDIA GPUs in containers, install libegl1 and point glvnd at t
 func New(o Options) (*Context, error) {
 	if err := Load(); err != nil {
 		return nil, err
+	}
+	if o.Platform == PlatformGLX {
+		return nil, errors.New("egl: New makes headless EGL contexts: PlatformGLX is only for contexts Adopt takes from GLX")
 	}
 	c := &Context{jobs: make(chan job), exit: make(chan struct{})}
 	ready := make(chan error)
@@ -626,10 +637,12 @@ func (c *Context) fillInfo(p Platform, eglVersion, desc string) {
 		Version:    C.GoString(C.gfx_gl_get_string(cc, C.GL_VERSION)),
 		Platform:   p,
 		EGLVersion: eglVersion,
-		EGLVendor:  C.GoString(C.gfx_egl_query_string(dpy, C.EGL_VENDOR)),
 		Device:     desc,
 		CUDADevice: -1,
 		Adopted:    c.adopted,
+	}
+	if p != PlatformGLX { // a GLX context (glx.go) has no EGL display
+		c.info.EGLVendor = C.GoString(C.gfx_egl_query_string(dpy, C.EGL_VENDOR))
 	}
 	if cc.es != 0 || strings.HasPrefix(c.info.Version, "OpenGL ES") {
 		cc.es = 1
@@ -649,17 +662,21 @@ func (c *Context) fillInfo(p Platform, eglVersion, desc string) {
 }
 
 // Adopt wraps the EGL context current on the calling thread (the caller's
-// own, e.g. a renderer's). The returned Context has no thread of its own:
+// own, e.g. a renderer's), or, when none is (or EGL is missing), the GLX
+// context current there (glx.go; Info().Platform is then PlatformGLX).
+// Without either it returns an error wrapping ErrNoCurrent. The returned Context has no thread of its own:
 // Do runs functions directly, and only on a thread where that context is
 // current (else it returns ErrWrongThread). Close forgets the context and
 // never destroys it. GL state changed by this package is saved and
 // restored where it is not the package's own objects.
 func Adopt() (*Context, error) {
+	// No EGL, or no EGL context current on this thread: GLX's (glx.go).
 	if err := Load(); err != nil {
-		return nil, err
-	}
-	if C.gfx_egl_has_current() == 0 {
-		return nil, fmt.Errorf("egl: Adopt: %s lacks eglGetCurrentContext", libName)
+		return adoptGLX(err.Error())
+	} else if C.gfx_egl_has_current() == 0 {
+		return adoptGLX(libName + " lacks eglGetCurrentContext")
+	} else if C.gfx_egl_current() == 0 {
+		return adoptGLX("eglGetCurrentContext returns none")
 	}
 	c := &Context{adopted: true, exit: make(chan struct{})}
 	cc := (*C.gfx_egl_ctx)(C.calloc(1, C.sizeof_gfx_egl_ctx))
@@ -705,7 +722,7 @@ func (c *Context) onThread() bool {
 	if c.adopted {
 		c.mu.RLock()
 		defer c.mu.RUnlock()
-		return c.c != nil && C.gfx_egl_current() == C.uintptr_t(uintptr(c.c.ctx))
+		return c.c != nil && c.isCurrent() // EGL's or GLX's current context (glx.go)
 	}
 	return syscall.Gettid() == c.tid
 }

@@ -175,6 +175,7 @@ typedef struct {
 	int es;      // an OpenGL ES context
 	int dsa;     // direct state access (GL 4.5 or ARB_direct_state_access)
 	int adopted; // the caller's context: never made current or destroyed here
+	int glx;     // adopted from GLX (glx.c): 1 + its GLX library's slot; ctx is then a GLXContext, dpy an X Display
 	gfx_gl gl;
 } gfx_egl_ctx;
 
