@@ -115,6 +115,7 @@ type Context struct {
 	mu     sync.Mutex
 	closed bool
 	kids   []closer // objects to close with the context, in creation order
+	blit   *blitFBs // the framebuffers of Source copies (source.go), made on first use
 }
 
 type closer interface{ close() error }

@@ -17,6 +17,7 @@ packages=(
 	libegl1 libegl-dev libegl-mesa0 libgl1-mesa-dri libgles-dev libgl-dev
 	python3 python3-numpy python3-pytest python3-pip python3-venv
 	python3-mypy
+	python3-moderngl python3-opengl libmujoco-dev xvfb
 )
 
 # One dpkg-query for all: it runs on every make.

@@ -54,6 +54,10 @@ func kindName(o any) string {
 		return "shared buffer"
 	case *sharedTexture:
 		return "shared texture"
+	case *glContext:
+		return "GL context"
+	case *glSource:
+		return "GL source"
 	case *cudaMem, *wrappedMem:
 		return "CUDA memory"
 	case *hostSlot:

@@ -623,6 +623,51 @@ typedef struct {
 int gfxcuda_texture_to_tensor(uint64_t texture, uint64_t buffer, const gfxcuda_tensor_layout_t *layout, uint64_t offset,
                               int converter, uint64_t stream);
 
+/* ---- The caller's own OpenGL renderer (docs/opengl.md) ----
+ * Call these on the thread where the renderer's GL context (EGL; GL 4.5 or
+ * ARB_direct_state_access) is current. Nothing of the renderer's changes:
+ * no binding, no object. */
+
+/* What gfxcuda_gl_source_info reports of a GL source: its size, sample
+ * count (0: not multisampled), GL internal format and name, the texture
+ * target (GL_RENDERBUFFER for renderbuffers, then renderbuffer is 1), and
+ * format, the gfxcuda format (a VkFormat value) frames are copied into:
+ * R8G8B8A8_UNORM, R16G16B16A16_SFLOAT or R32G32B32A32_SFLOAT. */
+typedef struct {
+	uint32_t width, height, samples, internal_format, format, name, target, renderbuffer;
+} gfxcuda_gl_source_info_t;
+
+/* Adopts the GL context current on the calling thread (the renderer's own;
+ * never destroyed by gfxcuda): GFXCUDA_ERROR_INVALID_ARGUMENT, naming
+ * what to do, when none is. Release it on the same thread. */
+int gfxcuda_gl_adopt(uint64_t *context);
+/* An object of the adopted context to copy frames from: kind 1, texture
+ * name (2D, rectangle, array (layer 0) or multisampled 2D); 2, renderbuffer
+ * name; 3, what attachment (GL_COLOR_ATTACHMENT0 + i) of framebuffer name
+ * holds (-1: the framebuffer bound for reading). Size and format are asked
+ * from GL: color formats with 8-bit, 16-bit float or 32-bit float channels
+ * (RGBA8, RGB8, SRGB8_ALPHA8, RGB10_A2, RGBA16F, RGBA32F, ...). Errors name
+ * the object: not an object of that kind, no storage, an unsupported
+ * format or target, no context current. */
+int gfxcuda_gl_source(uint64_t context, int kind, int64_t name, uint32_t attachment, uint64_t *source);
+/* Describes a GL source. */
+int gfxcuda_gl_source_info(uint64_t source, gfxcuda_gl_source_info_t *info);
+/* Copies the source's current contents (multisampled ones resolved) into
+ * a texture of compute device device, made on the first call and reused,
+ * and writes a new handle of it to texture: bind it in gfxcuda_compute_new,
+ * copy it with gfxcuda_copy_ex. Needs GL_EXT_memory_object_fd (NVIDIA,
+ * Mesa); no CUDA involved. Vulkan work that used the texture must have
+ * finished before the next call. */
+int gfxcuda_gl_compute_view(uint64_t source, uint64_t device, uint64_t *texture);
+/* Copies the source's current contents into CUDA memory at dst (dst_size
+ * bytes) as a tensor of layout (as gfxcuda_texture_to_tensor: NCHW or
+ * NHWC, float32, float16 or uint8, mean/std, flip_y), queued on stream (0:
+ * the legacy default stream) of shared device device. The first call makes
+ * the source's CUDA view (a texture in memory GL and CUDA share); later
+ * ones copy and convert only. Use one stream per source. */
+int gfxcuda_gl_to_tensor(uint64_t source, uint64_t device, const gfxcuda_tensor_layout_t *layout, uint64_t dst,
+                         uint64_t dst_size, uint64_t stream);
+
 /* ---- The command line ---- */
 
 /* Runs gfxcuda's command line, the gfxcuda binary's commands (devices,

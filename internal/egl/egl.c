@@ -289,6 +289,10 @@ GLenum gfx_gl_clear_errors(gfx_egl_ctx *c) {
 
 void gfx_gl_finish(gfx_egl_ctx *c) { c->gl.Finish(); }
 
+void *gfx_gl_get_proc(gfx_egl_ctx *c, const char *name) {
+	return gl_proc(c, name); // EGL's or, adopted from GLX, GLX's (glx.c)
+}
+
 int gfx_gl_device_uuid(gfx_egl_ctx *c, GLuint index, unsigned char *out) {
 	if (!c->gl.GetUnsignedBytei_vEXT) return -1;
 	c->gl.GetUnsignedBytei_vEXT(GL_DEVICE_UUID_EXT, index, out);

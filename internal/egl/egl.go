@@ -19,6 +19,7 @@ package egl
 /*
 #cgo CFLAGS: -Wall
 #include "egl.h"
+#include "fb.h"
 */
 import "C"
 
@@ -236,6 +237,8 @@ type Context struct {
 
 	mu     sync.RWMutex
 	closed bool
+
+	fbt *C.gfx_gl_fb // fb.go's entry points (C memory), loaded on first use
 }
 
 type job struct {
@@ -707,6 +710,7 @@ func (c *Context) destroy() {
 	C.gfx_egl_destroy(c.c)
 	C.free(unsafe.Pointer(c.c))
 	c.c = nil
+	c.freeFB()
 	displayMu.Lock()
 	c.unrefDisplayLocked(c.dpy)
 	displayMu.Unlock()
@@ -779,6 +783,7 @@ func (c *Context) Close() error {
 			c.closed = true
 			C.free(unsafe.Pointer(c.c))
 			c.c = nil
+			c.freeFB()
 		}
 		return nil
 	}

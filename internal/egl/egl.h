@@ -196,6 +196,10 @@ uintptr_t gfx_egl_current(void);
 // gfx_egl_destroy releases the context from the thread and destroys it.
 void gfx_egl_destroy(gfx_egl_ctx *c);
 
+// gfx_gl_get_proc looks up a GL entry point for context c (as load_gl
+// does); NULL when there is none.
+void *gfx_gl_get_proc(gfx_egl_ctx *c, const char *name);
+
 // GL shims (the context must be current on the calling thread).
 const char *gfx_gl_get_string(gfx_egl_ctx *c, GLenum name);
 const char *gfx_gl_get_stringi(gfx_egl_ctx *c, GLenum name, GLuint i);

@@ -54,7 +54,7 @@ _LAZY.update(dict.fromkeys(("Ring", "RingReader", "Frame", "Slot", "open_ring"),
 
 
 def __getattr__(name):
-    if name in ("_cuda", "_ring", "_torch"):
+    if name in ("_cuda", "_ring", "_torch", "gl"):
         mod = name
     else:
         mod = _LAZY.get(name)

@@ -112,6 +112,12 @@ _sigs = {
     "gfxcuda_buffer_create_n": [u64, u64, i32, u32, u32, P(i64), i32],
     "gfxcuda_buffer_recycle_n": [P(i64), i32],
     "gfxcuda_release_n": [P(i64), i32],
+    # The caller's own GL renderer (gfxcuda.gl).
+    "gfxcuda_gl_adopt": [P(u64)],
+    "gfxcuda_gl_source": [u64, i32, i64, u32, P(u64)],
+    "gfxcuda_gl_source_info": [u64, vp],
+    "gfxcuda_gl_compute_view": [u64, u64, P(u64)],
+    "gfxcuda_gl_to_tensor": [u64, u64, P(TensorLayout), u64, u64, u64],
     "gfxcuda_buffer_upload": [u64, u64, vp, u64],
     "gfxcuda_buffer_readback": [u64, u64, vp, u64],
     "gfxcuda_buffer_upload2d": [u64, vp, u64, u64, u64, u32],

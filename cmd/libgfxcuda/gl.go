@@ -1,0 +1,279 @@
+package main
+
+// gl.go: the caller's own OpenGL renderer: its context adopted, its
+// textures, renderbuffers and framebuffer attachments as sources whose
+// frames reach compute shaders (a Vulkan texture) and CUDA tensors
+// (package gl's Source and View; docs/opengl.md).
+
+/*
+#include "capi.h"
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/gfxcuda/gfxcuda"
+	"github.com/gfxcuda/gfxcuda/compute"
+	"github.com/gfxcuda/gfxcuda/cuda"
+	"github.com/gfxcuda/gfxcuda/gl"
+	"github.com/gfxcuda/gfxcuda/tensor"
+	"github.com/gfxcuda/gfxcuda/vulkan"
+)
+
+// glContext is an adopted GL context (the caller's).
+type glContext struct{ c *gl.Context }
+
+func (g *glContext) close() error {
+	err := g.c.Close()
+	if errors.Is(err, gl.ErrWrongThread) {
+		// Released on a thread where the context is not current (Python's
+		// garbage collection): what gfxcuda made in it stays until the
+		// renderer's context is destroyed.
+		return nil
+	}
+	return err
+}
+
+// glSource is one object of the caller's context, with the views made of
+// it (one per Vulkan device, one for CUDA) and the CUDA converters used.
+type glSource struct {
+	ctx *glContext
+	s   *gl.Source
+
+	mu     sync.Mutex
+	views  map[*vulkan.Device]*glView
+	cuView *gl.View
+	cuDev  *sharedDevice
+	convs  map[tensor.Layout]*gfxcuda.CUDAConverter
+}
+
+type glView struct {
+	v   *gl.View
+	tex *compute.Texture
+}
+
+func (s *glSource) close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var err error
+	for _, v := range s.views {
+		err = errors.Join(err, v.v.Close())
+	}
+	if s.cuView != nil {
+		err = errors.Join(err, s.cuView.Close())
+	}
+	for _, c := range s.convs {
+		err = errors.Join(err, c.Close())
+	}
+	s.views, s.cuView, s.convs = nil, nil, nil
+	if errors.Is(err, gl.ErrWrongThread) {
+		return nil // as glContext.close
+	}
+	return err
+}
+
+// glStatus maps package gl's errors to statuses.
+func glStatus(err error) error {
+	var se *statusError
+	switch {
+	case err == nil, errors.As(err, &se):
+		return err
+	case errors.Is(err, gl.ErrWrongThread), errors.Is(err, gl.ErrNotObject), errors.Is(err, gl.ErrUnsupportedFormat), errors.Is(err, gl.ErrBadSource),
+		errors.Is(err, gl.ErrClosed):
+		return &statusError{stInvalid, err}
+	case errors.Is(err, gl.ErrNoEGL):
+		return &statusError{stUnsupported, err}
+	}
+	return err
+}
+
+//export gfxcuda_gl_adopt
+func gfxcuda_gl_adopt(out *C.uint64_t) C.int {
+	return call(func() error {
+		if out == nil {
+			return errorf(stInvalid, "gfxcuda_gl_adopt: null output")
+		}
+		c, err := gl.Adopt(nil)
+		if err != nil {
+			return &statusError{stInvalid, fmt.Errorf("gfxcuda: no OpenGL context is current on this thread: "+
+				"call from the thread that renders, after the renderer made its context current (%w)", err)}
+		}
+		g := &glContext{c: c}
+		return store(out, g, g.close)
+	})
+}
+
+// Source kinds of gfxcuda_gl_source.
+const (
+	glKindTexture      = 1
+	glKindRenderbuffer = 2
+	glKindFramebuffer  = 3
+)
+
+//export gfxcuda_gl_source
+func gfxcuda_gl_source(ctx C.uint64_t, kind C.int, name C.int64_t, attachment C.uint32_t, out *C.uint64_t) C.int {
+	return call(func() error {
+		g, err := get[*glContext](uint64(ctx), "GL context")
+		if err != nil {
+			return err
+		}
+		if out == nil {
+			return errorf(stInvalid, "gfxcuda_gl_source: null output")
+		}
+		var s *gl.Source
+		switch kind {
+		case glKindTexture, glKindRenderbuffer:
+			if name <= 0 || name > 0xFFFFFFFF {
+				return errorf(stInvalid, "gfxcuda: GL object name %d: names are 1 to 2**32 - 1", int64(name))
+			}
+			if kind == glKindTexture {
+				s, err = g.c.TextureSource(uint32(name))
+			} else {
+				s, err = g.c.RenderbufferSource(uint32(name))
+			}
+		case glKindFramebuffer:
+			if name > 0xFFFFFFFF {
+				return errorf(stInvalid, "gfxcuda: framebuffer %d: names are 0 to 2**32 - 1 (-1: the one bound for reading)", int64(name))
+			}
+			s, err = g.c.FramebufferSource(int64(name), uint32(attachment))
+		default:
+			return errorf(stInvalid, "gfxcuda_gl_source: kind %d (1 texture, 2 renderbuffer, 3 framebuffer)", kind)
+		}
+		if err != nil {
+			return glStatus(err)
+		}
+		src := &glSource{ctx: g, s: s}
+		return store(out, src, src.close, uint64(ctx))
+	})
+}
+
+//export gfxcuda_gl_source_info
+func gfxcuda_gl_source_info(src C.uint64_t, info *C.gfxcuda_gl_source_info_t) C.int {
+	return call(func() error {
+		s, err := get[*glSource](uint64(src), "GL source")
+		if err != nil {
+			return err
+		}
+		if info == nil {
+			return errorf(stInvalid, "gfxcuda_gl_source_info: null output")
+		}
+		d := s.s.Desc()
+		*info = C.gfxcuda_gl_source_info_t{width: C.uint32_t(d.Width), height: C.uint32_t(d.Height),
+			samples: C.uint32_t(d.Samples), internal_format: C.uint32_t(d.InternalFormat), format: C.uint32_t(s.s.Format()),
+			name: C.uint32_t(d.Name), target: C.uint32_t(d.Target), renderbuffer: 0}
+		if d.Kind == 0x8D41 { // GL_RENDERBUFFER
+			info.renderbuffer = 1
+		}
+		return nil
+	})
+}
+
+//export gfxcuda_gl_compute_view
+func gfxcuda_gl_compute_view(src, dev C.uint64_t, out *C.uint64_t) C.int {
+	return call(func() error {
+		s, err := get[*glSource](uint64(src), "GL source")
+		if err != nil {
+			return err
+		}
+		cd, err := get[*compute.Device](uint64(dev), "device")
+		if err != nil {
+			return err
+		}
+		if out == nil {
+			return errorf(stInvalid, "gfxcuda_gl_compute_view: null output")
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		v := s.views[cd.Vulkan()]
+		if v == nil {
+			gv, err := s.s.NewView(cd.Vulkan())
+			if err != nil {
+				return glStatus(err)
+			}
+			t, err := cd.WrapTexture(gv.Texture().Vulkan)
+			if err != nil {
+				gv.Close()
+				return err
+			}
+			v = &glView{v: gv, tex: t}
+			if s.views == nil {
+				s.views = map[*vulkan.Device]*glView{}
+			}
+			s.views[cd.Vulkan()] = v
+		}
+		if err := v.v.ToVulkan(); err != nil {
+			return glStatus(err)
+		}
+		// The texture stays the source's: the handle holds a reference to
+		// the source (and the device), nothing of its own to close.
+		return store(out, &texture{Texture: v.tex, slices: 1, dev: uint64(dev)}, nil, uint64(dev), uint64(src))
+	})
+}
+
+//export gfxcuda_gl_to_tensor
+func gfxcuda_gl_to_tensor(src, dev C.uint64_t, layout *C.gfxcuda_tensor_layout_t, dst, dstSize C.uint64_t, stream C.uint64_t) C.int {
+	return call(func() error {
+		s, err := get[*glSource](uint64(src), "GL source")
+		if err != nil {
+			return err
+		}
+		sd, err := get[*sharedDevice](uint64(dev), "shared device")
+		if err != nil {
+			return err
+		}
+		l, err := tensorLayout(layout)
+		if err != nil {
+			return err
+		}
+		if dst == 0 {
+			return errorf(stInvalid, "gfxcuda_gl_to_tensor: a null destination")
+		}
+		st, done, err := sd.stream(uint64(stream))
+		if err != nil {
+			return err
+		}
+		defer done()
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.cuView == nil {
+			if err := s.ctx.c.SetCUDA(sd.d.CUDA()); err != nil {
+				return &statusError{stInvalid, fmt.Errorf("gfxcuda: %v: %w", s.s, err)}
+			}
+			v, err := s.s.NewView(sd.d.Vulkan())
+			if err != nil {
+				return glStatus(err)
+			}
+			s.cuView, s.cuDev = v, sd
+		} else if s.cuDev != sd {
+			return errorf(stInvalid, "gfxcuda: %v goes to CUDA device %d already; one device per GL source", s.s, s.cuDev.ordinal)
+		}
+		conv := s.convs[l]
+		if conv == nil {
+			conv, err = gfxcuda.NewCUDAConverter(sd.d.CUDA(), l)
+			if err != nil {
+				return &statusError{stUnsupported, err}
+			}
+			if s.convs == nil {
+				s.convs = map[tensor.Layout]*gfxcuda.CUDAConverter{}
+			}
+			s.convs[l] = conv
+		}
+		if err := s.cuView.ToCUDA(st); err != nil {
+			return glStatus(err)
+		}
+		view, err := gfxcuda.CUDAArraySource(s.cuView.Texture().CUDA, s.s.Format(), 0)
+		if err != nil {
+			return &statusError{stInvalid, err}
+		}
+		if err := conv.Convert(st, cuda.DevicePtr(dst), uint64(dstSize), view); err != nil {
+			if errors.Is(err, gfxcuda.ErrSource) {
+				return &statusError{stInvalid, err}
+			}
+			return err
+		}
+		return nil
+	})
+}

@@ -1,0 +1,148 @@
+package gl
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/gfxcuda/gfxcuda/cuda"
+	"github.com/gfxcuda/gfxcuda/vulkan"
+)
+
+// A View is a Source's frames in Vulkan memory: a SharedTexture of the
+// source's size and Format() on a Vulkan device (and, with a CUDA
+// context, in CUDA as an array), made once. ToVulkan and ToCUDA copy the
+// source's current contents into it on the GPU and hand it over; between
+// them the renderer goes on with its own objects untouched.
+type View struct {
+	s      *Source
+	st     *SharedTexture
+	dev    *vulkan.Device
+	mu     sync.Mutex
+	inGL   bool // released to GL (external) by Vulkan
+	inCUDA bool // handed to CUDA by ToCUDA: GL waits for CUDA before copying again
+	closed bool
+}
+
+// SetCUDA gives an adopted Context (Adopt(nil)) the CUDA context its
+// hand-offs and CUDA views use. It may be set once; setting the same
+// context again does nothing.
+func (c *Context) SetCUDA(ctx *cuda.Context) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case c.cuda == ctx:
+		return nil
+	case c.cuda != nil:
+		return fmt.Errorf("gl: the context already works with another CUDA context (one per GL context)")
+	}
+	c.cuda = ctx
+	return nil
+}
+
+// NewView makes the source's view on dev: a SharedTexture that Vulkan, GL
+// and (when the Context has a CUDA context: SetCUDA) CUDA see. It must be
+// called where the context is current.
+func (s *Source) NewView(dev *vulkan.Device) (*View, error) {
+	st, err := s.c.NewSharedTexture(dev, TextureOptions{Format: s.f, Width: s.desc.Width, Height: s.desc.Height})
+	if err != nil {
+		return nil, fmt.Errorf("gl: view of %s: %w", s.what, err)
+	}
+	return &View{s: s, st: st, dev: dev}, nil
+}
+
+// Texture is the view's SharedTexture (Vulkan image, GL texture, CUDA
+// array).
+func (v *View) Texture() *SharedTexture { return v.st }
+
+// Source is the object the view copies.
+func (v *View) Source() *Source { return v.s }
+
+// ToVulkan copies the source's current contents into the view and hands
+// the image to Vulkan (layout GENERAL, the device's queue family). Vulkan
+// work that used the image before must have finished (compute's waited
+// dispatches have). Costs a GL copy, glFinish and two small Vulkan
+// submissions, each waited.
+func (v *View) ToVulkan() error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.closed {
+		return ErrClosed
+	}
+	if !v.inGL {
+		if err := v.dev.Run(func(c *vulkan.Commands) error {
+			own.ReleaseImages(c, vulkan.LayoutGeneral, v.st.Vulkan)
+			return nil
+		}); err != nil {
+			return fmt.Errorf("gl: handing the view of %s to GL: %w", v.s.what, err)
+		}
+		v.inGL = true
+	}
+	if err := v.s.CopyTo(v.st.GL); err != nil {
+		return err
+	}
+	if err := v.s.c.Finish(); err != nil {
+		return err
+	}
+	if err := v.dev.Run(func(c *vulkan.Commands) error {
+		own.AcquireImages(c, vulkan.LayoutGeneral, vulkan.LayoutGeneral, v.st.Vulkan)
+		return nil
+	}); err != nil {
+		return fmt.Errorf("gl: handing the view of %s to Vulkan: %w", v.s.what, err)
+	}
+	v.inGL = false
+	return nil
+}
+
+// ToCUDA copies the source's current contents into the view and hands it
+// to CUDA: work queued on s afterwards (nil: the legacy default stream)
+// sees the frame in v.Texture().CUDA. Where GL has timeline semaphores
+// (NVIDIA) the hand-offs wait on the GPU, elsewhere on the host (glFinish,
+// the stream). The next ToCUDA makes GL wait for CUDA's work queued on its
+// s before copying over the frame: use one stream per view. A view is for
+// Vulkan (ToVulkan) or for CUDA, not both.
+func (v *View) ToCUDA(s *cuda.Stream) error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.closed {
+		return ErrClosed
+	}
+	if v.st.CUDA == nil {
+		return fmt.Errorf("gl: view of %s: %w", v.s.what, ErrNoCUDA)
+	}
+	if !v.inGL {
+		if err := v.dev.Run(func(c *vulkan.Commands) error {
+			own.ReleaseImages(c, vulkan.LayoutGeneral, v.st.Vulkan)
+			return nil
+		}); err != nil {
+			return fmt.Errorf("gl: handing the view of %s to GL: %w", v.s.what, err)
+		}
+		v.inGL = true
+	}
+	if v.inCUDA {
+		// CUDA's reads of the last frame (queued on s) before GL's copy.
+		if err := v.st.CUDAToGL(s); err != nil {
+			return err
+		}
+		v.inCUDA = false
+	}
+	if err := v.s.CopyTo(v.st.GL); err != nil {
+		return err
+	}
+	if err := v.st.GLToCUDA(s); err != nil {
+		return err
+	}
+	v.inCUDA = true
+	return nil
+}
+
+// Close frees the view (GL, CUDA and Vulkan). Idempotent; call it where
+// the context is current.
+func (v *View) Close() error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.closed {
+		return nil
+	}
+	v.closed = true
+	return v.st.Close()
+}

@@ -1,0 +1,239 @@
+"""Frames from your own OpenGL renderer: its textures, renderbuffers and
+framebuffers, as compute-shader textures and CUDA tensors, without a trip
+through host memory.
+
+Call these on the thread where the renderer's context is current (EGL:
+pyrender, MuJoCo, moderngl standalone, PyOpenGL; the context needs GL 4.5
+or ARB_direct_state_access, as Mesa and NVIDIA give)::
+
+    import gfxcuda.gl
+    src = gfxcuda.gl.texture(tex_name)      # or renderbuffer(name), framebuffer(fbo)
+    t = src.to_tensor()                     # (H, W, 4) uint8 on CUDA, top row first
+    x = torch.from_dlpack(t)
+    view = src.compute_view()               # a gfxcuda Texture2D for compute shaders
+
+Size and format are asked from GL; each call copies the object's current
+contents on the GPU (multisampled ones resolved) into memory gfxcuda shares
+with Vulkan and CUDA: made once per object, reused for every frame.
+Nothing of the renderer's changes (no binding, no object). See
+docs/opengl.md for each renderer."""
+
+import ctypes
+
+from . import _check, _lib, errors, formats
+
+__all__ = ["Source", "texture", "renderbuffer", "framebuffer"]
+
+_KIND_TEXTURE, _KIND_RENDERBUFFER, _KIND_FRAMEBUFFER = 1, 2, 3
+GL_COLOR_ATTACHMENT0 = 0x8CE0
+GL_DEPTH_ATTACHMENT = 0x8D00
+GL_RENDERBUFFER = 0x8D41
+
+
+class _SourceInfo(ctypes.Structure):
+    _fields_ = [(n, ctypes.c_uint32) for n in ("width", "height", "samples", "internal_format", "format", "name",
+                                                 "target", "renderbuffer")]
+
+
+def _context():
+    """A new handle of the GL context current on this thread (adopted)."""
+    return _lib.new_handle("gfxcuda_gl_adopt")
+
+
+def _source(kind, name, attachment, what):
+    ctx = _context()
+    try:
+        h = _lib.new_handle("gfxcuda_gl_source", ctx, kind, name, attachment)
+    finally:
+        _lib.lib.gfxcuda_release(ctx)  # the source holds the context
+    return Source(h, what)
+
+
+def texture(name, target=None):
+    """The texture `name` (an int, as the renderer's glGenTextures gave it)
+    of the GL context current on this thread: level 0 of a 2D, rectangle,
+    array (layer 0) or multisampled 2D texture. target, when given (e.g.
+    GL_TEXTURE_2D, 0x0DE1), must be the texture's. Returns a Source.
+    Raises gfxcuda.InvalidArgumentError (a ValueError) naming the object
+    when no context is current, name is not a texture of it, or its format
+    or target cannot be copied; gfxcuda.ArgumentTypeError for a name that
+    is not an int."""
+    name = _check.integer(name, "gfxcuda.gl.texture", "name", 1, _check.U32, what="a GL texture name")
+    s = _source(_KIND_TEXTURE, name, 0, "texture %d" % name)
+    if target is not None:
+        target = _check.integer(target, "gfxcuda.gl.texture", "target", 0, _check.U32, what="a GL texture target")
+        if target != s.target:
+            s.release()
+            raise errors.InvalidArgumentError("gfxcuda: gfxcuda.gl.texture(%d, target=0x%x): the texture's target is "
+                                              "0x%x" % (name, target, s.target))
+    return s
+
+
+def renderbuffer(name):
+    """The renderbuffer `name` of the GL context current on this thread.
+    Returns a Source; raises as texture()."""
+    name = _check.integer(name, "gfxcuda.gl.renderbuffer", "name", 1, _check.U32, what="a GL renderbuffer name")
+    return _source(_KIND_RENDERBUFFER, name, 0, "renderbuffer %d" % name)
+
+
+def framebuffer(name=None, attachment="color", index=0):
+    """What a framebuffer of the GL context current on this thread has
+    attached: name None, the framebuffer bound for reading now; an int, that
+    framebuffer object. attachment "color" (index: which color attachment).
+    The texture or renderbuffer attached is looked up now: a renderer that
+    attaches another one later needs a new Source. Returns a Source;
+    raises as texture(), and for an attachment with nothing attached."""
+    if name is None:
+        n = -1
+    else:
+        n = _check.integer(name, "gfxcuda.gl.framebuffer", "name", 0, _check.U32, what="a GL framebuffer name")
+    if attachment != "color":
+        raise errors.InvalidArgumentError("gfxcuda: gfxcuda.gl.framebuffer(attachment=%r): only 'color' attachments "
+                                          "can be read yet" % (attachment,))
+    index = _check.integer(index, "gfxcuda.gl.framebuffer", "index", 0, 31, what="a color attachment index")
+    what = "framebuffer %s, color attachment %d" % ("bound for reading" if n < 0 else n, index)
+    return _source(_KIND_FRAMEBUFFER, n, GL_COLOR_ATTACHMENT0 + index, what)
+
+
+class Source:
+    """An object of your renderer's GL context that frames are copied from
+    (made by gfxcuda.gl.texture, renderbuffer or framebuffer). Attributes:
+    width, height, samples (0: not multisampled), internal_format (GL's),
+    format (a gfxcuda.formats value: what frames are copied into),
+    name, target, renderbuffer (a bool)."""
+
+    def __init__(self, handle, what="GL source"):
+        self._h = _lib.Handle(handle)
+        info = _SourceInfo()
+        _lib.call("gfxcuda_gl_source_info", handle, ctypes.byref(info))
+        self.width, self.height, self.samples = info.width, info.height, info.samples
+        self.internal_format, self.format, self.name = info.internal_format, info.format, info.name
+        self.target, self.renderbuffer = info.target, bool(info.renderbuffer)
+        self._what = what
+
+    @property
+    def handle(self):
+        """The library's handle (an int), for gfxcuda's C API."""
+        return self._h.handle
+
+    @property
+    def shape(self):
+        """(height, width)."""
+        return (self.height, self.width)
+
+    def release(self):
+        """Frees what gfxcuda made for this source (views; on the context's
+        thread). Idempotent."""
+        self._h.release()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.release()
+
+    def __repr__(self):
+        return "<gfxcuda.gl.Source %s: %dx%d, %s%s>" % (self._what, self.width, self.height,
+                                                       formats.name(self.format),
+                                                       ", %d samples" % self.samples if self.samples else "")
+
+    def compute_view(self, device=None):
+        """Copies the object's current contents into a Texture2D of compute
+        device `device` (None: gfxcuda's current one) and returns it, for
+        Compute pipelines and copies: the same texture on every call (made
+        on the first), so bind it once. No CUDA involved (GL imports the
+        texture's Vulkan memory: NVIDIA, Mesa's llvmpipe/lavapipe). Vulkan
+        work that reads the texture must have finished before the next
+        call (compushady's dispatch and copies wait)."""
+        from . import _compute
+        dev = _compute._device(device, "Source.compute_view")
+        h = _lib.new_handle("gfxcuda_gl_compute_view", self.handle, dev.handle)
+        return _compute._view(_compute.Texture2D, h, dev, self.format)
+
+    def to_tensor(self, dtype="uint8", layout="hwc", flip_y=True, mean=None, std=None, out=None, stream=None,
+                  channels=4, device=0):
+        """Copies the object's current contents into a CUDA tensor and
+        returns it: shape (H, W, C) for layout "hwc", (C, H, W) for "chw";
+        dtype uint8, float16 or float32 (8-bit sources read as v / 255 for
+        floats); channels 4 (RGBA) or 3 (RGB); mean and std per channel
+        ((v - mean) / std, floats only); flip_y puts the top row first (GL's
+        first row is the bottom). out: where to write (a gfxcuda.CudaBuffer
+        or SharedBuffer, or any C-contiguous CUDA array with
+        __cuda_array_interface__, such as a torch tensor, of at least the
+        bytes needed); None makes a CudaBuffer (it has __dlpack__ and
+        __cuda_array_interface__). Queued on stream (None: the legacy
+        default stream; a torch/CuPy stream or a cudaStream_t); device, the
+        CUDA device (the renderer's GPU). Raises
+        gfxcuda.InvalidArgumentError for a layout, dtype or out that does
+        not fit; gfxcuda.NoCUDAError without CUDA."""
+        from . import _cuda
+        where = "Source.to_tensor"
+        if layout not in ("hwc", "chw"):
+            raise errors.InvalidArgumentError("gfxcuda: %s(layout=%r): use 'hwc' or 'chw'" % (where, layout))
+        channels = _check.integer(channels, where, "channels", 3, 4, what="3 or 4")
+        code, bits, itemsize = _cuda._dtype_of(dtype)
+        lay = _lib.TensorLayout(planar=1 if layout == "chw" else 0, dtype_code=code, dtype_bits=bits,
+                                channels=channels, flip_y=1 if flip_y else 0)
+        for name, values in (("mean", mean), ("std", std)):
+            if values is None:
+                continue
+            try:
+                if isinstance(values, (str, bytes)):
+                    raise TypeError
+                values = [float(v) for v in values]
+            except (TypeError, ValueError):
+                raise errors.ArgumentTypeError("gfxcuda: %s(%s=%r): expected up to 4 numbers, one per channel"
+                                               % (where, name, values)) from None
+            if len(values) > 4:
+                raise errors.InvalidArgumentError("gfxcuda: %s: %s has %d values; at most 4" % (where, name, len(values)))
+            for i, v in enumerate(values):
+                getattr(lay, name)[i] = v
+        shape = (channels, self.height, self.width) if layout == "chw" else (self.height, self.width, channels)
+        need = self.height * self.width * channels * itemsize
+        if out is None:
+            out = _cuda.CudaBuffer(shape, dtype, device=device)
+            ptr, size = out.ptr, need
+        else:
+            ptr, size = _cuda_pointer(out, where, need)
+        dev = _cuda._shared_device(device, where)
+        _lib.call("gfxcuda_gl_to_tensor", self.handle, dev, ctypes.byref(lay), ptr, size,
+                  _cuda._stream_int(stream, where))
+        return out
+
+    def copy_to(self, dst, stream=None, device=0):
+        """Copies the frame into dst, a CUDA array of shape (H, W, 4) and
+        dtype uint8 (8-bit sources), float16 or float32, rows as GL stores
+        them (bottom first): Gfx2Cuda's copy_to. Returns dst."""
+        dtype = getattr(dst, "dtype", None)
+        name = str(dtype).replace("torch.", "")
+        return self.to_tensor(dtype=name, layout="hwc", flip_y=False, out=dst, stream=stream, device=device)
+
+
+def _cuda_pointer(obj, where, need):
+    """(pointer, bytes) of a C-contiguous CUDA array of at least need bytes."""
+    ptr = getattr(obj, "ptr", None)
+    nbytes = getattr(obj, "nbytes", None)
+    cai = getattr(obj, "__cuda_array_interface__", None)
+    if cai is not None:
+        ptr = cai["data"][0]
+        shape = tuple(cai["shape"])
+        import numpy
+        itemsize = numpy.dtype(cai["typestr"]).itemsize
+        nbytes = itemsize
+        for d in shape:
+            nbytes *= d
+        strides = cai.get("strides")
+        if strides is not None:
+            want, acc = [], itemsize
+            for d in reversed(shape):
+                want.append(acc)
+                acc *= d
+            if tuple(reversed(want)) != tuple(strides) and nbytes:
+                raise errors.InvalidArgumentError("gfxcuda: %s(out=...): out is not C-contiguous (strides %s)"
+                                                  % (where, tuple(strides)))
+    if not isinstance(ptr, int) or not isinstance(nbytes, int):
+        raise errors.ArgumentTypeError("gfxcuda: %s(out=...): out is %s; pass a CUDA array (__cuda_array_interface__, "
+                                       "e.g. a torch tensor) or a gfxcuda CudaBuffer" % (where, _check.kind(obj)))
+    if nbytes < need:
+        raise errors.OutOfRangeError("gfxcuda: %s(out=...): out has %d bytes; the frame needs %d" % (where, nbytes, need))
+    return ptr, nbytes
