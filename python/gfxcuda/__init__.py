@@ -87,7 +87,7 @@ def share_options(dir=None, rendezvous=None, allow_uids=(), allow_gids=()):
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_LAZY))
+    return sorted(set(globals()) | set(_LAZY) | {"gl"})
 
 
 # compushady's shader binary types; gfxcuda runs SPIR-V (Vulkan) only.

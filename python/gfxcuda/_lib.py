@@ -95,6 +95,12 @@ class TensorLayout(ctypes.Structure):
     ]
 
 
+class GLSourceInfo(ctypes.Structure):
+    """gfxcuda_gl_source_info_t: what gfxcuda_gl_source_info reports."""
+    _fields_ = [(n, u32) for n in ("width", "height", "samples", "internal_format", "format", "name", "target",
+                                   "renderbuffer")]
+
+
 _sigs = {
     "gfxcuda_release": [u64],
     "gfxcuda_retain": [u64],
@@ -115,7 +121,7 @@ _sigs = {
     # The caller's own GL renderer (gfxcuda.gl).
     "gfxcuda_gl_adopt": [P(u64)],
     "gfxcuda_gl_source": [u64, i32, i64, u32, P(u64)],
-    "gfxcuda_gl_source_info": [u64, vp],
+    "gfxcuda_gl_source_info": [u64, P(GLSourceInfo)],
     "gfxcuda_gl_compute_view": [u64, u64, P(u64)],
     "gfxcuda_gl_to_tensor": [u64, u64, P(TensorLayout), u64, u64, u64],
     "gfxcuda_buffer_upload": [u64, u64, vp, u64],

@@ -30,11 +30,6 @@ GL_DEPTH_ATTACHMENT = 0x8D00
 GL_RENDERBUFFER = 0x8D41
 
 
-class _SourceInfo(ctypes.Structure):
-    _fields_ = [(n, ctypes.c_uint32) for n in ("width", "height", "samples", "internal_format", "format", "name",
-                                                 "target", "renderbuffer")]
-
-
 def _context():
     """A new handle of the GL context current on this thread (adopted)."""
     return _lib.new_handle("gfxcuda_gl_adopt")
@@ -104,7 +99,7 @@ class Source:
 
     def __init__(self, handle, what="GL source"):
         self._h = _lib.Handle(handle)
-        info = _SourceInfo()
+        info = _lib.GLSourceInfo()
         _lib.call("gfxcuda_gl_source_info", handle, ctypes.byref(info))
         self.width, self.height, self.samples = info.width, info.height, info.samples
         self.internal_format, self.format, self.name = info.internal_format, info.format, info.name
@@ -217,8 +212,11 @@ def _cuda_pointer(obj, where, need):
     if cai is not None:
         ptr = cai["data"][0]
         shape = tuple(cai["shape"])
-        import numpy
-        itemsize = numpy.dtype(cai["typestr"]).itemsize
+        try:
+            itemsize = int(cai["typestr"][2:])  # "<f4", "|u1": the bytes per element
+        except (TypeError, ValueError, IndexError):
+            raise errors.ArgumentTypeError("gfxcuda: %s(out=...): out's __cuda_array_interface__ has typestr %r"
+                                           % (where, cai.get("typestr"))) from None
         nbytes = itemsize
         for d in shape:
             nbytes *= d
