@@ -16,7 +16,7 @@ export PATH := $(PATH):/usr/local/go/bin
 PYTHON  ?= /usr/bin/python3
 LIB_DIR := build/lib
 
-.PHONY: all deps deps-test build demo test vet fmt-check gpu-test gpu-bundle clean lib python pytest
+.PHONY: all deps deps-test build demo test vet fmt-check gpu-test gpu-bundle gpu-pyopengl clean lib python pytest
 
 all: build
 
@@ -133,7 +133,22 @@ gpu-bundle: deps
 		$(PYTHON) python/build_backend/gfxcuda_build.py wheel --lib $(LIB_DIR)/libgfxcuda.so $(GPU_DIR)/pkg/wheel >/dev/null
 	@rm -f $(GPU_DIR)/debs/*-dev_*.deb
 	@tar cf - -C $(GPU_DIR) pkg gfxcuda | xz -T1 --lzma2=preset=6,dict=192MiB > $(GPU_DIR)/pkg.txz && rm -rf $(GPU_DIR)/pkg $(GPU_DIR)/gfxcuda
+	@$(MAKE) --no-print-directory gpu-pyopengl
 	@du -sh $(GPU_DIR)
+
+# PyOpenGL for the GPU machine, which has none: it is pure Python, so
+# Debian's copy (python3-opengl) is packed into $(GPU_DIR)/pyopengl.txz
+# (0.5 MB); run.sh and quick.sh unpack it into $(GPU_DIR)/pyopengl and put
+# that on PYTHONPATH (python/bench/gl_renderer.py and its test). Alone, it
+# adds PyOpenGL (and this tree's run.sh/quick.sh) to an existing bundle
+# without rebuilding it. Without PyOpenGL here: a warning, nothing packed.
+PYOPENGL ?= /usr/lib/python3/dist-packages/OpenGL
+gpu-pyopengl:
+	@mkdir -p $(GPU_DIR) && cp scripts/gpu-run.sh $(GPU_DIR)/run.sh && cp scripts/gpu-quick.sh $(GPU_DIR)/quick.sh
+	@if [ -f $(PYOPENGL)/__init__.py ]; then \
+		tar cf - -C $(PYOPENGL) --exclude=__pycache__ --transform 's,^\.,OpenGL,' . | xz -T1 -6 > $(GPU_DIR)/pyopengl.txz && \
+		echo "$(GPU_DIR)/pyopengl.txz: PyOpenGL from $(PYOPENGL)"; \
+	else echo "warning: no PyOpenGL at $(PYOPENGL) (Debian python3-opengl): gl_renderer.py cannot run on the GPU machine"; fi
 
 gpu-test: gpu-bundle
 	@if command -v nvidia-smi >/dev/null 2>&1; then bash $(GPU_DIR)/run.sh; \

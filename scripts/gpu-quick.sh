@@ -4,8 +4,18 @@
 # With --pytest, runs the Python tests named after it instead (paths relative to the
 # package's folder, pytest's own arguments allowed), as run.sh does:
 #   bash .gpu/quick.sh --pytest tests/test_torch_pool.py tests/test_render_to_torch.py
+# With --bench NAME, runs python/bench/NAME.py with the arguments after it, from the
+# package's folder (the bundle's gfxcuda, PyOpenGL on PYTHONPATH):
+#   bash .gpu/quick.sh --bench gl_renderer --json "$OUT/gl-renderer.json"
 here=$(cd "$(dirname "$0")" && pwd)
 [ -d "$here/pkg" ] || tar xJf "$here/pkg.txz" -C "$here"
+# PyOpenGL (pure Python; `make gpu-pyopengl` packs Debian's copy into
+# pyopengl.txz), unpacked once and put on PYTHONPATH: python/bench/gl_renderer.py
+# and its test draw with it on EGL.
+if [ -f "$here/pyopengl.txz" ]; then
+	[ -d "$here/pyopengl/OpenGL" ] || { mkdir -p "$here/pyopengl" && tar xJf "$here/pyopengl.txz" -C "$here/pyopengl"; }
+	export PYTHONPATH="$here/pyopengl${PYTHONPATH:+:$PYTHONPATH}"
+fi
 if ! ldconfig -p | grep -q 'libvulkan.so.1 ' || ! ldconfig -p | grep -q 'libEGL.so.1 '; then
 	for f in "$here"/debs/*.deb; do dpkg -x "$f" /; done; ldconfig
 fi
@@ -14,6 +24,11 @@ nv=/usr/local/nvidia
 [ -f $nv/share/glvnd/egl_vendor.d/10_nvidia.json ] && export __EGL_VENDOR_LIBRARY_FILENAMES=$nv/share/glvnd/egl_vendor.d/10_nvidia.json
 [ -d $nv/lib64 ] && export LD_LIBRARY_PATH=$nv/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export GFXCUDA_REQUIRE_CUDA=1 GFXCUDA_REQUIRE_VULKAN=1 GFXCUDA_REQUIRE_GL=1 GFXCUDA_REQUIRE_HARDWARE=1 GFXCUDA_VALIDATION=1
+if [ "${1:-}" = --bench ]; then
+	b=${2:?--bench NAME: a script in python/bench, without .py}
+	shift 2
+	cd "$here/pkg/python" && exec python3 "bench/$b.py" "$@"
+fi
 if [ "${1:-}" = --pytest ]; then
 	shift
 	# Against the bundle's wheel, installed as run.sh installs it (the tree

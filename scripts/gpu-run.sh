@@ -21,6 +21,13 @@ if [ -n "${GFXCUDA_GPU_PACK:-}" ]; then
 fi
 # The bundle is compressed to fit the transfer limit; unpack it once.
 [ -d "$here/pkg" ] || tar xJf "$here/pkg.txz" -C "$here"
+# PyOpenGL (pure Python; `make gpu-pyopengl` packs Debian's copy into
+# pyopengl.txz), unpacked once and put on PYTHONPATH: python/bench/gl_renderer.py
+# and its test draw with it on EGL.
+if [ -f "$here/pyopengl.txz" ]; then
+	[ -d "$here/pyopengl/OpenGL" ] || { mkdir -p "$here/pyopengl" && tar xJf "$here/pyopengl.txz" -C "$here/pyopengl"; }
+	export PYTHONPATH="$here/pyopengl${PYTHONPATH:+:$PYTHONPATH}"
+fi
 
 if ! ldconfig -p | grep -q 'libvulkan.so.1 ' || ! ldconfig -p | grep -q 'libEGL.so.1 '; then
 	if [ "$(id -u)" != 0 ]; then echo "run.sh: the Vulkan/EGL loaders are missing and unpacking them needs root" >&2; exit 1; fi
@@ -123,10 +130,12 @@ if [ -d "$here/pkg/python" ]; then
 	# (default: all of them; empty leaves them out when device time is short):
 	# speed.py, dlpack_exchange.py (DLPack's C exchange API against
 	# __dlpack__: torch, cuda.core, which path each took) and torch_pool.py
-	# (PyTorch's own tensors in Vulkan: the torch pool's figures).
-	for b in ${GFXCUDA_GPU_PYBENCH-speed dlpack_exchange torch_pool}; do
+	# (PyTorch's own tensors in Vulkan: the torch pool's figures) and
+	# gl_renderer.py (a PyOpenGL renderer's frames into torch: issue 32).
+	for b in ${GFXCUDA_GPU_PYBENCH-speed dlpack_exchange torch_pool gl_renderer}; do
 		case $b in
 		dlpack_exchange) args=(--json "$logs/dlpack-exchange.json") ;;
+		gl_renderer) args=(--json "$logs/gl-renderer.json") ;;
 		*) args=() ;;
 		esac
 		(cd "$here/pkg/python" && python3 "bench/$b.py" "${args[@]}") 2>&1 | tee "$logs/python-$b.log"
