@@ -1,0 +1,74 @@
+package gl
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/gfxcuda/gfxcuda/format"
+)
+
+// TestSourceView: a texture of "the renderer" (one this Context made) as a
+// Source: described from GL, copied into a view in Vulkan memory
+// (ToVulkan), every byte compared, twice (the view follows the texture);
+// textures of unsupported formats and names that are no texture are
+// refused with the object named.
+func TestSourceView(t *testing.T) {
+	c := open(t, Options{})
+	d := vkDevice(t, c)
+	for _, f := range []format.Format{format.RGBA8UNorm, format.RGBA16Float, format.RGBA32Float} {
+		t.Run(f.String(), func(t *testing.T) {
+			const w, h = 53, 29
+			tex, err := c.NewTexture(TextureOptions{Format: f, Width: w, Height: h})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tex.Close()
+			s, err := c.TextureSource(tex.Name())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Width() != w || s.Height() != h || s.Format() != f || s.Samples() != 0 {
+				t.Fatalf("source %v: %dx%d %v samples %d", s, s.Width(), s.Height(), s.Format(), s.Samples())
+			}
+			v, err := s.NewView(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer v.Close()
+			got := make([]byte, tex.Bytes())
+			for frame := range 2 {
+				want := randomTexels(f, tex.Bytes(), uint64(f)*10+uint64(frame))
+				if err := tex.Upload(want); err != nil {
+					t.Fatal(err)
+				}
+				if err := v.ToVulkan(); err != nil {
+					t.Fatal(err)
+				}
+				poison(got)
+				if err := downloadImage(d, v.Texture().Vulkan, got); err != nil {
+					t.Fatal(err)
+				}
+				if i := firstDiff(got, want); i >= 0 {
+					t.Fatalf("frame %d: byte %d is %#x, want %#x", frame, i, got[i], want[i])
+				}
+			}
+		})
+	}
+	ui, err := c.NewTexture(TextureOptions{Format: format.RGBA32UInt, Width: 4, Height: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ui.Close()
+	if _, err := c.TextureSource(ui.Name()); !errors.Is(err, ErrUnsupportedFormat) {
+		t.Errorf("an integer texture: %v, want ErrUnsupportedFormat", err)
+	}
+	if _, err := c.TextureSource(99999); !errors.Is(err, ErrNotObject) {
+		t.Errorf("texture 99999: %v, want ErrNotObject", err)
+	}
+	if _, err := c.RenderbufferSource(ui.Name()); !errors.Is(err, ErrNotObject) {
+		t.Errorf("a texture as a renderbuffer: %v, want ErrNotObject", err)
+	}
+	if _, err := c.FramebufferSource(0, 0x8CE0); !errors.Is(err, ErrBadSource) {
+		t.Errorf("the default framebuffer: %v, want ErrBadSource", err)
+	}
+}

@@ -1,0 +1,322 @@
+"""gfxcuda.gl with PyOpenGL (Debian's python3-opengl, pure Python: the GPU
+machine gets a copy) on a headless EGL context the test makes the way
+PyOpenGL users do. On the CPU machine: compute views of textures,
+renderbuffers and 4x multisampled framebuffers against glReadPixels. With
+CUDA and torch (the GPU machine): every element of to_tensor, for every
+layout, dtype, flip and mean/std, against torch's conversion of
+glReadPixels."""
+
+import ctypes
+import os
+
+os.environ.setdefault("PYOPENGL_PLATFORM", "egl")
+
+import numpy  # noqa: E402
+import pytest  # noqa: E402
+
+import gfxcuda  # noqa: E402
+import gfxcuda.gl  # noqa: E402
+
+GL = pytest.importorskip("OpenGL.GL", reason="PyOpenGL is not installed (Debian: python3-opengl)")
+
+
+def _bench():
+    """python/bench/gl_renderer.py: its EGL context (through ctypes: PyOpenGL
+    3.1.6's OpenGL.EGL fails on NVIDIA's EGL) and its PyOpenGL fix for
+    Python 3.12."""
+    import importlib.util
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bench", "gl_renderer.py")
+    if not os.path.exists(path):  # pragma: no cover
+        pytest.skip("python/bench/gl_renderer.py is not next to this test")
+    spec = importlib.util.spec_from_file_location("_gl_renderer_bench", path)
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    return m
+
+
+@pytest.fixture(scope="module")
+def egl_ctx():
+    b = _bench()
+    b.pyopengl_compat()
+    try:
+        made = b.egl_context(cuda_ordinal=0)
+    except Exception as e:
+        pytest.skip("no EGL GL 4.5 context: %s" % e)
+    try:
+        gfxcuda.get_current_device()
+    except gfxcuda.GfxcudaError as e:  # pragma: no cover
+        made["close"]()
+        pytest.skip("no Vulkan device: %s" % e)
+    yield made
+    made["close"]()
+
+
+def _texture(w, h, ifmt, fmt, typ, data):
+    t = GL.glGenTextures(1)
+    GL.glBindTexture(GL.GL_TEXTURE_2D, t)
+    GL.glTexStorage2D(GL.GL_TEXTURE_2D, 1, ifmt, w, h)
+    GL.glPixelStorei(GL.GL_UNPACK_ALIGNMENT, 1)
+    GL.glTexSubImage2D(GL.GL_TEXTURE_2D, 0, 0, 0, w, h, fmt, typ, data)
+    GL.glBindTexture(GL.GL_TEXTURE_2D, 0)
+    return t
+
+
+def _read_texture(t, w, h, fmt, typ, dtype, comps):
+    GL.glPixelStorei(GL.GL_PACK_ALIGNMENT, 1)
+    out = numpy.empty((h, w, comps), dtype=dtype)
+    GL.glGetTextureImage(t, 0, fmt, typ, out.nbytes, out)
+    return out
+
+
+def _view(src, dtype):
+    v = src.compute_view()
+    n = src.width * src.height * 4 * numpy.dtype(dtype).itemsize
+    rb = gfxcuda.Buffer(n, gfxcuda.HEAP_READBACK)
+    up = gfxcuda.Buffer(n, gfxcuda.HEAP_UPLOAD)
+    up.upload(b"\x5a" * n)
+    up.copy_to(rb)
+    v.copy_to(rb)
+    return numpy.frombuffer(rb.readback(), dtype=dtype).reshape(src.height, src.width, 4)
+
+
+CASES = [  # GL internal format, upload format, type, numpy dtype
+    (GL.GL_RGBA8, GL.GL_RGBA, GL.GL_UNSIGNED_BYTE, numpy.uint8),
+    (GL.GL_RGBA16F, GL.GL_RGBA, GL.GL_HALF_FLOAT, numpy.float16),
+    (GL.GL_RGBA32F, GL.GL_RGBA, GL.GL_FLOAT, numpy.float32),
+]
+
+
+def _random(rng, h, w, dtype):
+    if dtype == numpy.uint8:
+        return rng.integers(0, 256, (h, w, 4), dtype=numpy.uint8)
+    return rng.uniform(-2, 6, (h, w, 4)).astype(dtype)
+
+
+@pytest.mark.parametrize("ifmt,fmt,typ,dtype", CASES)
+@pytest.mark.parametrize("size", [(31, 17), (128, 64)])
+def test_texture_views(egl_ctx, ifmt, fmt, typ, dtype, size):
+    w, h = size
+    rng = numpy.random.default_rng(w * 7 + int(ifmt))
+    data = _random(rng, h, w, dtype)
+    t = _texture(w, h, ifmt, fmt, typ, data)
+    try:
+        src = gfxcuda.gl.texture(t)
+        assert (src.width, src.height) == (w, h)
+        want = _read_texture(t, w, h, fmt, typ, dtype, 4)
+        assert (want.view(numpy.uint8) == data.view(numpy.uint8)).all()
+        got = _view(src, dtype)
+        assert got.tobytes() == want.tobytes()
+        src.release()
+    finally:
+        GL.glDeleteTextures(1, [t])
+
+
+VS = """#version 450
+layout(location = 0) in vec2 pos; layout(location = 1) in vec4 col; out vec4 c;
+void main() { gl_Position = vec4(pos, 0, 1); c = col; }"""
+FS = """#version 450
+in vec4 c; out vec4 o; void main() { o = c; }"""
+
+
+def _draw_msaa(w, h, seed, samples=4):
+    """Random triangles into a multisampled renderbuffer; returns (fbo,
+    renderbuffer, the resolve GL makes of it read back)."""
+    from OpenGL.GL import shaders
+    rng = numpy.random.default_rng(seed)
+    prog = shaders.compileProgram(shaders.compileShader(VS, GL.GL_VERTEX_SHADER),
+                                  shaders.compileShader(FS, GL.GL_FRAGMENT_SHADER))
+    rb = GL.glGenRenderbuffers(1)
+    GL.glBindRenderbuffer(GL.GL_RENDERBUFFER, rb)
+    GL.glRenderbufferStorageMultisample(GL.GL_RENDERBUFFER, samples, GL.GL_RGBA8, w, h)
+    fbo = GL.glGenFramebuffers(1)
+    GL.glBindFramebuffer(GL.GL_FRAMEBUFFER, fbo)
+    GL.glFramebufferRenderbuffer(GL.GL_FRAMEBUFFER, GL.GL_COLOR_ATTACHMENT0, GL.GL_RENDERBUFFER, rb)
+    GL.glViewport(0, 0, w, h)
+    GL.glClearColor(*rng.uniform(0, 1, 4))
+    GL.glClear(GL.GL_COLOR_BUFFER_BIT)
+    verts = numpy.hstack([rng.uniform(-1.2, 1.2, (90, 2)), rng.uniform(0, 1, (90, 4))]).astype(numpy.float32)
+    vao = GL.glGenVertexArrays(1)
+    GL.glBindVertexArray(vao)
+    vbo = GL.glGenBuffers(1)
+    GL.glBindBuffer(GL.GL_ARRAY_BUFFER, vbo)
+    GL.glBufferData(GL.GL_ARRAY_BUFFER, verts.nbytes, verts, GL.GL_STATIC_DRAW)
+    GL.glEnableVertexAttribArray(0)
+    GL.glVertexAttribPointer(0, 2, GL.GL_FLOAT, False, 24, ctypes.c_void_p(0))
+    GL.glEnableVertexAttribArray(1)
+    GL.glVertexAttribPointer(1, 4, GL.GL_FLOAT, False, 24, ctypes.c_void_p(8))
+    GL.glUseProgram(prog)
+    GL.glDrawArrays(GL.GL_TRIANGLES, 0, 90)
+    GL.glUseProgram(0)
+    GL.glBindVertexArray(0)
+    GL.glDeleteBuffers(1, [vbo])
+    GL.glDeleteVertexArrays(1, [vao])
+    GL.glDeleteProgram(prog)
+    # GL's own resolve, read back.
+    res = GL.glGenTextures(1)
+    GL.glBindTexture(GL.GL_TEXTURE_2D, res)
+    GL.glTexStorage2D(GL.GL_TEXTURE_2D, 1, GL.GL_RGBA8, w, h)
+    GL.glBindTexture(GL.GL_TEXTURE_2D, 0)
+    rfbo = GL.glGenFramebuffers(1)
+    GL.glBindFramebuffer(GL.GL_FRAMEBUFFER, rfbo)
+    GL.glFramebufferTexture2D(GL.GL_FRAMEBUFFER, GL.GL_COLOR_ATTACHMENT0, GL.GL_TEXTURE_2D, res, 0)
+    GL.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, fbo)
+    GL.glBindFramebuffer(GL.GL_DRAW_FRAMEBUFFER, rfbo)
+    GL.glBlitFramebuffer(0, 0, w, h, 0, 0, w, h, GL.GL_COLOR_BUFFER_BIT, GL.GL_NEAREST)
+    GL.glBindFramebuffer(GL.GL_FRAMEBUFFER, rfbo)
+    GL.glPixelStorei(GL.GL_PACK_ALIGNMENT, 1)
+    want = numpy.frombuffer(GL.glReadPixels(0, 0, w, h, GL.GL_RGBA, GL.GL_UNSIGNED_BYTE), numpy.uint8).reshape(h, w, 4)
+    GL.glBindFramebuffer(GL.GL_FRAMEBUFFER, 0)
+    GL.glDeleteFramebuffers(1, [rfbo])
+    GL.glDeleteTextures(1, [res])
+    return fbo, rb, want.copy()
+
+
+def test_multisampled_framebuffer_view(egl_ctx):
+    w, h = 67, 41
+    fbo, rb, want = _draw_msaa(w, h, 5)
+    try:
+        assert len(numpy.unique(want.reshape(-1, 4), axis=0)) > 10
+        src = gfxcuda.gl.framebuffer(fbo)
+        assert src.samples == 4 and src.renderbuffer
+        assert _view(src, numpy.uint8).tobytes() == want.tobytes()
+        GL.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, fbo)
+        src2 = gfxcuda.gl.framebuffer()
+        GL.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, 0)
+        assert src2.name == rb and _view(src2, numpy.uint8).tobytes() == want.tobytes()
+    finally:
+        GL.glDeleteFramebuffers(1, [fbo])
+        GL.glDeleteRenderbuffers(1, [rb])
+
+
+# ---- CUDA: to_tensor against torch's conversion of glReadPixels ------------------------------------------------------
+
+def _torch_cuda():
+    if not gfxcuda.cuda_available():
+        pytest.skip("no CUDA driver: to_tensor runs on the GPU machine")
+    torch = pytest.importorskip("torch", reason="torch is not installed")
+    if not torch.cuda.is_available():  # pragma: no cover
+        pytest.skip("torch sees no CUDA device")
+    return torch
+
+
+def _reference(torch, rgba, dtype, layout, flip_y, channels, mean, std):
+    """torch's conversion of GL's pixels (bottom row first): what to_tensor
+    must give."""
+    x = torch.from_numpy(numpy.ascontiguousarray(rgba)).cuda()
+    if flip_y:
+        x = torch.flip(x, dims=[0])
+    x = x[..., :channels]
+    if dtype == "uint8":
+        y = x
+    else:
+        y = x.to(torch.float32)
+        if rgba.dtype == numpy.uint8:
+            y = y / 255.0
+        if mean is not None:
+            y = y - torch.tensor(mean[:channels], device="cuda", dtype=torch.float32)
+        if std is not None:
+            y = y / torch.tensor(std[:channels], device="cuda", dtype=torch.float32)
+        y = y.to(getattr(torch, dtype))
+    if layout == "chw":
+        y = y.permute(2, 0, 1)
+    return y.contiguous()
+
+
+@pytest.mark.parametrize("ifmt,fmt,typ,np_dtype", CASES)
+def test_to_tensor_equals_torch_of_glreadpixels(egl_ctx, ifmt, fmt, typ, np_dtype):
+    torch = _torch_cuda()
+    w, h = 53, 37
+    rng = numpy.random.default_rng(int(ifmt))
+    data = _random(rng, h, w, np_dtype)
+    if np_dtype != numpy.uint8:
+        data = numpy.abs(data).astype(np_dtype)  # float sources: to_tensor reads them as they are
+    t = _texture(w, h, ifmt, fmt, typ, data)
+    try:
+        rgba = _read_texture(t, w, h, fmt, typ, np_dtype, 4)
+        src = gfxcuda.gl.texture(t)
+        dtypes = ["float32", "float16"] + (["uint8"] if np_dtype == numpy.uint8 else [])
+        for dtype in dtypes:
+            for layout in ("hwc", "chw"):
+                for flip_y in (True, False):
+                    for channels in (4, 3):
+                        norms = [(None, None)]
+                        if dtype != "uint8":
+                            norms.append(([0.485, 0.456, 0.406, 0.5], [0.229, 0.224, 0.225, 0.25]))
+                        for mean, std in norms:
+                            out = src.to_tensor(dtype=dtype, layout=layout, flip_y=flip_y, mean=mean, std=std,
+                                                channels=channels)
+                            torch.cuda.synchronize()
+                            got = torch.from_dlpack(out)
+                            want = _reference(torch, rgba, dtype, layout, flip_y, channels, mean, std)
+                            assert got.shape == want.shape, (dtype, layout, got.shape, want.shape)
+                            if dtype == "uint8":
+                                assert torch.equal(got, want), (layout, flip_y, channels)
+                            else:
+                                tol = 1e-6 if dtype == "float32" else 2e-3
+                                assert torch.allclose(got.float(), want.float(), rtol=tol, atol=tol), \
+                                    (dtype, layout, flip_y, channels, mean, (got.float() - want.float()).abs().max())
+        # out=: a torch tensor, poisoned first.
+        dst = torch.full((h, w, 4), 77, dtype=torch.uint8, device="cuda") if np_dtype == numpy.uint8 else \
+            torch.full((h, w, 4), float("nan"), dtype=torch.float32, device="cuda")
+        r = src.to_tensor(dtype=str(dst.dtype).replace("torch.", ""), out=dst, flip_y=False)
+        torch.cuda.synchronize()
+        assert r is dst
+        want = _reference(torch, rgba, str(dst.dtype).replace("torch.", ""), "hwc", False, 4, None, None)
+        assert torch.allclose(dst.float(), want.float(), rtol=1e-6, atol=1e-6)
+        # copy_to: Gfx2Cuda's verb, rows as GL stores them.
+        if np_dtype == numpy.uint8:
+            dst = torch.zeros((h, w, 4), dtype=torch.uint8, device="cuda")
+            src.copy_to(dst)
+            torch.cuda.synchronize()
+            assert torch.equal(dst.cpu(), torch.from_numpy(rgba))
+        # A new frame in the same texture reaches the same source.
+        data2 = _random(rng, h, w, np_dtype)
+        if np_dtype != numpy.uint8:
+            data2 = numpy.abs(data2).astype(np_dtype)
+        GL.glTextureSubImage2D(t, 0, 0, 0, w, h, fmt, typ, data2)
+        out = src.to_tensor(dtype="float32", flip_y=False)
+        torch.cuda.synchronize()
+        want = _reference(torch, _read_texture(t, w, h, fmt, typ, np_dtype, 4), "float32", "hwc", False, 4, None, None)
+        assert torch.allclose(torch.from_dlpack(out), want, rtol=1e-6, atol=1e-6)
+        src.release()
+    finally:
+        GL.glDeleteTextures(1, [t])
+
+
+def test_to_tensor_of_a_multisampled_framebuffer(egl_ctx):
+    torch = _torch_cuda()
+    w, h = 64, 48
+    fbo, rb, want = _draw_msaa(w, h, 9)
+    try:
+        src = gfxcuda.gl.framebuffer(fbo)
+        out = src.to_tensor(dtype="uint8", flip_y=True)
+        torch.cuda.synchronize()
+        assert torch.equal(torch.from_dlpack(out).cpu(), torch.from_numpy(want[::-1].copy()))
+        src.release()
+    finally:
+        GL.glDeleteFramebuffers(1, [fbo])
+        GL.glDeleteRenderbuffers(1, [rb])
+
+
+def test_to_tensor_many_cycles_leak_nothing(egl_ctx):
+    torch = _torch_cuda()
+    w, h = 32, 32
+    data = numpy.random.default_rng(3).integers(0, 256, (h, w, 4), dtype=numpy.uint8)
+    t = _texture(w, h, GL.GL_RGBA8, GL.GL_RGBA, GL.GL_UNSIGNED_BYTE, data)
+    try:
+        src = gfxcuda.gl.texture(t)
+        src.to_tensor()
+        src.release()
+        base = gfxcuda.live_handles()
+        free0 = torch.cuda.mem_get_info()[0]
+        dst = torch.empty((h, w, 4), dtype=torch.uint8, device="cuda")
+        for i in range(2000):
+            src = gfxcuda.gl.texture(t)
+            src.to_tensor(out=dst, flip_y=False)
+            src.release()
+        torch.cuda.synchronize()
+        assert torch.equal(dst.cpu(), torch.from_numpy(data))
+        assert gfxcuda.live_handles() == base
+        assert torch.cuda.mem_get_info()[0] >= free0 - (64 << 20)
+    finally:
+        GL.glDeleteTextures(1, [t])
