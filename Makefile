@@ -16,7 +16,7 @@ export PATH := $(PATH):/usr/local/go/bin
 PYTHON  ?= /usr/bin/python3
 LIB_DIR := build/lib
 
-.PHONY: all deps deps-test build demo test vet fmt-check gpu-test gpu-bundle gpu-pyopengl clean lib python pytest
+.PHONY: all deps deps-test build demo test vet fmt-check gpu-test gpu-bundle gpu-pyopengl gpu-mujoco clean lib python pytest
 
 all: build
 
@@ -134,6 +134,7 @@ gpu-bundle: deps
 	@rm -f $(GPU_DIR)/debs/*-dev_*.deb
 	@tar cf - -C $(GPU_DIR) pkg gfxcuda | xz -T1 --lzma2=preset=6,dict=192MiB > $(GPU_DIR)/pkg.txz && rm -rf $(GPU_DIR)/pkg $(GPU_DIR)/gfxcuda
 	@$(MAKE) --no-print-directory gpu-pyopengl
+	@$(MAKE) --no-print-directory gpu-mujoco
 	@du -sh $(GPU_DIR)
 
 # PyOpenGL for the GPU machine, which has none: it is pure Python, so
@@ -149,6 +150,27 @@ gpu-pyopengl:
 		tar cf - -C $(PYOPENGL) --exclude=__pycache__ --transform 's,^\.,OpenGL,' . | xz -T1 -6 > $(GPU_DIR)/pyopengl.txz && \
 		echo "$(GPU_DIR)/pyopengl.txz: PyOpenGL from $(PYOPENGL)"; \
 	else echo "warning: no PyOpenGL at $(PYOPENGL) (Debian python3-opengl): gl_renderer.py cannot run on the GPU machine"; fi
+
+# MuJoCo's C test (python/tests/test_gl_mujoco.py) for the GPU machine,
+# which has no libmujoco: python/tests/c/gl_mujoco.c built here against
+# libmujoco-dev and the tree's libgfxcuda.so, packed with libmujoco.so.2.2.2
+# and the libraries it needs that no system has (libccd, liblodepng,
+# libqhull_r, libtinyxml2; ldd's paths, under their sonames) into
+# $(GPU_DIR)/mujoco.txz (0.7 MB); the test unpacks it and runs the program
+# with LD_LIBRARY_PATH (the tested gfxcuda's library, then these). Without
+# libmujoco-dev here: a warning, nothing packed.
+MUJOCO_DEPS := mujoco ccd lodepng qhull_r tinyxml2
+gpu-mujoco:
+	@if [ -f /usr/include/mujoco/mujoco.h ]; then \
+		[ -f $(LIB_DIR)/libgfxcuda.so ] || $(MAKE) --no-print-directory lib >/dev/null || exit 1; \
+		d=$(GPU_DIR)/mujoco && rm -rf $$d $(GPU_DIR)/mujoco.txz && mkdir -p $$d && \
+		gcc -std=c11 -O2 -Wall -Wextra -Werror -o $$d/gl_mujoco python/tests/c/gl_mujoco.c -Icmd/libgfxcuda \
+			-L$(LIB_DIR) -l:libgfxcuda.so -lmujoco -lEGL && \
+		libs=$$(ldd $$d/gl_mujoco | awk '$$1 ~ /^lib($(shell echo $(MUJOCO_DEPS) | tr ' ' '|'))\.so/ && $$3 ~ /^\// {print $$3}') && \
+		[ $$(echo $$libs | wc -w) = $(words $(MUJOCO_DEPS)) ] || { echo "gpu-mujoco: ldd found [$$libs], want lib{$(MUJOCO_DEPS)}" >&2; exit 1; }; \
+		cp -L $$libs $$d/ && tar cf - -C $(GPU_DIR) mujoco | xz -T1 -6 > $(GPU_DIR)/mujoco.txz && rm -rf $$d && \
+		echo "$(GPU_DIR)/mujoco.txz: gl_mujoco and $$(echo $$libs | xargs -n1 basename | tr '\n' ' ')"; \
+	else echo "warning: no libmujoco-dev here: test_gl_mujoco.py cannot run on the GPU machine"; fi
 
 gpu-test: gpu-bundle
 	@if command -v nvidia-smi >/dev/null 2>&1; then bash $(GPU_DIR)/run.sh; \
