@@ -146,3 +146,73 @@ func (v *View) Close() error {
 	v.closed = true
 	return v.st.Close()
 }
+
+// ToCUDA copies the sources of views (of one Context, each once) into
+// their views and hands them all to CUDA with one synchronization: work
+// queued on s afterwards sees every frame (the batched form of
+// View.ToCUDA, for renderers that draw several cameras or environments
+// per step). GL first waits for CUDA's work queued on s so far when a view
+// was handed to CUDA before.
+func ToCUDA(s *cuda.Stream, views ...*View) error {
+	if len(views) == 0 {
+		return nil
+	}
+	c := views[0].s.c
+	seen := make(map[*View]bool, len(views))
+	for i, v := range views {
+		if v.s.c != c {
+			return fmt.Errorf("gl: ToCUDA: view %d is of another Context than view 0", i)
+		}
+		if seen[v] {
+			return fmt.Errorf("gl: ToCUDA: view %d is given twice", i)
+		}
+		seen[v] = true
+	}
+	for _, v := range views {
+		v.mu.Lock()
+		defer v.mu.Unlock()
+	}
+	var back, all []*Texture
+	for i, v := range views {
+		if v.closed {
+			return fmt.Errorf("gl: ToCUDA: view %d: %w", i, ErrClosed)
+		}
+		if v.st.CUDA == nil {
+			return fmt.Errorf("gl: view of %s: %w", v.s.what, ErrNoCUDA)
+		}
+		if !v.inGL {
+			if err := v.dev.Run(func(cmd *vulkan.Commands) error {
+				own.ReleaseImages(cmd, vulkan.LayoutGeneral, v.st.Vulkan)
+				return nil
+			}); err != nil {
+				return fmt.Errorf("gl: handing the view of %s to GL: %w", v.s.what, err)
+			}
+			v.inGL = true
+		}
+		if v.inCUDA {
+			back = append(back, v.st.GL)
+		}
+		all = append(all, v.st.GL)
+	}
+	h := views[0].st.h // one pair of semaphores orders them all
+	if len(back) > 0 {
+		if err := h.toGL(s, nil, back); err != nil {
+			return fmt.Errorf("gl: ToCUDA: CUDA to GL: %w", err)
+		}
+		for _, v := range views {
+			v.inCUDA = false
+		}
+	}
+	for _, v := range views {
+		if err := v.s.CopyTo(v.st.GL); err != nil {
+			return err
+		}
+	}
+	if err := h.toCUDA(s, nil, all); err != nil {
+		return fmt.Errorf("gl: ToCUDA: GL to CUDA: %w", err)
+	}
+	for _, v := range views {
+		v.inCUDA = true
+	}
+	return nil
+}

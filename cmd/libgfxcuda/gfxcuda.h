@@ -667,6 +667,12 @@ int gfxcuda_gl_compute_view(uint64_t source, uint64_t device, uint64_t *texture)
  * ones copy and convert only. Use one stream per source. */
 int gfxcuda_gl_to_tensor(uint64_t source, uint64_t device, const gfxcuda_tensor_layout_t *layout, uint64_t dst,
                          uint64_t dst_size, uint64_t stream);
+/* gfxcuda_gl_to_tensor of n sources (1 to 65536, distinct, of one context,
+ * size and format) into one tensor of n frames at dst (N first: NCHW or
+ * NHWC), with one GL-to-CUDA synchronization for them all: for renderers
+ * that draw several cameras or environments per step. */
+int gfxcuda_gl_to_tensors(const uint64_t *sources, int n, uint64_t device, const gfxcuda_tensor_layout_t *layout,
+                          uint64_t dst, uint64_t dst_size, uint64_t stream);
 
 /* ---- The command line ---- */
 

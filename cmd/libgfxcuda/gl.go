@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"unsafe"
 
 	"github.com/gfxcuda/gfxcuda"
 	"github.com/gfxcuda/gfxcuda/compute"
@@ -213,12 +214,54 @@ func gfxcuda_gl_compute_view(src, dev C.uint64_t, out *C.uint64_t) C.int {
 	})
 }
 
+// cudaViewLocked returns the source's CUDA view on sd, made on first use.
+// s.mu is held.
+func (s *glSource) cudaViewLocked(sd *sharedDevice) (*gl.View, error) {
+	if s.cuView != nil {
+		if s.cuDev != sd {
+			return nil, errorf(stInvalid, "gfxcuda: %v goes to CUDA device %d already; one device per GL source", s.s, s.cuDev.ordinal)
+		}
+		return s.cuView, nil
+	}
+	if err := s.ctx.c.SetCUDA(sd.d.CUDA()); err != nil {
+		return nil, &statusError{stInvalid, fmt.Errorf("gfxcuda: %v: %w", s.s, err)}
+	}
+	v, err := s.s.NewView(sd.d.Vulkan())
+	if err != nil {
+		return nil, glStatus(err)
+	}
+	s.cuView, s.cuDev = v, sd
+	return v, nil
+}
+
+// converterLocked returns the source's CUDA converter of layout l. s.mu is
+// held.
+func (s *glSource) converterLocked(sd *sharedDevice, l tensor.Layout) (*gfxcuda.CUDAConverter, error) {
+	if conv := s.convs[l]; conv != nil {
+		return conv, nil
+	}
+	conv, err := gfxcuda.NewCUDAConverter(sd.d.CUDA(), l)
+	if err != nil {
+		return nil, &statusError{stUnsupported, err}
+	}
+	if s.convs == nil {
+		s.convs = map[tensor.Layout]*gfxcuda.CUDAConverter{}
+	}
+	s.convs[l] = conv
+	return conv, nil
+}
+
 //export gfxcuda_gl_to_tensor
 func gfxcuda_gl_to_tensor(src, dev C.uint64_t, layout *C.gfxcuda_tensor_layout_t, dst, dstSize C.uint64_t, stream C.uint64_t) C.int {
+	hs := [1]C.uint64_t{src}
+	return gfxcuda_gl_to_tensors(&hs[0], 1, dev, layout, dst, dstSize, stream)
+}
+
+//export gfxcuda_gl_to_tensors
+func gfxcuda_gl_to_tensors(srcs *C.uint64_t, n C.int, dev C.uint64_t, layout *C.gfxcuda_tensor_layout_t, dst, dstSize C.uint64_t, stream C.uint64_t) C.int {
 	return call(func() error {
-		s, err := get[*glSource](uint64(src), "GL source")
-		if err != nil {
-			return err
+		if srcs == nil || n <= 0 || n > 1<<16 {
+			return errorf(stInvalid, "gfxcuda_gl_to_tensors: %d sources; pass an array of 1 to 65536", n)
 		}
 		sd, err := get[*sharedDevice](uint64(dev), "shared device")
 		if err != nil {
@@ -231,44 +274,51 @@ func gfxcuda_gl_to_tensor(src, dev C.uint64_t, layout *C.gfxcuda_tensor_layout_t
 		if dst == 0 {
 			return errorf(stInvalid, "gfxcuda_gl_to_tensor: a null destination")
 		}
+		list := unsafe.Slice(srcs, int(n))
+		ss := make([]*glSource, len(list))
+		for i, h := range list {
+			if ss[i], err = get[*glSource](uint64(h), "GL source"); err != nil {
+				return err
+			}
+			for j := range i {
+				if ss[j] == ss[i] {
+					return errorf(stInvalid, "gfxcuda_gl_to_tensors: source %d is source %d again", i, j)
+				}
+			}
+			if d0, d := ss[0].s.Desc(), ss[i].s.Desc(); d.Width != d0.Width || d.Height != d0.Height || ss[i].s.Format() != ss[0].s.Format() {
+				return errorf(stInvalid, "gfxcuda_gl_to_tensors: source %d (%v) and source 0 (%v) differ in size or format; "+
+					"one tensor holds frames of one size", i, ss[i].s, ss[0].s)
+			}
+		}
 		st, done, err := sd.stream(uint64(stream))
 		if err != nil {
 			return err
 		}
 		defer done()
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		if s.cuView == nil {
-			if err := s.ctx.c.SetCUDA(sd.d.CUDA()); err != nil {
-				return &statusError{stInvalid, fmt.Errorf("gfxcuda: %v: %w", s.s, err)}
-			}
-			v, err := s.s.NewView(sd.d.Vulkan())
-			if err != nil {
-				return glStatus(err)
-			}
-			s.cuView, s.cuDev = v, sd
-		} else if s.cuDev != sd {
-			return errorf(stInvalid, "gfxcuda: %v goes to CUDA device %d already; one device per GL source", s.s, s.cuDev.ordinal)
+		for _, s := range ss {
+			s.mu.Lock()
+			defer s.mu.Unlock()
 		}
-		conv := s.convs[l]
-		if conv == nil {
-			conv, err = gfxcuda.NewCUDAConverter(sd.d.CUDA(), l)
-			if err != nil {
-				return &statusError{stUnsupported, err}
+		views := make([]*gl.View, len(ss))
+		for i, s := range ss {
+			if views[i], err = s.cudaViewLocked(sd); err != nil {
+				return err
 			}
-			if s.convs == nil {
-				s.convs = map[tensor.Layout]*gfxcuda.CUDAConverter{}
-			}
-			s.convs[l] = conv
 		}
-		if err := s.cuView.ToCUDA(st); err != nil {
+		conv, err := ss[0].converterLocked(sd, l)
+		if err != nil {
+			return err
+		}
+		if err := gl.ToCUDA(st, views...); err != nil {
 			return glStatus(err)
 		}
-		view, err := gfxcuda.CUDAArraySource(s.cuView.Texture().CUDA, s.s.Format(), 0)
-		if err != nil {
-			return &statusError{stInvalid, err}
+		cv := make([]gfxcuda.CUDASource, len(views))
+		for i, v := range views {
+			if cv[i], err = gfxcuda.CUDAArraySource(v.Texture().CUDA, ss[i].s.Format(), 0); err != nil {
+				return &statusError{stInvalid, err}
+			}
 		}
-		if err := conv.Convert(st, cuda.DevicePtr(dst), uint64(dstSize), view); err != nil {
+		if err := conv.Convert(st, cuda.DevicePtr(dst), uint64(dstSize), cv...); err != nil {
 			if errors.Is(err, gfxcuda.ErrSource) {
 				return &statusError{stInvalid, err}
 			}

@@ -5,6 +5,7 @@
 from . import config as config
 from . import errors as errors
 from . import formats as formats
+from . import gl as gl
 from . import shaders as shaders
 from ._compute import HEAP_DEFAULT as HEAP_DEFAULT
 from ._compute import HEAP_READBACK as HEAP_READBACK

@@ -124,6 +124,7 @@ _sigs = {
     "gfxcuda_gl_source_info": [u64, P(GLSourceInfo)],
     "gfxcuda_gl_compute_view": [u64, u64, P(u64)],
     "gfxcuda_gl_to_tensor": [u64, u64, P(TensorLayout), u64, u64, u64],
+    "gfxcuda_gl_to_tensors": [P(u64), i32, u64, P(TensorLayout), u64, u64, u64],
     "gfxcuda_buffer_upload": [u64, u64, vp, u64],
     "gfxcuda_buffer_readback": [u64, u64, vp, u64],
     "gfxcuda_buffer_upload2d": [u64, vp, u64, u64, u64, u32],

@@ -22,7 +22,7 @@ import ctypes
 
 from . import _check, _lib, errors, formats
 
-__all__ = ["Source", "texture", "renderbuffer", "framebuffer"]
+__all__ = ["Source", "texture", "renderbuffer", "framebuffer", "to_tensors"]
 
 _KIND_TEXTURE, _KIND_RENDERBUFFER, _KIND_FRAMEBUFFER = 1, 2, 3
 GL_COLOR_ATTACHMENT0 = 0x8CE0
@@ -88,6 +88,67 @@ def framebuffer(name=None, attachment="color", index=0):
     index = _check.integer(index, "gfxcuda.gl.framebuffer", "index", 0, 31, what="a color attachment index")
     what = "framebuffer %s, color attachment %d" % ("bound for reading" if n < 0 else n, index)
     return _source(_KIND_FRAMEBUFFER, n, GL_COLOR_ATTACHMENT0 + index, what)
+
+
+def to_tensors(sources, dtype="uint8", layout="hwc", flip_y=True, mean=None, std=None, out=None, stream=None,
+               channels=4, device=0):
+    """Source.to_tensor of many sources at once (of one context, size and
+    format: a renderer's cameras or environments), into one tensor of shape
+    (N, H, W, C) ("hwc") or (N, C, H, W) ("chw"), with one GL-to-CUDA
+    synchronization for them all. Arguments as Source.to_tensor's. Returns
+    the tensor (out, or a new CudaBuffer)."""
+    try:
+        sources = list(sources)
+    except TypeError:
+        raise errors.ArgumentTypeError("gfxcuda: gfxcuda.gl.to_tensors(sources=...): expected a list of "
+                                       "gfxcuda.gl.Source, got %s" % _check.kind(sources)) from None
+    if not sources:
+        raise errors.InvalidArgumentError("gfxcuda: gfxcuda.gl.to_tensors: no sources")
+    for i, s in enumerate(sources):
+        if not isinstance(s, Source):
+            raise errors.ArgumentTypeError("gfxcuda: gfxcuda.gl.to_tensors: sources[%d] is %s; expected a "
+                                           "gfxcuda.gl.Source" % (i, _check.kind(s)))
+    return _to_tensors(sources, "gfxcuda.gl.to_tensors", True, dtype, layout, flip_y, mean, std, out, stream,
+                       channels, device)
+
+
+def _to_tensors(sources, where, batch, dtype, layout, flip_y, mean, std, out, stream, channels, device):
+    from . import _cuda
+    if layout not in ("hwc", "chw"):
+        raise errors.InvalidArgumentError("gfxcuda: %s(layout=%r): use 'hwc' or 'chw'" % (where, layout))
+    channels = _check.integer(channels, where, "channels", 3, 4, what="3 or 4")
+    code, bits, itemsize = _cuda._dtype_of(dtype)
+    lay = _lib.TensorLayout(planar=1 if layout == "chw" else 0, dtype_code=code, dtype_bits=bits,
+                            channels=channels, flip_y=1 if flip_y else 0)
+    for name, values in (("mean", mean), ("std", std)):
+        if values is None:
+            continue
+        try:
+            if isinstance(values, (str, bytes)):
+                raise TypeError
+            values = [float(v) for v in values]
+        except (TypeError, ValueError):
+            raise errors.ArgumentTypeError("gfxcuda: %s(%s=%r): expected up to 4 numbers, one per channel"
+                                           % (where, name, values)) from None
+        if len(values) > 4:
+            raise errors.InvalidArgumentError("gfxcuda: %s: %s has %d values; at most 4" % (where, name, len(values)))
+        for i, v in enumerate(values):
+            getattr(lay, name)[i] = v
+    s0 = sources[0]
+    shape = (channels, s0.height, s0.width) if layout == "chw" else (s0.height, s0.width, channels)
+    if batch:
+        shape = (len(sources),) + shape
+    need = len(sources) * s0.height * s0.width * channels * itemsize
+    if out is None:
+        out = _cuda.CudaBuffer(shape, dtype, device=device)
+        ptr, size = out.ptr, need
+    else:
+        ptr, size = _cuda_pointer(out, where, need)
+    dev = _cuda._shared_device(device, where)
+    handles = (ctypes.c_uint64 * len(sources))(*[s.handle for s in sources])
+    _lib.call("gfxcuda_gl_to_tensors", handles, len(sources), dev, ctypes.byref(lay), ptr, size,
+              _cuda._stream_int(stream, where))
+    return out
 
 
 class Source:
@@ -157,43 +218,14 @@ class Source:
         __cuda_array_interface__, such as a torch tensor, of at least the
         bytes needed); None makes a CudaBuffer (it has __dlpack__ and
         __cuda_array_interface__). Queued on stream (None: the legacy
-        default stream; a torch/CuPy stream or a cudaStream_t); device, the
-        CUDA device (the renderer's GPU). Raises
-        gfxcuda.InvalidArgumentError for a layout, dtype or out that does
-        not fit; gfxcuda.NoCUDAError without CUDA."""
-        from . import _cuda
-        where = "Source.to_tensor"
-        if layout not in ("hwc", "chw"):
-            raise errors.InvalidArgumentError("gfxcuda: %s(layout=%r): use 'hwc' or 'chw'" % (where, layout))
-        channels = _check.integer(channels, where, "channels", 3, 4, what="3 or 4")
-        code, bits, itemsize = _cuda._dtype_of(dtype)
-        lay = _lib.TensorLayout(planar=1 if layout == "chw" else 0, dtype_code=code, dtype_bits=bits,
-                                channels=channels, flip_y=1 if flip_y else 0)
-        for name, values in (("mean", mean), ("std", std)):
-            if values is None:
-                continue
-            try:
-                if isinstance(values, (str, bytes)):
-                    raise TypeError
-                values = [float(v) for v in values]
-            except (TypeError, ValueError):
-                raise errors.ArgumentTypeError("gfxcuda: %s(%s=%r): expected up to 4 numbers, one per channel"
-                                               % (where, name, values)) from None
-            if len(values) > 4:
-                raise errors.InvalidArgumentError("gfxcuda: %s: %s has %d values; at most 4" % (where, name, len(values)))
-            for i, v in enumerate(values):
-                getattr(lay, name)[i] = v
-        shape = (channels, self.height, self.width) if layout == "chw" else (self.height, self.width, channels)
-        need = self.height * self.width * channels * itemsize
-        if out is None:
-            out = _cuda.CudaBuffer(shape, dtype, device=device)
-            ptr, size = out.ptr, need
-        else:
-            ptr, size = _cuda_pointer(out, where, need)
-        dev = _cuda._shared_device(device, where)
-        _lib.call("gfxcuda_gl_to_tensor", self.handle, dev, ctypes.byref(lay), ptr, size,
-                  _cuda._stream_int(stream, where))
-        return out
+        default stream; a torch/CuPy stream or a cudaStream_t; use one
+        stream per source); device, the CUDA device (the renderer's GPU).
+        The first call makes the source's CUDA view; later ones copy and
+        convert only. Raises gfxcuda.InvalidArgumentError for a layout,
+        dtype or out that does not fit; gfxcuda.NoCUDAError without
+        CUDA."""
+        return _to_tensors([self], "Source.to_tensor", False, dtype, layout, flip_y, mean, std, out, stream,
+                           channels, device)
 
     def copy_to(self, dst, stream=None, device=0):
         """Copies the frame into dst, a CUDA array of shape (H, W, 4) and

@@ -320,3 +320,42 @@ def test_to_tensor_many_cycles_leak_nothing(egl_ctx):
         assert torch.cuda.mem_get_info()[0] >= free0 - (64 << 20)
     finally:
         GL.glDeleteTextures(1, [t])
+
+
+def test_to_tensors_batches_many_sources(egl_ctx):
+    """Many renderers' frames (cameras, environments) into one
+    (N, H, W, C) / (N, C, H, W) tensor with one synchronization; every
+    element against torch's conversion of each texture's pixels."""
+    torch = _torch_cuda()
+    w, h, n = 24, 16, 11  # more than one launch of the converter (8 views each)
+    rng = numpy.random.default_rng(21)
+    names, pixels = [], []
+    for i in range(n):
+        data = rng.integers(0, 256, (h, w, 4), dtype=numpy.uint8)
+        names.append(_texture(w, h, GL.GL_RGBA8, GL.GL_RGBA, GL.GL_UNSIGNED_BYTE, data))
+        pixels.append(data)
+    try:
+        srcs = [gfxcuda.gl.texture(t) for t in names]
+        for frame in range(2):
+            out = gfxcuda.gl.to_tensors(srcs, dtype="float32", layout="chw", channels=3, flip_y=True)
+            torch.cuda.synchronize()
+            got = torch.from_dlpack(out)
+            want = torch.stack([_reference(torch, p, "float32", "chw", True, 3, None, None) for p in pixels])
+            assert got.shape == (n, 3, h, w)
+            assert torch.allclose(got, want, rtol=1e-6, atol=1e-6)
+            for i, t in enumerate(names):  # the next frame
+                pixels[i] = rng.integers(0, 256, (h, w, 4), dtype=numpy.uint8)
+                GL.glTextureSubImage2D(t, 0, 0, 0, w, h, GL.GL_RGBA, GL.GL_UNSIGNED_BYTE, pixels[i])
+        with pytest.raises(gfxcuda.InvalidArgumentError, match="again"):
+            gfxcuda.gl.to_tensors([srcs[0], srcs[0]])
+        other = _texture(w + 1, h, GL.GL_RGBA8, GL.GL_RGBA, GL.GL_UNSIGNED_BYTE,
+                         numpy.zeros((h, w + 1, 4), numpy.uint8))
+        try:
+            with pytest.raises(gfxcuda.InvalidArgumentError, match="differ in size"):
+                gfxcuda.gl.to_tensors([srcs[0], gfxcuda.gl.texture(other)])
+        finally:
+            GL.glDeleteTextures(1, [other])
+        for s in srcs:
+            s.release()
+    finally:
+        GL.glDeleteTextures(len(names), names)
