@@ -3,6 +3,7 @@ package gl
 import (
 	"context"
 	"fmt"
+	"os"
 	"sync"
 	"time"
 
@@ -15,6 +16,12 @@ import (
 // timeline semaphores, and the wait for pending signals when a shared
 // object closes.
 const handoffTimeout = time.Minute
+
+// handoffHost makes every hand-off wait on the host (glFinish, the
+// stream), as where GL has no timeline semaphores: GFXCUDA_GL_HANDOFF=host,
+// for measuring one way against the other (gpu, the default, uses
+// semaphores where GL has them).
+var handoffHost = os.Getenv("GFXCUDA_GL_HANDOFF") == "host"
 
 // handoff orders CUDA's and GL's work on one shared object. GL sees
 // another API's writes to imported memory only through a semaphore wait
@@ -35,7 +42,7 @@ func (h *handoff) gpu() (bool, error) {
 	if h.c.cuda == nil {
 		return false, ErrNoCUDA
 	}
-	if !h.c.Info().TimelineSemaphore {
+	if !h.c.Info().TimelineSemaphore || handoffHost {
 		return false, nil
 	}
 	if h.rs == nil {

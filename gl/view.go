@@ -135,6 +135,15 @@ func (v *View) ToCUDA(s *cuda.Stream) error {
 	return nil
 }
 
+// CUDAIdle tells the view that CUDA's work on its frame has finished (the
+// caller waited for it, or an event recorded after it reports done): the
+// next copy then need not make GL wait for CUDA on the GPU.
+func (v *View) CUDAIdle() {
+	v.mu.Lock()
+	v.inCUDA = false
+	v.mu.Unlock()
+}
+
 // Close frees the view (GL, CUDA and Vulkan). Idempotent; call it where
 // the context is current.
 func (v *View) Close() error {
@@ -160,8 +169,10 @@ func ToCUDA(s *cuda.Stream, views ...*View) error {
 	c := views[0].s.c
 	seen := make(map[*View]bool, len(views))
 	for i, v := range views {
-		if v.s.c != c {
-			return fmt.Errorf("gl: ToCUDA: view %d is of another Context than view 0", i)
+		// Contexts adopted separately from one renderer's context are one
+		// context to GL.
+		if v.s.c != c && (v.s.c.e.Native() != c.e.Native() || c.e.Native() == 0) {
+			return fmt.Errorf("gl: ToCUDA: view %d is of another GL context than view 0", i)
 		}
 		if seen[v] {
 			return fmt.Errorf("gl: ToCUDA: view %d is given twice", i)

@@ -48,6 +48,7 @@ type glSource struct {
 	views  map[*vulkan.Device]*glView
 	cuView *gl.View
 	cuDev  *sharedDevice
+	cuDone *cuda.Event // recorded after the last conversion that read cuView
 	convs  map[tensor.Layout]*gfxcuda.CUDAConverter
 }
 
@@ -62,6 +63,9 @@ func (s *glSource) close() error {
 	var err error
 	for _, v := range s.views {
 		err = errors.Join(err, v.v.Close())
+	}
+	if s.cuDone != nil {
+		err = errors.Join(err, s.cuDone.Close())
 	}
 	if s.cuView != nil {
 		err = errors.Join(err, s.cuView.Close())
@@ -309,6 +313,15 @@ func gfxcuda_gl_to_tensors(srcs *C.uint64_t, n C.int, dev C.uint64_t, layout *C.
 		if err != nil {
 			return err
 		}
+		for i, s := range ss {
+			// CUDA has finished with the last frame (an event says so): GL
+			// need not wait for it on the GPU before copying the next.
+			if s.cuDone != nil {
+				if done, err := s.cuDone.Done(); err == nil && done {
+					views[i].CUDAIdle()
+				}
+			}
+		}
 		if err := gl.ToCUDA(st, views...); err != nil {
 			return glStatus(err)
 		}
@@ -323,6 +336,17 @@ func gfxcuda_gl_to_tensors(srcs *C.uint64_t, n C.int, dev C.uint64_t, layout *C.
 				return &statusError{stInvalid, err}
 			}
 			return err
+		}
+		for _, s := range ss {
+			if s.cuDone == nil {
+				if s.cuDone, err = sd.d.CUDA().NewEvent(cuda.EventDisableTiming); err != nil {
+					continue // no event: the next copy waits on the GPU
+				}
+			}
+			if err := s.cuDone.Record(st); err != nil {
+				s.cuDone.Close()
+				s.cuDone = nil
+			}
 		}
 		return nil
 	})

@@ -103,6 +103,17 @@ func (c *Context) freeFB() {
 	}
 }
 
+// Native is the context's driver handle (EGLContext or GLXContext): two
+// Contexts adopted from the same current context have the same one.
+func (c *Context) Native() uintptr {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if c.c == nil {
+		return 0
+	}
+	return uintptr(c.c.ctx)
+}
+
 // DescribeTexture describes texture name of the current context (level 0).
 func (c *Context) DescribeTexture(name uint32) (ObjectDesc, error) {
 	t, err := c.fb()

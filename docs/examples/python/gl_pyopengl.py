@@ -1,8 +1,8 @@
 """PyOpenGL's frames in torch (or a compute shader), with gfxcuda.gl.
 
 A headless EGL context made with PyOpenGL (PYOPENGL_PLATFORM=egl), random
-triangles drawn into a framebuffer with a 4x multisampled renderbuffer;
-gfxcuda resolves it and hands it to torch (with CUDA) or to a compute
+triangles drawn into a framebuffer with a 4x multisampled renderbuffer,
+which gfxcuda.gl resolves and hands to torch (with CUDA) or to a compute
 shader (without). Each frame is checked against glReadPixels of GL's own
 resolve.
 
