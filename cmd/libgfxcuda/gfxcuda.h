@@ -673,6 +673,17 @@ int gfxcuda_gl_to_tensor(uint64_t source, uint64_t device, const gfxcuda_tensor_
  * that draw several cameras or environments per step. */
 int gfxcuda_gl_to_tensors(const uint64_t *sources, int n, uint64_t device, const gfxcuda_tensor_layout_t *layout,
                           uint64_t dst, uint64_t dst_size, uint64_t stream);
+/* Writes the CUDA ordinal of the GPU the adopted context runs on (its GL
+ * device UUID matched against CUDA's devices): the device to pass to
+ * gfxcuda_gl_to_tensor's shared device. GFXCUDA_ERROR_INVALID_ARGUMENT
+ * naming both GPUs when CUDA does not see it; GFXCUDA_ERROR_NO_CUDA without
+ * a driver. */
+int gfxcuda_gl_cuda_device(uint64_t context, int *ordinal);
+/* Writes the index among EGL's devices (eglQueryDevicesEXT's order, what
+ * MUJOCO_EGL_DEVICE_ID takes) of CUDA device cuda_ordinal's GPU, matched by
+ * UUID (else EGL_NV_device_cuda): where to make a renderer's context so
+ * that its frames are on the GPU CUDA uses. */
+int gfxcuda_gl_egl_device_index(int cuda_ordinal, int *index);
 
 /* ---- The command line ---- */
 

@@ -351,3 +351,43 @@ func gfxcuda_gl_to_tensors(srcs *C.uint64_t, n C.int, dev C.uint64_t, layout *C.
 		return nil
 	})
 }
+
+//export gfxcuda_gl_cuda_device
+func gfxcuda_gl_cuda_device(ctx C.uint64_t, ordinal *C.int) C.int {
+	return call(func() error {
+		g, err := get[*glContext](uint64(ctx), "GL context")
+		if err != nil {
+			return err
+		}
+		if ordinal == nil {
+			return errorf(stInvalid, "gfxcuda_gl_cuda_device: null output")
+		}
+		n, err := g.c.CUDADevice()
+		if err != nil {
+			if errors.Is(err, gl.ErrOtherGPU) {
+				return &statusError{stInvalid, err}
+			}
+			return glStatus(err)
+		}
+		*ordinal = C.int(n)
+		return nil
+	})
+}
+
+//export gfxcuda_gl_egl_device_index
+func gfxcuda_gl_egl_device_index(cudaOrdinal C.int, index *C.int) C.int {
+	return call(func() error {
+		if index == nil {
+			return errorf(stInvalid, "gfxcuda_gl_egl_device_index: null output")
+		}
+		i, err := gl.EGLDeviceIndex(int(cudaOrdinal))
+		if err != nil {
+			if errors.Is(err, gl.ErrOtherGPU) {
+				return &statusError{stInvalid, err}
+			}
+			return err
+		}
+		*index = C.int(i)
+		return nil
+	})
+}

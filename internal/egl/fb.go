@@ -114,6 +114,28 @@ func (c *Context) Native() uintptr {
 	return uintptr(c.c.ctx)
 }
 
+// GLDeviceUUIDs are the current context's GL device UUIDs
+// (GL_EXT_memory_object's GL_DEVICE_UUID_EXT): the GPUs it runs on. Empty
+// without the extension.
+func (c *Context) GLDeviceUUIDs() ([][16]byte, error) {
+	if err := c.gl(); err != nil {
+		return nil, err
+	}
+	if !c.hasGLExt("GL_EXT_memory_object") {
+		return nil, nil
+	}
+	var out [][16]byte
+	n := int(C.gfx_gl_get_integer(c.c, C.GL_NUM_DEVICE_UUIDS_EXT))
+	for i := 0; i < n; i++ {
+		var u [16]byte
+		if C.gfx_gl_device_uuid(c.c, C.GLuint(i), (*C.uchar)(unsafe.Pointer(&u[0]))) == 0 {
+			out = append(out, u)
+		}
+	}
+	C.gfx_gl_clear_errors(c.c)
+	return out, nil
+}
+
 // DescribeTexture describes texture name of the current context (level 0).
 func (c *Context) DescribeTexture(name uint32) (ObjectDesc, error) {
 	t, err := c.fb()

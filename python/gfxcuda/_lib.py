@@ -125,6 +125,8 @@ _sigs = {
     "gfxcuda_gl_compute_view": [u64, u64, P(u64)],
     "gfxcuda_gl_to_tensor": [u64, u64, P(TensorLayout), u64, u64, u64],
     "gfxcuda_gl_to_tensors": [P(u64), i32, u64, P(TensorLayout), u64, u64, u64],
+    "gfxcuda_gl_cuda_device": [u64, P(i32)],
+    "gfxcuda_gl_egl_device_index": [i32, P(i32)],
     "gfxcuda_buffer_upload": [u64, u64, vp, u64],
     "gfxcuda_buffer_readback": [u64, u64, vp, u64],
     "gfxcuda_buffer_upload2d": [u64, vp, u64, u64, u64, u32],

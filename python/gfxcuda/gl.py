@@ -22,7 +22,7 @@ import ctypes
 
 from . import _check, _lib, errors, formats
 
-__all__ = ["Source", "texture", "renderbuffer", "framebuffer", "to_tensors"]
+__all__ = ["Source", "texture", "renderbuffer", "framebuffer", "to_tensors", "cuda_device", "egl_device_index"]
 
 _KIND_TEXTURE, _KIND_RENDERBUFFER, _KIND_FRAMEBUFFER = 1, 2, 3
 GL_COLOR_ATTACHMENT0 = 0x8CE0
@@ -88,6 +88,45 @@ def framebuffer(name=None, attachment="color", index=0):
     index = _check.integer(index, "gfxcuda.gl.framebuffer", "index", 0, 31, what="a color attachment index")
     what = "framebuffer %s, color attachment %d" % ("bound for reading" if n < 0 else n, index)
     return _source(_KIND_FRAMEBUFFER, n, GL_COLOR_ATTACHMENT0 + index, what)
+
+
+def cuda_device():
+    """The CUDA ordinal of the GPU the GL context current on this thread
+    runs on (its GL device UUID matched against CUDA's devices): pass it as
+    device= to to_tensor. Raises gfxcuda.InvalidArgumentError naming both
+    GPUs when CUDA does not see the context's GPU (another GPU, or one
+    CUDA_VISIBLE_DEVICES hides), gfxcuda.NoCUDAError without CUDA."""
+    ctx = _context()
+    try:
+        n = ctypes.c_int()
+        _lib.call("gfxcuda_gl_cuda_device", ctx, ctypes.byref(n))
+        return n.value
+    finally:
+        _lib.lib.gfxcuda_release(ctx)
+
+
+def egl_device_index(cuda_device=None):
+    """The index among EGL's devices (eglQueryDevicesEXT's order) of CUDA
+    device cuda_device's GPU (None: torch's current device when torch is
+    imported, else 0): what MUJOCO_EGL_DEVICE_ID and PyOpenGL's EGL device
+    selection take, so that the renderer draws on the GPU your tensors live
+    on. Raises gfxcuda.InvalidArgumentError naming EGL's devices when none
+    is that GPU, gfxcuda.NoCUDAError without CUDA."""
+    if cuda_device is None:
+        import sys
+        torch = sys.modules.get("torch")
+        cuda_device = 0
+        if torch is not None:
+            try:
+                if torch.cuda.is_available():
+                    cuda_device = torch.cuda.current_device()
+            except Exception:
+                pass
+    cuda_device = _check.integer(cuda_device, "gfxcuda.gl.egl_device_index", "cuda_device", 0, 0x7FFFFFFF,
+                                 what="a CUDA device ordinal")
+    n = ctypes.c_int()
+    _lib.call("gfxcuda_gl_egl_device_index", cuda_device, ctypes.byref(n))
+    return n.value
 
 
 def to_tensors(sources, dtype="uint8", layout="hwc", flip_y=True, mean=None, std=None, out=None, stream=None,

@@ -359,3 +359,23 @@ def test_to_tensors_batches_many_sources(egl_ctx):
             s.release()
     finally:
         GL.glDeleteTextures(len(names), names)
+
+
+def test_which_gpu(egl_ctx):
+    """cuda_device(): the CUDA ordinal of the context's GPU; without CUDA, a
+    NoCUDAError that says so. egl_device_index(d): the EGL device of CUDA
+    device d, the one the context was made on (the bench's helper picks
+    the EGL device whose EGL_NV_device_cuda is 0)."""
+    if not gfxcuda.cuda_available():
+        with pytest.raises(gfxcuda.NoCUDAError):
+            gfxcuda.gl.cuda_device()
+        with pytest.raises(gfxcuda.NoCUDAError):
+            gfxcuda.gl.egl_device_index(0)
+        return
+    assert gfxcuda.gl.cuda_device() == egl_ctx.get("egl_cuda_device", 0) == 0
+    idx = gfxcuda.gl.egl_device_index(0)
+    if egl_ctx.get("egl_device") is not None:
+        assert idx == egl_ctx["egl_device"]
+    assert gfxcuda.gl.egl_device_index() == idx  # torch's current device, or 0
+    with pytest.raises(gfxcuda.GfxcudaError):
+        gfxcuda.gl.egl_device_index(4096)
