@@ -4,7 +4,9 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/gfxcuda/gfxcuda/cuda"
 	"github.com/gfxcuda/gfxcuda/format"
+	"github.com/gfxcuda/gfxcuda/internal/egl"
 )
 
 // TestSourceView: a texture of "the renderer" (one this Context made) as a
@@ -70,5 +72,32 @@ func TestSourceView(t *testing.T) {
 	}
 	if _, err := c.FramebufferSource(0, 0x8CE0); !errors.Is(err, ErrBadSource) {
 		t.Errorf("the default framebuffer: %v, want ErrBadSource", err)
+	}
+}
+
+// TestCUDADevice: the context's GPU as a CUDA ordinal and back as an EGL
+// device index where CUDA is; without a driver, CUDA's no-driver error.
+func TestCUDADevice(t *testing.T) {
+	c := open(t, Options{})
+	n, err := c.CUDADevice()
+	if _, derr := cuda.DeviceCount(); derr != nil {
+		if err == nil {
+			t.Fatalf("CUDADevice without CUDA: %d, nil", n)
+		}
+		t.Skipf("no CUDA: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	i, err := EGLDeviceIndex(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	devs, err := egl.Devices()
+	if err != nil || i >= len(devs) {
+		t.Fatalf("EGL device %d of %d (%v)", i, len(devs), err)
+	}
+	if _, err := EGLDeviceIndex(4096); err == nil {
+		t.Error("EGLDeviceIndex(4096): no error")
 	}
 }
