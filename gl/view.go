@@ -57,6 +57,22 @@ func (v *View) Texture() *SharedTexture { return v.st }
 // Source is the object the view copies.
 func (v *View) Source() *Source { return v.s }
 
+// toGLLocked releases the image from Vulkan to GL (once: until ToVulkan
+// takes it back). v.mu is held.
+func (v *View) toGLLocked() error {
+	if v.inGL {
+		return nil
+	}
+	if err := v.dev.Run(func(c *vulkan.Commands) error {
+		own.ReleaseImages(c, vulkan.LayoutGeneral, v.st.Vulkan)
+		return nil
+	}); err != nil {
+		return fmt.Errorf("gl: handing the view of %s to GL: %w", v.s.what, err)
+	}
+	v.inGL = true
+	return nil
+}
+
 // ToVulkan copies the source's current contents into the view and hands
 // the image to Vulkan (layout GENERAL, the device's queue family). Vulkan
 // work that used the image before must have finished (compute's waited
@@ -68,14 +84,8 @@ func (v *View) ToVulkan() error {
 	if v.closed {
 		return ErrClosed
 	}
-	if !v.inGL {
-		if err := v.dev.Run(func(c *vulkan.Commands) error {
-			own.ReleaseImages(c, vulkan.LayoutGeneral, v.st.Vulkan)
-			return nil
-		}); err != nil {
-			return fmt.Errorf("gl: handing the view of %s to GL: %w", v.s.what, err)
-		}
-		v.inGL = true
+	if err := v.toGLLocked(); err != nil {
+		return err
 	}
 	if err := v.s.CopyTo(v.st.GL); err != nil {
 		return err
@@ -109,14 +119,8 @@ func (v *View) ToCUDA(s *cuda.Stream) error {
 	if v.st.CUDA == nil {
 		return fmt.Errorf("gl: view of %s: %w", v.s.what, ErrNoCUDA)
 	}
-	if !v.inGL {
-		if err := v.dev.Run(func(c *vulkan.Commands) error {
-			own.ReleaseImages(c, vulkan.LayoutGeneral, v.st.Vulkan)
-			return nil
-		}); err != nil {
-			return fmt.Errorf("gl: handing the view of %s to GL: %w", v.s.what, err)
-		}
-		v.inGL = true
+	if err := v.toGLLocked(); err != nil {
+		return err
 	}
 	if v.inCUDA {
 		// CUDA's reads of the last frame (queued on s) before GL's copy.
@@ -191,14 +195,8 @@ func ToCUDA(s *cuda.Stream, views ...*View) error {
 		if v.st.CUDA == nil {
 			return fmt.Errorf("gl: view of %s: %w", v.s.what, ErrNoCUDA)
 		}
-		if !v.inGL {
-			if err := v.dev.Run(func(cmd *vulkan.Commands) error {
-				own.ReleaseImages(cmd, vulkan.LayoutGeneral, v.st.Vulkan)
-				return nil
-			}); err != nil {
-				return fmt.Errorf("gl: handing the view of %s to GL: %w", v.s.what, err)
-			}
-			v.inGL = true
+		if err := v.toGLLocked(); err != nil {
+			return err
 		}
 		if v.inCUDA {
 			back = append(back, v.st.GL)

@@ -83,6 +83,29 @@ def _dtype_of(dtype):
     return r
 
 
+def _tensor_layout(where, dtype, planar, channels, flip_y, mean, std):
+    """(gfxcuda_tensor_layout_t, element size) of a conversion: dtype as
+    numpy.dtype takes it, mean and std up to 4 numbers each."""
+    code, bits, itemsize = _dtype_of(dtype)
+    layout = _lib.TensorLayout(planar=1 if planar else 0, dtype_code=code, dtype_bits=bits, channels=channels,
+                               flip_y=1 if flip_y else 0)
+    for name, values in (("mean", mean), ("std", std)):
+        if values is None:
+            continue
+        try:
+            if isinstance(values, (str, bytes)):
+                raise TypeError
+            values = [float(v) for v in values]
+        except (TypeError, ValueError):
+            raise errors.ArgumentTypeError("gfxcuda: %s(%s=%r): expected up to 4 numbers, one per channel"
+                                           % (where, name, values)) from None
+        if len(values) > 4:
+            raise errors.InvalidArgumentError("gfxcuda: %s: %s has %d values; at most 4" % (where, name, len(values)))
+        for i, v in enumerate(values):
+            getattr(layout, name)[i] = v
+    return layout, itemsize
+
+
 def _stream_int(stream, where="gfxcuda"):
     """A CUDA stream as an int: None (the legacy default stream, 0), an int
     (a cudaStream_t; 1 legacy, 2 per-thread default), or a torch/CuPy/Numba
@@ -1263,24 +1286,8 @@ class Texture:
         conv = {"cuda": 0, "vulkan": 1}.get(converter)
         if conv is None:
             raise errors.InvalidArgumentError("gfxcuda: to_tensor: converter %r; use 'cuda' or 'vulkan'" % (converter,))
-        code, bits, itemsize = _dtype_of(dtype)
         channels = _check.integer(channels, "Texture.to_tensor", "channels", 0, 4, what="3 or 4")
-        layout = _lib.TensorLayout(planar=1 if planar else 0, dtype_code=code, dtype_bits=bits,
-                                   channels=channels, flip_y=1 if flip_y else 0)
-        for name, values in (("mean", mean), ("std", std)):
-            if values is None:
-                continue
-            try:
-                if isinstance(values, (str, bytes)):
-                    raise TypeError
-                values = [float(v) for v in values]
-            except (TypeError, ValueError):
-                raise errors.ArgumentTypeError("gfxcuda: Texture.to_tensor(%s=%r): expected up to 4 numbers, one per "
-                                               "channel" % (name, values)) from None
-            if len(values) > 4:
-                raise errors.InvalidArgumentError("gfxcuda: to_tensor: %s has %d values; at most 4" % (name, len(values)))
-            for i, v in enumerate(values):
-                getattr(layout, name)[i] = v
+        layout, itemsize = _tensor_layout("Texture.to_tensor", dtype, planar, channels, flip_y, mean, std)
         c = int(channels) or 4
         shape = (1, c, self.height, self.width) if planar else (1, self.height, self.width, c)
         if out is None:

@@ -156,23 +156,7 @@ def _to_tensors(sources, where, batch, dtype, layout, flip_y, mean, std, out, st
     if layout not in ("hwc", "chw"):
         raise errors.InvalidArgumentError("gfxcuda: %s(layout=%r): use 'hwc' or 'chw'" % (where, layout))
     channels = _check.integer(channels, where, "channels", 3, 4, what="3 or 4")
-    code, bits, itemsize = _cuda._dtype_of(dtype)
-    lay = _lib.TensorLayout(planar=1 if layout == "chw" else 0, dtype_code=code, dtype_bits=bits,
-                            channels=channels, flip_y=1 if flip_y else 0)
-    for name, values in (("mean", mean), ("std", std)):
-        if values is None:
-            continue
-        try:
-            if isinstance(values, (str, bytes)):
-                raise TypeError
-            values = [float(v) for v in values]
-        except (TypeError, ValueError):
-            raise errors.ArgumentTypeError("gfxcuda: %s(%s=%r): expected up to 4 numbers, one per channel"
-                                           % (where, name, values)) from None
-        if len(values) > 4:
-            raise errors.InvalidArgumentError("gfxcuda: %s: %s has %d values; at most 4" % (where, name, len(values)))
-        for i, v in enumerate(values):
-            getattr(lay, name)[i] = v
+    lay, itemsize = _cuda._tensor_layout(where, dtype, layout == "chw", channels, flip_y, mean, std)
     s0 = sources[0]
     shape = (channels, s0.height, s0.width) if layout == "chw" else (s0.height, s0.width, channels)
     if batch:

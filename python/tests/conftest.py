@@ -59,3 +59,30 @@ def need_cuda():
         if REQUIRE_CUDA:
             pytest.fail("GFXCUDA_REQUIRE_CUDA=1 but no CUDA driver/device is usable")
         pytest.skip("no CUDA driver")
+
+
+def fork_child_result(child):
+    """Forks; the child calls child() and reports "no error", the message
+    of the ForkedProcessError it raised, or another exception's repr; the
+    parent returns that text ("timeout: ..." when the child hangs)."""
+    import select
+    import gfxcuda
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # child
+        os.close(r)
+        try:
+            child()
+            msg = b"no error"
+        except gfxcuda.ForkedProcessError as e:
+            msg = str(e).encode()
+        except BaseException as e:  # pragma: no cover
+            msg = repr(e).encode()
+        os.write(w, msg)
+        os._exit(0)
+    os.close(w)
+    ready, _, _ = select.select([r], [], [], 30)
+    out = os.read(r, 4096) if ready else b"timeout: the child hung"
+    os.close(r)
+    os.waitpid(pid, 0)
+    return out.decode()

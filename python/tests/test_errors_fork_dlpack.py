@@ -3,14 +3,13 @@
 import ctypes
 import gc
 import multiprocessing
-import os
-import select
 
 import numpy
 import pytest
 
 import gfxcuda
 from gfxcuda import _lib
+from conftest import fork_child_result
 
 
 def test_released_handle():
@@ -69,25 +68,7 @@ def test_compute_keeps_resources_alive(rng):
 
 
 def _fork_child_result():
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # child
-        os.close(r)
-        try:
-            gfxcuda.Buffer(16)
-            msg = b"no error"
-        except gfxcuda.ForkedProcessError as e:
-            msg = str(e).encode()
-        except BaseException as e:  # pragma: no cover
-            msg = repr(e).encode()
-        os.write(w, msg)
-        os._exit(0)
-    os.close(w)
-    ready, _, _ = select.select([r], [], [], 30)
-    out = os.read(r, 4096) if ready else b"timeout: the child hung"
-    os.close(r)
-    os.waitpid(pid, 0)
-    return out.decode()
+    return fork_child_result(lambda: gfxcuda.Buffer(16))
 
 
 def test_fork_refused():

@@ -3,9 +3,7 @@ ones recycled in batches. What must hold: nothing another object still uses
 (a pipeline) is handed out again, nothing leaks, threads and fork are safe,
 the bins stay bounded."""
 
-import os
 import random
-import select
 import threading
 
 import pytest
@@ -13,6 +11,7 @@ import pytest
 import gfxcuda
 from gfxcuda import _compute, _lib
 from gfxcuda.shaders import hlsl
+from conftest import fork_child_result
 
 BATCH = _compute._Bin.BATCH
 
@@ -152,25 +151,8 @@ def test_a_forked_child_gets_no_buffer_of_its_parent():
         b = gfxcuda.Buffer(48)
         del b
     assert gfxcuda.get_current_device()._bins[(48, 0)].spare
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # child
-        os.close(r)
-        try:
-            gfxcuda.Buffer(48)
-            msg = b"no error"
-        except gfxcuda.ForkedProcessError as e:
-            msg = str(e).encode()
-        except BaseException as e:  # pragma: no cover
-            msg = repr(e).encode()
-        os.write(w, msg)
-        os._exit(0)
-    os.close(w)
-    ready, _, _ = select.select([r], [], [], 30)
-    out = os.read(r, 4096) if ready else b"timeout: the child hung"
-    os.close(r)
-    os.waitpid(pid, 0)
-    assert b"spawn" in out, out
+    out = fork_child_result(lambda: gfxcuda.Buffer(48))
+    assert "spawn" in out, out
 
 
 def test_buffer_attributes_on_the_fast_path():
