@@ -1,10 +1,12 @@
 package gl
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 
 	"github.com/gfxcuda/gfxcuda/cuda"
+	"github.com/gfxcuda/gfxcuda/internal/egl"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
@@ -21,6 +23,11 @@ type View struct {
 	inGL   bool // released to GL (external) by Vulkan
 	inCUDA bool // handed to CUDA by ToCUDA: GL waits for CUDA before copying again
 	closed bool
+	// read and draw: the view's own framebuffers, the source attached to
+	// read and the view's texture to draw once (the first copy): each copy
+	// is then one blit.
+	read, draw egl.Framebuffer
+	attached   bool
 }
 
 // SetCUDA gives an adopted Context (Adopt(nil)) the CUDA context its
@@ -57,6 +64,46 @@ func (v *View) Texture() *SharedTexture { return v.st }
 // Source is the object the view copies.
 func (v *View) Source() *Source { return v.s }
 
+// copyLocked copies the source's current contents into the view's GL
+// texture: one blit between the view's framebuffers (attached on the first
+// copy). A source its renderer deleted is an error naming it. v.mu is
+// held.
+func (v *View) copyLocked() error {
+	return v.s.c.do(func(e *egl.Context) error {
+		if !v.attached {
+			if v.read == 0 {
+				r, err := e.CreateFramebuffer()
+				if err != nil {
+					return err
+				}
+				d, err := e.CreateFramebuffer()
+				if err != nil {
+					e.DeleteFramebuffer(r)
+					return err
+				}
+				v.read, v.draw = r, d
+			}
+			dst := egl.ObjectDesc{Kind: egl.KindTexture, Name: v.st.GL.name, Width: v.s.desc.Width, Height: v.s.desc.Height}
+			if err := e.Attach(v.read, true, v.s.desc, egl.ColorBufferBit); err != nil {
+				return fmt.Errorf("gl: %s: %w", v.s.what, err)
+			}
+			if err := e.Attach(v.draw, false, dst, egl.ColorBufferBit); err != nil {
+				return fmt.Errorf("gl: the view of %s: %w", v.s.what, err)
+			}
+			v.attached = true
+		} else if ok, err := e.Alive(v.s.desc); err != nil || !ok {
+			if err == nil {
+				err = fmt.Errorf("%w: the renderer deleted it; make a new source for the object that replaces it", ErrNotObject)
+			}
+			return fmt.Errorf("gl: %s: %w", v.s.what, err)
+		}
+		if err := e.BlitAttached(v.read, v.draw, v.s.desc.Width, v.s.desc.Height, egl.ColorBufferBit); err != nil {
+			return fmt.Errorf("gl: copying %s: %w", v.s.what, err)
+		}
+		return nil
+	})
+}
+
 // toGLLocked releases the image from Vulkan to GL (once: until ToVulkan
 // takes it back). v.mu is held.
 func (v *View) toGLLocked() error {
@@ -87,7 +134,7 @@ func (v *View) ToVulkan() error {
 	if err := v.toGLLocked(); err != nil {
 		return err
 	}
-	if err := v.s.CopyTo(v.st.GL); err != nil {
+	if err := v.copyLocked(); err != nil {
 		return err
 	}
 	if err := v.s.c.Finish(); err != nil {
@@ -129,7 +176,7 @@ func (v *View) ToCUDA(s *cuda.Stream) error {
 		}
 		v.inCUDA = false
 	}
-	if err := v.s.CopyTo(v.st.GL); err != nil {
+	if err := v.copyLocked(); err != nil {
 		return err
 	}
 	if err := v.st.GLToCUDA(s); err != nil {
@@ -157,7 +204,18 @@ func (v *View) Close() error {
 		return nil
 	}
 	v.closed = true
-	return v.st.Close()
+	var err error
+	if v.read != 0 {
+		// The framebuffers hold the source: deleted first (where the
+		// context is current; elsewhere they go with the context).
+		err = v.s.c.do(func(e *egl.Context) error {
+			return errors.Join(e.DeleteFramebuffer(v.read), e.DeleteFramebuffer(v.draw))
+		})
+		if errors.Is(err, ErrWrongThread) {
+			err = nil
+		}
+	}
+	return errors.Join(err, v.st.Close())
 }
 
 // ToCUDA copies the sources of views (of one Context, each once) into
@@ -213,7 +271,7 @@ func ToCUDA(s *cuda.Stream, views ...*View) error {
 		}
 	}
 	for _, v := range views {
-		if err := v.s.CopyTo(v.st.GL); err != nil {
+		if err := v.copyLocked(); err != nil {
 			return err
 		}
 	}

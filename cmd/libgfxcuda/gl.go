@@ -48,6 +48,7 @@ type glSource struct {
 	views  map[*vulkan.Device]*glView
 	cuView *gl.View
 	cuDev  *sharedDevice
+	cuSrc  gfxcuda.CUDASource // cuView's CUDA array as the converter reads it (one surface object)
 	cuDone *cuda.Event // recorded after the last conversion that read cuView
 	convs  map[tensor.Layout]*gfxcuda.CUDAConverter
 }
@@ -234,7 +235,12 @@ func (s *glSource) cudaViewLocked(sd *sharedDevice) (*gl.View, error) {
 	if err != nil {
 		return nil, glStatus(err)
 	}
-	s.cuView, s.cuDev = v, sd
+	src, err := gfxcuda.CUDAArraySource(v.Texture().CUDA, s.s.Format(), 0)
+	if err != nil {
+		v.Close()
+		return nil, &statusError{stInvalid, err}
+	}
+	s.cuView, s.cuDev, s.cuSrc = v, sd, src
 	return v, nil
 }
 
@@ -325,11 +331,9 @@ func gfxcuda_gl_to_tensors(srcs *C.uint64_t, n C.int, dev C.uint64_t, layout *C.
 		if err := gl.ToCUDA(st, views...); err != nil {
 			return glStatus(err)
 		}
-		cv := make([]gfxcuda.CUDASource, len(views))
-		for i, v := range views {
-			if cv[i], err = gfxcuda.CUDAArraySource(v.Texture().CUDA, ss[i].s.Format(), 0); err != nil {
-				return &statusError{stInvalid, err}
-			}
+		cv := make([]gfxcuda.CUDASource, len(ss))
+		for i, s := range ss {
+			cv[i] = s.cuSrc
 		}
 		if err := conv.Convert(st, cuda.DevicePtr(dst), uint64(dstSize), cv...); err != nil {
 			if errors.Is(err, gfxcuda.ErrSource) {

@@ -159,3 +159,52 @@ GLenum gfx_fb_blit(gfx_gl_fb *t, gfx_egl_ctx *c, GLuint read_fb, GLuint draw_fb,
 	first_error(c);
 	return e;
 }
+
+GLenum gfx_fb_attach(gfx_gl_fb *t, gfx_egl_ctx *c, GLuint fb, int read, GLenum src_type, GLuint src, GLint level,
+                     GLint layer, GLbitfield mask, GLenum *status) {
+	GLenum att = mask == GL_DEPTH_BUFFER_BIT ? GL_DEPTH_ATTACHMENT : GL_COLOR_ATTACHMENT0;
+	GLenum e;
+	*status = GL_FRAMEBUFFER_COMPLETE;
+	first_error(c);
+	if (src_type == GL_RENDERBUFFER) {
+		t->NamedFramebufferRenderbuffer(fb, att, GL_RENDERBUFFER, src);
+	} else if (layer > 0) {
+		t->NamedFramebufferTextureLayer(fb, att, src, level, layer);
+	} else {
+		t->NamedFramebufferTexture(fb, att, src, level);
+	}
+	GLenum buf = att == GL_COLOR_ATTACHMENT0 ? GL_COLOR_ATTACHMENT0 : GL_NONE;
+	if (read) {
+		t->NamedFramebufferReadBuffer(fb, buf);
+	} else {
+		t->NamedFramebufferDrawBuffer(fb, buf);
+	}
+	if ((e = first_error(c))) return e;
+	GLenum st = t->CheckNamedFramebufferStatus(fb, read ? GL_READ_FRAMEBUFFER : GL_DRAW_FRAMEBUFFER);
+	if (st != GL_FRAMEBUFFER_COMPLETE) {
+		*status = st;
+		return GL_INVALID_FRAMEBUFFER_OPERATION;
+	}
+	return first_error(c);
+}
+
+GLenum gfx_fb_blit_attached(gfx_gl_fb *t, gfx_egl_ctx *c, GLuint read_fb, GLuint draw_fb, GLint w, GLint h,
+                            GLbitfield mask) {
+	GLboolean scissor = t->IsEnabled(GL_SCISSOR_TEST);
+	GLboolean srgb = t->IsEnabled(GL_FRAMEBUFFER_SRGB);
+	GLboolean discard = t->IsEnabled(GL_RASTERIZER_DISCARD);
+	first_error(c); // GL_FRAMEBUFFER_SRGB is unknown on GLES
+	if (scissor) t->Disable(GL_SCISSOR_TEST);
+	if (srgb) t->Disable(GL_FRAMEBUFFER_SRGB);
+	if (discard) t->Disable(GL_RASTERIZER_DISCARD);
+	t->BlitNamedFramebuffer(read_fb, draw_fb, 0, 0, w, h, 0, 0, w, h, mask, GL_NEAREST);
+	GLenum e = first_error(c);
+	if (scissor) t->Enable(GL_SCISSOR_TEST);
+	if (srgb) t->Enable(GL_FRAMEBUFFER_SRGB);
+	if (discard) t->Enable(GL_RASTERIZER_DISCARD);
+	return e;
+}
+
+int gfx_fb_alive(gfx_gl_fb *t, GLenum type, GLuint name) {
+	return type == GL_RENDERBUFFER ? t->IsRenderbuffer(name) == GL_TRUE : t->IsTexture(name) == GL_TRUE;
+}

@@ -246,6 +246,49 @@ func (c *Context) Blit(read, draw Framebuffer, src ObjectDesc, dst Texture, mask
 	return glErr(fmt.Sprintf("glBlitNamedFramebuffer of %v", src), e)
 }
 
+// Attach attaches src (its level and layer) to fb as the read (read) or
+// draw attachment for mask (ColorBufferBit or DepthBufferBit), and checks
+// that fb is complete: for BlitAttached, frame after frame, without
+// attaching again.
+func (c *Context) Attach(fb Framebuffer, read bool, src ObjectDesc, mask uint32) error {
+	t, err := c.fb()
+	if err != nil {
+		return err
+	}
+	var status C.GLenum
+	r := C.int(0)
+	if read {
+		r = 1
+	}
+	e := C.gfx_fb_attach(t, c.c, C.GLuint(fb), r, C.GLenum(src.Kind), C.GLuint(src.Name), C.GLint(src.Level),
+		C.GLint(src.Layer), C.GLbitfield(mask), &status)
+	if e == C.GL_INVALID_FRAMEBUFFER_OPERATION && status != C.GL_FRAMEBUFFER_COMPLETE {
+		return fmt.Errorf("egl: attaching %v: the framebuffer is incomplete (status 0x%x: %s)", src, int(status), fbStatusName(uint32(status)))
+	}
+	return glErr(fmt.Sprintf("attaching %v", src), e)
+}
+
+// BlitAttached blits w x h pixels between framebuffers attached with
+// Attach (the scissor test, framebuffer sRGB and rasterizer discard off
+// for the blit and put back).
+func (c *Context) BlitAttached(read, draw Framebuffer, w, h int, mask uint32) error {
+	t, err := c.fb()
+	if err != nil {
+		return err
+	}
+	return glErr("glBlitNamedFramebuffer", C.gfx_fb_blit_attached(t, c.c, C.GLuint(read), C.GLuint(draw), C.GLint(w), C.GLint(h), C.GLbitfield(mask)))
+}
+
+// Alive reports whether the object d describes is still a texture (or
+// renderbuffer) of the context: false once its owner deleted it.
+func (c *Context) Alive(d ObjectDesc) (bool, error) {
+	t, err := c.fb()
+	if err != nil {
+		return false, err
+	}
+	return C.gfx_fb_alive(t, C.GLenum(d.Kind), C.GLuint(d.Name)) != 0, nil
+}
+
 func fbStatusName(s uint32) string {
 	switch s {
 	case C.GL_FRAMEBUFFER_INCOMPLETE_ATTACHMENT:

@@ -61,6 +61,20 @@ GLenum gfx_fb_attachment(gfx_gl_fb *t, gfx_egl_ctx *c, GLuint fb, GLenum attachm
 // (*status says why).
 GLenum gfx_fb_blit(gfx_gl_fb *t, gfx_egl_ctx *c, GLuint read_fb, GLuint draw_fb, GLenum src_type, GLuint src,
                    GLint level, GLint layer, GLuint dst, GLint w, GLint h, GLbitfield mask, GLenum *status);
+// gfx_fb_attach attaches src (src_type GL_TEXTURE or GL_RENDERBUFFER; a
+// texture's level and layer) to framebuffer fb as its read (read != 0) or
+// draw attachment for mask, and checks fb: returns a GL error, or
+// GL_INVALID_FRAMEBUFFER_OPERATION with *status when it is incomplete.
+GLenum gfx_fb_attach(gfx_gl_fb *t, gfx_egl_ctx *c, GLuint fb, int read, GLenum src_type, GLuint src, GLint level,
+                     GLint layer, GLbitfield mask, GLenum *status);
+// gfx_fb_blit_attached blits w x h from read_fb to draw_fb (attached
+// before), with the scissor test, framebuffer sRGB and rasterizer discard
+// off for the blit and put back.
+GLenum gfx_fb_blit_attached(gfx_gl_fb *t, gfx_egl_ctx *c, GLuint read_fb, GLuint draw_fb, GLint w, GLint h,
+                            GLbitfield mask);
+// gfx_fb_alive reports whether name is still a texture (GL_TEXTURE) or
+// renderbuffer of the context.
+int gfx_fb_alive(gfx_gl_fb *t, GLenum type, GLuint name);
 GLenum gfx_fb_create(gfx_gl_fb *t, gfx_egl_ctx *c, GLuint *fb);
 GLenum gfx_fb_delete(gfx_gl_fb *t, gfx_egl_ctx *c, GLuint fb);
 

@@ -151,7 +151,8 @@ def to_tensors(sources, dtype="uint8", layout="hwc", flip_y=True, mean=None, std
                        channels, device)
 
 
-def _to_tensors(sources, where, batch, dtype, layout, flip_y, mean, std, out, stream, channels, device):
+def _to_tensors(sources, where, batch, dtype, layout, flip_y, mean, std, out, stream, channels, device, plans=None,
+                key=None):
     from . import _cuda
     if layout not in ("hwc", "chw"):
         raise errors.InvalidArgumentError("gfxcuda: %s(layout=%r): use 'hwc' or 'chw'" % (where, layout))
@@ -171,6 +172,10 @@ def _to_tensors(sources, where, batch, dtype, layout, flip_y, mean, std, out, st
     handles = (ctypes.c_uint64 * len(sources))(*[s.handle for s in sources])
     _lib.call("gfxcuda_gl_to_tensors", handles, len(sources), dev, ctypes.byref(lay), ptr, size,
               _cuda._stream_int(stream, where))
+    if plans is not None:  # it worked: the next call with these arguments takes the short path
+        if len(plans) >= 16:
+            plans.clear()
+        plans[key] = (lay, shape, need, dev)
     return out
 
 
@@ -189,6 +194,8 @@ class Source:
         self.internal_format, self.format, self.name = info.internal_format, info.format, info.name
         self.target, self.renderbuffer = info.target, bool(info.renderbuffer)
         self._what = what
+        self._plans = {}  # to_tensor's arguments -> what they decide (to_tensor)
+        self._one = (ctypes.c_uint64 * 1)(handle)
 
     @property
     def handle(self):
@@ -247,8 +254,36 @@ class Source:
         convert only. Raises gfxcuda.InvalidArgumentError for a layout,
         dtype or out that does not fit; gfxcuda.NoCUDAError without
         CUDA."""
-        return _to_tensors([self], "Source.to_tensor", False, dtype, layout, flip_y, mean, std, out, stream,
-                           channels, device)
+        # Per frame, the arguments are those of the last call: what they
+        # decide (the C layout, the shape, the bytes, the device's handle)
+        # is kept, keyed by them.
+        try:
+            key = (dtype, layout, bool(flip_y), channels, device, None if mean is None else tuple(mean),
+                   None if std is None else tuple(std))
+            plan = self._plans.get(key)
+        except TypeError:  # unhashable arguments: the checking path
+            key, plan = None, None
+        if plan is None or _lib._forked:
+            return _to_tensors([self], "Source.to_tensor", False, dtype, layout, flip_y, mean, std, out, stream,
+                               channels, device, self._plans if key is not None else None, key)
+        lay, shape, need, dev = plan
+        if out is None:
+            from ._cuda import CudaBuffer
+            out = CudaBuffer(shape, dtype, device=device)
+            ptr = out.ptr
+        elif getattr(out, "is_cuda", False) and hasattr(out, "data_ptr"):  # a torch tensor: no interface dict to build
+            if not out.is_contiguous() or out.numel() * out.element_size() < need:
+                _cuda_pointer(out, "Source.to_tensor", need)  # raises, saying why
+            ptr = out.data_ptr()
+        else:
+            ptr, need = _cuda_pointer(out, "Source.to_tensor", need)
+        if stream is not None:
+            from ._cuda import _stream_int
+            stream = _stream_int(stream, "Source.to_tensor")
+        st = _lib.lib.gfxcuda_gl_to_tensors(self._one, 1, dev, lay, ptr, need, stream or 0)
+        if st:
+            _lib.raise_status("gfxcuda_gl_to_tensor", st)
+        return out
 
     def copy_to(self, dst, stream=None, device=0):
         """Copies the frame into dst, a CUDA array of shape (H, W, 4) and

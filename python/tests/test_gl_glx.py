@@ -18,6 +18,20 @@ import gfxcuda.gl  # noqa: E402
 from test_gl_moderngl import _draw, _view_bytes  # noqa: E402
 
 
+def _no_egl_current():
+    import ctypes
+    try:
+        egl = ctypes.CDLL("libEGL.so.1")
+    except OSError:
+        return
+    egl.eglGetCurrentDisplay.restype = ctypes.c_void_p
+    d = egl.eglGetCurrentDisplay()
+    if d:
+        egl.eglMakeCurrent.argtypes = [ctypes.c_void_p] * 4
+        egl.eglMakeCurrent(d, None, None, None)
+    egl.eglReleaseThread()
+
+
 @pytest.fixture(scope="module")
 def glx_ctx():
     xvfb = shutil.which("Xvfb")
@@ -32,6 +46,7 @@ def glx_ctx():
             number = f.readline().strip()
         if not number:
             pytest.skip("Xvfb did not start")
+        _no_egl_current()  # an EGL context earlier tests left current: GLX refuses to bind over it (BadAccess)
         old = os.environ.get("DISPLAY")
         os.environ["DISPLAY"] = ":" + number
         try:
