@@ -287,3 +287,28 @@ def test_no_leak_over_many_cycles(ctx):
     finally:
         fbo.release()
         tex.release()
+
+
+def test_object_deleted_by_the_renderer(ctx):
+    """A source whose texture the renderer deletes: the next copy is an
+    error naming it (not a stale frame), and a new source of a new texture
+    works."""
+    tex = ctx.texture((8, 8), 4)
+    fbo = ctx.framebuffer(color_attachments=[tex])
+    _draw(ctx, fbo, 4)
+    src = gfxcuda.gl.texture(tex.glo)
+    assert _view_bytes(src) == tex.read()
+    name = tex.glo
+    fbo.release()
+    tex.release()
+    with pytest.raises(gfxcuda.InvalidArgumentError, match="texture %d.*deleted" % name):
+        src.compute_view()
+    src.release()
+    tex2 = ctx.texture((8, 8), 4)
+    fbo2 = ctx.framebuffer(color_attachments=[tex2])
+    _draw(ctx, fbo2, 5)
+    src2 = gfxcuda.gl.texture(tex2.glo)
+    assert _view_bytes(src2) == tex2.read()
+    src2.release()
+    fbo2.release()
+    tex2.release()
