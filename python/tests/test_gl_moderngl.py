@@ -265,16 +265,22 @@ def test_no_leak_over_many_cycles(ctx):
     fbo = ctx.framebuffer(color_attachments=[tex])
     _draw(ctx, fbo, 3)
     want = tex.read()
+    gfxcuda.get_current_device().handle  # opened before counting
+    src = gfxcuda.gl.texture(tex.glo)  # the first use loads what stays loaded (the compute device's spares)
+    src.compute_view()
+    src.release()
     base = gfxcuda.live_handles()
+    fds = len(os.listdir("/proc/self/fd"))
     try:
-        for i in range(300):
+        for i in range(10000):  # the count: register (source + view), copy, release
             src = gfxcuda.gl.texture(tex.glo)
             v = src.compute_view()
-            if i % 100 == 0:
+            if i % 1000 == 0:
                 assert _view_bytes(src) == want
             del v
             src.release()
         assert gfxcuda.live_handles() == base
+        assert len(os.listdir("/proc/self/fd")) <= fds
         # One source, many frames: the same view texture each time.
         src = gfxcuda.gl.texture(tex.glo)
         first = src.compute_view()
