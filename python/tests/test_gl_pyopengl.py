@@ -318,7 +318,9 @@ def test_to_tensor_many_cycles_leak_nothing(egl_ctx):
         torch.cuda.synchronize()
         assert torch.equal(dst.cpu(), torch.from_numpy(data))
         assert gfxcuda.live_handles() == base
-        assert len(os.listdir("/proc/self/fd")) <= fds
+        # A leak per cycle would be thousands of fds; the NVIDIA driver opens
+        # a few of its own on the way (81 after 79 on the H200).
+        assert len(os.listdir("/proc/self/fd")) <= fds + 8
         assert torch.cuda.mem_get_info()[0] >= free0 - (64 << 20)
     finally:
         GL.glDeleteTextures(1, [t])
