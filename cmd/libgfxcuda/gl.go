@@ -49,7 +49,7 @@ type glSource struct {
 	cuView *gl.View
 	cuDev  *sharedDevice
 	cuSrc  gfxcuda.CUDASource // cuView's CUDA array as the converter reads it (one surface object)
-	cuDone *cuda.Event // recorded after the last conversion that read cuView
+	cuDone *cuda.Event        // recorded after the last conversion that read cuView
 	convs  map[tensor.Layout]*gfxcuda.CUDAConverter
 }
 
