@@ -19,14 +19,15 @@ import (
 // own for the copy and detaches it after). Sources need direct state
 // access (GL 4.5, or ARB_direct_state_access).
 type Source struct {
-	c    *Context
-	desc egl.ObjectDesc
-	f    format.Format
-	what string // how the caller named it, for messages
+	c     *Context
+	desc  egl.ObjectDesc
+	f     format.Format
+	what  string // how the caller named it, for messages
+	depth bool   // a depth format: copied as R32Float (depth in [0, 1])
 }
 
 // ErrUnsupportedFormat is returned for a source whose internal format has
-// no copy here (integer, depth and stencil formats).
+// no copy here (integer and stencil-only formats).
 var ErrUnsupportedFormat = errors.New("gl: the object's format cannot be copied as a color frame")
 
 // ErrBadSource is returned for an object that cannot be a Source: nothing
@@ -51,6 +52,20 @@ func sourceFormat(f uint32) (format.Format, bool) {
 	}
 	return 0, false
 }
+
+// isDepthFormat reports whether f is a depth (or depth-stencil) format:
+// such sources are copied as R32Float, depth in [0, 1].
+func isDepthFormat(f uint32) bool {
+	switch f {
+	case 0x81A5, 0x81A6, 0x81A7, 0x8CAC, 0x88F0, 0x8CAD, 0x1902: // DEPTH_COMPONENT16/24/32/32F, DEPTH24_STENCIL8, DEPTH32F_STENCIL8, DEPTH_COMPONENT
+		return true
+	}
+	return false
+}
+
+// Depth reports whether the source holds depth (a depth or depth-stencil
+// format): its frames are R32Float, depth in [0, 1] as GL stores it.
+func (s *Source) Depth() bool { return s.depth }
 
 // TextureSource is texture name of the context (level 0 of a 2D,
 // rectangle or multisampled 2D texture; layer 0 of an array).
@@ -122,6 +137,12 @@ func (c *Context) source(what string, describe func(e *egl.Context) (egl.ObjectD
 		}
 	}
 	f, ok := sourceFormat(d.InternalFormat)
+	depth := false // depth formats: see isDepthFormat
+	if !ok {
+		if isDepthFormat(d.InternalFormat) {
+			f, ok, depth = format.R32Float, true, true
+		}
+	}
 	if !ok {
 		return nil, fmt.Errorf("gl: %s (%v): %w; color formats RGBA8, RGB8, SRGB8(_ALPHA8), RGB10_A2, "+
 			"RGBA16F, RGBA32F (and their 1- and 2-channel forms) can", what, d, ErrUnsupportedFormat)
@@ -130,7 +151,7 @@ func (c *Context) source(what string, describe func(e *egl.Context) (egl.ObjectD
 		return nil, fmt.Errorf("gl: %s: %w: no storage (%dx%d): allocate it (glTexStorage2D, glRenderbufferStorage) first",
 			what, ErrBadSource, d.Width, d.Height)
 	}
-	return &Source{c: c, desc: d, f: f, what: what}, nil
+	return &Source{c: c, desc: d, f: f, what: what, depth: depth}, nil
 }
 
 // Width and Height are the source's size in pixels.
@@ -143,7 +164,8 @@ func (s *Source) Height() int { return s.desc.Height }
 func (s *Source) Samples() int { return s.desc.Samples }
 
 // Format is the format frames are copied into (TextureOptions of the
-// destination): RGBA8UNorm, RGBA16Float or RGBA32Float.
+// destination): RGBA8UNorm, RGBA16Float or RGBA32Float; R32Float for
+// depth.
 func (s *Source) Format() format.Format { return s.f }
 
 // InternalFormat is the source's GL internal format.

@@ -28,6 +28,11 @@ type View struct {
 	// is then one blit.
 	read, draw egl.Framebuffer
 	attached   bool
+	// A depth source's copy: a depth texture of the source's format (its
+	// blit target, multisampling resolved) and a buffer its depth is packed
+	// into as floats, then unpacked into the view's R32F texture.
+	depthTex egl.Texture
+	depthBuf egl.Buffer
 }
 
 // SetCUDA gives an adopted Context (Adopt(nil)) the CUDA context its
@@ -84,10 +89,27 @@ func (v *View) copyLocked() error {
 				v.read, v.draw = r, d
 			}
 			dst := egl.ObjectDesc{Kind: egl.KindTexture, Name: v.st.GL.name, Width: v.s.desc.Width, Height: v.s.desc.Height}
-			if err := e.Attach(v.read, true, v.s.desc, egl.ColorBufferBit); err != nil {
+			mask := uint32(egl.ColorBufferBit)
+			if v.s.depth {
+				mask = egl.DepthBufferBit
+				if v.depthTex == 0 {
+					t, err := e.CreateTexture2D(v.s.desc.InternalFormat, v.s.desc.Width, v.s.desc.Height, 1)
+					if err != nil {
+						return fmt.Errorf("gl: the depth copy of %s: %w", v.s.what, err)
+					}
+					b, err := e.CreateBuffer(v.s.desc.Width*v.s.desc.Height*4, nil, egl.StreamCopy)
+					if err != nil {
+						e.DeleteTexture(t)
+						return fmt.Errorf("gl: the depth copy of %s: %w", v.s.what, err)
+					}
+					v.depthTex, v.depthBuf = t, b
+				}
+				dst.Name = uint32(v.depthTex)
+			}
+			if err := e.Attach(v.read, true, v.s.desc, mask); err != nil {
 				return fmt.Errorf("gl: %s: %w", v.s.what, err)
 			}
-			if err := e.Attach(v.draw, false, dst, egl.ColorBufferBit); err != nil {
+			if err := e.Attach(v.draw, false, dst, mask); err != nil {
 				return fmt.Errorf("gl: the view of %s: %w", v.s.what, err)
 			}
 			v.attached = true
@@ -97,8 +119,23 @@ func (v *View) copyLocked() error {
 			}
 			return fmt.Errorf("gl: %s: %w", v.s.what, err)
 		}
-		if err := e.BlitAttached(v.read, v.draw, v.s.desc.Width, v.s.desc.Height, egl.ColorBufferBit); err != nil {
-			return fmt.Errorf("gl: copying %s: %w", v.s.what, err)
+		w, h := v.s.desc.Width, v.s.desc.Height
+		if !v.s.depth {
+			if err := e.BlitAttached(v.read, v.draw, w, h, egl.ColorBufferBit); err != nil {
+				return fmt.Errorf("gl: copying %s: %w", v.s.what, err)
+			}
+			return nil
+		}
+		// Depth: blit (resolving), pack as floats into the buffer, unpack
+		// into the view's R32F texture: all on the GPU.
+		if err := e.BlitAttached(v.read, v.draw, w, h, egl.DepthBufferBit); err != nil {
+			return fmt.Errorf("gl: copying the depth of %s: %w", v.s.what, err)
+		}
+		if err := e.TextureToBuffer(v.depthTex, w, h, egl.DepthComponent, egl.Float, v.depthBuf, 0, w*h*4); err != nil {
+			return fmt.Errorf("gl: copying the depth of %s: %w", v.s.what, err)
+		}
+		if err := e.BufferToTexture(egl.Texture(v.st.GL.name), w, h, egl.Red, egl.Float, v.depthBuf, 0); err != nil {
+			return fmt.Errorf("gl: copying the depth of %s: %w", v.s.what, err)
 		}
 		return nil
 	})
@@ -209,7 +246,11 @@ func (v *View) Close() error {
 		// The framebuffers hold the source: deleted first (where the
 		// context is current; elsewhere they go with the context).
 		err = v.s.c.do(func(e *egl.Context) error {
-			return errors.Join(e.DeleteFramebuffer(v.read), e.DeleteFramebuffer(v.draw))
+			err := errors.Join(e.DeleteFramebuffer(v.read), e.DeleteFramebuffer(v.draw))
+			if v.depthTex != 0 {
+				err = errors.Join(err, e.DeleteTexture(v.depthTex), e.DeleteBuffer(v.depthBuf))
+			}
+			return err
 		})
 		if errors.Is(err, ErrWrongThread) {
 			err = nil

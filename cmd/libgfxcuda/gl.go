@@ -228,6 +228,10 @@ func (s *glSource) cudaViewLocked(sd *sharedDevice) (*gl.View, error) {
 		}
 		return s.cuView, nil
 	}
+	if s.s.Depth() {
+		return nil, errorf(stUnsupported, "gfxcuda: %v: depth reaches compute shaders (gfxcuda_gl_compute_view: an R32_FLOAT "+
+			"texture) but not yet CUDA tensors; read it through its compute view", s.s)
+	}
 	if err := s.ctx.c.SetCUDA(sd.d.CUDA()); err != nil {
 		return nil, &statusError{stInvalid, fmt.Errorf("gfxcuda: %v: %w", s.s, err)}
 	}

@@ -620,6 +620,17 @@ GLenum gfx_gl_texture_to_buffer(gfx_egl_ctx *c, GLuint tex, GLsizei w, GLsizei h
 	return gfx_gl_clear_errors(c);
 }
 
+GLenum gfx_gl_buffer_to_texture(gfx_egl_ctx *c, GLuint tex, GLsizei w, GLsizei h, GLenum fmt, GLenum type, GLuint buf, GLintptr off) {
+	saved s;
+	if (!c->dsa) return GL_INVALID_OPERATION;
+	gfx_gl_clear_errors(c);
+	save(c, &s);
+	c->gl.BindBuffer(GL_PIXEL_UNPACK_BUFFER, buf);
+	c->gl.TextureSubImage2D(tex, 0, 0, 0, w, h, fmt, type, (const void *)off);
+	restore(c, &s);
+	return gfx_gl_clear_errors(c);
+}
+
 GLenum gfx_gl_import_timeline(gfx_egl_ctx *c, int fd, GLuint *sem) {
 	GLint type = GL_SEMAPHORE_TYPE_TIMELINE_NV;
 	*sem = 0;

@@ -222,6 +222,10 @@ void gfx_gl_flush(gfx_egl_ctx *c);
 // gfx_gl_texture_to_buffer packs level 0 of tex into buf at off (a pixel
 // pack buffer copy, on the GPU).
 GLenum gfx_gl_texture_to_buffer(gfx_egl_ctx *c, GLuint tex, GLsizei w, GLsizei h, GLenum fmt, GLenum type, GLuint buf, GLintptr off, GLsizei n);
+// gfx_gl_buffer_to_texture unpacks w x h texels of fmt/type from buffer buf
+// at off into level 0 of tex (a pixel unpack buffer copy, on the GPU;
+// direct state access only; bindings and pixel store put back).
+GLenum gfx_gl_buffer_to_texture(gfx_egl_ctx *c, GLuint tex, GLsizei w, GLsizei h, GLenum fmt, GLenum type, GLuint buf, GLintptr off);
 // gfx_gl_fence inserts a fence; gfx_gl_wait waits for it up to timeout ns
 // (returns 0 when signalled, 1 on timeout, 2 on error) and deletes it when
 // done is set.

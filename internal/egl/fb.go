@@ -289,6 +289,24 @@ func (c *Context) Alive(d ObjectDesc) (bool, error) {
 	return C.gfx_fb_alive(t, C.GLenum(d.Kind), C.GLuint(d.Name)) != 0, nil
 }
 
+// BufferToTexture unpacks w x h texels of format/typ from buffer b at off
+// into level 0 of t, on the GPU (GL 4.5 direct state access; bindings and
+// pixel store put back).
+func (c *Context) BufferToTexture(t Texture, w, h int, format, typ uint32, b Buffer, off int) error {
+	if err := c.gl(); err != nil {
+		return err
+	}
+	return glErr("glTextureSubImage2D from a buffer", C.gfx_gl_buffer_to_texture(c.c, C.GLuint(t), C.GLsizei(w), C.GLsizei(h),
+		C.GLenum(format), C.GLenum(typ), C.GLuint(b), C.GLintptr(off)))
+}
+
+// GL enums of depth copies.
+const (
+	DepthComponent = C.GL_DEPTH_COMPONENT
+	Red            = C.GL_RED
+	Float          = C.GL_FLOAT
+)
+
 func fbStatusName(s uint32) string {
 	switch s {
 	case C.GL_FRAMEBUFFER_INCOMPLETE_ATTACHMENT:

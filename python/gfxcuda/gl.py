@@ -74,7 +74,9 @@ def renderbuffer(name):
 def framebuffer(name=None, attachment="color", index=0):
     """What a framebuffer of the GL context current on this thread has
     attached: name None, the framebuffer bound for reading now; an int, that
-    framebuffer object. attachment "color" (index: which color attachment).
+    framebuffer object. attachment "color" (index: which color attachment)
+    or "depth" (depth as float32 in [0, 1]: compute_view gives an
+    R32_FLOAT texture; to_tensor of depth is not there yet).
     The texture or renderbuffer attached is looked up now: a renderer that
     attaches another one later needs a new Source. Returns a Source;
     raises as texture(), and for an attachment with nothing attached."""
@@ -82,12 +84,14 @@ def framebuffer(name=None, attachment="color", index=0):
         n = -1
     else:
         n = _check.integer(name, "gfxcuda.gl.framebuffer", "name", 0, _check.U32, what="a GL framebuffer name")
+    fb = "bound for reading" if n < 0 else n
+    if attachment == "depth":
+        return _source(_KIND_FRAMEBUFFER, n, GL_DEPTH_ATTACHMENT, "framebuffer %s, depth attachment" % fb)
     if attachment != "color":
-        raise errors.InvalidArgumentError("gfxcuda: gfxcuda.gl.framebuffer(attachment=%r): only 'color' attachments "
-                                          "can be read yet" % (attachment,))
+        raise errors.InvalidArgumentError("gfxcuda: gfxcuda.gl.framebuffer(attachment=%r): use 'color' or 'depth'"
+                                          % (attachment,))
     index = _check.integer(index, "gfxcuda.gl.framebuffer", "index", 0, 31, what="a color attachment index")
-    what = "framebuffer %s, color attachment %d" % ("bound for reading" if n < 0 else n, index)
-    return _source(_KIND_FRAMEBUFFER, n, GL_COLOR_ATTACHMENT0 + index, what)
+    return _source(_KIND_FRAMEBUFFER, n, GL_COLOR_ATTACHMENT0 + index, "framebuffer %s, color attachment %d" % (fb, index))
 
 
 def cuda_device():

@@ -232,8 +232,9 @@ def test_bad_input_is_a_clear_error(ctx):
     try:
         with pytest.raises(gfxcuda.InvalidArgumentError, match="RGBA8UI"):
             gfxcuda.gl.texture(ui.glo)
-        with pytest.raises(gfxcuda.InvalidArgumentError, match="DEPTH"):
-            gfxcuda.gl.texture(depth.glo)
+        d = gfxcuda.gl.texture(depth.glo)  # depth: a source (float32 in [0, 1])
+        assert d.format == gfxcuda.formats.R32_FLOAT
+        d.release()
         tex = ctx.texture((4, 4), 4)
         with pytest.raises(gfxcuda.InvalidArgumentError, match="target"):
             gfxcuda.gl.texture(tex.glo, target=0x8C1A)  # GL_TEXTURE_2D_ARRAY
@@ -318,3 +319,66 @@ def test_object_deleted_by_the_renderer(ctx):
     src2.release()
     fbo2.release()
     tex2.release()
+
+
+VS3 = """#version 330
+in vec3 pos; in vec4 col; out vec4 v_col;
+void main() { gl_Position = vec4(pos, 1.0); v_col = col; }"""
+
+
+def _draw_depth(ctx, fbo, seed, n=30):
+    """Random triangles at random depths, the depth test on."""
+    rng = numpy.random.default_rng(seed)
+    prog = ctx.program(vertex_shader=VS3, fragment_shader=FS)
+    data = numpy.hstack([rng.uniform(-1.2, 1.2, (n * 3, 2)), rng.uniform(-0.9, 0.9, (n * 3, 1)),
+                         rng.uniform(0, 1, (n * 3, 4))]).astype("f4")
+    vbo = ctx.buffer(data.tobytes())
+    vao = ctx.vertex_array(prog, [(vbo, "3f 4f", "pos", "col")])
+    fbo.use()
+    fbo.clear(0, 0, 0, 1, depth=1.0)
+    ctx.enable(moderngl.DEPTH_TEST)
+    vao.render(moderngl.TRIANGLES)
+    ctx.disable(moderngl.DEPTH_TEST)
+    ctx.finish()
+    vao.release()
+    vbo.release()
+    prog.release()
+
+
+@pytest.mark.parametrize("kind", ["texture", "renderbuffer", "attachment"])
+def test_depth_compute_view_equals_moderngl_read(ctx, kind):
+    """Depth (24-bit, as renderers make it) as an R32_FLOAT compute view:
+    every value equals moderngl's own read of the depth buffer, over odd
+    sizes, two frames; to_tensor of depth says it is not there yet."""
+    w, h = 43, 31
+    color = ctx.texture((w, h), 4)
+    depth = ctx.depth_texture((w, h)) if kind != "renderbuffer" else ctx.depth_renderbuffer((w, h))
+    fbo = ctx.framebuffer(color_attachments=[color], depth_attachment=depth)
+    try:
+        for seed in (1, 2):
+            _draw_depth(ctx, fbo, 20 + seed)
+            want = numpy.frombuffer(fbo.read(attachment=-1, dtype="f4"), numpy.float32).reshape(h, w)
+            assert len(numpy.unique(want)) > 10  # a scene, not a clear
+            if kind == "texture":
+                src = gfxcuda.gl.texture(depth.glo)
+            elif kind == "renderbuffer":
+                src = gfxcuda.gl.renderbuffer(depth.glo)
+            else:
+                src = gfxcuda.gl.framebuffer(fbo.glo, attachment="depth")
+            assert src.format == gfxcuda.formats.R32_FLOAT and (src.width, src.height) == (w, h)
+            v = src.compute_view()
+            rb = gfxcuda.Buffer(w * h * 4, gfxcuda.HEAP_READBACK)
+            up = gfxcuda.Buffer(w * h * 4, gfxcuda.HEAP_UPLOAD)
+            up.upload(b"\x5a" * (w * h * 4))
+            up.copy_to(rb)
+            v.copy_to(rb)
+            got = numpy.frombuffer(rb.readback(), numpy.float32).reshape(h, w)
+            assert got.tobytes() == want.tobytes()
+            if gfxcuda.cuda_available():
+                with pytest.raises(gfxcuda.GfxcudaError, match="not yet CUDA"):
+                    src.to_tensor(dtype="float32")
+            src.release()
+    finally:
+        fbo.release()
+        depth.release()
+        color.release()
