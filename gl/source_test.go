@@ -101,3 +101,39 @@ func TestCUDADevice(t *testing.T) {
 		t.Error("EGLDeviceIndex(4096): no error")
 	}
 }
+
+// TestSourceCopyTo: Source.CopyTo into a texture of the Context (the
+// generic copy: attach, blit, detach), every byte compared.
+func TestSourceCopyTo(t *testing.T) {
+	c := open(t, Options{})
+	const w, h = 31, 17
+	src, err := c.NewTexture(TextureOptions{Format: format.RGBA8UNorm, Width: w, Height: h})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	dst, err := c.NewTexture(TextureOptions{Format: format.RGBA8UNorm, Width: w, Height: h})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dst.Close()
+	want := randomTexels(format.RGBA8UNorm, src.Bytes(), 77)
+	if err := src.Upload(want); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.TextureSource(src.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CopyTo(dst); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]byte, dst.Bytes())
+	poison(got)
+	if err := dst.Readback(got); err != nil {
+		t.Fatal(err)
+	}
+	if i := firstDiff(got, want); i >= 0 {
+		t.Fatalf("byte %d is %#x, want %#x", i, got[i], want[i])
+	}
+}

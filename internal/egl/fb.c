@@ -110,46 +110,10 @@ GLenum gfx_fb_delete(gfx_gl_fb *t, gfx_egl_ctx *c, GLuint fb) {
 GLenum gfx_fb_blit(gfx_gl_fb *t, gfx_egl_ctx *c, GLuint read_fb, GLuint draw_fb, GLenum src_type, GLuint src,
                    GLint level, GLint layer, GLuint dst, GLint w, GLint h, GLbitfield mask, GLenum *status) {
 	GLenum att = mask == GL_DEPTH_BUFFER_BIT ? GL_DEPTH_ATTACHMENT : GL_COLOR_ATTACHMENT0;
-	GLenum e;
-	*status = GL_FRAMEBUFFER_COMPLETE;
-	first_error(c);
-	if (src_type == GL_RENDERBUFFER) {
-		t->NamedFramebufferRenderbuffer(read_fb, att, GL_RENDERBUFFER, src);
-	} else if (layer > 0) {
-		t->NamedFramebufferTextureLayer(read_fb, att, src, level, layer);
-	} else {
-		t->NamedFramebufferTexture(read_fb, att, src, level);
-	}
-	t->NamedFramebufferTexture(draw_fb, att, dst, 0);
-	if (att == GL_COLOR_ATTACHMENT0) {
-		t->NamedFramebufferReadBuffer(read_fb, GL_COLOR_ATTACHMENT0);
-		t->NamedFramebufferDrawBuffer(draw_fb, GL_COLOR_ATTACHMENT0);
-	} else {
-		t->NamedFramebufferReadBuffer(read_fb, GL_NONE);
-		t->NamedFramebufferDrawBuffer(draw_fb, GL_NONE);
-	}
-	if ((e = first_error(c))) return e;
-	GLenum rs = t->CheckNamedFramebufferStatus(read_fb, GL_READ_FRAMEBUFFER);
-	GLenum ds = t->CheckNamedFramebufferStatus(draw_fb, GL_DRAW_FRAMEBUFFER);
-	if (rs != GL_FRAMEBUFFER_COMPLETE || ds != GL_FRAMEBUFFER_COMPLETE) {
-		*status = rs != GL_FRAMEBUFFER_COMPLETE ? rs : ds;
-		e = GL_INVALID_FRAMEBUFFER_OPERATION;
-	} else {
-		// State that changes what a blit writes: off for the blit, put back.
-		GLboolean scissor = t->IsEnabled(GL_SCISSOR_TEST);
-		GLboolean srgb = t->IsEnabled(GL_FRAMEBUFFER_SRGB);
-		GLboolean discard = t->IsEnabled(GL_RASTERIZER_DISCARD);
-		first_error(c); // GL_FRAMEBUFFER_SRGB is unknown on GLES
-		if (scissor) t->Disable(GL_SCISSOR_TEST);
-		if (srgb) t->Disable(GL_FRAMEBUFFER_SRGB);
-		if (discard) t->Disable(GL_RASTERIZER_DISCARD);
-		t->BlitNamedFramebuffer(read_fb, draw_fb, 0, 0, w, h, 0, 0, w, h, mask, GL_NEAREST);
-		e = first_error(c);
-		if (scissor) t->Enable(GL_SCISSOR_TEST);
-		if (srgb) t->Enable(GL_FRAMEBUFFER_SRGB);
-		if (discard) t->Enable(GL_RASTERIZER_DISCARD);
-	}
-	// Detach: our framebuffers hold no reference to the caller's objects.
+	GLenum e = gfx_fb_attach(t, c, read_fb, 1, src_type, src, level, layer, mask, status);
+	if (!e) e = gfx_fb_attach(t, c, draw_fb, 0, GL_TEXTURE, dst, 0, 0, mask, status);
+	if (!e) e = gfx_fb_blit_attached(t, c, read_fb, draw_fb, w, h, mask);
+	// Detach: these framebuffers hold no reference to the caller's objects.
 	if (src_type == GL_RENDERBUFFER) {
 		t->NamedFramebufferRenderbuffer(read_fb, att, GL_RENDERBUFFER, 0);
 	} else {
