@@ -1,6 +1,5 @@
 #include <string.h>
 #include "egl.h"
-#include "glx.h"
 
 static struct {
 	PFNEGLGETPROCADDRESSPROC GetProcAddress;
@@ -121,11 +120,11 @@ EGLBoolean gfx_egl_initialize(uintptr_t dpy, EGLint *major, EGLint *minor) {
 
 EGLBoolean gfx_egl_terminate(uintptr_t dpy) { return egl.Terminate((EGLDisplay)dpy); }
 
-// gl_proc looks a GL entry point up for c: a context adopted from GLX
-// through its GLX library's glXGetProcAddressARB (glx.c), any other
+// gl_proc looks a GL entry point up for c: through the context's own
+// lookup when it has one (a context adopted from GLX: glx.c sets it), else
 // through eglGetProcAddress.
 static void *gl_proc(gfx_egl_ctx *c, const char *name) {
-	if (c->glx) return gfx_glx_proc(c->glx, name);
+	if (c->get_proc) return c->get_proc(c->glx, name);
 	return egl.GetProcAddress ? (void *)egl.GetProcAddress(name) : NULL;
 }
 

@@ -176,6 +176,10 @@ typedef struct {
 	int dsa;     // direct state access (GL 4.5 or ARB_direct_state_access)
 	int adopted; // the caller's context: never made current or destroyed here
 	int glx;     // adopted from GLX (glx.c): 1 + its GLX library's slot; ctx is then a GLXContext, dpy an X Display
+	// get_proc looks GL entry points up for a context whose own lookup is
+	// not eglGetProcAddress (glx.c sets it: glXGetProcAddressARB of slot
+	// glx); NULL: eglGetProcAddress.
+	void *(*get_proc)(int lib, const char *name);
 	gfx_gl gl;
 } gfx_egl_ctx;
 

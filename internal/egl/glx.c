@@ -53,6 +53,7 @@ int gfx_glx_adopt(gfx_egl_ctx *c, int i) {
 	// c->dpy holds the X Display of a GLX context: never an EGLDisplay.
 	c->dpy = glx[i].GetCurrentDisplay();
 	c->glx = i + 1;
+	c->get_proc = gfx_glx_proc;
 	if (gfx_egl_load_gl(c)) return GFX_EGL_STAGE_GL_ENTRY;
 	return 0;
 }
