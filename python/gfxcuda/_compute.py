@@ -651,6 +651,9 @@ def _release_small_buffers():
         b.release()
 
 
+_lib.before_counting.append(_release_small_buffers)
+
+
 class Buffer(Resource, _Sparse):
     """Linear GPU memory on a heap: HEAP_DEFAULT (device-local), HEAP_UPLOAD
     or HEAP_READBACK (host-visible). stride makes a structured buffer,
