@@ -194,34 +194,7 @@ func (v *View) ToVulkan() error {
 // the stream). The next ToCUDA makes GL wait for CUDA's work queued on its
 // s before copying over the frame: use one stream per view. A view is for
 // Vulkan (ToVulkan) or for CUDA, not both.
-func (v *View) ToCUDA(s *cuda.Stream) error {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	if v.closed {
-		return ErrClosed
-	}
-	if v.st.CUDA == nil {
-		return fmt.Errorf("gl: view of %s: %w", v.s.what, ErrNoCUDA)
-	}
-	if err := v.toGLLocked(); err != nil {
-		return err
-	}
-	if v.inCUDA {
-		// CUDA's reads of the last frame (queued on s) before GL's copy.
-		if err := v.st.CUDAToGL(s); err != nil {
-			return err
-		}
-		v.inCUDA = false
-	}
-	if err := v.copyLocked(); err != nil {
-		return err
-	}
-	if err := v.st.GLToCUDA(s); err != nil {
-		return err
-	}
-	v.inCUDA = true
-	return nil
-}
+func (v *View) ToCUDA(s *cuda.Stream) error { return ToCUDA(s, v) }
 
 // CUDAIdle tells the view that CUDA's work on its frame has finished (the
 // caller waited for it, or an event recorded after it reports done): the
