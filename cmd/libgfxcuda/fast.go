@@ -126,36 +126,41 @@ func gfxcuda_buffer_recycle_n(hs *C.int64_t, n C.int) C.int64_t {
 	}
 	s := unsafe.Slice(hs, int(n))
 	kept := 0
+	var drop []C.int64_t
 	handles.Lock()
 	for i, h := range s {
 		if e := handles.m[uint64(h)]; h > 0 && e != nil && e.pooled && e.refs == 1 {
 			kept++
 		} else {
-			s[i] = -h // released below, without the lock
+			drop = append(drop, h) // released below, without the lock
+			s[i] = 0
 		}
 	}
 	handles.Unlock()
+	if st := releaseEach("gfxcuda_buffer_recycle_n", drop); st != stOK {
+		return -C.int64_t(st)
+	}
+	return C.int64_t(kept)
+}
+
+// releaseEach releases every handle of hs as gfxcuda_release does, even
+// when some fail, and returns the first failure's status (a handle below 1
+// is an invalid argument, named with where).
+func releaseEach(where string, hs []C.int64_t) C.int {
 	first := C.int(stOK)
-	for i, h := range s {
-		if h > 0 {
-			continue
-		}
-		s[i] = 0
+	for _, h := range hs {
 		var st C.int
-		if h == 0 {
-			setError("gfxcuda: gfxcuda_buffer_recycle_n: handle 0; handles are 1 and up")
+		if h <= 0 {
+			setError(fmt.Sprintf("gfxcuda: %s: handle %d; handles are 1 and up", where, h))
 			st = stInvalid
 		} else {
-			st = gfxcuda_release(C.uint64_t(-h))
+			st = gfxcuda_release(C.uint64_t(h))
 		}
 		if st != stOK && first == stOK {
 			first = st
 		}
 	}
-	if first != stOK {
-		return -C.int64_t(first)
-	}
-	return C.int64_t(kept)
+	return first
 }
 
 //export gfxcuda_release_n
@@ -167,20 +172,7 @@ func gfxcuda_release_n(hs *C.int64_t, n C.int) C.int {
 		setError(fmt.Sprintf("gfxcuda: gfxcuda_release_n(handles %p, n %d): pass an array of n handles, n from 0 to 2**20", hs, n))
 		return stInvalid
 	}
-	first := C.int(stOK)
-	for _, h := range unsafe.Slice(hs, int(n)) {
-		var st C.int
-		if h <= 0 {
-			setError(fmt.Sprintf("gfxcuda: gfxcuda_release_n: handle %d; handles are 1 and up", h))
-			st = stInvalid
-		} else {
-			st = gfxcuda_release(C.uint64_t(h))
-		}
-		if st != stOK && first == stOK {
-			first = st
-		}
-	}
-	return first
+	return releaseEach("gfxcuda_release_n", unsafe.Slice(hs, int(n)))
 }
 
 // The pool of small buffers. A buffer enters it when the last reference

@@ -258,4 +258,8 @@ func TestBatchEntryPoints(t *testing.T) {
 	if st := cReleaseN([]int64{0}); st != stInvalid {
 		t.Errorf("gfxcuda_release_n([0]): %d, want %d", st, stInvalid)
 	}
+	neg := []int64{-5}
+	if n := cRecycleN(neg); n != -stInvalid || neg[0] != 0 {
+		t.Errorf("gfxcuda_buffer_recycle_n([-5]): %d, slot %d; want %d and the slot zeroed (never kept)", n, neg[0], -stInvalid)
+	}
 }
