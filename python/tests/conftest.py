@@ -86,3 +86,17 @@ def fork_child_result(child):
     os.close(r)
     os.waitpid(pid, 0)
     return out.decode()
+
+
+def gl_view_bytes(src):
+    """The texels of a gfxcuda.gl source's compute view, read through
+    Vulkan: a copy into a HEAP_READBACK buffer poisoned first."""
+    import gfxcuda
+    v = src.compute_view()
+    n = src.width * src.height * gfxcuda.formats.by_value[src.format]["bytes_per_texel"]
+    rb = gfxcuda.Buffer(n, gfxcuda.HEAP_READBACK)
+    up = gfxcuda.Buffer(n, gfxcuda.HEAP_UPLOAD)
+    up.upload(b"\xa5" * n)
+    up.copy_to(rb)
+    v.copy_to(rb)
+    return rb.readback()

@@ -15,7 +15,8 @@ moderngl = pytest.importorskip("moderngl", reason="moderngl is not installed (De
 
 import gfxcuda  # noqa: E402
 import gfxcuda.gl  # noqa: E402
-from test_gl_moderngl import _draw, _view_bytes  # noqa: E402
+from conftest import gl_view_bytes  # noqa: E402
+from test_gl_moderngl import _draw  # noqa: E402
 
 
 def _no_egl_current():
@@ -79,12 +80,12 @@ def test_glx_texture_and_multisampled_framebuffer(glx_ctx):
         for seed in (1, 2):
             _draw(ctx, fbo, seed)
             src = gfxcuda.gl.texture(tex.glo)
-            assert _view_bytes(src) == tex.read()
+            assert gl_view_bytes(src) == tex.read()
             src.release()
         _draw(ctx, msfbo, 3, n=40)
         ctx.copy_framebuffer(fbo, msfbo)  # GL's own resolve, into tex
         src = gfxcuda.gl.framebuffer(msfbo.glo)
-        assert src.samples == 4 and _view_bytes(src) == tex.read()
+        assert src.samples == 4 and gl_view_bytes(src) == tex.read()
         src.release()
         got = []
 

@@ -14,6 +14,7 @@ import pytest
 
 import gfxcuda
 import gfxcuda.gl
+from conftest import gl_view_bytes
 
 moderngl = pytest.importorskip("moderngl", reason="moderngl is not installed (Debian: python3-moderngl)")
 
@@ -57,20 +58,6 @@ def _draw(ctx, fbo, seed, hdr=False, n=24):
     prog.release()
 
 
-def _view_bytes(src):
-    """The compute view's texels, read through Vulkan (a copy into a
-    HEAP_READBACK buffer, poisoned first)."""
-    v = src.compute_view()
-    bpp = {gfxcuda.formats.R8G8B8A8_UNORM: 4, gfxcuda.formats.R16G16B16A16_FLOAT: 8,
-           gfxcuda.formats.R32G32B32A32_FLOAT: 16}[src.format]
-    rb = gfxcuda.Buffer(src.width * src.height * bpp, gfxcuda.HEAP_READBACK)
-    up = gfxcuda.Buffer(rb.size, gfxcuda.HEAP_UPLOAD)
-    up.upload(b"\xa5" * rb.size)
-    up.copy_to(rb)
-    v.copy_to(rb)
-    return rb.readback()
-
-
 def _rgba(data, h, w, comps, dtype, one):
     a = numpy.frombuffer(data, dtype=dtype).reshape(h, w, comps)
     if comps == 4:
@@ -102,7 +89,7 @@ def test_texture_compute_view_equals_moderngl_read(ctx, dtype, comps, np_dtype, 
             want = _rgba(tex.read(), size[1], size[0], comps, np_dtype, one)
             src = gfxcuda.gl.texture(tex.glo)
             assert (src.width, src.height, src.samples) == size + (0,)
-            got = numpy.frombuffer(_view_bytes(src), dtype=np_dtype).reshape(size[1], size[0], 4)
+            got = numpy.frombuffer(gl_view_bytes(src), dtype=np_dtype).reshape(size[1], size[0], 4)
             assert got.view(numpy.uint8).tobytes() == want.view(numpy.uint8).tobytes()
             if seed == 1:
                 assert len(numpy.unique(want.reshape(-1, 4), axis=0)) > 1 or size == (1, 1)
@@ -121,11 +108,11 @@ def test_renderbuffer_and_framebuffer(ctx):
         want = fbo.read(components=4)
         for src in (gfxcuda.gl.renderbuffer(rb.glo), gfxcuda.gl.framebuffer(fbo.glo)):
             assert src.renderbuffer and src.name == rb.glo
-            assert _view_bytes(src) == want
+            assert gl_view_bytes(src) == want
             src.release()
         fbo.use()  # bound for reading (and drawing)
         src = gfxcuda.gl.framebuffer()
-        assert src.name == rb.glo and _view_bytes(src) == want
+        assert src.name == rb.glo and gl_view_bytes(src) == want
         src.release()
     finally:
         fbo.release()
@@ -148,7 +135,7 @@ def test_multisampled_is_resolved(ctx, kind):
         want = res.read()
         src = gfxcuda.gl.framebuffer(msfbo.glo)
         assert src.samples == 4
-        assert _view_bytes(src) == want
+        assert gl_view_bytes(src) == want
         src.release()
     finally:
         for o in (msfbo, resfbo, ms, res):
@@ -195,7 +182,7 @@ def test_renderer_state_is_left_as_it_was(ctx):
         fbo.scissor = (2, 2, 4, 4)
         ctx.enable_direct(0x0C11)  # GL_SCISSOR_TEST
         src = gfxcuda.gl.texture(tex.glo)
-        assert _view_bytes(src) == want  # the scissor test did not cut the copy
+        assert gl_view_bytes(src) == want  # the scissor test did not cut the copy
         if gl is not None:
             assert gl.glIsEnabled(gl.GL_SCISSOR_TEST)
             assert gl.glGetIntegerv(gl.GL_TEXTURE_BINDING_2D) == other.glo
@@ -205,7 +192,7 @@ def test_renderer_state_is_left_as_it_was(ctx):
         fbo.scissor = None
         # The renderer still draws into its own objects afterwards.
         _draw(ctx, fbo, 6)
-        assert _view_bytes(src) == tex.read()
+        assert gl_view_bytes(src) == tex.read()
         src.release()
     finally:
         fbo.release()
@@ -277,7 +264,7 @@ def test_no_leak_over_many_cycles(ctx):
             src = gfxcuda.gl.texture(tex.glo)
             v = src.compute_view()
             if i % 1000 == 0:
-                assert _view_bytes(src) == want
+                assert gl_view_bytes(src) == want
             del v
             src.release()
         assert gfxcuda.live_handles() == base
@@ -304,7 +291,7 @@ def test_object_deleted_by_the_renderer(ctx):
     fbo = ctx.framebuffer(color_attachments=[tex])
     _draw(ctx, fbo, 4)
     src = gfxcuda.gl.texture(tex.glo)
-    assert _view_bytes(src) == tex.read()
+    assert gl_view_bytes(src) == tex.read()
     name = tex.glo
     fbo.release()
     tex.release()
@@ -315,7 +302,7 @@ def test_object_deleted_by_the_renderer(ctx):
     fbo2 = ctx.framebuffer(color_attachments=[tex2])
     _draw(ctx, fbo2, 5)
     src2 = gfxcuda.gl.texture(tex2.glo)
-    assert _view_bytes(src2) == tex2.read()
+    assert gl_view_bytes(src2) == tex2.read()
     src2.release()
     fbo2.release()
     tex2.release()
@@ -366,13 +353,7 @@ def test_depth_compute_view_equals_moderngl_read(ctx, kind):
             else:
                 src = gfxcuda.gl.framebuffer(fbo.glo, attachment="depth")
             assert src.format == gfxcuda.formats.R32_FLOAT and (src.width, src.height) == (w, h)
-            v = src.compute_view()
-            rb = gfxcuda.Buffer(w * h * 4, gfxcuda.HEAP_READBACK)
-            up = gfxcuda.Buffer(w * h * 4, gfxcuda.HEAP_UPLOAD)
-            up.upload(b"\x5a" * (w * h * 4))
-            up.copy_to(rb)
-            v.copy_to(rb)
-            got = numpy.frombuffer(rb.readback(), numpy.float32).reshape(h, w)
+            got = numpy.frombuffer(gl_view_bytes(src), numpy.float32).reshape(h, w)
             assert got.tobytes() == want.tobytes()
             if gfxcuda.cuda_available():
                 with pytest.raises(gfxcuda.GfxcudaError, match="not yet CUDA"):

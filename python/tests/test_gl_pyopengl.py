@@ -16,6 +16,7 @@ import pytest  # noqa: E402
 
 import gfxcuda  # noqa: E402
 import gfxcuda.gl  # noqa: E402
+from conftest import gl_view_bytes  # noqa: E402
 
 GL = pytest.importorskip("OpenGL.GL", reason="PyOpenGL is not installed (Debian: python3-opengl)")
 
@@ -69,14 +70,7 @@ def _read_texture(t, w, h, fmt, typ, dtype, comps):
 
 
 def _view(src, dtype):
-    v = src.compute_view()
-    n = src.width * src.height * 4 * numpy.dtype(dtype).itemsize
-    rb = gfxcuda.Buffer(n, gfxcuda.HEAP_READBACK)
-    up = gfxcuda.Buffer(n, gfxcuda.HEAP_UPLOAD)
-    up.upload(b"\x5a" * n)
-    up.copy_to(rb)
-    v.copy_to(rb)
-    return numpy.frombuffer(rb.readback(), dtype=dtype).reshape(src.height, src.width, 4)
+    return numpy.frombuffer(gl_view_bytes(src), dtype=dtype).reshape(src.height, src.width, 4)
 
 
 CASES = [  # GL internal format, upload format, type, numpy dtype
