@@ -85,28 +85,27 @@ class ELFError(PolicyError):
 # (checked when the table was written); versions a policy does not list --
 # GLIBC_PRIVATE, or ones newer than its bound -- break it.
 
+# The families whose versions the policies list alike on both machines.
+_SAME_ON_BOTH = {
+    "GLIBCXX": " ".join("3.4" if i == 0 else "3.4.%d" % i for i in range(34)),
+    "CXXABI": " ".join("1.3" if i == 0 else "1.3.%d" % i for i in range(16)),
+    "LIBATOMIC": "1.0 1.1 1.2",
+    "ZLIB": "1.2.0 1.2.0.2 1.2.0.8 1.2.2 1.2.2.3 1.2.2.4 1.2.3.3 1.2.3.4 1.2.3.5 1.2.5.1 1.2.5.2 "
+            "1.2.7.1 1.2.9 1.2.12",
+}
+
 _VERSIONS = {
-    "x86_64": {
+    "x86_64": dict(_SAME_ON_BOTH, **{
         "GLIBC": "2.2.5 2.2.6 2.3 2.3.2 2.3.3 2.3.4 2.4 2.5 2.6 2.7 2.8 2.9 2.10 2.11 2.12 2.13 2.14 "
                  "2.15 2.16 2.17 2.18 2.22 2.23 2.24 2.25 2.26 2.27 2.28 2.29 2.30 2.31 2.32 2.33 2.34 "
                  "2.35 2.36 2.38 2.39 2.40 2.41",
-        "GLIBCXX": " ".join("3.4" if i == 0 else "3.4.%d" % i for i in range(34)),
-        "CXXABI": " ".join("1.3" if i == 0 else "1.3.%d" % i for i in range(16)),
         "GCC": "3.0 3.3 3.3.1 3.4 3.4.2 3.4.4 4.0.0 4.2.0 4.3.0 4.7.0 4.8.0 7.0.0 12.0.0 13.0.0 14.0.0",
-        "LIBATOMIC": "1.0 1.1 1.2",
-        "ZLIB": "1.2.0 1.2.0.2 1.2.0.8 1.2.2 1.2.2.3 1.2.2.4 1.2.3.3 1.2.3.4 1.2.3.5 1.2.5.1 1.2.5.2 "
-                "1.2.7.1 1.2.9 1.2.12",
-    },
-    "aarch64": {
+    }),
+    "aarch64": dict(_SAME_ON_BOTH, **{
         "GLIBC": "2.0 2.17 2.18 2.22 2.23 2.24 2.25 2.26 2.27 2.28 2.29 2.30 2.31 2.32 2.33 2.34 2.35 "
                  "2.36 2.38 2.39 2.40 2.41",
-        "GLIBCXX": " ".join("3.4" if i == 0 else "3.4.%d" % i for i in range(34)),
-        "CXXABI": " ".join("1.3" if i == 0 else "1.3.%d" % i for i in range(16)),
         "GCC": "3.0 3.3 3.3.1 3.4 3.4.2 3.4.4 4.0.0 4.2.0 4.3.0 4.5.0 4.7.0 7.0.0 11.0 13.0.0 14.0 14.0.0",
-        "LIBATOMIC": "1.0 1.1 1.2",
-        "ZLIB": "1.2.0 1.2.0.2 1.2.0.8 1.2.2 1.2.2.3 1.2.2.4 1.2.3.3 1.2.3.4 1.2.3.5 1.2.5.1 1.2.5.2 "
-                "1.2.7.1 1.2.9 1.2.12",
-    },
+    }),
 }
 
 _FAMILIES = ("GLIBC", "GLIBCXX", "CXXABI", "GCC", "LIBATOMIC", "ZLIB")
