@@ -88,7 +88,7 @@ func glStatus(err error) error {
 	case err == nil, errors.As(err, &se):
 		return err
 	case errors.Is(err, gl.ErrWrongThread), errors.Is(err, gl.ErrNotObject), errors.Is(err, gl.ErrUnsupportedFormat), errors.Is(err, gl.ErrBadSource),
-		errors.Is(err, gl.ErrClosed):
+		errors.Is(err, gl.ErrClosed), errors.Is(err, gl.ErrOtherGPU), errors.Is(err, gl.ErrNoCurrent):
 		return &statusError{stInvalid, err}
 	case errors.Is(err, gl.ErrNoEGL):
 		return &statusError{stUnsupported, err}
@@ -103,9 +103,12 @@ func gfxcuda_gl_adopt(out *C.uint64_t) C.int {
 			return errorf(stInvalid, "gfxcuda_gl_adopt: null output")
 		}
 		c, err := gl.Adopt(nil)
+		if errors.Is(err, gl.ErrNoCurrent) {
+			err = fmt.Errorf("gfxcuda: no OpenGL context is current on this thread: "+
+				"call from the thread that renders, after the renderer made its context current (%w)", err)
+		}
 		if err != nil {
-			return &statusError{stInvalid, fmt.Errorf("gfxcuda: no OpenGL context is current on this thread: "+
-				"call from the thread that renders, after the renderer made its context current (%w)", err)}
+			return glStatus(err)
 		}
 		g := &glContext{c: c}
 		return store(out, g, g.close)
@@ -372,9 +375,6 @@ func gfxcuda_gl_cuda_device(ctx C.uint64_t, ordinal *C.int) C.int {
 		}
 		n, err := g.c.CUDADevice()
 		if err != nil {
-			if errors.Is(err, gl.ErrOtherGPU) {
-				return &statusError{stInvalid, err}
-			}
 			return glStatus(err)
 		}
 		*ordinal = C.int(n)
@@ -390,10 +390,7 @@ func gfxcuda_gl_egl_device_index(cudaOrdinal C.int, index *C.int) C.int {
 		}
 		i, err := gl.EGLDeviceIndex(int(cudaOrdinal))
 		if err != nil {
-			if errors.Is(err, gl.ErrOtherGPU) {
-				return &statusError{stInvalid, err}
-			}
-			return err
+			return glStatus(err)
 		}
 		*index = C.int(i)
 		return nil
