@@ -577,12 +577,13 @@ class _Bin:
 
     def release(self):
         """Releases the spare handles and the dropped ones waiting for a
-        batch. Raises nothing."""
-        self.recycle()
-        sp = self.spare
-        n = len(sp)
-        hs = sp[:n]
-        del sp[:n]
+        batch, in one call. Raises nothing."""
+        hs = []
+        for lst in (self.spare, self.dropped):
+            n = len(lst)
+            hs += lst[:n]
+            del lst[:n]  # appends made meanwhile (other threads) stay
+        n = len(hs)
         if n and not _lib._forked and _lib.loaded():
             try:
                 _lib.lib.gfxcuda_release_n((ctypes.c_int64 * n)(*hs), n)
