@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/gfxcuda/gfxcuda/cuda"
+	"github.com/gfxcuda/gfxcuda/graphics"
 	"github.com/gfxcuda/gfxcuda/internal/egl"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
@@ -33,6 +34,13 @@ type View struct {
 	// into as floats, then unpacked into the view's R32F texture.
 	depthTex egl.Texture
 	depthBuf egl.Buffer
+	// topFirst: a depth view's copies put the top row first
+	// (SetRowsTopFirst). A multisampled source is resolved into depthTex
+	// first (GL does not flip a resolve), then flipped into flipTex
+	// between the framebuffers flipRead and flipDraw.
+	topFirst           bool
+	flipTex            egl.Texture
+	flipRead, flipDraw egl.Framebuffer
 }
 
 // SetCUDA gives an adopted Context (Adopt(nil)) the CUDA context its
@@ -121,17 +129,25 @@ func (v *View) copyLocked() error {
 		}
 		w, h := v.s.desc.Width, v.s.desc.Height
 		if !v.s.depth {
-			if err := e.BlitAttached(v.read, v.draw, w, h, egl.ColorBufferBit); err != nil {
+			if err := e.BlitAttached(v.read, v.draw, w, h, egl.ColorBufferBit, false); err != nil {
 				return fmt.Errorf("gl: copying %s: %w", v.s.what, err)
 			}
 			return nil
 		}
-		// Depth: blit (resolving), pack as floats into the buffer, unpack
-		// into the view's R32F texture: all on the GPU.
-		if err := e.BlitAttached(v.read, v.draw, w, h, egl.DepthBufferBit); err != nil {
+		// Depth: blit (resolving; flipping when asked), pack as floats into
+		// the buffer, unpack into the view's R32F texture: all on the GPU.
+		multi := v.s.desc.Samples > 1
+		if err := e.BlitAttached(v.read, v.draw, w, h, egl.DepthBufferBit, v.topFirst && !multi); err != nil {
 			return fmt.Errorf("gl: copying the depth of %s: %w", v.s.what, err)
 		}
-		if err := e.TextureToBuffer(v.depthTex, w, h, egl.DepthComponent, egl.Float, v.depthBuf, 0, w*h*4); err != nil {
+		packed := v.depthTex
+		if v.topFirst && multi {
+			if err := v.flipDepthLocked(e); err != nil {
+				return fmt.Errorf("gl: copying the depth of %s: %w", v.s.what, err)
+			}
+			packed = v.flipTex
+		}
+		if err := e.TextureToBuffer(packed, w, h, egl.DepthComponent, egl.Float, v.depthBuf, 0, w*h*4); err != nil {
 			return fmt.Errorf("gl: copying the depth of %s: %w", v.s.what, err)
 		}
 		if err := e.BufferToTexture(egl.Texture(v.st.GL.name), w, h, egl.Red, egl.Float, v.depthBuf, 0); err != nil {
@@ -139,6 +155,49 @@ func (v *View) copyLocked() error {
 		}
 		return nil
 	})
+}
+
+// flipDepthLocked flips the resolved depth (depthTex) into flipTex,
+// making the texture and its framebuffers on first use. v.mu is held.
+func (v *View) flipDepthLocked(e *egl.Context) error {
+	w, h := v.s.desc.Width, v.s.desc.Height
+	if v.flipTex == 0 {
+		t, err := e.CreateTexture2D(v.s.desc.InternalFormat, w, h, 1)
+		if err != nil {
+			return err
+		}
+		r, err := e.CreateFramebuffer()
+		if err != nil {
+			e.DeleteTexture(t)
+			return err
+		}
+		d, err := e.CreateFramebuffer()
+		if err != nil {
+			e.DeleteTexture(t)
+			e.DeleteFramebuffer(r)
+			return err
+		}
+		v.flipTex, v.flipRead, v.flipDraw = t, r, d
+		src := egl.ObjectDesc{Kind: egl.KindTexture, Name: uint32(v.depthTex), Width: w, Height: h, InternalFormat: v.s.desc.InternalFormat}
+		dst := src
+		dst.Name = uint32(t)
+		if err := e.Attach(r, true, src, egl.DepthBufferBit); err != nil {
+			return err
+		}
+		if err := e.Attach(d, false, dst, egl.DepthBufferBit); err != nil {
+			return err
+		}
+	}
+	return e.BlitAttached(v.flipRead, v.flipDraw, w, h, egl.DepthBufferBit, true)
+}
+
+// SetRowsTopFirst says how a depth view's copies order rows: top row
+// first (flipped from GL's order) or GL's (bottom row first, the default).
+// Colour views ignore it: the converters flip colour.
+func (v *View) SetRowsTopFirst(top bool) {
+	v.mu.Lock()
+	v.topFirst = top
+	v.mu.Unlock()
 }
 
 // toGLLocked releases the image from Vulkan to GL (once: until ToVulkan
@@ -194,7 +253,30 @@ func (v *View) ToVulkan() error {
 // the stream). The next ToCUDA makes GL wait for CUDA's work queued on its
 // s before copying over the frame: use one stream per view. A view is for
 // Vulkan (ToVulkan) or for CUDA, not both.
-func (v *View) ToCUDA(s *cuda.Stream) error { return ToCUDA(s, v) }
+// more are other views of the same context handed over with v in one
+// synchronization (as ToCUDA of them all); each must be a *View.
+func (v *View) ToCUDA(s *cuda.Stream, more ...graphics.View) error {
+	if len(more) == 0 {
+		return ToCUDA(s, v)
+	}
+	all := make([]*View, 0, 1+len(more))
+	all = append(all, v)
+	for i, m := range more {
+		gv, ok := m.(*View)
+		if !ok || gv == nil {
+			return fmt.Errorf("gl: ToCUDA: view %d is not an OpenGL view (%T)", i+1, m)
+		}
+		all = append(all, gv)
+	}
+	return ToCUDA(s, all...)
+}
+
+// Image is the view's Vulkan image (Texture().Vulkan).
+func (v *View) Image() *vulkan.Image { return v.st.Vulkan }
+
+// Array is the view's CUDA array (Texture().CUDA); nil when the Context
+// had no CUDA context when the view was made.
+func (v *View) Array() *cuda.Array { return v.st.CUDA }
 
 // CUDAIdle tells the view that CUDA's work on its frame has finished (the
 // caller waited for it, or an event recorded after it reports done): the
@@ -222,6 +304,9 @@ func (v *View) Close() error {
 			err := errors.Join(e.DeleteFramebuffer(v.read), e.DeleteFramebuffer(v.draw))
 			if v.depthTex != 0 {
 				err = errors.Join(err, e.DeleteTexture(v.depthTex), e.DeleteBuffer(v.depthBuf))
+			}
+			if v.flipTex != 0 {
+				err = errors.Join(err, e.DeleteTexture(v.flipTex), e.DeleteFramebuffer(v.flipRead), e.DeleteFramebuffer(v.flipDraw))
 			}
 			return err
 		})

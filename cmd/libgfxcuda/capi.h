@@ -63,7 +63,8 @@ typedef struct {
  * count (0: not multisampled), GL internal format and name, the texture
  * target (GL_RENDERBUFFER for renderbuffers, then renderbuffer is 1), and
  * format, the gfxcuda format (a VkFormat value) frames are copied into:
- * R8G8B8A8_UNORM, R16G16B16A16_SFLOAT or R32G32B32A32_SFLOAT. */
+ * R8G8B8A8_UNORM, R16G16B16A16_SFLOAT or R32G32B32A32_SFLOAT; R32_SFLOAT
+ * for depth. */
 typedef struct {
 	uint32_t width, height, samples, internal_format, format, name, target, renderbuffer;
 } gfxcuda_gl_source_info_t;

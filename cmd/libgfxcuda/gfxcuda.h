@@ -632,7 +632,8 @@ int gfxcuda_texture_to_tensor(uint64_t texture, uint64_t buffer, const gfxcuda_t
  * count (0: not multisampled), GL internal format and name, the texture
  * target (GL_RENDERBUFFER for renderbuffers, then renderbuffer is 1), and
  * format, the gfxcuda format (a VkFormat value) frames are copied into:
- * R8G8B8A8_UNORM, R16G16B16A16_SFLOAT or R32G32B32A32_SFLOAT. */
+ * R8G8B8A8_UNORM, R16G16B16A16_SFLOAT or R32G32B32A32_SFLOAT; R32_SFLOAT
+ * for depth (depth and depth-stencil formats: float32 depth in [0, 1]). */
 typedef struct {
 	uint32_t width, height, samples, internal_format, format, name, target, renderbuffer;
 } gfxcuda_gl_source_info_t;
@@ -662,9 +663,12 @@ int gfxcuda_gl_compute_view(uint64_t source, uint64_t device, uint64_t *texture)
 /* Copies the source's current contents into CUDA memory at dst (dst_size
  * bytes) as a tensor of layout (as gfxcuda_texture_to_tensor: NCHW or
  * NHWC, float32, float16 or uint8, mean/std, flip_y), queued on stream (0:
- * the legacy default stream) of shared device device. The first call makes
- * the source's CUDA view (a texture in memory GL and CUDA share); later
- * ones copy and convert only. Use one stream per source. */
+ * the legacy default stream) of shared device device. A depth source gives
+ * float32 depth in [0, 1], one value per pixel (width x height x 4 bytes):
+ * its layout must ask for float32 with no mean or std; only flip_y counts.
+ * The first call makes the source's CUDA view (a texture in memory GL and
+ * CUDA share); later ones copy and convert only (the face's
+ * gfxcuda.GraphicsToTensors). Use one stream per source. */
 int gfxcuda_gl_to_tensor(uint64_t source, uint64_t device, const gfxcuda_tensor_layout_t *layout, uint64_t dst,
                          uint64_t dst_size, uint64_t stream);
 /* gfxcuda_gl_to_tensor of n sources (1 to 65536, distinct, of one context,

@@ -13,15 +13,12 @@ import "C"
 import (
 	"errors"
 	"fmt"
-	"sync"
 	"unsafe"
 
 	"github.com/gfxcuda/gfxcuda"
 	"github.com/gfxcuda/gfxcuda/compute"
 	"github.com/gfxcuda/gfxcuda/cuda"
 	"github.com/gfxcuda/gfxcuda/gl"
-	"github.com/gfxcuda/gfxcuda/tensor"
-	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
 // glContext is an adopted GL context (the caller's).
@@ -38,43 +35,17 @@ func (g *glContext) close() error {
 	return err
 }
 
-// glSource is one object of the caller's context, with the views made of
-// it (one per Vulkan device, one for CUDA) and the CUDA converters used.
+// glSource is one object of the caller's context taken into the face (a
+// gfxcuda.GraphicsSource over a gl.Source), which keeps its views and
+// converters.
 type glSource struct {
 	ctx *glContext
 	s   *gl.Source
-
-	mu     sync.Mutex
-	views  map[*vulkan.Device]*glView
-	cuView *gl.View
-	cuDev  *sharedDevice
-	cuSrc  gfxcuda.CUDASource // cuView's CUDA array as the converter reads it (one surface object)
-	cuDone *cuda.Event        // recorded after the last conversion that read cuView
-	convs  map[tensor.Layout]*gfxcuda.CUDAConverter
-}
-
-type glView struct {
-	v   *gl.View
-	tex *compute.Texture
+	g   *gfxcuda.GraphicsSource
 }
 
 func (s *glSource) close() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var err error
-	for _, v := range s.views {
-		err = errors.Join(err, v.v.Close())
-	}
-	if s.cuDone != nil {
-		err = errors.Join(err, s.cuDone.Close())
-	}
-	if s.cuView != nil {
-		err = errors.Join(err, s.cuView.Close())
-	}
-	for _, c := range s.convs {
-		err = errors.Join(err, c.Close())
-	}
-	s.views, s.cuView, s.convs = nil, nil, nil
+	err := s.g.Close()
 	if errors.Is(err, gl.ErrWrongThread) {
 		return nil // as glContext.close
 	}
@@ -88,7 +59,8 @@ func glStatus(err error) error {
 	case err == nil, errors.As(err, &se):
 		return err
 	case errors.Is(err, gl.ErrWrongThread), errors.Is(err, gl.ErrNotObject), errors.Is(err, gl.ErrUnsupportedFormat), errors.Is(err, gl.ErrBadSource),
-		errors.Is(err, gl.ErrClosed), errors.Is(err, gl.ErrOtherGPU), errors.Is(err, gl.ErrNoCurrent):
+		errors.Is(err, gl.ErrClosed), errors.Is(err, gl.ErrOtherGPU), errors.Is(err, gl.ErrNoCurrent),
+		errors.Is(err, gfxcuda.ErrGraphicsInput), errors.Is(err, gfxcuda.ErrSource), errors.Is(err, gfxcuda.ErrClosed):
 		return &statusError{stInvalid, err}
 	case errors.Is(err, gl.ErrNoEGL):
 		return &statusError{stUnsupported, err}
@@ -154,7 +126,11 @@ func gfxcuda_gl_source(ctx C.uint64_t, kind C.int, name C.int64_t, attachment C.
 		if err != nil {
 			return glStatus(err)
 		}
-		src := &glSource{ctx: g, s: s}
+		gs, err := gfxcuda.NewGraphicsSource(s)
+		if err != nil {
+			return glStatus(err)
+		}
+		src := &glSource{ctx: g, s: s, g: gs}
 		return store(out, src, src.close, uint64(ctx))
 	})
 }
@@ -194,78 +170,14 @@ func gfxcuda_gl_compute_view(src, dev C.uint64_t, out *C.uint64_t) C.int {
 		if out == nil {
 			return errorf(stInvalid, "gfxcuda_gl_compute_view: null output")
 		}
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		v := s.views[cd.Vulkan()]
-		if v == nil {
-			gv, err := s.s.NewView(cd.Vulkan())
-			if err != nil {
-				return glStatus(err)
-			}
-			t, err := cd.WrapTexture(gv.Texture().Vulkan)
-			if err != nil {
-				gv.Close()
-				return err
-			}
-			v = &glView{v: gv, tex: t}
-			if s.views == nil {
-				s.views = map[*vulkan.Device]*glView{}
-			}
-			s.views[cd.Vulkan()] = v
-		}
-		if err := v.v.ToVulkan(); err != nil {
+		t, err := s.g.ComputeView(cd)
+		if err != nil {
 			return glStatus(err)
 		}
 		// The texture stays the source's: the handle holds a reference to
 		// the source (and the device), nothing of its own to close.
-		return store(out, &texture{Texture: v.tex, slices: 1, dev: uint64(dev)}, nil, uint64(dev), uint64(src))
+		return store(out, &texture{Texture: t, slices: 1, dev: uint64(dev)}, nil, uint64(dev), uint64(src))
 	})
-}
-
-// cudaViewLocked returns the source's CUDA view on sd, made on first use.
-// s.mu is held.
-func (s *glSource) cudaViewLocked(sd *sharedDevice) (*gl.View, error) {
-	if s.cuView != nil {
-		if s.cuDev != sd {
-			return nil, errorf(stInvalid, "gfxcuda: %v goes to CUDA device %d already; one device per GL source", s.s, s.cuDev.ordinal)
-		}
-		return s.cuView, nil
-	}
-	if s.s.Depth() {
-		return nil, errorf(stUnsupported, "gfxcuda: %v: depth reaches compute shaders (gfxcuda_gl_compute_view: an R32_FLOAT "+
-			"texture) but not yet CUDA tensors; read it through its compute view", s.s)
-	}
-	if err := s.ctx.c.SetCUDA(sd.d.CUDA()); err != nil {
-		return nil, &statusError{stInvalid, fmt.Errorf("gfxcuda: %v: %w", s.s, err)}
-	}
-	v, err := s.s.NewView(sd.d.Vulkan())
-	if err != nil {
-		return nil, glStatus(err)
-	}
-	src, err := gfxcuda.CUDAArraySource(v.Texture().CUDA, s.s.Format(), 0)
-	if err != nil {
-		v.Close()
-		return nil, &statusError{stInvalid, err}
-	}
-	s.cuView, s.cuDev, s.cuSrc = v, sd, src
-	return v, nil
-}
-
-// converterLocked returns the source's CUDA converter of layout l. s.mu is
-// held.
-func (s *glSource) converterLocked(sd *sharedDevice, l tensor.Layout) (*gfxcuda.CUDAConverter, error) {
-	if conv := s.convs[l]; conv != nil {
-		return conv, nil
-	}
-	conv, err := gfxcuda.NewCUDAConverter(sd.d.CUDA(), l)
-	if err != nil {
-		return nil, &statusError{stUnsupported, err}
-	}
-	if s.convs == nil {
-		s.convs = map[tensor.Layout]*gfxcuda.CUDAConverter{}
-	}
-	s.convs[l] = conv
-	return conv, nil
 }
 
 //export gfxcuda_gl_to_tensor
@@ -292,74 +204,20 @@ func gfxcuda_gl_to_tensors(srcs *C.uint64_t, n C.int, dev C.uint64_t, layout *C.
 			return errorf(stInvalid, "gfxcuda_gl_to_tensor: a null destination")
 		}
 		list := unsafe.Slice(srcs, int(n))
-		ss := make([]*glSource, len(list))
+		gs := make([]*gfxcuda.GraphicsSource, len(list))
 		for i, h := range list {
-			if ss[i], err = get[*glSource](uint64(h), "GL source"); err != nil {
+			s, err := get[*glSource](uint64(h), "GL source")
+			if err != nil {
 				return err
 			}
-			for j := range i {
-				if ss[j] == ss[i] {
-					return errorf(stInvalid, "gfxcuda_gl_to_tensors: source %d is source %d again", i, j)
-				}
-			}
-			if d0, d := ss[0].s.Desc(), ss[i].s.Desc(); d.Width != d0.Width || d.Height != d0.Height || ss[i].s.Format() != ss[0].s.Format() {
-				return errorf(stInvalid, "gfxcuda_gl_to_tensors: source %d (%v) and source 0 (%v) differ in size or format; "+
-					"one tensor holds frames of one size", i, ss[i].s, ss[0].s)
-			}
+			gs[i] = s.g
 		}
 		st, done, err := sd.stream(uint64(stream))
 		if err != nil {
 			return err
 		}
 		defer done()
-		for _, s := range ss {
-			s.mu.Lock()
-			defer s.mu.Unlock()
-		}
-		views := make([]*gl.View, len(ss))
-		for i, s := range ss {
-			if views[i], err = s.cudaViewLocked(sd); err != nil {
-				return err
-			}
-		}
-		conv, err := ss[0].converterLocked(sd, l)
-		if err != nil {
-			return err
-		}
-		for i, s := range ss {
-			// CUDA has finished with the last frame (an event says so): GL
-			// need not wait for it on the GPU before copying the next.
-			if s.cuDone != nil {
-				if done, err := s.cuDone.Done(); err == nil && done {
-					views[i].CUDAIdle()
-				}
-			}
-		}
-		if err := gl.ToCUDA(st, views...); err != nil {
-			return glStatus(err)
-		}
-		cv := make([]gfxcuda.CUDASource, len(ss))
-		for i, s := range ss {
-			cv[i] = s.cuSrc
-		}
-		if err := conv.Convert(st, cuda.DevicePtr(dst), uint64(dstSize), cv...); err != nil {
-			if errors.Is(err, gfxcuda.ErrSource) {
-				return &statusError{stInvalid, err}
-			}
-			return err
-		}
-		for _, s := range ss {
-			if s.cuDone == nil {
-				if s.cuDone, err = sd.d.CUDA().NewEvent(cuda.EventDisableTiming); err != nil {
-					continue // no event: the next copy waits on the GPU
-				}
-			}
-			if err := s.cuDone.Record(st); err != nil {
-				s.cuDone.Close()
-				s.cuDone = nil
-			}
-		}
-		return nil
+		return glStatus(gfxcuda.GraphicsToTensors(sd.d, st, cuda.DevicePtr(dst), uint64(dstSize), l, gs...))
 	})
 }
 

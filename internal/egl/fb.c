@@ -112,7 +112,7 @@ GLenum gfx_fb_blit(gfx_gl_fb *t, gfx_egl_ctx *c, GLuint read_fb, GLuint draw_fb,
 	GLenum att = mask == GL_DEPTH_BUFFER_BIT ? GL_DEPTH_ATTACHMENT : GL_COLOR_ATTACHMENT0;
 	GLenum e = gfx_fb_attach(t, c, read_fb, 1, src_type, src, level, layer, mask, status);
 	if (!e) e = gfx_fb_attach(t, c, draw_fb, 0, GL_TEXTURE, dst, 0, 0, mask, status);
-	if (!e) e = gfx_fb_blit_attached(t, c, read_fb, draw_fb, w, h, mask);
+	if (!e) e = gfx_fb_blit_attached(t, c, read_fb, draw_fb, w, h, mask, 0);
 	// Detach: these framebuffers hold no reference to the caller's objects.
 	if (src_type == GL_RENDERBUFFER) {
 		t->NamedFramebufferRenderbuffer(read_fb, att, GL_RENDERBUFFER, 0);
@@ -153,7 +153,7 @@ GLenum gfx_fb_attach(gfx_gl_fb *t, gfx_egl_ctx *c, GLuint fb, int read, GLenum s
 }
 
 GLenum gfx_fb_blit_attached(gfx_gl_fb *t, gfx_egl_ctx *c, GLuint read_fb, GLuint draw_fb, GLint w, GLint h,
-                            GLbitfield mask) {
+                            GLbitfield mask, int flip) {
 	GLboolean scissor = t->IsEnabled(GL_SCISSOR_TEST);
 	GLboolean srgb = t->IsEnabled(GL_FRAMEBUFFER_SRGB);
 	GLboolean discard = t->IsEnabled(GL_RASTERIZER_DISCARD);
@@ -161,7 +161,7 @@ GLenum gfx_fb_blit_attached(gfx_gl_fb *t, gfx_egl_ctx *c, GLuint read_fb, GLuint
 	if (scissor) t->Disable(GL_SCISSOR_TEST);
 	if (srgb) t->Disable(GL_FRAMEBUFFER_SRGB);
 	if (discard) t->Disable(GL_RASTERIZER_DISCARD);
-	t->BlitNamedFramebuffer(read_fb, draw_fb, 0, 0, w, h, 0, 0, w, h, mask, GL_NEAREST);
+	t->BlitNamedFramebuffer(read_fb, draw_fb, 0, 0, w, h, 0, flip ? h : 0, w, flip ? 0 : h, mask, GL_NEAREST);
 	GLenum e = first_error(c);
 	if (scissor) t->Enable(GL_SCISSOR_TEST);
 	if (srgb) t->Enable(GL_FRAMEBUFFER_SRGB);

@@ -270,13 +270,18 @@ func (c *Context) Attach(fb Framebuffer, read bool, src ObjectDesc, mask uint32)
 
 // BlitAttached blits w x h pixels between framebuffers attached with
 // Attach (the scissor test, framebuffer sRGB and rasterizer discard off
-// for the blit and put back).
-func (c *Context) BlitAttached(read, draw Framebuffer, w, h int, mask uint32) error {
+// for the blit and put back); flip writes the rows upside down (read must
+// not be multisampled: GL refuses to flip a resolve).
+func (c *Context) BlitAttached(read, draw Framebuffer, w, h int, mask uint32, flip bool) error {
 	t, err := c.fb()
 	if err != nil {
 		return err
 	}
-	return glErr("glBlitNamedFramebuffer", C.gfx_fb_blit_attached(t, c.c, C.GLuint(read), C.GLuint(draw), C.GLint(w), C.GLint(h), C.GLbitfield(mask)))
+	f := C.int(0)
+	if flip {
+		f = 1
+	}
+	return glErr("glBlitNamedFramebuffer", C.gfx_fb_blit_attached(t, c.c, C.GLuint(read), C.GLuint(draw), C.GLint(w), C.GLint(h), C.GLbitfield(mask), f))
 }
 
 // Alive reports whether the object d describes is still a texture (or

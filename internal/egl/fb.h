@@ -69,9 +69,10 @@ GLenum gfx_fb_attach(gfx_gl_fb *t, gfx_egl_ctx *c, GLuint fb, int read, GLenum s
                      GLint layer, GLbitfield mask, GLenum *status);
 // gfx_fb_blit_attached blits w x h from read_fb to draw_fb (attached
 // before), with the scissor test, framebuffer sRGB and rasterizer discard
-// off for the blit and put back.
+// off for the blit and put back; flip != 0 writes the rows upside down
+// (single-sampled reads only: GL refuses to flip a resolve).
 GLenum gfx_fb_blit_attached(gfx_gl_fb *t, gfx_egl_ctx *c, GLuint read_fb, GLuint draw_fb, GLint w, GLint h,
-                            GLbitfield mask);
+                            GLbitfield mask, int flip);
 // gfx_fb_alive reports whether name is still a texture (GL_TEXTURE) or
 // renderbuffer of the context.
 int gfx_fb_alive(gfx_gl_fb *t, GLenum type, GLuint name);

@@ -133,7 +133,7 @@ def egl_device_index(cuda_device=None):
     return n.value
 
 
-def to_tensors(sources, dtype="uint8", layout="hwc", flip_y=True, mean=None, std=None, out=None, stream=None,
+def to_tensors(sources, dtype=None, layout="hwc", flip_y=True, mean=None, std=None, out=None, stream=None,
                channels=4, device=0):
     """Source.to_tensor of many sources at once (of one context, size and
     format: a renderer's cameras or environments), into one tensor of shape
@@ -160,15 +160,31 @@ def _to_tensors(sources, where, batch, dtype, layout, flip_y, mean, std, out, st
     from . import _cuda
     if layout not in ("hwc", "chw"):
         raise errors.InvalidArgumentError("gfxcuda: %s(layout=%r): use 'hwc' or 'chw'" % (where, layout))
-    channels = _check.integer(channels, where, "channels", 3, 4, what="3 or 4")
-    lay, itemsize = _cuda._tensor_layout(where, dtype, layout == "chw", channels, flip_y, mean, std)
     s0 = sources[0]
+    if s0.depth:
+        # Depth: float32 in [0, 1], one channel; the library checks the
+        # rest (the same size and kind for every source).
+        if dtype is None:
+            dtype = "float32"
+        if str(dtype).replace("torch.", "") not in ("float32", "<f4", "f4", "float"):
+            raise errors.InvalidArgumentError("gfxcuda: %s(dtype=%r): %r is depth, read as float32 in [0, 1]; "
+                                              "pass dtype='float32' (or leave it out)" % (where, dtype, s0))
+        if mean is not None or std is not None:
+            raise errors.InvalidArgumentError("gfxcuda: %s: %r is depth: mean and std apply to colour channels only"
+                                              % (where, s0))
+        lay, itemsize = _cuda._tensor_layout(where, "float32", layout == "chw", 4, flip_y, None, None)
+        channels = 1
+    else:
+        if dtype is None:
+            dtype = "uint8"
+        channels = _check.integer(channels, where, "channels", 3, 4, what="3 or 4")
+        lay, itemsize = _cuda._tensor_layout(where, dtype, layout == "chw", channels, flip_y, mean, std)
     shape = (channels, s0.height, s0.width) if layout == "chw" else (s0.height, s0.width, channels)
     if batch:
         shape = (len(sources),) + shape
     need = len(sources) * s0.height * s0.width * channels * itemsize
     if out is None:
-        out = _cuda.CudaBuffer(shape, dtype, device=device)
+        out = _cuda.CudaBuffer(shape, "float32" if s0.depth else dtype, device=device)
         ptr, size = out.ptr, need
     else:
         ptr, size = _cuda_pointer(out, where, need)
@@ -187,8 +203,9 @@ class Source:
     """An object of your renderer's GL context that frames are copied from
     (made by gfxcuda.gl.texture, renderbuffer or framebuffer). Attributes:
     width, height, samples (0: not multisampled), internal_format (GL's),
-    format (a gfxcuda.formats value: what frames are copied into),
-    name, target, renderbuffer (a bool)."""
+    format (a gfxcuda.formats value: what frames are copied into; R32_FLOAT
+    for depth), depth (a bool: a depth or depth-stencil object, read as
+    float32 in [0, 1]), name, target, renderbuffer (a bool)."""
 
     def __init__(self, handle, what="GL source"):
         self._h = _lib.Handle(handle)
@@ -197,6 +214,7 @@ class Source:
         self.width, self.height, self.samples = info.width, info.height, info.samples
         self.internal_format, self.format, self.name = info.internal_format, info.format, info.name
         self.target, self.renderbuffer = info.target, bool(info.renderbuffer)
+        self.depth = info.format == formats.R32_FLOAT
         self._what = what
         self._plans = {}  # to_tensor's arguments -> what they decide (to_tensor)
         self._one = (ctypes.c_uint64 * 1)(handle)
@@ -240,12 +258,14 @@ class Source:
         h = _lib.new_handle("gfxcuda_gl_compute_view", self.handle, dev.handle)
         return _compute._view(_compute.Texture2D, h, dev, self.format)
 
-    def to_tensor(self, dtype="uint8", layout="hwc", flip_y=True, mean=None, std=None, out=None, stream=None,
+    def to_tensor(self, dtype=None, layout="hwc", flip_y=True, mean=None, std=None, out=None, stream=None,
                   channels=4, device=0):
         """Copies the object's current contents into a CUDA tensor and
         returns it: shape (H, W, C) for layout "hwc", (C, H, W) for "chw";
-        dtype uint8, float16 or float32 (8-bit sources read as v / 255 for
-        floats); channels 4 (RGBA) or 3 (RGB); mean and std per channel
+        dtype uint8 (None: uint8; depth: float32), float16 or float32
+        (8-bit sources read as v / 255 for floats); a depth source (depth
+        attribute) gives float32 depth in [0, 1], GL's values, with C = 1
+        and no mean or std; channels 4 (RGBA) or 3 (RGB); mean and std per channel
         ((v - mean) / std, floats only); flip_y puts the top row first (GL's
         first row is the bottom). out: where to write (a gfxcuda.CudaBuffer
         or SharedBuffer, or any C-contiguous CUDA array with
@@ -273,7 +293,7 @@ class Source:
         lay, shape, need, dev = plan
         if out is None:
             from ._cuda import CudaBuffer
-            out = CudaBuffer(shape, dtype, device=device)
+            out = CudaBuffer(shape, "float32" if self.depth else dtype or "uint8", device=device)
             ptr = out.ptr
         elif getattr(out, "is_cuda", False) and hasattr(out, "data_ptr"):  # a torch tensor: no interface dict to build
             if not out.is_contiguous() or out.numel() * out.element_size() < need:

@@ -336,7 +336,7 @@ def _draw_depth(ctx, fbo, seed, n=30):
 def test_depth_compute_view_equals_moderngl_read(ctx, kind):
     """Depth (24-bit, as renderers make it) as an R32_FLOAT compute view:
     every value equals moderngl's own read of the depth buffer, over odd
-    sizes, two frames; to_tensor of depth says it is not there yet."""
+    sizes, two frames; to_tensor of depth takes float32 only."""
     w, h = 43, 31
     color = ctx.texture((w, h), 4)
     depth = ctx.depth_texture((w, h)) if kind != "renderbuffer" else ctx.depth_renderbuffer((w, h))
@@ -355,9 +355,9 @@ def test_depth_compute_view_equals_moderngl_read(ctx, kind):
             assert src.format == gfxcuda.formats.R32_FLOAT and (src.width, src.height) == (w, h)
             got = numpy.frombuffer(gl_view_bytes(src), numpy.float32).reshape(h, w)
             assert got.tobytes() == want.tobytes()
-            if gfxcuda.cuda_available():
-                with pytest.raises(gfxcuda.GfxcudaError, match="not yet CUDA"):
-                    src.to_tensor(dtype="float32")
+            assert src.depth
+            with pytest.raises(gfxcuda.InvalidArgumentError, match="float32"):
+                src.to_tensor(dtype="float16")  # depth is float32 (checked before any CUDA)
             src.release()
     finally:
         fbo.release()

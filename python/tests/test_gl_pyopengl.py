@@ -377,3 +377,185 @@ def test_which_gpu(egl_ctx):
     assert gfxcuda.gl.egl_device_index() == idx  # torch's current device, or 0
     with pytest.raises(gfxcuda.GfxcudaError):
         gfxcuda.gl.egl_device_index(4096)
+
+
+# ---- Depth: compute views (any GPU) and CUDA tensors (the GPU machine) ------------------------------------------------
+
+VS3 = """#version 450
+layout(location = 0) in vec3 pos; layout(location = 1) in vec4 col; out vec4 c;
+void main() { gl_Position = vec4(pos, 1); c = col; }"""
+
+
+def _depth_target(kind, w, h, samples):
+    """A depth object of kind "texture" (DEPTH_COMPONENT24), "renderbuffer"
+    (DEPTH32F) or "msaa" (a DEPTH24_STENCIL8 renderbuffer of samples
+    samples): (name, is_renderbuffer)."""
+    if kind == "texture":
+        t = GL.glGenTextures(1)
+        GL.glBindTexture(GL.GL_TEXTURE_2D, t)
+        GL.glTexStorage2D(GL.GL_TEXTURE_2D, 1, GL.GL_DEPTH_COMPONENT24, w, h)
+        GL.glBindTexture(GL.GL_TEXTURE_2D, 0)
+        return t, False
+    rb = GL.glGenRenderbuffers(1)
+    GL.glBindRenderbuffer(GL.GL_RENDERBUFFER, rb)
+    if kind == "msaa":
+        GL.glRenderbufferStorageMultisample(GL.GL_RENDERBUFFER, samples, GL.GL_DEPTH24_STENCIL8, w, h)
+    else:
+        GL.glRenderbufferStorage(GL.GL_RENDERBUFFER, GL.GL_DEPTH_COMPONENT32F, w, h)
+    GL.glBindRenderbuffer(GL.GL_RENDERBUFFER, 0)
+    return rb, True
+
+
+def _draw_depth(w, h, kind, seed, samples=4):
+    """Random triangles at random depths, the depth test on, into a
+    framebuffer whose depth attachment is of kind (see _depth_target).
+    Returns (fbo, [objects to delete], GL's own depth of it read back with
+    glReadPixels, bottom row first; of its resolve for "msaa")."""
+    from OpenGL.GL import shaders
+    rng = numpy.random.default_rng(seed)
+    ms = samples if kind == "msaa" else 0
+    prog = shaders.compileProgram(shaders.compileShader(VS3, GL.GL_VERTEX_SHADER),
+                                  shaders.compileShader(FS, GL.GL_FRAGMENT_SHADER))
+    depth, is_rb = _depth_target(kind, w, h, samples)
+    color = GL.glGenRenderbuffers(1)
+    GL.glBindRenderbuffer(GL.GL_RENDERBUFFER, color)
+    GL.glRenderbufferStorageMultisample(GL.GL_RENDERBUFFER, ms, GL.GL_RGBA8, w, h)
+    GL.glBindRenderbuffer(GL.GL_RENDERBUFFER, 0)
+    fbo = GL.glGenFramebuffers(1)
+    GL.glBindFramebuffer(GL.GL_FRAMEBUFFER, fbo)
+    GL.glFramebufferRenderbuffer(GL.GL_FRAMEBUFFER, GL.GL_COLOR_ATTACHMENT0, GL.GL_RENDERBUFFER, color)
+    att = GL.GL_DEPTH_STENCIL_ATTACHMENT if kind == "msaa" else GL.GL_DEPTH_ATTACHMENT
+    if is_rb:
+        GL.glFramebufferRenderbuffer(GL.GL_FRAMEBUFFER, att, GL.GL_RENDERBUFFER, depth)
+    else:
+        GL.glFramebufferTexture2D(GL.GL_FRAMEBUFFER, att, GL.GL_TEXTURE_2D, depth, 0)
+    assert GL.glCheckFramebufferStatus(GL.GL_FRAMEBUFFER) == GL.GL_FRAMEBUFFER_COMPLETE
+    GL.glViewport(0, 0, w, h)
+    GL.glClearColor(0, 0, 0, 1)
+    GL.glClearDepth(1.0)
+    GL.glClear(GL.GL_COLOR_BUFFER_BIT | GL.GL_DEPTH_BUFFER_BIT)
+    n = 60
+    verts = numpy.hstack([rng.uniform(-1.2, 1.2, (n * 3, 2)), rng.uniform(-0.95, 0.95, (n * 3, 1)),
+                          rng.uniform(0, 1, (n * 3, 4))]).astype(numpy.float32)
+    vao = GL.glGenVertexArrays(1)
+    GL.glBindVertexArray(vao)
+    vbo = GL.glGenBuffers(1)
+    GL.glBindBuffer(GL.GL_ARRAY_BUFFER, vbo)
+    GL.glBufferData(GL.GL_ARRAY_BUFFER, verts.nbytes, verts, GL.GL_STATIC_DRAW)
+    GL.glEnableVertexAttribArray(0)
+    GL.glVertexAttribPointer(0, 3, GL.GL_FLOAT, False, 28, ctypes.c_void_p(0))
+    GL.glEnableVertexAttribArray(1)
+    GL.glVertexAttribPointer(1, 4, GL.GL_FLOAT, False, 28, ctypes.c_void_p(12))
+    GL.glUseProgram(prog)
+    GL.glEnable(GL.GL_DEPTH_TEST)
+    GL.glDrawArrays(GL.GL_TRIANGLES, 0, n * 3)
+    GL.glDisable(GL.GL_DEPTH_TEST)
+    GL.glUseProgram(0)
+    GL.glBindVertexArray(0)
+    GL.glDeleteBuffers(1, [vbo])
+    GL.glDeleteVertexArrays(1, [vao])
+    GL.glDeleteProgram(prog)
+    read_fbo, extra = fbo, []
+    if kind == "msaa":  # GL's own resolve (a depth blit), then read that
+        res = GL.glGenRenderbuffers(1)
+        GL.glBindRenderbuffer(GL.GL_RENDERBUFFER, res)
+        GL.glRenderbufferStorage(GL.GL_RENDERBUFFER, GL.GL_DEPTH24_STENCIL8, w, h)
+        GL.glBindRenderbuffer(GL.GL_RENDERBUFFER, 0)
+        rfbo = GL.glGenFramebuffers(1)
+        GL.glBindFramebuffer(GL.GL_FRAMEBUFFER, rfbo)
+        GL.glFramebufferRenderbuffer(GL.GL_FRAMEBUFFER, GL.GL_DEPTH_STENCIL_ATTACHMENT, GL.GL_RENDERBUFFER, res)
+        GL.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, fbo)
+        GL.glBindFramebuffer(GL.GL_DRAW_FRAMEBUFFER, rfbo)
+        GL.glBlitFramebuffer(0, 0, w, h, 0, 0, w, h, GL.GL_DEPTH_BUFFER_BIT, GL.GL_NEAREST)
+        read_fbo, extra = rfbo, [("fbo", rfbo), ("rb", res)]
+    GL.glBindFramebuffer(GL.GL_FRAMEBUFFER, read_fbo)
+    GL.glPixelStorei(GL.GL_PACK_ALIGNMENT, 1)
+    raw = GL.glReadPixels(0, 0, w, h, GL.GL_DEPTH_COMPONENT, GL.GL_FLOAT)
+    want = numpy.frombuffer(raw, numpy.float32).reshape(h, w).copy()
+    GL.glBindFramebuffer(GL.GL_FRAMEBUFFER, 0)
+    for what, name in extra:
+        if what == "fbo":
+            GL.glDeleteFramebuffers(1, [name])
+        else:
+            GL.glDeleteRenderbuffers(1, [name])
+    objs = [("fbo", fbo), ("rb", color), ("rb" if is_rb else "tex", depth)]
+    return fbo, depth, objs, want
+
+
+def _delete(objs):
+    for what, name in objs:
+        if what == "fbo":
+            GL.glDeleteFramebuffers(1, [name])
+        elif what == "rb":
+            GL.glDeleteRenderbuffers(1, [name])
+        else:
+            GL.glDeleteTextures(1, [name])
+
+
+DEPTH_KINDS = ["texture", "renderbuffer", "msaa"]
+
+
+@pytest.mark.parametrize("kind", DEPTH_KINDS)
+def test_depth_compute_view_equals_glreadpixels(egl_ctx, kind):
+    """Depth (24-bit texture, 32F renderbuffer, 4x multisampled
+    depth-stencil resolved) as an R32_FLOAT compute view: every value equals
+    glReadPixels of it (of GL's own resolve for multisampled), odd size,
+    two frames. Depth to_tensor refuses dtypes and mean/std it cannot give,
+    before any CUDA."""
+    w, h = 45, 29
+    for seed in (1, 2):
+        fbo, depth, objs, want = _draw_depth(w, h, kind, 40 + seed)
+        try:
+            assert len(numpy.unique(want)) > 10  # a scene, not a clear
+            src = gfxcuda.gl.framebuffer(fbo, attachment="depth")
+            assert src.depth and src.format == gfxcuda.formats.R32_FLOAT
+            assert src.samples == (4 if kind == "msaa" else 0)
+            got = numpy.frombuffer(gl_view_bytes(src), numpy.float32).reshape(h, w)
+            assert got.tobytes() == want.tobytes()
+            with pytest.raises(gfxcuda.InvalidArgumentError, match="depth"):
+                src.to_tensor(dtype="uint8")
+            with pytest.raises(gfxcuda.InvalidArgumentError, match="mean and std"):
+                src.to_tensor(mean=[0.5])
+            src.release()
+        finally:
+            _delete(objs)
+
+
+@pytest.mark.parametrize("kind", DEPTH_KINDS)
+def test_depth_to_tensor_equals_glreadpixels(egl_ctx, kind):
+    """Depth as a CUDA tensor: float32 in [0, 1], (H, W, 1) or (1, H, W),
+    flipped or in GL's order, alone and batched, out= poisoned first: every
+    element equals glReadPixels of the depth (of GL's resolve for
+    multisampled)."""
+    torch = _torch_cuda()
+    w, h = 45, 29
+    fbo, depth, objs, want = _draw_depth(w, h, kind, 50)
+    fbo2, depth2, objs2, want2 = _draw_depth(w, h, kind, 51)
+    try:
+        assert len(numpy.unique(want)) > 10 and want.tobytes() != want2.tobytes()
+        src = gfxcuda.gl.framebuffer(fbo, attachment="depth")
+        src2 = gfxcuda.gl.framebuffer(fbo2, attachment="depth")
+        for layout in ("hwc", "chw"):
+            for flip_y in (True, False):
+                ref = torch.from_numpy(want[::-1].copy() if flip_y else want)
+                shape = (h, w, 1) if layout == "hwc" else (1, h, w)
+                out = src.to_tensor(layout=layout, flip_y=flip_y)
+                torch.cuda.synchronize()
+                got = torch.from_dlpack(out)
+                assert got.shape == shape and got.dtype == torch.float32
+                assert torch.equal(got.cpu().reshape(h, w), ref), (layout, flip_y)
+                dst = torch.full(shape, float("nan"), dtype=torch.float32, device="cuda")
+                assert src.to_tensor(layout=layout, flip_y=flip_y, out=dst) is dst
+                torch.cuda.synchronize()
+                assert torch.equal(dst.cpu().reshape(h, w), ref)
+        both = gfxcuda.gl.to_tensors([src, src2], layout="chw", flip_y=True)
+        torch.cuda.synchronize()
+        got = torch.from_dlpack(both).cpu()
+        assert got.shape == (2, 1, h, w)
+        assert torch.equal(got[0, 0], torch.from_numpy(want[::-1].copy()))
+        assert torch.equal(got[1, 0], torch.from_numpy(want2[::-1].copy()))
+        src.release()
+        src2.release()
+    finally:
+        _delete(objs)
+        _delete(objs2)

@@ -1,0 +1,70 @@
+// Package graphics is the face's graphics side: the seam through which a
+// graphics API other than the Device's own Vulkan hands its frames to the
+// face (package gfxcuda), which takes them to CUDA tensors and to compute
+// shaders with the same converters as its own textures. It is the
+// counterpart of the face's CUDA side.
+//
+// OpenGL plugs in here: *gl.Source is a Source and *gl.View a View, so a
+// frame that the caller's own GL renderer drew reaches torch through
+// gfxcuda.NewGraphicsSource and GraphicsSource.ToTensor (and from C and
+// Python through the face, by its usual rule). The package holds
+// interfaces only: gl implements them without importing the face, and the
+// face uses them without importing gl, so package gl stays usable alone
+// and Vulkan users do not link it.
+package graphics
+
+import (
+	"github.com/gfxcuda/gfxcuda/cuda"
+	"github.com/gfxcuda/gfxcuda/format"
+	"github.com/gfxcuda/gfxcuda/vulkan"
+)
+
+// A Source is an object of another API's renderer whose frames the face
+// takes: for OpenGL a texture, a renderbuffer or what is attached to a
+// framebuffer of the caller's context (*gl.Source). Its methods that touch
+// the API run where its context is current.
+type Source interface {
+	// String names the object as its renderer knows it, for messages.
+	String() string
+	// Width and Height are the frame's size in texels.
+	Width() int
+	Height() int
+	// Format is the texel format its views hold: format.RGBA8UNorm,
+	// format.RGBA16Float or format.RGBA32Float for colour, format.R32Float
+	// for depth.
+	Format() format.Format
+	// Depth reports whether the source is depth: its views hold depth as
+	// float32 in [0, 1], GL's values.
+	Depth() bool
+	// NewGraphicsView makes the source's view on dev: memory that dev's
+	// Vulkan and, when cu is not nil, CUDA share, which each hand-off
+	// fills with the source's current frame. The caller keeps it (one per
+	// device) and closes it.
+	NewGraphicsView(dev *vulkan.Device, cu *cuda.Context) (View, error)
+}
+
+// A View is a Source's frames in memory that a Vulkan device and CUDA
+// share.
+type View interface {
+	// Image is the view's Vulkan image, what compute shaders read.
+	Image() *vulkan.Image
+	// Array is the view's CUDA array; nil for a view made without CUDA.
+	Array() *cuda.Array
+	// ToVulkan copies the source's current frame into the view and hands
+	// the image to Vulkan (work submitted afterwards sees it).
+	ToVulkan() error
+	// ToCUDA copies the current frames of this view and of more (views of
+	// the same API context) into them and hands them all to CUDA with one
+	// synchronization: work queued on s afterwards sees every frame in its
+	// view's Array.
+	ToCUDA(s *cuda.Stream, more ...View) error
+	// CUDAIdle tells the view that CUDA's work on its last frame has
+	// finished, so the next copy need not wait for it on the GPU.
+	CUDAIdle()
+	// SetRowsTopFirst says how a depth view's copies order rows: top row
+	// first (flipped from GL's order) or GL's order (bottom row first, the
+	// default). Colour views ignore it (the converters flip colour).
+	SetRowsTopFirst(top bool)
+	// Close frees the view. Idempotent.
+	Close() error
+}

@@ -1,0 +1,314 @@
+package gfxcuda
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/gfxcuda/gfxcuda/compute"
+	"github.com/gfxcuda/gfxcuda/cuda"
+	"github.com/gfxcuda/gfxcuda/format"
+	"github.com/gfxcuda/gfxcuda/graphics"
+	"github.com/gfxcuda/gfxcuda/tensor"
+)
+
+// ErrGraphicsInput is wrapped by the errors GraphicsSource and
+// GraphicsToTensors return for arguments that cannot work (sources of
+// different sizes, a source given twice, a layout depth cannot take, a
+// destination too small, another Device than the source's): fix the call.
+var ErrGraphicsInput = errors.New("gfxcuda: graphics source")
+
+// A GraphicsSource is a frame source of another graphics API taken into
+// the face: the face's graphics side (package graphics), the counterpart of
+// its CUDA side. For OpenGL, wrap a *gl.Source (a texture, renderbuffer or
+// framebuffer attachment of the caller's own renderer). Its frames reach
+// CUDA tensors through the face's CUDA converter (ToTensor, and
+// GraphicsToTensors for many at once) and compute shaders as a
+// compute.Texture (ComputeView).
+//
+// It makes its views once — one in CUDA, on the Device it is first
+// converted on, and one per compute device — and keeps them, with the
+// converters it used, until Close: per frame only the copy, the hand-off
+// and the conversion run. Call its methods where the source's API context
+// is current (for GL, the renderer's thread); they are safe for concurrent
+// use otherwise.
+type GraphicsSource struct {
+	src graphics.Source
+
+	mu      sync.Mutex
+	closed  bool
+	compute map[*compute.Device]graphicsComputeView
+	cu      graphics.View // the view CUDA reads
+	cuDev   *Device
+	cuSrc   CUDASource  // cu's array as the converter reads it (one surface object)
+	cuDone  *cuda.Event // recorded after the last work that read cu
+	convs   map[tensor.Layout]*CUDAConverter
+}
+
+type graphicsComputeView struct {
+	v   graphics.View
+	tex *compute.Texture
+}
+
+// NewGraphicsSource takes src into the face. It makes nothing yet: views
+// are made on first use.
+func NewGraphicsSource(src graphics.Source) (*GraphicsSource, error) {
+	if src == nil {
+		return nil, fmt.Errorf("%w: a nil source", ErrGraphicsInput)
+	}
+	return &GraphicsSource{src: src}, nil
+}
+
+// Source is the graphics API's object.
+func (g *GraphicsSource) Source() graphics.Source { return g.src }
+
+func (g *GraphicsSource) String() string { return g.src.String() }
+
+// TensorBytes is the size of the tensor ToTensor writes with layout l: one
+// frame of l (depth: one float32 per pixel, whatever l's channels).
+func (g *GraphicsSource) TensorBytes(l tensor.Layout) uint64 {
+	w, h := uint64(g.src.Width()), uint64(g.src.Height())
+	if g.src.Depth() {
+		return w * h * 4
+	}
+	return l.Bytes(uint32(w), uint32(h))
+}
+
+// ComputeView copies the source's current frame into its view on cd and
+// returns that view as a compute texture (the same texture every call;
+// the source owns it: do not close it). Needs no CUDA: any Vulkan device
+// whose memory the graphics API imports (lavapipe with llvmpipe too).
+// Colour views hold Format()'s texels, depth views R32Float depth in
+// [0, 1], rows in GL's order (bottom row first).
+func (g *GraphicsSource) ComputeView(cd *compute.Device) (*compute.Texture, error) {
+	if cd == nil {
+		return nil, fmt.Errorf("%w: ComputeView of %v: a nil compute device", ErrGraphicsInput, g.src)
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return nil, fmt.Errorf("gfxcuda: %v: %w", g.src, ErrClosed)
+	}
+	cv, ok := g.compute[cd]
+	if !ok {
+		v, err := g.src.NewGraphicsView(cd.Vulkan(), nil)
+		if err != nil {
+			return nil, err
+		}
+		t, err := cd.WrapTexture(v.Image())
+		if err != nil {
+			return nil, errors.Join(err, v.Close())
+		}
+		cv = graphicsComputeView{v: v, tex: t}
+		if g.compute == nil {
+			g.compute = map[*compute.Device]graphicsComputeView{}
+		}
+		g.compute[cd] = cv
+	}
+	if err := cv.v.ToVulkan(); err != nil {
+		return nil, err
+	}
+	return cv.tex, nil
+}
+
+// ToTensor copies the source's current frame and converts it into the
+// tensor at dst (size bytes, at least TensorBytes(l)) on stream s of d
+// (nil: the legacy default stream), as GraphicsToTensors of one source.
+func (g *GraphicsSource) ToTensor(d *Device, s *cuda.Stream, dst cuda.DevicePtr, size uint64, l tensor.Layout) error {
+	return GraphicsToTensors(d, s, dst, size, l, g)
+}
+
+// GraphicsToTensors copies the current frames of srcs (of one API context,
+// one size and format) and converts them into one [N, …] tensor at dst
+// (size bytes) on stream s of d's CUDA context (for the legacy default
+// stream, cuda.WrapStream(d.CUDA(), cuda.LegacyDefaultStream)), with one
+// synchronization between the
+// graphics API and CUDA for them all: work queued on s afterwards sees the
+// tensor. Colour goes through the face's CUDA converter with layout l
+// (dtype, NCHW or NHWC, 3 or 4 channels, mean/std, flip). Depth sources
+// give float32 depth in [0, 1], one value per pixel ([N, H, W]); l must
+// then ask for float32 with no mean or std, and only its FlipY counts.
+// Each source is tied to the first Device it is converted on.
+func GraphicsToTensors(d *Device, s *cuda.Stream, dst cuda.DevicePtr, size uint64, l tensor.Layout, srcs ...*GraphicsSource) error {
+	if d == nil || s == nil || len(srcs) == 0 {
+		return fmt.Errorf("%w: GraphicsToTensors needs a Device, a stream and at least one source", ErrGraphicsInput)
+	}
+	if dst == 0 {
+		return fmt.Errorf("%w: a null destination", ErrGraphicsInput)
+	}
+	first := srcs[0]
+	if first == nil {
+		return fmt.Errorf("%w: source 0 is nil", ErrGraphicsInput)
+	}
+	depth := first.src.Depth()
+	for i, g := range srcs {
+		if g == nil {
+			return fmt.Errorf("%w: source %d is nil", ErrGraphicsInput, i)
+		}
+		for j := range i {
+			if srcs[j] == g {
+				return fmt.Errorf("%w: source %d is source %d again", ErrGraphicsInput, i, j)
+			}
+		}
+		if g.src.Width() != first.src.Width() || g.src.Height() != first.src.Height() || g.src.Format() != first.src.Format() {
+			return fmt.Errorf("%w: source %d (%v) and source 0 (%v) differ in size or format; one tensor holds frames of one size",
+				ErrGraphicsInput, i, g.src, first.src)
+		}
+	}
+	if depth {
+		if l.DType != format.Float32 || l.Normalized() {
+			return fmt.Errorf("%w: %v is depth: its tensor is float32 depth in [0, 1], with no mean or std (asked: %v)",
+				ErrGraphicsInput, first.src, l)
+		}
+	} else if err := l.Validate(); err != nil {
+		return fmt.Errorf("%w: %w", ErrGraphicsInput, err)
+	}
+	per := first.TensorBytes(l)
+	if need := per * uint64(len(srcs)); size < need {
+		return fmt.Errorf("%w: the destination has %d bytes; %d frames of %v need %d", ErrGraphicsInput, size, len(srcs), first.src, need)
+	}
+	for _, g := range srcs {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+	}
+	views := make([]graphics.View, len(srcs))
+	for i, g := range srcs {
+		v, err := g.cudaViewLocked(d)
+		if err != nil {
+			return err
+		}
+		views[i] = v
+		// CUDA has finished with the last frame (its event says so): the
+		// graphics API need not wait for it on the GPU before copying.
+		if g.cuDone != nil {
+			if done, err := g.cuDone.Done(); err == nil && done {
+				v.CUDAIdle()
+			}
+		}
+		if depth {
+			v.SetRowsTopFirst(l.FlipY)
+		}
+	}
+	var conv *CUDAConverter
+	if !depth {
+		var err error
+		if conv, err = first.converterLocked(d, l); err != nil {
+			return err
+		}
+	}
+	if err := views[0].ToCUDA(s, views[1:]...); err != nil {
+		return err
+	}
+	if depth {
+		for i, v := range views {
+			c := cuda.ArrayCopy{Array: v.Array(), Ptr: dst + cuda.DevicePtr(uint64(i)*per)}
+			if err := s.CopyFromArray(c); err != nil {
+				return fmt.Errorf("gfxcuda: the depth of %v into the tensor: %w", srcs[i].src, err)
+			}
+		}
+	} else {
+		cv := make([]CUDASource, len(srcs))
+		for i, g := range srcs {
+			cv[i] = g.cuSrc
+		}
+		if err := conv.Convert(s, dst, size, cv...); err != nil {
+			return err
+		}
+	}
+	for _, g := range srcs {
+		g.recordDoneLocked(s)
+	}
+	return nil
+}
+
+// cudaViewLocked returns the source's CUDA view on d, made on first use.
+// g.mu is held.
+func (g *GraphicsSource) cudaViewLocked(d *Device) (graphics.View, error) {
+	if g.closed {
+		return nil, fmt.Errorf("gfxcuda: %v: %w", g.src, ErrClosed)
+	}
+	if g.cu != nil {
+		if g.cuDev != d {
+			return nil, fmt.Errorf("%w: %v goes to another Device's CUDA already; one Device per source", ErrGraphicsInput, g.src)
+		}
+		return g.cu, nil
+	}
+	v, err := g.src.NewGraphicsView(d.Vulkan(), d.CUDA())
+	if err != nil {
+		return nil, err
+	}
+	if v.Array() == nil {
+		return nil, errors.Join(fmt.Errorf("gfxcuda: %v: its view has no CUDA array", g.src), v.Close())
+	}
+	if !g.src.Depth() {
+		src, err := CUDAArraySource(v.Array(), g.src.Format(), 0)
+		if err != nil {
+			return nil, errors.Join(err, v.Close())
+		}
+		g.cuSrc = src
+	}
+	g.cu, g.cuDev = v, d
+	return v, nil
+}
+
+// converterLocked returns the CUDA converter of layout l, made on first
+// use. g.mu is held.
+func (g *GraphicsSource) converterLocked(d *Device, l tensor.Layout) (*CUDAConverter, error) {
+	if c := g.convs[l]; c != nil {
+		return c, nil
+	}
+	c, err := NewCUDAConverter(d.CUDA(), l)
+	if err != nil {
+		return nil, err
+	}
+	if g.convs == nil {
+		g.convs = map[tensor.Layout]*CUDAConverter{}
+	}
+	g.convs[l] = c
+	return c, nil
+}
+
+// recordDoneLocked records the event that says when CUDA's work on the
+// frame has finished; without one, the next copy waits on the GPU. g.mu
+// is held.
+func (g *GraphicsSource) recordDoneLocked(s *cuda.Stream) {
+	if g.cuDone == nil {
+		e, err := g.cuDev.CUDA().NewEvent(cuda.EventDisableTiming)
+		if err != nil {
+			return
+		}
+		g.cuDone = e
+	}
+	if err := g.cuDone.Record(s); err != nil {
+		g.cuDone.Close()
+		g.cuDone = nil
+	}
+}
+
+// Close frees the source's views and converters (not the API's object).
+// Idempotent; call it where the API context is current (elsewhere, what
+// the views made in the API stays until its context is destroyed, and the
+// error says so).
+func (g *GraphicsSource) Close() error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return nil
+	}
+	g.closed = true
+	var err error
+	for _, cv := range g.compute {
+		err = errors.Join(err, cv.v.Close())
+	}
+	if g.cuDone != nil {
+		err = errors.Join(err, g.cuDone.Close())
+	}
+	if g.cu != nil {
+		err = errors.Join(err, g.cu.Close())
+	}
+	for _, c := range g.convs {
+		err = errors.Join(err, c.Close())
+	}
+	g.compute, g.cu, g.convs, g.cuDone = nil, nil, nil, nil
+	return err
+}
