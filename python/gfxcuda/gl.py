@@ -76,7 +76,7 @@ def framebuffer(name=None, attachment="color", index=0):
     attached: name None, the framebuffer bound for reading now; an int, that
     framebuffer object. attachment "color" (index: which color attachment)
     or "depth" (depth as float32 in [0, 1]: compute_view gives an
-    R32_FLOAT texture; to_tensor of depth is not there yet).
+    R32_FLOAT texture, to_tensor a float32 tensor with one channel).
     The texture or renderbuffer attached is looked up now: a renderer that
     attaches another one later needs a new Source. Returns a Source;
     raises as texture(), and for an attachment with nothing attached."""
