@@ -9,6 +9,7 @@ import (
 
 	"github.com/gfxcuda/gfxcuda"
 	"github.com/gfxcuda/gfxcuda/cuda"
+	"github.com/gfxcuda/gfxcuda/gl"
 	"github.com/gfxcuda/gfxcuda/internal/egl"
 )
 
@@ -194,6 +195,9 @@ func CheckGL(g *GLReport) []Check {
 		}
 		add("gl: headless platforms", Pass, fmt.Sprintf("device platform (%d EGL devices: %s)", len(g.Devices), strings.Join(ds, "; ")), "")
 	}
+	if nvidia {
+		out = append(out, eglIndexCheck(g, dev, nvExport+nvFile))
+	}
 
 	// A context.
 	if g.ContextErr != nil {
@@ -237,6 +241,55 @@ func CheckGL(g *GLReport) []Check {
 		add("gl: semaphores", Warn, "the GL driver lacks GL_EXT_semaphore_fd: GL's work is ordered with host waits", "update the GPU driver")
 	}
 	return out
+}
+
+// eglIndexCheck names, for each CUDA device, its EGL device index (what a
+// renderer that picks its EGL device takes: MUJOCO_EGL_DEVICE_ID,
+// pyrender's EGL_DEVICE_ID), or says why it has none. nvFix is the export
+// that makes glvnd load NVIDIA's EGL.
+func eglIndexCheck(g *GLReport, devicePlatform bool, nvFix string) Check {
+	const name = "gl: egl device index"
+	if !devicePlatform || len(g.Devices) == 0 {
+		why := "EGL lists no device (eglQueryDevicesEXT found none)"
+		if !devicePlatform {
+			why = "EGL offers no device platform (EGL_EXT_platform_device)"
+		}
+		return mk(name, Warn, why+": a renderer cannot put its context on CUDA device "+fmt.Sprint(g.CUDA[0].Ordinal)+"'s GPU", "make NVIDIA's EGL the one glvnd loads: "+nvFix)
+	}
+	devs := make([]gl.EGLDevice, len(g.Devices))
+	nvidiaEGL := false // some EGL device is an NVIDIA GPU (has a UUID or a CUDA ordinal)
+	var listed []string
+	for i, d := range g.Devices {
+		devs[i] = gl.EGLDevice{Index: i, Description: d.Description, UUID: d.UUID, CUDADevice: d.CUDADevice}
+		nvidiaEGL = nvidiaEGL || d.UUID != nil || d.CUDADevice >= 0
+		listed = append(listed, fmt.Sprintf("%d %s", i, d.Description))
+	}
+	var found, missing []string
+	for _, c := range g.CUDA {
+		i := gl.MatchEGLDevice(devs, c.UUID, c.Ordinal)
+		if i < 0 {
+			missing = append(missing, fmt.Sprintf("CUDA %d (%s, %s): no EGL device", c.Ordinal, c.Name, c.UUIDString))
+			continue
+		}
+		by := "EGL_NV_device_cuda"
+		if devs[i].UUID != nil {
+			by = "UUID"
+		}
+		found = append(found, fmt.Sprintf("CUDA %d = EGL device %d (%s, by %s): set MUJOCO_EGL_DEVICE_ID=%d / EGL_DEVICE_ID=%d", c.Ordinal, i, devs[i].Description, by, i, i))
+	}
+	detail := strings.Join(append(found, missing...), "; ")
+	if len(found) > 0 {
+		detail += " (MuJoCo's and pyrender's variables; PyOpenGL and C take eglQueryDevicesEXT's device of that index)"
+	}
+	if len(missing) == 0 {
+		return mk(name, Pass, detail, "")
+	}
+	detail += fmt.Sprintf(" (EGL's devices: %s; none reports such a GPU's UUID, EGL_EXT_device_persistent_id, or its CUDA ordinal, EGL_NV_device_cuda)", strings.Join(listed, ", "))
+	fix := "make NVIDIA's EGL the one glvnd loads: " + nvFix
+	if nvidiaEGL {
+		fix = "NVIDIA's EGL lists other GPUs but not this one: a GPU without graphics (MIG, compute-only vGPU) has no EGL device; check CUDA_VISIBLE_DEVICES and nvidia-smi"
+	}
+	return mk(name, Warn, detail, fix)
 }
 
 func anyNVIDIA(files []string) bool {

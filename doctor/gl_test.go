@@ -2,7 +2,9 @@ package doctor
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"strings"
@@ -125,6 +127,11 @@ func TestGLWrongDevice(t *testing.T) {
 	if os.Getenv("GFXCUDA_REQUIRE_HARDWARE") == "1" && software {
 		t.Fatalf("GFXCUDA_REQUIRE_HARDWARE=1 but GL runs on llvmpipe: %+v", c)
 	}
+	// No EGL device is the injected GPU either: doctor says so, by name.
+	if e := findGL(t, cs, "gl: egl device index"); e.State != "warn" || !strings.Contains(e.Detail, "CUDA 99 (NVIDIA H100 80GB HBM3, GPU-deadbeef-") ||
+		!strings.Contains(e.Detail, ": no EGL device") || e.Fix == "" {
+		t.Fatalf("%+v", e)
+	}
 	// Mesa's vendor file only, with CUDA present: the NVIDIA one is missing.
 	if v := findGL(t, cs, "gl: egl vendor files"); software && (v.State != "warn" || !strings.Contains(v.Detail, "no NVIDIA EGL vendor file")) {
 		t.Fatalf("%+v", v)
@@ -187,6 +194,76 @@ func TestGLRealMachine(t *testing.T) {
 	if len(r.CUDA) > 0 {
 		if c := findGL(t, cs, "gl: same GPU as CUDA"); c.State != "ok" {
 			t.Fatalf("%+v", c)
+		}
+	}
+}
+
+func randomCUDA(r *rand.Rand, ordinal int) cuda.DeviceInfo {
+	var u cuda.UUID
+	for i := range u {
+		u[i] = byte(r.UintN(256))
+	}
+	return cuda.DeviceInfo{Ordinal: ordinal, Name: fmt.Sprintf("NVIDIA H100 #%d", ordinal), UUID: u, UUIDString: u.String()}
+}
+
+// TestGLEGLIndex: doctor names each CUDA device's EGL device index (by
+// UUID, else by EGL_NV_device_cuda for a device without one; a UUID of
+// another GPU wins over a CUDA ordinal), or why there is none, with the fix.
+func TestGLEGLIndex(t *testing.T) {
+	r := rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
+	c0, c1 := randomCUDA(r, 0), randomCUDA(r, 1)
+	other := [16]byte(randomCUDA(r, 7).UUID)
+	u1 := [16]byte(c1.UUID)
+	base := GLReport{Library: "libEGL.so.1", VendorFiles: []string{"/usr/share/glvnd/egl_vendor.d/10_nvidia.json"},
+		ClientExtensions: "EGL_EXT_platform_device EGL_MESA_platform_surfaceless", ContextErr: errors.New("egl: not made in this test")}
+
+	// Both found: CUDA 1 by UUID at EGL 0, CUDA 0 by EGL_NV_device_cuda
+	// at EGL 2 (EGL 1 says CUDA 0 too, but its UUID is another GPU's).
+	g := base
+	g.CUDA = []cuda.DeviceInfo{c0, c1}
+	g.Devices = []egl.DeviceInfo{{Description: "/dev/dri/renderD128", UUID: &u1, CUDADevice: 1},
+		{Description: "/dev/dri/renderD129", UUID: &other, CUDADevice: 0}, {Description: "/dev/dri/renderD130", CUDADevice: 0}}
+	c := findGL(t, CheckGL(&g), "gl: egl device index")
+	t.Logf("%s: %s", c.State, c.Detail)
+	for _, want := range []string{"CUDA 0 = EGL device 2 (/dev/dri/renderD130, by EGL_NV_device_cuda): set MUJOCO_EGL_DEVICE_ID=2 / EGL_DEVICE_ID=2",
+		"CUDA 1 = EGL device 0 (/dev/dri/renderD128, by UUID): set MUJOCO_EGL_DEVICE_ID=0 / EGL_DEVICE_ID=0"} {
+		if c.State != "ok" || !strings.Contains(c.Detail, want) || c.Fix != "" {
+			t.Errorf("want ok with %q: %+v", want, c)
+		}
+	}
+
+	// Mesa's software device only: no EGL device is the GPU, and the fix
+	// is NVIDIA's EGL.
+	g.Devices = []egl.DeviceInfo{{Description: "software", CUDADevice: -1}}
+	c = findGL(t, CheckGL(&g), "gl: egl device index")
+	t.Logf("%s: %s → %s", c.State, c.Detail, c.Fix)
+	if c.State != "warn" || !strings.Contains(c.Detail, "CUDA 0 ("+c0.Name+", "+c0.UUIDString+"): no EGL device") ||
+		!strings.Contains(c.Detail, "CUDA 1 (") || !strings.Contains(c.Detail, "EGL's devices: 0 software") ||
+		!strings.Contains(c.Fix, "__EGL_VENDOR_LIBRARY_FILENAMES=") || strings.Contains(c.Detail, "MUJOCO_EGL_DEVICE_ID") {
+		t.Errorf("%+v", c)
+	}
+
+	// NVIDIA's EGL lists CUDA 1's GPU but not CUDA 0's (a MIG instance).
+	g.Devices = []egl.DeviceInfo{{Description: "/dev/dri/renderD128", UUID: &u1, CUDADevice: 1}}
+	c = findGL(t, CheckGL(&g), "gl: egl device index")
+	if c.State != "warn" || !strings.Contains(c.Detail, "CUDA 1 = EGL device 0 ") || !strings.Contains(c.Detail, "CUDA 0 (") ||
+		!strings.Contains(c.Fix, "MIG") || strings.Contains(c.Fix, "__EGL_VENDOR_LIBRARY_FILENAMES") {
+		t.Errorf("%+v", c)
+	}
+
+	// No device platform: why, and the fix.
+	g.ClientExtensions = "EGL_MESA_platform_surfaceless"
+	c = findGL(t, CheckGL(&g), "gl: egl device index")
+	if c.State != "warn" || !strings.Contains(c.Detail, "no device platform") || !strings.Contains(c.Fix, "__EGL_VENDOR_LIBRARY_FILENAMES") {
+		t.Errorf("%+v", c)
+	}
+
+	// No CUDA device: no such check.
+	g = base
+	g.Devices = []egl.DeviceInfo{{Description: "software", CUDADevice: -1}}
+	for _, c := range CheckGL(&g) {
+		if c.Name == "gl: egl device index" {
+			t.Errorf("without CUDA: %+v", c)
 		}
 	}
 }

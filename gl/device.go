@@ -64,11 +64,60 @@ func orNone(s []string) string {
 	return strings.Join(s, ", ")
 }
 
+// EGLDevice is one of EGL's devices (EGL_EXT_device_enumeration), as
+// EGLDevices lists them.
+type EGLDevice struct {
+	// Index is the device's index in eglQueryDevicesEXT's order: what
+	// MUJOCO_EGL_DEVICE_ID, pyrender's EGL_DEVICE_ID and PyOpenGL's device
+	// selection take.
+	Index       int
+	Description string    // its DRM device file, "software", or its extensions
+	UUID        *[16]byte // its device UUID (EGL_EXT_device_persistent_id), or nil
+	CUDADevice  int       // the CUDA ordinal EGL_NV_device_cuda reports, or -1
+}
+
+// EGLDevices lists EGL's devices, loading libEGL on first use: none
+// where EGL lacks EGL_EXT_device_enumeration. An error says why libEGL
+// could not be loaded.
+func EGLDevices() ([]EGLDevice, error) {
+	devs, err := egl.Devices()
+	if err != nil {
+		return nil, fmt.Errorf("gl: %w", err)
+	}
+	out := make([]EGLDevice, len(devs))
+	for i, d := range devs {
+		out[i] = EGLDevice{Index: i, Description: d.Description, UUID: d.UUID, CUDADevice: d.CUDADevice}
+	}
+	return out, nil
+}
+
+// MatchEGLDevice returns the Index of the device in devs that is the GPU
+// with this UUID (a CUDA or Vulkan device UUID, matched against
+// EGL_EXT_device_persistent_id), else of the device without a UUID that
+// EGL_NV_device_cuda reports as CUDA ordinal cudaOrdinal (pass -1 for a GPU
+// CUDA does not see), else -1.
+func MatchEGLDevice(devs []EGLDevice, uuid [16]byte, cudaOrdinal int) int {
+	for _, e := range devs {
+		if e.UUID != nil && *e.UUID == uuid {
+			return e.Index
+		}
+	}
+	if cudaOrdinal < 0 {
+		return -1
+	}
+	for _, e := range devs {
+		if e.UUID == nil && e.CUDADevice == cudaOrdinal {
+			return e.Index
+		}
+	}
+	return -1
+}
+
 // EGLDeviceIndex returns the index, among EGL's devices
 // (eglQueryDevicesEXT's order: what MUJOCO_EGL_DEVICE_ID and PyOpenGL's
 // device selection take), of CUDA device ordinal's GPU: matched by UUID
-// (EGL_EXT_device_persistent_id), else by EGL_NV_device_cuda. An error
-// names the EGL devices when none matches.
+// (EGL_EXT_device_persistent_id), else by EGL_NV_device_cuda
+// (MatchEGLDevice). An error names the EGL devices when none matches.
 func EGLDeviceIndex(ordinal int) (int, error) {
 	d, err := cuda.GetDevice(ordinal)
 	if err != nil {
@@ -78,23 +127,16 @@ func EGLDeviceIndex(ordinal int) (int, error) {
 	if err != nil {
 		return -1, err
 	}
-	devs, err := egl.Devices()
+	devs, err := EGLDevices()
 	if err != nil {
-		return -1, fmt.Errorf("gl: %w", err)
+		return -1, err
 	}
-	for i, e := range devs {
-		if e.UUID != nil && cuda.UUID(*e.UUID) == u {
-			return i, nil
-		}
-	}
-	for i, e := range devs {
-		if e.UUID == nil && e.CUDADevice == ordinal {
-			return i, nil
-		}
+	if i := MatchEGLDevice(devs, u, ordinal); i >= 0 {
+		return i, nil
 	}
 	var seen []string
-	for i, e := range devs {
-		seen = append(seen, fmt.Sprintf("%d: %s", i, e.Description))
+	for _, e := range devs {
+		seen = append(seen, fmt.Sprintf("%d: %s", e.Index, e.Description))
 	}
 	name, _ := d.Name()
 	return -1, fmt.Errorf("%w: no EGL device is CUDA device %d (%s, %s); EGL has %s", ErrOtherGPU, ordinal, name, u, orNone(seen))

@@ -9,14 +9,17 @@ import (
 
 	"github.com/gfxcuda/gfxcuda"
 	"github.com/gfxcuda/gfxcuda/cuda"
+	"github.com/gfxcuda/gfxcuda/gl"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
 const devicesAbout = `Lists the GPUs that Vulkan and CUDA see and pairs them by UUID (the one
 reliable way to find the same GPU in both APIs), with what each can share:
 external memory and semaphore handle types, timeline semaphores, memory
-heaps and queue families. Exits 0 even where CUDA or Vulkan is missing: the
-output says why. --json prints the same as one JSON object (snake_case
+heaps and queue families. The EGL column gives each GPU's EGL device index
+(eglQueryDevicesEXT's order: what MUJOCO_EGL_DEVICE_ID and pyrender's
+EGL_DEVICE_ID take), matched by UUID, else by EGL_NV_device_cuda. Exits 0
+even where CUDA, Vulkan or EGL is missing: the output says why. --json prints the same as one JSON object (snake_case
 keys, handle types and device types by name).`
 
 func runDevices(args []string, stdout, stderr io.Writer) int {
@@ -26,17 +29,54 @@ func runDevices(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	r := gfxcuda.DiscoverDevices()
+	e := discoverEGL()
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(reportJSON(r)); err != nil {
+		if err := enc.Encode(reportJSON(r, e)); err != nil {
 			fmt.Fprintln(stderr, "gfxcuda:", err)
 			return 1
 		}
 		return 0
 	}
-	printDevices(stdout, r)
+	printDevices(stdout, r, e)
 	return 0
+}
+
+// eglDevices is what `gfxcuda devices` knows of EGL's devices: the list,
+// or why there is none (libEGL missing: the command still succeeds).
+type eglDevices struct {
+	devs []gl.EGLDevice
+	err  error
+}
+
+// discoverEGL lists EGL's devices; libEGL is loaded here, by the devices
+// command only.
+func discoverEGL() eglDevices {
+	d, err := gl.EGLDevices()
+	return eglDevices{devs: d, err: err}
+}
+
+// index is the EGL device index of the GPU with this UUID (cudaOrdinal:
+// its CUDA ordinal, -1 where CUDA does not see it), or -1.
+func (e eglDevices) index(uuid [16]byte, cudaOrdinal int) int {
+	return gl.MatchEGLDevice(e.devs, uuid, cudaOrdinal)
+}
+
+// indexOrNil is index for JSON: nil (null) where no EGL device matches.
+func (e eglDevices) indexOrNil(uuid [16]byte, cudaOrdinal int) *int {
+	if i := e.index(uuid, cudaOrdinal); i >= 0 {
+		return &i
+	}
+	return nil
+}
+
+// cell writes an index for a table: "-" for none.
+func cell(i int) string {
+	if i < 0 {
+		return "-"
+	}
+	return fmt.Sprint(i)
 }
 
 func gib(n uint64) string { return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30)) }
@@ -91,7 +131,7 @@ func semaphoreSummary(list []vulkan.ExternalSemaphoreSupport) string {
 	return joinOrNone(parts)
 }
 
-func printDevices(w io.Writer, r *gfxcuda.DeviceReport) {
+func printDevices(w io.Writer, r *gfxcuda.DeviceReport, e eglDevices) {
 	pairedCUDA := map[int]int{} // vulkan index → cuda ordinal
 	pairedVK := map[int]int{}   // cuda index → vulkan index
 	for _, p := range r.Pairs {
@@ -104,14 +144,14 @@ func printDevices(w io.Writer, r *gfxcuda.DeviceReport) {
 	} else {
 		fmt.Fprintf(w, "Vulkan %s: %d physical device(s)\n", r.VulkanVersion, len(r.Vulkan))
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "  #\tNAME\tTYPE\tVENDOR:DEVICE\tAPI\tDRIVER\tDEVICE UUID\tCUDA")
+		fmt.Fprintln(tw, "  #\tNAME\tTYPE\tVENDOR:DEVICE\tAPI\tDRIVER\tDEVICE UUID\tCUDA\tEGL")
 		for i, d := range r.Vulkan {
-			c := "-"
-			if o, ok := pairedCUDA[i]; ok {
-				c = fmt.Sprint(o)
+			o, ok := pairedCUDA[i]
+			if !ok {
+				o = -1
 			}
-			fmt.Fprintf(tw, "  %d\t%s\t%s\t%04x:%04x\t%s\t%s %s\t%s\t%s\n", d.Index, d.Name, d.Type, d.VendorID, d.DeviceID,
-				d.APIVersion, d.DriverName, d.DriverVersionString(), uuidString(d.DeviceUUID), c)
+			fmt.Fprintf(tw, "  %d\t%s\t%s\t%04x:%04x\t%s\t%s %s\t%s\t%s\t%s\n", d.Index, d.Name, d.Type, d.VendorID, d.DeviceID,
+				d.APIVersion, d.DriverName, d.DriverVersionString(), uuidString(d.DeviceUUID), cell(o), cell(e.index(d.DeviceUUID, o)))
 		}
 		tw.Flush()
 		for _, d := range r.Vulkan {
@@ -155,14 +195,15 @@ func printDevices(w io.Writer, r *gfxcuda.DeviceReport) {
 	} else {
 		fmt.Fprintf(w, "CUDA %s: %d device(s)\n", r.CUDAVersion, len(r.CUDA))
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "  #\tNAME\tUUID\tPCI\tMEMORY FREE/TOTAL\tSM\tSMS\tFD EXPORT\tTIMELINE SEM\tVULKAN")
+		fmt.Fprintln(tw, "  #\tNAME\tUUID\tPCI\tMEMORY FREE/TOTAL\tSM\tSMS\tFD EXPORT\tTIMELINE SEM\tVULKAN\tEGL")
 		for i, d := range r.CUDA {
 			v := "-"
 			if j, ok := pairedVK[i]; ok {
 				v = fmt.Sprint(r.Vulkan[j].Index)
 			}
-			fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s / %s\t%d.%d\t%d\t%v\t%v\t%s\n", d.Ordinal, d.Name, d.UUIDString, d.PCIBusID,
-				gib(d.FreeMemory), gib(d.TotalMemory), d.ComputeMajor, d.ComputeMinor, d.Multiprocessors, d.PosixFDHandles, d.TimelineSemaphores, v)
+			fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s / %s\t%d.%d\t%d\t%v\t%v\t%s\t%s\n", d.Ordinal, d.Name, d.UUIDString, d.PCIBusID,
+				gib(d.FreeMemory), gib(d.TotalMemory), d.ComputeMajor, d.ComputeMinor, d.Multiprocessors, d.PosixFDHandles, d.TimelineSemaphores, v,
+				cell(e.index(d.UUID, d.Ordinal)))
 		}
 		tw.Flush()
 		if len(r.Peers) > 0 {
@@ -178,6 +219,8 @@ func printDevices(w io.Writer, r *gfxcuda.DeviceReport) {
 		}
 	}
 	fmt.Fprintln(w)
+	printEGL(w, e)
+	fmt.Fprintln(w)
 	if len(r.Pairs) == 0 {
 		fmt.Fprintln(w, "Paired by UUID: none (run `gfxcuda doctor` to see why)")
 	} else {
@@ -186,6 +229,28 @@ func printDevices(w io.Writer, r *gfxcuda.DeviceReport) {
 			fmt.Fprintf(w, "  Vulkan %d = CUDA %d  %s  %s\n", r.Vulkan[p.Vulkan].Index, r.CUDA[p.CUDA].Ordinal, p.UUID, r.CUDA[p.CUDA].Name)
 		}
 	}
+}
+
+// printEGL lists EGL's devices, whose indices the EGL columns give.
+func printEGL(w io.Writer, e eglDevices) {
+	if e.err != nil {
+		fmt.Fprintf(w, "EGL: unavailable: %v\n", e.err)
+		return
+	}
+	fmt.Fprintf(w, "EGL: %d device(s), in eglQueryDevicesEXT's order (the index MUJOCO_EGL_DEVICE_ID and EGL_DEVICE_ID take)\n", len(e.devs))
+	if len(e.devs) == 0 {
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  #\tDEVICE\tUUID\tCUDA")
+	for _, d := range e.devs {
+		u := "- (no EGL_EXT_device_persistent_id)"
+		if d.UUID != nil {
+			u = uuidString(*d.UUID)
+		}
+		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\n", d.Index, d.Description, u, cell(d.CUDADevice))
+	}
+	tw.Flush()
 }
 
 // The JSON of `gfxcuda devices --json`: snake_case keys, enums by name
@@ -213,6 +278,21 @@ type vulkanJSON struct {
 	TimelineSemaphore bool                `json:"timeline_semaphore"`
 	Synchronization2  bool                `json:"synchronization2"`
 	CUDAOrdinal       *int                `json:"cuda_ordinal"`
+	EGLIndex          *int                `json:"egl_index"` // null: no EGL device is this GPU
+}
+
+// cudaJSON is a CUDA device with its EGL device index.
+type cudaJSON struct {
+	cuda.DeviceInfo
+	EGLIndex *int `json:"egl_index"` // null: no EGL device is this GPU
+}
+
+// eglJSON is one of EGL's devices.
+type eglJSON struct {
+	Index       int    `json:"index"`
+	Description string `json:"description"`
+	UUID        string `json:"uuid,omitempty"`         // EGL_EXT_device_persistent_id
+	CUDAOrdinal *int   `json:"cuda_ordinal,omitempty"` // EGL_NV_device_cuda
 }
 
 type heapJSON struct {
@@ -258,7 +338,9 @@ type reportOut struct {
 	CUDAVersion   string                 `json:"cuda_version,omitempty"`
 	CUDAError     string                 `json:"cuda_error,omitempty"`
 	CUDAFix       string                 `json:"cuda_fix,omitempty"`
-	CUDA          []cuda.DeviceInfo      `json:"cuda"`
+	CUDA          []cudaJSON             `json:"cuda"`
+	EGLError      string                 `json:"egl_error,omitempty"`
+	EGL           []eglJSON              `json:"egl_devices"`
 	Pairs         []pairJSON             `json:"pairs"`
 	Peers         []gfxcuda.PeerPath     `json:"cuda_peers"`
 	NVIDIA        gfxcuda.NVIDIAVersions `json:"nvidia_versions"`
@@ -290,13 +372,27 @@ func semaphoresJSON(list []vulkan.ExternalSemaphoreSupport) []externalSemaphore 
 	return out
 }
 
-func reportJSON(r *gfxcuda.DeviceReport) reportOut {
-	out := reportOut{Vulkan: []vulkanJSON{}, CUDA: r.CUDA, Pairs: []pairJSON{}, Peers: r.Peers, NVIDIA: r.NVIDIA}
+func reportJSON(r *gfxcuda.DeviceReport, e eglDevices) reportOut {
+	out := reportOut{Vulkan: []vulkanJSON{}, CUDA: []cudaJSON{}, EGL: []eglJSON{}, Pairs: []pairJSON{}, Peers: r.Peers, NVIDIA: r.NVIDIA}
 	if out.Peers == nil {
 		out.Peers = []gfxcuda.PeerPath{}
 	}
-	if out.CUDA == nil {
-		out.CUDA = []cuda.DeviceInfo{}
+	for _, d := range r.CUDA {
+		out.CUDA = append(out.CUDA, cudaJSON{DeviceInfo: d, EGLIndex: e.indexOrNil(d.UUID, d.Ordinal)})
+	}
+	if e.err != nil {
+		out.EGLError = e.err.Error()
+	}
+	for _, d := range e.devs {
+		j := eglJSON{Index: d.Index, Description: d.Description}
+		if d.UUID != nil {
+			j.UUID = uuidString(*d.UUID)
+		}
+		if d.CUDADevice >= 0 {
+			o := d.CUDADevice
+			j.CUDAOrdinal = &o
+		}
+		out.EGL = append(out.EGL, j)
 	}
 	if r.VulkanErr != nil {
 		out.VulkanError = r.VulkanErr.Error()
@@ -328,10 +424,12 @@ func reportJSON(r *gfxcuda.DeviceReport) reportOut {
 			v.QueueFamilies = append(v.QueueFamilies, queueFamilyJSON{Index: q.Index, Count: q.Count, Graphics: q.Graphics,
 				Compute: q.Compute, Transfer: q.Transfer, SparseBinding: q.SparseBinding, TimestampValidBits: q.TimestampValidBits})
 		}
+		ord := -1
 		if c, ok := r.CUDAFor(i); ok {
-			o := c.Ordinal
-			v.CUDAOrdinal = &o
+			ord = c.Ordinal
+			v.CUDAOrdinal = &ord
 		}
+		v.EGLIndex = e.indexOrNil(d.DeviceUUID, ord)
 		out.Vulkan = append(out.Vulkan, v)
 	}
 	for _, p := range r.Pairs {
