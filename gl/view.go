@@ -35,9 +35,9 @@ type View struct {
 	depthTex egl.Texture
 	depthBuf egl.Buffer
 	// topFirst: a depth view's copies put the top row first
-	// (SetRowsTopFirst). A multisampled source is resolved into depthTex
-	// first (GL does not flip a resolve), then flipped into flipTex
-	// between the framebuffers flipRead and flipDraw.
+	// (SetRowsTopFirst): the depth is unpacked into flipTex (R32F), then
+	// blitted upside down into the view between the framebuffers
+	// flipRead and flipDraw.
 	topFirst           bool
 	flipTex            egl.Texture
 	flipRead, flipDraw egl.Framebuffer
@@ -134,35 +134,42 @@ func (v *View) copyLocked() error {
 			}
 			return nil
 		}
-		// Depth: blit (resolving; flipping when asked), pack as floats into
-		// the buffer, unpack into the view's R32F texture: all on the GPU.
-		multi := v.s.desc.Samples > 1
-		if err := e.BlitAttached(v.read, v.draw, w, h, egl.DepthBufferBit, v.topFirst && !multi); err != nil {
+		// Depth: read as the renderer's own glReadPixels would (a
+		// multisampled source resolved first by a blit, as renderers
+		// resolve: no blit otherwise, which on some drivers rounds depth)
+		// into the buffer as floats, then unpack into the view's R32F
+		// texture — through flipTex and a colour blit that flips rows when
+		// asked. All on the GPU.
+		read := v.read
+		if v.s.desc.Samples > 1 {
+			if err := e.BlitAttached(v.read, v.draw, w, h, egl.DepthBufferBit, false); err != nil {
+				return fmt.Errorf("gl: resolving the depth of %s: %w", v.s.what, err)
+			}
+			read = v.draw
+		}
+		if err := e.FramebufferToBuffer(read, w, h, egl.DepthComponent, egl.Float, v.depthBuf, 0); err != nil {
 			return fmt.Errorf("gl: copying the depth of %s: %w", v.s.what, err)
 		}
-		packed := v.depthTex
-		if v.topFirst && multi {
-			if err := v.flipDepthLocked(e); err != nil {
+		if !v.topFirst {
+			if err := e.BufferToTexture(egl.Texture(v.st.GL.name), w, h, egl.Red, egl.Float, v.depthBuf, 0); err != nil {
 				return fmt.Errorf("gl: copying the depth of %s: %w", v.s.what, err)
 			}
-			packed = v.flipTex
+			return nil
 		}
-		if err := e.TextureToBuffer(packed, w, h, egl.DepthComponent, egl.Float, v.depthBuf, 0, w*h*4); err != nil {
-			return fmt.Errorf("gl: copying the depth of %s: %w", v.s.what, err)
-		}
-		if err := e.BufferToTexture(egl.Texture(v.st.GL.name), w, h, egl.Red, egl.Float, v.depthBuf, 0); err != nil {
+		if err := v.flipDepthLocked(e); err != nil {
 			return fmt.Errorf("gl: copying the depth of %s: %w", v.s.what, err)
 		}
 		return nil
 	})
 }
 
-// flipDepthLocked flips the resolved depth (depthTex) into flipTex,
-// making the texture and its framebuffers on first use. v.mu is held.
+// flipDepthLocked unpacks the depth buffer into flipTex (R32F) and blits
+// it into the view's texture upside down (a colour blit of floats: exact),
+// making flipTex and its framebuffers on first use. v.mu is held.
 func (v *View) flipDepthLocked(e *egl.Context) error {
 	w, h := v.s.desc.Width, v.s.desc.Height
 	if v.flipTex == 0 {
-		t, err := e.CreateTexture2D(v.s.desc.InternalFormat, w, h, 1)
+		t, err := e.CreateTexture2D(0x822E /* GL_R32F */, w, h, 1)
 		if err != nil {
 			return err
 		}
@@ -178,17 +185,20 @@ func (v *View) flipDepthLocked(e *egl.Context) error {
 			return err
 		}
 		v.flipTex, v.flipRead, v.flipDraw = t, r, d
-		src := egl.ObjectDesc{Kind: egl.KindTexture, Name: uint32(v.depthTex), Width: w, Height: h, InternalFormat: v.s.desc.InternalFormat}
+		src := egl.ObjectDesc{Kind: egl.KindTexture, Name: uint32(t), Width: w, Height: h, InternalFormat: 0x822E}
 		dst := src
-		dst.Name = uint32(t)
-		if err := e.Attach(r, true, src, egl.DepthBufferBit); err != nil {
+		dst.Name = v.st.GL.name
+		if err := e.Attach(r, true, src, egl.ColorBufferBit); err != nil {
 			return err
 		}
-		if err := e.Attach(d, false, dst, egl.DepthBufferBit); err != nil {
+		if err := e.Attach(d, false, dst, egl.ColorBufferBit); err != nil {
 			return err
 		}
 	}
-	return e.BlitAttached(v.flipRead, v.flipDraw, w, h, egl.DepthBufferBit, true)
+	if err := e.BufferToTexture(v.flipTex, w, h, egl.Red, egl.Float, v.depthBuf, 0); err != nil {
+		return err
+	}
+	return e.BlitAttached(v.flipRead, v.flipDraw, w, h, egl.ColorBufferBit, true)
 }
 
 // SetRowsTopFirst says how a depth view's copies order rows: top row

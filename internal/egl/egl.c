@@ -619,6 +619,17 @@ GLenum gfx_gl_texture_to_buffer(gfx_egl_ctx *c, GLuint tex, GLsizei w, GLsizei h
 	return gfx_gl_clear_errors(c);
 }
 
+GLenum gfx_gl_framebuffer_to_buffer(gfx_egl_ctx *c, GLuint fb, GLsizei w, GLsizei h, GLenum fmt, GLenum type, GLuint buf, GLintptr off) {
+	saved s;
+	gfx_gl_clear_errors(c);
+	save(c, &s);
+	c->gl.BindFramebuffer(GL_READ_FRAMEBUFFER, fb);
+	c->gl.BindBuffer(GL_PIXEL_PACK_BUFFER, buf);
+	c->gl.ReadPixels(0, 0, w, h, fmt, type, (void *)off);
+	restore(c, &s);
+	return gfx_gl_clear_errors(c);
+}
+
 GLenum gfx_gl_buffer_to_texture(gfx_egl_ctx *c, GLuint tex, GLsizei w, GLsizei h, GLenum fmt, GLenum type, GLuint buf, GLintptr off) {
 	saved s;
 	if (!c->dsa) return GL_INVALID_OPERATION;

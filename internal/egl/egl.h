@@ -226,6 +226,10 @@ void gfx_gl_flush(gfx_egl_ctx *c);
 // gfx_gl_texture_to_buffer packs level 0 of tex into buf at off (a pixel
 // pack buffer copy, on the GPU).
 GLenum gfx_gl_texture_to_buffer(gfx_egl_ctx *c, GLuint tex, GLsizei w, GLsizei h, GLenum fmt, GLenum type, GLuint buf, GLintptr off, GLsizei n);
+// gfx_gl_framebuffer_to_buffer reads w x h pixels of framebuffer fb into buf
+// at off (glReadPixels into a pixel pack buffer; the read framebuffer,
+// buffer bindings and pack state put back).
+GLenum gfx_gl_framebuffer_to_buffer(gfx_egl_ctx *c, GLuint fb, GLsizei w, GLsizei h, GLenum fmt, GLenum type, GLuint buf, GLintptr off);
 // gfx_gl_buffer_to_texture unpacks w x h texels of fmt/type from buffer buf
 // at off into level 0 of tex (a pixel unpack buffer copy, on the GPU;
 // direct state access only; bindings and pixel store put back).

@@ -228,6 +228,19 @@ func (c *Context) TextureToBuffer(t Texture, w, h int, format, typ uint32, b Buf
 	return glErr("pixel pack of a texture into a buffer", e)
 }
 
+// FramebufferToBuffer reads w×h pixels of framebuffer fb into buffer b at
+// offset off, on the GPU: glReadPixels into a pixel pack buffer, the same
+// conversion a renderer's own glReadPixels makes (for depth, the driver's
+// depth-to-float path, which can differ in the last bit from a texture
+// read's). Bindings and pack state are put back.
+func (c *Context) FramebufferToBuffer(fb Framebuffer, w, h int, format, typ uint32, b Buffer, off int) error {
+	if err := c.gl(); err != nil {
+		return err
+	}
+	e := C.gfx_gl_framebuffer_to_buffer(c.c, C.GLuint(fb), C.GLsizei(w), C.GLsizei(h), C.GLenum(format), C.GLenum(typ), C.GLuint(b), C.GLintptr(off))
+	return glErr("glReadPixels of a framebuffer into a buffer", e)
+}
+
 // ImportTimelineSemaphoreFD imports an OPAQUE_FD timeline semaphore (a
 // Vulkan one; GL_NV_timeline_semaphore). On success GL owns fd; on failure
 // it is closed.

@@ -80,7 +80,7 @@ def test_mujoco_offscreen_color_equals_mjr_readPixels(tmp_path):
             pytest.fail("GFXCUDA_REQUIRE_GL=1, but the MuJoCo test could not run: " + reason[6:])
         pytest.skip(reason[6:])
     assert r.returncode == 0, out
-    assert "ok: MuJoCo's offscreen color through gfxcuda equals mjr_readPixels" in r.stdout, out
+    assert "ok: MuJoCo's offscreen color and depth through gfxcuda equal mjr_readPixels" in r.stdout, out
     assert r.stdout.count("every pixel equal") == 6, out  # 3 models, 2 frames each
     if HAVE_CUDA or REQUIRE_CUDA:
         assert "cuda: skipped" not in r.stdout and "CUDA tensor" in r.stdout, out

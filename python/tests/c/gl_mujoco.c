@@ -5,8 +5,9 @@
  * which gfxcuda resolves) and MuJoCo's resolved one (con.offFBO_r) into a
  * compute texture, copied into a poisoned HEAP_READBACK buffer, and, when a
  * CUDA driver is there, gfxcuda_gl_to_tensor into CUDA memory (uint8 NHWC,
- * 3 channels, flip_y 0 and 1). Every pixel's RGB must equal what
- * mjr_readPixels returns. Sizes odd and even (97x61 and 256x256,
+ * 3 channels, flip_y 0 and 1); its depth (MuJoCo's depth-stencil
+ * renderbuffer) the same ways, as float32. Every pixel's RGB and depth must
+ * equal what mjr_readPixels returns. Sizes odd and even (97x61 and 256x256,
  * multisampled; 61x97 without multisampling), two frames each (the
  * camera moves: the views follow the framebuffer).
  *
@@ -25,6 +26,7 @@
 #include "gfxcuda.h"
 
 #define GL_COLOR_ATTACHMENT0 0x8CE0
+#define GL_DEPTH_ATTACHMENT 0x8D00
 #define GL_DRAW_FRAMEBUFFER_BINDING 0x8CA6
 #define GL_READ_FRAMEBUFFER_BINDING 0x8CAA
 #define GL_VERSION 0x1F02
@@ -193,6 +195,35 @@ static int compare(const char *what, const unsigned char *got, int channels, int
 	return 1;
 }
 
+/* Compares depth got (float32 per pixel; rows top first when flip) with
+ * want (mjr_readPixels' depth, bottom row first), every value exactly. */
+static int compare_depth(const char *what, const float *got, int flip, const float *want, int w, int h) {
+	for (int y = 0; y < h; y++) {
+		int gy = flip ? h - 1 - y : y;
+		for (int x = 0; x < w; x++) {
+			float g = got[(size_t)gy * w + x], r = want[(size_t)y * w + x];
+			if (memcmp(&g, &r, sizeof g) != 0) {
+				fprintf(stderr, "%s: %dx%d, first differing depth (x %d, y %d from the bottom): got %.9g, "
+				        "mjr_readPixels %.9g\n", what, w, h, x, y, g, r);
+				return 0;
+			}
+		}
+	}
+	return 1;
+}
+
+/* Distinct depth values (up to 64 counted): the depth is a scene's. */
+static int distinct_depth(const float *z, int npix) {
+	float seen[64];
+	int k = 0;
+	for (int i = 0; i < npix && k < 64; i++) {
+		int j = 0;
+		while (j < k && seen[j] != z[i]) j++;
+		if (j == k) seen[k++] = z[i];
+	}
+	return k;
+}
+
 /* Distinct RGB values among the pixels (up to 64 counted): the scene is
  * not blank. */
 static int distinct(const unsigned char *rgb, int npix) {
@@ -242,9 +273,10 @@ static int run_case(uint64_t dev, uint64_t shared, int w, int h, int samples) {
 	}
 	size_t npix = (size_t)w * h;
 	unsigned char *want = malloc(npix * 3), *rgba = malloc(npix * 4), *tensor = malloc(npix * 3);
+	float *zwant = malloc(npix * 4), *zgot = malloc(npix * 4);
 	mjrRect viewport = {0, 0, w, h};
 
-	uint64_t ctx, ms, resolved = 0;
+	uint64_t ctx, ms, zsrc, resolved = 0;
 	gfxcuda_gl_source_info_t info;
 	CHECK(gfxcuda_gl_adopt(&ctx));
 	CHECK(gfxcuda_gl_source(ctx, 3, con.offFBO, GL_COLOR_ATTACHMENT0, &ms));
@@ -254,6 +286,17 @@ static int run_case(uint64_t dev, uint64_t shared, int w, int h, int samples) {
 		fprintf(stderr, "offFBO's color: %ux%u, name %u (renderbuffer %u), %u samples; MuJoCo's: %dx%d, "
 		        "renderbuffer %u, %d samples\n", info.width, info.height, info.name, info.renderbuffer, info.samples,
 		        w, h, con.offColor, samples);
+		return 0;
+	}
+	/* The depth of the same framebuffer (MuJoCo's depth-stencil
+	 * renderbuffer, multisampled like the color). */
+	CHECK(gfxcuda_gl_source(ctx, 3, con.offFBO, GL_DEPTH_ATTACHMENT, &zsrc));
+	CHECK(gfxcuda_gl_source_info(zsrc, &info));
+	if (info.width != (uint32_t)w || info.height != (uint32_t)h || info.name != con.offDepthStencil ||
+	    info.samples != (uint32_t)samples || info.format != 100 /* VK_FORMAT_R32_SFLOAT */) {
+		fprintf(stderr, "offFBO's depth: %ux%u, name %u, %u samples, format %u; MuJoCo's: %dx%d, %u, %d samples, "
+		        "want format R32_SFLOAT\n", info.width, info.height, info.name, info.samples, info.format, w, h,
+		        con.offDepthStencil, samples);
 		return 0;
 	}
 	if (samples) {
@@ -268,7 +311,7 @@ static int run_case(uint64_t dev, uint64_t shared, int w, int h, int samples) {
 	uint64_t mem = 0, ptr = 0;
 	if (shared) {
 		gfxcuda_resource_info_t ri;
-		CHECK(gfxcuda_cuda_alloc(0, npix * 3, &mem));
+		CHECK(gfxcuda_cuda_alloc(0, npix * 4, &mem));
 		CHECK(gfxcuda_resource_info(mem, &ri));
 		ptr = ri.device_ptr;
 	}
@@ -290,8 +333,16 @@ static int run_case(uint64_t dev, uint64_t shared, int w, int h, int samples) {
 		 * own resolve (in mjr_readPixels) has run. */
 		view_pixels(ms, dev, w, h, rgba);
 		ok = bindings_unchanged("after gfxcuda_gl_compute_view", draw, read);
+		view_pixels(zsrc, dev, w, h, (unsigned char *)zgot);
+		ok = ok && bindings_unchanged("after gfxcuda_gl_compute_view of depth", draw, read);
 		memset(want, 0xc3, npix * 3);
-		mjr_readPixels(want, NULL, viewport, &con);
+		memset(zwant, 0xc3, npix * 4);
+		mjr_readPixels(want, zwant, viewport, &con);
+		if (distinct_depth(zwant, (int)npix) < 6) {
+			fprintf(stderr, "%dx%d frame %d: the depth has %d values; a blank render tests nothing\n", w, h, frame,
+			        distinct_depth(zwant, (int)npix));
+			return 0;
+		}
 		if (distinct(want, (int)npix) < 6) {
 			fprintf(stderr, "%dx%d frame %d: the scene has %d colors; a blank render tests nothing\n", w, h, frame,
 			        distinct(want, (int)npix));
@@ -300,6 +351,10 @@ static int run_case(uint64_t dev, uint64_t shared, int w, int h, int samples) {
 		char what[128];
 		snprintf(what, sizeof what, "frame %d, offFBO (%d samples) compute view", frame, samples);
 		ok = ok && compare(what, rgba, 4, 0, want, w, h);
+		if (ok) {
+			snprintf(what, sizeof what, "frame %d, offFBO depth (%d samples) compute view", frame, samples);
+			ok = compare_depth(what, zgot, 0, zwant, w, h);
+		}
 		if (ok && resolved) {
 			view_pixels(resolved, dev, w, h, rgba);
 			snprintf(what, sizeof what, "frame %d, offFBO_r (MuJoCo's resolve) compute view", frame);
@@ -318,14 +373,30 @@ static int run_case(uint64_t dev, uint64_t shared, int w, int h, int samples) {
 			CHECK(gfxcuda_cuda_memcpy(0, (uint64_t)(uintptr_t)tensor, ptr, npix * 3, GFXCUDA_COPY_DTOH));
 			snprintf(what, sizeof what, "frame %d, gfxcuda_gl_to_tensor uint8 HWC RGB flip_y %d", frame, flip);
 			ok = compare(what, tensor, 3, flip, want, w, h) && bindings_unchanged("after gfxcuda_gl_to_tensor", draw, read);
+			if (!ok) break;
+			/* Depth: float32, one value per pixel. */
+			gfxcuda_tensor_layout_t zl = {0};
+			zl.dtype_code = 2; /* float32 */
+			zl.dtype_bits = 32;
+			zl.flip_y = flip;
+			memset(zgot, 0xa5, npix * 4);
+			CHECK(gfxcuda_cuda_memcpy(0, ptr, (uint64_t)(uintptr_t)zgot, npix * 4, GFXCUDA_COPY_HTOD));
+			CHECK(gfxcuda_gl_to_tensor(zsrc, shared, &zl, ptr, npix * 4, 0));
+			memset(zgot, 0x5a, npix * 4);
+			CHECK(gfxcuda_cuda_memcpy(0, (uint64_t)(uintptr_t)zgot, ptr, npix * 4, GFXCUDA_COPY_DTOH));
+			snprintf(what, sizeof what, "frame %d, gfxcuda_gl_to_tensor of depth, flip_y %d", frame, flip);
+			ok = compare_depth(what, zgot, flip, zwant, w, h) && bindings_unchanged("after gfxcuda_gl_to_tensor of depth", draw, read);
 		}
 		if (ok) printf("%dx%d, %d samples, frame %d: %d colors, every pixel equal%s\n", w, h, samples, frame,
 		               distinct(want, (int)npix), shared ? " (compute view and CUDA tensor)" : " (compute view)");
 	}
 	if (mem) CHECK(gfxcuda_release(mem));
 	if (resolved) CHECK(gfxcuda_release(resolved));
+	CHECK(gfxcuda_release(zsrc));
 	CHECK(gfxcuda_release(ms));
 	CHECK(gfxcuda_release(ctx));
+	free(zwant);
+	free(zgot);
 	free(want);
 	free(rgba);
 	free(tensor);
@@ -381,7 +452,7 @@ int main(int argc, char **argv) {
 		fprintf(stderr, "%llu live handles after, %llu before\n", (unsigned long long)after, (unsigned long long)before);
 		return 1;
 	}
-	printf("ok: MuJoCo's offscreen color through gfxcuda equals mjr_readPixels%s\n",
+	printf("ok: MuJoCo's offscreen color and depth through gfxcuda equal mjr_readPixels%s\n",
 	       shared ? " (compute views and CUDA tensors)" : " (compute views; no CUDA)");
 	return 0;
 }
