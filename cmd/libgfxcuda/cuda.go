@@ -49,7 +49,53 @@ func contextFor(ordinal int) (*cuda.Context, error) {
 type cudaMem struct {
 	m       *cuda.DeviceMemory
 	ordinal int
+	// cache, for memory from gfxcuda_cuda_alloc_cached: released, it goes
+	// back to the cache, reused once the streams named (the one it was
+	// written on, DLPack consumers') and the legacy default stream pass.
+	cache   *cuda.Cache
+	mu      sync.Mutex
+	streams []uintptr
 }
+
+// release frees the memory or gives it back to its cache.
+func (c *cudaMem) release() error {
+	c.mu.Lock()
+	k, streams := c.cache, c.streams
+	c.mu.Unlock()
+	if k == nil {
+		return c.m.Close()
+	}
+	return k.Put(c.m, streams...)
+}
+
+// caches holds each device's cache of tensor-sized memory
+// (gfxcuda_cuda_alloc_cached), made on first use and kept for the life of
+// the process.
+var caches = struct {
+	sync.Mutex
+	m map[int]*cuda.Cache
+}{m: map[int]*cuda.Cache{}}
+
+func cacheFor(ordinal int) (*cuda.Cache, error) {
+	c, err := contextFor(ordinal)
+	if err != nil {
+		return nil, err
+	}
+	caches.Lock()
+	defer caches.Unlock()
+	if k := caches.m[ordinal]; k != nil {
+		return k, nil
+	}
+	k, err := c.NewCache(cacheLimit)
+	if err != nil {
+		return nil, err
+	}
+	caches.m[ordinal] = k
+	return k, nil
+}
+
+// cacheLimit is the idle memory a device's cache keeps at most.
+const cacheLimit = 512 << 20
 
 // wrappedMem is CUDA memory gfxcuda does not own (CudaBuffer.from_cuda):
 // its owner keeps it alive.
@@ -159,7 +205,62 @@ func gfxcuda_cuda_alloc(device C.int, size C.uint64_t, out *C.uint64_t) C.int {
 		if err != nil {
 			return err
 		}
-		return store(out, &cudaMem{m, int(device)}, m.Close)
+		return store(out, &cudaMem{m: m, ordinal: int(device)}, m.Close)
+	})
+}
+
+//export gfxcuda_cuda_alloc_cached
+func gfxcuda_cuda_alloc_cached(device C.int, size C.uint64_t, stream C.uint64_t, out *C.uint64_t) C.int {
+	return call(func() error {
+		if out == nil {
+			return errorf(stInvalid, "gfxcuda_cuda_alloc_cached: null output")
+		}
+		if size == 0 {
+			return errorf(stInvalid, "gfxcuda: a CUDA allocation of 0 bytes")
+		}
+		k, err := cacheFor(int(device))
+		if err != nil {
+			return err
+		}
+		m, err := k.Get(uint64(size))
+		if err != nil {
+			return err
+		}
+		cm := &cudaMem{m: m, ordinal: int(device), cache: k}
+		if stream != 0 {
+			cm.streams = []uintptr{uintptr(stream)}
+		}
+		return store(out, cm, cm.release)
+	})
+}
+
+//export gfxcuda_cuda_note_stream
+func gfxcuda_cuda_note_stream(h, stream C.uint64_t) C.int {
+	return call(func() error {
+		m, err := get[*cudaMem](uint64(h), "CUDA memory")
+		if err != nil {
+			return err
+		}
+		if stream == 0 || uintptr(stream) == cuda.LegacyDefaultStream || uintptr(stream) == cuda.PerThreadDefaultStream {
+			return nil // covered by the legacy default stream
+		}
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		if m.cache == nil {
+			return nil // freed with cuMemFree, which waits for the device
+		}
+		for _, s := range m.streams {
+			if s == uintptr(stream) {
+				return nil
+			}
+		}
+		if len(m.streams) >= 16 {
+			// Used on many streams: freed, not kept (cuMemFree waits).
+			m.cache, m.streams = nil, nil
+			return nil
+		}
+		m.streams = append(m.streams, uintptr(stream))
+		return nil
 	})
 }
 

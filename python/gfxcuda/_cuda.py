@@ -155,6 +155,8 @@ class _Array:
     dtype (as given) and itemsize (its bytes), device (the CUDA ordinal),
     strides (bytes per step of each dimension, None: C-contiguous)."""
 
+    _cached = False  # memory of the device's cache (CudaBuffer._from_cache): DLPack consumers' streams are noted
+
     def _setup(self, handle, ptr, shape, dtype, device, strides=None, owner=None):
         self._h = _lib.Handle(handle)
         self.ptr = ptr
@@ -292,6 +294,9 @@ class _Array:
 
         Raises BufferError for a dl_device the memory is not on, ValueError
         for stream 0 (ambiguous in DLPack)."""
+        if self._cached and stream is not None and stream not in (-1, 0, 1, 2):
+            # Cached memory is reused once this stream passes too.
+            _lib.call("gfxcuda_cuda_note_stream", self._h.handle, _stream_int(stream, "__dlpack__"))
         if not copy and dl_device is None and self._pending is None and stream != 0 and not _lib._forked:
             # Nothing to order or copy (torch.from_dlpack's call): straight
             # to the C export, inline (one ctypes call and the capsule).
@@ -428,6 +433,25 @@ class CudaBuffer(_Array):
         h = _lib.new_handle("gfxcuda_cuda_alloc", device, max(n, 1))
         self._setup(h, _lib.info(h).device_ptr, shape, dtype, device)
         self.owned = True
+
+    @classmethod
+    def _from_cache(cls, shape, dtype, device, stream):
+        """A CudaBuffer from the device's cache of per-frame memory
+        (conversions' outputs): on release it goes back to the cache and is
+        reused once the work queued on stream (an int: where it is written),
+        on DLPack consumers' streams (__dlpack__ names them) and on the
+        legacy default stream has finished. shape, dtype and device are
+        checked by the caller."""
+        self = cls.__new__(cls)
+        _, _, itemsize = _dtype_of(dtype)
+        n = itemsize
+        for d in shape:
+            n *= d
+        h = _lib.new_handle("gfxcuda_cuda_alloc_cached", device, max(n, 1), stream)
+        self._setup(h, _lib.info(h).device_ptr, shape, dtype, device)
+        self.owned = True
+        self._cached = True
+        return self
 
     @classmethod
     def from_cuda(cls, ptr, shape, dtype="float32", device=0, strides=None, owner=None):

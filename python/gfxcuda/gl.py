@@ -183,15 +183,19 @@ def _to_tensors(sources, where, batch, dtype, layout, flip_y, mean, std, out, st
     if batch:
         shape = (len(sources),) + shape
     need = len(sources) * s0.height * s0.width * channels * itemsize
+    st = _cuda._stream_int(stream, where)
     if out is None:
-        out = _cuda.CudaBuffer(shape, "float32" if s0.depth else dtype, device=device)
+        device = _check.device(device, where)
+        dev = _cuda._shared_device(device, where)
+        # Per-frame memory: from the device's cache (reused once the
+        # streams that used it pass), not cuMemAlloc/cuMemFree each call.
+        out = _cuda.CudaBuffer._from_cache(shape, "float32" if s0.depth else dtype, device, st)
         ptr, size = out.ptr, need
     else:
         ptr, size = _cuda_pointer(out, where, need)
-    dev = _cuda._shared_device(device, where)
+        dev = _cuda._shared_device(device, where)
     handles = (ctypes.c_uint64 * len(sources))(*[s.handle for s in sources])
-    _lib.call("gfxcuda_gl_to_tensors", handles, len(sources), dev, ctypes.byref(lay), ptr, size,
-              _cuda._stream_int(stream, where))
+    _lib.call("gfxcuda_gl_to_tensors", handles, len(sources), dev, ctypes.byref(lay), ptr, size, st)
     if plans is not None:  # it worked: the next call with these arguments takes the short path
         if len(plans) >= 16:
             plans.clear()
@@ -291,9 +295,12 @@ class Source:
             return _to_tensors([self], "Source.to_tensor", False, dtype, layout, flip_y, mean, std, out, stream,
                                channels, device, self._plans if key is not None else None, key)
         lay, shape, need, dev = plan
+        if stream is not None:
+            from ._cuda import _stream_int
+            stream = _stream_int(stream, "Source.to_tensor")
         if out is None:
             from ._cuda import CudaBuffer
-            out = CudaBuffer(shape, "float32" if self.depth else dtype or "uint8", device=device)
+            out = CudaBuffer._from_cache(shape, "float32" if self.depth else dtype or "uint8", device, stream or 0)
             ptr = out.ptr
         elif getattr(out, "is_cuda", False) and hasattr(out, "data_ptr"):  # a torch tensor: no interface dict to build
             if not out.is_contiguous() or out.numel() * out.element_size() < need:
@@ -301,9 +308,6 @@ class Source:
             ptr = out.data_ptr()
         else:
             ptr, need = _cuda_pointer(out, "Source.to_tensor", need)
-        if stream is not None:
-            from ._cuda import _stream_int
-            stream = _stream_int(stream, "Source.to_tensor")
         st = _lib.lib.gfxcuda_gl_to_tensors(self._one, 1, dev, lay, ptr, need, stream or 0)
         if st:
             _lib.raise_status("gfxcuda_gl_to_tensor", st)

@@ -559,3 +559,50 @@ def test_depth_to_tensor_equals_glreadpixels(egl_ctx, kind):
     finally:
         _delete(objs)
         _delete(objs2)
+
+
+def test_to_tensor_outputs_reused_only_when_their_streams_passed(egl_ctx):
+    """to_tensor's own outputs come from a cache (no cuMemAlloc/cuMemFree
+    per frame): a dropped output is reused for a later frame, but not while
+    a DLPack consumer's stream (a torch side stream, blocked by a sleep
+    kernel) still has work queued that reads it: that work sees the frame
+    it was given, every element compared."""
+    torch = _torch_cuda()
+    w, h = 64, 48
+    rng = numpy.random.default_rng(8)
+    frames = [rng.integers(0, 256, (h, w, 4), dtype=numpy.uint8) for _ in range(3)]
+    t = _texture(w, h, GL.GL_RGBA8, GL.GL_RGBA, GL.GL_UNSIGNED_BYTE, frames[0])
+    try:
+        src = gfxcuda.gl.texture(t)
+        # Reuse: drop each output once torch is done with it; the cache hands
+        # the same memory out again.
+        ptrs = set()
+        for i in range(20):
+            GL.glTextureSubImage2D(t, 0, 0, 0, w, h, GL.GL_RGBA, GL.GL_UNSIGNED_BYTE, frames[i % 2])
+            out = src.to_tensor(flip_y=False)
+            x = torch.from_dlpack(out)
+            torch.cuda.synchronize()
+            assert torch.equal(x.cpu(), torch.from_numpy(frames[i % 2]))
+            ptrs.add(out.ptr)
+            del x, out
+        assert len(ptrs) <= 3, "every frame got new memory: %d blocks" % len(ptrs)
+        # A consumer on a side stream still reading: no reuse until it passed.
+        GL.glTextureSubImage2D(t, 0, 0, 0, w, h, GL.GL_RGBA, GL.GL_UNSIGNED_BYTE, frames[0])
+        out = src.to_tensor(flip_y=False)
+        torch.cuda.synchronize()
+        side = torch.cuda.Stream()
+        with torch.cuda.stream(side):
+            x = torch.from_dlpack(out)  # __dlpack__(stream=side): noted
+            torch.cuda._sleep(200_000_000)  # about 0.1 s of GPU time on the side stream
+            copy = x.clone()  # queued behind the sleep: reads the memory later
+        first = out.ptr
+        del x, out  # released while the side stream still has the clone queued
+        GL.glTextureSubImage2D(t, 0, 0, 0, w, h, GL.GL_RGBA, GL.GL_UNSIGNED_BYTE, frames[2])
+        out2 = src.to_tensor(flip_y=False)  # the legacy default stream: not ordered after the side stream
+        assert out2.ptr != first, "memory a consumer stream still reads was reused"
+        torch.cuda.synchronize()
+        assert torch.equal(copy.cpu(), torch.from_numpy(frames[0]))
+        assert torch.equal(torch.from_dlpack(out2).cpu(), torch.from_numpy(frames[2]))
+        src.release()
+    finally:
+        GL.glDeleteTextures(1, [t])

@@ -1,0 +1,115 @@
+package cuda
+
+import (
+	"testing"
+
+	"github.com/gfxcuda/gfxcuda/internal/cu"
+)
+
+// TestCache: a block given back while a stream it was named with is
+// blocked (cuStreamWaitValue32 on a flag) is not handed out again — Get
+// allocates another; once the stream passes, Get hands the block out
+// again (the same address); blocks of another size are not reused; over
+// the limit Put frees; Close frees the idle blocks and releases the
+// context (a use after Close is an error).
+func TestCache(t *testing.T) {
+	ctx := needCUDA(t)
+	k, err := ctx.NewCache(3 << 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 1 << 20
+	flag, err := ctx.Alloc(4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeOK(t, flag)
+	if err := ctx.Memset32(flag.Ptr(), 0, 1); err != nil {
+		t.Fatal(err)
+	}
+	rel, err := ctx.NewStream(StreamNonBlocking)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeOK(t, rel)
+	released := false
+	release := func() {
+		if !released {
+			released = true
+			if err := rel.Memset32(flag.Ptr(), 1, 1); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	s, err := ctx.NewStream(StreamNonBlocking)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeOK(t, s)
+	defer release()
+
+	a, err := k.Get(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pa := a.Ptr()
+	const waitGEQ = 0
+	if err := check("cuStreamWaitValue32", cu.StreamWaitValue32(ctx.h, s.h, cu.DevicePtr(flag.Ptr()), 1, waitGEQ)); err != nil {
+		t.Skipf("stream memory operations unavailable: %v", err)
+	}
+	if err := s.Memset32(pa, 7, n/4); err != nil { // queued behind the wait: "the consumer still uses it"
+		t.Fatal(err)
+	}
+	if err := k.Put(a, s.Handle()); err != nil {
+		t.Fatal(err)
+	}
+	b, err := k.Get(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Ptr() == pa {
+		t.Fatal("Get handed out a block whose stream had not passed")
+	}
+	if st := k.Stats(); st.Busy != 1 || st.Hits != 0 || st.Misses != 2 {
+		t.Errorf("stats while blocked: %+v", st)
+	}
+	release()
+	if err := s.Synchronize(); err != nil {
+		t.Fatal(err)
+	}
+	c, err := k.Get(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Ptr() != pa {
+		t.Errorf("after the stream passed, Get gave %#x, want the idle block %#x", c.Ptr(), pa)
+	}
+	if d, err := k.Get(2 * n); err != nil {
+		t.Fatal(err)
+	} else {
+		if d.Ptr() == b.Ptr() {
+			t.Error("a block of another size was reused")
+		}
+		if err := k.Put(d); err != nil { // 2 MiB idle
+			t.Fatal(err)
+		}
+	}
+	if err := k.Put(b); err != nil { // 3 MiB idle: at the limit
+		t.Fatal(err)
+	}
+	if err := k.Put(c); err != nil { // over the limit: freed
+		t.Fatal(err)
+	}
+	if st := k.Stats(); st.Freed != 1 || st.IdleBytes != 3<<20 || st.Hits != 1 {
+		t.Errorf("stats at the limit: %+v", st)
+	}
+	if err := k.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := k.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+	if _, err := k.Get(n); err == nil {
+		t.Error("Get after Close succeeded")
+	}
+}
