@@ -196,24 +196,37 @@ func GraphicsToTensors(d *Device, s *cuda.Stream, dst cuda.DevicePtr, size uint6
 			return err
 		}
 	}
-	if err := views[0].ToCUDA(s, views[1:]...); err != nil {
-		return err
-	}
-	if depth {
-		for i, v := range views {
-			c := cuda.ArrayCopy{Array: v.Array(), Ptr: dst + cuda.DevicePtr(uint64(i)*per)}
-			if err := s.CopyFromArray(c); err != nil {
-				return fmt.Errorf("gfxcuda: the depth of %v into the tensor: %w", srcs[i].src, err)
-			}
+	err := views[0].UseInCUDA(s, func(arrays []*cuda.Array) error {
+		if len(arrays) != len(srcs) {
+			return fmt.Errorf("gfxcuda: the graphics API gave %d arrays for %d sources", len(arrays), len(srcs))
 		}
-	} else {
+		if depth {
+			for i, a := range arrays {
+				c := cuda.ArrayCopy{Array: a, Ptr: dst + cuda.DevicePtr(uint64(i)*per)}
+				if err := s.CopyFromArray(c); err != nil {
+					return fmt.Errorf("gfxcuda: the depth of %v into the tensor: %w", srcs[i].src, err)
+				}
+			}
+			return nil
+		}
 		cv := make([]CUDASource, len(srcs))
 		for i, g := range srcs {
-			cv[i] = g.cuSrc
+			if a := arrays[i]; a == g.cu.Array() && g.cuSrc.Surface != 0 {
+				cv[i] = g.cuSrc // the view's own array: its surface, made once
+			} else {
+				// An array the API maps for this frame (CUDA reads the
+				// object in place): its surface goes with the mapping.
+				src, err := CUDAArraySource(a, g.src.Format(), 0)
+				if err != nil {
+					return fmt.Errorf("gfxcuda: %v in CUDA: %w", g.src, err)
+				}
+				cv[i] = src
+			}
 		}
-		if err := conv.Convert(s, dst, size, cv...); err != nil {
-			return err
-		}
+		return conv.Convert(s, dst, size, cv...)
+	}, views[1:]...)
+	if err != nil {
+		return err
 	}
 	for _, g := range srcs {
 		g.recordDoneLocked(s)
@@ -237,10 +250,7 @@ func (g *GraphicsSource) cudaViewLocked(d *Device) (graphics.View, error) {
 	if err != nil {
 		return nil, err
 	}
-	if v.Array() == nil {
-		return nil, errors.Join(fmt.Errorf("gfxcuda: %v: its view has no CUDA array", g.src), v.Close())
-	}
-	if !g.src.Depth() {
+	if !g.src.Depth() && v.Array() != nil {
 		src, err := CUDAArraySource(v.Array(), g.src.Format(), 0)
 		if err != nil {
 			return nil, errors.Join(err, v.Close())

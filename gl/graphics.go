@@ -1,10 +1,13 @@
 package gl
 
 import (
+	"errors"
 	"fmt"
+	"os"
 
 	"github.com/gfxcuda/gfxcuda/cuda"
 	"github.com/gfxcuda/gfxcuda/graphics"
+	"github.com/gfxcuda/gfxcuda/internal/egl"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
@@ -15,9 +18,23 @@ var (
 	_ graphics.View   = (*View)(nil)
 )
 
+// directOff turns CUDA's in-place reads of registrable sources off
+// (GFXCUDA_GL_DIRECT=0): every frame is then copied into shared memory
+// first, as for other sources (for comparing the two).
+var directOff = os.Getenv("GFXCUDA_GL_DIRECT") == "0"
+
 // NewGraphicsView is NewView for the face (graphics.Source): the source's
 // view on dev, in CUDA too when cu is not nil (the Context then works with
 // cu: SetCUDA). Call it where the context is current.
+//
+// For CUDA (cu not nil), a source CUDA can register as it is — a 2D or
+// rectangle texture (level 0) or renderbuffer, not multisampled, of
+// internal format RGBA8, RGBA16F or RGBA32F — gets a view that CUDA reads
+// in place: the object is registered with CUDA once
+// (cuGraphicsGLRegisterImage) and each UseInCUDA maps it, with no copy
+// (GFXCUDA_GL_DIRECT=0 turns this off). Such a view has no Vulkan image
+// and no Array outside UseInCUDA. Other sources, and views without CUDA,
+// are copies into memory GL, Vulkan and CUDA share (NewView).
 func (s *Source) NewGraphicsView(dev *vulkan.Device, cu *cuda.Context) (graphics.View, error) {
 	if dev == nil {
 		return nil, fmt.Errorf("gl: %s: a view needs a Vulkan device", s.what)
@@ -26,10 +43,141 @@ func (s *Source) NewGraphicsView(dev *vulkan.Device, cu *cuda.Context) (graphics
 		if err := s.c.SetCUDA(cu); err != nil {
 			return nil, fmt.Errorf("gl: %s: %w", s.what, err)
 		}
+		if target, ok := s.registrable(); ok && !directOff {
+			if v, err := s.directView(dev, cu, target); err == nil {
+				return v, nil
+			}
+			// CUDA refused the object (a driver's limit): copy it instead.
+		}
 	}
 	v, err := s.NewView(dev)
 	if err != nil {
 		return nil, err
 	}
 	return v, nil
+}
+
+// registrable says whether CUDA can read the source's object in place,
+// with the converter's formats, and the target to register it with.
+func (s *Source) registrable() (uint32, bool) {
+	d := s.desc
+	if s.depth || d.Samples > 1 || d.Level != 0 || d.Layer != 0 {
+		return 0, false
+	}
+	switch d.InternalFormat {
+	case 0x8058, 0x881A, 0x8814: // RGBA8, RGBA16F, RGBA32F: the converter's sources as they are
+	default:
+		return 0, false
+	}
+	if d.Kind == egl.KindRenderbuffer {
+		return egl.KindRenderbuffer, true
+	}
+	switch d.Target {
+	case egl.Texture2DTarget, egl.TextureRectangle:
+		return d.Target, true
+	}
+	return 0, false
+}
+
+// directView registers the source's object with cu (surface access, read
+// only where the driver takes it).
+func (s *Source) directView(dev *vulkan.Device, cu *cuda.Context, target uint32) (*View, error) {
+	var r *cuda.GLResource
+	err := s.c.do(func(e *egl.Context) error {
+		var err error
+		if r, err = cu.RegisterGLImage(s.desc.Name, target, cuda.GLSurface|cuda.GLReadOnly); err != nil {
+			r, err = cu.RegisterGLImage(s.desc.Name, target, cuda.GLSurface)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("gl: registering %s with CUDA: %w", s.what, err)
+	}
+	return &View{s: s, reg: r, dev: dev}, nil
+}
+
+// Direct reports whether CUDA reads the view's source in place (a
+// registered object: no copy) rather than a copy of it.
+func (v *View) Direct() bool { return v.reg != nil }
+
+// UseInCUDA hands the current frames of v and of more (views of the same
+// context, each a *View) to CUDA with one synchronization and runs f with
+// their CUDA arrays, in that order, for f to queue work reading them on s
+// (nil: the legacy default stream); then it gives them back to GL, whose
+// later commands wait for that work on the GPU. Copies (NewView) are
+// copied first (as ToCUDA); in-place views (Direct) are mapped for f and
+// unmapped after it. The arrays of in-place views are valid inside f
+// only. Call it where the context is current.
+func (v *View) UseInCUDA(s *cuda.Stream, f func(arrays []*cuda.Array) error, more ...graphics.View) error {
+	all := make([]*View, 0, 1+len(more))
+	all = append(all, v)
+	for i, m := range more {
+		gv, ok := m.(*View)
+		if !ok || gv == nil {
+			return fmt.Errorf("gl: UseInCUDA: view %d is not an OpenGL view (%T)", i+1, m)
+		}
+		all = append(all, gv)
+	}
+	var copies []*View
+	var regs []*cuda.GLResource
+	c := v.s.c
+	for i, w := range all {
+		if w.s.c != c && (w.s.c.e.Native() != c.e.Native() || c.e.Native() == 0) {
+			return fmt.Errorf("gl: UseInCUDA: view %d is of another GL context than view 0", i)
+		}
+		w.mu.Lock()
+		closed := w.closed
+		w.mu.Unlock()
+		if closed {
+			return fmt.Errorf("gl: UseInCUDA: view %d: %w", i, ErrClosed)
+		}
+		if w.reg != nil {
+			regs = append(regs, w.reg)
+		} else {
+			copies = append(copies, w)
+		}
+	}
+	if len(copies) > 0 {
+		if err := ToCUDA(s, copies...); err != nil {
+			return err
+		}
+	}
+	arrays := make([]*cuda.Array, len(all))
+	if len(regs) == 0 {
+		for i, w := range all {
+			arrays[i] = w.st.CUDA
+		}
+		return f(arrays)
+	}
+	return c.do(func(e *egl.Context) (err error) {
+		for _, w := range all {
+			if w.reg == nil {
+				continue
+			}
+			if ok, aerr := e.Alive(w.s.desc); aerr != nil || !ok {
+				if aerr == nil {
+					aerr = fmt.Errorf("%w: the renderer deleted it; make a new source for the object that replaces it", ErrNotObject)
+				}
+				return fmt.Errorf("gl: %s: %w", w.s.what, aerr)
+			}
+		}
+		if err := cuda.MapGL(s, regs...); err != nil {
+			return fmt.Errorf("gl: UseInCUDA: %w", err)
+		}
+		defer func() {
+			if uerr := cuda.UnmapGL(s, regs...); uerr != nil {
+				err = errors.Join(err, fmt.Errorf("gl: UseInCUDA: %w", uerr))
+			}
+		}()
+		for i, w := range all {
+			if w.reg == nil {
+				arrays[i] = w.st.CUDA
+				continue
+			}
+			if arrays[i], err = w.reg.Array(0, 0); err != nil {
+				return fmt.Errorf("gl: %s in CUDA: %w", w.s.what, err)
+			}
+		}
+		return f(arrays)
+	})
 }

@@ -18,7 +18,8 @@ import (
 // them the renderer goes on with its own objects untouched.
 type View struct {
 	s      *Source
-	st     *SharedTexture
+	st     *SharedTexture     // nil for an in-place view (reg)
+	reg    *cuda.GLResource   // an in-place view: the source's object registered with CUDA (NewGraphicsView)
 	dev    *vulkan.Device
 	mu     sync.Mutex
 	inGL   bool // released to GL (external) by Vulkan
@@ -237,6 +238,9 @@ func (v *View) ToVulkan() error {
 	if v.closed {
 		return ErrClosed
 	}
+	if v.st == nil {
+		return fmt.Errorf("gl: the view of %s is CUDA's in-place view: it has no Vulkan image (make a view without CUDA)", v.s.what)
+	}
 	if err := v.toGLLocked(); err != nil {
 		return err
 	}
@@ -281,12 +285,24 @@ func (v *View) ToCUDA(s *cuda.Stream, more ...graphics.View) error {
 	return ToCUDA(s, all...)
 }
 
-// Image is the view's Vulkan image (Texture().Vulkan).
-func (v *View) Image() *vulkan.Image { return v.st.Vulkan }
+// Image is the view's Vulkan image (Texture().Vulkan); nil for an
+// in-place view (Direct).
+func (v *View) Image() *vulkan.Image {
+	if v.st == nil {
+		return nil
+	}
+	return v.st.Vulkan
+}
 
 // Array is the view's CUDA array (Texture().CUDA); nil when the Context
-// had no CUDA context when the view was made.
-func (v *View) Array() *cuda.Array { return v.st.CUDA }
+// had no CUDA context when the view was made, and for an in-place view
+// (Direct: UseInCUDA gives its array).
+func (v *View) Array() *cuda.Array {
+	if v.st == nil {
+		return nil
+	}
+	return v.st.CUDA
+}
 
 // CUDAIdle tells the view that CUDA's work on its frame has finished (the
 // caller waited for it, or an event recorded after it reports done): the
@@ -307,6 +323,15 @@ func (v *View) Close() error {
 	}
 	v.closed = true
 	var err error
+	if v.reg != nil {
+		// Unregistered where the context is current (elsewhere the
+		// registration goes with the context).
+		err = v.s.c.do(func(*egl.Context) error { return v.reg.Close() })
+		if errors.Is(err, ErrWrongThread) {
+			err = nil
+		}
+		return err
+	}
 	if v.read != 0 {
 		// The framebuffers hold the source: deleted first (where the
 		// context is current; elsewhere they go with the context).
@@ -358,6 +383,9 @@ func ToCUDA(s *cuda.Stream, views ...*View) error {
 	for i, v := range views {
 		if v.closed {
 			return fmt.Errorf("gl: ToCUDA: view %d: %w", i, ErrClosed)
+		}
+		if v.st == nil {
+			return fmt.Errorf("gl: ToCUDA: the view of %s is read in place: use UseInCUDA", v.s.what)
 		}
 		if v.st.CUDA == nil {
 			return fmt.Errorf("gl: view of %s: %w", v.s.what, ErrNoCUDA)

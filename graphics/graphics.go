@@ -46,18 +46,24 @@ type Source interface {
 // A View is a Source's frames in memory that a Vulkan device and CUDA
 // share.
 type View interface {
-	// Image is the view's Vulkan image, what compute shaders read.
+	// Image is the view's Vulkan image, what compute shaders read; nil for
+	// a view made for CUDA that CUDA reads in place.
 	Image() *vulkan.Image
-	// Array is the view's CUDA array; nil for a view made without CUDA.
+	// Array is the view's own CUDA array, the same every frame; nil for a
+	// view made without CUDA, and for one CUDA reads in place (UseInCUDA
+	// gives its array).
 	Array() *cuda.Array
 	// ToVulkan copies the source's current frame into the view and hands
 	// the image to Vulkan (work submitted afterwards sees it).
 	ToVulkan() error
-	// ToCUDA copies the current frames of this view and of more (views of
-	// the same API context) into them and hands them all to CUDA with one
-	// synchronization: work queued on s afterwards sees every frame in its
-	// view's Array.
-	ToCUDA(s *cuda.Stream, more ...View) error
+	// UseInCUDA hands the current frames of this view and of more (views
+	// of the same API context) to CUDA with one synchronization — copied
+	// into the views' memory, or mapped where CUDA reads the object in
+	// place — and runs f with their CUDA arrays, in that order, for f to
+	// queue work that reads them on s; then it gives them back to the API,
+	// whose later work waits for that work on the GPU. Arrays that are not
+	// the views' own (Array) are valid inside f only.
+	UseInCUDA(s *cuda.Stream, f func(arrays []*cuda.Array) error, more ...View) error
 	// CUDAIdle tells the view that CUDA's work on its last frame has
 	// finished, so the next copy need not wait for it on the GPU.
 	CUDAIdle()

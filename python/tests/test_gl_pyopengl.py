@@ -606,3 +606,29 @@ def test_to_tensor_outputs_reused_only_when_their_streams_passed(egl_ctx):
         src.release()
     finally:
         GL.glDeleteTextures(1, [t])
+
+
+def test_to_tensor_of_an_object_the_renderer_deleted(egl_ctx):
+    """An RGBA8 texture (which CUDA reads in place: registered once) and an
+    RGB8 one (copied first), each deleted by the renderer after a first
+    to_tensor: the next to_tensor is an InvalidArgumentError naming the
+    object, and the process goes on (a new texture works)."""
+    torch = _torch_cuda()
+    w, h = 16, 8
+    for ifmt, comps, fmt in ((GL.GL_RGBA8, 4, GL.GL_RGBA), (GL.GL_RGB8, 3, GL.GL_RGB)):
+        data = numpy.random.default_rng(int(ifmt)).integers(0, 256, (h, w, comps), dtype=numpy.uint8)
+        t = _texture(w, h, ifmt, fmt, GL.GL_UNSIGNED_BYTE, data)
+        src = gfxcuda.gl.texture(t)
+        out = src.to_tensor(flip_y=False)
+        torch.cuda.synchronize()
+        got = torch.from_dlpack(out).cpu().numpy()
+        assert (got[..., :comps] == data).all()
+        GL.glDeleteTextures(1, [t])
+        with pytest.raises(gfxcuda.InvalidArgumentError, match="texture %d.*deleted" % t):
+            src.to_tensor()
+        src.release()
+    t = _texture(w, h, GL.GL_RGBA8, GL.GL_RGBA, GL.GL_UNSIGNED_BYTE, numpy.ones((h, w, 4), numpy.uint8))
+    try:
+        assert gfxcuda.gl.texture(t).to_tensor().shape == (h, w, 4)
+    finally:
+        GL.glDeleteTextures(1, [t])
