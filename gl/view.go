@@ -18,8 +18,8 @@ import (
 // them the renderer goes on with its own objects untouched.
 type View struct {
 	s      *Source
-	st     *SharedTexture     // nil for an in-place view (reg)
-	reg    *cuda.GLResource   // an in-place view: the source's object registered with CUDA (NewGraphicsView)
+	st     *SharedTexture   // nil for an in-place view (reg)
+	reg    *cuda.GLResource // an in-place view: the source's object registered with CUDA (NewGraphicsView)
 	dev    *vulkan.Device
 	mu     sync.Mutex
 	inGL   bool // released to GL (external) by Vulkan
