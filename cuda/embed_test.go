@@ -308,42 +308,12 @@ func TestWrapStream(t *testing.T) {
 // their deadline, then releases the flag and checks they succeed.
 func TestEventWaitDeadline(t *testing.T) {
 	ctx := needCUDA(t)
-	flag, err := ctx.Alloc(4)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer closeOK(t, flag)
-	if err := ctx.Memset32(flag.Ptr(), 0, 1); err != nil {
-		t.Fatal(err)
-	}
-	// rel releases the flag from the host through its own non-blocking
-	// stream (so the write does not queue behind s); it also runs before
-	// s.Close, which would otherwise wait forever if the test fails early.
-	rel, err := ctx.NewStream(StreamNonBlocking)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer closeOK(t, rel)
-	release := func() {
-		if err := rel.Memset32(flag.Ptr(), 1, 1); err != nil {
-			t.Fatal(err)
-		}
-	}
-	s, err := ctx.NewStream(StreamNonBlocking)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer closeOK(t, s)
-	defer release()
+	s, release := blockedStream(t, ctx)
 	e, err := ctx.NewEvent(EventDisableTiming)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer closeOK(t, e)
-	const waitGEQ = 0 // CU_STREAM_WAIT_VALUE_GEQ
-	if err := check("cuStreamWaitValue32", cu.StreamWaitValue32(ctx.h, s.h, cu.DevicePtr(flag.Ptr()), 1, waitGEQ)); err != nil {
-		t.Skipf("stream memory operations unavailable: %v", err)
-	}
 	if err := e.Record(s); err != nil {
 		t.Fatal(err)
 	}
@@ -367,6 +337,51 @@ func TestEventWaitDeadline(t *testing.T) {
 	if err := s.Wait(wctx); err != nil {
 		t.Fatalf("Stream.Wait after release: %v", err)
 	}
+}
+
+// blockedStream returns a non-blocking stream whose work waits for a flag
+// in device memory (cuStreamWaitValue32; skips where stream memory
+// operations are unavailable) and the function that releases it, from the
+// host through a stream of its own (so the write does not queue behind the
+// blocked stream). release is idempotent and also runs at cleanup, before
+// the stream is closed (which would otherwise wait forever if the test
+// fails early).
+func blockedStream(t *testing.T, ctx *Context) (*Stream, func()) {
+	t.Helper()
+	flag, err := ctx.Alloc(4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { closeOK(t, flag) })
+	if err := ctx.Memset32(flag.Ptr(), 0, 1); err != nil {
+		t.Fatal(err)
+	}
+	rel, err := ctx.NewStream(StreamNonBlocking)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { closeOK(t, rel) })
+	s, err := ctx.NewStream(StreamNonBlocking)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { closeOK(t, s) })
+	released := false
+	release := func() {
+		if !released {
+			released = true
+			if err := rel.Memset32(flag.Ptr(), 1, 1); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	t.Cleanup(release) // runs before the stream's Close (cleanups run last-in first-out)
+	const waitGEQ = 0 // CU_STREAM_WAIT_VALUE_GEQ
+	if err := check("cuStreamWaitValue32", cu.StreamWaitValue32(ctx.h, s.h, cu.DevicePtr(flag.Ptr()), 1, waitGEQ)); err != nil {
+		release()
+		t.Skipf("stream memory operations unavailable: %v", err)
+	}
+	return s, release
 }
 
 // TestConcurrentCloseAndUse closes streams, events, modules, arrays,

@@ -6,7 +6,6 @@ import (
 	"sync"
 
 	"github.com/gfxcuda/gfxcuda/cuda"
-	"github.com/gfxcuda/gfxcuda/graphics"
 	"github.com/gfxcuda/gfxcuda/internal/egl"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
@@ -267,23 +266,7 @@ func (v *View) ToVulkan() error {
 // the stream). The next ToCUDA makes GL wait for CUDA's work queued on its
 // s before copying over the frame: use one stream per view. A view is for
 // Vulkan (ToVulkan) or for CUDA, not both.
-// more are other views of the same context handed over with v in one
-// synchronization (as ToCUDA of them all); each must be a *View.
-func (v *View) ToCUDA(s *cuda.Stream, more ...graphics.View) error {
-	if len(more) == 0 {
-		return ToCUDA(s, v)
-	}
-	all := make([]*View, 0, 1+len(more))
-	all = append(all, v)
-	for i, m := range more {
-		gv, ok := m.(*View)
-		if !ok || gv == nil {
-			return fmt.Errorf("gl: ToCUDA: view %d is not an OpenGL view (%T)", i+1, m)
-		}
-		all = append(all, gv)
-	}
-	return ToCUDA(s, all...)
-}
+func (v *View) ToCUDA(s *cuda.Stream) error { return ToCUDA(s, v) }
 
 // Image is the view's Vulkan image (Texture().Vulkan); nil for an
 // in-place view (Direct).
