@@ -376,7 +376,7 @@ func blockedStream(t *testing.T, ctx *Context) (*Stream, func()) {
 		}
 	}
 	t.Cleanup(release) // runs before the stream's Close (cleanups run last-in first-out)
-	const waitGEQ = 0 // CU_STREAM_WAIT_VALUE_GEQ
+	const waitGEQ = 0  // CU_STREAM_WAIT_VALUE_GEQ
 	if err := check("cuStreamWaitValue32", cu.StreamWaitValue32(ctx.h, s.h, cu.DevicePtr(flag.Ptr()), 1, waitGEQ)); err != nil {
 		release()
 		t.Skipf("stream memory operations unavailable: %v", err)
