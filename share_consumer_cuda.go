@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gfxcuda/gfxcuda/cuda"
+	"github.com/gfxcuda/gfxcuda/internal/sharenet"
 )
 
 // hostReleaseTimeout bounds the host waits of consumers on rings without
@@ -78,7 +79,7 @@ func OpenCUDAConsumer(ctx context.Context, c *cuda.Context, tok Token, o ...Open
 		rfd, ffd := cons.readyFD, cons.freeFD
 		cons.readyFD, cons.freeFD, cons.gpuImported = -1, -1, true
 		if cc.ready, err = c.ImportSemaphoreFD(rfd, true); err != nil { // takes rfd
-			closeAll([]int{ffd})
+			sharenet.CloseAll([]int{ffd})
 			return nil, fmt.Errorf("share: importing the ring's semaphore into CUDA: %w", err)
 		}
 		if cc.free, err = c.ImportSemaphoreFD(ffd, true); err != nil {
@@ -242,7 +243,7 @@ func (cc *CUDAConsumer) Close() error {
 		return nil
 	}
 	cc.closed = true
-	if cc.c.prod.dead() {
+	if cc.c.producerGone() {
 		cc.unblock()
 	}
 	var err error

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/gfxcuda/gfxcuda/internal/sharenet"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
@@ -69,7 +70,7 @@ func OpenVulkanConsumer(ctx context.Context, dev *vulkan.Device, tok Token, o ..
 		rfd, ffd := cons.readyFD, cons.freeFD
 		cons.readyFD, cons.freeFD, cons.gpuImported = -1, -1, true
 		if vc.ready, err = dev.ImportSemaphoreFD(rfd, true); err != nil {
-			closeAll([]int{ffd})
+			sharenet.CloseAll([]int{ffd})
 			return nil, fmt.Errorf("share: importing the ring's semaphore into Vulkan: %w", err)
 		}
 		if vc.free, err = dev.ImportSemaphoreFD(ffd, true); err != nil {
@@ -123,7 +124,7 @@ func (vc *VulkanConsumer) waitCommands(ctx context.Context, i int) error {
 			}
 			return err
 		}
-		if vc.c.prod.dead() {
+		if vc.c.producerGone() {
 			vc.unblock()
 		}
 		if err := ctx.Err(); err != nil {
@@ -266,7 +267,7 @@ func (vc *VulkanConsumer) Close() error {
 		return nil
 	}
 	vc.closed = true
-	if vc.c.prod.dead() {
+	if vc.c.producerGone() {
 		vc.unblock()
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), hostReleaseTimeout)

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gfxcuda/gfxcuda/internal/sharenet"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
@@ -43,7 +44,7 @@ func (g *ringGPU) attach(idx int) ([]int, error) {
 	}
 	ffd, err := s.ExportFD()
 	if err != nil {
-		closeAll([]int{rfd})
+		sharenet.CloseAll([]int{rfd})
 		s.Close()
 		return nil, err
 	}

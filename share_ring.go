@@ -13,6 +13,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/gfxcuda/gfxcuda/internal/sharenet"
 )
 
 // Ring errors.
@@ -105,77 +107,6 @@ func (m shm) u64(off int) *uint64 { return (*uint64)(unsafe.Pointer(&m.mem[off])
 
 func slotStride(userMax int) int { return slotHdr + (userMax+7)&^7 }
 
-// Futex operations on shared (not process-private) words: the control
-// block is mapped by several processes.
-const (
-	futexOpWait = 0 // FUTEX_WAIT
-	futexOpWake = 1 // FUTEX_WAKE
-)
-
-func futexWait(addr *uint32, val uint32, d time.Duration) {
-	ts := unix.NsecToTimespec(d.Nanoseconds())
-	unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(addr)), futexOpWait, uintptr(val),
-		uintptr(unsafe.Pointer(&ts)), 0, 0)
-}
-
-func futexWake(addr *uint32) {
-	unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(addr)), futexOpWake, uintptr(1<<30), 0, 0, 0)
-}
-
-// procWatch tells whether the process on the other side of a ring has
-// exited (or, for the producer's view of a consumer, closed): a pidfd
-// where the peer's pid is visible from here, and the ring's liveness
-// socket, whose far end only the peer holds: it hangs up when the peer
-// exits, whatever PID namespace it is in (the pid of a peer in another
-// PID namespace may be invisible: 0).
-type procWatch struct {
-	pid   int
-	pidfd int
-	hup   int // our end of the liveness socket pair, or -1
-}
-
-func watch(pid, hup int) procWatch {
-	fd := -1
-	if pid > 0 {
-		if f, err := unix.PidfdOpen(pid, 0); err == nil {
-			fd = f
-		}
-	}
-	return procWatch{pid: pid, pidfd: fd, hup: hup}
-}
-
-func (w procWatch) dead() bool {
-	var p []unix.PollFd
-	if w.pidfd >= 0 {
-		p = append(p, unix.PollFd{Fd: int32(w.pidfd), Events: unix.POLLIN})
-	}
-	if w.hup >= 0 {
-		p = append(p, unix.PollFd{Fd: int32(w.hup), Events: unix.POLLRDHUP})
-	}
-	if len(p) == 0 {
-		return w.pid > 0 && unix.Kill(w.pid, 0) == unix.ESRCH
-	}
-	n, err := unix.Poll(p, 0)
-	if err != nil || n == 0 {
-		return false
-	}
-	for _, x := range p {
-		if x.Revents&(unix.POLLIN|unix.POLLHUP|unix.POLLRDHUP|unix.POLLERR) != 0 {
-			return true
-		}
-	}
-	return false
-}
-
-func (w *procWatch) close() {
-	for _, fd := range []*int{&w.pidfd, &w.hup} {
-		if *fd >= 0 {
-			unix.Close(*fd)
-			*fd = -1
-		}
-	}
-}
-
 // SharedRing is the producer's side of a frame ring shared with consumers in
 // other processes (share it with Export). The producer writes a slot
 // between Acquire and Publish; consumers read it between Next and
@@ -192,7 +123,7 @@ type SharedRing struct {
 	mu      sync.Mutex
 	seqs    []uint64 // the producer's own copy of each slot's frame
 	writing []bool   // slots between Acquire and Publish
-	cons    [maxConsumers]procWatch
+	cons    [maxConsumers]sharenet.ProcWatch
 	active  [maxConsumers]bool
 	closed  bool
 	ex      *Shared
@@ -248,7 +179,7 @@ func NewSharedRing(o SharedRingOptions) (*SharedRing, error) {
 	}
 	r := &SharedRing{o: o, fd: fd, m: shm{mem}, stride: stride, seqs: make([]uint64, n), writing: make([]bool, n), waits: make([][]freeWait, n)}
 	for i := range r.cons {
-		r.cons[i].pidfd, r.cons[i].hup = -1, -1
+		r.cons[i] = sharenet.NoWatch()
 	}
 	le := binary.LittleEndian
 	le.PutUint32(mem[offVersion:], ringVersion)
@@ -288,7 +219,7 @@ func (r *SharedRing) export() (*Shared, error) {
 	return ex, nil
 }
 
-func (r *SharedRing) open(p peer) ([]int, []byte, error) {
+func (r *SharedRing) open(p sharenet.Peer) ([]int, []byte, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
@@ -321,7 +252,7 @@ func (r *SharedRing) open(p peer) ([]int, []byte, error) {
 	// The liveness socket: the consumer keeps one end, we poll the other.
 	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
-		closeAll(fds)
+		sharenet.CloseAll(fds)
 		if r.gpu != nil {
 			r.gpu.detach(idx, atomic.LoadUint64(r.m.u64(offNextSeq)))
 		}
@@ -331,10 +262,10 @@ func (r *SharedRing) open(p peer) ([]int, []byte, error) {
 	c := offCons + idx*consStride
 	atomic.StoreUint64(r.m.u64(c+16), 0)
 	atomic.StoreUint64(r.m.u64(c+8), atomic.LoadUint64(r.m.u64(offNextSeq))-1)
-	atomic.StoreUint32(r.m.u32(c+4), uint32(p.pid))
+	atomic.StoreUint32(r.m.u32(c+4), uint32(p.PID()))
 	atomic.StoreUint32(r.m.u32(c), 1)
 	r.active[idx] = true
-	r.cons[idx] = watch(p.pid, pair[0])
+	r.cons[idx] = sharenet.Watch(p.PID(), pair[0])
 	return fds, binary.LittleEndian.AppendUint32(nil, uint32(idx)), nil
 }
 
@@ -350,13 +281,13 @@ func (r *SharedRing) reapLocked() int {
 			continue
 		}
 		c := offCons + i*consStride
-		if atomic.LoadUint32(r.m.u32(c)) != 0 && !r.cons[i].dead() {
+		if atomic.LoadUint32(r.m.u32(c)) != 0 && !r.cons[i].Dead() {
 			n++
 			continue
 		}
 		atomic.StoreUint32(r.m.u32(c), 0)
 		r.active[i] = false
-		r.cons[i].close()
+		r.cons[i].Close()
 		for s := range r.seqs {
 			clearBit(r.m.u32(r.slotOff(s)+28), i)
 			clearBit(r.m.u32(r.slotOff(s)+slotGPURel), i)
@@ -423,7 +354,7 @@ func (r *SharedRing) Acquire(ctx context.Context) (int, error) {
 		if err := ctx.Err(); err != nil {
 			return -1, fmt.Errorf("share: Ring.Acquire: every slot is held: %w", err)
 		}
-		futexWait(word, rel, pollSlice) // EFAULT, not a fault, if Close unmapped it meanwhile
+		sharenet.FutexWait(word, rel, pollSlice) // EFAULT, not a fault, if Close unmapped it meanwhile
 	}
 }
 
@@ -518,7 +449,7 @@ func (r *SharedRing) Publish(slot int, user []byte, wait uint64) (uint64, error)
 	r.seqs[slot] = seq
 	r.writing[slot] = false
 	atomic.AddUint32(r.m.u32(offPub), 1)
-	futexWake(r.m.u32(offPub))
+	sharenet.FutexWake(r.m.u32(offPub))
 	return seq, nil
 }
 
@@ -535,7 +466,7 @@ func (r *SharedRing) Close() error {
 	ex := r.ex
 	atomic.StoreUint32(r.m.u32(offClosed), 1)
 	atomic.AddUint32(r.m.u32(offPub), 1)
-	futexWake(r.m.u32(offPub))
+	sharenet.FutexWake(r.m.u32(offPub))
 	r.mu.Unlock()
 	if ex != nil {
 		ex.Close()
@@ -543,7 +474,7 @@ func (r *SharedRing) Close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for i := range r.cons {
-		r.cons[i].close()
+		r.cons[i].Close()
 	}
 	err := unix.Munmap(r.m.mem)
 	r.m.mem = nil
@@ -558,7 +489,7 @@ type Consumer struct {
 	sem     Token
 	stride  int
 	userMax int
-	prod    procWatch
+	prod    sharenet.ProcWatch
 	mu      sync.Mutex
 	held    []*Frame // in sequence order
 	last    uint64   // the newest frame taken
@@ -576,41 +507,41 @@ type Consumer struct {
 // Slots' tokens (in Vulkan or CUDA, as the consumer wants), with the same
 // OpenOptions.
 func OpenSharedRing(ctx context.Context, tok Token, o ...OpenOptions) (*Consumer, error) {
-	t, err := parseToken(tok)
+	t, err := sharenet.ParseToken(tok)
 	if err != nil {
 		return nil, err
 	}
-	if t.Kind != KindRing {
-		return nil, fmt.Errorf("%w: the token shares a %v, not a ring", ErrWrongKind, t.Kind)
+	if k := t.Meta().Kind; k != KindRing {
+		return nil, fmt.Errorf("%w: the token shares a %v, not a ring", ErrWrongKind, k)
 	}
-	r, err := fetch(ctx, t, openOptions(o))
+	r, err := t.Fetch(ctx, o...)
 	if err != nil {
 		return nil, err
 	}
 	// The control block, the semaphores (GPU rings) and the liveness
 	// socket (format 2 producers).
-	if len(r.fds) < 1 || len(r.fds) > 4 || len(r.extra) != 4 {
-		closeAll(r.fds)
+	if len(r.FDs) < 1 || len(r.FDs) > 4 || len(r.Extra) != 4 {
+		sharenet.CloseAll(r.FDs)
 		return nil, errors.New("share: OpenRing: malformed reply from the producer")
 	}
-	fds := r.fds
+	fds := r.FDs
 	hup := -1
 	if len(fds)%2 == 0 {
 		hup, fds = fds[len(fds)-1], fds[:len(fds)-1]
 	}
 	fd := fds[0]
 	defer unix.Close(fd)
-	idx := int(binary.LittleEndian.Uint32(r.extra))
+	idx := int(binary.LittleEndian.Uint32(r.Extra))
 	c, err := mapConsumer(fd, idx)
 	if err != nil {
-		closeAll(append(fds[1:], hup))
+		sharenet.CloseAll(append(fds[1:], hup))
 		return nil, err
 	}
 	c.readyFD, c.freeFD = -1, -1
 	if len(fds) == 3 {
 		c.readyFD, c.freeFD = fds[1], fds[2]
 	}
-	c.prod = watch(r.pid, hup)
+	c.prod = sharenet.Watch(r.PID, hup)
 	return c, nil
 }
 
@@ -649,7 +580,7 @@ func mapConsumer(fd, idx int) (*Consumer, error) {
 	if len(lines) != n && len(lines) != n+1 {
 		return fail("slot tokens")
 	}
-	c := &Consumer{m: shm{mem}, idx: idx, stride: stride, userMax: um, readyFD: -1, freeFD: -1, prod: procWatch{pidfd: -1, hup: -1}}
+	c := &Consumer{m: shm{mem}, idx: idx, stride: stride, userMax: um, readyFD: -1, freeFD: -1, prod: sharenet.NoWatch()}
 	for _, l := range lines[:n] {
 		c.slots = append(c.slots, Token(l))
 	}
@@ -743,9 +674,9 @@ func (c *Consumer) Next(ctx context.Context) (*Frame, error) {
 			}
 			return nil, ErrSharedRingClosed
 		}
-		if c.prod.dead() {
-			if c.prod.pid > 0 {
-				return nil, fmt.Errorf("%w (pid %d)", ErrProducerGone, c.prod.pid)
+		if c.prod.Dead() {
+			if c.prod.PID() > 0 {
+				return nil, fmt.Errorf("%w (pid %d)", ErrProducerGone, c.prod.PID())
 			}
 			return nil, ErrProducerGone
 		}
@@ -755,7 +686,7 @@ func (c *Consumer) Next(ctx context.Context) (*Frame, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("share: Consumer.Next: %w", err)
 		}
-		futexWait(c.m.u32(offPub), pub, pollSlice)
+		sharenet.FutexWait(c.m.u32(offPub), pub, pollSlice)
 	}
 }
 
@@ -830,7 +761,7 @@ func (c *Consumer) releaseLocked(f *Frame, signal func(v uint64) error) error {
 		atomic.StoreUint64(c.m.u64(co+16), 0)
 	}
 	atomic.AddUint32(c.m.u32(offRel), 1)
-	futexWake(c.m.u32(offRel))
+	sharenet.FutexWake(c.m.u32(offRel))
 	return nil
 }
 
@@ -842,6 +773,9 @@ func (c *Consumer) heldIndex(f *Frame) int {
 	}
 	return -1
 }
+
+// producerGone reports whether the producer's process exited.
+func (c *Consumer) producerGone() bool { return c.prod.Dead() }
 
 // readyMax is the highest "frame ready" value the producer submitted.
 func (c *Consumer) readyMax() uint64 { return atomic.LoadUint64(c.m.u64(offReadyMax)) }
@@ -866,8 +800,8 @@ func (c *Consumer) Close() error {
 	c.readyFD, c.freeFD = -1, -1
 	atomic.StoreUint32(c.m.u32(offCons+c.idx*consStride), 0)
 	atomic.AddUint32(c.m.u32(offRel), 1)
-	futexWake(c.m.u32(offRel))
-	c.prod.close()
+	sharenet.FutexWake(c.m.u32(offRel))
+	c.prod.Close()
 	err := unix.Munmap(c.m.mem)
 	c.m.mem = nil
 	return err
