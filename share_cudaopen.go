@@ -141,6 +141,10 @@ func (b *CUDABuffer) Ptr() cuda.DevicePtr {
 // Size is the buffer's size in bytes.
 func (b *CUDABuffer) Size() uint64 { return b.size }
 
+// shareable is the CUDA allocation the buffer maps (ExportCUDA,
+// Device.NewBufferFromCUDA), or nil for memory imported from Vulkan.
+func (b *CUDABuffer) shareable() *cuda.ShareableMemory { return b.im.cu }
+
 // Close releases this handle's reference to the import; the last handle
 // of the process to close releases the import. Idempotent.
 func (b *CUDABuffer) Close() error {

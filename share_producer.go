@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	"github.com/gfxcuda/gfxcuda/internal/sharenet"
@@ -291,8 +290,7 @@ func NewProducer(dev *vulkan.Device, o ProducerOptions) (*Producer, error) {
 		ready, err := dev.NewTimelineSemaphore(0, true)
 		if err == nil {
 			p.gpu = &ringGPU{dev: dev, ready: ready}
-			r.gpu = p.gpu
-			atomic.StoreUint32(r.m.u32(offGPU), 1)
+			r.useGPU(p.gpu)
 		} else if !errors.Is(err, vulkan.ErrUnsupported) {
 			return fail(err)
 		}
@@ -369,13 +367,7 @@ func (p *Producer) Produce(ctx context.Context, record func(c *vulkan.Commands, 
 	r := p.ring
 	slots := make([]int, 0, p.batch)
 	unwind := func(err error) (uint64, error) {
-		r.mu.Lock()
-		for _, s := range slots {
-			r.writing[s] = false
-			so := r.slotOff(s)
-			atomic.StoreUint64(r.m.u64(so), r.seqs[s])
-		}
-		r.mu.Unlock()
+		r.unacquire(slots)
 		c.Reset()
 		return 0, err
 	}
@@ -387,23 +379,7 @@ func (p *Producer) Produce(ctx context.Context, record func(c *vulkan.Commands, 
 		slots = append(slots, s)
 	}
 	first := r.NextSeq()
-	var waits []vulkan.SemaphoreValue
-	r.mu.Lock()
-	for _, s := range slots {
-		for _, w := range r.waits[s] {
-			merged := false
-			for i := range waits {
-				if waits[i].Semaphore == w.sem {
-					waits[i].Value = max(waits[i].Value, w.value)
-					merged = true
-				}
-			}
-			if !merged {
-				waits = append(waits, vulkan.SemaphoreValue{Semaphore: w.sem, Value: w.value})
-			}
-		}
-	}
-	r.mu.Unlock()
+	waits := r.slotWaits(slots)
 	// Buffers move in one barrier command (a GPU may pay per command).
 	var bufs []*vulkan.Buffer
 	for _, s := range slots {
@@ -423,8 +399,8 @@ func (p *Producer) Produce(ctx context.Context, record func(c *vulkan.Commands, 
 		if err != nil {
 			return unwind(err)
 		}
-		if len(u) > r.o.UserBytes {
-			return unwind(fmt.Errorf("share: Producer.Produce: %d bytes of metadata, at most %d", len(u), r.o.UserBytes))
+		if len(u) > r.userBytes() {
+			return unwind(fmt.Errorf("share: Producer.Produce: %d bytes of metadata, at most %d", len(u), r.userBytes()))
 		}
 		users[i] = u
 	}
@@ -446,19 +422,17 @@ func (p *Producer) Produce(ctx context.Context, record func(c *vulkan.Commands, 
 		o.Signal = []vulkan.SemaphoreValue{{Semaphore: p.gpu.ready, Value: last}}
 		// Before the submission: a consumer of a dead producer signals
 		// past it.
-		atomic.StoreUint64(r.m.u64(offReadyMax), last)
+		r.announceReady(last)
 	}
 	if err := c.Submit(o); err != nil {
 		return unwind(fmt.Errorf("share: Producer.Produce: %w", err))
 	}
 	p.pending[ci] = true
 	p.next = (p.next + 1) % len(p.cmds)
-	r.mu.Lock()
+	r.submitted(slots)
 	for _, s := range slots {
 		p.touched[s] = true
-		r.waits[s] = r.waits[s][:0]
 	}
-	r.mu.Unlock()
 	wait := last
 	if p.gpu == nil {
 		// No semaphore can tell consumers: finish the batch first.

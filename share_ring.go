@@ -12,9 +12,9 @@ import (
 	"time"
 	"unsafe"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/gfxcuda/gfxcuda/internal/sharenet"
+	"github.com/gfxcuda/gfxcuda/vulkan"
+	"golang.org/x/sys/unix"
 )
 
 // Ring errors.
@@ -422,6 +422,67 @@ func (r *SharedRing) consumedLocked(seq uint64) bool {
 	return true
 }
 
+// unacquire gives acquired slots back unpublished: their frames stay
+// what they were (a Producer's batch that failed).
+func (r *SharedRing) unacquire(slots []int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, s := range slots {
+		r.writing[s] = false
+		atomic.StoreUint64(r.m.u64(r.slotOff(s)), r.seqs[s])
+	}
+}
+
+// slotWaits is what writing the acquired slots waits for: each
+// consumer's "slot free" semaphore at the highest value any of the slots
+// needs (GPU rings; none otherwise).
+func (r *SharedRing) slotWaits(slots []int) []vulkan.SemaphoreValue {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var waits []vulkan.SemaphoreValue
+	for _, s := range slots {
+		for _, w := range r.waits[s] {
+			merged := false
+			for i := range waits {
+				if waits[i].Semaphore == w.sem {
+					waits[i].Value = max(waits[i].Value, w.value)
+					merged = true
+				}
+			}
+			if !merged {
+				waits = append(waits, vulkan.SemaphoreValue{Semaphore: w.sem, Value: w.value})
+			}
+		}
+	}
+	return waits
+}
+
+// submitted forgets the slots' waits: a submission now waits for them.
+func (r *SharedRing) submitted(slots []int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, s := range slots {
+		r.waits[s] = r.waits[s][:0]
+	}
+}
+
+// announceReady records the timeline value the ring's last submitted
+// batch signals, before its submission: a consumer of a dead producer
+// signals past it.
+func (r *SharedRing) announceReady(last uint64) {
+	atomic.StoreUint64(r.m.u64(offReadyMax), last)
+}
+
+// useGPU makes the ring's frames GPU-synchronized through g's
+// semaphores, and says so in the control block for consumers.
+func (r *SharedRing) useGPU(g *ringGPU) {
+	r.gpu = g
+	atomic.StoreUint32(r.m.u32(offGPU), 1)
+}
+
+// userBytes is the most metadata a frame carries.
+func (r *SharedRing) userBytes() int { return r.o.UserBytes }
+
 // Publish makes the frame in slot (from Acquire) visible to consumers,
 // with user metadata and the timeline value its GPU work signals (0: the
 // content is complete now). It returns the frame's sequence number.
@@ -772,6 +833,36 @@ func (c *Consumer) heldIndex(f *Frame) int {
 		}
 	}
 	return -1
+}
+
+// semaphoreFDs reports whether the consumer holds the descriptors of a
+// GPU ring's semaphores, not imported yet.
+func (c *Consumer) semaphoreFDs() bool { return c.readyFD >= 0 }
+
+// takeSemaphoreFDs hands the caller, who imports them, the producer's
+// "frame ready" and this consumer's "slot free" semaphore descriptors.
+func (c *Consumer) takeSemaphoreFDs() (ready, free int) {
+	ready, free = c.readyFD, c.freeFD
+	c.readyFD, c.freeFD, c.gpuImported = -1, -1, true
+	return ready, free
+}
+
+// locked runs fn with the consumer's lock held (fn may call the
+// consumer's ...Locked methods).
+func (c *Consumer) locked(fn func() error) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return fn()
+}
+
+// signalledLocked is the last frame whose release was signalled to a GPU
+// producer (0: none).
+func (c *Consumer) signalledLocked() uint64 { return c.signal }
+
+// gpuReleasedLocked marks slot released on the GPU by this consumer: the
+// producer's next write waits for this consumer's "slot free" value.
+func (c *Consumer) gpuReleasedLocked(slot int) {
+	setBit(c.m.u32(c.slotOff(slot)+slotGPURel), c.idx)
 }
 
 // producerGone reports whether the producer's process exited.
