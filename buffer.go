@@ -242,7 +242,7 @@ func (b *Buffer) Close() error {
 		d.mu.Unlock()
 		return nil
 	}
-	if b.s.ring != nil || b.s.prod != nil {
+	if b.s.holder != nil {
 		d.mu.Unlock()
 		return fmt.Errorf("interop: Close: %w: close its Ring or Producer first", ErrHeldByCUDA)
 	}

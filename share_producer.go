@@ -213,7 +213,7 @@ func (p *Producer) claim(s *state) error {
 	switch {
 	case s.closed:
 		return ErrClosed
-	case s.ring != nil || s.prod != nil:
+	case s.holder != nil:
 		return fmt.Errorf("share: NewProducer: the resource is already a ring's slot: %w", ErrHeldByCUDA)
 	case s.owner == ownedByCUDA:
 		return fmt.Errorf("share: NewProducer: %w (call Access.Done first)", ErrHeldByCUDA)
@@ -222,17 +222,23 @@ func (p *Producer) claim(s *state) error {
 			return err
 		}
 	}
-	s.prod = p
+	s.holder = p
 	p.claimed = append(p.claimed, s)
 	return nil
 }
+
+// slotNoun and refusesOtherVulkanWork make a Producer the slotHolder of
+// the Device's resources it claimed: it submits its own Vulkan work on
+// them, which the guard lets through.
+func (p *Producer) slotNoun() string             { return "a Producer's slot (close the Producer first)" }
+func (p *Producer) refusesOtherVulkanWork() bool { return false }
 
 // unclaim gives the slots claim took back to their Device.
 func (p *Producer) unclaim() {
 	for _, s := range p.claimed {
 		s.d.mu.Lock()
-		if s.prod == p {
-			s.prod = nil
+		if s.holder == p {
+			s.holder = nil
 		}
 		s.d.mu.Unlock()
 	}

@@ -416,7 +416,7 @@ func (t *Texture) Close() error {
 		d.mu.Unlock()
 		return nil
 	}
-	if t.s.ring != nil || t.s.prod != nil {
+	if t.s.holder != nil {
 		d.mu.Unlock()
 		return fmt.Errorf("interop: Close: %w: close its Ring or Producer first", ErrHeldByCUDA)
 	}

@@ -215,7 +215,7 @@ func (d *Device) submitConversion(conv *VulkanConverter, img *vulkan.Image, vb *
 		switch {
 		case s.closed:
 			return ErrClosed
-		case s.ring != nil, s.prod != nil:
+		case s.holder != nil:
 			return fmt.Errorf("gfxcuda: ToTensor: a ring's slot: %w", ErrHeldByCUDA)
 		case s.owner == ownedByCUDA:
 			return fmt.Errorf("gfxcuda: ToTensor: %w", ErrHeldByCUDA)
