@@ -16,7 +16,7 @@ export PATH := $(PATH):/usr/local/go/bin
 PYTHON  ?= /usr/bin/python3
 LIB_DIR := build/lib
 
-.PHONY: all deps deps-test build demo test vet fmt-check gpu-test gpu-bundle gpu-pyopengl gpu-mujoco clean lib python pytest
+.PHONY: all deps deps-test build demo test vet fmt-check tidy-check gpu-test gpu-bundle gpu-pyopengl gpu-mujoco clean lib python pytest
 
 all: build
 
@@ -57,6 +57,11 @@ fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
+# go.mod and go.sum as go mod tidy leaves them (it prints what it would
+# change, and changes nothing).
+tidy-check:
+	$(GO) mod tidy -diff
+
 vet: deps $(PROGRESS)
 	$(PROGRESS) -- $(GO) vet $(PKGS)
 
@@ -67,9 +72,9 @@ vet: deps $(PROGRESS)
 # deadline exceeded" and no crasher (go.dev/issue/75804, fixed in Go 1.27);
 # a count has no deadline to race. 200,000 runs is about 10 s here;
 # FuzzTranslate (the WGSL parser, checker and GLSL writer) runs 50,000.
-test: deps fmt-check vet deps-test $(PROGRESS)
+test: deps fmt-check tidy-check vet deps-test $(PROGRESS)
 	GFXCUDA_REQUIRE_VULKAN=1 GFXCUDA_REQUIRE_GL=1 GFXCUDA_VALIDATION=1 $(PROGRESS) -- $(GO) test -json -race -count=1 -timeout 20m $(PKGS)
-	$(PROGRESS) -- $(GO) test -run '^$$' -fuzz '^FuzzParseToken$$' -fuzztime 200000x . && $(PROGRESS) -- $(GO) test -run '^$$' -fuzz '^FuzzReadRequest$$' -fuzztime 200000x .
+	$(PROGRESS) -- $(GO) test -run '^$$' -fuzz '^FuzzParseToken$$' -fuzztime 200000x ./internal/sharenet/ && $(PROGRESS) -- $(GO) test -run '^$$' -fuzz '^FuzzReadRequest$$' -fuzztime 200000x ./internal/sharenet/
 	$(PROGRESS) -- $(GO) test -run '^$$' -fuzz '^FuzzTranslate$$' -fuzztime 50000x ./shader/wgsl/
 	$(MAKE) pytest
 
