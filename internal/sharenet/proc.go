@@ -52,6 +52,10 @@ func Watch(pid, hup int) ProcWatch {
 	return ProcWatch{pid: pid, pidfd: fd, hup: hup}
 }
 
+// pidWatch watches process pid through its pidfd alone (no liveness
+// socket: hup -1, so that fd 0 is never polled in its place).
+func pidWatch(pid, pidfd int) ProcWatch { return ProcWatch{pid: pid, pidfd: pidfd, hup: -1} }
+
 // NoWatch is a watch of nothing: never dead, nothing to close.
 func NoWatch() ProcWatch { return ProcWatch{pidfd: -1, hup: -1} }
 
