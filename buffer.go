@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"syscall"
 
+	"github.com/gfxcuda/gfxcuda/compute"
 	"github.com/gfxcuda/gfxcuda/cuda"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
@@ -21,7 +22,7 @@ type Buffer struct {
 	size     uint64
 	imported bool        // made by ImportBuffer: not exportable again
 	lazy     *lazyVulkan // ImportOptions.LazyVulkan: the Vulkan import still to make
-	view     computeView // its compute view (kernel.go), guarded by the Device's lock
+	view     computeView // its compute view (ComputeResource, cudacompute.go), guarded by the Device's lock
 	seg      *Segment    // or: a view of a Pool's segment (Segment.Buffer), held until free
 	segOff   uint64      // its offset in the segment
 }
@@ -260,4 +261,26 @@ func (b *Buffer) Close() error {
 		err = d.cs.syncContext()
 	}
 	return errors.Join(err, b.free())
+}
+
+// computeView is a shared resource's view on a compute device, made by its
+// first dispatch and kept until the resource is closed (the view wraps the
+// resource's Vulkan object and owns nothing).
+type computeView struct {
+	dev *compute.Device
+	res compute.Resource
+}
+
+// get returns the cached view of a resource on cd, making it with mk when
+// there is none for cd. Called with d.mu held.
+func (v *computeView) get(cd *compute.Device, mk func() (compute.Resource, error)) (compute.Resource, error) {
+	if v.res != nil && v.dev == cd {
+		return v.res, nil
+	}
+	r, err := mk()
+	if err != nil {
+		return nil, err
+	}
+	*v = computeView{dev: cd, res: r}
+	return r, nil
 }

@@ -34,7 +34,7 @@ type Texture struct {
 
 	imported bool        // made by ImportTexture: not exportable again
 	lazy     *lazyVulkan // ImportOptions.LazyVulkan: the Vulkan import still to make
-	view     computeView // its compute view (kernel.go), guarded by the Device's lock
+	view     computeView // its compute view (ComputeResource, cudacompute.go), guarded by the Device's lock
 
 	surfMu sync.Mutex
 	surf   cuda.SurfObject // made on first use
