@@ -284,3 +284,42 @@ func (v *computeView) get(cd *compute.Device, mk func() (compute.Resource, error
 	*v = computeView{dev: cd, res: r}
 	return r, nil
 }
+
+func (b *Buffer) live() error {
+	d := b.s.d
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if b.s.closed || d.closed {
+		return ErrClosed
+	}
+	return nil
+}
+
+// importVulkanBuffer imports size bytes at off of an exported allocation
+// of alloc bytes (fd, which it takes) as a Vulkan buffer: the buffer's own
+// import, or at an offset, the allocation's import with the buffer placed
+// in it (the buffer keeps the import).
+func importVulkanBuffer(dev *vulkan.Device, fd int, size, alloc uint64, dedicated bool, off uint64) (*vulkan.Buffer, error) {
+	if off == 0 {
+		return dev.NewBuffer(vulkan.BufferOptions{Size: size, Import: &vulkan.ImportFD{FD: fd, Size: alloc, Dedicated: dedicated}}) // takes fd
+	}
+	return importPlaced(dev, fd, size, alloc, off)
+}
+
+// importPlaced imports an allocation (fd, which it takes) as a Memory and
+// places a buffer of size bytes at off in it.
+func importPlaced(dev *vulkan.Device, fd int, size, alloc, off uint64) (*vulkan.Buffer, error) {
+	m, err := dev.ImportMemory(vulkan.ImportFD{FD: fd, Size: alloc}) // takes fd
+	if err != nil {
+		return nil, err
+	}
+	vb, err := dev.NewBuffer(vulkan.BufferOptions{Size: size, Memory: m, Offset: off})
+	return vb, errors.Join(err, m.Close()) // vb keeps the memory
+}
+
+// Device returns the Device that made or imported the buffer.
+func (b *Buffer) Device() *Device { return b.s.d }
+
+// FromCUDA reports whether the buffer's memory is a CUDA allocation
+// (NewBufferFromCUDA, a Pool's segment) rather than a Vulkan one.
+func (b *Buffer) FromCUDA() bool { return b.cu != nil || b.seg != nil }
