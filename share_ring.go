@@ -907,3 +907,125 @@ func (r *SharedRing) NextSeq() uint64 {
 	}
 	return atomic.LoadUint64(r.m.u64(offNextSeq))
 }
+
+// freeWait is a consumer's "slot free" value a write of a slot waits for.
+type freeWait struct {
+	sem   *vulkan.Semaphore
+	value uint64
+}
+
+// ringGPU holds a Producer's semaphores: "frame ready" (the producer's
+// queue signals it with the last sequence number of each batch) and one
+// "slot free" semaphore per attached consumer (the consumer signals the
+// sequence number of each frame it releases, after its work on it). The
+// producer creates all of them, exportable; each consumer gets the
+// descriptors of the first and of its own with the ring's control block.
+type ringGPU struct {
+	dev     *vulkan.Device
+	ready   *vulkan.Semaphore
+	free    [maxConsumers]*vulkan.Semaphore
+	retired []*vulkan.Semaphore
+}
+
+// attach makes consumer idx's "slot free" semaphore and returns the
+// descriptors to send it: "frame ready", then its own.
+func (g *ringGPU) attach(idx int) ([]int, error) {
+	s, err := g.dev.NewTimelineSemaphore(0, true)
+	if err != nil {
+		return nil, fmt.Errorf("share: a consumer's semaphore: %w", err)
+	}
+	rfd, err := g.ready.ExportFD()
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	ffd, err := s.ExportFD()
+	if err != nil {
+		sharenet.CloseAll([]int{rfd})
+		s.Close()
+		return nil, err
+	}
+	g.free[idx] = s
+	return []int{rfd, ffd}, nil
+}
+
+// detach retires consumer idx's semaphore, first signalling it (from the
+// host) past every value a submitted batch may wait for, so that a
+// consumer that died between its release and its GPU signal cannot stall
+// the producer's queue.
+//
+// next is the ring's next sequence number. Every value a batch waits for
+// on this semaphore is a frame the consumer took, below next; so is every
+// value the consumer signals, and nothing in this process signals the
+// semaphore on a queue: a host signal of next is above the current value
+// and above every pending signal (VUID-VkSemaphoreSignalInfo-value-03258
+// and -03259), unless a misbehaving consumer signalled next or more, which
+// the zero-timeout wait detects (then no signal is needed). The current
+// value is deliberately not read with vkGetSemaphoreCounterValue: the
+// validation layer records such a read on an exported semaphore as a host
+// signal that, with our own waits still unretired in its queue model, it
+// keeps as "pending" and then reports the host signal above it.
+func (g *ringGPU) detach(idx int, next uint64) {
+	s := g.free[idx]
+	if s == nil {
+		return
+	}
+	g.free[idx] = nil
+	if next == 0 {
+		next = 1
+	}
+	if s.Wait(next, 0) != nil { // not there yet (or unreadable): signal
+		s.Signal(next) // best effort: nothing more can be done for a dead peer
+	}
+	g.retired = append(g.retired, s)
+	if len(g.retired) > 8 { // they are signalled: closing waits only for batches already runnable
+		for _, r := range g.retired {
+			r.Close()
+		}
+		g.retired = g.retired[:0]
+	}
+}
+
+// waitsFor appends the waits for the consumers in mask that released frame
+// q with a GPU signal.
+func (g *ringGPU) waitsFor(mask uint32, q uint64, out []freeWait) []freeWait {
+	for i := 0; i < maxConsumers; i++ {
+		if mask&(1<<i) != 0 && g.free[i] != nil {
+			out = append(out, freeWait{g.free[i], q})
+		}
+	}
+	return out
+}
+
+// detachAll detaches every consumer (signalling past any wait, so that the
+// queue drains).
+func (g *ringGPU) detachAll(next uint64) {
+	for i := range g.free {
+		g.detach(i, next)
+	}
+}
+
+// close destroys every semaphore. With release, it first signals each
+// consumer's past any wait (so that the queue drains); without, the
+// producer's queue no longer waits for them and they are left alone: a
+// live consumer may still have "slot free" signals in flight, which a host
+// signal must not overtake.
+func (g *ringGPU) close(next uint64, release bool) error {
+	if release {
+		g.detachAll(next)
+	}
+	for i, s := range g.free {
+		if s != nil {
+			g.retired = append(g.retired, s)
+			g.free[i] = nil
+		}
+	}
+	var err error
+	for _, r := range append(g.retired, g.ready) {
+		if r != nil {
+			err = errors.Join(err, r.Close())
+		}
+	}
+	g.retired = nil
+	return err
+}
