@@ -198,6 +198,46 @@ func NewSharedRing(o SharedRingOptions) (*SharedRing, error) {
 
 func (r *SharedRing) slotOff(i int) int { return offSlotTab + i*r.stride }
 
+// Export shares an *Buffer, an *Texture or a *Ring (its
+// producer side), with at most one ExportOptions (rings: SharedRingOptions.Export
+// is used instead). Buffers and textures made by ImportBuffer,
+// ImportTexture or an Open function cannot be exported again.
+func Export(res any, o ...ExportOptions) (*Shared, error) {
+	switch r := res.(type) {
+	case *Buffer:
+		fd, err := r.ExportFD() // probe: fails now for imported or closed buffers
+		if err != nil {
+			return nil, fmt.Errorf("share: Export: %w", err)
+		}
+		sharenet.CloseAll([]int{fd})
+		m := Meta{Kind: KindBuffer, UUID: r.Device().Vulkan().Physical().DeviceUUID, Size: r.Size(), AllocationSize: r.AllocationSize(),
+			Offset: r.Offset()}
+		if r.Dedicated() {
+			m.Flags |= FlagDedicated
+		}
+		if r.FromCUDA() {
+			m.Flags |= FlagFromCUDA
+		}
+		return newExport(m, oneFD(r.ExportFD), o)
+	case *Texture:
+		fd, err := r.ExportFD()
+		if err != nil {
+			return nil, fmt.Errorf("share: Export: %w", err)
+		}
+		sharenet.CloseAll([]int{fd})
+		opt := r.Options()
+		m := Meta{Kind: KindTexture, Flags: FlagDedicated, UUID: r.Device().Vulkan().Physical().DeviceUUID,
+			AllocationSize: r.AllocationSize(), Format: uint32(opt.Format), Width: opt.Width, Height: opt.Height,
+			Layers: opt.Layers, Usage: uint32(opt.Usage)}
+		return newExport(m, oneFD(r.ExportFD), o)
+	case *SharedRing:
+		return r.export()
+	case nil:
+		return nil, errors.New("share: Export(nil)")
+	}
+	return nil, fmt.Errorf("share: Export: cannot share a %T (use ExportVulkan for vulkan objects, ExportCUDA for CUDA allocations)", res)
+}
+
 // export shares the ring: each open registers a consumer (watched through
 // a pidfd on its process and a liveness socket) and gets the control
 // block's descriptor, the semaphores' (GPU rings), the far end of its
