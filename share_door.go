@@ -225,7 +225,7 @@ func (d *door) handle() {
 	// copied them (or is gone, or ioTimeout has passed).
 	deadline := time.Now().Add(ioTimeout)
 	for atomic.LoadUint32(d.u32(dOffState)) == dsReply && time.Now().Before(deadline) && !d.quit.Load() {
-		if pfd >= 0 && (procWatch{pid: pid, pidfd: pfd}).dead() {
+		if pfd >= 0 && pidWatch(pid, pfd).dead() {
 			break
 		}
 		futexWait(d.u32(dOffState), dsReply, 10*time.Millisecond)
@@ -254,7 +254,7 @@ func doorPeer(pid int) (doorPeerInfo, error) {
 		return doorPeerInfo{}, fmt.Errorf("the requesting process %d: %w", pid, err)
 	}
 	p, err := procCreds(pid)
-	if err == nil && (procWatch{pid: pid, pidfd: pfd}).dead() {
+	if err == nil && pidWatch(pid, pfd).dead() {
 		err = fmt.Errorf("the requesting process %d exited", pid)
 	}
 	if err != nil {
@@ -383,7 +383,7 @@ func doorFetch(ctx context.Context, t *token) (*reply, error) {
 		return nil, &doorError{reason: ReasonUntrusted,
 			detail: fmt.Sprintf("process %d runs as uid %d, not the exporter's uid %d: not trusting it", pid, ec.uid, wantUID(t))}
 	}
-	watchExp := procWatch{pid: pid, pidfd: pfd}
+	watchExp := pidWatch(pid, pfd)
 	deadline, ok := ctx.Deadline()
 	if !ok {
 		deadline = time.Now().Add(10 * time.Second)

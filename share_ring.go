@@ -144,6 +144,10 @@ func watch(pid, hup int) procWatch {
 	return procWatch{pid: pid, pidfd: fd, hup: hup}
 }
 
+// pidWatch watches process pid through its pidfd alone (no liveness
+// socket: hup -1, so that fd 0 is never polled in its place).
+func pidWatch(pid, pidfd int) procWatch { return procWatch{pid: pid, pidfd: pidfd, hup: -1} }
+
 func (w procWatch) dead() bool {
 	var p []unix.PollFd
 	if w.pidfd >= 0 {
