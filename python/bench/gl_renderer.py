@@ -37,6 +37,11 @@ brings it into a CUDA tensor, timed until the tensor is complete
        takes it
   (d)  gfxcuda batched: --batch textures drawn, then one
        gfxcuda.gl.to_tensors(frames, ...) for all of them; time / batch
+  (z0) CUDA alone: one kernel on a 16-byte tensor, no GL frame before it
+  (z)  the floor: a GL frame, then the same kernel (no interop, no copy):
+       the GPU time-slices between the GL and CUDA contexts, so the first
+       CUDA work after a GL frame waits for a context switch, which every
+       per-frame method above pays once; printed beside the 10x target
 
 (a) and (b) keep GL's row order (bottom row first), (c) and (d) flip (top
 row first, as learners want): the flip costs (b) nothing here, which favours
@@ -563,6 +568,8 @@ class Method:
     key = label = ""
     batch = 1
     cuda = True
+    draws = True     # the scene draws a frame (untimed) before each run
+    checked = True   # results() gives frames to compare with glReadPixels
 
     def setup(self, scene):
         self.scene = scene
@@ -769,6 +776,33 @@ class GfxcudaBatched(Method):
             _release(f)
 
 
+class AlternationFloor(Method):
+    """(z) the floor of every per-frame method: a GL frame, then the least
+    CUDA work there is (one kernel on a 16-byte tensor), no interop, no copy.
+    The GPU time-slices between the GL and CUDA contexts, so the first CUDA
+    work after a GL frame waits for a context switch; every per-frame method
+    that leaves a finished CUDA tensor, (a) included, pays it."""
+    key, label, checked = "z", "(z) floor: GL frame, then one tiny CUDA kernel", False
+
+    def __init__(self, torch):
+        self.torch = torch
+
+    def setup(self, scene):
+        self.scene = scene
+        self.x = self.torch.zeros(16, dtype=self.torch.uint8, device="cuda")
+
+    def run(self):
+        self.x.add_(1)
+
+    def teardown(self):
+        self.x = None
+
+
+class CudaAlone(AlternationFloor):
+    """(z0) the same kernel with no GL frame before it: CUDA alone."""
+    key, label, draws = "z0", "(z0) CUDA alone: the same kernel, no GL frame", False
+
+
 # ---------------------------------------------------------------- the run
 
 
@@ -895,6 +929,7 @@ def main(argv=None):
             methods += [GfxcudaPerFrame(torch, glmod), GfxcudaPerFrameOut(torch, glmod)]
             if batched:
                 methods.append(GfxcudaBatched(torch, glmod, a.batch))
+        methods += [CudaAlone(torch), AlternationFloor(torch)]
     elif "gfxcuda.gl" not in skipped:
         skipped.pop("gfxcuda.gl batched", None)
         skipped["gfxcuda.gl"] = "(c)/(d) skipped: no CUDA"
@@ -924,12 +959,13 @@ def main(argv=None):
                     print(skipped["%s %s" % (m.key, size)], flush=True)
             saved = []
             for rep in range(reps):
-                check = a.check_all or rep in checked
+                check_rep = a.check_all or rep in checked
                 for m in list(live):
-                    frame_seeds = [next(seeds) for _ in range(m.batch)]
+                    frame_seeds = [next(seeds) for _ in range(m.batch)] if m.draws else []
                     for i, s in enumerate(frame_seeds):
                         scene.draw(i, s)
                     raw.glFinish()
+                    check = check_rep and m.checked
                     if check:
                         m.poison()
                     try:
@@ -1029,6 +1065,16 @@ def main(argv=None):
     v = med.get(("a", big)) / med[("c", big)] if ("c", big) in med and ("a", big) in med else None
     target("(c) >= 10x faster than (a) at 1080p", big, v, None if v is None else v >= 10,
            "(a)/(c) = %.2fx" % v if v else "")
+    bound = None
+    if ("a", big) in med and ("z", big) in med:
+        need, floor = med[("a", big)] / 10, med[("z", big)]
+        alone = med.get(("z0", big))
+        bound = dict(size=big, needs_us=need, floor_us=floor, cuda_alone_us=alone,
+                     reachable=floor <= need)
+        print("  %-58s %-10s 10x (a) needs <= %.0f us/frame; the floor (z) is %.0f us%s: %s" % (
+            "  bound in this run", big, need, floor,
+            " (CUDA alone, z0: %.0f us)" % alone if alone is not None else "",
+            "reachable" if floor <= need else "below the floor, no per-frame method can reach it"))
     for w, h in sizes:
         size = "%dx%d" % (w, h)
         v = med[("c", size)] / med[("b", size)] if ("c", size) in med and ("b", size) in med else None
@@ -1047,7 +1093,7 @@ def main(argv=None):
     if a.json:
         with open(a.json, "w") as f:
             json.dump(dict(benchmark="gl_renderer", issue=32, info=info, frames=a.frames, warmup=a.warmup,
-                           batch=a.batch, seed=base, tiny=a.tiny, results=results, targets=targets,
+                           batch=a.batch, seed=base, tiny=a.tiny, results=results, targets=targets, bound=bound,
                            skipped=skipped, checks={k: dict(ok=v[0], checked=v[1]) for k, v in checks.items()},
                            failures=failures), f, indent=1)
     return EXIT_CHECK if failures else 0
