@@ -317,6 +317,14 @@ int gfxcuda_cuda_alloc_cached(int device, uint64_t size, uint64_t stream, uint64
  * memory is released. Nothing to do for other memory or the default
  * streams. */
 int gfxcuda_cuda_note_stream(uint64_t memory, uint64_t stream);
+/* The counters of device's cache of per-frame memory (the one
+ * gfxcuda_cuda_alloc_cached hands out from), into stats[0..5]: hits
+ * (blocks handed out again), misses (cuMemAlloc), busy (idle blocks
+ * skipped: a stream still used them), freed (blocks released past the
+ * limit with no idle block to make room), evicted (idle blocks freed to
+ * make room for newer ones), idle bytes. All zero before the first cached
+ * allocation on device. */
+int gfxcuda_cuda_cache_stats(int device, uint64_t stats[6]);
 /* Wraps size bytes of CUDA memory at ptr on device without owning them:
  * DLPack tensors can be exported over it; whoever owns the memory must keep
  * it alive while they are. */

@@ -588,6 +588,30 @@ class Method:
     def teardown(self):
         pass
 
+    def pre(self):
+        """Called before each run, outside the timed part."""
+
+    def post(self):
+        """Called after each run, outside the timed part."""
+
+    def notes(self):
+        """What the method's runs say beside their time (None: nothing)."""
+        return None
+
+
+def _cache_stats(glmod):
+    """gfxcuda's per-frame memory cache counters (None: not this gfxcuda)."""
+    f = getattr(sys.modules.get(glmod.__name__.split(".")[0]), "cuda_cache_stats", None)
+    return f() if callable(f) else None
+
+
+def _cache_notes(before, after):
+    if before is None or after is None:
+        return None
+    d = {k: after[k] - before[k] for k in before if k != "idle_bytes"}
+    return "output cache: %d hits, %d misses (cuMemAlloc), %d busy, %d freed, %d evicted" % (
+        d["hits"], d["misses"], d["busy"], d["freed"], d["evicted"])
+
 
 class HostRead(Method):
     key, label, cuda = "a0", "(a0) glReadPixels -> numpy (host only)", False
@@ -694,7 +718,28 @@ def _release(obj):
             return
 
 
-class GfxcudaPerFrame(Method):
+class CacheCounted(Method):
+    """A gfxcuda method whose runs' output-cache counters are summed
+    (gfxcuda.cuda_cache_stats before and after each run, outside the timed
+    part) and printed beside its time."""
+    stats0 = stats1 = before = None
+
+    def pre(self):
+        self.before = _cache_stats(self.gl)
+
+    def post(self):
+        after = _cache_stats(self.gl)
+        if self.before is not None and after is not None:  # this method's own calls, summed over its frames
+            if self.stats0 is None:
+                self.stats0, self.stats1 = dict(self.before), dict(self.before)
+            for k in after:
+                self.stats1[k] += after[k] - self.before[k]
+
+    def notes(self):
+        return _cache_notes(self.stats0, self.stats1)
+
+
+class GfxcudaPerFrame(CacheCounted):
     key, label = "c", "(c) gfxcuda.gl per frame: texture().to_tensor()"
 
     def __init__(self, torch, glmod):
@@ -704,6 +749,7 @@ class GfxcudaPerFrame(Method):
         self.scene = scene
         self.src = self.gl.texture(scene.slots[0][0])
         self.out = self.keep = None
+        self.stats0 = self.stats1 = None
 
     def poison(self):
         self.out = self.keep = None
@@ -741,7 +787,7 @@ class GfxcudaPerFrameOut(GfxcudaPerFrame):
         return [self.dst.cpu().numpy()]
 
 
-class GfxcudaBatched(Method):
+class GfxcudaBatched(CacheCounted):
     key, label = "d", "(d) gfxcuda.gl batched: to_tensors(frames), per frame"
 
     def __init__(self, torch, glmod, batch):
@@ -751,6 +797,7 @@ class GfxcudaBatched(Method):
         self.scene = scene
         self.frames = [self.gl.texture(tex) for tex, _ in scene.slots[:self.batch]]
         self.outs = self.keep = None
+        self.stats0 = self.stats1 = None
 
     def poison(self):
         self.outs = self.keep = None
@@ -957,16 +1004,19 @@ def main(argv=None):
                     frame_seeds = [next(seeds) for _ in range(m.batch)]
                     for i, s in enumerate(frame_seeds):
                         scene.draw(i, s)
-                    raw.glFinish()
+                    if frame_seeds:
+                        raw.glFinish()
                     check = check_rep and m.checked
                     if check:
                         m.poison()
                     try:
+                        m.pre()
                         t0 = time.perf_counter_ns()
                         m.run()
                         if m.cuda:
                             torch.cuda.synchronize()
                         t1 = time.perf_counter_ns()
+                        m.post()
                     except Exception as e:
                         # (c') on its first frame: out= not taken (yet), left
                         # out; any other: a failure, the method left out at
@@ -1023,7 +1073,7 @@ def main(argv=None):
                 results.append(dict(method=m.key, label=m.label, size=size, width=w, height=h,
                                     us_per_frame_median=statistics.median(ts),
                                     us_per_frame_p10=ts[len(ts) // 10], us_per_frame_p90=ts[(len(ts) * 9) // 10],
-                                    n=len(ts), batch=m.batch))
+                                    n=len(ts), batch=m.batch, notes=m.notes()))
     finally:
         scene.close()
         close_egl()
@@ -1043,6 +1093,10 @@ def main(argv=None):
             "%.0f-%.0f" % (r["us_per_frame_p10"], r["us_per_frame_p90"]),
             "%.2fx" % r["speedup_vs_a"] if r["speedup_vs_a"] else "-",
             "%.2fx" % r["speedup_vs_b"] if r["speedup_vs_b"] else "-"))
+
+    for r in results:
+        if r.get("notes"):
+            print("  %s at %s: %s" % (r["label"].split(" ")[0], r["size"], r["notes"]))
 
     targets = []
 

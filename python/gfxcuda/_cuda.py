@@ -56,6 +56,24 @@ def cuda_available():
     return cuda_device_count() > 0
 
 
+def cuda_cache_stats(device=0):
+    """Returns the counters of the device's cache of per-frame memory, the
+    memory new outputs of conversions (gfxcuda.gl's to_tensor without out=,
+    say) come from, as a dict: hits (blocks handed out again), misses
+    (cuMemAlloc), busy (idle blocks skipped: a stream still used them),
+    freed (blocks released past the cache's limit, no idle block to make
+    room), evicted (idle blocks freed to make room for newer ones),
+    idle_bytes. Misses that keep growing frame after frame mean outputs are
+    kept alive (or used on a stream still busy); pass out= to reuse one
+    tensor. All zero before the first such output. Raises
+    gfxcuda.InvalidArgumentError for a negative device,
+    gfxcuda.ArgumentTypeError for one that is not an int."""
+    device = _check.device(device, "cuda_cache_stats")
+    out = (ctypes.c_uint64 * 6)()
+    _lib.call("gfxcuda_cuda_cache_stats", device, out)
+    return dict(zip(("hits", "misses", "busy", "freed", "evicted", "idle_bytes"), (int(v) for v in out)))
+
+
 _dtypes = {}
 
 

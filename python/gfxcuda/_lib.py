@@ -142,6 +142,7 @@ _sigs = {
     "gfxcuda_cuda_alloc": [i32, u64, P(u64)],
     "gfxcuda_cuda_alloc_cached": [i32, u64, u64, P(u64)],
     "gfxcuda_cuda_note_stream": [u64, u64],
+    "gfxcuda_cuda_cache_stats": [i32, P(u64)],
     "gfxcuda_cuda_memcpy": [i32, u64, u64, u64, i32],
     "gfxcuda_cuda_wrap": [i32, u64, u64, P(u64)],
     "gfxcuda_shared_open": [i32, P(u64)],
