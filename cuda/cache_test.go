@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"testing"
+	"time"
 )
 
 // TestCache: a block given back while a stream it was named with is
@@ -100,13 +101,23 @@ func TestCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := k.Stats()
+	// Put frees g (cuMemFree), which waits for the whole device, the
+	// blocked stream included: the stream is released from another
+	// goroutine half a second later, long after Put chose what to free
+	// (that choice is made before it frees anything).
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		time.Sleep(500 * time.Millisecond)
+		release2()
+	}()
 	if err := k.Put(g); err != nil {
 		t.Fatal(err)
 	}
+	<-done
 	if st := k.Stats(); st.Freed != before.Freed+1 || st.Evicted != before.Evicted || st.IdleBytes != 3<<20 {
 		t.Errorf("a busy idle block was evicted, or the new one kept: %+v (before %+v)", st, before)
 	}
-	release2()
 	if err := s2.Synchronize(); err != nil {
 		t.Fatal(err)
 	}
