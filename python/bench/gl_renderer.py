@@ -37,7 +37,6 @@ brings it into a CUDA tensor, timed until the tensor is complete
        takes it
   (d)  gfxcuda batched: --batch textures drawn, then one
        gfxcuda.gl.to_tensors(frames, ...) for all of them; time / batch
-  (z0) CUDA alone: one kernel on a 16-byte tensor, no GL frame before it
   (z)  the floor: a GL frame, then the same kernel (no interop, no copy):
        the GPU time-slices between the GL and CUDA contexts, so the first
        CUDA work after a GL frame waits for a context switch, which every
@@ -845,11 +844,6 @@ class AlternationFloor(Method):
         self.x = None
 
 
-class CudaAlone(AlternationFloor):
-    """(z0) the same kernel with no GL frame before it: CUDA alone."""
-    key, label, draws = "z0", "(z0) CUDA alone: the same kernel, no GL frame", False
-
-
 # ---------------------------------------------------------------- the run
 
 
@@ -976,7 +970,7 @@ def main(argv=None):
             methods += [GfxcudaPerFrame(torch, glmod), GfxcudaPerFrameOut(torch, glmod)]
             if batched:
                 methods.append(GfxcudaBatched(torch, glmod, a.batch))
-        methods += [CudaAlone(torch), AlternationFloor(torch)]
+        methods.append(AlternationFloor(torch))
     elif "gfxcuda.gl" not in skipped:
         skipped.pop("gfxcuda.gl batched", None)
         skipped["gfxcuda.gl"] = "(c)/(d) skipped: no CUDA"
@@ -1122,12 +1116,9 @@ def main(argv=None):
     bound = None
     if ("a", big) in med and ("z", big) in med:
         need, floor = med[("a", big)] / 10, med[("z", big)]
-        alone = med.get(("z0", big))
-        bound = dict(size=big, needs_us=need, floor_us=floor, cuda_alone_us=alone,
-                     reachable=floor <= need)
-        print("  %-58s %-10s 10x (a) needs <= %.0f us/frame; the floor (z) is %.0f us%s: %s" % (
+        bound = dict(size=big, needs_us=need, floor_us=floor, reachable=floor <= need)
+        print("  %-58s %-10s 10x (a) needs <= %.0f us/frame; the floor (z) is %.0f us: %s" % (
             "  bound in this run", big, need, floor,
-            " (CUDA alone, z0: %.0f us)" % alone if alone is not None else "",
             "reachable" if floor <= need else "below the floor, no per-frame method can reach it"))
     for w, h in sizes:
         size = "%dx%d" % (w, h)
