@@ -567,7 +567,6 @@ class Method:
     key = label = ""
     batch = 1
     cuda = True
-    draws = True     # the scene draws a frame (untimed) before each run
     checked = True   # results() gives frames to compare with glReadPixels
 
     def setup(self, scene):
@@ -1002,11 +1001,10 @@ def main(argv=None):
             for rep in range(reps):
                 check_rep = a.check_all or rep in checked
                 for m in list(live):
-                    frame_seeds = [next(seeds) for _ in range(m.batch)] if m.draws else []
+                    frame_seeds = [next(seeds) for _ in range(m.batch)]
                     for i, s in enumerate(frame_seeds):
                         scene.draw(i, s)
-                    if frame_seeds:
-                        raw.glFinish()
+                    raw.glFinish()
                     check = check_rep and m.checked
                     if check:
                         m.poison()
