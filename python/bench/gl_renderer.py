@@ -1004,8 +1004,7 @@ def main(argv=None):
                     frame_seeds = [next(seeds) for _ in range(m.batch)]
                     for i, s in enumerate(frame_seeds):
                         scene.draw(i, s)
-                    if frame_seeds:
-                        raw.glFinish()
+                    raw.glFinish()
                     check = check_rep and m.checked
                     if check:
                         m.poison()
