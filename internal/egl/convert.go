@@ -122,7 +122,7 @@ static GLuint gfx_cv_build(const char *src, char *log, int logn) {
 static GLint gfx_cv_uniform(GLuint p, const char *name) { return gfx_cv.GetUniformLocation(p, name); }
 
 // The uniforms' locations, in the order of gfx_cv_names (convert.go).
-enum { CV_W, CV_H, CV_C, CV_PLANAR, CV_FLIP, CV_DTYPE, CV_MEAN, CV_SCALE, CV_EBASE, CV_VIEWELEMS, CV_WBASE, CV_NWORDS, CV_SRC, CV_N };
+enum { CV_W, CV_H, CV_C, CV_PLANAR, CV_FLIP, CV_DTYPE, CV_MEAN, CV_SCALE, CV_EBASE, CV_VIEWELEMS, CV_WBASE, CV_NWORDS, CV_SRC, CV_SWAPRB, CV_N };
 
 static GLuint gfx_cv_sampler(void) {
 	GLuint s = 0;
@@ -136,7 +136,7 @@ static GLuint gfx_cv_sampler(void) {
 }
 
 typedef struct {
-	GLuint w, h, c, planar, flip, dtype;
+	GLuint w, h, c, planar, flip, dtype, swaprb;
 	float mean[4], scale[4];
 	GLuint ebase, viewelems, wbase, nwords;
 	GLuint gx, gy;
@@ -175,6 +175,7 @@ static GLenum gfx_cv_run(GLuint p, const GLint *loc, GLuint sampler, GLuint unit
 	gfx_cv.ProgramUniform1ui(p, loc[CV_WBASE], a->wbase);
 	gfx_cv.ProgramUniform1ui(p, loc[CV_NWORDS], a->nwords);
 	gfx_cv.ProgramUniform1i(p, loc[CV_SRC], (GLint)unit);
+	gfx_cv.ProgramUniform1ui(p, loc[CV_SWAPRB], a->swaprb);
 	gfx_cv.BindTexture(GL_TEXTURE_2D, tex);
 	gfx_cv.BindSampler(unit, sampler);
 	gfx_cv.UseProgram(p);
@@ -248,6 +249,7 @@ layout(local_size_x = 256) in;
 layout(std430, binding = 0) buffer Out { uint words[]; };
 uniform sampler2D src;
 uniform uint w, h, c, planar, flip, dtype;
+uniform uint swaprb;    // the texture holds blue in its red channel (BGRA8 frames uploaded as RGBA8)
 uniform vec4 mean, scale;
 uniform uint ebase;     // the view's first element, counted from word 0 of the buffer
 uniform uint viewelems; // w * h * c
@@ -286,7 +288,8 @@ void main() {
 		}
 		uint y = flip != 0u ? h - 1u - yt : yt;
 		vec4 t = texelFetch(src, ivec2(int(x), int(y)), 0);
-		float v = (t[ch] - mean[ch]) * scale[ch];
+		uint sc = (swaprb != 0u && ch < 3u) ? 2u - ch : ch;
+		float v = (t[sc] - mean[ch]) * scale[ch];
 		uint m = bits == 32u ? 0xFFFFFFFFu : ((1u << bits) - 1u) << (k * bits);
 		value |= (encode(v) << (k * bits)) & m;
 		mask |= m;
@@ -301,7 +304,7 @@ void main() {
 `
 
 // The converter's uniforms, in the order of the C enum CV_*.
-var convertUniforms = [...]string{"w", "h", "c", "planar", "flip", "dtype", "mean", "scale", "ebase", "viewelems", "wbase", "nwords", "src"}
+var convertUniforms = [...]string{"w", "h", "c", "planar", "flip", "dtype", "mean", "scale", "ebase", "viewelems", "wbase", "nwords", "src", "swaprb"}
 
 // convertMaxGroupsX is the most work groups dispatched along x (GL
 // guarantees 65535); larger views use a second dimension. A variable so
@@ -361,10 +364,12 @@ func (d ConvertDType) Size() int {
 
 // ConvertLayout says what a view becomes: W×H texels, C channels (red
 // first) as planar (C, H, W) or interleaved (H, W, C) elements of DType,
-// rows flipped or not, (v − Mean[c]) · Scale[c] per channel.
+// rows flipped or not, (v − Mean[c]) · Scale[c] per channel. SwapRB reads
+// red from the texture's blue channel and blue from its red (a BGRA8
+// frame kept in an RGBA8 texture).
 type ConvertLayout struct {
 	Width, Height, Channels int
-	Planar, FlipY           bool
+	Planar, FlipY, SwapRB   bool
 	DType                   ConvertDType
 	Mean, Scale             [4]float32
 }
@@ -476,6 +481,9 @@ func (cv *Converter) Convert(tex Texture, l ConvertLayout, view int, b Buffer, o
 	}
 	if l.FlipY {
 		a.flip = 1
+	}
+	if l.SwapRB {
+		a.swaprb = 1
 	}
 	for i := 0; i < 4; i++ {
 		a.mean[i] = C.float(l.Mean[i])

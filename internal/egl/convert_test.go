@@ -26,11 +26,12 @@ const (
 var convertSourceFormats = []struct {
 	internal, typ uint32
 	f             format.Format
-	bpt           int
+	swap          bool // BGRA8 bytes kept in an RGBA8 texture
 }{
-	{glRGBA8, glUByte, format.RGBA8UNorm, 4},
-	{glRGBA16F, glHalf, format.RGBA16Float, 8},
-	{glRGBA32F, glFloat, format.RGBA32Float, 16},
+	{glRGBA8, glUByte, format.RGBA8UNorm, false},
+	{glRGBA8, glUByte, format.BGRA8UNorm, true},
+	{glRGBA16F, glHalf, format.RGBA16Float, false},
+	{glRGBA32F, glFloat, format.RGBA32Float, false},
 }
 
 // randomTexels returns w×h texels of format f: random bytes for RGBA8,
@@ -67,7 +68,7 @@ func convertDType(d format.DType) ConvertDType {
 	return ConvertFloat32
 }
 
-// TestConverter converts random textures (RGBA8, RGBA16F, RGBA32F; odd
+// TestConverter converts random textures (RGBA8, BGRA8, RGBA16F, RGBA32F; odd
 // sizes; 1–3 views at a byte offset) into every layout (float32, float16,
 // uint8; planar and interleaved; 3 and 4 channels; flipped or not; with
 // and without mean/std) in a buffer of random bytes, on the GPU (llvmpipe
@@ -104,7 +105,7 @@ func TestConverter(t *testing.T) {
 								maxX = 1 // every dispatch in two dimensions
 							}
 							convertMaxGroupsX = maxX
-							if err := checkConvert(t, c, cv, rng, src.internal, src.typ, src.f, w, h, l, views); err != nil {
+							if err := checkConvert(t, c, cv, rng, src.internal, src.typ, src.f, src.swap, w, h, l, views); err != nil {
 								return err
 							}
 						}
@@ -167,7 +168,7 @@ func TestConverter(t *testing.T) {
 // of random bytes at a random offset, then compares; a difference is its
 // error (returned, not t.Fatal: it runs on the context's thread, inside
 // Do).
-func checkConvert(t *testing.T, c *Context, cv *Converter, rng *rand.Rand, internal, typ uint32, f format.Format, w, h int, l tensor.Layout, views int) error {
+func checkConvert(t *testing.T, c *Context, cv *Converter, rng *rand.Rand, internal, typ uint32, f format.Format, swap bool, w, h int, l tensor.Layout, views int) error {
 	t.Helper()
 	imgs := make([]tensor.Image, views)
 	texs := make([]Texture, views)
@@ -184,7 +185,7 @@ func checkConvert(t *testing.T, c *Context, cv *Converter, rng *rand.Rand, inter
 		}
 		texs[v] = tex
 	}
-	cl := ConvertLayout{Width: w, Height: h, Channels: l.C(), Planar: l.Planar, FlipY: l.FlipY,
+	cl := ConvertLayout{Width: w, Height: h, Channels: l.C(), Planar: l.Planar, FlipY: l.FlipY, SwapRB: swap,
 		DType: convertDType(l.DType), Mean: l.Mean, Scale: l.Scale()}
 	n := views * cl.ViewBytes()
 	offset := 4 * rng.IntN(4)
