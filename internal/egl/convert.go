@@ -3,135 +3,21 @@ package egl
 /*
 #include <stdint.h>
 #include <stdlib.h>
-#include <GL/glcorearb.h>
-
-typedef void *(*gfx_cv_gpa)(const char *);
+#include "cs.h"
 
 uintptr_t gfx_egl_current(void); // egl.c
 
-// GL entry points of the converter (context-independent pointers from
-// eglGetProcAddress).
-typedef struct {
-	PFNGLCREATESHADERPROC CreateShader;
-	PFNGLSHADERSOURCEPROC ShaderSource;
-	PFNGLCOMPILESHADERPROC CompileShader;
-	PFNGLGETSHADERIVPROC GetShaderiv;
-	PFNGLGETSHADERINFOLOGPROC GetShaderInfoLog;
-	PFNGLDELETESHADERPROC DeleteShader;
-	PFNGLCREATEPROGRAMPROC CreateProgram;
-	PFNGLATTACHSHADERPROC AttachShader;
-	PFNGLLINKPROGRAMPROC LinkProgram;
-	PFNGLGETPROGRAMIVPROC GetProgramiv;
-	PFNGLGETPROGRAMINFOLOGPROC GetProgramInfoLog;
-	PFNGLDELETEPROGRAMPROC DeleteProgram;
-	PFNGLGETUNIFORMLOCATIONPROC GetUniformLocation;
-	PFNGLUSEPROGRAMPROC UseProgram;
-	PFNGLPROGRAMUNIFORM1IPROC ProgramUniform1i;
-	PFNGLPROGRAMUNIFORM1UIPROC ProgramUniform1ui;
-	PFNGLPROGRAMUNIFORM4FVPROC ProgramUniform4fv;
-	PFNGLBINDBUFFERBASEPROC BindBufferBase;
-	PFNGLBINDBUFFERRANGEPROC BindBufferRange;
-	PFNGLACTIVETEXTUREPROC ActiveTexture;
-	PFNGLBINDTEXTUREPROC BindTexture;
-	PFNGLGENSAMPLERSPROC GenSamplers;
-	PFNGLDELETESAMPLERSPROC DeleteSamplers;
-	PFNGLSAMPLERPARAMETERIPROC SamplerParameteri;
-	PFNGLBINDSAMPLERPROC BindSampler;
-	PFNGLDISPATCHCOMPUTEPROC DispatchCompute;
-	PFNGLMEMORYBARRIERPROC MemoryBarrier;
-	PFNGLGETINTEGERVPROC GetIntegerv;
-	PFNGLGETINTEGERI_VPROC GetIntegeri_v;
-	PFNGLGETINTEGER64I_VPROC GetInteger64i_v;
-	PFNGLGETERRORPROC GetError;
-} gfx_cv_gl;
-
-static gfx_cv_gl gfx_cv;
-
-#define GFX_CV_LOAD(f, n) if (!(gfx_cv.f = (void *)gpa(n))) return 1;
-
-static int gfx_cv_load(void *p) {
-	gfx_cv_gpa gpa = (gfx_cv_gpa)p;
-	GFX_CV_LOAD(CreateShader, "glCreateShader")
-	GFX_CV_LOAD(ShaderSource, "glShaderSource")
-	GFX_CV_LOAD(CompileShader, "glCompileShader")
-	GFX_CV_LOAD(GetShaderiv, "glGetShaderiv")
-	GFX_CV_LOAD(GetShaderInfoLog, "glGetShaderInfoLog")
-	GFX_CV_LOAD(DeleteShader, "glDeleteShader")
-	GFX_CV_LOAD(CreateProgram, "glCreateProgram")
-	GFX_CV_LOAD(AttachShader, "glAttachShader")
-	GFX_CV_LOAD(LinkProgram, "glLinkProgram")
-	GFX_CV_LOAD(GetProgramiv, "glGetProgramiv")
-	GFX_CV_LOAD(GetProgramInfoLog, "glGetProgramInfoLog")
-	GFX_CV_LOAD(DeleteProgram, "glDeleteProgram")
-	GFX_CV_LOAD(GetUniformLocation, "glGetUniformLocation")
-	GFX_CV_LOAD(UseProgram, "glUseProgram")
-	GFX_CV_LOAD(ProgramUniform1i, "glProgramUniform1i")
-	GFX_CV_LOAD(ProgramUniform1ui, "glProgramUniform1ui")
-	GFX_CV_LOAD(ProgramUniform4fv, "glProgramUniform4fv")
-	GFX_CV_LOAD(BindBufferBase, "glBindBufferBase")
-	GFX_CV_LOAD(BindBufferRange, "glBindBufferRange")
-	GFX_CV_LOAD(ActiveTexture, "glActiveTexture")
-	GFX_CV_LOAD(BindTexture, "glBindTexture")
-	GFX_CV_LOAD(GenSamplers, "glGenSamplers")
-	GFX_CV_LOAD(DeleteSamplers, "glDeleteSamplers")
-	GFX_CV_LOAD(SamplerParameteri, "glSamplerParameteri")
-	GFX_CV_LOAD(BindSampler, "glBindSampler")
-	GFX_CV_LOAD(DispatchCompute, "glDispatchCompute")
-	GFX_CV_LOAD(MemoryBarrier, "glMemoryBarrier")
-	GFX_CV_LOAD(GetIntegerv, "glGetIntegerv")
-	GFX_CV_LOAD(GetIntegeri_v, "glGetIntegeri_v")
-	GFX_CV_LOAD(GetInteger64i_v, "glGetInteger64i_v")
-	GFX_CV_LOAD(GetError, "glGetError")
-	return 0;
-}
-
-static GLenum gfx_cv_errors(void) {
-	GLenum first = GL_NO_ERROR, e;
-	int n = 0;
-	while ((e = gfx_cv.GetError()) != GL_NO_ERROR && n++ < 64) {
-		if (first == GL_NO_ERROR) first = e;
-	}
-	return first;
-}
-
-static GLuint gfx_cv_build(const char *src, char *log, int logn) {
-	GLint ok = 0;
-	GLuint sh = gfx_cv.CreateShader(GL_COMPUTE_SHADER);
-	if (!sh) return 0;
-	gfx_cv.ShaderSource(sh, 1, &src, NULL);
-	gfx_cv.CompileShader(sh);
-	gfx_cv.GetShaderiv(sh, GL_COMPILE_STATUS, &ok);
-	if (!ok) {
-		gfx_cv.GetShaderInfoLog(sh, logn, NULL, log);
-		gfx_cv.DeleteShader(sh);
-		return 0;
-	}
-	GLuint p = gfx_cv.CreateProgram();
-	gfx_cv.AttachShader(p, sh);
-	gfx_cv.LinkProgram(p);
-	gfx_cv.DeleteShader(sh);
-	gfx_cv.GetProgramiv(p, GL_LINK_STATUS, &ok);
-	if (!ok) {
-		gfx_cv.GetProgramInfoLog(p, logn, NULL, log);
-		gfx_cv.DeleteProgram(p);
-		return 0;
-	}
-	return p;
-}
-
-static GLint gfx_cv_uniform(GLuint p, const char *name) { return gfx_cv.GetUniformLocation(p, name); }
-
-// The uniforms' locations, in the order of gfx_cv_names (convert.go).
+// The uniforms' locations, in the order of convertUniforms (below).
 enum { CV_W, CV_H, CV_C, CV_PLANAR, CV_FLIP, CV_DTYPE, CV_MEAN, CV_SCALE, CV_EBASE, CV_VIEWELEMS, CV_WBASE, CV_NWORDS, CV_SRC, CV_SWAPRB, CV_N };
 
 static GLuint gfx_cv_sampler(void) {
 	GLuint s = 0;
-	gfx_cv.GenSamplers(1, &s);
+	gfx_cs.GenSamplers(1, &s);
 	if (!s) return 0;
 	// texelFetch reads level 0 whatever the texture's own filters say; a
 	// sampler without mipmaps makes any texture with level 0 complete.
-	gfx_cv.SamplerParameteri(s, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-	gfx_cv.SamplerParameteri(s, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+	gfx_cs.SamplerParameteri(s, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+	gfx_cs.SamplerParameteri(s, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
 	return s;
 }
 
@@ -152,55 +38,55 @@ static GLenum gfx_cv_run(GLuint p, const GLint *loc, GLuint sampler, GLuint unit
                          const gfx_cv_args *a) {
 	GLint prog = 0, active = 0, oldtex = 0, oldsampler = 0, bound = 0;
 	GLint64 start = 0, size = 0;
-	gfx_cv_errors();
-	gfx_cv.GetIntegerv(GL_CURRENT_PROGRAM, &prog);
-	gfx_cv.GetIntegerv(GL_ACTIVE_TEXTURE, &active);
-	gfx_cv.GetIntegeri_v(GL_SHADER_STORAGE_BUFFER_BINDING, 0, &bound);
-	gfx_cv.GetInteger64i_v(GL_SHADER_STORAGE_BUFFER_START, 0, &start);
-	gfx_cv.GetInteger64i_v(GL_SHADER_STORAGE_BUFFER_SIZE, 0, &size);
-	gfx_cv.ActiveTexture(GL_TEXTURE0 + unit);
-	gfx_cv.GetIntegerv(GL_TEXTURE_BINDING_2D, &oldtex);
-	gfx_cv.GetIntegerv(GL_SAMPLER_BINDING, &oldsampler);
+	gfx_cs_errors();
+	gfx_cs.GetIntegerv(GL_CURRENT_PROGRAM, &prog);
+	gfx_cs.GetIntegerv(GL_ACTIVE_TEXTURE, &active);
+	gfx_cs.GetIntegeri_v(GL_SHADER_STORAGE_BUFFER_BINDING, 0, &bound);
+	gfx_cs.GetInteger64i_v(GL_SHADER_STORAGE_BUFFER_START, 0, &start);
+	gfx_cs.GetInteger64i_v(GL_SHADER_STORAGE_BUFFER_SIZE, 0, &size);
+	gfx_cs.ActiveTexture(GL_TEXTURE0 + unit);
+	gfx_cs.GetIntegerv(GL_TEXTURE_BINDING_2D, &oldtex);
+	gfx_cs.GetIntegerv(GL_SAMPLER_BINDING, &oldsampler);
 
-	gfx_cv.ProgramUniform1ui(p, loc[CV_W], a->w);
-	gfx_cv.ProgramUniform1ui(p, loc[CV_H], a->h);
-	gfx_cv.ProgramUniform1ui(p, loc[CV_C], a->c);
-	gfx_cv.ProgramUniform1ui(p, loc[CV_PLANAR], a->planar);
-	gfx_cv.ProgramUniform1ui(p, loc[CV_FLIP], a->flip);
-	gfx_cv.ProgramUniform1ui(p, loc[CV_DTYPE], a->dtype);
-	gfx_cv.ProgramUniform4fv(p, loc[CV_MEAN], 1, a->mean);
-	gfx_cv.ProgramUniform4fv(p, loc[CV_SCALE], 1, a->scale);
-	gfx_cv.ProgramUniform1ui(p, loc[CV_EBASE], a->ebase);
-	gfx_cv.ProgramUniform1ui(p, loc[CV_VIEWELEMS], a->viewelems);
-	gfx_cv.ProgramUniform1ui(p, loc[CV_WBASE], a->wbase);
-	gfx_cv.ProgramUniform1ui(p, loc[CV_NWORDS], a->nwords);
-	gfx_cv.ProgramUniform1i(p, loc[CV_SRC], (GLint)unit);
-	gfx_cv.ProgramUniform1ui(p, loc[CV_SWAPRB], a->swaprb);
-	gfx_cv.BindTexture(GL_TEXTURE_2D, tex);
-	gfx_cv.BindSampler(unit, sampler);
-	gfx_cv.UseProgram(p);
-	gfx_cv.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, buf);
-	gfx_cv.DispatchCompute(a->gx, a->gy, 1);
+	gfx_cs.ProgramUniform1ui(p, loc[CV_W], a->w);
+	gfx_cs.ProgramUniform1ui(p, loc[CV_H], a->h);
+	gfx_cs.ProgramUniform1ui(p, loc[CV_C], a->c);
+	gfx_cs.ProgramUniform1ui(p, loc[CV_PLANAR], a->planar);
+	gfx_cs.ProgramUniform1ui(p, loc[CV_FLIP], a->flip);
+	gfx_cs.ProgramUniform1ui(p, loc[CV_DTYPE], a->dtype);
+	gfx_cs.ProgramUniform4fv(p, loc[CV_MEAN], 1, a->mean);
+	gfx_cs.ProgramUniform4fv(p, loc[CV_SCALE], 1, a->scale);
+	gfx_cs.ProgramUniform1ui(p, loc[CV_EBASE], a->ebase);
+	gfx_cs.ProgramUniform1ui(p, loc[CV_VIEWELEMS], a->viewelems);
+	gfx_cs.ProgramUniform1ui(p, loc[CV_WBASE], a->wbase);
+	gfx_cs.ProgramUniform1ui(p, loc[CV_NWORDS], a->nwords);
+	gfx_cs.ProgramUniform1i(p, loc[CV_SRC], (GLint)unit);
+	gfx_cs.ProgramUniform1ui(p, loc[CV_SWAPRB], a->swaprb);
+	gfx_cs.BindTexture(GL_TEXTURE_2D, tex);
+	gfx_cs.BindSampler(unit, sampler);
+	gfx_cs.UseProgram(p);
+	gfx_cs.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, buf);
+	gfx_cs.DispatchCompute(a->gx, a->gy, 1);
 	// The next view's edge words and later GL reads of the buffer (copies,
 	// readback, mapping) see the writes.
-	gfx_cv.MemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT | GL_SHADER_STORAGE_BARRIER_BIT | GL_PIXEL_BUFFER_BARRIER_BIT);
-	GLenum e = gfx_cv_errors();
+	gfx_cs.MemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT | GL_SHADER_STORAGE_BARRIER_BIT | GL_PIXEL_BUFFER_BARRIER_BIT);
+	GLenum e = gfx_cs_errors();
 
 	if (bound && size > 0) {
-		gfx_cv.BindBufferRange(GL_SHADER_STORAGE_BUFFER, 0, (GLuint)bound, (GLintptr)start, (GLsizeiptr)size);
+		gfx_cs.BindBufferRange(GL_SHADER_STORAGE_BUFFER, 0, (GLuint)bound, (GLintptr)start, (GLsizeiptr)size);
 	} else {
-		gfx_cv.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, (GLuint)bound);
+		gfx_cs.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, (GLuint)bound);
 	}
-	gfx_cv.UseProgram((GLuint)prog);
-	gfx_cv.BindSampler(unit, (GLuint)oldsampler);
-	gfx_cv.BindTexture(GL_TEXTURE_2D, (GLuint)oldtex);
-	gfx_cv.ActiveTexture((GLenum)active);
+	gfx_cs.UseProgram((GLuint)prog);
+	gfx_cs.BindSampler(unit, (GLuint)oldsampler);
+	gfx_cs.BindTexture(GL_TEXTURE_2D, (GLuint)oldtex);
+	gfx_cs.ActiveTexture((GLenum)active);
 	return e;
 }
 
 static GLint gfx_cv_max_units(void) {
 	GLint n = 0;
-	gfx_cv.GetIntegerv(GL_MAX_COMBINED_TEXTURE_IMAGE_UNITS, &n);
+	gfx_cs.GetIntegerv(GL_MAX_COMBINED_TEXTURE_IMAGE_UNITS, &n);
 	return n;
 }
 
@@ -209,19 +95,19 @@ static GLint gfx_cv_max_units(void) {
 // storage buffer binding 0.
 static void gfx_cv_state(GLuint unit, GLint *out) {
 	GLint active = 0;
-	gfx_cv.GetIntegerv(GL_CURRENT_PROGRAM, &out[0]);
-	gfx_cv.GetIntegerv(GL_ACTIVE_TEXTURE, &active);
+	gfx_cs.GetIntegerv(GL_CURRENT_PROGRAM, &out[0]);
+	gfx_cs.GetIntegerv(GL_ACTIVE_TEXTURE, &active);
 	out[1] = active;
-	gfx_cv.ActiveTexture(GL_TEXTURE0 + unit);
-	gfx_cv.GetIntegerv(GL_TEXTURE_BINDING_2D, &out[2]);
-	gfx_cv.GetIntegerv(GL_SAMPLER_BINDING, &out[3]);
-	gfx_cv.ActiveTexture((GLenum)active);
-	gfx_cv.GetIntegeri_v(GL_SHADER_STORAGE_BUFFER_BINDING, 0, &out[4]);
+	gfx_cs.ActiveTexture(GL_TEXTURE0 + unit);
+	gfx_cs.GetIntegerv(GL_TEXTURE_BINDING_2D, &out[2]);
+	gfx_cs.GetIntegerv(GL_SAMPLER_BINDING, &out[3]);
+	gfx_cs.ActiveTexture((GLenum)active);
+	gfx_cs.GetIntegeri_v(GL_SHADER_STORAGE_BUFFER_BINDING, 0, &out[4]);
 }
 
 static void gfx_cv_delete(GLuint p, GLuint sampler) {
-	gfx_cv.DeleteProgram(p);
-	gfx_cv.DeleteSamplers(1, &sampler);
+	gfx_cs.DeleteProgram(p);
+	gfx_cs.DeleteSamplers(1, &sampler);
 }
 */
 import "C"
@@ -229,10 +115,6 @@ import "C"
 import (
 	"errors"
 	"fmt"
-	"sync"
-	"unsafe"
-
-	"github.com/gfxcuda/gfxcuda/internal/dl"
 )
 
 // convertSource converts one view of a texture into tensor elements, one
@@ -311,34 +193,6 @@ var convertUniforms = [...]string{"w", "h", "c", "planar", "flip", "dtype", "mea
 // that tests reach the two-dimensional case with small views.
 var convertMaxGroupsX = 65535
 
-var (
-	convertOnce sync.Once
-	convertErr  error
-)
-
-func loadConvert() error {
-	convertOnce.Do(func() {
-		if err := Load(); err != nil {
-			convertErr = err
-			return
-		}
-		lib, err := dl.Open(Library())
-		if err != nil {
-			convertErr = err
-			return
-		}
-		gpa, err := lib.Sym("eglGetProcAddress")
-		if err != nil {
-			convertErr = err
-			return
-		}
-		if C.gfx_cv_load(gpa) != 0 {
-			convertErr = errors.New("egl: the GL driver lacks compute shader entry points (GL 4.3)")
-		}
-	})
-	return convertErr
-}
-
 // ConvertDType is the element type a Converter writes.
 type ConvertDType uint32
 
@@ -394,27 +248,13 @@ type Converter struct {
 
 // NewConverter compiles and links the converter in the current context.
 func NewConverter() (*Converter, error) {
-	if err := loadConvert(); err != nil {
+	p, err := buildCompute("tensor converter's", convertSource)
+	if err != nil {
 		return nil, err
-	}
-	if err := currentGL(); err != nil {
-		return nil, err
-	}
-	src := C.CString(convertSource)
-	defer C.free(unsafe.Pointer(src))
-	const logn = 4096
-	log := (*C.char)(C.calloc(logn, 1))
-	defer C.free(unsafe.Pointer(log))
-	p := C.gfx_cv_build(src, log, logn)
-	if p == 0 {
-		return nil, fmt.Errorf("egl: building the tensor converter's compute shader (needs GL 4.3): %s", C.GoString(log))
 	}
 	cv := &Converter{prog: p}
 	for i, name := range convertUniforms {
-		cn := C.CString(name)
-		cv.loc[i] = C.gfx_cv_uniform(p, cn)
-		C.free(unsafe.Pointer(cn))
-		if cv.loc[i] < 0 {
+		if cv.loc[i] = uniform(p, name); cv.loc[i] < 0 {
 			C.gfx_cv_delete(p, 0)
 			return nil, fmt.Errorf("egl: the tensor converter lost its uniform %q", name)
 		}
