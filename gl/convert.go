@@ -1,7 +1,6 @@
 package gl
 
 import (
-	"errors"
 	"fmt"
 	"sync"
 
@@ -49,34 +48,90 @@ func (c *Context) NewTensorConverter() (*TensorConverter, error) {
 // Vulkan see the tensor once GL has finished (Finish, a fence, or a
 // semaphore). It leaves the context's bindings as they were.
 func (t *TensorConverter) Convert(l tensor.Layout, views []*Texture, dst *Buffer, off int) error {
-	if err := l.Validate(); err != nil {
-		return fmt.Errorf("gl: TensorConverter.Convert: %w", err)
-	}
-	if len(views) == 0 {
-		return errors.New("gl: TensorConverter.Convert: no views")
-	}
-	if dst == nil || dst.c != t.c {
-		return errors.New("gl: TensorConverter.Convert: the destination is not a buffer of the converter's context")
-	}
-	o := views[0].opts
+	srcs := make([]convSource, len(views))
 	for i, v := range views {
 		if v == nil || v.c != t.c {
 			return fmt.Errorf("gl: TensorConverter.Convert: view %d is not a texture of the converter's context", i)
 		}
+		srcs[i] = convSource{tex: v}
+	}
+	return t.convert("TensorConverter.Convert", l, srcs, dst, off, nil)
+}
+
+// ConvertViews copies the current frames of views (copies, NewView, of
+// sources of the converter's context, of one size and colour format) into
+// their textures and converts them into dst at byte off as Convert does:
+// the renderer's frames into a tensor with GL work only (a blit and a
+// dispatch per view), queued, not waited for. A view handed to CUDA
+// (ToCUDA) or to Vulkan's side (ToVulkan) is for that API; depth views and
+// CUDA's in-place views are not converted here yet.
+func (t *TensorConverter) ConvertViews(l tensor.Layout, views []*View, dst *Buffer, off int) error {
+	srcs := make([]convSource, len(views))
+	for i, v := range views {
+		switch {
+		case v == nil || v.s.c != t.c:
+			return fmt.Errorf("gl: TensorConverter.ConvertViews: view %d is not a view of the converter's context", i)
+		case v.st == nil:
+			return fmt.Errorf("gl: TensorConverter.ConvertViews: view %d (of %s) is CUDA's in-place view: make a copy view (NewView)", i, v.s.what)
+		case v.s.depth:
+			return fmt.Errorf("%w: TensorConverter.ConvertViews: view %d (of %s) is depth: the GL-side conversion takes colour views", ErrUnsupportedFormat, i, v.s.what)
+		}
+		srcs[i] = convSource{tex: v.st.GL, view: v}
+	}
+	// Each view's copy, on the GL thread, right before its dispatch.
+	prepare := func(v *View) error {
+		v.mu.Lock()
+		defer v.mu.Unlock()
+		switch {
+		case v.closed:
+			return ErrClosed
+		case v.inCUDA:
+			return fmt.Errorf("gl: the view of %s was handed to CUDA (ToCUDA): a view is for one API", v.s.what)
+		}
+		if err := v.toGLLocked(); err != nil {
+			return err
+		}
+		return v.copyLocked()
+	}
+	return t.convert("TensorConverter.ConvertViews", l, srcs, dst, off, prepare)
+}
+
+// convSource is a texture a conversion reads, and the view it is the copy
+// of (nil for a texture converted as it is).
+type convSource struct {
+	tex  *Texture
+	view *View
+}
+
+// convert checks and queues the conversion of srcs; prepare (when not nil)
+// runs for each source's view first, outside the GL thread.
+func (t *TensorConverter) convert(what string, l tensor.Layout, srcs []convSource, dst *Buffer, off int, prepare func(*View) error) error {
+	if err := l.Validate(); err != nil {
+		return fmt.Errorf("gl: %s: %w", what, err)
+	}
+	if len(srcs) == 0 {
+		return fmt.Errorf("gl: %s: no views", what)
+	}
+	if dst == nil || dst.c != t.c {
+		return fmt.Errorf("gl: %s: the destination is not a buffer of the converter's context", what)
+	}
+	o := srcs[0].tex.opts
+	for i, sv := range srcs {
+		v := sv.tex
 		if v.opts.Width != o.Width || v.opts.Height != o.Height {
-			return fmt.Errorf("gl: TensorConverter.Convert: view %d is %dx%d, view 0 %dx%d: views of one tensor have one size",
-				i, v.opts.Width, v.opts.Height, o.Width, o.Height)
+			return fmt.Errorf("gl: %s: view %d is %dx%d, view 0 %dx%d: views of one tensor have one size",
+				what, i, v.opts.Width, v.opts.Height, o.Width, o.Height)
 		}
 		if err := tensor.CheckSource(v.opts.Format); err != nil {
-			return fmt.Errorf("gl: TensorConverter.Convert: view %d: %w", i, err)
+			return fmt.Errorf("gl: %s: view %d: %w", what, i, err)
 		}
 	}
 	if off < 0 || off%4 != 0 {
-		return fmt.Errorf("gl: TensorConverter.Convert: byte offset %d: want a multiple of 4", off)
+		return fmt.Errorf("gl: %s: byte offset %d: want a multiple of 4", what, off)
 	}
 	per := int(l.Bytes(uint32(o.Width), uint32(o.Height)))
-	if err := dst.check(off, per*len(views)); err != nil {
-		return fmt.Errorf("gl: TensorConverter.Convert: %d views of %d bytes: %w", len(views), per, err)
+	if err := dst.check(off, per*len(srcs)); err != nil {
+		return fmt.Errorf("gl: %s: %d views of %d bytes: %w", what, len(srcs), per, err)
 	}
 	var dt egl.ConvertDType
 	switch l.DType {
@@ -94,21 +149,28 @@ func (t *TensorConverter) Convert(l tensor.Layout, views []*Texture, dst *Buffer
 	if t.closed {
 		return ErrClosed
 	}
-	return t.c.do(func(_ *egl.Context) error {
-		for i, v := range views {
-			v.mu.Lock()
-			closed, name, bgra := v.closed, v.name, v.opts.Format == format.BGRA8UNorm
-			v.mu.Unlock()
-			if closed {
-				return fmt.Errorf("gl: TensorConverter.Convert: view %d: %w", i, ErrClosed)
-			}
-			cl.SwapRB = bgra // BGRA8 frames are kept in RGBA8 textures, blue first
-			if err := t.cv.Convert(egl.Texture(name), cl, i, egl.Buffer(dst.name), off); err != nil {
-				return fmt.Errorf("gl: TensorConverter.Convert: view %d: %w", i, err)
+	for i, sv := range srcs {
+		if prepare != nil && sv.view != nil {
+			if err := prepare(sv.view); err != nil {
+				return fmt.Errorf("gl: %s: view %d: %w", what, i, err)
 			}
 		}
-		return nil
-	})
+		v := sv.tex
+		v.mu.Lock()
+		closed, name, bgra := v.closed, v.name, v.opts.Format == format.BGRA8UNorm
+		v.mu.Unlock()
+		if closed {
+			return fmt.Errorf("gl: %s: view %d: %w", what, i, ErrClosed)
+		}
+		cl.SwapRB = bgra // BGRA8 frames are kept in RGBA8 textures, blue first
+		err := t.c.do(func(_ *egl.Context) error {
+			return t.cv.Convert(egl.Texture(name), cl, i, egl.Buffer(dst.name), off)
+		})
+		if err != nil {
+			return fmt.Errorf("gl: %s: view %d: %w", what, i, err)
+		}
+	}
+	return nil
 }
 
 // Close deletes the program. Idempotent.

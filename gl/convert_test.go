@@ -1,10 +1,12 @@
 package gl
 
 import (
+	"errors"
 	"fmt"
 	"testing"
 
 	"github.com/gfxcuda/gfxcuda/format"
+	"github.com/gfxcuda/gfxcuda/internal/egl"
 	"github.com/gfxcuda/gfxcuda/tensor"
 )
 
@@ -120,5 +122,127 @@ func TestTensorConverter(t *testing.T) {
 	}
 	if err := tc.Convert(l, []*Texture{a}, b, 0); err == nil {
 		t.Error("Convert after Close succeeded")
+	}
+}
+
+// TestTensorConverterViews: the renderer's textures (RGBA8, RGBA16F,
+// RGBA32F; 37 x 11) as sources with copy views, two frames each, converted
+// by ConvertViews (copy + dispatch, GL only) into a poisoned buffer: every
+// element against the Go reference of the texels uploaded for that frame,
+// the bytes around the tensor untouched; then a depth view, a closed view
+// and views of two sizes are refused.
+func TestTensorConverterViews(t *testing.T) {
+	c := open(t, Options{})
+	d := vkDevice(t, c)
+	tc, err := c.NewTensorConverter()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tc.Close()
+	const w, h, off = 37, 11, 4
+	l := tensor.Layout{Planar: true, DType: format.Float32, Channels: 3, FlipY: true,
+		Mean: [4]float32{0.5, 0.25, 0.125}, Std: [4]float32{0.5, 2, 1}}
+	for fi, f := range []format.Format{format.RGBA8UNorm, format.RGBA16Float, format.RGBA32Float} {
+		var texs []*Texture
+		var views []*View
+		for v := 0; v < 2; v++ {
+			tex, err := c.NewTexture(TextureOptions{Format: f, Width: w, Height: h})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tex.Close()
+			s, err := c.TextureSource(tex.Name())
+			if err != nil {
+				t.Fatal(err)
+			}
+			view, err := s.NewView(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer view.Close()
+			texs, views = append(texs, tex), append(views, view)
+		}
+		size := off + 2*int(l.Bytes(w, h)) + 8
+		b, err := c.NewBuffer(size)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for frame := 0; frame < 2; frame++ {
+			imgs := make([]tensor.Image, len(texs))
+			for v, tex := range texs {
+				pix := randomTexels(f, tex.Bytes(), uint64(1000*fi+10*frame+v))
+				if err := tex.Upload(pix); err != nil {
+					t.Fatal(err)
+				}
+				imgs[v] = tensor.Image{Format: f, Width: w, Height: h, Pix: pix}
+			}
+			before := make([]byte, size)
+			poison(before)
+			if err := b.Upload(0, before); err != nil {
+				t.Fatal(err)
+			}
+			if err := tc.ConvertViews(l, views, b, off); err != nil {
+				t.Fatalf("%v frame %d: %v", f, frame, err)
+			}
+			got := make([]byte, size)
+			if err := b.Readback(0, got); err != nil {
+				t.Fatal(err)
+			}
+			n := 2 * int(l.Bytes(w, h))
+			if i := firstDiff(got[:off], before[:off]); i >= 0 {
+				t.Errorf("%v frame %d: byte %d before the tensor changed", f, frame, i)
+			}
+			if i := firstDiff(got[off+n:], before[off+n:]); i >= 0 {
+				t.Errorf("%v frame %d: byte %d after the tensor changed", f, frame, off+n+i)
+			}
+			bad, first, err := tensor.Check(l, imgs, got[off:off+n])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if bad != 0 {
+				t.Errorf("%v frame %d: %d elements wrong; first: %s", f, frame, bad, first)
+			}
+		}
+		b.Close()
+	}
+
+	// Refusals.
+	b, _ := c.NewBuffer(1 << 16)
+	defer b.Close()
+	small, _ := c.NewTexture(TextureOptions{Format: format.RGBA8UNorm, Width: 8, Height: 8})
+	defer small.Close()
+	big, _ := c.NewTexture(TextureOptions{Format: format.RGBA8UNorm, Width: 8, Height: 4})
+	defer big.Close()
+	var depth egl.Texture
+	if err := c.do(func(e *egl.Context) (err error) {
+		depth, err = e.CreateTexture2D(0x8CAC /* DEPTH_COMPONENT32F */, 8, 8, 1)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	defer c.do(func(e *egl.Context) error { return e.DeleteTexture(depth) })
+	var vs []*View
+	for _, name := range []uint32{small.Name(), big.Name(), uint32(depth)} {
+		s, err := c.TextureSource(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := s.NewView(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer v.Close()
+		vs = append(vs, v)
+	}
+	u := tensor.Layout{DType: format.Uint8}
+	if err := tc.ConvertViews(u, vs[:2], b, 0); err == nil {
+		t.Error("views of two sizes: converted")
+	}
+	if err := tc.ConvertViews(u, vs[2:], b, 0); !errors.Is(err, ErrUnsupportedFormat) {
+		t.Errorf("a depth view: %v, want ErrUnsupportedFormat", err)
+	}
+	vs[0].Close()
+	if err := tc.ConvertViews(u, vs[:1], b, 0); !errors.Is(err, ErrClosed) {
+		t.Errorf("a closed view: %v, want ErrClosed", err)
 	}
 }
