@@ -8,6 +8,7 @@ import (
 	"github.com/gfxcuda/gfxcuda/format"
 	"github.com/gfxcuda/gfxcuda/internal/egl"
 	"github.com/gfxcuda/gfxcuda/tensor"
+	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
 // TestTensorConverter converts three random 33×17 textures of each source
@@ -244,5 +245,90 @@ func TestTensorConverterViews(t *testing.T) {
 	vs[0].Close()
 	if err := tc.ConvertViews(u, vs[:1], b, 0); !errors.Is(err, ErrClosed) {
 		t.Errorf("a closed view: %v, want ErrClosed", err)
+	}
+}
+
+// TestWriteTensors: two copy views' frames written by GL into an
+// Exportable Vulkan buffer (what a face Buffer CUDA shares is) at an
+// offset, read back through Vulkan: every element against the Go
+// reference, the bytes around untouched; a second call into the same
+// buffer reuses its GL import, and more buffers than the Context keeps
+// imported work one after the other.
+func TestWriteTensors(t *testing.T) {
+	c := open(t, Options{})
+	d := vkDevice(t, c)
+	const w, h, off = 24, 9, 16
+	l := tensor.Layout{DType: format.Uint8, Channels: 3, FlipY: true}
+	var views []*View
+	var texs []*Texture
+	for v := 0; v < 2; v++ {
+		tex, err := c.NewTexture(TextureOptions{Format: format.RGBA8UNorm, Width: w, Height: h})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tex.Close()
+		s, err := c.TextureSource(tex.Name())
+		if err != nil {
+			t.Fatal(err)
+		}
+		view, err := s.NewView(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer view.Close()
+		views, texs = append(views, view), append(texs, tex)
+	}
+	n := 2 * int(l.Bytes(w, h))
+	size := uint64(off + n + 8)
+	for i := 0; i < maxImports+2; i++ {
+		vb, err := d.NewBuffer(vulkan.BufferOptions{Size: size + 64, Exportable: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer vb.Close()
+		for round := 0; round < 2; round++ {
+			imgs := make([]tensor.Image, 2)
+			for v, tex := range texs {
+				pix := randomTexels(format.RGBA8UNorm, tex.Bytes(), uint64(100*i+10*round+v))
+				if err := tex.Upload(pix); err != nil {
+					t.Fatal(err)
+				}
+				imgs[v] = tensor.Image{Format: format.RGBA8UNorm, Width: w, Height: h, Pix: pix}
+			}
+			before := make([]byte, size)
+			poison(before)
+			if err := vb.Upload(0, before); err != nil {
+				t.Fatal(err)
+			}
+			if err := views[0].WriteTensors(l, vb, off, views[1]); err != nil {
+				t.Fatalf("buffer %d, round %d: %v", i, round, err)
+			}
+			got := make([]byte, size)
+			if err := vb.Readback(0, got); err != nil {
+				t.Fatal(err)
+			}
+			if j := firstDiff(got[:off], before[:off]); j >= 0 {
+				t.Fatalf("buffer %d, round %d: byte %d before the tensor changed", i, round, j)
+			}
+			if j := firstDiff(got[off+n:], before[off+n:]); j >= 0 {
+				t.Fatalf("buffer %d, round %d: byte %d after the tensor changed", i, round, off+n+j)
+			}
+			bad, first, err := tensor.Check(l, imgs, got[off:off+n])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if bad != 0 {
+				t.Fatalf("buffer %d, round %d: %d elements wrong; first: %s", i, round, bad, first)
+			}
+		}
+	}
+	c.mu.Lock()
+	kept := len(c.imports)
+	c.mu.Unlock()
+	if kept != maxImports {
+		t.Errorf("%d GL imports kept after %d buffers, want %d", kept, maxImports+2, maxImports)
+	}
+	if err := views[0].WriteTensors(l, nil, 0); err == nil {
+		t.Error("no destination: written")
 	}
 }
