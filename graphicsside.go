@@ -1,9 +1,12 @@
 package gfxcuda
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"os"
 	"sync"
+	"time"
 
 	"github.com/gfxcuda/gfxcuda/compute"
 	"github.com/gfxcuda/gfxcuda/cuda"
@@ -45,6 +48,9 @@ type GraphicsSource struct {
 	convs   map[tensor.Layout]*CUDAConverter
 	writer  graphics.View // the view that writes tensors itself (GraphicsWriteTensors), on writeOn
 	writeOn *Device
+	stage   *Buffer // GraphicsToTensors' staging buffer under GFXCUDA_GL_CONVERT=gl
+	// stageDone is recorded after the last copy out of stage.
+	stageDone *cuda.Event
 }
 
 type graphicsComputeView struct {
@@ -169,6 +175,9 @@ func GraphicsToTensors(d *Device, s *cuda.Stream, dst cuda.DevicePtr, size uint6
 	if need := per * uint64(len(srcs)); size < need {
 		return fmt.Errorf("%w: the destination has %d bytes; %d frames of %v need %d", ErrGraphicsInput, size, len(srcs), first.src, need)
 	}
+	if !depth && glConvert {
+		return graphicsToTensorsGL(d, s, dst, per*uint64(len(srcs)), l, srcs)
+	}
 	for _, g := range srcs {
 		g.mu.Lock()
 		defer g.mu.Unlock()
@@ -234,6 +243,78 @@ func GraphicsToTensors(d *Device, s *cuda.Stream, dst cuda.DevicePtr, size uint6
 		g.recordDoneLocked(s)
 	}
 	return nil
+}
+
+// glConvert (GFXCUDA_GL_CONVERT=gl) has GraphicsToTensors convert colour
+// frames on the graphics API's side (GraphicsWriteTensors into a staging
+// Buffer, then one copy on the stream) instead of with the CUDA converter:
+// the experiment of BENCHMARKS.md "The floor" (no CUDA kernel per frame);
+// measured against the default before it becomes one.
+var glConvert = os.Getenv("GFXCUDA_GL_CONVERT") == "gl"
+
+// graphicsToTensorsGL is GraphicsToTensors through the graphics API's own
+// conversion: srcs are written into the first source's staging Buffer on
+// d (n bytes, made on first use) while a hand-off holds it, then copied
+// into dst on s; the hand-off ends after the copy.
+func graphicsToTensorsGL(d *Device, s *cuda.Stream, dst cuda.DevicePtr, n uint64, l tensor.Layout, srcs []*GraphicsSource) error {
+	g := srcs[0]
+	g.mu.Lock()
+	copied := g.stageDone
+	g.mu.Unlock()
+	if copied != nil {
+		// The previous frame's copy out of the staging buffer must be over
+		// before GL writes it again, or it is replaced (GL is not ordered
+		// after CUDA's stream): a host wait, normally on an event already
+		// passed.
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		err := copied.Wait(ctx)
+		cancel()
+		if err != nil {
+			return fmt.Errorf("gfxcuda: waiting for the last copy out of %v's staging buffer: %w", g.src, err)
+		}
+	}
+	g.mu.Lock()
+	if g.closed {
+		g.mu.Unlock()
+		return fmt.Errorf("gfxcuda: %v: %w", g.src, ErrClosed)
+	}
+	if g.stage != nil && (g.stage.size != n || g.stage.s.d != d) {
+		err := g.stage.Close()
+		g.stage = nil
+		if err != nil {
+			g.mu.Unlock()
+			return err
+		}
+	}
+	if g.stage == nil {
+		b, err := d.NewBuffer(n)
+		if err != nil {
+			g.mu.Unlock()
+			return fmt.Errorf("gfxcuda: the staging buffer of %v: %w", g.src, err)
+		}
+		g.stage = b
+	}
+	stage := g.stage
+	g.mu.Unlock()
+	acc, err := d.ToCUDA(s, stage)
+	if err != nil {
+		return err
+	}
+	err = GraphicsWriteTensors(acc, stage, 0, l, srcs...)
+	if err == nil {
+		err = acc.Stream().CopyDtoD(dst, stage.Ptr(), n)
+	}
+	if err == nil {
+		g.mu.Lock()
+		if g.stageDone == nil {
+			g.stageDone, err = d.CUDA().NewEvent(cuda.EventDisableTiming)
+		}
+		if err == nil {
+			err = g.stageDone.Record(acc.Stream())
+		}
+		g.mu.Unlock()
+	}
+	return errors.Join(err, acc.Done())
 }
 
 // GraphicsWriteTensors has the graphics API itself convert the current
@@ -410,9 +491,15 @@ func (g *GraphicsSource) Close() error {
 	if g.writer != nil {
 		err = errors.Join(err, g.writer.Close())
 	}
+	if g.stage != nil {
+		err = errors.Join(err, g.stage.Close())
+	}
+	if g.stageDone != nil {
+		err = errors.Join(err, g.stageDone.Close())
+	}
 	for _, c := range g.convs {
 		err = errors.Join(err, c.Close())
 	}
-	g.compute, g.cu, g.convs, g.cuDone, g.writer, g.writeOn = nil, nil, nil, nil, nil, nil
+	g.compute, g.cu, g.convs, g.cuDone, g.writer, g.writeOn, g.stage, g.stageDone = nil, nil, nil, nil, nil, nil, nil, nil
 	return err
 }
