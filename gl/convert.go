@@ -58,6 +58,75 @@ func (t *TensorConverter) Convert(l tensor.Layout, views []*Texture, dst *Buffer
 	return t.convert("TensorConverter.Convert", l, srcs, dst, off, nil)
 }
 
+// ConvertTiles converts the first n tiles of atlas — cols × rows tiles of
+// equal size, row by row from the texture's first row and column, as a
+// tiled renderer draws its environments' views — into dst at byte off: a
+// tensor of l.Shape(n, width/cols, height/rows), every option of l per
+// tile (FlipY flips each tile). Bytes of dst outside it keep their values.
+func (t *TensorConverter) ConvertTiles(l tensor.Layout, atlas *Texture, cols, rows, n int, dst *Buffer, off int) error {
+	const what = "TensorConverter.ConvertTiles"
+	if atlas == nil || atlas.c != t.c {
+		return fmt.Errorf("gl: %s: the atlas is not a texture of the converter's context", what)
+	}
+	o := atlas.opts
+	if cols <= 0 || rows <= 0 || o.Width%cols != 0 || o.Height%rows != 0 {
+		return fmt.Errorf("gl: %s: a %dx%d atlas does not divide into %d x %d tiles of equal size", what, o.Width, o.Height, cols, rows)
+	}
+	if n <= 0 || n > cols*rows {
+		return fmt.Errorf("gl: %s: %d views from an atlas of %d x %d tiles: want 1 to %d", what, n, cols, rows, cols*rows)
+	}
+	w, h := o.Width/cols, o.Height/rows
+	if err := l.Validate(); err != nil {
+		return fmt.Errorf("gl: %s: %w", what, err)
+	}
+	if err := tensor.CheckSource(o.Format); err != nil {
+		return fmt.Errorf("gl: %s: the atlas: %w", what, err)
+	}
+	if dst == nil || dst.c != t.c {
+		return fmt.Errorf("gl: %s: the destination is not a buffer of the converter's context", what)
+	}
+	if off < 0 || off%4 != 0 {
+		return fmt.Errorf("gl: %s: byte offset %d: want a multiple of 4", what, off)
+	}
+	per := int(l.Bytes(uint32(w), uint32(h)))
+	if err := dst.check(off, per*n); err != nil {
+		return fmt.Errorf("gl: %s: %d views of %d bytes: %w", what, n, per, err)
+	}
+	cl := egl.ConvertLayout{Width: w, Height: h, Channels: l.C(), Planar: l.Planar, FlipY: l.FlipY,
+		DType: convertDType(l.DType), Mean: l.Mean, Scale: l.Scale(), SwapRB: o.Format == format.BGRA8UNorm}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return ErrClosed
+	}
+	atlas.mu.Lock()
+	closed, name := atlas.closed, atlas.name
+	atlas.mu.Unlock()
+	if closed {
+		return fmt.Errorf("gl: %s: the atlas: %w", what, ErrClosed)
+	}
+	return t.c.do(func(_ *egl.Context) error {
+		for v := 0; v < n; v++ {
+			cl.OriginX, cl.OriginY = (v%cols)*w, (v/cols)*h
+			if err := t.cv.Convert(egl.Texture(name), cl, v, egl.Buffer(dst.name), off); err != nil {
+				return fmt.Errorf("gl: %s: view %d: %w", what, v, err)
+			}
+		}
+		return nil
+	})
+}
+
+// convertDType is the egl converter's code of an element type.
+func convertDType(d format.DType) egl.ConvertDType {
+	switch d {
+	case format.Float16:
+		return egl.ConvertFloat16
+	case format.Uint8:
+		return egl.ConvertUint8
+	}
+	return egl.ConvertFloat32
+}
+
 // ConvertViews copies the current frames of views (copies, NewView, of
 // sources of the converter's context, of one size and colour format) into
 // their textures and converts them into dst at byte off as Convert does:
@@ -133,17 +202,8 @@ func (t *TensorConverter) convert(what string, l tensor.Layout, srcs []convSourc
 	if err := dst.check(off, per*len(srcs)); err != nil {
 		return fmt.Errorf("gl: %s: %d views of %d bytes: %w", what, len(srcs), per, err)
 	}
-	var dt egl.ConvertDType
-	switch l.DType {
-	case format.Float32:
-		dt = egl.ConvertFloat32
-	case format.Float16:
-		dt = egl.ConvertFloat16
-	case format.Uint8:
-		dt = egl.ConvertUint8
-	}
 	cl := egl.ConvertLayout{Width: o.Width, Height: o.Height, Channels: l.C(), Planar: l.Planar, FlipY: l.FlipY,
-		DType: dt, Mean: l.Mean, Scale: l.Scale()}
+		DType: convertDType(l.DType), Mean: l.Mean, Scale: l.Scale()}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.closed {

@@ -332,3 +332,82 @@ func TestWriteTensors(t *testing.T) {
 		t.Error("no destination: written")
 	}
 }
+
+// TestTensorConverterTiles converts the 7 used tiles of random 3 x 3
+// atlases (RGBA8, BGRA8, RGBA16F, RGBA32F) into a poisoned buffer and
+// compares every element with the Go reference of the tiles cut out on the
+// host; tiles that do not divide the atlas and n out of range are refused.
+func TestTensorConverterTiles(t *testing.T) {
+	c := open(t, Options{})
+	tc, err := c.NewTensorConverter()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tc.Close()
+	const cols, rows, n, tw, th, off = 3, 3, 7, 12, 5, 8
+	l := tensor.Layout{Planar: true, DType: format.Float32, Channels: 3, FlipY: true,
+		Mean: [4]float32{0.485, 0.456, 0.406}, Std: [4]float32{0.229, 0.224, 0.225}}
+	size := off + n*int(l.Bytes(tw, th)) + 12
+	for fi, f := range tensor.Sources {
+		atlas, err := c.NewTexture(TextureOptions{Format: f, Width: cols * tw, Height: rows * th})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer atlas.Close()
+		pix := randomTexels(f, atlas.Bytes(), uint64(500+fi))
+		if err := atlas.Upload(pix); err != nil {
+			t.Fatal(err)
+		}
+		bpt := atlas.Bytes() / (cols * tw * rows * th)
+		var tiles []tensor.Image
+		for v := 0; v < n; v++ {
+			tile := tensor.Image{Format: f, Width: tw, Height: th}
+			for y := 0; y < th; y++ {
+				i := (((v/cols)*th+y)*cols*tw + (v%cols)*tw) * bpt
+				tile.Pix = append(tile.Pix, pix[i:i+tw*bpt]...)
+			}
+			tiles = append(tiles, tile)
+		}
+		b, err := c.NewBuffer(size)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := make([]byte, size)
+		poison(before)
+		if err := b.Upload(0, before); err != nil {
+			t.Fatal(err)
+		}
+		if err := tc.ConvertTiles(l, atlas, cols, rows, n, b, off); err != nil {
+			t.Fatalf("%v: %v", f, err)
+		}
+		got := make([]byte, size)
+		if err := b.Readback(0, got); err != nil {
+			t.Fatal(err)
+		}
+		b.Close()
+		m := n * int(l.Bytes(tw, th))
+		if i := firstDiff(got[:off], before[:off]); i >= 0 {
+			t.Errorf("%v: byte %d before the tensor changed", f, i)
+		}
+		if i := firstDiff(got[off+m:], before[off+m:]); i >= 0 {
+			t.Errorf("%v: byte %d after the tensor changed", f, off+m+i)
+		}
+		bad, first, err := tensor.Check(l, tiles, got[off:off+m])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bad != 0 {
+			t.Errorf("%v: %d elements wrong; first: %s", f, bad, first)
+		}
+		if f != format.RGBA8UNorm {
+			continue
+		}
+		big, _ := c.NewBuffer(1 << 16)
+		defer big.Close()
+		for _, bad := range []struct{ cols, rows, n int }{{5, 3, 5}, {3, 2, 5}, {3, 3, 0}, {3, 3, 10}, {0, 3, 1}} {
+			if err := tc.ConvertTiles(l, atlas, bad.cols, bad.rows, bad.n, big, 0); err == nil {
+				t.Errorf("%d x %d tiles, %d views: converted", bad.cols, bad.rows, bad.n)
+			}
+		}
+	}
+}

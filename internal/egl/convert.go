@@ -8,7 +8,7 @@ package egl
 uintptr_t gfx_egl_current(void); // egl.c
 
 // The uniforms' locations, in the order of convertUniforms (below).
-enum { CV_W, CV_H, CV_C, CV_PLANAR, CV_FLIP, CV_DTYPE, CV_MEAN, CV_SCALE, CV_EBASE, CV_VIEWELEMS, CV_WBASE, CV_NWORDS, CV_SRC, CV_SWAPRB, CV_N };
+enum { CV_W, CV_H, CV_C, CV_PLANAR, CV_FLIP, CV_DTYPE, CV_MEAN, CV_SCALE, CV_EBASE, CV_VIEWELEMS, CV_WBASE, CV_NWORDS, CV_SRC, CV_SWAPRB, CV_ORIGIN, CV_N };
 
 static GLuint gfx_cv_sampler(void) {
 	GLuint s = 0;
@@ -22,7 +22,7 @@ static GLuint gfx_cv_sampler(void) {
 }
 
 typedef struct {
-	GLuint w, h, c, planar, flip, dtype, swaprb;
+	GLuint w, h, c, planar, flip, dtype, swaprb, ox, oy;
 	float mean[4], scale[4];
 	GLuint ebase, viewelems, wbase, nwords;
 	GLuint gx, gy;
@@ -62,6 +62,7 @@ static GLenum gfx_cv_run(GLuint p, const GLint *loc, GLuint sampler, GLuint unit
 	gfx_cs.ProgramUniform1ui(p, loc[CV_NWORDS], a->nwords);
 	gfx_cs.ProgramUniform1i(p, loc[CV_SRC], (GLint)unit);
 	gfx_cs.ProgramUniform1ui(p, loc[CV_SWAPRB], a->swaprb);
+	gfx_cs.ProgramUniform2ui(p, loc[CV_ORIGIN], a->ox, a->oy);
 	gfx_cs.BindTexture(GL_TEXTURE_2D, tex);
 	gfx_cs.BindSampler(unit, sampler);
 	gfx_cs.UseProgram(p);
@@ -132,6 +133,7 @@ layout(std430, binding = 0) buffer Out { uint words[]; };
 uniform sampler2D src;
 uniform uint w, h, c, planar, flip, dtype;
 uniform uint swaprb;    // the texture holds blue in its red channel (BGRA8 frames uploaded as RGBA8)
+uniform uvec2 origin;   // the view's first texel in the texture (a tile of an atlas; 0, 0 for a whole texture)
 uniform vec4 mean, scale;
 uniform uint ebase;     // the view's first element, counted from word 0 of the buffer
 uniform uint viewelems; // w * h * c
@@ -169,7 +171,7 @@ void main() {
 			x = p - yt * w;
 		}
 		uint y = flip != 0u ? h - 1u - yt : yt;
-		vec4 t = texelFetch(src, ivec2(int(x), int(y)), 0);
+		vec4 t = texelFetch(src, ivec2(origin + uvec2(x, y)), 0);
 		uint sc = (swaprb != 0u && ch < 3u) ? 2u - ch : ch;
 		float v = (t[sc] - mean[ch]) * scale[ch];
 		uint m = bits == 32u ? 0xFFFFFFFFu : ((1u << bits) - 1u) << (k * bits);
@@ -186,7 +188,7 @@ void main() {
 `
 
 // The converter's uniforms, in the order of the C enum CV_*.
-var convertUniforms = [...]string{"w", "h", "c", "planar", "flip", "dtype", "mean", "scale", "ebase", "viewelems", "wbase", "nwords", "src", "swaprb"}
+var convertUniforms = [...]string{"w", "h", "c", "planar", "flip", "dtype", "mean", "scale", "ebase", "viewelems", "wbase", "nwords", "src", "swaprb", "origin"}
 
 // convertMaxGroupsX is the most work groups dispatched along x (GL
 // guarantees 65535); larger views use a second dimension. A variable so
@@ -220,12 +222,14 @@ func (d ConvertDType) Size() int {
 // first) as planar (C, H, W) or interleaved (H, W, C) elements of DType,
 // rows flipped or not, (v − Mean[c]) · Scale[c] per channel. SwapRB reads
 // red from the texture's blue channel and blue from its red (a BGRA8
-// frame kept in an RGBA8 texture).
+// frame kept in an RGBA8 texture). OriginX, OriginY are the view's first
+// texel in the texture (a tile of an atlas).
 type ConvertLayout struct {
 	Width, Height, Channels int
 	Planar, FlipY, SwapRB   bool
 	DType                   ConvertDType
 	Mean, Scale             [4]float32
+	OriginX, OriginY        int
 }
 
 // ViewBytes is one view's size in bytes.
@@ -325,6 +329,10 @@ func (cv *Converter) Convert(tex Texture, l ConvertLayout, view int, b Buffer, o
 	if l.SwapRB {
 		a.swaprb = 1
 	}
+	if l.OriginX < 0 || l.OriginY < 0 {
+		return fmt.Errorf("egl: Converter.Convert: origin (%d, %d)", l.OriginX, l.OriginY)
+	}
+	a.ox, a.oy = C.GLuint(l.OriginX), C.GLuint(l.OriginY)
 	for i := 0; i < 4; i++ {
 		a.mean[i] = C.float(l.Mean[i])
 		a.scale[i] = C.float(l.Scale[i])

@@ -25,6 +25,7 @@ int gfx_cs_load(void *p) {
 	GFX_CS_LOAD(UseProgram, "glUseProgram")
 	GFX_CS_LOAD(ProgramUniform1i, "glProgramUniform1i")
 	GFX_CS_LOAD(ProgramUniform1ui, "glProgramUniform1ui")
+	GFX_CS_LOAD(ProgramUniform2ui, "glProgramUniform2ui")
 	GFX_CS_LOAD(ProgramUniform4fv, "glProgramUniform4fv")
 	GFX_CS_LOAD(BindBufferBase, "glBindBufferBase")
 	GFX_CS_LOAD(BindBufferRange, "glBindBufferRange")
