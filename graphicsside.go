@@ -344,6 +344,14 @@ func GraphicsWriteTensors(acc *Access, dst *Buffer, off uint64, l tensor.Layout,
 	if err := l.Validate(); err != nil {
 		return fmt.Errorf("%w: %w", ErrGraphicsInput, err)
 	}
+	// The hand-off's release of dst on Vulkan's queue is over before the
+	// graphics API writes it (it is not ordered after Vulkan's queue): a
+	// host wait on the Device's Vulkan→CUDA timeline, normally short.
+	if acc.value > 0 {
+		if err := d.toCUDA.vk.Wait(acc.value, 30*time.Second); err != nil {
+			return fmt.Errorf("gfxcuda: waiting for Vulkan to hand the destination over: %w", err)
+		}
+	}
 	vb, err := dst.VulkanBuffer()
 	if err != nil {
 		return err
