@@ -4,45 +4,18 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/gfxcuda/gfxcuda/format"
+	"github.com/gfxcuda/gfxcuda/internal/vktest"
 	"github.com/gfxcuda/gfxcuda/tensor"
 	"github.com/gfxcuda/gfxcuda/tensor/tensortest"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
 // vulkanOnly opens the first Vulkan device (lavapipe in CI) with validation.
-func vulkanOnly(t *testing.T) *vulkan.Device {
-	on := true
-	inst, err := vulkan.NewInstance(vulkan.InstanceOptions{Validation: &on})
-	if err != nil {
-		if os.Getenv("GFXCUDA_REQUIRE_VULKAN") == "1" {
-			t.Fatal(err)
-		}
-		t.Skipf("no Vulkan: %v", err)
-	}
-	pds, err := inst.PhysicalDevices()
-	if err != nil {
-		inst.Close()
-		t.Fatal(err)
-	}
-	vd, err := inst.NewDevice(pds[0], vulkan.DeviceOptions{})
-	if err != nil {
-		inst.Close()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		vd.Close()
-		if msgs := inst.TakeValidationErrors(); len(msgs) > 0 {
-			t.Errorf("%d validation errors, first: %s", len(msgs), msgs[0])
-		}
-		inst.Close()
-	})
-	return vd
-}
+func vulkanOnly(t *testing.T) *vulkan.Device { return vktest.Device(t) }
 
 // uploadImages makes one sampled image per host image, filled with its texels.
 func uploadImages(t *testing.T, vd *vulkan.Device, ims []tensor.Image) []*vulkan.Image {
@@ -222,12 +195,7 @@ func TestVulkanConverterBadInput(t *testing.T) {
 	}
 	defer pass.Close()
 	mk := func(f format.Format, w, h uint32, u vulkan.ImageUsage) *vulkan.Image {
-		img, err := vd.NewImage(vulkan.ImageOptions{Format: uint32(f), Width: w, Height: h, Usage: u})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { img.Close() })
-		return img
+		return testImage(t, vd, f, w, h, u)
 	}
 	buf, err := vd.NewBuffer(vulkan.BufferOptions{Size: 4096})
 	if err != nil {
@@ -345,12 +313,7 @@ func TestTensorPassTilesBadInput(t *testing.T) {
 	}
 	defer pass.Close()
 	mk := func(f format.Format, w, h uint32, u vulkan.ImageUsage) *vulkan.Image {
-		img, err := vd.NewImage(vulkan.ImageOptions{Format: uint32(f), Width: w, Height: h, Usage: u})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { img.Close() })
-		return img
+		return testImage(t, vd, f, w, h, u)
 	}
 	buf, err := vd.NewBuffer(vulkan.BufferOptions{Size: 4096})
 	if err != nil {
@@ -381,4 +344,16 @@ func TestTensorPassTilesBadInput(t *testing.T) {
 			t.Errorf("%d x %d tiles, %d views, offset %d: got %v, want ErrSource mentioning %q", c.cols, c.rows, c.n, c.off, err, c.want)
 		}
 	}
+}
+
+// testImage makes a w×h image of format f with usage u, closed at the
+// test's end.
+func testImage(t *testing.T, vd *vulkan.Device, f format.Format, w, h uint32, u vulkan.ImageUsage) *vulkan.Image {
+	t.Helper()
+	img, err := vd.NewImage(vulkan.ImageOptions{Format: uint32(f), Width: w, Height: h, Usage: u})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { img.Close() })
+	return img
 }

@@ -4,42 +4,12 @@ import (
 	"bytes"
 	"math"
 	"math/rand/v2"
-	"os"
 	"testing"
 
 	"github.com/gfxcuda/gfxcuda/format"
+	"github.com/gfxcuda/gfxcuda/internal/vktest"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
-
-func device(t *testing.T) *vulkan.Device {
-	t.Helper()
-	on := true
-	inst, err := vulkan.NewInstance(vulkan.InstanceOptions{Validation: &on})
-	if err != nil {
-		if os.Getenv("GFXCUDA_REQUIRE_VULKAN") == "1" {
-			t.Fatal(err)
-		}
-		t.Skipf("no Vulkan: %v", err)
-	}
-	pds, err := inst.PhysicalDevices()
-	if err != nil {
-		inst.Close()
-		t.Fatal(err)
-	}
-	vd, err := inst.NewDevice(pds[0], vulkan.DeviceOptions{})
-	if err != nil {
-		inst.Close()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		vd.Close()
-		if msgs := inst.TakeValidationErrors(); len(msgs) > 0 {
-			t.Errorf("%d validation errors, first: %s", len(msgs), msgs[0])
-		}
-		inst.Close()
-	})
-	return vd
-}
 
 func image(t *testing.T, vd *vulkan.Device, w, h uint32, fill []byte) *vulkan.Image {
 	t.Helper()
@@ -105,7 +75,7 @@ func tile(atlas []byte, aw, col, row, w, h int) []byte {
 // sixth tile keeps its random bytes, environments differ from each other,
 // and Record draws what one environment with no steps draws.
 func TestRecordTiles(t *testing.T) {
-	vd := device(t)
+	vd := vktest.Device(t)
 	r, err := New(vd)
 	if err != nil {
 		t.Fatal(err)
