@@ -189,6 +189,9 @@ func (t *VulkanConverter) RecordTiles(c *vulkan.Commands, atlas *vulkan.Image, c
 	if (off+per*uint64(n))/uint64(t.l.DType.Size()) > math.MaxUint32 {
 		return fmt.Errorf("%w: tensor of %d bytes is too large for one pass", ErrSource, per*uint64(n))
 	}
+	if t.pipe == nil {
+		return ErrClosed
+	}
 	if t.tiled == nil {
 		p, err := t.pipeline(0)
 		if err != nil {
@@ -223,6 +226,9 @@ func (t *VulkanConverter) Record(c *vulkan.Commands, src *vulkan.Image, dst *vul
 // of 4): one dispatch per MaxViewsPerDispatch views. The width must be a
 // multiple of 4.
 func (t *VulkanConverter) RecordViews(c *vulkan.Commands, srcs []*vulkan.Image, dst *vulkan.Buffer, off uint64) error {
+	if t.pipe == nil {
+		return ErrClosed
+	}
 	if len(srcs) == 0 {
 		return fmt.Errorf("%w: no views", ErrSource)
 	}
@@ -277,7 +283,7 @@ func (t *VulkanConverter) RecordViews(c *vulkan.Commands, srcs []*vulkan.Image, 
 	return c.Err()
 }
 
-// Close frees the pipelines. Idempotent.
+// Close frees the pipelines. Idempotent; Record calls afterwards fail.
 func (t *VulkanConverter) Close() error {
 	var err error
 	for _, p := range []*vulkan.Pipeline{t.pipe, t.one, t.tiled} {
@@ -285,5 +291,6 @@ func (t *VulkanConverter) Close() error {
 			err = errors.Join(err, p.Close())
 		}
 	}
+	t.pipe, t.one, t.tiled = nil, nil, nil
 	return err
 }

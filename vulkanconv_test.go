@@ -344,6 +344,20 @@ func TestTensorPassTilesBadInput(t *testing.T) {
 			t.Errorf("%d x %d tiles, %d views, offset %d: got %v, want ErrSource mentioning %q", c.cols, c.rows, c.n, c.off, err, c.want)
 		}
 	}
+	// Closed: both Record calls fail, a second Close is nothing.
+	ok := mk(format.RGBA8UNorm, 8, 8, vulkan.ImageSampled)
+	if err := pass.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := pass.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+	if err := vd.Run(func(cm *vulkan.Commands) error { return pass.RecordTiles(cm, atlas, 2, 2, 4, buf, 0) }); !errors.Is(err, ErrClosed) {
+		t.Errorf("RecordTiles after Close: %v, want ErrClosed", err)
+	}
+	if err := vd.Run(func(cm *vulkan.Commands) error { return pass.RecordViews(cm, []*vulkan.Image{ok}, buf, 0) }); !errors.Is(err, ErrClosed) {
+		t.Errorf("RecordViews after Close: %v, want ErrClosed", err)
+	}
 }
 
 // testImage makes a w×h image of format f with usage u, closed at the
