@@ -101,7 +101,8 @@ func (d *Device) NewTensorBuffer(l TensorLayout, n int, width, height uint32) (*
 }
 
 // ToTensor converts the texture into a tensor of shape
-// o.Layout.Shape(1, width, height) in dst from byte o.Offset, with the
+// o.Layout.Shape(1, width, height) (an atlas of o.Tiles: the shape of N
+// views of the tile size) in dst from byte o.Offset, with the
 // converter o.Converter, and orders o.Stream after the conversion: kernels
 // queued on that stream afterwards (a learner's step, a DLPack consumer
 // synchronized with it) see the tensor, and the host sees it once the

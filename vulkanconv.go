@@ -163,15 +163,9 @@ func (t *VulkanConverter) RecordTiles(c *vulkan.Commands, atlas *vulkan.Image, c
 	if o.Dim != 0 && o.Dim != vulkan.Image2D || o.Layers > 1 {
 		return fmt.Errorf("%w: the atlas is not a plain 2D image (one layer)", ErrSource)
 	}
-	if cols <= 0 || rows <= 0 {
-		return fmt.Errorf("%w: %d x %d tiles: want at least one column and one row", ErrSource, cols, rows)
-	}
-	if int(o.Width)%cols != 0 || int(o.Height)%rows != 0 {
-		return fmt.Errorf("%w: a %dx%d atlas does not divide into %d x %d tiles of equal size", ErrSource, o.Width, o.Height, cols, rows)
-	}
-	w, h := o.Width/uint32(cols), o.Height/uint32(rows)
-	if n <= 0 || n > cols*rows {
-		return fmt.Errorf("%w: %d views from an atlas of %d x %d tiles: want 1 to %d", ErrSource, n, cols, rows, cols*rows)
+	w, h, err := Tiles{Cols: cols, Rows: rows, N: n}.Size(o.Width, o.Height)
+	if err != nil {
+		return err
 	}
 	if n > MaxTiles {
 		return fmt.Errorf("%w: %d views: one dispatch converts at most %d", ErrSource, n, MaxTiles)
