@@ -1325,6 +1325,10 @@ class Texture:
         if tiles is not None:
             cols, rows, n = self._tiles(tiles)
             h, w = h // rows, w // cols
+            if conv == 0:
+                raise errors.UnsupportedError('gfxcuda: Texture.to_tensor(tiles=%r): tiles are converted by '
+                                              'converter="vulkan" for now (the CUDA converter does not take tiles '
+                                              'yet); pass converter="vulkan"' % (tiles,))
         shape = (n, c, h, w) if planar else (n, h, w, c)
         if out is None:
             out = SharedBuffer(shape, dtype, device=self.device)
