@@ -643,6 +643,14 @@ typedef struct {
  * resource CUDA holds (gfxcuda_to_cuda). */
 int gfxcuda_texture_to_tensor(uint64_t texture, uint64_t buffer, const gfxcuda_tensor_layout_t *layout, uint64_t offset,
                               int converter, uint64_t stream);
+/* gfxcuda_texture_to_tensor of an atlas: the texture is cols x rows tiles
+ * of equal size, of which the first n (row by row, from the texture's first
+ * row and column) are views; the tensor is n views of the tile size, in one
+ * dispatch. Converter 1 (Vulkan) only for now: converter 0 is
+ * GFXCUDA_ERR_UNSUPPORTED. GFXCUDA_ERR_INVALID for tiles that do not divide
+ * the texture, n out of 1..cols*rows, or a buffer too small for n views. */
+int gfxcuda_texture_tiles_to_tensor(uint64_t texture, uint64_t buffer, const gfxcuda_tensor_layout_t *layout,
+                                    uint64_t offset, int cols, int rows, int n, int converter, uint64_t stream);
 
 /* ---- The caller's own OpenGL renderer (docs/opengl.md) ----
  * Call these on the thread where the renderer's GL context (EGL; GL 4.5 or

@@ -200,6 +200,7 @@ _sigs = {
     "gfxcuda_shared_compute_device": [u64, P(u64)],
     "gfxcuda_shared_compute_view": [u64, u64, P(u64)],
     "gfxcuda_texture_to_tensor": [u64, u64, P(TensorLayout), u64, i32, u64],
+    "gfxcuda_texture_tiles_to_tensor": [u64, u64, P(TensorLayout), u64, i32, i32, i32, i32, u64],
     "gfxcuda_heap_new": [u64, i32, u64, P(u64)],
     "gfxcuda_buffer_new_placed": [u64, u64, i32, u32, u32, u64, u64, i32, P(u64)],
     "gfxcuda_texture_new_placed": [u64, i32, u32, u32, u32, u32, u32, u64, u64, i32, P(u64)],
