@@ -1,12 +1,9 @@
 package gfxcuda
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"os"
 	"sync"
-	"time"
 
 	"github.com/gfxcuda/gfxcuda/compute"
 	"github.com/gfxcuda/gfxcuda/cuda"
@@ -46,11 +43,6 @@ type GraphicsSource struct {
 	cuSrc   CUDASource  // cu's array as the converter reads it (one surface object)
 	cuDone  *cuda.Event // recorded after the last work that read cu
 	convs   map[tensor.Layout]*CUDAConverter
-	writer  graphics.View // the view that writes tensors itself (GraphicsWriteTensors), on writeOn
-	writeOn *Device
-	stage   *Buffer // GraphicsToTensors' staging buffer under GFXCUDA_GL_CONVERT=gl
-	// stageDone is recorded after the last copy out of stage.
-	stageDone *cuda.Event
 }
 
 type graphicsComputeView struct {
@@ -175,9 +167,6 @@ func GraphicsToTensors(d *Device, s *cuda.Stream, dst cuda.DevicePtr, size uint6
 	if need := per * uint64(len(srcs)); size < need {
 		return fmt.Errorf("%w: the destination has %d bytes; %d frames of %v need %d", ErrGraphicsInput, size, len(srcs), first.src, need)
 	}
-	if !depth && glConvert {
-		return graphicsToTensorsGL(d, s, dst, per*uint64(len(srcs)), l, srcs)
-	}
 	for _, g := range srcs {
 		g.mu.Lock()
 		defer g.mu.Unlock()
@@ -243,170 +232,6 @@ func GraphicsToTensors(d *Device, s *cuda.Stream, dst cuda.DevicePtr, size uint6
 		g.recordDoneLocked(s)
 	}
 	return nil
-}
-
-// glConvert (GFXCUDA_GL_CONVERT=gl) has GraphicsToTensors convert colour
-// frames on the graphics API's side (GraphicsWriteTensors into a staging
-// Buffer, then one copy on the stream) instead of with the CUDA converter:
-// the experiment of BENCHMARKS.md "The floor" (no CUDA kernel per frame);
-// measured against the default before it becomes one.
-var glConvert = os.Getenv("GFXCUDA_GL_CONVERT") == "gl"
-
-// graphicsToTensorsGL is GraphicsToTensors through the graphics API's own
-// conversion: srcs are written into the first source's staging Buffer on
-// d (n bytes, made on first use) while a hand-off holds it, then copied
-// into dst on s; the hand-off ends after the copy.
-func graphicsToTensorsGL(d *Device, s *cuda.Stream, dst cuda.DevicePtr, n uint64, l tensor.Layout, srcs []*GraphicsSource) error {
-	g := srcs[0]
-	g.mu.Lock()
-	copied := g.stageDone
-	g.mu.Unlock()
-	if copied != nil {
-		// The previous frame's copy out of the staging buffer must be over
-		// before GL writes it again, or it is replaced (GL is not ordered
-		// after CUDA's stream): a host wait, normally on an event already
-		// passed.
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		err := copied.Wait(ctx)
-		cancel()
-		if err != nil {
-			return fmt.Errorf("gfxcuda: waiting for the last copy out of %v's staging buffer: %w", g.src, err)
-		}
-	}
-	g.mu.Lock()
-	if g.closed {
-		g.mu.Unlock()
-		return fmt.Errorf("gfxcuda: %v: %w", g.src, ErrClosed)
-	}
-	if g.stage != nil && (g.stage.size != n || g.stage.s.d != d) {
-		err := g.stage.Close()
-		g.stage = nil
-		if err != nil {
-			g.mu.Unlock()
-			return err
-		}
-	}
-	if g.stage == nil {
-		b, err := d.NewBuffer(n)
-		if err != nil {
-			g.mu.Unlock()
-			return fmt.Errorf("gfxcuda: the staging buffer of %v: %w", g.src, err)
-		}
-		g.stage = b
-	}
-	stage := g.stage
-	g.mu.Unlock()
-	acc, err := d.ToCUDA(s, stage)
-	if err != nil {
-		return err
-	}
-	err = GraphicsWriteTensors(acc, stage, 0, l, srcs...)
-	if err == nil {
-		err = acc.Stream().CopyDtoD(dst, stage.Ptr(), n)
-	}
-	if err == nil {
-		g.mu.Lock()
-		if g.stageDone == nil {
-			g.stageDone, err = d.CUDA().NewEvent(cuda.EventDisableTiming)
-		}
-		if err == nil {
-			err = g.stageDone.Record(acc.Stream())
-		}
-		g.mu.Unlock()
-	}
-	return errors.Join(err, acc.Done())
-}
-
-// GraphicsWriteTensors has the graphics API itself convert the current
-// frames of srcs (of one API context, one size and colour format) into
-// one [N, …] tensor of layout l in dst from byte off, with its own compute
-// shaders — GL's, for OpenGL sources — and waits on the host for it: CUDA
-// runs no kernel per frame (see BENCHMARKS.md, "The floor"). acc is the
-// hand-off that holds dst for CUDA (d.ToCUDA(stream, dst)): queue the
-// work that reads the tensor on acc.Stream() after this call, then
-// acc.Done(). Sources whose API cannot write tensors (no
-// graphics.TensorWriter view) are ErrUnsupported; depth sources too, for
-// now.
-func GraphicsWriteTensors(acc *Access, dst *Buffer, off uint64, l tensor.Layout, srcs ...*GraphicsSource) error {
-	if acc == nil || dst == nil || len(srcs) == 0 {
-		return fmt.Errorf("%w: GraphicsWriteTensors needs a hand-off, a destination buffer and at least one source", ErrGraphicsInput)
-	}
-	d := acc.d
-	if dst.s.d != d {
-		return fmt.Errorf("%w: the destination is another Device's buffer", ErrGraphicsInput)
-	}
-	d.mu.Lock()
-	held := dst.s.acc == acc && dst.s.owner == ownedByCUDA && !dst.s.closed && !acc.done
-	d.mu.Unlock()
-	if !held {
-		return fmt.Errorf("%w: the destination is not held by this hand-off: d.ToCUDA(stream, dst) first, Done after", ErrGraphicsInput)
-	}
-	if err := l.Validate(); err != nil {
-		return fmt.Errorf("%w: %w", ErrGraphicsInput, err)
-	}
-	// The hand-off's release of dst on Vulkan's queue is over before the
-	// graphics API writes it (it is not ordered after Vulkan's queue): a
-	// host wait on the Device's Vulkan→CUDA timeline, normally short.
-	if acc.value > 0 {
-		if err := d.toCUDA.vk.Wait(acc.value, 30*time.Second); err != nil {
-			return fmt.Errorf("gfxcuda: waiting for Vulkan to hand the destination over: %w", err)
-		}
-	}
-	vb, err := dst.VulkanBuffer()
-	if err != nil {
-		return err
-	}
-	for i, g := range srcs {
-		if g == nil {
-			return fmt.Errorf("%w: source %d is nil", ErrGraphicsInput, i)
-		}
-		for j := range i {
-			if srcs[j] == g {
-				return fmt.Errorf("%w: source %d is source %d again", ErrGraphicsInput, i, j)
-			}
-		}
-		if g.src.Depth() {
-			return fmt.Errorf("%w: %v is depth: the graphics API writes colour tensors only (use GraphicsToTensors)", ErrUnsupported, g.src)
-		}
-	}
-	for _, g := range srcs {
-		g.mu.Lock()
-		defer g.mu.Unlock()
-	}
-	views := make([]graphics.View, len(srcs))
-	for i, g := range srcs {
-		v, err := g.writerLocked(d)
-		if err != nil {
-			return err
-		}
-		views[i] = v
-	}
-	w, ok := views[0].(graphics.TensorWriter)
-	if !ok {
-		return fmt.Errorf("%w: %v's graphics API does not write tensors itself", ErrUnsupported, srcs[0].src)
-	}
-	return w.WriteTensors(l, vb, off, views[1:]...)
-}
-
-// writerLocked returns the source's view on d's Vulkan device for
-// GraphicsWriteTensors (a copy view, without CUDA), made on first use.
-// g.mu is held.
-func (g *GraphicsSource) writerLocked(d *Device) (graphics.View, error) {
-	if g.closed {
-		return nil, fmt.Errorf("gfxcuda: %v: %w", g.src, ErrClosed)
-	}
-	if g.writer != nil {
-		if g.writeOn != d {
-			return nil, fmt.Errorf("%w: %v writes tensors for another Device; make a GraphicsSource per Device", ErrGraphicsInput, g.src)
-		}
-		return g.writer, nil
-	}
-	v, err := g.src.NewGraphicsView(d.Vulkan(), nil)
-	if err != nil {
-		return nil, err
-	}
-	g.writer, g.writeOn = v, d
-	return v, nil
 }
 
 // cudaViewLocked returns the source's CUDA view on d, made on first use.
@@ -496,18 +321,9 @@ func (g *GraphicsSource) Close() error {
 	if g.cu != nil {
 		err = errors.Join(err, g.cu.Close())
 	}
-	if g.writer != nil {
-		err = errors.Join(err, g.writer.Close())
-	}
-	if g.stage != nil {
-		err = errors.Join(err, g.stage.Close())
-	}
-	if g.stageDone != nil {
-		err = errors.Join(err, g.stageDone.Close())
-	}
 	for _, c := range g.convs {
 		err = errors.Join(err, c.Close())
 	}
-	g.compute, g.cu, g.convs, g.cuDone, g.writer, g.writeOn, g.stage, g.stageDone = nil, nil, nil, nil, nil, nil, nil, nil
+	g.compute, g.cu, g.convs, g.cuDone = nil, nil, nil, nil
 	return err
 }

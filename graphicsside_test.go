@@ -210,20 +210,7 @@ func TestGraphicsToTensorsChecks(t *testing.T) {
 // through the face into one CUDA tensor, for every layout (dtype, NCHW or
 // NHWC, channels, mean/std, flip), every element checked against the Go
 // reference; two frames (views made once); a destination poisoned first.
-// Twice: with the CUDA converter, and converted by GL itself
-// (GFXCUDA_GL_CONVERT=gl: GraphicsWriteTensors into a staging buffer, one
-// copy on the stream).
 func TestGraphicsToTensorsCUDA(t *testing.T) {
-	for _, side := range []string{"cuda", "gl"} {
-		t.Run(side, func(t *testing.T) {
-			defer func(v bool) { glConvert = v }(glConvert)
-			glConvert = side == "gl"
-			testGraphicsToTensorsCUDA(t)
-		})
-	}
-}
-
-func testGraphicsToTensorsCUDA(t *testing.T) {
 	d := openDevice(t)
 	c := openGL(t, d.CUDA())
 	s, err := d.CUDA().NewStream(cuda.StreamNonBlocking)
