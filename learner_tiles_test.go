@@ -63,7 +63,10 @@ func TestTiledLearnerRing(t *testing.T) {
 	s, err := d.CUDA().NewStream(cuda.StreamNonBlocking)
 	noErr(t, err)
 	defer s.Close()
-	got := make([]byte, per)
+	pinned, err := d.CUDA().AllocHost(uint64(per)) // the stream's copy is asynchronous: pinned memory
+	noErr(t, err)
+	defer pinned.Close()
+	got := pinned.Bytes()
 	seen := 0
 	for ring.Consumed() < steps {
 		b, err := ring.Next(ctx, s)
@@ -71,6 +74,9 @@ func TestTiledLearnerRing(t *testing.T) {
 		tv := b.Tensor(0)
 		if fmt.Sprint(tv.Shape) != "[13 8 16 4]" {
 			t.Fatalf("tensor shape %v", tv.Shape)
+		}
+		for i := range got {
+			got[i] = 0xcd // poison: a copy that did not run cannot pass
 		}
 		noErr(t, s.CopyDtoH(got, tv.Ptr))
 		noErr(t, s.Synchronize())
