@@ -343,6 +343,14 @@ int gfxcuda_cuda_alloc_cached(int device, uint64_t size, uint64_t stream, uint64
  * memory is released. Nothing to do for other memory or the default
  * streams. */
 int gfxcuda_cuda_note_stream(uint64_t memory, uint64_t stream);
+/* The counters of device's cache of per-frame memory (the one
+ * gfxcuda_cuda_alloc_cached hands out from), into stats[0..5]: hits
+ * (blocks handed out again), misses (cuMemAlloc), busy (idle blocks
+ * skipped: a stream still used them), freed (blocks released past the
+ * limit with no idle block to make room), evicted (idle blocks freed to
+ * make room for newer ones), idle bytes. All zero before the first cached
+ * allocation on device. */
+int gfxcuda_cuda_cache_stats(int device, uint64_t stats[6]);
 /* Wraps size bytes of CUDA memory at ptr on device without owning them:
  * DLPack tensors can be exported over it; whoever owns the memory must keep
  * it alive while they are. */
@@ -651,6 +659,14 @@ int gfxcuda_shared_compute_view(uint64_t device, uint64_t resource, uint64_t *vi
  * resource CUDA holds (gfxcuda_to_cuda). */
 int gfxcuda_texture_to_tensor(uint64_t texture, uint64_t buffer, const gfxcuda_tensor_layout_t *layout, uint64_t offset,
                               int converter, uint64_t stream);
+/* gfxcuda_texture_to_tensor of an atlas: the texture is cols x rows tiles
+ * of equal size, of which the first n (row by row, from the texture's first
+ * row and column) are views; the tensor is n views of the tile size, in one
+ * dispatch. Converter 1 (Vulkan) only for now: converter 0 is
+ * GFXCUDA_ERR_UNSUPPORTED. GFXCUDA_ERR_INVALID for tiles that do not divide
+ * the texture, n out of 1..cols*rows, or a buffer too small for n views. */
+int gfxcuda_texture_tiles_to_tensor(uint64_t texture, uint64_t buffer, const gfxcuda_tensor_layout_t *layout,
+                                    uint64_t offset, int cols, int rows, int n, int converter, uint64_t stream);
 
 /* ---- The caller's own OpenGL renderer (docs/opengl.md) ----
  * Call these on the thread where the renderer's GL context (EGL; GL 4.5 or

@@ -37,7 +37,6 @@ brings it into a CUDA tensor, timed until the tensor is complete
        takes it
   (d)  gfxcuda batched: --batch textures drawn, then one
        gfxcuda.gl.to_tensors(frames, ...) for all of them; time / batch
-  (z0) CUDA alone: one kernel on a 16-byte tensor, no GL frame before it
   (z)  the floor: a GL frame, then the same kernel (no interop, no copy):
        the GPU time-slices between the GL and CUDA contexts, so the first
        CUDA work after a GL frame waits for a context switch, which every
@@ -568,7 +567,6 @@ class Method:
     key = label = ""
     batch = 1
     cuda = True
-    draws = True     # the scene draws a frame (untimed) before each run
     checked = True   # results() gives frames to compare with glReadPixels
 
     def setup(self, scene):
@@ -589,6 +587,30 @@ class Method:
 
     def teardown(self):
         pass
+
+    def pre(self):
+        """Called before each run, outside the timed part."""
+
+    def post(self):
+        """Called after each run, outside the timed part."""
+
+    def notes(self):
+        """What the method's runs say beside their time (None: nothing)."""
+        return None
+
+
+def _cache_stats(glmod):
+    """gfxcuda's per-frame memory cache counters (None: not this gfxcuda)."""
+    f = getattr(sys.modules.get(glmod.__name__.split(".")[0]), "cuda_cache_stats", None)
+    return f() if callable(f) else None
+
+
+def _cache_notes(before, after):
+    if before is None or after is None:
+        return None
+    d = {k: after[k] - before[k] for k in before if k != "idle_bytes"}
+    return "output cache: %d hits, %d misses (cuMemAlloc), %d busy, %d freed, %d evicted" % (
+        d["hits"], d["misses"], d["busy"], d["freed"], d["evicted"])
 
 
 class HostRead(Method):
@@ -696,7 +718,28 @@ def _release(obj):
             return
 
 
-class GfxcudaPerFrame(Method):
+class CacheCounted(Method):
+    """A gfxcuda method whose runs' output-cache counters are summed
+    (gfxcuda.cuda_cache_stats before and after each run, outside the timed
+    part) and printed beside its time."""
+    stats0 = stats1 = before = None
+
+    def pre(self):
+        self.before = _cache_stats(self.gl)
+
+    def post(self):
+        after = _cache_stats(self.gl)
+        if self.before is not None and after is not None:  # this method's own calls, summed over its frames
+            if self.stats0 is None:
+                self.stats0, self.stats1 = dict(self.before), dict(self.before)
+            for k in after:
+                self.stats1[k] += after[k] - self.before[k]
+
+    def notes(self):
+        return _cache_notes(self.stats0, self.stats1)
+
+
+class GfxcudaPerFrame(CacheCounted):
     key, label = "c", "(c) gfxcuda.gl per frame: texture().to_tensor()"
 
     def __init__(self, torch, glmod):
@@ -706,6 +749,7 @@ class GfxcudaPerFrame(Method):
         self.scene = scene
         self.src = self.gl.texture(scene.slots[0][0])
         self.out = self.keep = None
+        self.stats0 = self.stats1 = None
 
     def poison(self):
         self.out = self.keep = None
@@ -743,7 +787,7 @@ class GfxcudaPerFrameOut(GfxcudaPerFrame):
         return [self.dst.cpu().numpy()]
 
 
-class GfxcudaBatched(Method):
+class GfxcudaBatched(CacheCounted):
     key, label = "d", "(d) gfxcuda.gl batched: to_tensors(frames), per frame"
 
     def __init__(self, torch, glmod, batch):
@@ -753,6 +797,7 @@ class GfxcudaBatched(Method):
         self.scene = scene
         self.frames = [self.gl.texture(tex) for tex, _ in scene.slots[:self.batch]]
         self.outs = self.keep = None
+        self.stats0 = self.stats1 = None
 
     def poison(self):
         self.outs = self.keep = None
@@ -796,11 +841,6 @@ class AlternationFloor(Method):
 
     def teardown(self):
         self.x = None
-
-
-class CudaAlone(AlternationFloor):
-    """(z0) the same kernel with no GL frame before it: CUDA alone."""
-    key, label, draws = "z0", "(z0) CUDA alone: the same kernel, no GL frame", False
 
 
 # ---------------------------------------------------------------- the run
@@ -929,7 +969,7 @@ def main(argv=None):
             methods += [GfxcudaPerFrame(torch, glmod), GfxcudaPerFrameOut(torch, glmod)]
             if batched:
                 methods.append(GfxcudaBatched(torch, glmod, a.batch))
-        methods += [CudaAlone(torch), AlternationFloor(torch)]
+        methods.append(AlternationFloor(torch))
     elif "gfxcuda.gl" not in skipped:
         skipped.pop("gfxcuda.gl batched", None)
         skipped["gfxcuda.gl"] = "(c)/(d) skipped: no CUDA"
@@ -961,7 +1001,7 @@ def main(argv=None):
             for rep in range(reps):
                 check_rep = a.check_all or rep in checked
                 for m in list(live):
-                    frame_seeds = [next(seeds) for _ in range(m.batch)] if m.draws else []
+                    frame_seeds = [next(seeds) for _ in range(m.batch)]
                     for i, s in enumerate(frame_seeds):
                         scene.draw(i, s)
                     raw.glFinish()
@@ -969,11 +1009,13 @@ def main(argv=None):
                     if check:
                         m.poison()
                     try:
+                        m.pre()
                         t0 = time.perf_counter_ns()
                         m.run()
                         if m.cuda:
                             torch.cuda.synchronize()
                         t1 = time.perf_counter_ns()
+                        m.post()
                     except Exception as e:
                         # (c') on its first frame: out= not taken (yet), left
                         # out; any other: a failure, the method left out at
@@ -1030,7 +1072,7 @@ def main(argv=None):
                 results.append(dict(method=m.key, label=m.label, size=size, width=w, height=h,
                                     us_per_frame_median=statistics.median(ts),
                                     us_per_frame_p10=ts[len(ts) // 10], us_per_frame_p90=ts[(len(ts) * 9) // 10],
-                                    n=len(ts), batch=m.batch))
+                                    n=len(ts), batch=m.batch, notes=m.notes()))
     finally:
         scene.close()
         close_egl()
@@ -1051,6 +1093,10 @@ def main(argv=None):
             "%.2fx" % r["speedup_vs_a"] if r["speedup_vs_a"] else "-",
             "%.2fx" % r["speedup_vs_b"] if r["speedup_vs_b"] else "-"))
 
+    for r in results:
+        if r.get("notes"):
+            print("  %s at %s: %s" % (r["label"].split(" ")[0], r["size"], r["notes"]))
+
     targets = []
 
     def target(name, size, value, ok, text):
@@ -1068,12 +1114,9 @@ def main(argv=None):
     bound = None
     if ("a", big) in med and ("z", big) in med:
         need, floor = med[("a", big)] / 10, med[("z", big)]
-        alone = med.get(("z0", big))
-        bound = dict(size=big, needs_us=need, floor_us=floor, cuda_alone_us=alone,
-                     reachable=floor <= need)
-        print("  %-58s %-10s 10x (a) needs <= %.0f us/frame; the floor (z) is %.0f us%s: %s" % (
+        bound = dict(size=big, needs_us=need, floor_us=floor, reachable=floor <= need)
+        print("  %-58s %-10s 10x (a) needs <= %.0f us/frame; the floor (z) is %.0f us: %s" % (
             "  bound in this run", big, need, floor,
-            " (CUDA alone, z0: %.0f us)" % alone if alone is not None else "",
             "reachable" if floor <= need else "below the floor, no per-frame method can reach it"))
     for w, h in sizes:
         size = "%dx%d" % (w, h)

@@ -356,6 +356,14 @@ FUNCTIONS = {
     # memory is released. Nothing to do for other memory or the default
     # streams.
     "gfxcuda_cuda_note_stream": (ctypes.c_int, [ctypes.c_uint64, ctypes.c_uint64]),
+    # The counters of device's cache of per-frame memory (the one
+    # gfxcuda_cuda_alloc_cached hands out from), into stats[0..5]: hits
+    # (blocks handed out again), misses (cuMemAlloc), busy (idle blocks
+    # skipped: a stream still used them), freed (blocks released past the
+    # limit with no idle block to make room), evicted (idle blocks freed to
+    # make room for newer ones), idle bytes. All zero before the first cached
+    # allocation on device.
+    "gfxcuda_cuda_cache_stats": (ctypes.c_int, [ctypes.c_int, ctypes.POINTER(ctypes.c_uint64)]),
     # Wraps size bytes of CUDA memory at ptr on device without owning them:
     # DLPack tensors can be exported over it; whoever owns the memory must keep
     # it alive while they are.
@@ -634,6 +642,13 @@ FUNCTIONS = {
     # for a layout, source or destination the conversion cannot take, or a
     # resource CUDA holds (gfxcuda_to_cuda).
     "gfxcuda_texture_to_tensor": (ctypes.c_int, [ctypes.c_uint64, ctypes.c_uint64, ctypes.POINTER(TensorLayout), ctypes.c_uint64, ctypes.c_int, ctypes.c_uint64]),
+    # gfxcuda_texture_to_tensor of an atlas: the texture is cols x rows tiles
+    # of equal size, of which the first n (row by row, from the texture's first
+    # row and column) are views; the tensor is n views of the tile size, in one
+    # dispatch. Converter 1 (Vulkan) only for now: converter 0 is
+    # GFXCUDA_ERR_UNSUPPORTED. GFXCUDA_ERR_INVALID for tiles that do not divide
+    # the texture, n out of 1..cols*rows, or a buffer too small for n views.
+    "gfxcuda_texture_tiles_to_tensor": (ctypes.c_int, [ctypes.c_uint64, ctypes.c_uint64, ctypes.POINTER(TensorLayout), ctypes.c_uint64, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_uint64]),
     # Adopts the GL context current on the calling thread (the renderer's own;
     # never destroyed by gfxcuda): GFXCUDA_ERROR_INVALID_ARGUMENT, naming
     # what to do, when none is. Release it on the same thread.

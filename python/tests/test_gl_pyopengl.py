@@ -570,6 +570,7 @@ def test_to_tensor_outputs_reused_only_when_their_streams_passed(egl_ctx):
         # Reuse: drop each output once torch is done with it; the cache hands
         # the same memory out again.
         ptrs = set()
+        before = gfxcuda.cuda_cache_stats()
         for i in range(20):
             GL.glTextureSubImage2D(t, 0, 0, 0, w, h, GL.GL_RGBA, GL.GL_UNSIGNED_BYTE, frames[i % 2])
             out = src.to_tensor(flip_y=False)
@@ -579,6 +580,9 @@ def test_to_tensor_outputs_reused_only_when_their_streams_passed(egl_ctx):
             ptrs.add(out.ptr)
             del x, out
         assert len(ptrs) <= 3, "every frame got new memory: %d blocks" % len(ptrs)
+        st = gfxcuda.cuda_cache_stats()
+        assert st["hits"] - before["hits"] >= 17 and st["misses"] - before["misses"] <= 3, (before, st)
+        assert st["idle_bytes"] >= w * h * 4, st
         # A consumer on a side stream still reading: no reuse until it passed.
         GL.glTextureSubImage2D(t, 0, 0, 0, w, h, GL.GL_RGBA, GL.GL_UNSIGNED_BYTE, frames[0])
         out = src.to_tensor(flip_y=False)
@@ -593,6 +597,7 @@ def test_to_tensor_outputs_reused_only_when_their_streams_passed(egl_ctx):
         GL.glTextureSubImage2D(t, 0, 0, 0, w, h, GL.GL_RGBA, GL.GL_UNSIGNED_BYTE, frames[2])
         out2 = src.to_tensor(flip_y=False)  # the legacy default stream: not ordered after the side stream
         assert out2.ptr != first, "memory a consumer stream still reads was reused"
+        assert gfxcuda.cuda_cache_stats()["busy"] > st["busy"], "the busy block was not even looked at"
         torch.cuda.synchronize()
         assert torch.equal(copy.cpu(), torch.from_numpy(frames[0]))
         assert torch.equal(torch.from_dlpack(out2).cpu(), torch.from_numpy(frames[2]))
