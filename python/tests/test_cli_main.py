@@ -241,8 +241,10 @@ after = {s: sigaction(s) for s in (2, 15)}
 print("returned %d; sigaction %s" % (rc, "as before" if after == before else "changed: %r -> %r" % (before, after)),
       flush=True)
 r, w = os.pipe()
-print("blocking", flush=True)
 try:
+    # Inside the try: the parent's SIGINT may come as soon as the line is
+    # out, before the read begins.
+    print("blocking", flush=True)
     os.read(r, 1)
 except KeyboardInterrupt:
     print("KeyboardInterrupt", flush=True)
