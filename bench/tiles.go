@@ -32,7 +32,7 @@ const tilesPublished = "published, whole simulator steps: Isaac Lab 3 ≈ 84k en
 	"MuJoCo Warp 49,940 renders/s at 64×64 × 8192 (mujoco_warp#1353); ManiSkill3 30k+ (RTX 4090); Madrona 100k+ on simple scenes"
 
 // TilesSteps is the number of progress steps of Tiles.
-func TilesSteps(quick bool) int { return 5 * len(tilesCasesFor(quick)) }
+func TilesSteps(quick bool) int { return 6 * len(tilesCasesFor(quick)) }
 
 func tilesCasesFor(quick bool) []tilesCase {
 	if quick {
@@ -45,7 +45,9 @@ func tilesCasesFor(quick bool) []tilesCase {
 // environments into one atlas per step) for each case: the renderer
 // alone; the renderer with the hand-off and the conversion of every step
 // into the learner's [N, 3, H, W] tensor (a learner-mode ring, RecordTiles
-// in the producer's submission), run alternately in the same repetitions;
+// in the producer's submission), after the render and, pipelined, beside
+// the next step's render, each run alternately with the renderer alone in
+// the same repetitions;
 // the conversion alone against the faster of two copies of the same bytes
 // (vkCmdCopyBuffer, cuMemcpyDtoD): the device's copy bandwidth.
 func (s *Suite) Tiles() error {
@@ -68,6 +70,13 @@ func (s *Suite) tilesCase(tc tilesCase) error {
 		return err
 	}
 	defer atlas.Close()
+	// A second atlas for the pipelined producer: step k renders into one
+	// while step k-1's views are converted out of the other.
+	atlas2, err := vd.NewImage(atlas.Options())
+	if err != nil {
+		return err
+	}
+	defer atlas2.Close()
 	r, err := scene.New(vd)
 	if err != nil {
 		return err
@@ -110,17 +119,48 @@ func (s *Suite) tilesCase(tc tilesCase) error {
 			return conv.RecordTiles(c, atlas, cols, rows, tc.n, slots[slot].(*gfxcuda.Buffer).Vulkan(), 0)
 		})
 	}
+	// Pipelined, as a renderer that keeps two atlases records it: each
+	// submission converts step k-1's atlas and renders step k into the
+	// other, two dispatches with no dependency between them (the batch
+	// tracker puts no barrier there), which the GPU may run side by side;
+	// the slot of step k holds step k-1's views (step 0 renders and
+	// converts its own). One step of latency for the learner.
+	atlases := [2]*vulkan.Image{atlas, atlas2}
+	pipelined := func() (float64, error) {
+		return s.tilesLearner(slots, tc, steps, per, func(c *vulkan.Commands, slot int, step uint64) error {
+			cur, prev := atlases[step%2], atlases[(step+1)%2]
+			if step == 0 {
+				if err := r.RecordTiles(c, cur, cols, rows, tc.n, envs(step)); err != nil {
+					return err
+				}
+				prev = cur
+			}
+			if err := conv.RecordTiles(c, prev, cols, rows, tc.n, slots[slot].(*gfxcuda.Buffer).Vulkan(), 0); err != nil {
+				return err
+			}
+			if step == 0 {
+				return nil
+			}
+			return r.RecordTiles(c, cur, cols, rows, tc.n, envs(step))
+		})
+	}
 	if err := s.figure(g, "render alone", "steps/s", renderAlone, func(f *Figure) {
 		f.Note = fmt.Sprintf("%.0f env-frames/s; %s", f.Value*float64(tc.n), tilesPublished)
 	}); err != nil {
 		return err
 	}
 	if err := s.paired(g, "render + hand-off + conversion into the learner's tensor (learner mode)", "steps/s", "render alone",
-		renderAlone, withLearner, 0.95); err != nil {
+		renderAlone, withLearner, 0); err != nil {
 		return err
 	}
 	last := &s.R.Figures[len(s.R.Figures)-1]
-	last.Note += fmt.Sprintf("; %.0f env-frames/s", last.Value*float64(tc.n))
+	last.Note += fmt.Sprintf("; %.0f env-frames/s; the conversion after the render in one submission", last.Value*float64(tc.n))
+	if err := s.paired(g, "the same, pipelined: step k's render beside step k-1's conversion (two atlases)", "steps/s", "render alone",
+		renderAlone, pipelined, 0.95); err != nil {
+		return err
+	}
+	last = &s.R.Figures[len(s.R.Figures)-1]
+	last.Note += fmt.Sprintf("; %.0f env-frames/s; the learner sees each step one step later", last.Value*float64(tc.n))
 	// The conversion alone against a copy of the same bytes (read the
 	// atlas's texels, write the tensor).
 	moved := uint64(cols*tc.w*rows*tc.h*4) + per // bytes read + written per step

@@ -3,7 +3,8 @@ package bench
 import "testing"
 
 // TestTilesGroup runs the tiles group (quick: 64×64 × 256 and × 1024) on
-// the GPU: five figures per case, the learner-mode figure paired with the
+// the GPU: six figures per case, the learner-mode figures (the conversion
+// after the render, and pipelined beside the next render) paired with the
 // renderer alone (a ratio measured in the same repetitions), the
 // conversion against the faster of the two copies of the same bytes (the
 // Vulkan one and CUDA's), env-frames/s in the notes.
@@ -22,12 +23,12 @@ func TestTilesGroup(t *testing.T) {
 		if f.Value <= 0 {
 			t.Errorf("%q was not measured", f.Name)
 		}
-		switch i % 5 {
-		case 1:
+		switch i % 6 {
+		case 1, 2:
 			if !f.Paired || f.Against != "render alone" || f.Ratio <= 0 {
 				t.Errorf("the learner figure is not paired with the renderer alone: %+v", f)
 			}
-		case 4:
+		case 5:
 			vk, cu := s.R.Figures[i-2], s.R.Figures[i-1]
 			want := vk.Name
 			if cu.Value > vk.Value {
