@@ -1,14 +1,8 @@
 #version 450
 #extension GL_EXT_samplerless_texture_functions : require
+layout(local_size_x = 64, local_size_y = 4) in;
 #ifndef VIEWS
 #define VIEWS 8
-#endif
-#if VIEWS == 0
-// Tiles are small (64×64 is 16 invocations a row): 16 × 16 keeps every
-// invocation of a workgroup busy where 64 × 4 left three quarters idle.
-layout(local_size_x = 16, local_size_y = 16) in;
-#else
-layout(local_size_x = 64, local_size_y = 4) in;
 #endif
 // VIEWS 0: tiles. One image, an atlas of tilecols columns of width×height
 // tiles; view v is tile (v % tilecols, v / tilecols), counted from the

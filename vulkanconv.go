@@ -215,7 +215,7 @@ func (t *VulkanConverter) RecordTiles(c *vulkan.Commands, atlas *vulkan.Image, c
 		t.tiled = p
 	}
 	b := []vulkan.Binding{{Binding: 0, Image: atlas}, {Binding: 1, Buffer: dst}}
-	c.Dispatch(t.tiled, b, t.push(w, h, off/uint64(t.l.DType.Size()), uint32(cols)), (w/4+15)/16, (h+15)/16, uint32(n)) // tensor.comp's 16 × 16 tile groups
+	c.Dispatch(t.tiled, b, t.push(w, h, off/uint64(t.l.DType.Size()), uint32(cols)), (w/4+63)/64, (h+3)/4, uint32(n))
 	return c.Err()
 }
 
