@@ -1,8 +1,16 @@
 #version 450
 #extension GL_EXT_samplerless_texture_functions : require
-layout(local_size_x = 64, local_size_y = 4) in;
 #ifndef VIEWS
 #define VIEWS 8
+#endif
+#if VIEWS == 0
+// Tiles: a one-dimensional grid that may be smaller than the work (the
+// dispatch caps its workgroups), each invocation converting 4 texels of
+// a row in turn, so that the conversion need not fill the GPU and a
+// renderer's dispatch recorded after it runs beside it.
+layout(local_size_x = 256) in;
+#else
+layout(local_size_x = 64, local_size_y = 4) in;
 #endif
 // VIEWS 0: tiles. One image, an atlas of tilecols columns of width×height
 // tiles; view v is tile (v % tilecols, v / tilecols), counted from the
@@ -13,7 +21,7 @@ layout(set = 0, binding = 0) uniform texture2D src[1];
 layout(set = 0, binding = 0) uniform texture2D src[VIEWS];
 #endif
 layout(std430, set = 0, binding = 1) writeonly buffer Dst { uint words[]; };
-layout(push_constant) uniform PC { uint width; uint height; uint base; uint flip; vec4 mean; vec4 scale; uint tilecols; } pc;
+layout(push_constant) uniform PC { uint width; uint height; uint base; uint flip; vec4 mean; vec4 scale; uint tilecols; uint nviews; } pc;
 
 vec4 fetch(uint v, ivec2 p) {
 #if VIEWS == 0
@@ -34,11 +42,9 @@ vec4 fetch(uint v, ivec2 p) {
 #endif
 }
 
-void main() {
-	uint x0 = gl_GlobalInvocationID.x * 4u;
-	uint y = gl_GlobalInvocationID.y;
-	uint v = gl_WorkGroupID.z;
-	if (x0 >= pc.width || y >= pc.height) return;
+// convert writes the tensor elements of texels x0 to x0+3 of row y of
+// view v.
+void convert(uint x0, uint y, uint v) {
 	int sy = int(pc.flip != 0u ? pc.height - 1u - y : y);
 	vec4 t[4];
 	for (uint k = 0u; k < 4u; k++)
@@ -83,5 +89,22 @@ void main() {
 	for (uint w = 0u; w < CH; w++)
 		words[pixi / 4u + w] = packUnorm4x8(vec4(f[4u * w], f[4u * w + 1u], f[4u * w + 2u], f[4u * w + 3u]));
 #endif
+#endif
+}
+
+void main() {
+#if VIEWS == 0
+	uint perRow = (pc.width + 3u) / 4u;
+	uint total = perRow * pc.height * pc.nviews;
+	uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+	for (uint i = gl_GlobalInvocationID.x; i < total; i += stride) {
+		uint r = i / perRow;
+		convert((i - r * perRow) * 4u, r % pc.height, r / pc.height);
+	}
+#else
+	uint x0 = gl_GlobalInvocationID.x * 4u;
+	uint y = gl_GlobalInvocationID.y;
+	if (x0 >= pc.width || y >= pc.height) return;
+	convert(x0, y, gl_WorkGroupID.z);
 #endif
 }

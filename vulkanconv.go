@@ -123,9 +123,9 @@ func (t *VulkanConverter) pipeline(views int) (*vulkan.Pipeline, error) {
 // push returns the push constants of a dispatch: the views' size, the
 // first element written (base), the flip, mean and scale, and the atlas's
 // tile columns (0 unless tiled).
-func (t *VulkanConverter) push(w, h uint32, base uint64, tilecols uint32) []byte {
+func (t *VulkanConverter) push(w, h uint32, base uint64, tilecols, nviews uint32) []byte {
 	scale := t.l.Scale()
-	push := make([]byte, 52)
+	push := make([]byte, 56)
 	binary.LittleEndian.PutUint32(push[0:], w)
 	binary.LittleEndian.PutUint32(push[4:], h)
 	binary.LittleEndian.PutUint32(push[8:], uint32(base))
@@ -137,6 +137,7 @@ func (t *VulkanConverter) push(w, h uint32, base uint64, tilecols uint32) []byte
 		binary.LittleEndian.PutUint32(push[32+4*i:], math.Float32bits(scale[i]))
 	}
 	binary.LittleEndian.PutUint32(push[48:], tilecols)
+	binary.LittleEndian.PutUint32(push[52:], nviews)
 	return push
 }
 
@@ -215,7 +216,10 @@ func (t *VulkanConverter) RecordTiles(c *vulkan.Commands, atlas *vulkan.Image, c
 		t.tiled = p
 	}
 	b := []vulkan.Binding{{Binding: 0, Image: atlas}, {Binding: 1, Buffer: dst}}
-	c.Dispatch(t.tiled, b, t.push(w, h, off/uint64(t.l.DType.Size()), uint32(cols)), (w/4+63)/64, (h+3)/4, uint32(n))
+	// One invocation per 4 texels of a row, in a grid of at most
+	// tilesMaxGroups workgroups, each invocation looping over the rest.
+	groups := min((uint64(w/4)*uint64(h)*uint64(n)+255)/256, tilesMaxGroups)
+	c.Dispatch(t.tiled, b, t.push(w, h, off/uint64(t.l.DType.Size()), uint32(cols), uint32(n)), uint32(groups), 1, 1)
 	return c.Err()
 }
 
@@ -292,7 +296,7 @@ func (t *VulkanConverter) RecordViews(c *vulkan.Commands, srcs []*vulkan.Image, 
 		}
 		b = append(b, vulkan.Binding{Binding: 1, Buffer: dst})
 		// base: the group's first element (the shader's views are relative).
-		push := t.push(o.Width, o.Height, (off+per*uint64(v0))/uint64(t.l.DType.Size()), 0)
+		push := t.push(o.Width, o.Height, (off+per*uint64(v0))/uint64(t.l.DType.Size()), 0, 0)
 		c.Dispatch(pipe, b, push, (o.Width/4+63)/64, (o.Height+3)/4, uint32(len(group)))
 	}
 	return c.Err()
@@ -309,3 +313,12 @@ func (t *VulkanConverter) Close() error {
 	t.pipe, t.one, t.tiled = nil, nil, nil
 	return err
 }
+
+// tilesMaxGroups is the most workgroups RecordTiles dispatches: 512 of 256
+// invocations, about half of an H100's or H200's 132 SMs, each invocation
+// looping over the views' texels. A conversion that does not fill the GPU
+// runs beside a renderer's dispatch recorded after it (on the H200, the
+// next step's render with this step's conversion went from 0.78x to
+// 0.84x the render alone; BENCHMARKS.md), and alone it lost 4% of its
+// speed. A variable so that tests can make the loop run many times.
+var tilesMaxGroups uint64 = 512

@@ -257,47 +257,53 @@ func TestTensorPassTiles(t *testing.T) {
 			{DType: format.Float16, Planar: true, Channels: 4},
 		}},
 	} {
-		for _, f := range tensor.Sources {
-			atlas := tensortest.RandomImage(rng, f, tc.w*uint32(tc.cols), tc.h*uint32(tc.rows))
-			img := uploadImages(t, vd, []tensor.Image{atlas})[0]
-			var views []tensor.Image
-			for v := 0; v < tc.n; v++ {
-				views = append(views, tileOf(atlas, v%tc.cols, v/tc.cols, tc.w, tc.h))
-			}
-			for _, l := range tc.layouts {
-				pass, err := NewVulkanConverter(vd, l)
-				if err != nil {
-					t.Fatal(err)
+		// The default grid, then one of 3 workgroups whose invocations
+		// loop over many texels each (257 views of 8x4: 9 groups' worth).
+		for _, groups := range []uint64{tilesMaxGroups, 3} {
+			defer func(g uint64) { tilesMaxGroups = g }(tilesMaxGroups)
+			tilesMaxGroups = groups
+			for _, f := range tensor.Sources {
+				atlas := tensortest.RandomImage(rng, f, tc.w*uint32(tc.cols), tc.h*uint32(tc.rows))
+				img := uploadImages(t, vd, []tensor.Image{atlas})[0]
+				var views []tensor.Image
+				for v := 0; v < tc.n; v++ {
+					views = append(views, tileOf(atlas, v%tc.cols, v/tc.cols, tc.w, tc.h))
 				}
-				const off = 36
-				n := l.Bytes(tc.w, tc.h) * uint64(tc.n)
-				out, err := vd.NewBuffer(vulkan.BufferOptions{Size: off + n + 20, Heap: vulkan.HeapReadback})
-				if err != nil {
-					t.Fatal(err)
-				}
-				m, _ := out.Map()
-				for i := range m {
-					m[i] = 0xCD
-				}
-				err = vd.Run(func(c *vulkan.Commands) error { return pass.RecordTiles(c, img, tc.cols, tc.rows, tc.n, out, off) })
-				if err != nil {
-					t.Fatalf("%v %s: %v", f, l, err)
-				}
-				out.Invalidate(0, out.Size())
-				bad, first, err := tensor.Check(l, views, m[off:off+n])
-				if err != nil {
-					t.Fatal(err)
-				}
-				if bad > 0 {
-					t.Errorf("%v, %d of %dx%d tiles, %s: %d elements wrong; first: %s", f, tc.n, tc.cols, tc.rows, l, bad, first)
-				}
-				for i, b := range append(append([]byte{}, m[:off]...), m[off+n:]...) {
-					if b != 0xCD {
-						t.Fatalf("%v %s: byte %d outside the tensor was written", f, l, i)
+				for _, l := range tc.layouts {
+					pass, err := NewVulkanConverter(vd, l)
+					if err != nil {
+						t.Fatal(err)
 					}
+					const off = 36
+					n := l.Bytes(tc.w, tc.h) * uint64(tc.n)
+					out, err := vd.NewBuffer(vulkan.BufferOptions{Size: off + n + 20, Heap: vulkan.HeapReadback})
+					if err != nil {
+						t.Fatal(err)
+					}
+					m, _ := out.Map()
+					for i := range m {
+						m[i] = 0xCD
+					}
+					err = vd.Run(func(c *vulkan.Commands) error { return pass.RecordTiles(c, img, tc.cols, tc.rows, tc.n, out, off) })
+					if err != nil {
+						t.Fatalf("%v %s: %v", f, l, err)
+					}
+					out.Invalidate(0, out.Size())
+					bad, first, err := tensor.Check(l, views, m[off:off+n])
+					if err != nil {
+						t.Fatal(err)
+					}
+					if bad > 0 {
+						t.Errorf("%v, %d of %dx%d tiles, %s, at most %d workgroups: %d elements wrong; first: %s", f, tc.n, tc.cols, tc.rows, l, groups, bad, first)
+					}
+					for i, b := range append(append([]byte{}, m[:off]...), m[off+n:]...) {
+						if b != 0xCD {
+							t.Fatalf("%v %s: byte %d outside the tensor was written", f, l, i)
+						}
+					}
+					out.Close()
+					pass.Close()
 				}
-				out.Close()
-				pass.Close()
 			}
 		}
 	}

@@ -32,7 +32,7 @@ const tilesPublished = "published, whole simulator steps: Isaac Lab 3 ≈ 84k en
 	"MuJoCo Warp 49,940 renders/s at 64×64 × 8192 (mujoco_warp#1353); ManiSkill3 30k+ (RTX 4090); Madrona 100k+ on simple scenes"
 
 // TilesSteps is the number of progress steps of Tiles.
-func TilesSteps(quick bool) int { return 4 * len(tilesCasesFor(quick)) }
+func TilesSteps(quick bool) int { return 6 * len(tilesCasesFor(quick)) }
 
 func tilesCasesFor(quick bool) []tilesCase {
 	if quick {
@@ -45,8 +45,11 @@ func tilesCasesFor(quick bool) []tilesCase {
 // environments into one atlas per step) for each case: the renderer
 // alone; the renderer with the hand-off and the conversion of every step
 // into the learner's [N, 3, H, W] tensor (a learner-mode ring, RecordTiles
-// in the producer's submission), run alternately in the same repetitions;
-// the conversion alone against a buffer copy of the same bytes.
+// in the producer's submission), after the render and, pipelined, beside
+// the next step's render, each run alternately with the renderer alone in
+// the same repetitions;
+// the conversion alone against the faster of two copies of the same bytes
+// (vkCmdCopyBuffer, cuMemcpyDtoD): the device's copy bandwidth.
 func (s *Suite) Tiles() error {
 	for _, tc := range tilesCasesFor(s.O.Quick) {
 		if err := s.tilesCase(tc); err != nil {
@@ -67,6 +70,13 @@ func (s *Suite) tilesCase(tc tilesCase) error {
 		return err
 	}
 	defer atlas.Close()
+	// A second atlas for the pipelined producer: step k renders into one
+	// while step k-1's views are converted out of the other.
+	atlas2, err := vd.NewImage(atlas.Options())
+	if err != nil {
+		return err
+	}
+	defer atlas2.Close()
 	r, err := scene.New(vd)
 	if err != nil {
 		return err
@@ -109,17 +119,48 @@ func (s *Suite) tilesCase(tc tilesCase) error {
 			return conv.RecordTiles(c, atlas, cols, rows, tc.n, slots[slot].(*gfxcuda.Buffer).Vulkan(), 0)
 		})
 	}
+	// Pipelined, as a renderer that keeps two atlases records it: each
+	// submission converts step k-1's atlas and renders step k into the
+	// other, two dispatches with no dependency between them (the batch
+	// tracker puts no barrier there), which the GPU may run side by side;
+	// the slot of step k holds step k-1's views (step 0 renders and
+	// converts its own). One step of latency for the learner.
+	atlases := [2]*vulkan.Image{atlas, atlas2}
+	pipelined := func() (float64, error) {
+		return s.tilesLearner(slots, tc, steps, per, func(c *vulkan.Commands, slot int, step uint64) error {
+			cur, prev := atlases[step%2], atlases[(step+1)%2]
+			if step == 0 {
+				if err := r.RecordTiles(c, cur, cols, rows, tc.n, envs(step)); err != nil {
+					return err
+				}
+				prev = cur
+			}
+			if err := conv.RecordTiles(c, prev, cols, rows, tc.n, slots[slot].(*gfxcuda.Buffer).Vulkan(), 0); err != nil {
+				return err
+			}
+			if step == 0 {
+				return nil
+			}
+			return r.RecordTiles(c, cur, cols, rows, tc.n, envs(step))
+		})
+	}
 	if err := s.figure(g, "render alone", "steps/s", renderAlone, func(f *Figure) {
 		f.Note = fmt.Sprintf("%.0f env-frames/s; %s", f.Value*float64(tc.n), tilesPublished)
 	}); err != nil {
 		return err
 	}
 	if err := s.paired(g, "render + hand-off + conversion into the learner's tensor (learner mode)", "steps/s", "render alone",
-		renderAlone, withLearner, 0.95); err != nil {
+		renderAlone, withLearner, 0); err != nil {
 		return err
 	}
 	last := &s.R.Figures[len(s.R.Figures)-1]
-	last.Note += fmt.Sprintf("; %.0f env-frames/s", last.Value*float64(tc.n))
+	last.Note += fmt.Sprintf("; %.0f env-frames/s; the conversion after the render in one submission", last.Value*float64(tc.n))
+	if err := s.paired(g, "the same, pipelined: step k's render beside step k-1's conversion (two atlases)", "steps/s", "render alone",
+		renderAlone, pipelined, 0.95); err != nil {
+		return err
+	}
+	last = &s.R.Figures[len(s.R.Figures)-1]
+	last.Note += fmt.Sprintf("; %.0f env-frames/s; the learner sees each step one step later", last.Value*float64(tc.n))
 	// The conversion alone against a copy of the same bytes (read the
 	// atlas's texels, write the tensor).
 	moved := uint64(cols*tc.w*rows*tc.h*4) + per // bytes read + written per step
@@ -142,7 +183,7 @@ func (s *Suite) tilesCase(tc tilesCase) error {
 	if err := cpSrc.Upload(0, noise); err != nil {
 		return err
 	}
-	if err := s.figure(g, "buffer copy of the same bytes (the bound)", "GB/s", func() (float64, error) {
+	if err := s.figure(g, "vkCmdCopyBuffer of the same bytes (a bound)", "GB/s", func() (float64, error) {
 		rate, err := s.submitSteps(steps, func(c *vulkan.Commands, _ int) error {
 			c.CopyBuffer(cpDst, cpSrc, 0, 0, half)
 			return c.Err()
@@ -151,13 +192,54 @@ func (s *Suite) tilesCase(tc tilesCase) error {
 	}, nil); err != nil {
 		return err
 	}
+	vkCopy := s.R.Figures[len(s.R.Figures)-1].Value
+	// The device's copy bandwidth, as CUDA's copy engine reaches it: the
+	// same bytes, steps copies queued back to back on one stream.
+	cctx := d.CUDA()
+	ca, err := cctx.Alloc(half)
+	if err != nil {
+		return err
+	}
+	defer ca.Close()
+	cb, err := cctx.Alloc(half)
+	if err != nil {
+		return err
+	}
+	defer cb.Close()
+	if err := randomFill(cctx, ca.Ptr(), half); err != nil {
+		return err
+	}
+	cst, err := cctx.NewStream(cuda.StreamNonBlocking)
+	if err != nil {
+		return err
+	}
+	defer cst.Close()
+	const cudaCopy = "cuMemcpyDtoD of the same bytes (a bound)"
+	if err := s.figure(g, cudaCopy, "GB/s", func() (float64, error) {
+		dur, err := eventTimed(cctx, cst, func() error {
+			for k := 0; k < steps; k++ {
+				if err := cst.CopyDtoD(cb.Ptr(), ca.Ptr(), half); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		return float64(steps) * float64(2*half) / dur.Seconds() / 1e9, err
+	}, nil); err != nil {
+		return err
+	}
+	// The bound is the faster of the two copies.
+	bound := "vkCmdCopyBuffer of the same bytes (a bound)"
+	if s.R.Figures[len(s.R.Figures)-1].Value > vkCopy {
+		bound = cudaCopy
+	}
 	return s.figure(g, "conversion alone (RecordTiles)", "GB/s", func() (float64, error) {
 		rate, err := s.submitSteps(steps, func(c *vulkan.Commands, _ int) error {
 			return conv.RecordTiles(c, atlas, cols, rows, tc.n, dst, 0)
 		})
 		return rate * float64(moved) / 1e9, err
 	}, func(f *Figure) {
-		f.Against = "buffer copy of the same bytes (the bound)"
+		f.Against = bound
 		if tc.w == 64 && tc.n == 4096 {
 			f.Target = 0.8
 		}
