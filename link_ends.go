@@ -405,6 +405,37 @@ func (r *LinkReceiver) ToCUDA(s *cuda.Stream, b LinkBatch) (*Access, error) {
 // released in the order received.
 func (r *LinkReceiver) Release(b LinkBatch) error { return r.l.Release(b) }
 
+// Reader returns a Reader that hands out the frames of the batches
+// received one by one: Next receives a batch when the last one's frames
+// were all handed out and released (ErrFramesHeld while some are not),
+// hands its slots to CUDA on Next's stream (ToCUDA; nil: the Device's
+// stream) and returns its frames in turn (Seq: the frame's number + 1;
+// another stream given to Next is ordered after the first one). Ptr is
+// the frame's slot. Once each frame of a batch is released, after the work
+// queued on the release streams, the batch goes back to Vulkan and to the
+// sender (Access.Done, Release). After the sender's last frame Next
+// returns ErrLinkClosed. Close ends the reader, not the link.
+func (r *LinkReceiver) Reader() Reader {
+	return &batchReader{what: "LinkReceiver.Reader", cs: r.d.cs, slots: r.Slots(),
+		next: func(ctx context.Context, s *cuda.Stream) (*batch, error) {
+			b, err := r.Receive(ctx)
+			if err != nil {
+				return nil, err
+			}
+			acc, err := r.ToCUDA(s, b)
+			if err != nil {
+				return nil, errors.Join(err, r.Release(b))
+			}
+			return &batch{slots: b.Slots, seq: b.First + 1, on: acc.Stream(), wait: true, done: func() error {
+				if err := acc.Done(); err != nil {
+					return err
+				}
+				return r.Release(b)
+			}}, nil
+		},
+		ptr: func(slot int) cuda.DevicePtr { return r.ends.Ptr(slot) }}
+}
+
 // Close tells the sender that this end is done, waits (until the link's
 // Timeout) for the receives queued, and frees everything. Idempotent.
 func (r *LinkReceiver) Close() error { return closeLinkEnd(r.l, r.ends) }

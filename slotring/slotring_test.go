@@ -86,7 +86,7 @@ func TestRingHost(t *testing.T) {
 			t.Fatalf("frame %d: seq %d, metadata or content differ", i, f.Seq)
 		}
 	}
-	if err := c.Release(); err != nil {
+	if err := c.ReleaseHeld(); err != nil {
 		t.Fatal(err)
 	}
 	if err := r.Stop(); err != nil {
