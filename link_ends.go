@@ -5,15 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"os"
 	"sync"
 
 	"github.com/gfxcuda/gfxcuda/cuda"
+	"github.com/gfxcuda/gfxcuda/internal/framebatch"
 	"github.com/gfxcuda/gfxcuda/link"
 	"github.com/gfxcuda/gfxcuda/link/nccltransport"
 	"github.com/gfxcuda/gfxcuda/nccl"
 	"github.com/gfxcuda/gfxcuda/vulkan"
-	"golang.org/x/sys/unix"
 )
 
 // LinkSender is the producing end of a link: a frame ring whose consumer
@@ -180,11 +179,7 @@ func (d *Device) NewLinkSender(ctx context.Context, ctrl net.Conn, o LinkOptions
 		GPU: d.vk.Physical().DeviceUUID,
 		ID:  id,
 		Join: func(ctx context.Context, tok *link.TokenData) (link.Transport, error) {
-			comm, err := nccltransport.Join(ctx, d.ctx, nccl.UniqueID(tok.NCCLID), 2, 0)
-			if err != nil {
-				return nil, err
-			}
-			return nccltransport.New(e, comm, 1), nil
+			return nccltransport.Connect(ctx, d.ctx, tok, e, 0)
 		},
 	})
 	if err != nil {
@@ -234,11 +229,7 @@ func (d *Device) NewLinkReceiver(ctx context.Context, ctrl net.Conn, a LinkAccep
 			return err
 		},
 		Join: func(ctx context.Context, tok *link.TokenData) (link.Transport, error) {
-			comm, err := nccltransport.Join(ctx, d.ctx, nccl.UniqueID(tok.NCCLID), 2, 1)
-			if err != nil {
-				return nil, err
-			}
-			return nccltransport.New(e, comm, 0), nil
+			return nccltransport.Connect(ctx, d.ctx, tok, e, 1)
 		},
 	})
 	if err != nil {
@@ -266,7 +257,7 @@ func (d *Device) NewLinkLoopback(ctx context.Context, o LinkOptions) (*LinkSende
 	if err != nil {
 		return nil, nil, err
 	}
-	a, b, err := socketPair()
+	a, b, err := link.SocketPair()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -416,24 +407,22 @@ func (r *LinkReceiver) Release(b LinkBatch) error { return r.l.Release(b) }
 // sender (Access.Done, Release). After the sender's last frame Next
 // returns ErrLinkClosed. Close ends the reader, not the link.
 func (r *LinkReceiver) Reader() Reader {
-	return &batchReader{what: "LinkReceiver.Reader", cs: r.d.cs, slots: r.Slots(),
-		next: func(ctx context.Context, s *cuda.Stream) (*batch, error) {
-			b, err := r.Receive(ctx)
-			if err != nil {
-				return nil, err
+	return batchReader("LinkReceiver.Reader", r.d, r.Slots(), r.ends.Ptr, func(ctx context.Context, s *cuda.Stream) (*framebatch.Batch, error) {
+		b, err := r.Receive(ctx)
+		if err != nil {
+			return nil, err
+		}
+		acc, err := r.ToCUDA(s, b)
+		if err != nil {
+			return nil, errors.Join(err, r.Release(b))
+		}
+		return &framebatch.Batch{Slots: b.Slots, Seq: b.First + 1, On: acc.Stream(), Wait: true, Done: func() error {
+			if err := acc.Done(); err != nil {
+				return err
 			}
-			acc, err := r.ToCUDA(s, b)
-			if err != nil {
-				return nil, errors.Join(err, r.Release(b))
-			}
-			return &batch{slots: b.Slots, seq: b.First + 1, on: acc.Stream(), wait: true, done: func() error {
-				if err := acc.Done(); err != nil {
-					return err
-				}
-				return r.Release(b)
-			}}, nil
-		},
-		ptr: func(slot int) cuda.DevicePtr { return r.ends.Ptr(slot) }}
+			return r.Release(b)
+		}}, nil
+	})
 }
 
 // Close tells the sender that this end is done, waits (until the link's
@@ -482,28 +471,4 @@ func (d *Device) NewNCCLReceiver(ctx context.Context, ctrl net.Conn, a LinkAccep
 // Deprecated: use NewLinkLoopback.
 func (d *Device) NewNCCLLoopback(ctx context.Context, o LinkOptions) (*LinkSender, *LinkReceiver, error) {
 	return d.NewLinkLoopback(ctx, o)
-}
-
-// socketPair returns a connected pair of Unix stream sockets.
-func socketPair() (net.Conn, net.Conn, error) {
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		return nil, nil, fmt.Errorf("link: socketpair: %w", err)
-	}
-	var cs [2]net.Conn
-	for i, fd := range fds {
-		f := os.NewFile(uintptr(fd), "link control")
-		c, err := net.FileConn(f) // dups fd
-		f.Close()
-		if err != nil {
-			if i == 1 {
-				cs[0].Close()
-			} else {
-				unix.Close(fds[1])
-			}
-			return nil, nil, fmt.Errorf("link: socketpair: %w", err)
-		}
-		cs[i] = c
-	}
-	return cs[0], cs[1], nil
 }

@@ -265,7 +265,7 @@ func (c *checker) check(f *fakeNCCL, b LinkBatch) error {
 
 func socketPairT(t testing.TB) (net.Conn, net.Conn) {
 	t.Helper()
-	a, b, err := socketPair()
+	a, b, err := link.SocketPair()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -204,6 +204,17 @@ func (t *Transport) Close(ctx context.Context) error {
 // Abort aborts the communicator (link.Transport).
 func (t *Transport) Abort() { t.comm.Abort() }
 
+// Connect joins, as rank (0: the sender, 1: the receiver), the two-rank
+// communicator of token tok's NCCL id in CUDA context c, and returns end
+// e's transport to the other rank.
+func Connect(ctx context.Context, c *cuda.Context, tok *link.TokenData, e Ends, rank int) (link.Transport, error) {
+	comm, err := Join(ctx, c, nccl.UniqueID(tok.NCCLID), 2, rank)
+	if err != nil {
+		return nil, err
+	}
+	return New(e, comm, 1-rank), nil
+}
+
 // Join joins the communicator of id (n ranks) as rank, in CUDA context c,
 // giving up when ctx ends (nccl.NewCommContext).
 func Join(ctx context.Context, c *cuda.Context, id nccl.UniqueID, n, rank int) (*nccl.Comm, error) {
