@@ -1,13 +1,17 @@
 package gfxcuda
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"testing"
 	"time"
 
+	"github.com/gfxcuda/gfxcuda/bench/testpattern"
 	"github.com/gfxcuda/gfxcuda/cuda"
+	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
 // readFrame is one step of a Reader's verbs: Next on s, a check of the
@@ -138,4 +142,174 @@ func TestLinkReaderCPU(t *testing.T) {
 	if err := p.rcv.Close(); err != nil {
 		t.Fatalf("receiver Close: %v", err)
 	}
+}
+
+// readAll runs n frames through rd with the Reader's verbs alone: produce
+// makes frame i (0-based) and returns its expected bytes; each frame is
+// read on stream s from Ptr into pinned host memory poisoned first, every
+// byte compared, then released on s.
+func readAll(t *testing.T, rd Reader, s *cuda.Stream, host *cuda.HostMemory, n int, produce func(i int) ([]byte, error)) {
+	t.Helper()
+	ctx := ctx10(t)
+	for i := range n {
+		want, err := produce(i)
+		if err != nil {
+			t.Fatalf("producing frame %d: %v", i, err)
+		}
+		got := host.Bytes()[:len(want)]
+		f, err := readFrame(ctx, rd, s, s, func(f *Frame, p cuda.DevicePtr) error {
+			copy(got, poisonedBytes(len(got)))
+			return s.CopyDtoH(got, p)
+		})
+		if err != nil {
+			t.Fatalf("frame %d: %v", i, err)
+		}
+		if err := s.Wait(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if f.Seq != uint64(i)+1 {
+			t.Fatalf("frame %d has Seq %d", i, f.Seq)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("frame %d: bytes differ from what was produced", i)
+		}
+	}
+	for range 2 {
+		if err := rd.Close(); err != nil {
+			t.Fatalf("Close: %v", err)
+		}
+	}
+}
+
+// TestGPUReaders runs every Reader of this package through the same verbs
+// (Next, Ptr, Release, Close) on the GPU, each frame's bytes random, read
+// back by CUDA and compared in full: CUDAConsumer and PeerConsumer (both
+// modes) over a Producer in this process, Ring.Reader over a learner-mode
+// ring, LinkReceiver.Reader over an NCCL loopback (skipped without NCCL).
+// slotring's Reader has its own (slotring_gpu_test.go).
+func TestGPUReaders(t *testing.T) {
+	const frames = 24
+	t.Run("shared", func(t *testing.T) {
+		vd := vkDevice(t)
+		needCUDAOn(t, vd)
+		const w, h = 256, 128
+		dev, err := cuda.DeviceByUUID(cuda.UUID(vd.Physical().DeviceUUID))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cx, err := dev.PrimaryContext()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cx.Close()
+		s, err := cx.NewStream(cuda.StreamNonBlocking)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		host, err := cx.AllocHost(w * h * 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer host.Close()
+		for _, kind := range []string{"CUDAConsumer", "PeerCopy", "PeerAccess"} {
+			t.Run(kind, func(t *testing.T) {
+				p, record := peerBufferProducer(t, vd, 2, 1, w, h)
+				defer p.Close()
+				var rd Reader
+				var err error
+				switch kind {
+				case "CUDAConsumer":
+					rd, err = OpenCUDAConsumer(ctx10(t), cx, p.Token())
+				case "PeerCopy":
+					rd, err = OpenPeerConsumer(ctx10(t), cx, p.Token(), PeerOptions{Mode: PeerCopy})
+				default:
+					rd, err = OpenPeerConsumer(ctx10(t), cx, p.Token(), PeerOptions{Mode: PeerAccess})
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				readAll(t, rd, s, host, frames, func(i int) ([]byte, error) {
+					// The pattern is random-seeded per frame (the
+					// producer's record returns it).
+					var want []byte
+					_, err := p.Produce(ctx10(t), func(c *vulkan.Commands, slot int, seq uint64) ([]byte, error) {
+						u, err := record(c, slot, seq)
+						want = expectedPattern(w, h, seq)
+						return u, err
+					})
+					return want, err
+				})
+			})
+		}
+	})
+	t.Run("Ring", func(t *testing.T) {
+		d := openDevice(t)
+		const size = 1 << 16
+		var slots []Resource
+		for range 4 {
+			b, err := d.NewBuffer(size)
+			if err != nil {
+				t.Fatal(err)
+			}
+			slots = append(slots, b)
+		}
+		r, err := d.NewRingWith(slots, RingOptions{Batch: 1, HostObserved: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer closeT(t, r)
+		s, err := d.CUDA().NewStream(cuda.StreamNonBlocking)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		readAll(t, r.Reader(), s, pinned(t, d, size), frames, func(i int) ([]byte, error) {
+			v := rng.Uint32()
+			err := r.Produce(ctx10(t), func(c *vulkan.Commands, slot int, frame uint64) error {
+				c.FillBuffer(r.Slot(slot).(*Buffer).Vulkan(), 0, 0, v)
+				return c.Err()
+			})
+			return bytes.Repeat(binary.LittleEndian.AppendUint32(nil, v), size/4), err
+		})
+	})
+	t.Run("Link", func(t *testing.T) {
+		d := needNCCLDevice(t)
+		const size = 1 << 16
+		snd, rcv, err := d.NewLinkLoopback(ctx10(t), LinkOptions{Shape: LinkShape{FrameSize: size}, Slots: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer closeT(t, rcv)
+		defer closeT(t, snd)
+		s, err := d.CUDA().NewStream(cuda.StreamNonBlocking)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		for i := range rcv.Slots() {
+			if err := rcv.Slot(i).Map(s, func(p cuda.DevicePtr, s *cuda.Stream) error { return s.Memset32(p, 0xcdcdcdcd, size/4) }); err != nil {
+				t.Fatal(err)
+			}
+		}
+		readAll(t, rcv.Reader(), s, pinned(t, d, size), frames, func(i int) ([]byte, error) {
+			v := rng.Uint32()
+			_, err := snd.Send(ctx10(t), 1, func(c *vulkan.Commands, first uint64, ss []int) error {
+				c.FillBuffer(snd.Slot(ss[0]).Vulkan(), 0, 0, v)
+				return c.Err()
+			})
+			return bytes.Repeat(binary.LittleEndian.AppendUint32(nil, v), size/4), err
+		})
+	})
+}
+
+// expectedPattern is the test pattern of frame seq, w×h RGBA8 texels
+// (what checkPattern checks).
+func expectedPattern(w, h int, seq uint64) []byte {
+	seed := testpattern.Seed(seq)
+	b := make([]byte, 0, w*h*4)
+	for i := range w * h {
+		b = binary.LittleEndian.AppendUint32(b, testpattern.Texel(uint32(i), seed))
+	}
+	return b
 }
