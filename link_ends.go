@@ -407,7 +407,7 @@ func (r *LinkReceiver) Release(b LinkBatch) error { return r.l.Release(b) }
 // sender (Access.Done, Release). After the sender's last frame Next
 // returns ErrLinkClosed. Close ends the reader, not the link.
 func (r *LinkReceiver) Reader() Reader {
-	return batchReader("LinkReceiver.Reader", r.d, r.Slots(), r.ends.Ptr, func(ctx context.Context, s *cuda.Stream) (*framebatch.Batch, error) {
+	return batchReader("LinkReceiver.Reader", r.d, r.Slots(), r.ends.Ptr, func(ctx context.Context, s *cuda.Stream) (*framebatch.Batch[*cuda.Stream], error) {
 		b, err := r.Receive(ctx)
 		if err != nil {
 			return nil, err
@@ -416,7 +416,7 @@ func (r *LinkReceiver) Reader() Reader {
 		if err != nil {
 			return nil, errors.Join(err, r.Release(b))
 		}
-		return &framebatch.Batch{Slots: b.Slots, Seq: b.First + 1, On: acc.Stream(), Wait: true, Done: func() error {
+		return &framebatch.Batch[*cuda.Stream]{Slots: b.Slots, Seq: b.First + 1, On: acc.Stream(), Wait: true, Done: func() error {
 			if err := acc.Done(); err != nil {
 				return err
 			}

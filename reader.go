@@ -38,7 +38,7 @@ type Reader interface {
 var (
 	_ Reader = (*CUDAConsumer)(nil)
 	_ Reader = (*PeerConsumer)(nil)
-	_ Reader = (*framebatch.Reader[*Frame])(nil)
+	_ Reader = (*framebatch.Reader[*Frame, *cuda.Stream, cuda.DevicePtr])(nil)
 )
 
 // ErrFramesHeld is returned by the Next of a reader over batches (Ring's,
@@ -49,8 +49,8 @@ var ErrFramesHeld = framebatch.ErrFramesHeld
 // batchReader is the Reader what over batches next, of slots slots at ptr,
 // on d's streams.
 func batchReader(what string, d *Device, slots int, ptr func(int) cuda.DevicePtr,
-	next func(ctx context.Context, s *cuda.Stream) (*framebatch.Batch, error)) Reader {
-	return framebatch.New(framebatch.Source[*Frame]{What: "gfxcuda: " + what, Next: next, Ptr: ptr, Slots: slots,
+	next func(ctx context.Context, s *cuda.Stream) (*framebatch.Batch[*cuda.Stream], error)) Reader {
+	return framebatch.New(framebatch.Source[*Frame, *cuda.Stream, cuda.DevicePtr]{What: "gfxcuda: " + what, Next: next, Ptr: ptr, Slots: slots,
 		Order: func(from, to *cuda.Stream) error { return order(d.cs, from, to) },
 		Frame: func(slot int, seq, dropped uint64) *Frame { return &Frame{Slot: slot, Seq: seq, Dropped: dropped} },
 		Slot:  func(f *Frame) int { return f.Slot }, Closed: ErrClosed})
@@ -71,12 +71,12 @@ func (r *Ring) Reader() Reader {
 			return b.Ptr()
 		}
 		return 0
-	}, func(ctx context.Context, s *cuda.Stream) (*framebatch.Batch, error) {
+	}, func(ctx context.Context, s *cuda.Stream) (*framebatch.Batch[*cuda.Stream], error) {
 		b, err := r.Next(ctx, s)
 		if err != nil {
 			return nil, err
 		}
-		out := &framebatch.Batch{Seq: b.Frame(0) + 1, Dropped: b.Skipped * uint64(r.batch), On: b.Stream(), Done: b.Done}
+		out := &framebatch.Batch[*cuda.Stream]{Seq: b.Frame(0) + 1, Dropped: b.Skipped * uint64(r.batch), On: b.Stream(), Done: b.Done}
 		for i := range b.Frames() {
 			out.Slots = append(out.Slots, b.Slot(i))
 		}

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"testing"
-
-	"github.com/gfxcuda/gfxcuda/cuda"
 )
+
+// stream and ptr stand in for CUDA's stream and device pointer.
+type stream struct{ int }
+type ptr uintptr
 
 type frame struct {
 	slot         int
@@ -18,21 +20,21 @@ type frame struct {
 type source struct {
 	batches, done int
 	failDone      int // Done fails this many times first
-	orders        [][2]*cuda.Stream
-	on            *cuda.Stream
+	orders        [][2]*stream
+	on            *stream
 }
 
 var errDone = errors.New("done failed")
 var errClosed = errors.New("closed")
 
-func (s *source) reader() *Reader[*frame] {
-	s.on = new(cuda.Stream)
-	return New(Source[*frame]{What: "test", Slots: 6,
-		Next: func(ctx context.Context, _ *cuda.Stream) (*Batch, error) {
+func (s *source) reader() *Reader[*frame, *stream, ptr] {
+	s.on = new(stream)
+	return New(Source[*frame, *stream, ptr]{What: "test", Slots: 6,
+		Next: func(ctx context.Context, _ *stream) (*Batch[*stream], error) {
 			k := s.batches
 			s.batches++
 			first := 3 * (k % 2)
-			return &Batch{Slots: []int{first, first + 1, first + 2}, Seq: uint64(3*k + 1), Dropped: uint64(k), On: s.on, Wait: true,
+			return &Batch[*stream]{Slots: []int{first, first + 1, first + 2}, Seq: uint64(3*k + 1), Dropped: uint64(k), On: s.on, Wait: true,
 				Done: func() error {
 					if s.failDone > 0 {
 						s.failDone--
@@ -42,8 +44,8 @@ func (s *source) reader() *Reader[*frame] {
 					return nil
 				}}, nil
 		},
-		Ptr:   func(slot int) cuda.DevicePtr { return cuda.DevicePtr(0x1000 * (slot + 1)) },
-		Order: func(from, to *cuda.Stream) error { s.orders = append(s.orders, [2]*cuda.Stream{from, to}); return nil },
+		Ptr:   func(slot int) ptr { return ptr(0x1000 * (slot + 1)) },
+		Order: func(from, to *stream) error { s.orders = append(s.orders, [2]*stream{from, to}); return nil },
 		Frame: func(slot int, seq, dropped uint64) *frame { return &frame{slot, seq, dropped} },
 		Slot:  func(f *frame) int { return f.slot }, Closed: errClosed})
 }
@@ -58,7 +60,7 @@ func TestReader(t *testing.T) {
 	ctx := context.Background()
 	s := &source{}
 	r := s.reader()
-	other := new(cuda.Stream)
+	other := new(stream)
 	var fs []*frame
 	for i := range 3 {
 		st := s.on
@@ -72,12 +74,12 @@ func TestReader(t *testing.T) {
 		if want := (frame{i, uint64(i + 1), 0}); *f != want {
 			t.Fatalf("frame %d: %+v, want %+v", i, *f, want)
 		}
-		if r.Ptr(f) != cuda.DevicePtr(0x1000*(i+1)) {
+		if r.Ptr(f) != ptr(0x1000*(i+1)) {
 			t.Fatalf("frame %d: Ptr %#x", i, r.Ptr(f))
 		}
 		fs = append(fs, f)
 	}
-	if len(s.orders) != 1 || s.orders[0] != [2]*cuda.Stream{s.on, other} {
+	if len(s.orders) != 1 || s.orders[0] != [2]*stream{s.on, other} {
 		t.Fatalf("orders at Next: %v", s.orders)
 	}
 	if _, err := r.Next(ctx, s.on); !errors.Is(err, ErrFramesHeld) {
@@ -86,7 +88,7 @@ func TestReader(t *testing.T) {
 	if err := r.Release(fs[1], other); err != nil {
 		t.Fatal(err)
 	}
-	if len(s.orders) != 2 || s.orders[1] != [2]*cuda.Stream{other, s.on} {
+	if len(s.orders) != 2 || s.orders[1] != [2]*stream{other, s.on} {
 		t.Fatalf("orders at Release: %v", s.orders)
 	}
 	if err := r.Release(fs[1], nil); err == nil {
