@@ -19,15 +19,17 @@ import (
 //   - Next waits on the host, bounded by ctx, for the next frame and
 //     orders stream s (on the GPU; the host does not wait for it) after the
 //     frame's production: work queued on s after Next reads the frame.
-//   - Ptr is the frame's memory in s's context (0 when a slot is not a
-//     buffer, e.g. a texture: see the concrete type).
+//   - Ptr is the frame's memory in s's context (0 when the slot is not
+//     CUDA memory: a texture, see CUDAConsumer.Array; a host slot of a
+//     slotring.Reader, see its Slots).
 //   - Release gives the frame back to its producer once the work queued on
 //     s so far is done. Release frames in the order Next returned them.
 //   - Close ends the reader; frames still held are given up. Idempotent.
 //
 // A Reader is for one goroutine at a time. What a nil stream means, how
 // many frames may be held at once, and what the end of a ring returns are
-// the kind's (see each type).
+// the kind's (see each type), as is which Frame fields are set beyond
+// Slot and Seq (Time, Wait and User are the shared rings' only).
 type Reader interface {
 	Next(ctx context.Context, s *cuda.Stream) (*Frame, error)
 	Ptr(f *Frame) cuda.DevicePtr
