@@ -6,11 +6,13 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/gfxcuda/gfxcuda/bench/testpattern"
 	"github.com/gfxcuda/gfxcuda/cuda"
+	"github.com/gfxcuda/gfxcuda/link"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
@@ -312,4 +314,39 @@ func expectedPattern(w, h int, seq uint64) []byte {
 		b = binary.LittleEndian.AppendUint32(b, testpattern.Texel(uint32(i), seed))
 	}
 	return b
+}
+
+// TestLinkUnknownTransport: a transport this build does not have is
+// refused by every constructor of a link before anything is made (NCCL
+// is not loaded, the fake Device's CUDA side is not called), "" and
+// LinkNCCL name the default; the deprecated NCCL names are the same
+// types and calls.
+func TestLinkUnknownTransport(t *testing.T) {
+	d, _ := fakeDevice(t)
+	c1, c2 := socketPairT(t)
+	defer c1.Close()
+	defer c2.Close()
+	o := LinkOptions{Shape: linkShape, Transport: "carrier-pigeon"}
+	if _, err := d.NewLinkSender(context.Background(), c1, o); err == nil || !strings.Contains(err.Error(), "unknown transport") {
+		t.Fatalf("NewLinkSender: %v", err)
+	}
+	if _, err := d.NewNCCLSender(context.Background(), c1, o); err == nil || !strings.Contains(err.Error(), "unknown transport") {
+		t.Fatalf("NewNCCLSender: %v", err)
+	}
+	if _, _, err := d.NewLinkLoopback(context.Background(), o); err == nil || !strings.Contains(err.Error(), "unknown transport") {
+		t.Fatalf("NewLinkLoopback: %v", err)
+	}
+	if _, err := d.NewLinkToken(o); err == nil || !strings.Contains(err.Error(), "unknown transport") {
+		t.Fatalf("NewLinkToken: %v", err)
+	}
+	if _, err := d.NewLinkReceiver(context.Background(), c1, LinkAccept{Transport: "carrier-pigeon"}); err == nil || !strings.Contains(err.Error(), "unknown transport") {
+		t.Fatalf("NewLinkReceiver: %v", err)
+	}
+	for _, tr := range []LinkTransport{"", LinkNCCL} {
+		if got, err := link.CheckTransport(tr); got != LinkNCCL || err != nil {
+			t.Errorf("CheckTransport(%q): %q, %v", tr, got, err)
+		}
+	}
+	var _ *LinkSender = (*NCCLSender)(nil)
+	var _ *LinkReceiver = (*NCCLReceiver)(nil)
 }
