@@ -33,6 +33,9 @@
 //     Token that another process opens with Device.OpenBuffer,
 //     Device.OpenTexture, OpenVulkanBuffer, OpenCUDABuffer and the others;
 //     SharedRing, Producer and Consumer pass frames between processes;
+//   - reading frames in CUDA: Reader, one interface over every ring kind
+//     (CUDAConsumer, PeerConsumer, Ring.Reader, LinkReceiver.Reader, a link
+//     across GPUs or hosts whose transport is a LinkOptions field);
 //   - compute: Device.Compute runs compute shaders (package compute) on the
 //     Device's Vulkan side.
 //

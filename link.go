@@ -4,18 +4,25 @@ import "github.com/gfxcuda/gfxcuda/link"
 
 // The link's protocol (the rendezvous token, the control channel, credits,
 // shutdown and a peer's death) lives in package link, which imports
-// nothing of the face; the face keeps what moves GPU memory (link_nccl.go:
-// NCCLSender, NCCLReceiver and their slots). The names below are the
-// protocol's, as the face has always shown them.
+// nothing of the face; the face keeps what moves GPU memory (link_ends.go:
+// LinkSender, LinkReceiver and their slots; the NCCL transport is package
+// link/nccltransport). The names below are the protocol's.
 
 // LinkShape is what each frame of a link holds: Width×Height texels of
 // Format, or FrameSize raw bytes (Format 0).
 type LinkShape = link.Shape
 
-// LinkOptions configures a link's sender (NewNCCLSender, NewLinkToken).
+// LinkOptions configures a link's sender (NewLinkSender, NewLinkToken).
 type LinkOptions = link.Options
 
-// LinkAccept configures a link's receiver (NewNCCLReceiver): what it
+// LinkTransport names what moves a link's frames (LinkOptions.Transport,
+// LinkAccept.Transport); "" is LinkNCCL.
+type LinkTransport = link.TransportName
+
+// LinkNCCL: frames move by ncclSend/ncclRecv (the default).
+const LinkNCCL = link.TransportNCCL
+
+// LinkAccept configures a link's receiver (NewLinkReceiver): what it
 // accepts from a sender.
 type LinkAccept = link.Accept
 

@@ -32,7 +32,7 @@ func needNCCLDevice(t *testing.T) *Device {
 
 // TestNCCLLoopbackFrames: a one-rank NCCL communicator moves a ring's
 // 1080p RGBA8 frames from the sender's slots to the receiver's (the link
-// protocol in one process: NewNCCLLoopback), 10,000 frames in batches of
+// protocol in one process: NewLinkLoopback), 10,000 frames in batches of
 // 8 over 16 slots (GFXCUDA_LINK_FRAMES overrides the count). Vulkan
 // compute renders each frame's random-seeded pattern into an image and
 // copies it into the sender's slot (CUDA memory imported into Vulkan); on
@@ -52,7 +52,7 @@ func TestNCCLLoopbackFrames(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	shape := LinkShape{Width: w, Height: h, Format: format.RGBA8UNorm}
-	snd, rcv, err := d.NewNCCLLoopback(ctx, LinkOptions{Shape: shape, Slots: slots})
+	snd, rcv, err := d.NewLinkLoopback(ctx, LinkOptions{Shape: shape, Slots: slots})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ func TestNCCLLoopbackCycles(t *testing.T) {
 	cycle := func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		snd, rcv, err := d.NewNCCLLoopback(ctx, LinkOptions{Shape: shape, Slots: 2})
+		snd, rcv, err := d.NewLinkLoopback(ctx, LinkOptions{Shape: shape, Slots: 2})
 		if err != nil {
 			t.Fatal(err)
 		}

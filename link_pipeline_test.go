@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/gfxcuda/gfxcuda/link"
+	"github.com/gfxcuda/gfxcuda/link/nccltransport"
 	"net"
 	"slices"
 	"sync"
@@ -15,8 +16,8 @@ import (
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
-// The NCCL link's own code (link_nccl.go: NCCLSender.Send, ncclTransport,
-// the hand-offs of handoff_link.go, closeNCCLEnd) on the CPU: real Vulkan
+// The NCCL link's own code (link_ends.go: LinkSender.Send, closeLinkEnd;
+// link/nccltransport's Transport; the hand-offs of handoff_link.go) on the CPU: real Vulkan
 // (lavapipe, validation on) renders into the slots, CUDA is fake
 // (fake_test.go: streams of host operations ordered by the real Vulkan
 // semaphores), and fakeComm stands in for the NCCL communicator: its sends
@@ -35,7 +36,7 @@ type fakeWire struct {
 	delay   time.Duration
 }
 
-// fakeComm is a linkComm on fake CUDA streams.
+// fakeComm is an nccltransport.Comm on fake CUDA streams.
 type fakeComm struct {
 	f    *fakeCUDA
 	mem  map[cuda.DevicePtr]*vulkan.Buffer // the slots of both ends, by their fake pointer
@@ -143,15 +144,15 @@ func fakeSlotBuffer(t testing.TB, d *Device, size uint64, ptr cuda.DevicePtr) *B
 	return b
 }
 
-// fakeLinkPair is an NCCLSender and an NCCLReceiver, each on its own
+// fakeLinkPair is an LinkSender and an LinkReceiver, each on its own
 // fake Device (as two processes), joined over a socket pair, with
 // fakeComms between them. d and f are the receiver's, ds and fs the
 // sender's.
 type fakeLinkPair struct {
 	d, ds    *Device
 	f, fs    *fakeCUDA
-	snd      *NCCLSender
-	rcv      *NCCLReceiver
+	snd      *LinkSender
+	rcv      *LinkReceiver
 	sc, rc   *fakeComm
 	wire     *fakeWire
 	sctrl    net.Conn
@@ -172,12 +173,12 @@ func newFakeLinkPair(t *testing.T, slots int) *fakeLinkPair {
 		size = s.FrameSize
 	}
 	mem := map[cuda.DevicePtr]*vulkan.Buffer{}
-	ends := func(base uint64, d *Device, f *fakeCUDA) *ncclEnds {
+	ends := func(base uint64, d *Device, f *fakeCUDA) *linkEnds {
 		s, err := f.newStream()
 		if err != nil {
 			t.Fatal(err)
 		}
-		e := &ncclEnds{d: d, stream: s, size: size}
+		e := &linkEnds{d: d, stream: s, size: size}
 		for i := 0; i < slots; i++ {
 			p := cuda.DevicePtr(base + uint64(i)<<20)
 			b := fakeSlotBuffer(t, d, size, p)
@@ -201,7 +202,7 @@ func newFakeLinkPair(t *testing.T, slots int) *fakeLinkPair {
 	go func() {
 		l, err := link.OpenReceiver(ctx, b, LinkAccept{Expect: &linkShape}, link.Setup{GPU: gpu,
 			Join: func(context.Context, *link.TokenData) (link.Transport, error) {
-				return &ncclTransport{e: re, comm: p.rc, peer: 0}, nil
+				return nccltransport.New(re, p.rc, 0), nil
 			}})
 		ch <- res{l, err}
 	}()
@@ -211,14 +212,14 @@ func newFakeLinkPair(t *testing.T, slots int) *fakeLinkPair {
 	}
 	sl, err := link.OpenSender(ctx, a, o, link.Setup{GPU: gpu,
 		Join: func(context.Context, *link.TokenData) (link.Transport, error) {
-			return &ncclTransport{e: se, comm: p.sc, peer: 1}, nil
+			return nccltransport.New(se, p.sc, 1), nil
 		}})
 	r := <-ch
 	if err != nil || r.err != nil {
 		t.Fatal(err, r.err)
 	}
-	p.snd = &NCCLSender{d: ds, l: sl, ends: se, token: sl.Tok().Encode()}
-	p.rcv = &NCCLReceiver{d: d, l: r.l, ends: re}
+	p.snd = &LinkSender{d: ds, l: sl, ends: se, token: sl.Tok().Encode()}
+	p.rcv = &LinkReceiver{d: d, l: r.l, ends: re}
 	t.Cleanup(func() {
 		// Unblock what a failed test left queued, then close.
 		w.mu.Lock()
@@ -298,7 +299,7 @@ func (p *fakeLinkPair) checkAsync(b LinkBatch, viaCUDA bool) (wait func() error,
 		err := read()
 		return func() error { return err }, nil
 	}
-	// NCCLReceiver.ToCUDA, not Device.ToCUDA (whose submission acquires
+	// LinkReceiver.ToCUDA, not Device.ToCUDA (whose submission acquires
 	// every returned slot): the slots, returned by the receive's Done, go
 	// to the check's stream with no Vulkan submission, and come back
 	// (Done) for the link's next receive into them, which then submits
@@ -550,7 +551,7 @@ func TestLinkHandOffCostCPU(t *testing.T) {
 			return p.pf.record(c, first, ss, func(s int) *vulkan.Buffer { return se.slots[s].Vulkan() })
 		}
 	}
-	res := func(e *ncclEnds, ss []int) []Resource {
+	res := func(e *linkEnds, ss []int) []Resource {
 		r := make([]Resource, len(ss))
 		for i, s := range ss {
 			r[i] = e.slots[s]
@@ -601,7 +602,7 @@ func TestLinkHandOffCostCPU(t *testing.T) {
 		}
 		// Wait for the last receives, and check the last batch.
 		ctx := ctx10(t)
-		if err := errors.Join(se.waitStream(ctx), re.waitStream(ctx)); err != nil {
+		if err := errors.Join(se.Wait(ctx), re.Wait(ctx)); err != nil {
 			return 0, err
 		}
 		el := time.Since(t0)

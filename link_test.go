@@ -25,7 +25,7 @@ import (
 )
 
 // The link protocol (link.go) on the CPU: both ends run the protocol code
-// NCCLSender and NCCLReceiver run, over fakeNCCL, a transport that stands
+// LinkSender and LinkReceiver run, over fakeNCCL, a transport that stands
 // in for NCCL only: it moves each slot's bytes over a socket between the
 // two ends (two processes where a peer must die). The slots are
 // host-visible Vulkan buffers (the real slots are CUDA memory, which this
@@ -265,7 +265,7 @@ func (c *checker) check(f *fakeNCCL, b LinkBatch) error {
 
 func socketPairT(t testing.TB) (net.Conn, net.Conn) {
 	t.Helper()
-	a, b, err := socketPair()
+	a, b, err := link.SocketPair()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -771,7 +771,7 @@ func TestLinkSenderDiesMidBatch(t *testing.T) {
 }
 
 // TestNCCLMissing: with GFXCUDA_NCCL_LIBRARY naming a missing file or a
-// library that is not NCCL, NewNCCLSender and NewNCCLReceiver fail at once
+// library that is not NCCL, NewLinkSender and NewLinkReceiver fail at once
 // with nccl's error naming the variable (in a child: NCCL loads once per
 // process). The Device's CUDA side is fake: NCCL is checked before any
 // CUDA call.
@@ -784,16 +784,16 @@ func TestNCCLMissing(t *testing.T) {
 		if strings.Contains(os.Getenv(nccl.EnvLibrary), "libm") {
 			want = nccl.ErrSymbols
 		}
-		_, err := d.NewNCCLSender(context.Background(), c1, LinkOptions{Shape: linkShape})
+		_, err := d.NewLinkSender(context.Background(), c1, LinkOptions{Shape: linkShape})
 		if !errors.Is(err, want) || !strings.Contains(err.Error(), nccl.EnvLibrary) {
-			t.Fatalf("NewNCCLSender: %v, want %v", err, want)
+			t.Fatalf("NewLinkSender: %v, want %v", err, want)
 		}
 		if tok, err := d.NewLinkToken(LinkOptions{Shape: linkShape}); !errors.Is(err, want) || tok != "" {
 			t.Fatalf("NewLinkToken: %q, %v, want %v", tok, err, want)
 		}
-		_, err = d.NewNCCLReceiver(context.Background(), c1, LinkAccept{})
+		_, err = d.NewLinkReceiver(context.Background(), c1, LinkAccept{})
 		if !errors.Is(err, want) {
-			t.Fatalf("NewNCCLReceiver: %v, want %v", err, want)
+			t.Fatalf("NewLinkReceiver: %v, want %v", err, want)
 		}
 		return
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/gfxcuda/gfxcuda/bench/testpattern"
 	"github.com/gfxcuda/gfxcuda/cuda"
 	"github.com/gfxcuda/gfxcuda/format"
+	"github.com/gfxcuda/gfxcuda/link/nccltransport"
 	"github.com/gfxcuda/gfxcuda/nccl"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
@@ -69,8 +70,8 @@ func openDeviceOn(u cuda.UUID) (*Device, error) {
 const twoRanksW, twoRanksH, twoRanksSlots, twoRanksBatch = 1920, 1080, 16, 8
 
 // TestNCCLTwoRanks: the link with one rank per GPU. The producer
-// (NCCLSender) runs on GPU 0 in this process, the consumer
-// (NCCLReceiver) on GPU 1 in a child process; the control channel is a
+// (LinkSender) runs on GPU 0 in this process, the consumer
+// (LinkReceiver) on GPU 1 in a child process; the control channel is a
 // Unix socket. 10,000 1080p RGBA8 frames (GFXCUDA_LINK_FRAMES overrides),
 // 16 slots, batches of 8, each frame rendered by Vulkan compute with its
 // own random seed; the receiver checks every texel of every frame with a
@@ -102,7 +103,7 @@ func TestNCCLTwoRanks(t *testing.T) {
 	ch := startTwoRanksChild(t, c2, b2, "FRAMES="+strconv.Itoa(frames))
 	ctx, cancel := context.WithTimeout(context.Background(), 9*time.Minute)
 	defer cancel()
-	snd, err := d.NewNCCLSender(ctx, c1, LinkOptions{Shape: shape, Slots: slots, Receiver: &u1, Timeout: time.Minute})
+	snd, err := d.NewLinkSender(ctx, c1, LinkOptions{Shape: shape, Slots: slots, Receiver: &u1, Timeout: time.Minute})
 	if err != nil {
 		ch.fatal(t, "sender: %v", err)
 	}
@@ -124,7 +125,7 @@ func TestNCCLTwoRanks(t *testing.T) {
 		}
 	}
 	// The sends end once the receiver has received them.
-	if err := snd.ends.waitStream(ctx); err != nil {
+	if err := snd.ends.Wait(ctx); err != nil {
 		ch.fatal(t, "waiting for the sends: %v", err)
 	}
 	linkEl := time.Since(t0)
@@ -149,7 +150,7 @@ func TestNCCLTwoRanks(t *testing.T) {
 		ch.fatal(t, "sending the bare communicator's id: %v", err)
 	}
 	cx := d.CUDA()
-	comm, err := joinComm(ctx, cx, id, 2, 0)
+	comm, err := nccltransport.Join(ctx, cx, id, 2, 0)
 	if err != nil {
 		ch.fatal(t, "bare communicator: %v", err)
 	}
@@ -257,7 +258,7 @@ func TestNCCLTwoRanksChild(t *testing.T) {
 	defer cancel()
 	const w, h, slots = twoRanksW, twoRanksH, twoRanksSlots
 	shape := LinkShape{Width: w, Height: h, Format: format.RGBA8UNorm}
-	rcv, err := d.NewNCCLReceiver(ctx, ctrl, LinkAccept{Expect: &shape, Timeout: time.Minute})
+	rcv, err := d.NewLinkReceiver(ctx, ctrl, LinkAccept{Expect: &shape, Timeout: time.Minute})
 	if err != nil {
 		childFail("receiver: %v", err)
 	}
@@ -331,7 +332,7 @@ func TestNCCLTwoRanksChild(t *testing.T) {
 	if _, err := io.ReadFull(bare, id[:]); err != nil {
 		childFail("reading the bare communicator's id: %v", err)
 	}
-	comm, err := joinComm(ctx, cx, id, 2, 1)
+	comm, err := nccltransport.Join(ctx, cx, id, 2, 1)
 	if err != nil {
 		childFail("bare communicator: %v", err)
 	}

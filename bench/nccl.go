@@ -24,7 +24,7 @@ const (
 	ncclBare                           = "bare ncclSend/ncclRecv of the same bytes (one rank, groups of 8)"
 )
 
-// NCCL measures frames moved by the NCCL link (gfxcuda.NewNCCLLoopback: a
+// NCCL measures frames moved by the NCCL link (gfxcuda.NewLinkLoopback: a
 // one-rank communicator on this GPU, the link protocol, the Vulkan↔CUDA
 // hand-offs of both ends' slots) beside bare ncclSend/ncclRecv of the same
 // bytes between two CUDA allocations, run alternately in the same
@@ -39,7 +39,7 @@ func (s *Suite) NCCL() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	shape := gfxcuda.LinkShape{Width: ncclW, Height: ncclH, Format: format.RGBA8UNorm}
-	snd, rcv, err := s.D.NewNCCLLoopback(ctx, gfxcuda.LinkOptions{Shape: shape, Slots: ncclSlots})
+	snd, rcv, err := s.D.NewLinkLoopback(ctx, gfxcuda.LinkOptions{Shape: shape, Slots: ncclSlots})
 	if err != nil {
 		return err
 	}
@@ -98,7 +98,7 @@ func (s *Suite) NCCL() error {
 	if err := s.figure(g, ncclBare, "GB/s", base, nil); err != nil {
 		return err
 	}
-	return s.paired(g, fmt.Sprintf("link: NCCLSender → NCCLReceiver, %d slots, batches of %d (hand-offs, credits)", ncclSlots, ncclBatch),
+	return s.paired(g, fmt.Sprintf("link: LinkSender → LinkReceiver, %d slots, batches of %d (hand-offs, credits)", ncclSlots, ncclBatch),
 		"GB/s", ncclBare, base, link, 0)
 }
 
@@ -201,8 +201,8 @@ type NCCLPeerStart func(ctrl, bare *os.File, gpu cuda.UUID, frames, reps int) (w
 
 const ncclTwoRanksGroup = "NCCL link, 1080p RGBA8 frames, one rank per GPU"
 
-// NCCLTwoRanks measures the link with one rank per GPU: the NCCLSender on
-// this Suite's GPU, the NCCLReceiver on another GPU in another process
+// NCCLTwoRanks measures the link with one rank per GPU: the LinkSender on
+// this Suite's GPU, the LinkReceiver on another GPU in another process
 // (start), the control channel a Unix socket; beside bare
 // ncclSend/ncclRecv of the same bytes between the same two ranks (a second
 // communicator), alternately in the same repetitions (link, then bare).
@@ -210,7 +210,7 @@ const ncclTwoRanksGroup = "NCCL link, 1080p RGBA8 frames, one rank per GPU"
 // frames (the link's overhead, not the renderer's). With fewer than two
 // CUDA GPUs it records the figure as not measured.
 func (s *Suite) NCCLTwoRanks(start NCCLPeerStart) error {
-	name := fmt.Sprintf("link: NCCLSender (GPU 0) → NCCLReceiver (GPU 1, another process), %d slots, batches of %d", ncclSlots, ncclBatch)
+	name := fmt.Sprintf("link: LinkSender (GPU 0) → LinkReceiver (GPU 1, another process), %d slots, batches of %d", ncclSlots, ncclBatch)
 	const bareName = "bare ncclSend/ncclRecv of the same bytes between the same two ranks (groups of 8)"
 	if err := nccl.Load(); err != nil {
 		return err
@@ -279,7 +279,7 @@ func (s *Suite) twoRanks(ctrl, bare *os.File, peer cuda.UUID, frames, reps int) 
 	}
 	defer bc.Close()
 	shape := gfxcuda.LinkShape{Width: ncclW, Height: ncclH, Format: format.RGBA8UNorm}
-	snd, err := s.D.NewNCCLSender(ctx, cc, gfxcuda.LinkOptions{Shape: shape, Slots: ncclSlots, Receiver: &peer, Timeout: time.Minute})
+	snd, err := s.D.NewLinkSender(ctx, cc, gfxcuda.LinkOptions{Shape: shape, Slots: ncclSlots, Receiver: &peer, Timeout: time.Minute})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -356,7 +356,7 @@ func (s *Suite) twoRanks(ctrl, bare *os.File, peer cuda.UUID, frames, reps int) 
 }
 
 // NCCLPeer is the receiving process of NCCLTwoRanks (gfxcuda's hidden
-// command): on the GPU with UUID gpu, an NCCLReceiver on ctrl and the bare
+// command): on the GPU with UUID gpu, an LinkReceiver on ctrl and the bare
 // receives of a communicator whose id comes on bare, in the order the
 // sender measures them; it writes one byte on bare before each phase and
 // after each link phase.
@@ -382,7 +382,7 @@ func NCCLPeer(ctrl, bare *os.File, gpu cuda.UUID, frames, reps int) error {
 	}
 	defer bc.Close()
 	shape := gfxcuda.LinkShape{Width: ncclW, Height: ncclH, Format: format.RGBA8UNorm}
-	rcv, err := d.NewNCCLReceiver(ctx, cc, gfxcuda.LinkAccept{Expect: &shape, Timeout: time.Minute})
+	rcv, err := d.NewLinkReceiver(ctx, cc, gfxcuda.LinkAccept{Expect: &shape, Timeout: time.Minute})
 	if err != nil {
 		return err
 	}

@@ -1,15 +1,16 @@
 // Package link is the protocol of gfxcuda's links, frame rings whose two
-// ends sit on different GPUs (the face's NCCLSender and NCCLReceiver):
+// ends sit on different GPUs (the face's LinkSender and LinkReceiver):
 // everything both ends do besides moving bytes — the rendezvous token, the
 // control channel, credits, shutdown, a peer's death. The bytes move
-// through a Transport (the face's is NCCL; tests plug in their own). It
+// through a Transport (NCCL's is package link/nccltransport; tests plug in
+// their own). It
 // imports nothing of the face, which aliases its public names (LinkShape,
 // LinkToken, …).
 package link
 
 // The link protocol: a frame ring whose producer and consumer sit on
 // different GPUs, of one host or of several, with the frames moved by a
-// transport (NCCL: the face's link_nccl.go). This file holds everything both ends do
+// transport (NCCL: package link/nccltransport). This file holds everything both ends do
 // besides moving bytes: the rendezvous token, the control channel's
 // messages, credits (back-pressure), shutdown and a peer's death. The
 // transport is the Transport interface, so tests run this very code
@@ -115,7 +116,7 @@ func (s Shape) String() string {
 	return fmt.Sprintf("%dx%d %v frames", s.Width, s.Height, s.Format)
 }
 
-// Options configure a link's sender (NewNCCLSender); the receiver
+// Options configure a link's sender (NewLinkSender); the receiver
 // learns them from the token.
 type Options struct {
 	Shape Shape
@@ -134,6 +135,26 @@ type Options struct {
 	// can be handed to the receiver (printed, written to a file) before
 	// the control channel exists. A token serves one link.
 	Token Token
+	// Transport is what moves the frames between the GPUs (default, and
+	// today the only one: TransportNCCL).
+	Transport TransportName
+}
+
+// TransportName names a link's transport: what moves its frames.
+type TransportName string
+
+// TransportNCCL moves frames with ncclSend and ncclRecv (package
+// link/nccltransport), between GPUs of one host or across hosts.
+const TransportNCCL TransportName = "nccl"
+
+// CheckTransport returns t, or TransportNCCL for "", and an error for a
+// transport this build does not have.
+func CheckTransport(t TransportName) (TransportName, error) {
+	switch t {
+	case "", TransportNCCL:
+		return TransportNCCL, nil
+	}
+	return t, fmt.Errorf("link: unknown transport %q (have: %q)", t, TransportNCCL)
 }
 
 // Accept configures a link's receiver.
@@ -149,6 +170,8 @@ type Accept struct {
 	// offering another one (another link: session, NCCL id, shape or
 	// GPUs) is refused.
 	Token Token
+	// Transport: as Options.Transport; the sender's must be the same.
+	Transport TransportName
 }
 
 const (
@@ -851,6 +874,9 @@ func SenderOptions(o Options) (Options, error) {
 		return o, err
 	}
 	o.Shape = shape
+	if o.Transport, err = CheckTransport(o.Transport); err != nil {
+		return o, err
+	}
 	if o.Slots == 0 {
 		o.Slots = 3
 	}

@@ -18,7 +18,7 @@
 // must issue both inside one Group.
 //
 // The package uses only package cuda; it is usable without the rest of
-// gfxcuda. The face's NCCL endpoints (gfxcuda.NewNCCLSender) build frame
+// gfxcuda. The face's NCCL endpoints (gfxcuda.NewLinkSender, over package link/nccltransport) build frame
 // rings on it.
 package nccl
 

@@ -303,10 +303,12 @@ func (r *Ring) Close() error {
 	return err
 }
 
+var _ gfxcuda.Reader = (*Reader)(nil)
+
 // Reader is a consumer of another process's Ring: its slots
 // opened in this process, and the frame it holds. Next takes a frame
-// (releasing the one held), Release gives it back. Methods are safe for
-// concurrent use.
+// (releasing the one held), Release or ReleaseHeld gives it back; it is a
+// gfxcuda.Reader. Methods are safe for concurrent use.
 type Reader struct {
 	c     *gfxcuda.Consumer
 	slots []*Slot
@@ -389,7 +391,7 @@ func (r *Reader) Consumer() *gfxcuda.Consumer { return r.c }
 // next frame; its content is made visible: the producer's semaphore value
 // is waited for on s (shared slots; nil s: the legacy default stream) or
 // on the host (host slots), and a host slot is invalidated. The frame is
-// held until Release, the next Next or Close.
+// held until Release (or ReleaseHeld), the next Next or Close.
 func (r *Reader) Next(ctx context.Context, s *cuda.Stream) (*gfxcuda.Frame, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -443,8 +445,37 @@ func (r *Reader) Next(ctx context.Context, s *cuda.Stream) (*gfxcuda.Frame, erro
 // gives 0).
 func timeUntil(d time.Time) time.Duration { return max(time.Until(d), 0) }
 
-// Release gives back the frame held, if any.
-func (r *Reader) Release() error {
+// Ptr is the device pointer of frame f's slot (shared slots; 0 for host
+// slots, which Slot.Host maps).
+func (r *Reader) Ptr(f *gfxcuda.Frame) cuda.DevicePtr {
+	if f == nil || f.Slot < 0 || f.Slot >= len(r.slots) || r.slots[f.Slot].buf == nil {
+		return 0
+	}
+	return r.slots[f.Slot].buf.Ptr()
+}
+
+// Release gives frame f (the frame held) back once the work queued on s
+// so far is done: the ring's slots have no CUDA signal back to the
+// producer, so it waits on the host for s (nil: no wait), then gives the
+// slot back (gfxcuda.Reader).
+func (r *Reader) Release(f *gfxcuda.Frame, s *cuda.Stream) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if f == nil || f != r.held {
+		return errors.New("gfxcuda: slotring.Reader.Release of a frame not held (released already, or not from this reader)")
+	}
+	if s != nil {
+		if err := s.Synchronize(); err != nil {
+			return fmt.Errorf("gfxcuda: slotring.Reader.Release: waiting for the stream: %w", err)
+		}
+	}
+	r.held = nil
+	return r.c.Release(f)
+}
+
+// ReleaseHeld gives back the frame held, if any, at once (the C library's
+// gfxcuda_ring_release).
+func (r *Reader) ReleaseHeld() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.held == nil {

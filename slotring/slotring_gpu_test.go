@@ -100,3 +100,71 @@ func TestGPURingSlots(t *testing.T) {
 		}
 	}
 }
+
+// TestGPUReaderVerbs: a Reader of shared slots (Open) through
+// gfxcuda.Reader's verbs: for each frame of random bytes, Next on a
+// stream, a copy from Ptr on it into memory poisoned first, every byte
+// compared, Release on the stream (which waits for the copy before the
+// slot goes back), then Close twice.
+func TestGPUReaderVerbs(t *testing.T) {
+	d := interopDevice(t)
+	const n = 1 << 20
+	r, err := New(d, Options{SlotBytes: n, Slots: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	c, err := Open(ctx10(t), d, r.Token())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rd gfxcuda.Reader = c
+	st, err := d.CUDA().NewStream(cuda.StreamNonBlocking)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	host, err := d.CUDA().AllocHost(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer host.Close()
+	if err := r.WaitConsumers(ctx10(t), 1); err != nil {
+		t.Fatal(err)
+	}
+	for i := uint64(1); i <= 8; i++ {
+		slot, err := r.Acquire(ctx10(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := seededRandom(i, n)
+		if err := toDevice(d.CUDA(), r.Slots()[slot].Buffer().Ptr(), want); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.Publish(ctx10(t), slot, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		f, err := rd.Next(ctx10(t), st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := rd.Ptr(f)
+		if p == 0 || p != c.Slots()[f.Slot].Buffer().Ptr() {
+			t.Fatalf("frame %d: Ptr %#x, slot %d", i, p, f.Slot)
+		}
+		got := host.Bytes()
+		copy(got, poisonedBytes(n))
+		if err := st.CopyDtoH(got, p); err != nil {
+			t.Fatal(err)
+		}
+		if err := rd.Release(f, st); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) { // Release waited for the copy
+			t.Fatalf("frame %d: bytes differ", i)
+		}
+	}
+	if err := errors.Join(rd.Close(), rd.Close()); err != nil {
+		t.Fatal(err)
+	}
+}

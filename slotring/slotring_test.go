@@ -86,7 +86,7 @@ func TestRingHost(t *testing.T) {
 			t.Fatalf("frame %d: seq %d, metadata or content differ", i, f.Seq)
 		}
 	}
-	if err := c.Release(); err != nil {
+	if err := c.ReleaseHeld(); err != nil {
 		t.Fatal(err)
 	}
 	if err := r.Stop(); err != nil {
@@ -98,5 +98,87 @@ func TestRingHost(t *testing.T) {
 	r.Slots()[0].Host()[0] = 1 // still mapped
 	if err := r.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestReaderVerbsHost: a Reader of host slots through gfxcuda.Reader's
+// verbs: Ptr is 0 (no CUDA memory: the bytes are Slot.Host's), Release(f,
+// nil) gives the frame back at once (the producer may then reuse its slot,
+// with two slots and the other one published), a second Release and the
+// Release of a frame not held fail, ReleaseHeld then has nothing to do.
+func TestReaderVerbsHost(t *testing.T) {
+	d := vkDevice(t)
+	r, err := NewHost(d, Options{SlotBytes: 64, Slots: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	c, err := OpenHost(ctx10(t), d, r.Token())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rd gfxcuda.Reader = c
+	defer rd.Close()
+	if err := r.WaitConsumers(ctx10(t), 1); err != nil {
+		t.Fatal(err)
+	}
+	publish := func(i uint64) {
+		t.Helper()
+		s, err := r.Acquire(ctx10(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		copy(r.Slots()[s].Host(), seededRandom(i, 64))
+		if _, err := r.Publish(ctx10(t), s, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	seq := uint64(0)
+	for range 6 {
+		seq++
+		publish(seq)
+		f, err := rd.Next(ctx10(t), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Seq != seq || !bytes.Equal(c.Slots()[f.Slot].Host()[:64], seededRandom(seq, 64)) {
+			t.Fatalf("frame %d: seq %d, or content differs", seq, f.Seq)
+		}
+		if p := rd.Ptr(f); p != 0 {
+			t.Fatalf("host slot: Ptr %#x, want 0", p)
+		}
+		if err := rd.Release(&gfxcuda.Frame{Slot: f.Slot, Seq: f.Seq}, nil); err == nil {
+			t.Fatal("Release of a frame not held succeeded")
+		}
+		if err := rd.Release(f, nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := rd.Release(f, nil); err == nil {
+			t.Fatal("a second Release succeeded")
+		}
+		if err := c.ReleaseHeld(); err != nil {
+			t.Fatal(err)
+		}
+		// Both slots free again: the producer acquires both without
+		// waiting, and each frame read is given back at once.
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		s1, err1 := r.Acquire(ctx)
+		s2, err2 := r.Acquire(ctx)
+		cancel()
+		if err1 != nil || err2 != nil {
+			t.Fatalf("after Release, the producer cannot acquire both slots: %v, %v", err1, err2)
+		}
+		for _, sl := range []int{s1, s2} {
+			seq++
+			if _, err := r.Publish(ctx10(t), sl, nil, nil); err != nil {
+				t.Fatal(err)
+			}
+			if f, err = rd.Next(ctx10(t), nil); err != nil || f.Seq != seq {
+				t.Fatalf("frame %d: %v", seq, err)
+			}
+			if err := rd.Release(f, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 }

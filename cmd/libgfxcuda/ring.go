@@ -260,51 +260,96 @@ func gfxcuda_ring_publish(h C.uint64_t, slot C.uint32_t, user unsafe.Pointer, n 
 	})
 }
 
-// ringReader is a consumer of another process's ring.
+// ringReader is a consumer of another process's ring: a shim over the
+// gfxcuda.Reader that opened it (a slotring.Reader, or a PeerConsumer),
+// holding one frame at a time as the C ABI does (gfxcuda_ring_next
+// releases the frame held; gfxcuda_ring_release releases it).
 type ringReader struct {
-	r    *slotring.Reader
+	rd   gfxcuda.Reader
 	objs []any
-	sd   *sharedDevice // CUDA slots; nil: host slots
+	sd   *sharedDevice // CUDA slots; nil: host slots, or a peer reader
 
-	// A peer reader (gfxcuda_ring_open_peer) has a PeerConsumer instead of
-	// r, and objs are its frame buffers (wrappedMem on the consumer's GPU).
+	// A peer reader (gfxcuda_ring_open_peer) has a PeerConsumer, and objs
+	// are its frame buffers (wrappedMem on the consumer's GPU).
 	peer    *gfxcuda.PeerConsumer
 	cx      *cuda.Context // the consumer's (contextFor's, not owned)
 	smu     sync.Mutex
-	streams map[uint64]*cuda.Stream // the callers' streams, wrapped once
+	streams map[uint64]*cuda.Stream // the callers' streams, wrapped once (peer)
+	held    *gfxcuda.Frame
+	heldOn  *cuda.Stream // where held is released (nil: at once, on the host)
 }
 
-// peerTake takes the next frame of a peer reader on the caller's stream
-// h (0: the legacy default stream). Each handle is wrapped once and kept
-// while the consumer may still release a frame on it: once a Take
-// succeeds, the frame it dropped was the last one the other wrappers could
-// release, so they are closed, and a caller making a stream per frame
-// does not grow the reader. Takes on one reader are serialized (each
-// drops the frame the last one took).
-func (r *ringReader) peerTake(ctx context.Context, h uint64) (*gfxcuda.Frame, error) {
-	if h == 0 {
-		h = uint64(cuda.LegacyDefaultStream)
+// stream is the caller's stream h for Next, and where the frame is
+// released: a peer reader's handles are wrapped once each and the frame is
+// released on its stream; a reader of CUDA slots wraps h for the Next
+// only (done unwraps it) and releases on the host, as does a reader of
+// host slots (no stream). Called with smu held.
+func (r *ringReader) stream(h uint64) (s, releaseOn *cuda.Stream, done func(), err error) {
+	switch {
+	case r.peer != nil:
+		if h == 0 {
+			h = uint64(cuda.LegacyDefaultStream)
+		}
+		if s = r.streams[h]; s == nil {
+			if s, err = cuda.WrapStream(r.cx, uintptr(h)); err != nil {
+				return nil, nil, nil, &statusError{stInvalid, fmt.Errorf("gfxcuda: stream %#x: %w", h, err)}
+			}
+			r.streams[h] = s
+		}
+		return s, s, func() {}, nil
+	case r.sd != nil:
+		s, done, err = r.sd.stream(h)
+		return s, nil, done, err
 	}
+	return nil, nil, func() {}, nil
+}
+
+// next releases the frame held (on the stream it was taken on) and takes
+// the next frame on the caller's stream h (0: the legacy default stream).
+// A peer reader's wrappers are kept while its frame may still be released
+// on them: once a Next succeeds, the frame released before was the last
+// one the other wrappers could release, so they are closed, and a caller
+// making a stream per frame does not grow the reader. Calls on one reader
+// are serialized.
+func (r *ringReader) next(ctx context.Context, h uint64) (*gfxcuda.Frame, error) {
 	r.smu.Lock()
 	defer r.smu.Unlock()
-	s := r.streams[h]
-	if s == nil {
-		var err error
-		if s, err = cuda.WrapStream(r.cx, uintptr(h)); err != nil {
-			return nil, &statusError{stInvalid, fmt.Errorf("gfxcuda: stream %#x: %w", h, err)}
-		}
-		r.streams[h] = s
+	s, on, done, err := r.stream(h)
+	if err != nil {
+		return nil, err
 	}
-	f, err := r.peer.Take(ctx, s)
-	if err == nil || r.peer.Held() == 0 {
-		for k, o := range r.streams {
-			if o != s || err != nil {
-				o.Close()
-				delete(r.streams, k)
-			}
+	defer done()
+	if err := r.releaseLocked(); err != nil {
+		return nil, err
+	}
+	f, err := r.rd.Next(ctx, s)
+	for k, o := range r.streams {
+		if o != s || err != nil {
+			o.Close()
+			delete(r.streams, k)
 		}
 	}
-	return f, err
+	if err != nil {
+		return nil, err
+	}
+	r.held, r.heldOn = f, on
+	return f, nil
+}
+
+// release gives the frame held back, if any.
+func (r *ringReader) release() error {
+	r.smu.Lock()
+	defer r.smu.Unlock()
+	return r.releaseLocked()
+}
+
+func (r *ringReader) releaseLocked() error {
+	f, s := r.held, r.heldOn
+	r.held, r.heldOn = nil, nil
+	if f == nil {
+		return nil
+	}
+	return r.rd.Release(f, s)
 }
 
 // closePeer detaches the peer reader and frees its frame buffers (the
@@ -353,11 +398,11 @@ func gfxcuda_ring_open_peer(device *C.char, token unsafe.Pointer, n C.size_t, mo
 			}
 			return shareStatus(err)
 		}
-		rr := &ringReader{peer: pc, cx: cx, streams: map[uint64]*cuda.Stream{}}
+		rr := &ringReader{rd: pc, peer: pc, cx: cx, streams: map[uint64]*cuda.Stream{}}
 		for _, p := range pc.Buffers() {
 			rr.objs = append(rr.objs, &wrappedMem{uint64(p), pc.Size(), d.Ordinal()})
 		}
-		return storeRingCore(out, rr, pc.Drop, rr.closePeer, rr.objs, nil)
+		return storeRingCore(out, rr, rr.release, rr.closePeer, rr.objs, nil)
 	})
 }
 
@@ -414,8 +459,14 @@ func gfxcuda_ring_open(dev C.uint64_t, token unsafe.Pointer, n C.size_t, out *C.
 		if err != nil {
 			return shareStatus(err)
 		}
-		rr := &ringReader{r: r, objs: slotObjs(r.Slots(), sd), sd: sd}
-		return storeRing(out, rr, r.Stop, r.Close, rr.objs, uint64(dev))
+		rr := &ringReader{rd: r, objs: slotObjs(r.Slots(), sd), sd: sd}
+		stop := func() error { // Stop releases the frame held
+			rr.smu.Lock()
+			rr.held, rr.heldOn = nil, nil
+			rr.smu.Unlock()
+			return r.Stop()
+		}
+		return storeRing(out, rr, stop, r.Close, rr.objs, uint64(dev))
 	})
 }
 
@@ -432,20 +483,7 @@ func gfxcuda_ring_next(h C.uint64_t, timeoutMS C.int64_t, stream C.uint64_t, slo
 		}
 		ctx, cancel := timeoutCtx(timeoutMS)
 		defer cancel()
-		var f *gfxcuda.Frame
-		switch {
-		case r.peer != nil:
-			f, err = r.peerTake(ctx, uint64(stream))
-		case r.sd != nil:
-			s, done, serr := r.sd.stream(uint64(stream))
-			if serr != nil {
-				return serr
-			}
-			defer done()
-			f, err = r.r.Next(ctx, s)
-		default:
-			f, err = r.r.Next(ctx, nil)
-		}
+		f, err := r.next(ctx, uint64(stream))
 		if err != nil {
 			return shareStatus(err)
 		}
@@ -469,9 +507,6 @@ func gfxcuda_ring_release(h C.uint64_t) C.int {
 		if err != nil {
 			return err
 		}
-		if r.peer != nil {
-			return r.peer.Drop()
-		}
-		return r.r.Release()
+		return r.release()
 	})
 }

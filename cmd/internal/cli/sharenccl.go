@@ -187,12 +187,12 @@ func shareNCCL(ctx context.Context, lf *linkFlags, dir string, slots, batch, wid
 	}
 	v, lib, _ := nccl.Version()
 	gpu := cuda.UUID(d.Vulkan().Physical().DeviceUUID)
-	var snd *gfxcuda.NCCLSender
-	var rcv *gfxcuda.NCCLReceiver // loopback: this process's receiver
+	var snd *gfxcuda.LinkSender
+	var rcv *gfxcuda.LinkReceiver // loopback: this process's receiver
 	var chk *linkChecker
 	if loopback {
 		rctx, rcancel := context.WithTimeout(ctx, *lf.timeout)
-		snd, rcv, err = d.NewNCCLLoopback(rctx, o)
+		snd, rcv, err = d.NewLinkLoopback(rctx, o)
 		rcancel()
 		if err != nil {
 			if stopped(ctx) {
@@ -332,7 +332,7 @@ func linkInterrupted(ctx context.Context, frames int, stdout io.Writer) int {
 // shareNCCLRendezvous makes the link's token, prints it with the command
 // to run, waits (at most --timeout) for one receiver on --listen and
 // opens the sending end with it.
-func shareNCCLRendezvous(ctx context.Context, d *gfxcuda.Device, o gfxcuda.LinkOptions, lf *linkFlags, dir, tokenFile string, batch int, stdout io.Writer) (*gfxcuda.NCCLSender, error) {
+func shareNCCLRendezvous(ctx context.Context, d *gfxcuda.Device, o gfxcuda.LinkOptions, lf *linkFlags, dir, tokenFile string, batch int, stdout io.Writer) (*gfxcuda.LinkSender, error) {
 	tok, err := d.NewLinkToken(o)
 	if err != nil {
 		return nil, err
@@ -393,7 +393,7 @@ func shareNCCLRendezvous(ctx context.Context, d *gfxcuda.Device, o gfxcuda.LinkO
 	ln.Close()
 	rctx, rcancel := context.WithTimeout(ctx, *lf.timeout)
 	defer rcancel()
-	snd, err := d.NewNCCLSender(rctx, conn, o)
+	snd, err := d.NewLinkSender(rctx, conn, o)
 	if err != nil {
 		return nil, peerTimeout(err, "receiver", *lf.timeout)
 	}
@@ -464,7 +464,7 @@ func openNCCL(ctx context.Context, lf *linkFlags, dir string, tok gfxcuda.LinkTo
 	}
 	rctx, rcancel := context.WithTimeout(ctx, *lf.timeout)
 	shape := info.Shape
-	rcv, err := d.NewNCCLReceiver(rctx, conn, gfxcuda.LinkAccept{Expect: &shape, Token: tok, Timeout: *lf.timeout})
+	rcv, err := d.NewLinkReceiver(rctx, conn, gfxcuda.LinkAccept{Expect: &shape, Token: tok, Timeout: *lf.timeout})
 	rcancel()
 	if err != nil && stopped(ctx) {
 		return openInterrupted(ctx, stdout)
@@ -524,7 +524,7 @@ func openNCCL(ctx context.Context, lf *linkFlags, dir string, tok gfxcuda.LinkTo
 // against gfxcuda share's test pattern, with a CUDA kernel on the
 // receiver's GPU.
 type linkChecker struct {
-	rcv    *gfxcuda.NCCLReceiver
+	rcv    *gfxcuda.LinkReceiver
 	cx     *cuda.Context
 	frames *testpattern.Checker // every frame; the first also against a wrong seed
 	s      *cuda.Stream
@@ -533,7 +533,7 @@ type linkChecker struct {
 }
 
 // newLinkChecker loads the checking kernel and poisons rcv's slots.
-func newLinkChecker(d *gfxcuda.Device, rcv *gfxcuda.NCCLReceiver) (*linkChecker, error) {
+func newLinkChecker(d *gfxcuda.Device, rcv *gfxcuda.LinkReceiver) (*linkChecker, error) {
 	shape := rcv.Shape()
 	if shape.Format != format.RGBA8UNorm {
 		return nil, fmt.Errorf("the link sends %v; only the RGBA8 frames of gfxcuda share are checked", shape)

@@ -5,51 +5,53 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"os"
 	"sync"
-	"time"
 
 	"github.com/gfxcuda/gfxcuda/cuda"
+	"github.com/gfxcuda/gfxcuda/internal/framebatch"
 	"github.com/gfxcuda/gfxcuda/link"
+	"github.com/gfxcuda/gfxcuda/link/nccltransport"
 	"github.com/gfxcuda/gfxcuda/nccl"
 	"github.com/gfxcuda/gfxcuda/vulkan"
-	"golang.org/x/sys/unix"
 )
 
-// NCCLSender is the producing end of a link: a frame ring whose consumer
-// (an NCCLReceiver) is on another GPU, of this host or of another, with
-// each batch of frames moved by ncclSend on the hand-off's CUDA stream.
+// LinkSender is the producing end of a link: a frame ring whose consumer
+// (a LinkReceiver) is on another GPU, of this host or of another, with
+// each batch of frames moved by the link's transport (LinkOptions.Transport;
+// NCCL, the default and today the only one, queues an ncclSend of each
+// frame on the hand-off's CUDA stream: package link/nccltransport).
 // Its slots are CUDA allocations (cuMemCreate) imported into Vulkan
 // (Device.NewBufferFromCUDA): render into them with Vulkan, and Send hands
-// them to CUDA (the Device's semaphores order NCCL after the rendering),
+// them to CUDA (the Device's semaphores order the transfers after the rendering),
 // queues the sends, and hands them back to Vulkan after the sends (the
 // next Vulkan work on them waits on the GPU). The protocol (token, credits,
 // shutdown, a dead peer) is described in package link and docs/multi-gpu.md.
 //
 // Send, Close and the other methods may be called from any goroutine, one
 // at a time.
-type NCCLSender struct {
+type LinkSender struct {
 	d     *Device
 	l     *link.Link
-	ends  *ncclEnds
+	ends  *linkEnds
 	token LinkToken
 }
 
-// NCCLReceiver is the consuming end of a link (see NCCLSender). Receive
+// LinkReceiver is the consuming end of a link (see LinkSender). Receive
 // queues the receives of the next batch into its slots (CUDA allocations
 // imported into Vulkan) and hands them back to Vulkan: read them with
-// Vulkan (the Device's semaphores order the reads after NCCL), or hand
-// them to CUDA with Device.ToCUDA. Release gives a batch's slots back to
-// the sender, after the work reading them has been submitted.
-type NCCLReceiver struct {
+// Vulkan (the Device's semaphores order the reads after the transfers), or
+// hand them to CUDA with ToCUDA. Release gives a batch's slots back to the
+// sender, after the work reading them has been submitted. Reader hands
+// the frames out one by one in CUDA instead, as every ring's Reader does.
+type LinkReceiver struct {
 	d    *Device
 	l    *link.Link
-	ends *ncclEnds
+	ends *linkEnds
 }
 
-// ncclEnds is one end's slots (CUDA memory imported into Vulkan) and the
+// linkEnds is one end's slots (CUDA memory imported into Vulkan) and the
 // stream its transfers are queued on.
-type ncclEnds struct {
+type linkEnds struct {
 	mu     sync.Mutex
 	freed  bool
 	d      *Device
@@ -66,13 +68,13 @@ type ncclEnds struct {
 // hand hands slots ss to CUDA on the end's stream after the Vulkan work
 // record records (nil: none): one submission at most, no host wait
 // (Device.handToCUDA).
-func (e *ncclEnds) hand(ss []int, record func(*vulkan.Commands) error) (*Access, error) {
+func (e *linkEnds) hand(ss []int, record func(*vulkan.Commands) error) (*Access, error) {
 	return e.handOn(e.stream, ss, record)
 }
 
 // handOn is hand on stream s (nil: the Device's stream), for slot indices
 // that come from the caller (checked).
-func (e *ncclEnds) handOn(s *cuda.Stream, ss []int, record func(*vulkan.Commands) error) (*Access, error) {
+func (e *linkEnds) handOn(s *cuda.Stream, ss []int, record func(*vulkan.Commands) error) (*Access, error) {
 	b := make([]*Buffer, len(ss))
 	for i, sl := range ss {
 		if sl < 0 || sl >= len(e.slots) {
@@ -83,17 +85,32 @@ func (e *ncclEnds) handOn(s *cuda.Stream, ss []int, record func(*vulkan.Commands
 	return e.d.handToCUDA(s, record, b)
 }
 
-// take returns the staged hand-off of ss, or makes one.
-func (e *ncclEnds) take(ss []int) (*Access, error) {
+// Take returns the staged hand-off of ss, or makes one
+// (nccltransport.Ends).
+func (e *linkEnds) Take(ss []int) (nccltransport.Handoff, error) {
 	if a := e.staged; a != nil {
 		e.staged = nil
 		return a, nil
 	}
-	return e.hand(ss, nil)
+	return e.Hand(ss)
 }
 
-func (d *Device) newNCCLEnds(shape LinkShape, n int) (*ncclEnds, error) {
-	e := &ncclEnds{d: d, size: shape.FrameSize}
+// Hand hands slots ss to CUDA on the end's stream (nccltransport.Ends).
+func (e *linkEnds) Hand(ss []int) (nccltransport.Handoff, error) {
+	a, err := e.hand(ss, nil)
+	if err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// Ptr is slot i's device pointer; Size each slot's size
+// (nccltransport.Ends).
+func (e *linkEnds) Ptr(i int) cuda.DevicePtr { return e.slots[i].Ptr() }
+func (e *linkEnds) Size() uint64             { return e.size }
+
+func (d *Device) newLinkEnds(shape LinkShape, n int) (*linkEnds, error) {
+	e := &linkEnds{d: d, size: shape.FrameSize}
 	s, err := d.cs.newStream()
 	if err != nil {
 		return nil, err
@@ -112,13 +129,13 @@ func (d *Device) newNCCLEnds(shape LinkShape, n int) (*ncclEnds, error) {
 // free waits (until ctx ends) for the stream, then frees the slots and the
 // stream. When the wait fails the memory is left allocated (the GPU may
 // still use it) and the error says so.
-func (e *ncclEnds) free(ctx context.Context) error {
+func (e *linkEnds) free(ctx context.Context) error {
 	var derr error
 	if a := e.staged; a != nil { // staged, never sent: nothing queued uses it
 		e.staged = nil
 		derr = a.Done()
 	}
-	if err := e.waitStream(ctx); err != nil {
+	if err := e.Wait(ctx); err != nil {
 		return fmt.Errorf("link: the NCCL stream did not finish (%w): its %d slots stay allocated", err, len(e.slots))
 	}
 	var errs []error
@@ -129,174 +146,21 @@ func (e *ncclEnds) free(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// waitStream waits on the host (until ctx ends) for the work queued on the
-// end's stream.
-func (e *ncclEnds) waitStream(ctx context.Context) error {
+// Wait waits on the host (until ctx ends) for the work queued on the
+// end's stream (nccltransport.Ends).
+func (e *linkEnds) Wait(ctx context.Context) error {
 	return cuda.Poll(ctx, "the link's CUDA stream", func() (bool, error) { return e.d.cs.streamIdle(e.stream) })
 }
 
-// linkComm is what ncclTransport uses of an NCCL communicator: *nccl.Comm,
-// or in the CPU tests a fake moving bytes on fake CUDA streams.
-type linkComm interface {
-	Send(s *cuda.Stream, p cuda.DevicePtr, n uint64, peer int) error
-	Recv(s *cuda.Stream, p cuda.DevicePtr, n uint64, peer int) error
-	Group(f func() error) error
-	AsyncError() error
-	Abort() error
-	// CloseContext frees the communicator, waiting at most until ctx ends.
-	CloseContext(ctx context.Context) error
-}
-
-// ncclTransport is the link.Transport of one end over an NCCL communicator.
-type ncclTransport struct {
-	e    *ncclEnds
-	comm linkComm
-	peer int
-	// self, for a one-rank communicator (a loopback in one process): the
-	// sender's transfers wait there until the receiver's recv, which
-	// issues both in one group, as NCCL requires of a rank sending to
-	// itself.
-	self *ncclSelf
-}
-
-type ncclSelf struct {
-	mu      sync.Mutex
-	pending []*Access // the sender's hand-offs of the batches not yet received
-	slots   [][]int
-	sender  *ncclEnds
-	ends    int // open ends; the communicator is destroyed with the last
-}
-
-func (t *ncclTransport) Send(ctx context.Context, ss []int) error {
-	// A transfer NCCL failed earlier (a network error, a peer's abort)
-	// fails the link here rather than queuing more on a broken
-	// communicator.
-	if err := t.comm.AsyncError(); err != nil {
-		return err
-	}
-	acc, err := t.e.take(ss)
-	if err != nil {
-		return err
-	}
-	if t.self != nil {
-		t.self.mu.Lock()
-		t.self.pending = append(t.self.pending, acc)
-		t.self.slots = append(t.self.slots, ss)
-		t.self.mu.Unlock()
-		return nil
-	}
-	err = t.comm.Group(func() error {
-		for _, s := range ss {
-			if err := t.comm.Send(acc.Stream(), t.e.slots[s].Ptr(), t.e.size, t.peer); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	return errors.Join(err, acc.Done())
-}
-
-func (t *ncclTransport) Recv(ctx context.Context, ss []int) error {
-	var sacc *Access
-	var sss []int
-	if t.self != nil {
-		// The sender announces a batch before queuing it: wait for it.
-		for sacc == nil {
-			t.self.mu.Lock()
-			if len(t.self.pending) > 0 {
-				sacc, sss = t.self.pending[0], t.self.slots[0]
-				t.self.pending, t.self.slots = t.self.pending[1:], t.self.slots[1:]
-			}
-			t.self.mu.Unlock()
-			if sacc != nil {
-				break
-			}
-			select {
-			case <-ctx.Done():
-				return fmt.Errorf("link: loopback: the sender announced a batch it did not queue: %w", ctx.Err())
-			case <-time.After(100 * time.Microsecond):
-			}
-		}
-		if len(sss) != len(ss) {
-			return fmt.Errorf("link: loopback: a batch of %d frames received as %d", len(sss), len(ss))
-		}
-	}
-	if err := t.comm.AsyncError(); err != nil {
-		if sacc != nil {
-			err = errors.Join(err, sacc.Done())
-		}
-		return err
-	}
-	acc, err := t.e.hand(ss, nil)
-	if err != nil {
-		if sacc != nil {
-			err = errors.Join(err, sacc.Done())
-		}
-		return err
-	}
-	if sacc != nil {
-		// The group runs on the receiver's stream, after both hand-offs;
-		// the sender's stream waits for it before handing back its slots.
-		err = acc.Stream().After(sacc.Stream())
-	}
-	if err == nil {
-		err = t.comm.Group(func() error {
-			for i, s := range ss {
-				if sacc != nil {
-					if err := t.comm.Send(acc.Stream(), t.self.sender.slots[sss[i]].Ptr(), t.e.size, t.peer); err != nil {
-						return err
-					}
-				}
-				if err := t.comm.Recv(acc.Stream(), t.e.slots[s].Ptr(), t.e.size, t.peer); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-	}
-	if sacc != nil {
-		err = errors.Join(err, sacc.Stream().After(acc.Stream()), sacc.Done())
-	}
-	return errors.Join(err, acc.Done())
-}
-
-func (t *ncclTransport) Close(ctx context.Context) error {
-	if err := t.e.waitStream(ctx); err != nil {
-		return fmt.Errorf("waiting for the last NCCL transfers: %w", err)
-	}
-	if t.self != nil {
-		t.self.mu.Lock()
-		t.self.ends--
-		last := t.self.ends == 0
-		t.self.mu.Unlock()
-		if !last {
-			return nil
-		}
-	}
-	return t.comm.CloseContext(ctx) // bounded: a peer rank that never closes holds ncclCommDestroy
-}
-
-func (t *ncclTransport) Abort() { t.comm.Abort() }
-
-// joinComm joins the communicator as rank, giving up when ctx ends
-// (nccl.NewCommContext).
-func joinComm(ctx context.Context, c *cuda.Context, id nccl.UniqueID, n, rank int) (*nccl.Comm, error) {
-	comm, err := nccl.NewCommContext(ctx, c, id, n, rank)
-	if err != nil && ctx.Err() != nil {
-		return nil, fmt.Errorf("link: the peer did not join the NCCL communicator: %w", ctx.Err())
-	}
-	return comm, err
-}
-
-// NewNCCLSender makes the sending end of a link on ctrl, a control channel
+// NewLinkSender makes the sending end of a link on ctrl, a control channel
 // to the receiver (a connected Unix or TCP socket, or any reliable byte
 // stream): it allocates o.Slots slots, writes the rendezvous token on
 // ctrl, waits for the receiver's answer and joins the NCCL communicator
 // (rank 0 of 2) with it. Every wait for the peer ends with ctx, or after
 // o.Timeout when ctx has no deadline. The link owns ctrl from now on
-// (Close closes it, also when NewNCCLSender fails after the rendezvous
+// (Close closes it, also when NewLinkSender fails after the rendezvous
 // began).
-func (d *Device) NewNCCLSender(ctx context.Context, ctrl net.Conn, o LinkOptions) (*NCCLSender, error) {
+func (d *Device) NewLinkSender(ctx context.Context, ctrl net.Conn, o LinkOptions) (*LinkSender, error) {
 	o, err := link.SenderOptions(o)
 	if err != nil {
 		return nil, err
@@ -307,7 +171,7 @@ func (d *Device) NewNCCLSender(ctx context.Context, ctrl net.Conn, o LinkOptions
 			return nil, err
 		}
 	}
-	e, err := d.newNCCLEnds(o.Shape, o.Slots)
+	e, err := d.newLinkEnds(o.Shape, o.Slots)
 	if err != nil {
 		return nil, err
 	}
@@ -315,22 +179,18 @@ func (d *Device) NewNCCLSender(ctx context.Context, ctrl net.Conn, o LinkOptions
 		GPU: d.vk.Physical().DeviceUUID,
 		ID:  id,
 		Join: func(ctx context.Context, tok *link.TokenData) (link.Transport, error) {
-			comm, err := joinComm(ctx, d.ctx, nccl.UniqueID(tok.NCCLID), 2, 0)
-			if err != nil {
-				return nil, err
-			}
-			return &ncclTransport{e: e, comm: comm, peer: 1}, nil
+			return nccltransport.Connect(ctx, d.ctx, tok, e, 0)
 		},
 	})
 	if err != nil {
 		ctrl.Close()
 		return nil, errors.Join(err, e.free(context.Background()))
 	}
-	return &NCCLSender{d: d, l: l, ends: e, token: l.Tok().Encode()}, nil
+	return &LinkSender{d: d, l: l, ends: e, token: l.Tok().Encode()}, nil
 }
 
 // NewLinkToken makes the token a sender on d with options o will offer
-// (pass it as o.Token to NewNCCLSender), ahead of the control channel:
+// (pass it as o.Token to NewLinkSender), ahead of the control channel:
 // the NCCL communicator's unique id (NCCL is loaded here: its absence
 // fails now, with nccl.ErrNotFound), a new session, o's shape, slots and
 // receiver GPU, and d's GPU. Give it to the receiver (LinkAccept.Token)
@@ -347,30 +207,29 @@ func (d *Device) NewLinkToken(o LinkOptions) (LinkToken, error) {
 	return link.SenderToken(o, d.vk.Physical().DeviceUUID, id).Encode(), nil
 }
 
-// NewNCCLReceiver makes the receiving end of a link on ctrl: it reads the
+// NewLinkReceiver makes the receiving end of a link on ctrl: it reads the
 // sender's token, checks it against a and this Device's GPU (refusing, on
 // both ends, with ErrLinkRejected and the reason: another shape, more
 // slots than allowed, a token for a GPU this process cannot see),
 // allocates the slots and joins the NCCL communicator (rank 1 of 2). Waits
 // end with ctx, or after a.Timeout when ctx has no deadline. The link owns
 // ctrl from now on.
-func (d *Device) NewNCCLReceiver(ctx context.Context, ctrl net.Conn, a LinkAccept) (*NCCLReceiver, error) {
+func (d *Device) NewLinkReceiver(ctx context.Context, ctrl net.Conn, a LinkAccept) (*LinkReceiver, error) {
+	if _, err := link.CheckTransport(a.Transport); err != nil {
+		return nil, err
+	}
 	if err := nccl.Load(); err != nil {
 		return nil, err
 	}
-	var e *ncclEnds
+	var e *linkEnds
 	l, err := link.OpenReceiver(ctx, ctrl, a, link.Setup{
 		GPU: d.vk.Physical().DeviceUUID,
 		Prepare: func(tok *link.TokenData) (err error) {
-			e, err = d.newNCCLEnds(tok.Shape, int(tok.Slots))
+			e, err = d.newLinkEnds(tok.Shape, int(tok.Slots))
 			return err
 		},
 		Join: func(ctx context.Context, tok *link.TokenData) (link.Transport, error) {
-			comm, err := joinComm(ctx, d.ctx, nccl.UniqueID(tok.NCCLID), 2, 1)
-			if err != nil {
-				return nil, err
-			}
-			return &ncclTransport{e: e, comm: comm, peer: 0}, nil
+			return nccltransport.Connect(ctx, d.ctx, tok, e, 1)
 		},
 	})
 	if err != nil {
@@ -380,15 +239,15 @@ func (d *Device) NewNCCLReceiver(ctx context.Context, ctrl net.Conn, a LinkAccep
 		}
 		return nil, err
 	}
-	return &NCCLReceiver{d: d, l: l, ends: e}, nil
+	return &LinkReceiver{d: d, l: l, ends: e}, nil
 }
 
-// NewNCCLLoopback makes both ends of a link in this process, on one GPU,
-// over a one-rank NCCL communicator (each batch's sends and receives are
-// issued in one NCCL group) and a socket pair for the control channel:
-// the same protocol and hand-offs as two processes, to test a machine's
-// NCCL and measure the transport with one GPU.
-func (d *Device) NewNCCLLoopback(ctx context.Context, o LinkOptions) (*NCCLSender, *NCCLReceiver, error) {
+// NewLinkLoopback makes both ends of a link in this process, on one GPU,
+// over o.Transport (NCCL: a one-rank communicator, each batch's sends and
+// receives issued in one NCCL group) and a socket pair for the control
+// channel: the same protocol and hand-offs as two processes, to test a
+// machine's transport and measure it with one GPU.
+func (d *Device) NewLinkLoopback(ctx context.Context, o LinkOptions) (*LinkSender, *LinkReceiver, error) {
 	o, err := link.SenderOptions(o)
 	if err != nil {
 		return nil, nil, err
@@ -398,32 +257,32 @@ func (d *Device) NewNCCLLoopback(ctx context.Context, o LinkOptions) (*NCCLSende
 	if err != nil {
 		return nil, nil, err
 	}
-	a, b, err := socketPair()
+	a, b, err := link.SocketPair()
 	if err != nil {
 		return nil, nil, err
 	}
-	se, err := d.newNCCLEnds(shape, o.Slots)
+	se, err := d.newLinkEnds(shape, o.Slots)
 	if err != nil {
 		a.Close()
 		b.Close()
 		return nil, nil, err
 	}
-	re, err := d.newNCCLEnds(shape, o.Slots)
+	re, err := d.newLinkEnds(shape, o.Slots)
 	if err != nil {
 		a.Close()
 		b.Close()
 		return nil, nil, errors.Join(err, se.free(context.Background()))
 	}
-	fail := func(err error) (*NCCLSender, *NCCLReceiver, error) {
+	fail := func(err error) (*LinkSender, *LinkReceiver, error) {
 		a.Close()
 		b.Close()
 		return nil, nil, errors.Join(err, se.free(context.Background()), re.free(context.Background()))
 	}
-	comm, err := joinComm(ctx, d.ctx, id, 1, 0)
+	comm, err := nccltransport.Join(ctx, d.ctx, id, 1, 0)
 	if err != nil {
 		return fail(err)
 	}
-	self := &ncclSelf{sender: se, ends: 2}
+	st, rt := nccltransport.NewLoopback(se, re, comm)
 	gpu := cuda.UUID(d.vk.Physical().DeviceUUID)
 	type end struct {
 		l   *link.Link
@@ -433,13 +292,13 @@ func (d *Device) NewNCCLLoopback(ctx context.Context, o LinkOptions) (*NCCLSende
 	go func() {
 		l, err := link.OpenReceiver(ctx, b, LinkAccept{Timeout: o.Timeout}, link.Setup{GPU: gpu,
 			Join: func(context.Context, *link.TokenData) (link.Transport, error) {
-				return &ncclTransport{e: re, comm: comm, peer: 0, self: self}, nil
+				return rt, nil
 			}})
 		ch <- end{l, err}
 	}()
 	sl, serr := link.OpenSender(ctx, a, o, link.Setup{GPU: gpu, ID: id,
 		Join: func(context.Context, *link.TokenData) (link.Transport, error) {
-			return &ncclTransport{e: se, comm: comm, peer: 0, self: self}, nil
+			return st, nil
 		}})
 	r := <-ch
 	if err := errors.Join(serr, r.err); err != nil {
@@ -452,17 +311,17 @@ func (d *Device) NewNCCLLoopback(ctx context.Context, o LinkOptions) (*NCCLSende
 		comm.Abort()
 		return fail(err)
 	}
-	return &NCCLSender{d: d, l: sl, ends: se, token: sl.Tok().Encode()}, &NCCLReceiver{d: d, l: r.l, ends: re}, nil
+	return &LinkSender{d: d, l: sl, ends: se, token: sl.Tok().Encode()}, &LinkReceiver{d: d, l: r.l, ends: re}, nil
 }
 
 // Token is the rendezvous token the sender wrote on the control channel.
-func (s *NCCLSender) Token() LinkToken { return s.token }
+func (s *LinkSender) Token() LinkToken { return s.token }
 
 // Slot returns slot i's buffer (CUDA memory imported into Vulkan).
-func (s *NCCLSender) Slot(i int) *Buffer { return s.ends.slots[i] }
+func (s *LinkSender) Slot(i int) *Buffer { return s.ends.slots[i] }
 
 // Slots is the number of slots.
-func (s *NCCLSender) Slots() int { return len(s.ends.slots) }
+func (s *LinkSender) Slots() int { return len(s.ends.slots) }
 
 // Send sends the next n frames (1 ≤ n ≤ Slots) as one batch: it waits for
 // the receiver to release their slots (until ctx ends), calls record once
@@ -473,7 +332,7 @@ func (s *NCCLSender) Slots() int { return len(s.ends.slots) }
 // It returns the number of frames sent so far. Nothing waits on the host
 // but the credit. record only records into c (the Device's own batch: do
 // not submit it); it runs without the Device's lock.
-func (s *NCCLSender) Send(ctx context.Context, n int, record func(c *vulkan.Commands, first uint64, slots []int) error) (uint64, error) {
+func (s *LinkSender) Send(ctx context.Context, n int, record func(c *vulkan.Commands, first uint64, slots []int) error) (uint64, error) {
 	return s.l.Send(ctx, n, func(first uint64, ss []int) error {
 		// The rendering, the acquire of the slots (after the sends that
 		// last read them, on the GPU) and their release to the link's
@@ -502,23 +361,23 @@ func (s *NCCLSender) Send(ctx context.Context, n int, record func(c *vulkan.Comm
 // link's Timeout) for the sends queued, frees the communicator, the slots
 // and the control channel. After the receiver died it aborts the
 // communicator instead. Idempotent.
-func (s *NCCLSender) Close() error { return closeNCCLEnd(s.l, s.ends) }
+func (s *LinkSender) Close() error { return closeLinkEnd(s.l, s.ends) }
 
 // Slot returns slot i's buffer.
-func (r *NCCLReceiver) Slot(i int) *Buffer { return r.ends.slots[i] }
+func (r *LinkReceiver) Slot(i int) *Buffer { return r.ends.slots[i] }
 
 // Slots is the number of slots.
-func (r *NCCLReceiver) Slots() int { return len(r.ends.slots) }
+func (r *LinkReceiver) Slots() int { return len(r.ends.slots) }
 
 // Shape is the frames' shape.
-func (r *NCCLReceiver) Shape() LinkShape { return r.l.Tok().Shape }
+func (r *LinkReceiver) Shape() LinkShape { return r.l.Tok().Shape }
 
 // Receive waits (until ctx ends) for the sender's next batch and queues
 // its receives; the slots are Vulkan's again when it returns, their next
 // Vulkan use ordered after the transfers. It returns ErrLinkClosed
 // (wrapped) after the sender's last batch, ErrLinkPeerGone when the
 // sender died.
-func (r *NCCLReceiver) Receive(ctx context.Context) (LinkBatch, error) { return r.l.Receive(ctx) }
+func (r *LinkReceiver) Receive(ctx context.Context) (LinkBatch, error) { return r.l.Receive(ctx) }
 
 // ToCUDA hands batch b's slots to CUDA on stream s (nil: the Device's
 // stream) for CUDA work that reads them (a kernel, a copy into a tensor),
@@ -527,7 +386,7 @@ func (r *NCCLReceiver) Receive(ctx context.Context) (LinkBatch, error) { return 
 // receives, with no round trip through the Vulkan queue (Device.ToCUDA's
 // submission waits for all of CUDA's earlier work). Queue the work on
 // Access.Stream, call Access.Done, then Release(b).
-func (r *NCCLReceiver) ToCUDA(s *cuda.Stream, b LinkBatch) (*Access, error) {
+func (r *LinkReceiver) ToCUDA(s *cuda.Stream, b LinkBatch) (*Access, error) {
 	return r.ends.handOn(s, b.Slots, nil)
 }
 
@@ -535,13 +394,42 @@ func (r *NCCLReceiver) ToCUDA(s *cuda.Stream, b LinkBatch) (*Access, error) {
 // them: call it once the work reading them is submitted (Vulkan) or queued
 // on a stream ordered before the next Receive's (CUDA). Batches are
 // released in the order received.
-func (r *NCCLReceiver) Release(b LinkBatch) error { return r.l.Release(b) }
+func (r *LinkReceiver) Release(b LinkBatch) error { return r.l.Release(b) }
+
+// Reader returns a Reader that hands out the frames of the batches
+// received one by one: Next receives a batch when the last one's frames
+// were all handed out and released (ErrFramesHeld while some are not),
+// hands its slots to CUDA on Next's stream (ToCUDA; nil: the Device's
+// stream) and returns its frames in turn (Seq: the frame's number + 1;
+// another stream given to Next is ordered after the first one). Ptr is
+// the frame's slot. Once each frame of a batch is released, after the work
+// queued on the release streams, the batch goes back to Vulkan and to the
+// sender (Access.Done, Release). After the sender's last frame Next
+// returns ErrLinkClosed. Close ends the reader, not the link.
+func (r *LinkReceiver) Reader() Reader {
+	return batchReader("LinkReceiver.Reader", r.d, r.Slots(), r.ends.Ptr, func(ctx context.Context, s *cuda.Stream) (*framebatch.Batch[*cuda.Stream], error) {
+		b, err := r.Receive(ctx)
+		if err != nil {
+			return nil, err
+		}
+		acc, err := r.ToCUDA(s, b)
+		if err != nil {
+			return nil, errors.Join(err, r.Release(b))
+		}
+		return &framebatch.Batch[*cuda.Stream]{Slots: b.Slots, Seq: b.First + 1, On: acc.Stream(), Wait: true, Done: func() error {
+			if err := acc.Done(); err != nil {
+				return err
+			}
+			return r.Release(b)
+		}}, nil
+	})
+}
 
 // Close tells the sender that this end is done, waits (until the link's
 // Timeout) for the receives queued, and frees everything. Idempotent.
-func (r *NCCLReceiver) Close() error { return closeNCCLEnd(r.l, r.ends) }
+func (r *LinkReceiver) Close() error { return closeLinkEnd(r.l, r.ends) }
 
-func closeNCCLEnd(l *link.Link, e *ncclEnds) error {
+func closeLinkEnd(l *link.Link, e *linkEnds) error {
 	err := l.Close()
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -554,26 +442,33 @@ func closeNCCLEnd(l *link.Link, e *ncclEnds) error {
 	return errors.Join(err, e.free(ctx))
 }
 
-// socketPair returns a connected pair of Unix stream sockets.
-func socketPair() (net.Conn, net.Conn, error) {
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		return nil, nil, fmt.Errorf("link: socketpair: %w", err)
-	}
-	var cs [2]net.Conn
-	for i, fd := range fds {
-		f := os.NewFile(uintptr(fd), "link control")
-		c, err := net.FileConn(f) // dups fd
-		f.Close()
-		if err != nil {
-			if i == 1 {
-				cs[0].Close()
-			} else {
-				unix.Close(fds[1])
-			}
-			return nil, nil, fmt.Errorf("link: socketpair: %w", err)
-		}
-		cs[i] = c
-	}
-	return cs[0], cs[1], nil
+// NCCLSender is LinkSender.
+//
+// Deprecated: use LinkSender (NCCL is LinkOptions.Transport's default).
+type NCCLSender = LinkSender
+
+// NCCLReceiver is LinkReceiver.
+//
+// Deprecated: use LinkReceiver.
+type NCCLReceiver = LinkReceiver
+
+// NewNCCLSender is NewLinkSender.
+//
+// Deprecated: use NewLinkSender.
+func (d *Device) NewNCCLSender(ctx context.Context, ctrl net.Conn, o LinkOptions) (*LinkSender, error) {
+	return d.NewLinkSender(ctx, ctrl, o)
+}
+
+// NewNCCLReceiver is NewLinkReceiver.
+//
+// Deprecated: use NewLinkReceiver.
+func (d *Device) NewNCCLReceiver(ctx context.Context, ctrl net.Conn, a LinkAccept) (*LinkReceiver, error) {
+	return d.NewLinkReceiver(ctx, ctrl, a)
+}
+
+// NewNCCLLoopback is NewLinkLoopback.
+//
+// Deprecated: use NewLinkLoopback.
+func (d *Device) NewNCCLLoopback(ctx context.Context, o LinkOptions) (*LinkSender, *LinkReceiver, error) {
+	return d.NewLinkLoopback(ctx, o)
 }
