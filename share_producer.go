@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
-	"github.com/gfxcuda/gfxcuda/internal/sharenet"
 	"github.com/gfxcuda/gfxcuda/internal/shmring"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
@@ -72,10 +70,10 @@ type Producer struct {
 	touched []bool // released to external at least once
 	batch   int
 	cmds    []*vulkan.Commands
-	pending []bool // cmds[i] was submitted
-	next    int    // the next command buffer to use
-	gpu     *ringGPU
-	claimed []*state // slots of a Device claimed by claim
+	pending []bool                                 // cmds[i] was submitted
+	next    int                                    // the next command buffer to use
+	gpu     *shmring.Semaphores[*vulkan.Semaphore] // nil: host-synchronized
+	claimed []*state                               // slots of a Device claimed by claim
 	closed  bool
 }
 
@@ -175,7 +173,7 @@ func NewProducer(dev *vulkan.Device, o ProducerOptions) (*Producer, error) {
 	if !o.HostSync && dev.Physical().CanExportSemaphoreFD() {
 		ready, err := dev.NewTimelineSemaphore(0, true)
 		if err == nil {
-			p.gpu = &ringGPU{dev: dev, ready: ready, waits: make([][]freeWait, n)}
+			p.gpu = shmring.NewSemaphores(n, ready, func() (*vulkan.Semaphore, error) { return dev.NewTimelineSemaphore(0, true) })
 			r.useGPU(p.gpu)
 		} else if !errors.Is(err, vulkan.ErrUnsupported) {
 			return fail(err)
@@ -267,7 +265,9 @@ func (p *Producer) Produce(ctx context.Context, record func(c *vulkan.Commands, 
 	first := r.NextSeq()
 	var waits []vulkan.SemaphoreValue
 	if p.gpu != nil {
-		waits = p.gpu.slotWaits(slots)
+		for _, w := range p.gpu.Waits(slots) {
+			waits = append(waits, vulkan.SemaphoreValue{Semaphore: w.Semaphore, Value: w.Value})
+		}
 	}
 	// Buffers move in one barrier command (a GPU may pay per command).
 	var bufs []*vulkan.Buffer
@@ -308,7 +308,7 @@ func (p *Producer) Produce(ctx context.Context, record func(c *vulkan.Commands, 
 	last := first + uint64(len(slots)) - 1
 	o := vulkan.SubmitOptions{Wait: waits}
 	if p.gpu != nil {
-		o.Signal = []vulkan.SemaphoreValue{{Semaphore: p.gpu.ready, Value: last}}
+		o.Signal = []vulkan.SemaphoreValue{{Semaphore: p.gpu.Ready(), Value: last}}
 		// Before the submission: a consumer of a dead producer signals
 		// past it.
 		r.announceReady(last)
@@ -319,7 +319,7 @@ func (p *Producer) Produce(ctx context.Context, record func(c *vulkan.Commands, 
 	p.pending[ci] = true
 	p.next = (p.next + 1) % len(p.cmds)
 	if p.gpu != nil {
-		p.gpu.submitted(slots)
+		p.gpu.Submitted(slots)
 	}
 	for _, s := range slots {
 		p.touched[s] = true
@@ -367,7 +367,7 @@ func (p *Producer) Close() error {
 			// A live consumer that stopped signalling: release the queue
 			// (host signals of its semaphore only: nothing here signals
 			// it on a queue), then let it drain, bounded again.
-			p.gpu.detachAll(next)
+			p.gpu.DetachAll(next)
 			released = true
 			deadline = time.Now().Add(5 * time.Second)
 			err = wait(i)
@@ -381,7 +381,7 @@ func (p *Producer) Close() error {
 		err = errors.Join(err, c.Close())
 	}
 	if p.gpu != nil {
-		err = errors.Join(err, p.gpu.close(next, !drained))
+		err = errors.Join(err, p.gpu.Close(next, !drained))
 	}
 	if p.ex != nil {
 		p.ex.Close()
@@ -390,184 +390,5 @@ func (p *Producer) Close() error {
 		e.Close()
 	}
 	p.unclaim()
-	return err
-}
-
-// freeWait is a consumer's "slot free" value a write of a slot waits for.
-type freeWait struct {
-	sem   *vulkan.Semaphore
-	value uint64
-}
-
-// ringGPU holds a Producer's semaphores: "frame ready" (the producer's
-// queue signals it with the last sequence number of each batch) and one
-// "slot free" semaphore per attached consumer (the consumer signals the
-// sequence number of each frame it releases, after its work on it). The
-// producer creates all of them, exportable; each consumer gets the
-// descriptors of the first and of its own with the ring's control block.
-// It is the ring's shmring.GPU: the control block's protocol tells it of
-// consumers coming and going and of slots to write again.
-type ringGPU struct {
-	dev   *vulkan.Device
-	ready *vulkan.Semaphore
-	mu    sync.Mutex // guards the rest
-	free  [shmring.MaxConsumers]*vulkan.Semaphore
-	// waits[s]: what the next write of slot s must wait for on the GPU
-	// (consumers' "slot free" values), set by Reuse.
-	waits   [][]freeWait
-	retired []*vulkan.Semaphore
-}
-
-// Attach makes consumer idx's "slot free" semaphore and returns the
-// descriptors to send it: "frame ready", then its own.
-func (g *ringGPU) Attach(idx int) ([]int, error) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	s, err := g.dev.NewTimelineSemaphore(0, true)
-	if err != nil {
-		return nil, fmt.Errorf("share: a consumer's semaphore: %w", err)
-	}
-	rfd, err := g.ready.ExportFD()
-	if err != nil {
-		s.Close()
-		return nil, err
-	}
-	ffd, err := s.ExportFD()
-	if err != nil {
-		sharenet.CloseAll([]int{rfd})
-		s.Close()
-		return nil, err
-	}
-	g.free[idx] = s
-	return []int{rfd, ffd}, nil
-}
-
-// Detach retires consumer idx's semaphore (it closed or died).
-func (g *ringGPU) Detach(idx int, next uint64) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.detachLocked(idx, next)
-}
-
-// detachLocked retires consumer idx's semaphore, first signalling it (from the
-// host) past every value a submitted batch may wait for, so that a
-// consumer that died between its release and its GPU signal cannot stall
-// the producer's queue.
-//
-// next is the ring's next sequence number. Every value a batch waits for
-// on this semaphore is a frame the consumer took, below next; so is every
-// value the consumer signals, and nothing in this process signals the
-// semaphore on a queue: a host signal of next is above the current value
-// and above every pending signal (VUID-VkSemaphoreSignalInfo-value-03258
-// and -03259), unless a misbehaving consumer signalled next or more, which
-// the zero-timeout wait detects (then no signal is needed). The current
-// value is deliberately not read with vkGetSemaphoreCounterValue: the
-// validation layer records such a read on an exported semaphore as a host
-// signal that, with our own waits still unretired in its queue model, it
-// keeps as "pending" and then reports the host signal above it.
-func (g *ringGPU) detachLocked(idx int, next uint64) {
-	s := g.free[idx]
-	if s == nil {
-		return
-	}
-	g.free[idx] = nil
-	if next == 0 {
-		next = 1
-	}
-	if s.Wait(next, 0) != nil { // not there yet (or unreadable): signal
-		s.Signal(next) // best effort: nothing more can be done for a dead peer
-	}
-	g.retired = append(g.retired, s)
-	if len(g.retired) > 8 { // they are signalled: closing waits only for batches already runnable
-		for _, r := range g.retired {
-			r.Close()
-		}
-		g.retired = g.retired[:0]
-	}
-}
-
-// Reuse records, for the next write of slot, a wait for each consumer in
-// mask (those that released the slot's frame seq with a GPU signal).
-func (g *ringGPU) Reuse(slot int, mask uint32, seq uint64) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	for i := 0; i < shmring.MaxConsumers; i++ {
-		if mask&(1<<i) != 0 && g.free[i] != nil {
-			g.waits[slot] = append(g.waits[slot], freeWait{g.free[i], seq})
-		}
-	}
-}
-
-// slotWaits is what writing the acquired slots waits for: each
-// consumer's "slot free" semaphore at the highest value any of the slots
-// needs.
-func (g *ringGPU) slotWaits(slots []int) []vulkan.SemaphoreValue {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	var waits []vulkan.SemaphoreValue
-	for _, s := range slots {
-		for _, w := range g.waits[s] {
-			merged := false
-			for i := range waits {
-				if waits[i].Semaphore == w.sem {
-					waits[i].Value = max(waits[i].Value, w.value)
-					merged = true
-				}
-			}
-			if !merged {
-				waits = append(waits, vulkan.SemaphoreValue{Semaphore: w.sem, Value: w.value})
-			}
-		}
-	}
-	return waits
-}
-
-// submitted forgets the slots' waits: a submission now waits for them.
-func (g *ringGPU) submitted(slots []int) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	for _, s := range slots {
-		g.waits[s] = g.waits[s][:0]
-	}
-}
-
-// detachAll detaches every consumer (signalling past any wait, so that the
-// queue drains).
-func (g *ringGPU) detachAll(next uint64) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.detachAllLocked(next)
-}
-
-func (g *ringGPU) detachAllLocked(next uint64) {
-	for i := range g.free {
-		g.detachLocked(i, next)
-	}
-}
-
-// close destroys every semaphore. With release, it first signals each
-// consumer's past any wait (so that the queue drains); without, the
-// producer's queue no longer waits for them and they are left alone: a
-// live consumer may still have "slot free" signals in flight, which a host
-// signal must not overtake.
-func (g *ringGPU) close(next uint64, release bool) error {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if release {
-		g.detachAllLocked(next)
-	}
-	for i, s := range g.free {
-		if s != nil {
-			g.retired = append(g.retired, s)
-			g.free[i] = nil
-		}
-	}
-	var err error
-	for _, r := range append(g.retired, g.ready) {
-		if r != nil {
-			err = errors.Join(err, r.Close())
-		}
-	}
-	g.retired = nil
 	return err
 }
