@@ -281,8 +281,17 @@ func TestSegmentVulkanMemory(t *testing.T) {
 	if err != nil || m1 != m2 || (*segs)[0].fds != 1 || !seg.Imported(vd) {
 		t.Fatalf("second VulkanMemory: %v, same %v, %d exports", err, m1 == m2, (*segs)[0].fds)
 	}
+	placed, err := vd.NewBuffer(vulkan.BufferOptions{Size: 4096, Memory: m1})
+	if err != nil {
+		t.Fatalf("a buffer placed in the import: %v", err)
+	}
+	placed.Close()
 	if err := p.Free(ptr); err != nil {
 		t.Fatal(err)
+	}
+	if b, err := vd.NewBuffer(vulkan.BufferOptions{Size: 4096, Memory: m1}); err == nil {
+		b.Close()
+		t.Fatal("the import outlived the segment's last reference")
 	}
 	if _, err := seg.VulkanMemory(vd); !errors.Is(err, lifetime.ErrClosed) {
 		t.Fatalf("VulkanMemory of an unmapped segment: %v", err)
