@@ -23,7 +23,7 @@ type Buffer struct {
 	imported bool        // made by ImportBuffer: not exportable again
 	lazy     *lazyVulkan // ImportOptions.LazyVulkan: the Vulkan import still to make
 	view     computeView // its compute view (ComputeResource, cudacompute.go), guarded by the Device's lock
-	seg      *Segment    // or: a view of a Pool's segment (Segment.Buffer), held until free
+	seg      *Segment    // or: a view of a Pool's segment (Device.SegmentBuffer), held until free
 	segOff   uint64      // its offset in the segment
 }
 
@@ -179,7 +179,7 @@ func (b *Buffer) Size() uint64 { return b.size }
 
 // Offset returns the buffer's offset in its allocation (AllocationSize
 // bytes, what ExportFD exports): non-zero for a view of a Pool's segment
-// (Segment.Buffer) or an import of one; 0 otherwise.
+// (Device.SegmentBuffer) or an import of one; 0 otherwise.
 func (b *Buffer) Offset() uint64 { return b.segOff }
 
 // Range returns the CUDA pointer to bytes [off, off+n) of the buffer, or an
@@ -224,7 +224,7 @@ func (b *Buffer) free() error {
 		err = errors.Join(err, b.cu.Close())
 	}
 	if b.seg != nil {
-		err = errors.Join(err, b.seg.release())
+		err = errors.Join(err, b.seg.Release())
 	}
 	b.lazy.close()
 	return err
@@ -233,7 +233,7 @@ func (b *Buffer) free() error {
 // Close frees the buffer in both APIs, after the CUDA work queued in the
 // context so far (on any stream, as cudaFree waits) and the Vulkan queue's
 // work on it have finished: work still queued never faults. A Buffer over
-// a pool segment (Segment.Buffer) does not wait for CUDA: it frees no CUDA
+// a pool segment (Device.SegmentBuffer) does not wait for CUDA: it frees no CUDA
 // memory, and the segment's last release waits. Idempotent; Device.Close
 // closes buffers still open.
 func (b *Buffer) Close() error {

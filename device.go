@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/gfxcuda/gfxcuda/cuda"
+	"github.com/gfxcuda/gfxcuda/internal/lifetime"
 	"github.com/gfxcuda/gfxcuda/kernels"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
@@ -15,7 +16,7 @@ import (
 var (
 	ErrNoSharedGPU  = errors.New("interop: no GPU is usable from both Vulkan and CUDA (run `gfxcuda doctor`)")
 	ErrDifferentGPU = errors.New("interop: the Vulkan device and the CUDA context are on different GPUs")
-	ErrClosed       = errors.New("interop: use of closed object")
+	ErrClosed       = lifetime.ErrClosed
 	ErrHeldByCUDA   = errors.New("interop: resource is held by CUDA (call Access.Done first)")
 	ErrNotHeld      = errors.New("interop: resource is not held by CUDA (hand it over with Device.ToCUDA first)")
 	ErrUnsupported  = errors.New("interop: not supported by this device")

@@ -24,11 +24,12 @@
 // textures, hand-offs and rings, it holds
 //
 //   - device pairing: DiscoverDevices, MatchDevices and PairDevices find the
-//     GPUs Vulkan and CUDA see and pair them by UUID;
+//     GPUs Vulkan and CUDA see and pair them by UUID (package gpus's);
 //   - tensor conversion: NewVulkanConverter records a Vulkan compute pass
 //     and NewCUDAConverter launches a CUDA kernel that turn textures into
-//     the tensor a learning framework wants (layouts: package tensor,
-//     TensorLayout);
+//     the tensor a learning framework wants (package tensorconv's; layouts:
+//     package tensor, TensorLayout); Texture.ToTensor runs them on the
+//     Device's textures;
 //   - sharing between processes: Export, ExportVulkan and ExportCUDA give a
 //     Token that another process opens with Device.OpenBuffer,
 //     Device.OpenTexture, OpenVulkanBuffer, OpenCUDABuffer and the others;
@@ -40,7 +41,8 @@
 //     Device's Vulkan side.
 //
 // The layer packages below it (vulkan, cuda, gl, compute, shader, spirv,
-// format, dlpack, tensor) stay usable alone. docs/migration.md maps the
+// format, dlpack, tensor, tensorconv, gpus, cudapool) stay usable alone;
+// the face re-exports the names of the last three. docs/migration.md maps the
 // former packages' names (interop, share, devices, compute/cudacompute,
 // tensorpass, tensorpass/cudaconv) to this package's; docs/architecture.md
 // draws the layers, follows a frame from a render to a tensor and says

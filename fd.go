@@ -58,7 +58,7 @@ func (b *Buffer) ExportFD() (int, error) {
 	case b.cu != nil:
 		return b.cu.ExportFD()
 	case b.seg != nil:
-		return b.seg.mem.ExportFD()
+		return b.seg.ExportFD()
 	case b.vk.Exportable():
 		return b.vk.ExportFD()
 	}
@@ -72,7 +72,7 @@ func (b *Buffer) AllocationSize() uint64 {
 	case b.cu != nil:
 		return b.cu.Size()
 	case b.seg != nil:
-		return b.seg.size
+		return b.seg.Size()
 	case b.lazy != nil:
 		return b.lazy.alloc
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gfxcuda/gfxcuda/cuda"
+	"github.com/gfxcuda/gfxcuda/cudapool"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
@@ -58,7 +59,7 @@ func fakePool(mk func(n uint64) *vulkan.Buffer) (*Pool, *[]*fakeSeg) {
 	var mu sync.Mutex
 	var segs []*fakeSeg
 	next := cuda.DevicePtr(0x7f0000000000)
-	p := &Pool{alloc: func(n uint64) (segMemory, error) {
+	p := cudapool.NewPoolOf(func(n uint64) (cudapool.Memory, error) {
 		size := (n + g - 1) / g * g
 		mu.Lock()
 		defer mu.Unlock()
@@ -75,169 +76,8 @@ func fakePool(mk func(n uint64) *vulkan.Buffer) (*Pool, *[]*fakeSeg) {
 		}
 		segs = append(segs, s)
 		return s, nil
-	}}
+	})
 	return p, &segs
-}
-
-// TestPoolRegistry checks the pool's lookup of (pointer, length) to
-// (segment, offset) over hundreds of segments, its refusals of memory
-// outside them, and that each segment is closed exactly once, when the
-// owner frees it.
-func TestPoolRegistry(t *testing.T) {
-	p, segs := fakePool(nil)
-	rng := rand.New(rand.NewPCG(1, 2))
-	var ptrs []cuda.DevicePtr
-	for range 300 {
-		ptr, err := p.Alloc(1 + rng.Uint64N(9<<20))
-		if err != nil {
-			t.Fatal(err)
-		}
-		ptrs = append(ptrs, ptr)
-	}
-	if st := p.Stats(); st.Segments != 300 || st.Held != 0 {
-		t.Fatalf("Stats %+v after 300 allocations", st)
-	}
-	check := func(live map[*fakeSeg]bool) {
-		t.Helper()
-		for _, s := range *segs {
-			for range 5 {
-				off := rng.Uint64N(s.size)
-				n := rng.Uint64N(s.size - off + 1)
-				seg, got, err := p.Find(s.ptr+cuda.DevicePtr(off), n)
-				if !live[s] {
-					if !errors.Is(err, ErrNotInPool) {
-						t.Fatalf("Find in a freed segment: %v, want ErrNotInPool", err)
-					}
-					continue
-				}
-				if err != nil || seg.mem != s || got != off {
-					t.Fatalf("Find(%#x, %d) = segment at %#x, offset %d, %v; want %#x, %d", uint64(s.ptr)+off, n, uint64(seg.Ptr()), got, err, uint64(s.ptr), off)
-				}
-			}
-			if live[s] {
-				if _, _, err := p.Find(s.ptr+cuda.DevicePtr(s.size)-8, 9); !errors.Is(err, ErrNotInPool) {
-					t.Fatalf("a range past a segment's end: %v, want ErrNotInPool", err)
-				}
-				if _, _, err := p.Find(s.ptr+cuda.DevicePtr(s.size), 1); !errors.Is(err, ErrNotInPool) {
-					t.Fatalf("the byte after a segment (a gap): %v, want ErrNotInPool", err)
-				}
-			}
-		}
-		if _, _, err := p.Find(1, 1); !errors.Is(err, ErrNotInPool) {
-			t.Fatalf("Find below every segment: %v", err)
-		}
-	}
-	live := map[*fakeSeg]bool{}
-	for _, s := range *segs {
-		live[s] = true
-	}
-	check(live)
-	// Free half, in random order.
-	rng.Shuffle(len(ptrs), func(i, j int) { ptrs[i], ptrs[j] = ptrs[j], ptrs[i] })
-	for _, ptr := range ptrs[:150] {
-		if err := p.Free(ptr); err != nil {
-			t.Fatal(err)
-		}
-		for _, s := range *segs {
-			if s.ptr == ptr {
-				live[s] = false
-			}
-		}
-	}
-	check(live)
-	if err := p.Free(ptrs[0]); !errors.Is(err, ErrNotInPool) {
-		t.Errorf("a second Free: %v, want ErrNotInPool", err)
-	}
-	if err := p.Free(ptrs[200] + 512); !errors.Is(err, ErrNotInPool) {
-		t.Errorf("Free inside a segment: %v, want ErrNotInPool", err)
-	}
-	for _, s := range *segs {
-		want := 0
-		if !live[s] {
-			want = 1
-		}
-		if s.closed() != want {
-			t.Fatalf("segment closed %d times, want %d", s.closed(), want)
-		}
-	}
-	if st := p.Stats(); st.Segments != 150 {
-		t.Errorf("Stats %+v after freeing 150", st)
-	}
-	// A reference held (as a buffer holds one) keeps a freed segment.
-	seg, _, err := p.Find(ptrs[160], 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := seg.retain(); err != nil {
-		t.Fatal(err)
-	}
-	if err := p.Free(ptrs[160]); err != nil {
-		t.Fatal(err)
-	}
-	if st := p.Stats(); st.Held != 1 || st.Segments != 149 || seg.mem.(*fakeSeg).closed() != 0 {
-		t.Fatalf("after freeing a held segment: Stats %+v, closed %d", st, seg.mem.(*fakeSeg).closed())
-	}
-	if err := seg.release(); err != nil {
-		t.Fatal(err)
-	}
-	if st := p.Stats(); st.Held != 0 || seg.mem.(*fakeSeg).closed() != 1 {
-		t.Fatalf("after the last reference: Stats %+v, closed %d", st, seg.mem.(*fakeSeg).closed())
-	}
-	if err := seg.retain(); !errors.Is(err, ErrClosed) {
-		t.Errorf("retain of an unmapped segment: %v", err)
-	}
-	if err := p.Close(); err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range *segs {
-		if s.closed() != 1 {
-			t.Fatalf("after Pool.Close a segment was closed %d times", s.closed())
-		}
-	}
-	if _, err := p.Alloc(10); !errors.Is(err, ErrClosed) {
-		t.Errorf("Alloc after Close: %v", err)
-	}
-	if _, err := p.Alloc(0); err == nil {
-		t.Error("Alloc(0) succeeded")
-	}
-}
-
-// TestPoolConcurrent allocates, finds and frees from many goroutines (run
-// with -race).
-func TestPoolConcurrent(t *testing.T) {
-	p, segs := fakePool(nil)
-	var wg sync.WaitGroup
-	for g := range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			rng := rand.New(rand.NewPCG(uint64(g), 9))
-			for range 500 {
-				ptr, err := p.Alloc(1 + rng.Uint64N(3<<20))
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				if s, off, err := p.Find(ptr+100, 8); err != nil || s.Ptr() != ptr || off != 100 {
-					t.Errorf("Find: %v", err)
-					return
-				}
-				if err := p.Free(ptr); err != nil {
-					t.Error(err)
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	if st := p.Stats(); st.Segments != 0 || st.Held != 0 {
-		t.Errorf("Stats %+v after every Free", st)
-	}
-	for _, s := range *segs {
-		if s.closed() != 1 {
-			t.Fatalf("a segment closed %d times", s.closed())
-		}
-	}
 }
 
 // TestPoolBufferCPU makes Buffers over parts of pool segments with a real

@@ -161,7 +161,7 @@ func (cc *CUDAConsumer) Release(f *Frame, s *cuda.Stream) error {
 
 // signalLocked queues on s the "slot free" signal of value v, after the
 // signals queued on other streams (they must reach the semaphore in
-// increasing order). Called with cc.c.mu held.
+// increasing order). Called by Consumer.releaseGPU, under its lock.
 func (cc *CUDAConsumer) signalLocked(s *cuda.Stream, v uint64) error {
 	if cc.last != nil && cc.last != s {
 		if err := cc.ev.Record(cc.last); err != nil {
@@ -200,21 +200,7 @@ func (cc *CUDAConsumer) releaseRun(fs []*Frame, s *cuda.Stream) error {
 		}
 		return err
 	}
-	return cc.c.locked(func() error {
-		for i, f := range fs {
-			last := i == len(fs)-1
-			err := cc.c.releaseLocked(f, func(v uint64) error {
-				if !last {
-					return nil // covered by the last frame's signal
-				}
-				return cc.signalLocked(s, v)
-			})
-			if err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	return cc.c.releaseGPU(fs, func(v uint64) error { return cc.signalLocked(s, v) })
 }
 
 // published reports whether the ring holds a frame of sequence seq that

@@ -195,17 +195,9 @@ func (vc *VulkanConsumer) Consume(ctx context.Context, record func(c *vulkan.Com
 		}
 		o.Signal = []vulkan.SemaphoreValue{{Semaphore: vc.free, Value: last}}
 	}
-	inOrder := vc.c.locked(func() error {
-		for i, f := range frames {
-			if vc.c.heldIndex(f) < 0 || (i > 0 && f.Seq <= frames[i-1].Seq) || (vc.ready != nil && f.Seq <= vc.c.signalledLocked()) {
-				return errors.New("share: VulkanConsumer.Consume: pass held frames, in the order Next returned them")
-			}
-		}
-		return nil
-	})
-	if inOrder != nil {
+	if !vc.c.holds(frames, vc.ready != nil) {
 		c.Reset()
-		return inOrder
+		return errors.New("share: VulkanConsumer.Consume: pass held frames, in the order Next returned them")
 	}
 	if err := c.Submit(o); err != nil {
 		return fmt.Errorf("share: VulkanConsumer.Consume: %w", err)
@@ -225,20 +217,7 @@ func (vc *VulkanConsumer) Consume(ctx context.Context, record func(c *vulkan.Com
 	}
 	// The submission signals "slot free" at the last frame's number, after
 	// the work on every frame: each frame's release is covered by it.
-	return vc.c.locked(func() error {
-		for i, f := range frames {
-			var sig func(uint64) error
-			if i == len(frames)-1 {
-				sig = func(uint64) error { return nil } // submitted above
-			} else {
-				vc.c.gpuReleasedLocked(f.Slot)
-			}
-			if err := vc.c.releaseLocked(f, sig); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	return vc.c.releaseGPU(frames, func(uint64) error { return nil })
 }
 
 // unblock signals "frame ready" past every value the dead producer could

@@ -352,8 +352,8 @@ func containersChild(t *testing.T, role string, tok Token, in *bufio.Scanner) bo
 		if err != nil {
 			childFail("open ring: %v", err)
 		}
-		if c.prod.PID() != 0 {
-			childFail("the producer's pid is %d here, want 0 (invisible from this PID namespace)", c.prod.PID())
+		if c.r.ProducerPID() != 0 {
+			childFail("the producer's pid is %d here, want 0 (invisible from this PID namespace)", c.r.ProducerPID())
 		}
 		long, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()

@@ -32,12 +32,11 @@ type importKey struct {
 // cudaImport is a resource mapped into one CUDA context, shared by the
 // handles that opened it.
 type cudaImport struct {
-	key  importKey
-	refs int
-	ext  *cuda.ExternalMemory  // a Vulkan allocation
-	buf  *cuda.MappedBuffer    // mapped from ext (buffers)
-	arr  *cuda.Array           // or mapped from ext (textures)
-	cu   *cuda.ShareableMemory // or a CUDA allocation, mapped
+	key importKey
+	ext *cuda.ExternalMemory  // a Vulkan allocation
+	buf *cuda.MappedBuffer    // mapped from ext (buffers)
+	arr *cuda.Array           // or mapped from ext (textures)
+	cu  *cuda.ShareableMemory // or a CUDA allocation, mapped
 }
 
 func (im *cudaImport) close() error {
@@ -47,10 +46,8 @@ func (im *cudaImport) close() error {
 	return im.ext.Close() // unmaps buf and arr
 }
 
-var imports struct {
-	mu sync.Mutex
-	m  map[importKey]*cudaImport
-}
+// imports are the process's imports into CUDA, counted.
+var imports sharenet.Imports[importKey, *cudaImport]
 
 // openCUDA asks the exporter of tok for its kind of resource and maps it
 // into c with mk, or takes another reference to the import already there.
@@ -65,55 +62,32 @@ func openCUDA(ctx context.Context, c *cuda.Context, tok Token, kind Kind, o []Op
 		return nil, Meta{}, err
 	}
 	key := importKey{ctx: c, kind: kind, res: res}
-	imports.mu.Lock()
-	if im := imports.m[key]; im != nil {
-		im.refs++
-		imports.mu.Unlock()
+	if im, ok := imports.Get(key); ok {
 		sharenet.CloseAll([]int{fd})
 		return im, t, nil
 	}
-	imports.mu.Unlock()
 	im, err := mk(t, fd) // takes fd
 	if err != nil {
 		return nil, Meta{}, err
 	}
 	im.key = key
-	imports.mu.Lock()
-	defer imports.mu.Unlock()
-	if other := imports.m[key]; other != nil { // opened meanwhile
-		other.refs++
+	if other, added := imports.Add(key, im); !added { // opened meanwhile
 		im.close()
 		return other, t, nil
 	}
-	if imports.m == nil {
-		imports.m = map[importKey]*cudaImport{}
-	}
-	im.refs = 1
-	imports.m[key] = im
 	return im, t, nil
 }
 
 // release drops one reference; the last releases the import.
 func (im *cudaImport) release() error {
-	imports.mu.Lock()
-	im.refs--
-	last := im.refs == 0
-	if last {
-		delete(imports.m, im.key)
-	}
-	imports.mu.Unlock()
-	if last {
+	if imports.Release(im.key) {
 		return im.close()
 	}
 	return nil
 }
 
 // openImports counts the imports alive (tests).
-func openImports() int {
-	imports.mu.Lock()
-	defer imports.mu.Unlock()
-	return len(imports.m)
-}
+func openImports() int { return imports.Len() }
 
 // CUDABuffer is a shared buffer imported into CUDA alone.
 type CUDABuffer struct {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/gfxcuda/gfxcuda/internal/shmring"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
@@ -69,10 +70,10 @@ type Producer struct {
 	touched []bool // released to external at least once
 	batch   int
 	cmds    []*vulkan.Commands
-	pending []bool // cmds[i] was submitted
-	next    int    // the next command buffer to use
-	gpu     *ringGPU
-	claimed []*state // slots of a Device claimed by claim
+	pending []bool                                 // cmds[i] was submitted
+	next    int                                    // the next command buffer to use
+	gpu     *shmring.Semaphores[*vulkan.Semaphore] // nil: host-synchronized
+	claimed []*state                               // slots of a Device claimed by claim
 	closed  bool
 }
 
@@ -172,7 +173,7 @@ func NewProducer(dev *vulkan.Device, o ProducerOptions) (*Producer, error) {
 	if !o.HostSync && dev.Physical().CanExportSemaphoreFD() {
 		ready, err := dev.NewTimelineSemaphore(0, true)
 		if err == nil {
-			p.gpu = &ringGPU{dev: dev, ready: ready}
+			p.gpu = shmring.NewSemaphores(n, ready, func() (*vulkan.Semaphore, error) { return dev.NewTimelineSemaphore(0, true) })
 			r.useGPU(p.gpu)
 		} else if !errors.Is(err, vulkan.ErrUnsupported) {
 			return fail(err)
@@ -262,7 +263,12 @@ func (p *Producer) Produce(ctx context.Context, record func(c *vulkan.Commands, 
 		slots = append(slots, s)
 	}
 	first := r.NextSeq()
-	waits := r.slotWaits(slots)
+	var waits []vulkan.SemaphoreValue
+	if p.gpu != nil {
+		for _, w := range p.gpu.Waits(slots) {
+			waits = append(waits, vulkan.SemaphoreValue{Semaphore: w.Semaphore, Value: w.Value})
+		}
+	}
 	// Buffers move in one barrier command (a GPU may pay per command).
 	var bufs []*vulkan.Buffer
 	for _, s := range slots {
@@ -302,7 +308,7 @@ func (p *Producer) Produce(ctx context.Context, record func(c *vulkan.Commands, 
 	last := first + uint64(len(slots)) - 1
 	o := vulkan.SubmitOptions{Wait: waits}
 	if p.gpu != nil {
-		o.Signal = []vulkan.SemaphoreValue{{Semaphore: p.gpu.ready, Value: last}}
+		o.Signal = []vulkan.SemaphoreValue{{Semaphore: p.gpu.Ready(), Value: last}}
 		// Before the submission: a consumer of a dead producer signals
 		// past it.
 		r.announceReady(last)
@@ -312,7 +318,9 @@ func (p *Producer) Produce(ctx context.Context, record func(c *vulkan.Commands, 
 	}
 	p.pending[ci] = true
 	p.next = (p.next + 1) % len(p.cmds)
-	r.submitted(slots)
+	if p.gpu != nil {
+		p.gpu.Submitted(slots)
+	}
 	for _, s := range slots {
 		p.touched[s] = true
 	}
@@ -359,7 +367,7 @@ func (p *Producer) Close() error {
 			// A live consumer that stopped signalling: release the queue
 			// (host signals of its semaphore only: nothing here signals
 			// it on a queue), then let it drain, bounded again.
-			p.gpu.detachAll(next)
+			p.gpu.DetachAll(next)
 			released = true
 			deadline = time.Now().Add(5 * time.Second)
 			err = wait(i)
@@ -373,7 +381,7 @@ func (p *Producer) Close() error {
 		err = errors.Join(err, c.Close())
 	}
 	if p.gpu != nil {
-		err = errors.Join(err, p.gpu.close(next, !drained))
+		err = errors.Join(err, p.gpu.Close(next, !drained))
 	}
 	if p.ex != nil {
 		p.ex.Close()

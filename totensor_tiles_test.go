@@ -16,7 +16,7 @@ func tilesOf(atlas tensor.Image, cols, rows, n int) []tensor.Image {
 	w, h := atlas.Width/uint32(cols), atlas.Height/uint32(rows)
 	var out []tensor.Image
 	for v := 0; v < n; v++ {
-		out = append(out, tileOf(atlas, v%cols, v/cols, w, h))
+		out = append(out, tensortest.Tile(atlas, v%cols, v/cols, w, h))
 	}
 	return out
 }

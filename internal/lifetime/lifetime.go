@@ -3,7 +3,16 @@
 // every object that hands handles to a driver.
 package lifetime
 
-import "sync"
+import (
+	"errors"
+	"sync"
+)
+
+// ErrClosed is the error of a use of an object after its Close. It is
+// gfxcuda.ErrClosed: the face and the packages below it that keep its
+// objects' rules (tensorconv's converters, cudapool's segments) return
+// this one value, so that errors.Is(err, gfxcuda.ErrClosed) holds for all.
+var ErrClosed = errors.New("interop: use of closed object")
 
 // Life counts the calls in progress on one object. Every method that hands
 // the object's handles to a driver acquires a use first and releases it

@@ -1,5 +1,5 @@
 // Package tensortest holds what the converters' tests share: random source
-// images and every layout to test.
+// images, every layout to test, and the tiles of an atlas.
 package tensortest
 
 import (
@@ -59,4 +59,17 @@ func Layouts() []tensor.Layout {
 		}
 	}
 	return ls
+}
+
+// Tile returns tile (col, row) of an atlas of w×h tiles as an image of its
+// own: what a converter of the atlas's tiles reads as that view.
+func Tile(atlas tensor.Image, col, row int, w, h uint32) tensor.Image {
+	in, _ := format.Lookup(atlas.Format)
+	bpt := in.BytesPerTexel
+	out := tensor.Image{Format: atlas.Format, Width: w, Height: h, Pix: make([]byte, int(w)*int(h)*bpt)}
+	for y := 0; y < int(h); y++ {
+		src := ((row*int(h)+y)*int(atlas.Width) + col*int(w)) * bpt
+		copy(out.Pix[y*int(w)*bpt:(y+1)*int(w)*bpt], atlas.Pix[src:src+int(w)*bpt])
+	}
+	return out
 }

@@ -1,4 +1,4 @@
-package gfxcuda
+package tensorconv
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gfxcuda/gfxcuda/format"
+	"github.com/gfxcuda/gfxcuda/internal/lifetime"
 	"github.com/gfxcuda/gfxcuda/tensor"
 	"github.com/gfxcuda/gfxcuda/tensor/tensortest"
 	"github.com/gfxcuda/gfxcuda/vulkan"
@@ -174,12 +175,12 @@ func testManyViews(t *testing.T, views int) {
 func TestVulkanConverterBadInput(t *testing.T) {
 	vd := vulkanOnly(t)
 	for _, c := range []struct {
-		l    TensorLayout
+		l    tensor.Layout
 		want string
 	}{
-		{TensorLayout{DType: format.Float32, Channels: 2}, "2 channels"},
-		{TensorLayout{DType: format.Int16}, "int16"},
-		{TensorLayout{}, "element type"},
+		{tensor.Layout{DType: format.Float32, Channels: 2}, "2 channels"},
+		{tensor.Layout{DType: format.Int16}, "int16"},
+		{tensor.Layout{}, "element type"},
 	} {
 		p, err := NewVulkanConverter(vd, c.l)
 		if err == nil {
@@ -189,7 +190,7 @@ func TestVulkanConverterBadInput(t *testing.T) {
 			t.Errorf("%+v: %v, want it to mention %q", c.l, err, c.want)
 		}
 	}
-	pass, err := NewVulkanConverter(vd, TensorLayout{DType: format.Uint8})
+	pass, err := NewVulkanConverter(vd, tensor.Layout{DType: format.Uint8})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,18 +222,6 @@ func TestVulkanConverterBadInput(t *testing.T) {
 			t.Errorf("got %v, want ErrSource mentioning %q", err, c.want)
 		}
 	}
-}
-
-// tileOf returns tile (col, row) of an atlas image as an image of its own.
-func tileOf(atlas tensor.Image, col, row int, w, h uint32) tensor.Image {
-	in, _ := format.Lookup(atlas.Format)
-	bpt := in.BytesPerTexel
-	out := tensor.Image{Format: atlas.Format, Width: w, Height: h, Pix: make([]byte, int(w)*int(h)*bpt)}
-	for y := 0; y < int(h); y++ {
-		src := ((row*int(h)+y)*int(atlas.Width) + col*int(w)) * bpt
-		copy(out.Pix[y*int(w)*bpt:(y+1)*int(w)*bpt], atlas.Pix[src:src+int(w)*bpt])
-	}
-	return out
 }
 
 // TestTensorPassTiles converts the tiles of random atlases (every source
@@ -267,7 +256,7 @@ func TestTensorPassTiles(t *testing.T) {
 				img := uploadImages(t, vd, []tensor.Image{atlas})[0]
 				var views []tensor.Image
 				for v := 0; v < tc.n; v++ {
-					views = append(views, tileOf(atlas, v%tc.cols, v/tc.cols, tc.w, tc.h))
+					views = append(views, tensortest.Tile(atlas, v%tc.cols, v/tc.cols, tc.w, tc.h))
 				}
 				for _, l := range tc.layouts {
 					pass, err := NewVulkanConverter(vd, l)
@@ -313,7 +302,7 @@ func TestTensorPassTiles(t *testing.T) {
 // convert are refused with an error naming what is wrong.
 func TestTensorPassTilesBadInput(t *testing.T) {
 	vd := vulkanOnly(t)
-	pass, err := NewVulkanConverter(vd, TensorLayout{DType: format.Uint8})
+	pass, err := NewVulkanConverter(vd, tensor.Layout{DType: format.Uint8})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -358,10 +347,10 @@ func TestTensorPassTilesBadInput(t *testing.T) {
 	if err := pass.Close(); err != nil {
 		t.Errorf("second Close: %v", err)
 	}
-	if err := vd.Run(func(cm *vulkan.Commands) error { return pass.RecordTiles(cm, atlas, 2, 2, 4, buf, 0) }); !errors.Is(err, ErrClosed) {
+	if err := vd.Run(func(cm *vulkan.Commands) error { return pass.RecordTiles(cm, atlas, 2, 2, 4, buf, 0) }); !errors.Is(err, lifetime.ErrClosed) {
 		t.Errorf("RecordTiles after Close: %v, want ErrClosed", err)
 	}
-	if err := vd.Run(func(cm *vulkan.Commands) error { return pass.RecordViews(cm, []*vulkan.Image{ok}, buf, 0) }); !errors.Is(err, ErrClosed) {
+	if err := vd.Run(func(cm *vulkan.Commands) error { return pass.RecordViews(cm, []*vulkan.Image{ok}, buf, 0) }); !errors.Is(err, lifetime.ErrClosed) {
 		t.Errorf("RecordViews after Close: %v, want ErrClosed", err)
 	}
 }

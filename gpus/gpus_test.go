@@ -1,4 +1,4 @@
-package gfxcuda
+package gpus
 
 import (
 	"os"
@@ -14,8 +14,8 @@ func u(b ...byte) UUID {
 func TestMatchByUUIDNotIndex(t *testing.T) {
 	a, b, c := u(1), u(2), u(3)
 	// Vulkan order a, b, c; CUDA order c, a (b is hidden from CUDA).
-	got := MatchDevices([]UUID{a, b, c}, []UUID{c, a})
-	want := []DevicePair{{UUID: a, Vulkan: 0, CUDA: 1}, {UUID: c, Vulkan: 2, CUDA: 0}}
+	got := Match([]UUID{a, b, c}, []UUID{c, a})
+	want := []Pair{{UUID: a, Vulkan: 0, CUDA: 1}, {UUID: c, Vulkan: 2, CUDA: 0}}
 	if len(got) != len(want) {
 		t.Fatalf("Match = %+v, want %+v", got, want)
 	}
@@ -28,14 +28,14 @@ func TestMatchByUUIDNotIndex(t *testing.T) {
 
 func TestMatchEdgeCases(t *testing.T) {
 	zero := UUID{}
-	if p := MatchDevices([]UUID{zero}, []UUID{zero}); len(p) != 0 {
+	if p := Match([]UUID{zero}, []UUID{zero}); len(p) != 0 {
 		t.Errorf("zero UUIDs paired: %+v", p)
 	}
-	if p := MatchDevices(nil, []UUID{u(1)}); len(p) != 0 {
+	if p := Match(nil, []UUID{u(1)}); len(p) != 0 {
 		t.Errorf("empty Vulkan list paired: %+v", p)
 	}
 	// A UUID listed twice on one side pairs once.
-	p := MatchDevices([]UUID{u(7), u(7)}, []UUID{u(7)})
+	p := Match([]UUID{u(7), u(7)}, []UUID{u(7)})
 	if len(p) != 1 || p[0].Vulkan != 0 {
 		t.Errorf("duplicate UUID: %+v", p)
 	}
@@ -44,7 +44,7 @@ func TestMatchEdgeCases(t *testing.T) {
 // TestDiscover runs for real: on CI it sees lavapipe and no CUDA, on the GPU
 // machine the GPU in both APIs.
 func TestDiscover(t *testing.T) {
-	r := DiscoverDevices()
+	r := Discover()
 	if r.VulkanErr != nil {
 		if os.Getenv("GFXCUDA_REQUIRE_VULKAN") == "1" {
 			t.Fatalf("Vulkan required: %v", r.VulkanErr)

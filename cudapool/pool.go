@@ -1,4 +1,14 @@
-package gfxcuda
+// Package cudapool allocates CUDA memory in segments for another
+// allocator (PyTorch's pluggable allocator) and finds, for any range inside
+// it, its segment and offset; each segment is imported into a Vulkan
+// device once, for the views of it that Vulkan sees (the face's
+// Device.PoolBuffer and Device.SegmentBuffer make Buffers over them).
+//
+// It imports the API packages (cuda, vulkan) and nothing of the face
+// (package gfxcuda), which re-exports its names (gfxcuda.Pool,
+// gfxcuda.NewPool, gfxcuda.Segment, …). Use of a closed pool or of an
+// unmapped segment fails with gfxcuda.lifetime.ErrClosed.
+package cudapool
 
 import (
 	"errors"
@@ -7,18 +17,19 @@ import (
 	"sync"
 
 	"github.com/gfxcuda/gfxcuda/cuda"
+	"github.com/gfxcuda/gfxcuda/internal/lifetime"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
-// ErrNotInPool is wrapped by the errors of Pool.Find and Device.PoolBuffer
-// for memory that no live segment of the pool holds.
+// ErrNotInPool is wrapped by the errors of Pool.Find (and so of the face's
+// Device.PoolBuffer) for memory that no live segment of the pool holds.
 var ErrNotInPool = errors.New("gfxcuda: the memory is not in a segment of this pool")
 
 // Pool allocates CUDA memory in segments for another allocator (PyTorch's
 // pluggable allocator: the C library's gfxcuda_torch_alloc and
 // gfxcuda_torch_free call Alloc and Free) and finds, for any range inside
 // it, its segment and offset, so that Vulkan sees memory the other
-// allocator placed there without a copy (Device.PoolBuffer).
+// allocator placed there without a copy (the face's Device.PoolBuffer).
 //
 // Segments are cuda.ShareableMemory (cuMemCreate with POSIX descriptors,
 // sizes rounded up to the device's granularity, mapped read-write for the
@@ -30,7 +41,7 @@ var ErrNotInPool = errors.New("gfxcuda: the memory is not in a segment of this p
 //
 // A Pool is safe for concurrent use.
 type Pool struct {
-	alloc func(n uint64) (segMemory, error)
+	alloc func(n uint64) (Memory, error)
 	ctx   *cuda.Context // nil for a pool with a test allocator
 
 	mu     sync.Mutex
@@ -39,9 +50,9 @@ type Pool struct {
 	closed bool
 }
 
-// segMemory is a segment's allocation: *cuda.ShareableMemory, or a test's
-// stand-in.
-type segMemory interface {
+// Memory is a segment's allocation: *cuda.ShareableMemory, or a stand-in
+// (NewPoolOf).
+type Memory interface {
 	Ptr() cuda.DevicePtr
 	Size() uint64
 	ExportFD() (int, error)
@@ -51,25 +62,33 @@ type segMemory interface {
 // NewPool returns an empty pool of ctx's device. Close it when done; a
 // pool used by PyTorch lives as long as the process.
 func NewPool(ctx *cuda.Context) *Pool {
-	return &Pool{ctx: ctx, alloc: func(n uint64) (segMemory, error) { return ctx.AllocShareable(n) }}
+	return &Pool{ctx: ctx, alloc: func(n uint64) (Memory, error) { return ctx.AllocShareable(n) }}
+}
+
+// NewPoolOf returns an empty pool whose segments alloc makes (n bytes or
+// more): a pool over another allocator, or a stand-in for CUDA in tests.
+// Its segments belong to no CUDA context (Segment.Context is nil), so the
+// last release of one does not wait for a context's queued work.
+func NewPoolOf(alloc func(n uint64) (Memory, error)) *Pool {
+	return &Pool{alloc: alloc}
 }
 
 // Segment is one allocation of a Pool.
 type Segment struct {
 	pool *Pool
-	mem  segMemory
+	mem  Memory
 	ptr  cuda.DevicePtr
 	size uint64 // the allocation's size
 
 	mu      sync.Mutex
-	refs    int                        // the owner's (until Free) and one per open buffer
-	counted bool                       // freed while buffers held it: in Pool.held
-	vk      map[*Device]*vulkan.Memory // its import into each Device's Vulkan, made once
+	refs    int                               // the owner's (until Free) and one per open buffer
+	counted bool                              // freed while buffers held it: in Pool.held
+	vk      map[*vulkan.Device]*vulkan.Memory // its import into each Vulkan device, made once
 	closed  bool
 }
 
-// PoolStats count a pool's segments.
-type PoolStats struct {
+// Stats count a pool's segments.
+type Stats struct {
 	// Segments and Bytes are the segments the owner has not freed and
 	// their allocation sizes.
 	Segments int
@@ -88,7 +107,7 @@ func (p *Pool) Alloc(n uint64) (cuda.DevicePtr, error) {
 	closed := p.closed
 	p.mu.Unlock()
 	if closed {
-		return 0, ErrClosed
+		return 0, lifetime.ErrClosed
 	}
 	m, err := p.alloc(n)
 	if err != nil {
@@ -98,7 +117,7 @@ func (p *Pool) Alloc(n uint64) (cuda.DevicePtr, error) {
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
-		return 0, errors.Join(ErrClosed, m.Close())
+		return 0, errors.Join(lifetime.ErrClosed, m.Close())
 	}
 	i := sort.Search(len(p.live), func(i int) bool { return p.live[i].ptr >= s.ptr })
 	p.live = append(p.live, nil)
@@ -148,10 +167,10 @@ func (p *Pool) Find(ptr cuda.DevicePtr, n uint64) (*Segment, uint64, error) {
 }
 
 // Stats counts the pool's segments.
-func (p *Pool) Stats() PoolStats {
+func (p *Pool) Stats() Stats {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	st := PoolStats{Segments: len(p.live), Held: p.held}
+	st := Stats{Segments: len(p.live), Held: p.held}
 	for _, s := range p.live {
 		st.Bytes += s.size
 	}
@@ -183,20 +202,30 @@ func (s *Segment) Ptr() cuda.DevicePtr { return s.ptr }
 // Size returns the segment's allocation size.
 func (s *Segment) Size() uint64 { return s.size }
 
-// retain takes a reference for a buffer; it fails once the segment is
-// unmapped.
-func (s *Segment) retain() error {
+// Context is the CUDA context of the segment's pool (nil for NewPoolOf's).
+func (s *Segment) Context() *cuda.Context { return s.pool.ctx }
+
+// ExportFD exports the segment's allocation as a new descriptor the caller
+// owns (what an importer of a view of it opens).
+func (s *Segment) ExportFD() (int, error) { return s.mem.ExportFD() }
+
+// Retain takes a reference for a view of the segment (a Buffer over it): the
+// segment stays mapped until the view's Release, even after the pool's
+// owner frees it. It fails once the segment is unmapped.
+func (s *Segment) Retain() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return ErrClosed
+		return lifetime.ErrClosed
 	}
 	s.refs++
 	return nil
 }
 
-// release drops a reference and unmaps the segment with the last.
-func (s *Segment) release() error {
+// Release drops a reference Retain took; the last reference unmaps the
+// segment (after its pool's context's queued work, as cudaFree does) and
+// closes its Vulkan imports.
+func (s *Segment) Release() error {
 	s.mu.Lock()
 	s.refs--
 	if s.refs > 0 {
@@ -236,5 +265,40 @@ func (s *Segment) drop() error {
 		s.pool.held++
 		s.pool.mu.Unlock()
 	}
-	return s.release()
+	return s.Release()
+}
+
+// VulkanMemory returns the segment's import into vd, making it on first
+// use: one import per segment and Vulkan device, shared by every view of
+// the segment on vd and closed with the segment's last reference.
+func (s *Segment) VulkanMemory(vd *vulkan.Device) (*vulkan.Memory, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, lifetime.ErrClosed
+	}
+	if m := s.vk[vd]; m != nil {
+		return m, nil
+	}
+	fd, err := s.mem.ExportFD()
+	if err != nil {
+		return nil, fmt.Errorf("gfxcuda: exporting a pool segment: %w", err)
+	}
+	m, err := vd.ImportMemory(vulkan.ImportFD{FD: fd, Size: s.size}) // takes fd
+	if err != nil {
+		return nil, fmt.Errorf("gfxcuda: importing a pool segment into Vulkan: %w", err)
+	}
+	if s.vk == nil {
+		s.vk = map[*vulkan.Device]*vulkan.Memory{}
+	}
+	s.vk[vd] = m
+	return m, nil
+}
+
+// Imported reports whether the segment has been imported into vd (by a
+// view of it on vd).
+func (s *Segment) Imported(vd *vulkan.Device) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.vk[vd] != nil
 }

@@ -1,4 +1,4 @@
-package gfxcuda
+package tensorconv
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package gfxcuda
+package gpus
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-// The CUDA tensor converter (formerly package tensorpass/cudaconv) converts textures that CUDA holds (CUDA arrays, through
+// The CUDA tensor converter converts textures that CUDA holds (CUDA arrays, through
 // surface objects) into the tensor a learning framework wants, with one CUDA
 // kernel launch: NCHW or NHWC; float32, float16 or uint8; 3 or 4 channels;
 // optional per-channel mean and std and a vertical flip; several views
@@ -14,8 +14,7 @@
 //
 // The kernel (gfx_tex_to_tensor) is part of gfxcuda's embedded PTX
 // (kernels), JIT-compiled by the driver: no CUDA toolkit is needed.
-
-package gfxcuda
+package tensorconv
 
 import (
 	"bytes"
@@ -24,6 +23,7 @@ import (
 
 	"github.com/gfxcuda/gfxcuda/cuda"
 	"github.com/gfxcuda/gfxcuda/format"
+	"github.com/gfxcuda/gfxcuda/internal/lifetime"
 	"github.com/gfxcuda/gfxcuda/kernels"
 	"github.com/gfxcuda/gfxcuda/tensor"
 )
@@ -96,15 +96,15 @@ func CUDAArraySource(a *cuda.Array, f format.Format, layer uint32) (CUDASource, 
 	return CUDASource{Surface: s, Format: f, Width: uint32(d.Width), Height: uint32(d.Height), Layered: d.Layers > 0, Layer: layer}, nil
 }
 
-// SurfaceTexture is what CUDATextureSource needs of a shared texture; *Texture
-// has it.
+// SurfaceTexture is what CUDATextureSource needs of a shared texture; the
+// face's *gfxcuda.Texture has it.
 type SurfaceTexture interface {
 	Array() *cuda.Array
 	Format() format.Info
 	Surface() (cuda.SurfObject, error)
 }
 
-// CUDATextureSource describes layer of a shared texture (an *Texture
+// CUDATextureSource describes layer of a shared texture (a *gfxcuda.Texture
 // with storage usage), using the texture's own surface object.
 func CUDATextureSource(t SurfaceTexture, layer uint32) (CUDASource, error) {
 	a := t.Array()
@@ -134,7 +134,7 @@ type CUDAConverter struct {
 }
 
 // NewCUDAConverter loads the conversion kernel for layout l into ctx. It returns
-// ErrNoKernel when the embedded PTX lacks the kernel.
+// ErrNoCUDAConverterKernel when the embedded PTX lacks the kernel.
 func NewCUDAConverter(ctx *cuda.Context, l tensor.Layout) (*CUDAConverter, error) {
 	if err := l.Validate(); err != nil {
 		return nil, fmt.Errorf("cudaconv: %w", err)
@@ -170,7 +170,7 @@ func (c *CUDAConverter) Bytes(n int, width, height uint32) uint64 {
 // Access's stream). It never blocks the host.
 func (c *CUDAConverter) Convert(s *cuda.Stream, dst cuda.DevicePtr, dstSize uint64, views ...CUDASource) error {
 	if c.fn == nil {
-		return ErrClosed
+		return lifetime.ErrClosed
 	}
 	if len(views) == 0 {
 		return fmt.Errorf("%w: no views", ErrSource)

@@ -1,4 +1,14 @@
-// The Vulkan tensor converter (formerly package tensorpass) is a Vulkan compute pass that converts textures into
+// Package tensorconv holds the two tensor converters, which turn textures
+// into the tensor a learning framework wants: the VulkanConverter, a
+// Vulkan compute pass (this file), and the CUDAConverter, a CUDA kernel
+// (cudaconv.go). They import the API packages (vulkan, cuda), the layout
+// (tensor) and the shaders and kernels; nothing of the face (package
+// gfxcuda), which runs them on its Devices' textures and buffers
+// (Texture.ToTensor) and re-exports their names (gfxcuda.VulkanConverter,
+// gfxcuda.NewCUDAConverter, …). Formerly packages tensorpass and
+// tensorpass/cudaconv.
+//
+// The Vulkan tensor converter is a Vulkan compute pass that converts textures into
 // the tensor a learning framework wants, writing straight into a buffer:
 // NCHW or NHWC; float32, float16 or uint8; 3 or 4 channels; optional
 // per-channel mean and std and a vertical flip; several views (cameras)
@@ -16,8 +26,7 @@
 // The pass is GLSL (tensor.comp), compiled for every layout by go generate
 // into vulkanconv_shaders_gen.go (gen_tensorpass.go): the package links no
 // shader compiler.
-
-package gfxcuda
+package tensorconv
 
 import (
 	"encoding/base64"
@@ -27,13 +36,11 @@ import (
 	"math"
 
 	"github.com/gfxcuda/gfxcuda/format"
+	"github.com/gfxcuda/gfxcuda/internal/lifetime"
 	"github.com/gfxcuda/gfxcuda/spirv"
 	"github.com/gfxcuda/gfxcuda/tensor"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
-
-// TensorLayout says how a VulkanConverter lays textures out in a buffer: see tensor.Layout.
-type TensorLayout = tensor.Layout
 
 // MaxViewsPerDispatch is how many views one dispatch converts; RecordViews
 // records one dispatch per this many views.
@@ -41,7 +48,7 @@ const MaxViewsPerDispatch = 8
 
 // VulkanConverter is a compiled conversion for one Layout.
 type VulkanConverter struct {
-	l     TensorLayout
+	l     tensor.Layout
 	vd    *vulkan.Device
 	pipe  *vulkan.Pipeline // MaxViewsPerDispatch views per dispatch
 	one   *vulkan.Pipeline // one view: 2 descriptors to write, not 9
@@ -78,7 +85,7 @@ type variant struct {
 // CUDA and no shader compiler (the pass is GLSL, tensor.comp, compiled for
 // every layout by go generate into vulkanconv_shaders_gen.go): any Vulkan device can
 // run it.
-func NewVulkanConverter(vd *vulkan.Device, l TensorLayout) (*VulkanConverter, error) {
+func NewVulkanConverter(vd *vulkan.Device, l tensor.Layout) (*VulkanConverter, error) {
 	if err := l.Validate(); err != nil {
 		return nil, fmt.Errorf("tensorpass: %w", err)
 	}
@@ -103,7 +110,7 @@ func (t *VulkanConverter) pipeline(views int) (*vulkan.Pipeline, error) {
 	l := t.l
 	enc, ok := modules[variant{dtypeCode(l.DType), l.Planar, l.C(), views}]
 	if !ok {
-		return nil, fmt.Errorf("tensorpass: no module for %v: run go generate in the gfxcuda package", l)
+		return nil, fmt.Errorf("tensorpass: no module for %v: run go generate in package tensorconv", l)
 	}
 	b, err := base64.StdEncoding.DecodeString(enc)
 	if err != nil {
@@ -206,7 +213,7 @@ func (t *VulkanConverter) RecordTiles(c *vulkan.Commands, atlas *vulkan.Image, c
 		return fmt.Errorf("%w: tensor of %d bytes is too large for one pass", ErrSource, per*uint64(n))
 	}
 	if t.pipe == nil {
-		return ErrClosed
+		return lifetime.ErrClosed
 	}
 	if t.tiled == nil {
 		p, err := t.pipeline(0)
@@ -224,12 +231,12 @@ func (t *VulkanConverter) RecordTiles(c *vulkan.Commands, atlas *vulkan.Image, c
 }
 
 // Layout returns the pass's layout.
-func (t *VulkanConverter) Layout() TensorLayout { return t.l }
+func (t *VulkanConverter) Layout() tensor.Layout { return t.l }
 
 // ErrSource is wrapped by the tensor converters' errors for sources they
 // cannot read (format, size, usage, layers) and destinations too small:
 // VulkanConverter.Record and RecordViews, CUDAConverter.Convert and the
-// CUDASource constructors. A closed CUDAConverter returns ErrClosed.
+// CUDASource constructors. A closed CUDAConverter returns lifetime.ErrClosed.
 var ErrSource = errors.New("gfxcuda: unusable source or destination of a tensor conversion")
 
 // Record records the conversion of src into dst from byte 0: one view,
@@ -246,7 +253,7 @@ func (t *VulkanConverter) Record(c *vulkan.Commands, src *vulkan.Image, dst *vul
 // multiple of 4.
 func (t *VulkanConverter) RecordViews(c *vulkan.Commands, srcs []*vulkan.Image, dst *vulkan.Buffer, off uint64) error {
 	if t.pipe == nil {
-		return ErrClosed
+		return lifetime.ErrClosed
 	}
 	if len(srcs) == 0 {
 		return fmt.Errorf("%w: no views", ErrSource)
