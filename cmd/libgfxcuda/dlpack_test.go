@@ -8,6 +8,7 @@ import (
 
 	"github.com/gfxcuda/gfxcuda/dlpack"
 	"github.com/gfxcuda/gfxcuda/format"
+	"github.com/gfxcuda/gfxcuda/tensor"
 )
 
 // managed is every field of a managed tensor as it lies in C memory
@@ -208,5 +209,120 @@ func TestOneBuilder(t *testing.T) {
 	}
 	if live(owner) {
 		t.Fatal("the owner outlived its exporter and tensors")
+	}
+}
+
+// wantInfo is gfxcuda_tensor_info's answer for t, computed here by brute
+// force: every element's address visited.
+func wantInfo(t dlpack.Tensor) tensorInfo {
+	nd := len(t.Shape)
+	is := int64(t.DType.Bits) / 8 * int64(max(t.DType.Lanes, 1))
+	w := tensorInfo{ItemSize: uint64(is), Strides: make([]int64, nd)}
+	acc := int64(1)
+	for i := nd - 1; i >= 0; i-- {
+		w.Strides[i] = acc
+		acc *= t.Shape[i]
+	}
+	w.Elements, w.NBytes = uint64(acc), uint64(acc*is)
+	w.Contiguous = true
+	if t.Strides != nil {
+		for i := range t.Shape {
+			w.Contiguous = w.Contiguous && (t.Shape[i] == 1 || t.Strides[i] == w.Strides[i])
+		}
+		copy(w.Strides, t.Strides)
+	}
+	off := int64(t.ByteOffset)
+	if acc == 0 {
+		w.Lo, w.Hi, w.Dense = off, off, true
+		return w
+	}
+	seen := map[int64]int{}
+	lo, hi := int64(1)<<62, -int64(1)<<62
+	idx := make([]int64, nd)
+	for {
+		var e int64
+		for i := range idx {
+			e += idx[i] * w.Strides[i]
+		}
+		seen[e]++
+		lo, hi = min(lo, e), max(hi, e)
+		i := nd - 1
+		for ; i >= 0; i-- {
+			if idx[i]++; idx[i] < t.Shape[i] {
+				break
+			}
+			idx[i] = 0
+		}
+		if i < 0 {
+			break
+		}
+	}
+	w.Lo, w.Hi = off+lo*is, off+hi*is+is
+	w.Dense = int64(len(seen)) == acc && hi-lo+1 == acc
+	return w
+}
+
+// TestTensorInfo: gfxcuda_tensor_info on random descriptions (empty ones,
+// broadcasts, negative and overlapping strides, lanes, data 0) says what a
+// brute-force walk over the elements says; refused descriptions are
+// GFXCUDA_ERR_INVALID.
+func TestTensorInfo(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for i := range 2000 {
+		d := randomIn(r, uintptr(r.Uint64N(2))*0x7f0000000000)
+		for j := range d.Shape {
+			d.Shape[j] = min(d.Shape[j], 6) // brute force stays cheap
+		}
+		if d.Strides != nil {
+			for j := range d.Strides {
+				d.Strides[j] = d.Strides[j]%50 + []int64{0, 1, -1}[r.IntN(3)]*r.Int64N(2)*1000
+			}
+		}
+		got, st := cTensorInfo(d)
+		if st != stOK {
+			t.Fatalf("%d: gfxcuda_tensor_info(%+v): status %d: %s", i, d, st, goLastError())
+		}
+		if want := wantInfo(d); !reflect.DeepEqual(got, want) {
+			t.Fatalf("%d: gfxcuda_tensor_info(%+v):\n got %+v\nwant %+v", i, d, got, want)
+		}
+	}
+	f32 := format.DType{Code: format.DLFloat, Bits: 32, Lanes: 1}
+	for _, bad := range []dlpack.Tensor{
+		{DType: f32, Shape: []int64{-1}},
+		{DType: format.DType{Code: format.DLFloat, Bits: 12, Lanes: 1}, Shape: []int64{2}},
+		{DType: f32, Shape: make([]int64, 33)},
+		{DType: f32, Shape: []int64{1 << 31, 1 << 31}},
+		{DType: f32, Shape: []int64{2, 2}, Strides: []int64{1 << 61, 1}},
+	} {
+		if _, st := cTensorInfo(bad); st != stInvalid {
+			t.Errorf("gfxcuda_tensor_info(%+v): status %d, want %d", bad, st, stInvalid)
+		}
+	}
+}
+
+// TestLayoutShape: the shapes gfxcuda_texture_tensor_shape and
+// gfxcuda_gl_tensor_shape report, on random layouts and sizes: N first
+// (none for n 0), channels first when planar, bytes n views' worth.
+func TestLayoutShape(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for range 500 {
+		l := tensor.Layout{Planar: r.IntN(2) == 0, Channels: []int{0, 3, 4}[r.IntN(3)], DType: tensor.DTypes[r.IntN(len(tensor.DTypes))]}
+		n, w, h := r.IntN(5), uint32(1+r.IntN(4000)), uint32(1+r.IntN(4000))
+		c := int64(max(l.Channels, 1))
+		if l.Channels == 0 {
+			c = 4
+		}
+		per := uint64(r.Int64N(1 << 40))
+		want := []int64{int64(h), int64(w), c}
+		if l.Planar {
+			want = []int64{c, int64(h), int64(w)}
+		}
+		if n > 0 {
+			want = append([]int64{int64(n)}, want...)
+		}
+		dims, size := layoutShape(l, n, w, h, per)
+		if !reflect.DeepEqual(dims, want) || size != per*uint64(max(n, 1)) {
+			t.Fatalf("layoutShape(%v, n %d, %dx%d, %d per view) = %v, %d; want %v, %d", l, n, w, h, per, dims, size, want, per*uint64(max(n, 1)))
+		}
 	}
 }

@@ -248,3 +248,28 @@ func cBool(b bool) C.int {
 	}
 	return 0
 }
+
+// tensorInfo is gfxcuda_tensor_info_t in Go's types.
+type tensorInfo struct {
+	Elements, ItemSize, NBytes uint64
+	Lo, Hi                     int64
+	Contiguous, Dense          bool
+	Strides                    []int64
+}
+
+// cTensorInfo calls gfxcuda_tensor_info on t's description in C memory.
+func cTensorInfo(t dlpack.Tensor) (tensorInfo, int) {
+	d, free := cTensor(t)
+	defer free()
+	var out C.gfxcuda_tensor_info_t
+	st := int(gfxcuda_tensor_info(d, &out))
+	if st != stOK {
+		return tensorInfo{}, st
+	}
+	s := make([]int64, int(out.ndim))
+	for i := range s {
+		s[i] = int64(out.strides[i])
+	}
+	return tensorInfo{uint64(out.elements), uint64(out.itemsize), uint64(out.nbytes), int64(out.lo), int64(out.hi),
+		out.contiguous != 0, out.dense != 0, s}, st
+}
