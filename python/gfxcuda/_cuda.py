@@ -93,7 +93,7 @@ def _dtype_of(dtype):
         raise errors.ArgumentTypeError("gfxcuda: dtype=%r is not an element type (numpy.dtype says: %s); give one such as "
                                        "'float32', 'uint8' or numpy.float16" % (dtype, e)) from None
     code, bits = _lib.dtype_parse(name)
-    r = (code, bits, bits // 8)
+    r = (code, bits, _lib.info_of((), code, bits).itemsize)  # the library's element size
     try:
         _dtypes[dtype] = r
     except TypeError:
