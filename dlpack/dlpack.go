@@ -30,10 +30,9 @@ static size_t gfx_off_xfrom(void) { return offsetof(gfx_DLPackExchangeAPI, manag
 static size_t gfx_off_xto(void) { return offsetof(gfx_DLPackExchangeAPI, managed_tensor_to_py_object_no_sync); }
 static size_t gfx_off_xdl(void) { return offsetof(gfx_DLPackExchangeAPI, dltensor_from_py_object_no_sync); }
 static size_t gfx_off_xstream(void) { return offsetof(gfx_DLPackExchangeAPI, current_work_stream); }
-// Integers become pointers on the C side: handles and device addresses are
-// not Go pointers.
 // gfx_dlpack_build_h builds a managed tensor of d whose manager_ctx is the
-// handle h into this package's table.
+// handle h into this package's table (the integer becomes a pointer on the
+// C side: handles and device addresses are not Go pointers).
 static void *gfx_dlpack_build_h(const gfx_dlpack_desc *d, int versioned, uintptr_t h) {
 	return gfx_dlpack_build(d, versioned, (void *)h, gfx_dlpack_delete, gfx_dlpack_delete_versioned);
 }
