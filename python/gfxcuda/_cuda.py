@@ -478,8 +478,9 @@ class CudaBuffer(_Array):
         describe a strided view. Raises gfxcuda.ArgumentTypeError for a
         ptr, shape or strides of the wrong type,
         gfxcuda.InvalidArgumentError for strides that do not match the
-        shape or the itemsize, gfxcuda.ArgumentOverflowError for an extent
-        past 2**64 - 1."""
+        shape or the itemsize, gfxcuda.ArgumentOverflowError for a shape
+        past 2**64 - 1 bytes or strides that reach past 2**62 (the most
+        the library describes)."""
         self = cls.__new__(cls)
         code, bits, itemsize = _dtype_of(dtype)
         ptr = _check.integer(ptr, "CudaBuffer.from_cuda", "ptr", 0, _check.U64, what="a device pointer")
