@@ -17,18 +17,3 @@ void gfx_dlpack_delete_versioned(gfx_DLManagedTensorVersioned *m) {
 	gfxDLPackRelease((uintptr_t)m->manager_ctx);
 	free(m);
 }
-
-void gfx_dlpack_call_deleter(void *p, int versioned) {
-	if (p == NULL) return;
-	if (versioned) {
-		gfx_DLManagedTensorVersioned *m = p;
-		if (m->deleter) m->deleter(m);
-	} else {
-		gfx_DLManagedTensor *m = p;
-		if (m->deleter) m->deleter(m);
-	}
-}
-
-void *gfx_dlpack_deleter_ptr(int versioned) {
-	return versioned ? (void *)gfx_dlpack_delete_versioned : (void *)gfx_dlpack_delete;
-}

@@ -30,10 +30,12 @@ static size_t gfx_off_xfrom(void) { return offsetof(gfx_DLPackExchangeAPI, manag
 static size_t gfx_off_xto(void) { return offsetof(gfx_DLPackExchangeAPI, managed_tensor_to_py_object_no_sync); }
 static size_t gfx_off_xdl(void) { return offsetof(gfx_DLPackExchangeAPI, dltensor_from_py_object_no_sync); }
 static size_t gfx_off_xstream(void) { return offsetof(gfx_DLPackExchangeAPI, current_work_stream); }
-// Integers become pointers on the C side: handles and device addresses are
-// not Go pointers.
-static void gfx_set_ctx(void **field, uintptr_t h) { *field = (void *)h; }
-static void gfx_set_data(gfx_DLTensor *t, uintptr_t p) { t->data = (void *)p; }
+// gfx_dlpack_build_h builds a managed tensor of d whose manager_ctx is the
+// handle h into this package's table (the integer becomes a pointer on the
+// C side: handles and device addresses are not Go pointers).
+static void *gfx_dlpack_build_h(const gfx_dlpack_desc *d, int versioned, uintptr_t h) {
+	return gfx_dlpack_build(d, versioned, (void *)h, gfx_dlpack_delete, gfx_dlpack_delete_versioned);
+}
 */
 import "C"
 
@@ -85,7 +87,7 @@ const (
 )
 
 // Version is the DLPack version this package writes into versioned tensors.
-var Version = [2]uint32{1, 1}
+var Version = [2]uint32{C.GFX_DLPACK_MAJOR, C.GFX_DLPACK_MINOR}
 
 // Tensor describes an n-dimensional array in memory.
 type Tensor struct {
@@ -179,79 +181,95 @@ func gfxDLPackRelease(h C.uintptr_t) {
 	}
 }
 
+// ElementStrides returns the tensor's strides in elements: a copy of
+// Strides, or the C-contiguous strides when Strides is nil.
+func (t Tensor) ElementStrides() []int64 {
+	if t.Strides != nil {
+		return append([]int64{}, t.Strides...)
+	}
+	out := make([]int64, len(t.Shape))
+	acc := int64(1)
+	for i := len(t.Shape) - 1; i >= 0; i-- {
+		out[i] = acc
+		acc *= t.Shape[i]
+	}
+	return out
+}
+
+// Flags returns the versioned tensor's flags of t (ReadOnly, IsCopied).
+func (t Tensor) Flags() uint64 {
+	var fl uint64
+	if t.ReadOnly {
+		fl |= FlagReadOnly
+	}
+	if t.IsCopied {
+		fl |= FlagIsCopied
+	}
+	return fl
+}
+
+// DescSize is the size in bytes of a gfx_dlpack_desc (dlpack.h), the C
+// description Describe writes.
+const DescSize = C.sizeof_gfx_dlpack_desc
+
+// Describe checks t (Validate) and writes its DLPack description, every
+// field computed here, to the gfx_dlpack_desc (dlpack.h) at dst: DescSize
+// bytes of C memory, or of Go memory C does not keep. It is what
+// gfx_dlpack_build makes managed tensors of, in C without entering Go
+// (libgfxcuda's exporters), as Export does. On error dst is left as it
+// was.
+func Describe(t Tensor, dst unsafe.Pointer) error {
+	if dst == nil {
+		return fmt.Errorf("%w: null description", ErrInvalid)
+	}
+	if err := t.Validate(); err != nil {
+		return err
+	}
+	describe(t, (*C.gfx_dlpack_desc)(dst))
+	return nil
+}
+
+// describe fills d with the description of t (valid).
+func describe(t Tensor, d *C.gfx_dlpack_desc) {
+	*d = C.gfx_dlpack_desc{data: C.uint64_t(t.Data), byte_offset: C.uint64_t(t.ByteOffset), flags: C.uint64_t(t.Flags()),
+		ndim: C.int32_t(len(t.Shape))}
+	d.device.device_type, d.device.device_id = C.int32_t(t.Device.Type), C.int32_t(t.Device.ID)
+	d.dtype.code, d.dtype.bits, d.dtype.lanes = C.uint8_t(t.DType.Code), C.uint8_t(t.DType.Bits), C.uint16_t(max(t.DType.Lanes, 1))
+	for i, s := range t.Shape {
+		d.shape[i] = C.int64_t(s)
+	}
+	for i, s := range t.ElementStrides() {
+		d.strides[i] = C.int64_t(s)
+	}
+}
+
 // Export makes a managed tensor of t in C memory and returns its address:
 // a DLManagedTensorVersioned when versioned, else a legacy DLManagedTensor.
-// release (may be nil) runs exactly once, when the consumer calls the
-// tensor's deleter; it must not block for long. On error release does not
-// run.
+// It is built from t's description (Describe) by gfx_dlpack_build, the
+// builder libgfxcuda's C exporters use too. release (may be nil) runs
+// exactly once, when the consumer calls the tensor's deleter; it must not
+// block for long. On error release does not run.
 func Export(t Tensor, versioned bool, release func()) (unsafe.Pointer, error) {
-	if err := t.Validate(); err != nil {
+	var d C.gfx_dlpack_desc
+	if err := Describe(t, unsafe.Pointer(&d)); err != nil {
 		return nil, err
 	}
-	nd := len(t.Shape)
-	var head C.size_t = C.sizeof_gfx_DLManagedTensor
-	if versioned {
-		head = C.sizeof_gfx_DLManagedTensorVersioned
-	}
-	// One block: the struct, then shape, then strides (always written, so
-	// consumers that ignore NULL strides still see the layout).
-	size := head + C.size_t(2*nd)*8
-	p := C.calloc(1, size)
-	if p == nil {
-		return nil, fmt.Errorf("dlpack: out of host memory for a %d-byte tensor header", size)
-	}
-	dims := unsafe.Slice((*int64)(unsafe.Add(p, head)), 2*nd)
-	copy(dims, t.Shape)
-	strides := t.Strides
-	if strides == nil {
-		strides = make([]int64, nd)
-		acc := int64(1)
-		for i := nd - 1; i >= 0; i-- {
-			strides[i] = acc
-			acc *= t.Shape[i]
-		}
-	}
-	copy(dims[nd:], strides)
-
 	table.Lock()
 	table.next++
 	h := table.next
 	table.m[h] = release
 	table.Unlock()
-
-	var dl *C.gfx_DLTensor
+	v := C.int(0)
 	if versioned {
-		m := (*C.gfx_DLManagedTensorVersioned)(p)
-		m.version.major, m.version.minor = C.uint32_t(Version[0]), C.uint32_t(Version[1])
-		C.gfx_set_ctx(&m.manager_ctx, C.uintptr_t(h))
-		m.deleter = (*[0]byte)(C.gfx_dlpack_deleter_ptr(1))
-		var fl uint64
-		if t.ReadOnly {
-			fl |= FlagReadOnly
-		}
-		if t.IsCopied {
-			fl |= FlagIsCopied
-		}
-		m.flags = C.uint64_t(fl)
-		dl = &m.dl_tensor
-	} else {
-		m := (*C.gfx_DLManagedTensor)(p)
-		C.gfx_set_ctx(&m.manager_ctx, C.uintptr_t(h))
-		m.deleter = (*[0]byte)(C.gfx_dlpack_deleter_ptr(0))
-		dl = &m.dl_tensor
+		v = 1
 	}
-	C.gfx_set_data(dl, C.uintptr_t(t.Data))
-	dl.device.device_type = C.int32_t(t.Device.Type)
-	dl.device.device_id = C.int32_t(t.Device.ID)
-	dl.ndim = C.int32_t(nd)
-	dl.dtype.code = C.uint8_t(t.DType.Code)
-	dl.dtype.bits = C.uint8_t(t.DType.Bits)
-	dl.dtype.lanes = C.uint16_t(max(t.DType.Lanes, 1))
-	if nd > 0 {
-		dl.shape = (*C.int64_t)(unsafe.Add(p, head))
-		dl.strides = (*C.int64_t)(unsafe.Add(p, head+C.size_t(nd)*8))
+	p := C.gfx_dlpack_build_h(&d, v, C.uintptr_t(h))
+	if p == nil {
+		table.Lock()
+		delete(table.m, h)
+		table.Unlock()
+		return nil, fmt.Errorf("dlpack: out of host memory for a %d-dimensional tensor header", len(t.Shape))
 	}
-	dl.byte_offset = C.uint64_t(t.ByteOffset)
 	return p, nil
 }
 

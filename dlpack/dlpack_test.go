@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"unsafe"
 
 	"github.com/gfxcuda/gfxcuda/format"
 )
@@ -201,5 +202,58 @@ func TestCUDAArrayInterface(t *testing.T) {
 	in.Device.Type = CPU
 	if _, err := in.CUDAArrayInterface(NoStream); err == nil {
 		t.Fatal("host memory described as CUDA memory")
+	}
+}
+
+// TestDescribe: the C description Describe writes (dlpack.h's
+// gfx_dlpack_desc, what every managed tensor is built of) holds each field
+// of random tensors, strides filled in when the tensor has none, lanes at
+// least 1; an invalid tensor leaves it untouched.
+func TestDescribe(t *testing.T) {
+	if DescSize != 552 {
+		t.Fatalf("gfx_dlpack_desc is %d bytes, want 552", DescSize)
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	buf := make([]byte, DescSize)
+	p := unsafe.Pointer(&buf[0])
+	at := func(off uintptr) unsafe.Pointer { return unsafe.Add(p, off) }
+	for i := range 500 {
+		in := randomTensor(r)
+		in.DType.Lanes = uint16(r.IntN(3)) // 0 reads as 1
+		if err := Describe(in, p); err != nil {
+			t.Fatal(err)
+		}
+		nd := len(in.Shape)
+		strides := in.Strides
+		if strides == nil {
+			strides = contiguousStrides(in.Shape)
+		}
+		var flags uint64
+		if in.ReadOnly {
+			flags |= 1
+		}
+		if in.IsCopied {
+			flags |= 2
+		}
+		got := []any{*(*uint64)(at(0)), *(*uint64)(at(8)), *(*uint64)(at(16)), *(*int32)(at(24)), *(*int32)(at(28)),
+			*(*uint8)(at(32)), *(*uint8)(at(33)), *(*uint16)(at(34)), *(*int32)(at(36)),
+			append([]int64{}, unsafe.Slice((*int64)(at(40)), nd)...), append([]int64{}, unsafe.Slice((*int64)(at(296)), nd)...)}
+		want := []any{uint64(in.Data), in.ByteOffset, flags, int32(in.Device.Type), in.Device.ID,
+			in.DType.Code, in.DType.Bits, max(in.DType.Lanes, 1), int32(nd), append([]int64{}, in.Shape...), append([]int64{}, strides...)}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%d: Describe(%+v) wrote %v, want %v", i, in, got, want)
+		}
+	}
+	clear(buf)
+	if err := Describe(Tensor{DType: format.DType{Bits: 12}, Shape: []int64{1}}, p); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("Describe of an invalid tensor: %v", err)
+	}
+	for _, b := range buf {
+		if b != 0 {
+			t.Fatal("Describe of an invalid tensor wrote its description")
+		}
+	}
+	if err := Describe(Tensor{}, nil); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("Describe to nil: %v", err)
 	}
 }

@@ -2,7 +2,9 @@ package main
 
 // arrayif.go: the checks of a tensor description against its memory and
 // the array interfaces, both built by package dlpack: gfxcuda_dlpack_export,
-// the C exporters (capi.c) and gfxcuda_array_interface check the same way,
+// the C exporters (capi.c: they build their managed tensors of the
+// description package dlpack computes here) and gfxcuda_array_interface
+// check the same way,
 // and Python's __cuda_array_interface__ and __array_interface__ come from
 // gfxcuda_array_interface.
 
@@ -40,13 +42,21 @@ func tensorIn(owner uint64, desc *C.gfxcuda_tensor_t) (dlpack.Tensor, error) {
 }
 
 // gfxExporterCheck checks a description a C exporter (capi.c) has not
-// checked yet, as gfxcuda_dlpack_export does.
+// checked yet, as gfxcuda_dlpack_export does, and writes package dlpack's
+// description of it to *out (dlpack.Describe), which the exporter builds
+// its managed tensors of.
 //
 //export gfxExporterCheck
-func gfxExporterCheck(owner C.uint64_t, desc *C.gfxcuda_tensor_t) C.int {
+func gfxExporterCheck(owner C.uint64_t, desc *C.gfxcuda_tensor_t, out *C.gfx_dlpack_desc) C.int {
 	return call(func() error {
-		_, err := tensorIn(uint64(owner), desc)
-		return err
+		t, err := tensorIn(uint64(owner), desc)
+		if err != nil {
+			return err
+		}
+		if err := dlpack.Describe(t, unsafe.Pointer(out)); err != nil {
+			return &statusError{stInvalid, err}
+		}
+		return nil
 	})
 }
 

@@ -40,19 +40,13 @@ void gfxcuda_set_python_capsule_api(void *is_valid, void *get_pointer) {
 	gfx_py_get_pointer = (gfx_get_pointer_fn)get_pointer;
 }
 
-typedef struct { uint32_t major, minor; } gfx_ver;
-typedef struct gfx_mt { char t[48]; void *ctx; void (*deleter)(struct gfx_mt *); } gfx_mt;
-typedef struct gfx_mtv { gfx_ver v; void *ctx; void (*deleter)(struct gfx_mtv *); } gfx_mtv;
-
 void gfxcuda_dlpack_capsule_destructor(void *capsule) {
 	if (gfx_py_is_valid == NULL || gfx_py_get_pointer == NULL) return;
 	// A consumed capsule has been renamed "used_dltensor*": nothing to do.
 	if (gfx_py_is_valid(capsule, "dltensor_versioned")) {
-		gfx_mtv *m = gfx_py_get_pointer(capsule, "dltensor_versioned");
-		if (m && m->deleter) m->deleter(m);
+		gfx_dlpack_call_deleter(gfx_py_get_pointer(capsule, "dltensor_versioned"), 1);
 	} else if (gfx_py_is_valid(capsule, "dltensor")) {
-		gfx_mt *m = gfx_py_get_pointer(capsule, "dltensor");
-		if (m && m->deleter) m->deleter(m);
+		gfx_dlpack_call_deleter(gfx_py_get_pointer(capsule, "dltensor"), 0);
 	}
 }
 
@@ -60,22 +54,25 @@ void gfxcuda_dlpack_capsule_destructor(void *capsule) {
 //
 // An exporter holds one reference on a memory owner (taken in Go) and
 // counts the tensors exported through it; gfxcuda_dlpack_exporter_export
-// builds a managed tensor in C and its deleter drops the count, so an
+// builds a managed tensor in C (gfx_dlpack_build, dlpack.h: the builder
+// package dlpack's Export uses) and its deleter drops the count, so an
 // export and its deleter cost a malloc and two atomics. The owner is
 // released (in Go) when the exporter has been dropped and the last of its
-// tensors deleted. Descriptions are checked in Go (gfxExporterCheck, as
-// gfxcuda_dlpack_export checks them); the exporter keeps a copy of the
-// first one Go accepted, and an export of the same description again (the
-// Python array's, every time) is not checked twice.
+// tensors deleted. Descriptions are checked and described in Go
+// (gfxExporterCheck: the checks of gfxcuda_dlpack_export, then package
+// dlpack's Describe); the exporter keeps the first description Go accepted
+// and what Go computed of it, and an export of the same description again
+// (the Python array's, every time) does not enter Go.
 
 enum { gfx_unchecked, gfx_filling, gfx_checked };
 
 typedef struct gfx_exporter {
 	atomic_llong refs; // 1 for the caller, 1 per live tensor
 	uint64_t owner;
-	atomic_int state;        // of checked: gfx_unchecked, gfx_filling (one thread writes it), gfx_checked
+	atomic_int state;         // of checked: gfx_unchecked, gfx_filling (one thread writes it), gfx_checked
 	gfxcuda_tensor_t checked; // shape and strides point into dims
 	int64_t dims[64];
+	gfx_dlpack_desc desc;     // of checked, as Go described it
 } gfx_exporter;
 
 static atomic_llong gfx_exported_live;
@@ -133,22 +130,25 @@ static int gfx_fail(int status, const char *msg) {
 static int gfx_same(const gfxcuda_tensor_t *d, const gfxcuda_tensor_t *c) {
 	if (d->data != c->data || d->byte_offset != c->byte_offset || d->device_type != c->device_type ||
 		d->device_id != c->device_id || d->code != c->code || d->bits != c->bits || d->lanes != c->lanes ||
-		d->ndim != c->ndim || (d->strides == NULL) != (c->strides == NULL))
+		d->ndim != c->ndim || d->flags != c->flags || (d->strides == NULL) != (c->strides == NULL))
 		return 0;
 	size_t n = (size_t)c->ndim * 8;
 	if (n && (d->shape == NULL || memcmp(d->shape, c->shape, n))) return 0;
 	return d->strides == NULL || n == 0 || memcmp(d->strides, c->strides, n) == 0;
 }
 
-// gfx_check checks d in Go unless it is the exporter's checked description,
-// and keeps the first description Go accepts.
-static int gfx_check(gfx_exporter *e, const gfxcuda_tensor_t *d) {
+// gfx_check returns Go's description of d: the exporter's own when d is its
+// checked description, else *tmp, filled by Go's check (and kept when it is
+// the first description Go accepts). NULL with *status set when Go refuses
+// d.
+static const gfx_dlpack_desc *gfx_check(gfx_exporter *e, const gfxcuda_tensor_t *d, gfx_dlpack_desc *tmp, int *status) {
 	int st = atomic_load_explicit(&e->state, memory_order_acquire);
-	if (st == gfx_checked && gfx_same(d, &e->checked)) return 0;
-	int status = gfxExporterCheck(e->owner, (gfxcuda_tensor_t *)d);
-	if (status != 0 || st != gfx_unchecked) return status;
+	if (st == gfx_checked && gfx_same(d, &e->checked)) return &e->desc;
+	*status = gfxExporterCheck(e->owner, (gfxcuda_tensor_t *)d, tmp);
+	if (*status != 0) return NULL;
+	if (st != gfx_unchecked) return tmp;
 	int want = gfx_unchecked;
-	if (!atomic_compare_exchange_strong(&e->state, &want, gfx_filling)) return 0;
+	if (!atomic_compare_exchange_strong(&e->state, &want, gfx_filling)) return tmp;
 	int nd = d->ndim; // 0 to 32: Go checked it
 	e->checked = *d;
 	memcpy(e->dims, d->shape, (size_t)nd * 8);
@@ -157,52 +157,18 @@ static int gfx_check(gfx_exporter *e, const gfxcuda_tensor_t *d) {
 		memcpy(e->dims + nd, d->strides, (size_t)nd * 8);
 		e->checked.strides = e->dims + nd;
 	}
+	e->desc = *tmp;
 	atomic_store_explicit(&e->state, gfx_checked, memory_order_release);
-	return 0;
+	return &e->desc;
 }
 
-// gfx_exporter_build builds a managed tensor of d (checked) over e's
-// memory: one calloc'd block, the struct then shape then strides (always
-// written: DLPack 1.2 wants strides for ndim > 0). NULL when out of memory.
-void *gfx_exporter_build(void *exporter, const gfxcuda_tensor_t *d, int versioned) {
+// gfx_exporter_build builds a managed tensor of d (Go's description of a
+// checked tensor) over e's memory (gfx_dlpack_build). NULL when out of
+// memory.
+void *gfx_exporter_build(void *exporter, const gfx_dlpack_desc *d, int versioned) {
 	gfx_exporter *e = exporter;
-	int nd = d->ndim;
-	int64_t acc;
-	size_t head = versioned ? sizeof(gfx_DLManagedTensorVersioned) : sizeof(gfx_DLManagedTensor);
-	void *p = calloc(1, head + (size_t)(2 * nd) * 8);
+	void *p = gfx_dlpack_build(d, versioned, e, gfx_fast_delete, gfx_fast_delete_versioned);
 	if (p == NULL) return NULL;
-	int64_t *dims = (int64_t *)((char *)p + head);
-	acc = 1;
-	for (int i = nd - 1; i >= 0; i--) {
-		dims[i] = d->shape[i];
-		dims[nd + i] = d->strides ? d->strides[i] : acc;
-		acc *= d->shape[i];
-	}
-	gfx_DLTensor *t;
-	if (versioned) {
-		gfx_DLManagedTensorVersioned *m = p;
-		m->version.major = 1;
-		m->version.minor = 1;
-		m->manager_ctx = e;
-		m->deleter = gfx_fast_delete_versioned;
-		m->flags = d->flags & 3; // read-only, is-copied
-		t = &m->dl_tensor;
-	} else {
-		gfx_DLManagedTensor *m = p;
-		m->manager_ctx = e;
-		m->deleter = gfx_fast_delete;
-		t = &m->dl_tensor;
-	}
-	t->data = (void *)(uintptr_t)d->data;
-	t->device.device_type = d->device_type;
-	t->device.device_id = d->device_id;
-	t->ndim = nd;
-	t->dtype.code = d->code;
-	t->dtype.bits = d->bits;
-	t->dtype.lanes = d->lanes ? d->lanes : 1;
-	t->shape = nd ? dims : NULL;
-	t->strides = nd ? dims + nd : NULL;
-	t->byte_offset = d->byte_offset;
 	atomic_fetch_add(&e->refs, 1);
 	atomic_fetch_add(&gfx_exported_live, 1);
 	return p;
@@ -211,17 +177,26 @@ void *gfx_exporter_build(void *exporter, const gfxcuda_tensor_t *d, int versione
 int gfxcuda_dlpack_exporter_export(void *exporter, const gfxcuda_tensor_t *d, int versioned, void **out) {
 	gfx_exporter *e = exporter;
 	if (e == NULL || d == NULL || out == NULL) return gfx_fail(1, "gfxcuda_dlpack_exporter_export: null exporter, description or output");
-	int status = gfx_check(e, d);
-	if (status != 0) return status;
-	void *p = gfx_exporter_build(e, d, versioned);
+	gfx_dlpack_desc tmp;
+	int status = 0;
+	const gfx_dlpack_desc *desc = gfx_check(e, d, &tmp, &status);
+	if (desc == NULL) return status;
+	void *p = gfx_exporter_build(e, desc, versioned);
 	if (p == NULL) return gfx_fail(9, "gfxcuda: out of host memory for a DLPack tensor header");
 	*out = p;
 	return 0;
 }
 
 // gfx_exporter_check checks d as gfxcuda_dlpack_exporter_export does (Go
-// once per description); a status.
-int gfx_exporter_check(void *exporter, const gfxcuda_tensor_t *d) { return gfx_check(exporter, d); }
+// once per description) and copies Go's description of it to *out; a
+// status.
+int gfx_exporter_check(void *exporter, const gfxcuda_tensor_t *d, gfx_dlpack_desc *out) {
+	int status = 0;
+	const gfx_dlpack_desc *desc = gfx_check(exporter, d, out, &status);
+	if (desc == NULL) return status;
+	if (desc != out) *out = *desc;
+	return 0;
+}
 
 // gfx_exporter_ref and gfx_exporter_unref_public take and drop a
 // reference on an exporter (the exchange API's bindings hold one).

@@ -6,6 +6,7 @@
  * the functions cmd/libgfxcuda exports (_cgo_export.h). */
 #define GFXCUDA_TYPES_ONLY
 #include "gfxcuda.h"
+#include "../../dlpack/dlpack.h"
 #define GFXCUDA_VERSION_STRING "0.1.0"
 void gfx_set_error(const char *msg, size_t n);
 void gfxcuda_dlpack_capsule_destructor(void *capsule);
@@ -13,8 +14,8 @@ void *gfx_exporter_new(uint64_t owner);
 long long gfx_exported_count(void);
 
 // The DLPack exporters of capi.c, for the exchange API (exchange.c).
-void *gfx_exporter_build(void *exporter, const gfxcuda_tensor_t *d, int versioned);
-int gfx_exporter_check(void *exporter, const gfxcuda_tensor_t *d);
+void *gfx_exporter_build(void *exporter, const gfx_dlpack_desc *d, int versioned);
+int gfx_exporter_check(void *exporter, const gfxcuda_tensor_t *d, gfx_dlpack_desc *out);
 void gfx_exporter_ref(void *exporter);
 void gfx_exporter_drop_ref(void *exporter);
 

@@ -88,9 +88,8 @@ static PyObject *x_to_py_callable;
 #define GFX_BINDING_NAME "gfxcuda.dlpack_binding"
 
 typedef struct {
-	void *exporter;        // one reference
-	gfxcuda_tensor_t desc; // checked by Go; shape and strides point into dims
-	int64_t dims[64];      // shape, then strides (always written, in elements)
+	void *exporter;       // one reference
+	gfx_dlpack_desc desc; // Go's description of the checked tensor
 } gfx_binding;
 
 int gfxcuda_dlpack_binding_new(void *exporter, const gfxcuda_tensor_t *d, void **out) {
@@ -99,25 +98,18 @@ int gfxcuda_dlpack_binding_new(void *exporter, const gfxcuda_tensor_t *d, void *
 		gfx_set_error(m, sizeof m - 1);
 		return 1;
 	}
-	int st = gfx_exporter_check(exporter, d); // the tensor lies in the exporter's memory (Go, once)
-	if (st != 0) return st;
 	gfx_binding *b = malloc(sizeof *b);
 	if (b == NULL) {
 		static const char m[] = "gfxcuda: out of host memory for a DLPack binding";
 		gfx_set_error(m, sizeof m - 1);
 		return 9;
 	}
-	int nd = d->ndim; // 0 to 32: Go checked it
-	b->desc = *d;
-	int64_t acc = 1;
-	for (int i = nd - 1; i >= 0; i--) {
-		b->dims[i] = d->shape[i];
-		b->dims[nd + i] = d->strides ? d->strides[i] : acc;
-		acc *= d->shape[i];
+	// The tensor lies in the exporter's memory (Go, once), as Go describes it.
+	int st = gfx_exporter_check(exporter, d, &b->desc);
+	if (st != 0) {
+		free(b);
+		return st;
 	}
-	b->desc.shape = b->dims;
-	b->desc.strides = b->dims + nd;
-	b->desc.lanes = d->lanes ? d->lanes : 1;
 	b->exporter = exporter;
 	gfx_exporter_ref(exporter);
 	*out = b;
@@ -193,17 +185,7 @@ static int x_dltensor(void *obj, gfx_DLTensor *out) {
 	PyObject *cap;
 	gfx_binding *b = x_binding_of(obj, &cap);
 	if (b == NULL) return -1;
-	const gfxcuda_tensor_t *d = &b->desc;
-	out->data = (void *)(uintptr_t)d->data;
-	out->device.device_type = d->device_type;
-	out->device.device_id = d->device_id;
-	out->ndim = d->ndim;
-	out->dtype.code = d->code;
-	out->dtype.bits = d->bits;
-	out->dtype.lanes = d->lanes;
-	out->shape = d->ndim ? b->dims : NULL;
-	out->strides = d->ndim ? b->dims + d->ndim : NULL;
-	out->byte_offset = d->byte_offset;
+	gfx_dlpack_view(&b->desc, out);
 	py.DecRef(cap); // the array keeps the binding
 	return 0;
 }

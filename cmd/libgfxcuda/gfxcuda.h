@@ -108,6 +108,21 @@ typedef struct {
 	uint64_t flags;                 /* DLPACK_FLAG_BITMASK_READ_ONLY (1), _IS_COPIED (2) */
 } gfxcuda_tensor_t;
 
+/* What gfxcuda_tensor_info computes of a tensor description: the library's
+ * own arithmetic (Go's package dlpack: the same its exports and checks
+ * use), so that bindings need not compute it again. */
+typedef struct {
+	uint64_t elements;   /* the product of shape (1 for 0 dimensions) */
+	uint64_t itemsize;   /* bytes per element: bits / 8 * lanes */
+	uint64_t nbytes;     /* elements * itemsize */
+	int64_t lo, hi;      /* the bytes [lo, hi) the elements span, from data (byte_offset and negative strides included); [byte_offset, byte_offset) when empty */
+	int32_t contiguous;  /* 1: C-contiguous (strides NULL, or equal to the C-contiguous ones where a dimension is not 1) */
+	int32_t dense;       /* 1: the elements cover [lo, hi) exactly once (contiguous, or a permutation of a contiguous tensor) */
+	int32_t ndim;        /* the entries of strides used */
+	int32_t reserved;
+	int64_t strides[32]; /* elements: desc->strides, or the C-contiguous strides when it is NULL */
+} gfxcuda_tensor_info_t;
+
 /* An array interface: the fields of Python's __cuda_array_interface__
  * (version 3, CUDA memory) or of NumPy's __array_interface__ (version 3,
  * host memory; host != 0), as gfxcuda_array_interface fills them. */
@@ -560,6 +575,13 @@ int gfxcuda_dlpack_export(uint64_t owner, const gfxcuda_tensor_t *desc, int vers
 int gfxcuda_dlpack_import(void *managed, int versioned, uint64_t *handle, gfxcuda_tensor_t *desc);
 /* The number of exported tensors whose deleter has not run. */
 int gfxcuda_dlpack_live(uint64_t *n);
+/* Computes *out of the tensor description *desc, which is checked as
+ * gfxcuda_dlpack_export checks it but for memory: no owner, and data is
+ * not read (it may be 0). GFXCUDA_ERR_INVALID for a description
+ * gfxcuda_dlpack_export refuses as such: more than 32 dimensions, a
+ * negative one, elements of bits that are not whole bytes, strides not one
+ * per dimension, sizes or strides that reach beyond 2**62 bytes. */
+int gfxcuda_tensor_info(const gfxcuda_tensor_t *desc, gfxcuda_tensor_info_t *out);
 /* The array interface of the tensor *desc over owner's memory (the
  * checks of gfxcuda_dlpack_export), with the producer's pending work on
  * stream (0: none): __cuda_array_interface__ for CUDA memory,
@@ -667,6 +689,15 @@ int gfxcuda_texture_to_tensor(uint64_t texture, uint64_t buffer, const gfxcuda_t
  * the texture, n out of 1..cols*rows, or a buffer too small for n views. */
 int gfxcuda_texture_tiles_to_tensor(uint64_t texture, uint64_t buffer, const gfxcuda_tensor_layout_t *layout,
                                     uint64_t offset, int cols, int rows, int n, int converter, uint64_t stream);
+/* The shape of the tensor gfxcuda_texture_to_tensor writes of texture
+ * under layout (cols, rows and n all 0), or gfxcuda_texture_tiles_to_tensor
+ * of cols x rows tiles and n views: shape[0..4) gets (n, C, H, W) when
+ * layout is planar, else (n, H, W, C) (n 1 for the whole texture; H and W
+ * a view's, a tile's for tiles), *nbytes the tensor's bytes.
+ * GFXCUDA_ERR_INVALID for a layout the conversion refuses, or tiles that
+ * do not divide the texture or n not from 1 to cols x rows. */
+int gfxcuda_texture_tensor_shape(uint64_t texture, const gfxcuda_tensor_layout_t *layout, int cols, int rows, int n,
+                                 int64_t *shape, uint64_t *nbytes);
 
 /* ---- The caller's own OpenGL renderer (docs/opengl.md) ----
  * Call these on the thread where the renderer's GL context (EGL; GL 4.5 or
@@ -712,6 +743,16 @@ int gfxcuda_gl_to_tensor(uint64_t source, uint64_t device, const gfxcuda_tensor_
  * that draw several cameras or environments per step. */
 int gfxcuda_gl_to_tensors(const uint64_t *sources, int n, uint64_t device, const gfxcuda_tensor_layout_t *layout,
                           uint64_t dst, uint64_t dst_size, uint64_t stream);
+/* The shape of the tensor gfxcuda_gl_to_tensors writes of n sources like
+ * source (the same size and kind) under layout: (N, C, H, W) when layout is
+ * planar, else (N, H, W, C), in shape[0..4) and *ndim 4; n 0 is one source
+ * without the N dimension, as gfxcuda_gl_to_tensor's tensor is read
+ * ((C, H, W) or (H, W, C), *ndim 3). C is layout's channels, 1 for a depth
+ * source (float32). *nbytes gets the tensor's bytes (the dst_size it needs).
+ * GFXCUDA_ERR_INVALID for a layout the conversion refuses or n outside 0 to
+ * 65536. */
+int gfxcuda_gl_tensor_shape(uint64_t source, const gfxcuda_tensor_layout_t *layout, int n, int64_t *shape, int32_t *ndim,
+                            uint64_t *nbytes);
 /* Writes the CUDA ordinal of the GPU the adopted context runs on (its GL
  * device UUID matched against CUDA's devices): the device to pass to
  * gfxcuda_gl_to_tensor's shared device. GFXCUDA_ERROR_INVALID_ARGUMENT

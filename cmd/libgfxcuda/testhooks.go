@@ -10,6 +10,8 @@ package main
 #include "capi.h"
 const char *gfxcuda_last_error(void);
 int gfxcuda_cli_main(int argc, char **argv);
+int gfxcuda_dlpack_exporter_export(void *exporter, const gfxcuda_tensor_t *desc, int versioned, void **managed);
+int gfxcuda_dlpack_exporter_drop(void *exporter);
 
 // A caller's own handler for SIGINT and SIGTERM, as Python installs its
 // KeyboardInterrupt's (SA_ONSTACK, no SA_RESTART), with SIGUSR1 in its mask.
@@ -53,7 +55,11 @@ static int gfx_test_caught_sig(void) { return gfx_test_caught; }
 */
 import "C"
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/gfxcuda/gfxcuda/dlpack"
+)
 
 func cDeviceOpen(index int) (uint64, int) {
 	var h C.uint64_t
@@ -166,4 +172,104 @@ func cReleaseN(hs []int64) int {
 		p = (*C.int64_t)(unsafe.Pointer(&hs[0]))
 	}
 	return int(gfxcuda_release_n(p, C.int(len(hs))))
+}
+
+// cTensor is a gfxcuda_tensor_t of t in C memory (shape and strides
+// too); free it with its func.
+func cTensor(t dlpack.Tensor) (*C.gfxcuda_tensor_t, func()) {
+	nd := len(t.Shape)
+	p := C.calloc(1, C.size_t(unsafe.Sizeof(C.gfxcuda_tensor_t{}))+C.size_t(16*max(nd, 1)))
+	d := (*C.gfxcuda_tensor_t)(p)
+	dims := unsafe.Slice((*int64)(unsafe.Add(p, unsafe.Sizeof(C.gfxcuda_tensor_t{}))), 2*nd)
+	*d = C.gfxcuda_tensor_t{data: C.uint64_t(t.Data), byte_offset: C.uint64_t(t.ByteOffset),
+		device_type: C.int32_t(t.Device.Type), device_id: C.int32_t(t.Device.ID), code: C.uint8_t(t.DType.Code),
+		bits: C.uint8_t(t.DType.Bits), lanes: C.uint16_t(t.DType.Lanes), ndim: C.int32_t(nd), flags: C.uint64_t(t.Flags())}
+	if nd > 0 {
+		copy(dims, t.Shape)
+		d.shape = (*C.int64_t)(unsafe.Pointer(&dims[0]))
+		if t.Strides != nil {
+			copy(dims[nd:], t.Strides)
+			d.strides = (*C.int64_t)(unsafe.Pointer(&dims[nd]))
+		}
+	}
+	return d, func() { C.free(p) }
+}
+
+// cDLPackImport imports the managed tensor at p (gfxcuda_dlpack_import):
+// a handle over its memory.
+func cDLPackImport(p unsafe.Pointer, versioned bool) (uint64, int) {
+	var h C.uint64_t
+	var d C.gfxcuda_tensor_t
+	st := gfxcuda_dlpack_import(p, cBool(versioned), &h, &d) // d's arrays are the handle's
+	return uint64(h), int(st)
+}
+
+// cDLPackExport exports t over owner's memory as gfxcuda_dlpack_export
+// does (package dlpack's Export, in Go).
+func cDLPackExport(owner uint64, t dlpack.Tensor, versioned bool) (unsafe.Pointer, int) {
+	d, free := cTensor(t)
+	defer free()
+	var out unsafe.Pointer
+	st := gfxcuda_dlpack_export(C.uint64_t(owner), d, cBool(versioned), &out)
+	return out, int(st)
+}
+
+// cExporterNew, cExporterExport and cExporterDrop call the C exporter's
+// entry points (capi.c: exports built without entering Go).
+func cExporterNew(owner uint64) (unsafe.Pointer, int) {
+	var e unsafe.Pointer
+	st := gfxcuda_dlpack_exporter_new(C.uint64_t(owner), &e)
+	return e, int(st)
+}
+
+func cExporterExport(e unsafe.Pointer, t dlpack.Tensor, versioned bool) (unsafe.Pointer, int) {
+	d, free := cTensor(t)
+	defer free()
+	var out unsafe.Pointer
+	st := C.gfxcuda_dlpack_exporter_export(e, d, cBool(versioned), &out)
+	return out, int(st)
+}
+
+func cExporterDrop(e unsafe.Pointer) int { return int(C.gfxcuda_dlpack_exporter_drop(e)) }
+
+// cCallDeleter calls the deleter of the managed tensor at p.
+func cCallDeleter(p unsafe.Pointer, versioned bool) { C.gfx_dlpack_call_deleter(p, cBool(versioned)) }
+
+// cDLPackLive is gfxcuda_dlpack_live's count.
+func cDLPackLive() uint64 {
+	var n C.uint64_t
+	gfxcuda_dlpack_live(&n)
+	return uint64(n)
+}
+
+func cBool(b bool) C.int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// tensorInfo is gfxcuda_tensor_info_t in Go's types.
+type tensorInfo struct {
+	Elements, ItemSize, NBytes uint64
+	Lo, Hi                     int64
+	Contiguous, Dense          bool
+	Strides                    []int64
+}
+
+// cTensorInfo calls gfxcuda_tensor_info on t's description in C memory.
+func cTensorInfo(t dlpack.Tensor) (tensorInfo, int) {
+	d, free := cTensor(t)
+	defer free()
+	var out C.gfxcuda_tensor_info_t
+	st := int(gfxcuda_tensor_info(d, &out))
+	if st != stOK {
+		return tensorInfo{}, st
+	}
+	s := make([]int64, int(out.ndim))
+	for i := range s {
+		s[i] = int64(out.strides[i])
+	}
+	return tensorInfo{uint64(out.elements), uint64(out.itemsize), uint64(out.nbytes), int64(out.lo), int64(out.hi),
+		out.contiguous != 0, out.dense != 0, s}, st
 }

@@ -123,6 +123,26 @@ class Tensor(ctypes.Structure):
     ]
 
 
+# What gfxcuda_tensor_info computes of a tensor description: the library's
+# own arithmetic (Go's package dlpack: the same its exports and checks
+# use), so that bindings need not compute it again.
+class TensorInfo(ctypes.Structure):
+    """gfxcuda_tensor_info_t (gfxcuda.h)."""
+
+    _fields_ = [
+        ("elements", ctypes.c_uint64),  # the product of shape (1 for 0 dimensions)
+        ("itemsize", ctypes.c_uint64),  # bytes per element: bits / 8 * lanes
+        ("nbytes", ctypes.c_uint64),  # elements * itemsize
+        ("lo", ctypes.c_int64),  # the bytes [lo, hi) the elements span, from data (byte_offset and negative strides included); [byte_offset, byte_offset) when empty
+        ("hi", ctypes.c_int64),
+        ("contiguous", ctypes.c_int32),  # 1: C-contiguous (strides NULL, or equal to the C-contiguous ones where a dimension is not 1)
+        ("dense", ctypes.c_int32),  # 1: the elements cover [lo, hi) exactly once (contiguous, or a permutation of a contiguous tensor)
+        ("ndim", ctypes.c_int32),  # the entries of strides used
+        ("reserved", ctypes.c_int32),
+        ("strides", ctypes.c_int64 * 32),  # elements: desc->strides, or the C-contiguous strides when it is NULL
+    ]
+
+
 # An array interface: the fields of Python's __cuda_array_interface__
 # (version 3, CUDA memory) or of NumPy's __array_interface__ (version 3,
 # host memory; host != 0), as gfxcuda_array_interface fills them.
@@ -551,6 +571,13 @@ FUNCTIONS = {
     "gfxcuda_dlpack_import": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(Tensor)]),
     # The number of exported tensors whose deleter has not run.
     "gfxcuda_dlpack_live": (ctypes.c_int, [ctypes.POINTER(ctypes.c_uint64)]),
+    # Computes *out of the tensor description *desc, which is checked as
+    # gfxcuda_dlpack_export checks it but for memory: no owner, and data is
+    # not read (it may be 0). GFXCUDA_ERR_INVALID for a description
+    # gfxcuda_dlpack_export refuses as such: more than 32 dimensions, a
+    # negative one, elements of bits that are not whole bytes, strides not one
+    # per dimension, sizes or strides that reach beyond 2**62 bytes.
+    "gfxcuda_tensor_info": (ctypes.c_int, [ctypes.POINTER(Tensor), ctypes.POINTER(TensorInfo)]),
     # The array interface of the tensor *desc over owner's memory (the
     # checks of gfxcuda_dlpack_export), with the producer's pending work on
     # stream (0: none): __cuda_array_interface__ for CUDA memory,
@@ -649,6 +676,14 @@ FUNCTIONS = {
     # GFXCUDA_ERR_UNSUPPORTED. GFXCUDA_ERR_INVALID for tiles that do not divide
     # the texture, n out of 1..cols*rows, or a buffer too small for n views.
     "gfxcuda_texture_tiles_to_tensor": (ctypes.c_int, [ctypes.c_uint64, ctypes.c_uint64, ctypes.POINTER(TensorLayout), ctypes.c_uint64, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_uint64]),
+    # The shape of the tensor gfxcuda_texture_to_tensor writes of texture
+    # under layout (cols, rows and n all 0), or gfxcuda_texture_tiles_to_tensor
+    # of cols x rows tiles and n views: shape[0..4) gets (n, C, H, W) when
+    # layout is planar, else (n, H, W, C) (n 1 for the whole texture; H and W
+    # a view's, a tile's for tiles), *nbytes the tensor's bytes.
+    # GFXCUDA_ERR_INVALID for a layout the conversion refuses, or tiles that
+    # do not divide the texture or n not from 1 to cols x rows.
+    "gfxcuda_texture_tensor_shape": (ctypes.c_int, [ctypes.c_uint64, ctypes.POINTER(TensorLayout), ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(ctypes.c_uint64)]),
     # Adopts the GL context current on the calling thread (the renderer's own;
     # never destroyed by gfxcuda): GFXCUDA_ERROR_INVALID_ARGUMENT, naming
     # what to do, when none is. Release it on the same thread.
@@ -686,6 +721,15 @@ FUNCTIONS = {
     # NHWC), with one GL-to-CUDA synchronization for them all: for renderers
     # that draw several cameras or environments per step.
     "gfxcuda_gl_to_tensors": (ctypes.c_int, [ctypes.POINTER(ctypes.c_uint64), ctypes.c_int, ctypes.c_uint64, ctypes.POINTER(TensorLayout), ctypes.c_uint64, ctypes.c_uint64, ctypes.c_uint64]),
+    # The shape of the tensor gfxcuda_gl_to_tensors writes of n sources like
+    # source (the same size and kind) under layout: (N, C, H, W) when layout is
+    # planar, else (N, H, W, C), in shape[0..4) and *ndim 4; n 0 is one source
+    # without the N dimension, as gfxcuda_gl_to_tensor's tensor is read
+    # ((C, H, W) or (H, W, C), *ndim 3). C is layout's channels, 1 for a depth
+    # source (float32). *nbytes gets the tensor's bytes (the dst_size it needs).
+    # GFXCUDA_ERR_INVALID for a layout the conversion refuses or n outside 0 to
+    # 65536.
+    "gfxcuda_gl_tensor_shape": (ctypes.c_int, [ctypes.c_uint64, ctypes.POINTER(TensorLayout), ctypes.c_int, ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(ctypes.c_int32), ctypes.POINTER(ctypes.c_uint64)]),
     # Writes the CUDA ordinal of the GPU the adopted context runs on (its GL
     # device UUID matched against CUDA's devices): the device to pass to
     # gfxcuda_gl_to_tensor's shared device. GFXCUDA_ERROR_INVALID_ARGUMENT

@@ -93,7 +93,7 @@ def _dtype_of(dtype):
         raise errors.ArgumentTypeError("gfxcuda: dtype=%r is not an element type (numpy.dtype says: %s); give one such as "
                                        "'float32', 'uint8' or numpy.float16" % (dtype, e)) from None
     code, bits = _lib.dtype_parse(name)
-    r = (code, bits, bits // 8)
+    r = (code, bits, _lib.info_of((), code, bits).itemsize)  # the library's element size
     try:
         _dtypes[dtype] = r
     except TypeError:
@@ -188,6 +188,7 @@ class _Array:
         # wait for it. None: nothing pending.
         self._pending = None
         self._desc = None
+        self._info = None  # the library's TensorInfo of the description (size, nbytes, contiguity), made on first use
         self._exporter = None  # _lib.Exporter, made on the first export
         self._lock = threading.Lock()
         self._dl_device = (kDLCUDA, device)  # __dlpack_device__, asked on every export
@@ -208,18 +209,26 @@ class _Array:
             return None
         return p or 1
 
+    def _tensor_info(self):
+        """The library's TensorInfo of this array's description (its
+        elements, bytes, extent and contiguity, as Go's package dlpack
+        computes them), made on first use."""
+        i = self._info
+        if i is None:
+            if self._desc is None:
+                self._tensor()
+            i = self._info = _lib.tensor_info(self._desc[3])
+        return i
+
     @property
     def size(self):
         """The number of elements (the product of shape)."""
-        n = 1
-        for s in self.shape:
-            n *= s
-        return n
+        return self._tensor_info().elements
 
     @property
     def nbytes(self):
         """The size in bytes: size * itemsize."""
-        return self.size * self.itemsize
+        return self._tensor_info().nbytes
 
     def _interface(self):
         """The array interface's dict for the stream pending now, as the
@@ -253,14 +262,8 @@ class _Array:
 
     def _tensor(self):
         if self._desc is None:
-            nd = len(self.shape)
-            shape = (ctypes.c_int64 * max(nd, 1))(*self.shape)
-            strides = None
-            if self.strides is not None:
-                strides = (ctypes.c_int64 * max(nd, 1))(*[s // self.itemsize for s in self.strides])
-            t = _lib.Tensor(self.ptr, 0, self._dl_device[0], self._dl_device[1], self._code, self._bits, 1, nd,
-                            ctypes.cast(shape, ctypes.POINTER(ctypes.c_int64)),
-                            ctypes.cast(strides, ctypes.POINTER(ctypes.c_int64)) if strides is not None else None, 0)
+            strides = None if self.strides is None else [s // self.itemsize for s in self.strides]
+            t, (shape, strides) = _lib.describe(self.shape, self._code, self._bits, strides, self.ptr, self._dl_device)
             self._desc = (t, shape, strides, ctypes.byref(t))
         return self._desc[0]
 
@@ -356,11 +359,8 @@ class _Array:
         whose elements are not packed in C order."""
         if self.strides is None:
             return
-        want, expect = [], self.itemsize
-        for n in reversed(self.shape):
-            want.append(expect)
-            expect *= n
-        if tuple(reversed(want)) != tuple(self.strides) and self.nbytes > 0:
+        info = self._tensor_info()
+        if not info.contiguous and info.nbytes > 0:
             raise errors.InvalidArgumentError(
                 "gfxcuda: %s of a strided buffer (strides %s for shape %s): host copies move the bytes in one "
                 "piece; copy a C-contiguous buffer, or make one (CudaBuffer(shape, dtype)) and copy into it on the GPU"
@@ -453,19 +453,16 @@ class CudaBuffer(_Array):
         self.owned = True
 
     @classmethod
-    def _from_cache(cls, shape, dtype, device, stream):
-        """A CudaBuffer from the device's cache of per-frame memory
-        (conversions' outputs): on release it goes back to the cache and is
-        reused once the work queued on stream (an int: where it is written),
-        on DLPack consumers' streams (__dlpack__ names them) and on the
-        legacy default stream has finished. shape, dtype and device are
-        checked by the caller."""
+    def _from_cache(cls, shape, dtype, device, stream, nbytes):
+        """A CudaBuffer of nbytes bytes from the device's cache of per-frame
+        memory (conversions' outputs): on release it goes back to the cache
+        and is reused once the work queued on stream (an int: where it is
+        written), on DLPack consumers' streams (__dlpack__ names them) and on
+        the legacy default stream has finished. shape, dtype and device are
+        checked by the caller, nbytes computed by the library with shape
+        (gfxcuda_gl_tensor_shape)."""
         self = cls.__new__(cls)
-        _, _, itemsize = _dtype_of(dtype)
-        n = itemsize
-        for d in shape:
-            n *= d
-        h = _lib.new_handle("gfxcuda_cuda_alloc_cached", device, max(n, 1), stream)
+        h = _lib.new_handle("gfxcuda_cuda_alloc_cached", device, max(nbytes, 1), stream)
         self._setup(h, _lib.info(h).device_ptr, shape, dtype, device)
         self.owned = True
         self._cached = True
@@ -481,10 +478,11 @@ class CudaBuffer(_Array):
         describe a strided view. Raises gfxcuda.ArgumentTypeError for a
         ptr, shape or strides of the wrong type,
         gfxcuda.InvalidArgumentError for strides that do not match the
-        shape or the itemsize, gfxcuda.ArgumentOverflowError for an extent
-        past 2**64 - 1."""
+        shape or the itemsize, gfxcuda.ArgumentOverflowError for a shape
+        past 2**64 - 1 bytes or strides that reach past 2**62 (the most
+        the library describes)."""
         self = cls.__new__(cls)
-        _, _, itemsize = _dtype_of(dtype)
+        code, bits, itemsize = _dtype_of(dtype)
         ptr = _check.integer(ptr, "CudaBuffer.from_cuda", "ptr", 0, _check.U64, what="a device pointer")
         shape, n = _check.shape(shape, "CudaBuffer.from_cuda", itemsize)
         device = _check.device(device, "CudaBuffer.from_cuda")
@@ -501,10 +499,14 @@ class CudaBuffer(_Array):
             if any(st % itemsize for st in strides):
                 raise errors.InvalidArgumentError("gfxcuda: strides %r are in bytes and must be multiples of the "
                                                   "itemsize %d" % (tuple(strides), itemsize))
-            n = itemsize + sum((s - 1) * st for s, st in zip(shape, strides)) if n else 0
-            if n > _check.U64:
-                raise errors.ArgumentOverflowError("gfxcuda: CudaBuffer.from_cuda(shape=%r, strides=%r): %d bytes; at "
-                                                   "most 2**64 - 1" % (shape, strides, n))
+            if n:
+                # The bytes from ptr the elements reach, as the library's
+                # checks of exports compute them.
+                try:
+                    n = _lib.info_of(shape, code, bits, [st // itemsize for st in strides]).hi
+                except errors.InvalidArgumentError as e:
+                    raise errors.ArgumentOverflowError("gfxcuda: CudaBuffer.from_cuda(shape=%r, strides=%r): the "
+                                                       "elements reach too far (%s)" % (shape, strides, e)) from None
         h = _lib.new_handle("gfxcuda_cuda_wrap", device, ptr, max(n, 1))
         self._setup(h, ptr, shape, dtype, device, strides=strides, owner=owner)
         self.owned = False
@@ -962,24 +964,24 @@ def _layout(where, obj, ptr, shape, strides, itemsize, source):
     """Checks that an array's description holds together: a pointer and
     the bytes its elements span inside the address space user memory has
     (below 2**63; an absurd shape or stride of a hostile producer is
-    refused, not handed to CUDA)."""
-    n = 1
-    for d in shape:
-        n *= d
-    if n == 0:
+    refused, not handed to CUDA). The span is the library's (Go's package
+    dlpack): the array seen as bytes (strides, in bytes, need not be whole
+    elements), its last element's bytes added."""
+    if strides is None:
+        desc = (shape, None, 8 * itemsize)
+    else:
+        desc = (shape, strides, 8)
+    try:
+        info = _lib.info_of(desc[0], 1, desc[2], desc[1])
+    except errors.InvalidArgumentError as e:
+        raise _bad(where, obj, "spans more bytes than any memory has, outside the address space: shape %s, strides %s "
+                   "(its %s; %s)" % (tuple(shape), strides, source, e)) from None
+    if info.elements == 0:
         return
     if not ptr:
-        raise _bad(where, obj, "has %d elements at a null pointer (its %s)" % (n, source))
-    lo, hi, step = 0, itemsize, itemsize
-    for i in range(len(shape) - 1, -1, -1):
-        st = strides[i] if strides is not None else step
-        span = (shape[i] - 1) * st
-        if span < 0:
-            lo += span
-        else:
-            hi += span
-        step *= shape[i]
-    if ptr + lo < 0 or ptr + hi > _check.I64 + 1 or n * itemsize > _check.I64:
+        raise _bad(where, obj, "has %d elements at a null pointer (its %s)" % (info.elements, source))
+    lo, hi = info.lo, info.hi + (0 if strides is None else itemsize - 1)
+    if ptr + lo < 0 or ptr + hi > _check.I64 + 1:
         raise _bad(where, obj, "spans bytes [%d, %d) from %#x, outside the address space: shape %s, strides %s "
                    "(its %s)" % (lo, hi, ptr, tuple(shape), strides, source))
 
@@ -1152,10 +1154,8 @@ def _pointer(obj, need, where="Texture.copy_to"):
         pitch = 0 if obj.dim() < 2 or obj.is_contiguous() else obj.stride(0) * es
         return obj.data_ptr(), pitch, obj
     ptr, shape, typestr, strides, _, keep = _array_of(obj, where)
-    _, _, itemsize = _dtype_of(typestr)
-    n = itemsize
-    for s in shape:
-        n *= s
+    code, bits, _ = _dtype_of(typestr)
+    n = _lib.info_of(shape, code, bits).nbytes
     if n < need:
         raise errors.OutOfRangeError("gfxcuda: %s: the array has %d bytes; the texture needs %d" % (where, n, need))
     pitch = 0
@@ -1337,25 +1337,27 @@ class Texture:
         if conv is None:
             raise errors.InvalidArgumentError("gfxcuda: to_tensor: converter %r; use 'cuda' or 'vulkan'" % (converter,))
         channels = _check.integer(channels, "Texture.to_tensor", "channels", 0, 4, what="3 or 4")
-        layout, itemsize = _tensor_layout("Texture.to_tensor", dtype, planar, channels, flip_y, mean, std)
-        c = int(channels) or 4
-        n, h, w = 1, self.height, self.width
+        layout, _ = _tensor_layout("Texture.to_tensor", dtype, planar, channels, flip_y, mean, std)
+        cols = rows = n = 0
         if tiles is not None:
             cols, rows, n = self._tiles(tiles)
-            h, w = h // rows, w // cols
             if conv == 0:
                 raise errors.UnsupportedError('gfxcuda: Texture.to_tensor(tiles=%r): tiles are converted by '
                                               'converter="vulkan" for now (the CUDA converter does not take tiles '
                                               'yet); pass converter="vulkan"' % (tiles,))
-        shape = (n, c, h, w) if planar else (n, h, w, c)
+        # The tensor's shape and bytes, as the library computes them.
+        dims, need = (ctypes.c_int64 * 4)(), ctypes.c_uint64()
+        _lib.call("gfxcuda_texture_tensor_shape", self.handle, ctypes.byref(layout), cols, rows, n, dims,
+                  ctypes.byref(need))
+        shape, need = tuple(dims), need.value
         if out is None:
             out = SharedBuffer(shape, dtype, device=self.device)
         elif not isinstance(out, SharedBuffer):
             raise errors.InvalidArgumentError("gfxcuda: to_tensor: out must be a gfxcuda.SharedBuffer, not %s"
                                               % type(out).__name__)
-        elif out.nbytes < _nbytes(shape, itemsize):
+        elif out.nbytes < need:
             raise errors.OutOfRangeError("gfxcuda: to_tensor: out has %d bytes; a %s tensor of shape %s needs %d"
-                                         % (out.nbytes, dtype, shape, _nbytes(shape, itemsize)))
+                                         % (out.nbytes, dtype, shape, need))
         if tiles is None:
             _lib.call("gfxcuda_texture_to_tensor", self.handle, out.handle, ctypes.byref(layout), 0, conv,
                       _stream_int(stream))

@@ -52,6 +52,7 @@ P = ctypes.POINTER
 # generated from the header into _abi.py (go generate ./cmd/libgfxcuda).
 ResourceInfo, CopyRegion, Tensor = _abi.ResourceInfo, _abi.CopyRegion, _abi.Tensor
 ArrayInterface, TensorLayout, GLSourceInfo = _abi.ArrayInterface, _abi.TensorLayout, _abi.GLSourceInfo
+TensorInfo = _abi.TensorInfo
 
 # Where Python passes another object than the header's C type says (the
 # same machine types, another ctypes conversion): a malloc'd string comes
@@ -299,6 +300,37 @@ def array_interface(owner, desc, stream):
     if not out.host:
         d["stream"] = out.stream or None
     return d
+
+
+def tensor_info(desc):
+    """The library's arithmetic on the tensor description desc (a byref of
+    a Tensor; its data is not read): a TensorInfo of its elements,
+    itemsize, nbytes, extent [lo, hi) in bytes from data, contiguous,
+    dense and strides (in elements, the C-contiguous ones for NULL
+    strides), as Go's package dlpack computes them for exports and checks
+    (gfxcuda_tensor_info). Raises gfxcuda.InvalidArgumentError for a
+    description the library refuses."""
+    out = TensorInfo()
+    call("gfxcuda_tensor_info", desc, ctypes.byref(out))
+    return out
+
+
+def describe(shape, code, bits, strides=None, data=0, device=(2, 0)):
+    """(a Tensor describing an array of shape and elements of DLPack code
+    and bits, with strides in elements or None for C-contiguous, and the
+    ctypes arrays it points into, which must outlive it)."""
+    nd = len(shape)
+    dims = (i64 * max(nd, 1))(*shape)
+    st = None if strides is None else (i64 * max(nd, 1))(*strides)
+    t = Tensor(data, 0, device[0], device[1], code, bits, 1, nd, ctypes.cast(dims, P(i64)),
+               ctypes.cast(st, P(i64)) if st is not None else None, 0)
+    return t, (dims, st)
+
+
+def info_of(shape, code, bits, strides=None):
+    """tensor_info of the description describe makes of these arguments."""
+    t, keep = describe(shape, code, bits, strides)
+    return tensor_info(ctypes.byref(t))
 
 
 def dtype_parse(name):

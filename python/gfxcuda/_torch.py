@@ -166,15 +166,11 @@ def from_torch(t, copy=False, stream=None, device=None):
             torch.from_dlpack(buf).copy_(t, non_blocking=True)
         _cuda.after_cuda([buf], s)
         return buf
-    es = t.element_size()
-    nd = t.dim()
-    shape = (ctypes.c_int64 * max(nd, 1))(*t.shape)
-    strides = (ctypes.c_int64 * max(nd, 1))(*t.stride())
-    code, bits, _ = _cuda._dtype_of(dtype)
-    desc = _lib.Tensor(t.data_ptr(), 0, _cuda.kDLCUDA, dev, code, bits, 1, nd,
-                       ctypes.cast(shape, ctypes.POINTER(ctypes.c_int64)),
-                       ctypes.cast(strides, ctypes.POINTER(ctypes.c_int64)), 0)
+    code, bits, itemsize = _cuda._dtype_of(dtype)
+    desc, keep = _lib.describe(tuple(t.shape), code, bits, tuple(t.stride()), t.data_ptr(), (_cuda.kDLCUDA, dev))
     h = _lib.new_handle("gfxcuda_torch_buffer", _cuda._shared_device(dev), ctypes.byref(desc), s)
-    bstrides = None if t.is_contiguous() else tuple(k * es for k in t.stride())
+    # The buffer's strides in bytes; None where the library finds the
+    # tensor C-contiguous.
+    bstrides = None if _lib.tensor_info(ctypes.byref(desc)).contiguous else tuple(k * itemsize for k in t.stride())
     return _cuda.SharedBuffer._from_handle(h, tuple(t.shape), dtype, dev, strides=bstrides)
 

@@ -173,24 +173,21 @@ def _to_tensors(sources, where, batch, dtype, layout, flip_y, mean, std, out, st
             raise errors.InvalidArgumentError("gfxcuda: %s: %r is depth: mean and std apply to colour channels only"
                                               % (where, s0))
         dtype = "float32"
-        lay, itemsize = _cuda._tensor_layout(where, dtype, layout == "chw", 4, flip_y, None, None)
+        lay, _ = _cuda._tensor_layout(where, dtype, layout == "chw", 4, flip_y, None, None)
         channels = 1
     else:
         if dtype is None:
             dtype = "uint8"
         channels = _check.integer(channels, where, "channels", 3, 4, what="3 or 4")
-        lay, itemsize = _cuda._tensor_layout(where, dtype, layout == "chw", channels, flip_y, mean, std)
-    shape = (channels, s0.height, s0.width) if layout == "chw" else (s0.height, s0.width, channels)
-    if batch:
-        shape = (len(sources),) + shape
-    need = len(sources) * s0.height * s0.width * channels * itemsize
+        lay, _ = _cuda._tensor_layout(where, dtype, layout == "chw", channels, flip_y, mean, std)
+    shape, need = _tensor_shape(s0, lay, len(sources) if batch else 0)
     st = _cuda._stream_int(stream, where)
     if out is None:
         device = _check.device(device, where)
         dev = _cuda._shared_device(device, where)
         # Per-frame memory: from the device's cache (reused once the
         # streams that used it pass), not cuMemAlloc/cuMemFree each call.
-        out = _cuda.CudaBuffer._from_cache(shape, dtype, device, st)
+        out = _cuda.CudaBuffer._from_cache(shape, dtype, device, st, need)
         ptr, size = out.ptr, need
     else:
         ptr, size = _cuda_pointer(out, where, need)
@@ -301,7 +298,7 @@ class Source:
             stream = _stream_int(stream, "Source.to_tensor")
         if out is None:
             from ._cuda import CudaBuffer
-            out = CudaBuffer._from_cache(shape, out_dtype, device, stream or 0)
+            out = CudaBuffer._from_cache(shape, out_dtype, device, stream or 0, need)
             ptr = out.ptr
         elif getattr(out, "is_cuda", False) and hasattr(out, "data_ptr"):  # a torch tensor: no interface dict to build
             if not out.is_contiguous() or out.numel() * out.element_size() < need:
@@ -323,31 +320,40 @@ class Source:
         return self.to_tensor(dtype=name, layout="hwc", flip_y=False, out=dst, stream=stream, device=device)
 
 
+def _tensor_shape(source, lay, n):
+    """(shape, bytes) of the tensor gfxcuda_gl_to_tensors writes of n
+    sources like source under the C layout lay (n 0: one source, without
+    the N dimension), as the library computes them."""
+    shape, ndim, nbytes = (ctypes.c_int64 * 4)(), ctypes.c_int32(), ctypes.c_uint64()
+    _lib.call("gfxcuda_gl_tensor_shape", source.handle, ctypes.byref(lay), n, shape, ctypes.byref(ndim),
+              ctypes.byref(nbytes))
+    return tuple(shape[:ndim.value]), nbytes.value
+
+
 def _cuda_pointer(obj, where, need):
     """(pointer, bytes) of a C-contiguous CUDA array of at least need bytes."""
     ptr = getattr(obj, "ptr", None)
     nbytes = getattr(obj, "nbytes", None)
     cai = getattr(obj, "__cuda_array_interface__", None)
     if cai is not None:
+        from ._cuda import _dtype_of
         ptr = cai["data"][0]
         shape = tuple(cai["shape"])
         try:
-            itemsize = int(cai["typestr"][2:])  # "<f4", "|u1": the bytes per element
-        except (TypeError, ValueError, IndexError):
+            code, bits, itemsize = _dtype_of(cai["typestr"])
+        except (errors.GfxcudaError, TypeError, ValueError):
             raise errors.ArgumentTypeError("gfxcuda: %s(out=...): out's __cuda_array_interface__ has typestr %r"
                                            % (where, cai.get("typestr"))) from None
-        nbytes = itemsize
-        for d in shape:
-            nbytes *= d
         strides = cai.get("strides")
-        if strides is not None:
-            want, acc = [], itemsize
-            for d in reversed(shape):
-                want.append(acc)
-                acc *= d
-            if tuple(reversed(want)) != tuple(strides) and nbytes:
-                raise errors.InvalidArgumentError("gfxcuda: %s(out=...): out is not C-contiguous (strides %s)"
-                                                  % (where, tuple(strides)))
+        # Bytes and contiguity as the library computes them (strides in
+        # bytes that are not whole elements are not C-contiguous).
+        whole = strides is None or all(st % itemsize == 0 for st in strides)
+        info = _lib.info_of(shape, code, bits, None if strides is None or not whole else
+                            [st // itemsize for st in strides])
+        nbytes = info.nbytes
+        if (not whole or not info.contiguous) and nbytes:
+            raise errors.InvalidArgumentError("gfxcuda: %s(out=...): out is not C-contiguous (strides %s)"
+                                              % (where, tuple(strides)))
     if not isinstance(ptr, int) or not isinstance(nbytes, int):
         raise errors.ArgumentTypeError("gfxcuda: %s(out=...): out is %s; pass a CUDA array (__cuda_array_interface__, "
                                        "e.g. a torch tensor) or a gfxcuda CudaBuffer" % (where, _check.kind(obj)))

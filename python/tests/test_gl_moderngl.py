@@ -4,6 +4,7 @@ GPU's driver on the GPU machine) draws random scenes into textures,
 renderbuffers and multisampled framebuffers; every texel gfxcuda's compute
 view (and a compute shader) sees equals what moderngl reads back itself."""
 
+import itertools
 import os
 import threading
 
@@ -361,5 +362,36 @@ def test_depth_compute_view_equals_moderngl_read(ctx, kind):
             src.release()
     finally:
         fbo.release()
+        depth.release()
+        color.release()
+
+
+def test_tensor_shape_from_the_library(ctx):
+    """The shape and bytes of gfxcuda.gl's to_tensor(s) output come from
+    the library (gfxcuda_gl_tensor_shape): N first for several sources (none
+    for one), channels first for "chw", a depth source's one float32
+    channel, bytes as the shape and dtype say. Needs no CUDA."""
+    from gfxcuda import _cuda
+    from gfxcuda.gl import _tensor_shape
+    w, h = 37, 21
+    color = ctx.texture((w, h), 4)
+    depth = ctx.depth_texture((w, h))
+    srcs = [gfxcuda.gl.texture(color.glo), gfxcuda.gl.texture(depth.glo)]
+    try:
+        for src, (planar, channels, dtype, n) in itertools.product(
+                srcs, itertools.product((True, False), (3, 4), ("uint8", "float16", "float32"), (0, 1, 5))):
+            lay, itemsize = _cuda._tensor_layout("test", dtype, planar, channels, False, None, None)
+            c, isz = (1, 4) if src.depth else (channels, itemsize)
+            want = (c, h, w) if planar else (h, w, c)
+            if n:
+                want = (n,) + want
+            assert _tensor_shape(src, lay, n) == (want, max(n, 1) * h * w * c * isz), (src, planar, channels, dtype, n)
+        lay, _ = _cuda._tensor_layout("test", "float32", True, 3, False, None, None)
+        for bad in (-1, 65537):
+            with pytest.raises(gfxcuda.InvalidArgumentError):
+                _tensor_shape(srcs[0], lay, bad)
+    finally:
+        for s in srcs:
+            s.release()
         depth.release()
         color.release()
