@@ -16,7 +16,7 @@ export PATH := $(PATH):/usr/local/go/bin
 PYTHON  ?= /usr/bin/python3
 LIB_DIR := build/lib
 
-.PHONY: all deps deps-test build demo test vet fmt-check gpu-test gpu-bundle gpu-pyopengl gpu-mujoco clean lib python pytest
+.PHONY: all deps deps-test build demo test vet fmt-check gpu-test gpu-bundle gpu-pyopengl gpu-mujoco clean lib python pytest windows windows-test
 
 all: build
 
@@ -178,3 +178,29 @@ gpu-test: gpu-bundle
 
 clean:
 	rm -rf bin $(GPU_DIR) build python/gfxcuda/libgfxcuda.so
+
+# Windows (windows/amd64, cgo with Debian's mingw-w64), the lower layers
+# only so far: docs/windows.md. Neither target is part of `make test`.
+# The first run installs the toolchain (scripts/windows-deps.sh, as root)
+# and builds shaderc for mingw once (scripts/windows-shaderc.sh: about
+# 13 minutes on 2 cores, cached in ~/.cache/gfxcuda).
+#   make windows       bin/windows/computedemo.exe and the lower layers'
+#                      test binaries (bin/windows/*.test.exe), for a
+#                      Windows machine
+#   make windows-test  those packages' tests under Wine + Xvfb on lavapipe,
+#                      then computedemo.exe
+WIN_DIR  := bin/windows
+WIN_PKGS := ./internal/dl ./internal/vk ./vulkan ./spirv ./format ./shader ./shader/wgsl ./internal/shaderc ./compute
+
+windows:
+	@scripts/windows-deps.sh
+	@scripts/windows-shaderc.sh >/dev/null
+	@mkdir -p $(WIN_DIR)
+	@echo "building $(WIN_DIR)/computedemo.exe and the test binaries of $(WIN_PKGS) for windows/amd64 (a few minutes the first time)…"
+	@eval "$$(scripts/windows-env.sh)" && $(GO) build -o $(WIN_DIR)/computedemo.exe ./internal/cmd/computedemo && \
+		$(GO) test -c -o $(WIN_DIR)/ $(WIN_PKGS)
+	@ls $(WIN_DIR)
+
+windows-test: windows
+	GFXCUDA_REQUIRE_VULKAN=1 scripts/windows-test.sh -count=1 -timeout 20m $(WIN_PKGS)
+	scripts/windows-test.sh --run $(WIN_DIR)/computedemo.exe

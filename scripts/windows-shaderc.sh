@@ -6,7 +6,8 @@
 #   ${GFXCUDA_SHADERC_MINGW:-${XDG_CACHE_HOME:-$HOME/.cache}/gfxcuda/shaderc-mingw-2023.2}
 #     include/{shaderc,glslang,spirv-tools}/*.h  lib/libshaderc_combined.a
 #
-# Prints that directory on its last line. Idempotent: when the cache holds a
+# Prints that directory on stdout, its progress on stderr (with --check, prints nothing and
+# exits 0 only when the cache is built). Idempotent: when the cache holds a
 # finished build it prints the directory and returns at once; an interrupted
 # build resumes where it stopped (the sources and Ninja's build directory are
 # kept in <cache>.work until the end). The build takes about 13 minutes on 2
@@ -26,7 +27,25 @@ version=2023.2
 cache=${GFXCUDA_SHADERC_MINGW:-${XDG_CACHE_HOME:-$HOME/.cache}/gfxcuda/shaderc-mingw-$version}
 jobs=${JOBS:-$(nproc)}
 
-if [ -f "$cache/.done" ] && [ -f "$cache/lib/libshaderc_combined.a" ] && [ -f "$cache/include/glslang/build_info.h" ]; then
+cached() { [ -f "$cache/.done" ] && [ -f "$cache/lib/libshaderc_combined.a" ] && [ -f "$cache/include/glslang/build_info.h" ]; }
+if [ "${1:-}" = --check ]; then # exit status only: 0 when the cache is built
+	cached
+	exit
+fi
+if cached; then
+	echo "$cache"
+	exit 0
+fi
+
+# One build at a time: a second caller waits for the first and then finds
+# the cache (two Ninjas in one build directory would corrupt it).
+mkdir -p "$(dirname "$cache")"
+exec 9>"$cache.lock"
+if ! flock -n 9; then
+	echo "windows-shaderc: another build of the mingw shaderc is running; waiting for it…" >&2
+	flock 9
+fi
+if cached; then
 	echo "$cache"
 	exit 0
 fi
@@ -43,7 +62,7 @@ done
 }
 
 start=$(date +%s)
-say() { echo "windows-shaderc [$(($(date +%s) - start)) s]: $*"; }
+say() { echo "windows-shaderc [$(($(date +%s) - start)) s]: $*" >&2; } # progress on stderr; stdout: the directory
 
 work="$cache.work"
 mkdir -p "$work/src"
@@ -110,7 +129,7 @@ set +e
 nice -n 10 ninja -j "$jobs" shaderc_combined_genfile 2>&1 | tee ninja.log | awk '
 	/^\[[0-9]+\/[0-9]+\]/ { n++; if (n % 25 == 0) { split($1, a, "[][/]"); printf "windows-shaderc: step %s of %s\n", a[2], a[3]; fflush() }; next }
 	/warning|^ninja: / { next }
-	{ print; fflush() }'
+	{ print; fflush() }' >&2
 status=${PIPESTATUS[0]}
 set -e
 lib=$(find "$work/build" -name libshaderc_combined.a | head -1)

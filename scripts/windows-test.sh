@@ -3,6 +3,7 @@
 # machine's Vulkan driver (lavapipe) through Wine's winevulkan:
 #
 #   scripts/windows-test.sh [go test flags] PKG...     e.g. ./compute ./vulkan
+#   scripts/windows-test.sh --run PROGRAM.exe [ARGS]   runs one program the same way
 #
 # It cross-compiles each package's test binary with cgo and mingw-w64
 # (scripts/windows-env.sh), builds the mingw shaderc first when a package
@@ -23,7 +24,16 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 export PATH=$PATH:/usr/local/go/bin
-flags=() pkgs=()
+flags=() pkgs=() run=()
+if [ "${1:-}" = --run ]; then
+	shift
+	run=("$@")
+	set --
+	[ ${#run[@]} -gt 0 ] || {
+		echo "usage: scripts/windows-test.sh --run PROGRAM.exe [ARGS]" >&2
+		exit 2
+	}
+fi
 for a in "$@"; do
 	case $a in
 	-*) flags+=("$a") ;;
@@ -31,7 +41,7 @@ for a in "$@"; do
 	*) flags+=("$a") ;; # a flag's value (-run X)
 	esac
 done
-[ ${#pkgs[@]} -gt 0 ] || {
+[ ${#pkgs[@]} -gt 0 ] || [ ${#run[@]} -gt 0 ] || {
 	echo "usage: scripts/windows-test.sh [go test flags] ./PKG..." >&2
 	exit 2
 }
@@ -48,12 +58,11 @@ start=$(date +%s)
 say() { echo "windows-test [$(($(date +%s) - start)) s]: $*"; }
 
 # The mingw shaderc, when a package links it.
-if go list -deps "${pkgs[@]}" 2>/dev/null | grep -qx 'github.com/gfxcuda/gfxcuda/internal/shaderc' ||
-	go list -test -deps "${pkgs[@]}" 2>/dev/null | grep -qx 'github.com/gfxcuda/gfxcuda/internal/shaderc'; then
-	if ! scripts/windows-shaderc.sh >/dev/null 2>&1 </dev/null; then
+if [ ${#pkgs[@]} -gt 0 ] && go list -test -deps "${pkgs[@]}" 2>/dev/null | grep -qx 'github.com/gfxcuda/gfxcuda/internal/shaderc'; then
+	if ! scripts/windows-shaderc.sh --check; then
 		say "building the mingw shaderc first (once; about 13 minutes on 2 cores)"
-		scripts/windows-shaderc.sh >/dev/null
 	fi
+	scripts/windows-shaderc.sh >/dev/null
 fi
 # shellcheck source=windows-env.sh
 source scripts/windows-env.sh
@@ -94,6 +103,15 @@ if [ -z "${DISPLAY:-}" ]; then
 	xvfb_pid=$!
 	export DISPLAY=:$n
 	for _ in $(seq 50); do [ -e "/tmp/.X11-unix/X$n" ] && break; sleep 0.1; done
+fi
+
+if [ ${#run[@]} -gt 0 ]; then
+	say "wine ${run[*]} (DISPLAY=$DISPLAY)"
+	set +e
+	wine "${run[@]}"
+	status=$?
+	set -e
+	exit "$status"
 fi
 
 # The os.RemoveAll workaround, one file per package, through -overlay.

