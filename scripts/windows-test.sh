@@ -84,14 +84,17 @@ sys32=$WINEPREFIX/drive_c/windows/system32
 	exit 1
 }
 cmp -s "$stub" "$sys32/bcryptprimitives.dll" || cp "$stub" "$sys32/bcryptprimitives.dll"
-# mingw's runtime DLLs (libstdc++, winpthread), for binaries linking them.
-export WINEPATH="Z:/usr/lib/gcc/x86_64-w64-mingw32/12-posix;Z:/usr/x86_64-w64-mingw32/lib"
+# No WINEPATH to mingw's DLLs: libstdc++ and winpthread are linked
+# statically, and a binary needing one of them should fail here as on Windows.
 export GFXCUDA_REQUIRE_VULKAN=${GFXCUDA_REQUIRE_VULKAN-1}
 
 # An X display for Wine's Vulkan (winevulkan) and DXGI.
 xvfb_pid=
 tmp=$(mktemp -d)
 cleanup() {
+	# Let Wine's processes (wineserver, the desktop) end before their X
+	# display does, or they print "X connection … broken".
+	[ -z "$xvfb_pid" ] || timeout 20 wineserver -w 2>/dev/null || true
 	[ -z "$xvfb_pid" ] || kill "$xvfb_pid" 2>/dev/null || true
 	rm -rf "$tmp"
 }
