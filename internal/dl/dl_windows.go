@@ -26,11 +26,14 @@ func Open(names ...string) (*Library, error) {
 	defer dlMu.Unlock()
 	var reasons []string
 	for _, n := range names {
-		var flags uintptr
+		file, flags := n, uintptr(0)
 		if strings.ContainsAny(n, `/\`) {
-			flags = windows.LOAD_WITH_ALTERED_SEARCH_PATH
+			// The flag wants an absolute path (relative: undefined).
+			if a, err := filepath.Abs(n); err == nil {
+				file, flags = a, windows.LOAD_WITH_ALTERED_SEARCH_PATH
+			}
 		}
-		h, err := windows.LoadLibraryEx(n, 0, flags)
+		h, err := windows.LoadLibraryEx(file, 0, flags)
 		if err == nil {
 			return &Library{name: n, handle: h}, nil
 		}
