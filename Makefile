@@ -16,7 +16,7 @@ export PATH := $(PATH):/usr/local/go/bin
 PYTHON  ?= /usr/bin/python3
 LIB_DIR := build/lib
 
-.PHONY: all deps deps-test build demo test vet fmt-check gpu-test gpu-bundle gpu-pyopengl gpu-mujoco clean lib python pytest windows windows-test
+.PHONY: all deps deps-test build demo test vet fmt-check tidy-check generate-check gpu-test gpu-bundle gpu-pyopengl gpu-mujoco clean lib python pytest windows windows-test
 
 all: build
 
@@ -57,6 +57,30 @@ fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
+# go.mod and go.sum as go mod tidy leaves them (it prints what it would
+# change, and changes nothing).
+tidy-check:
+	$(GO) mod tidy -diff
+
+# Generated files as go generate ./... leaves them: the C ABI's Python
+# declarations (python/gfxcuda/_abi.py, from gfxcuda.h), the tensor
+# converter's SPIR-V, the format table, the test pattern. The check compares
+# the tree's state (git diff and untracked files) before and after, so it
+# works in a tree with changes of its own; outside a git checkout it only
+# says so.
+generate-check: deps
+	@if ! git rev-parse --is-inside-work-tree >/dev/null 2>&1; then \
+		echo "generate-check: not a git checkout: skipped"; exit 0; fi; \
+	b=$$(mktemp) && a=$$(mktemp) || exit 1; \
+	state() { for f in $$(git ls-files -m -o --exclude-standard); do [ -f "$$f" ] && sha256sum "$$f"; done; }; \
+	state >"$$b"; \
+	$(GO) generate ./... || { rm -f "$$b" "$$a"; exit 1; }; \
+	state >"$$a"; \
+	if ! cmp -s "$$b" "$$a"; then \
+		echo "go generate ./... changed these files; commit what it generates:"; \
+		diff "$$b" "$$a" | sed -n 's/^[<>] [0-9a-f]*  /  /p' | sort -u; rm -f "$$b" "$$a"; exit 1; fi; \
+	rm -f "$$b" "$$a"
+
 vet: deps $(PROGRESS)
 	$(PROGRESS) -- $(GO) vet $(PKGS)
 
@@ -67,9 +91,9 @@ vet: deps $(PROGRESS)
 # deadline exceeded" and no crasher (go.dev/issue/75804, fixed in Go 1.27);
 # a count has no deadline to race. 200,000 runs is about 10 s here;
 # FuzzTranslate (the WGSL parser, checker and GLSL writer) runs 50,000.
-test: deps fmt-check vet deps-test $(PROGRESS)
+test: deps fmt-check tidy-check generate-check vet deps-test $(PROGRESS)
 	GFXCUDA_REQUIRE_VULKAN=1 GFXCUDA_REQUIRE_GL=1 GFXCUDA_VALIDATION=1 $(PROGRESS) -- $(GO) test -json -race -count=1 -timeout 20m $(PKGS)
-	$(PROGRESS) -- $(GO) test -run '^$$' -fuzz '^FuzzParseToken$$' -fuzztime 200000x . && $(PROGRESS) -- $(GO) test -run '^$$' -fuzz '^FuzzReadRequest$$' -fuzztime 200000x .
+	$(PROGRESS) -- $(GO) test -run '^$$' -fuzz '^FuzzParseToken$$' -fuzztime 200000x ./internal/sharenet/ && $(PROGRESS) -- $(GO) test -run '^$$' -fuzz '^FuzzReadRequest$$' -fuzztime 200000x ./internal/sharenet/
 	$(PROGRESS) -- $(GO) test -run '^$$' -fuzz '^FuzzTranslate$$' -fuzztime 50000x ./shader/wgsl/
 	$(MAKE) pytest
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"syscall"
 
+	"github.com/gfxcuda/gfxcuda/compute"
 	"github.com/gfxcuda/gfxcuda/cuda"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
@@ -21,7 +22,7 @@ type Buffer struct {
 	size     uint64
 	imported bool        // made by ImportBuffer: not exportable again
 	lazy     *lazyVulkan // ImportOptions.LazyVulkan: the Vulkan import still to make
-	view     computeView // its compute view (kernel.go), guarded by the Device's lock
+	view     computeView // its compute view (ComputeResource, cudacompute.go), guarded by the Device's lock
 	seg      *Segment    // or: a view of a Pool's segment (Segment.Buffer), held until free
 	segOff   uint64      // its offset in the segment
 }
@@ -242,7 +243,7 @@ func (b *Buffer) Close() error {
 		d.mu.Unlock()
 		return nil
 	}
-	if b.s.ring != nil || b.s.prod != nil {
+	if b.s.holder != nil {
 		d.mu.Unlock()
 		return fmt.Errorf("interop: Close: %w: close its Ring or Producer first", ErrHeldByCUDA)
 	}
@@ -261,3 +262,64 @@ func (b *Buffer) Close() error {
 	}
 	return errors.Join(err, b.free())
 }
+
+// computeView is a shared resource's view on a compute device, made by its
+// first dispatch and kept until the resource is closed (the view wraps the
+// resource's Vulkan object and owns nothing).
+type computeView struct {
+	dev *compute.Device
+	res compute.Resource
+}
+
+// get returns the cached view of a resource on cd, making it with mk when
+// there is none for cd. Called with d.mu held.
+func (v *computeView) get(cd *compute.Device, mk func() (compute.Resource, error)) (compute.Resource, error) {
+	if v.res != nil && v.dev == cd {
+		return v.res, nil
+	}
+	r, err := mk()
+	if err != nil {
+		return nil, err
+	}
+	*v = computeView{dev: cd, res: r}
+	return r, nil
+}
+
+func (b *Buffer) live() error {
+	d := b.s.d
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if b.s.closed || d.closed {
+		return ErrClosed
+	}
+	return nil
+}
+
+// importVulkanBuffer imports size bytes at off of an exported allocation
+// of alloc bytes (fd, which it takes) as a Vulkan buffer: the buffer's own
+// import, or at an offset, the allocation's import with the buffer placed
+// in it (the buffer keeps the import).
+func importVulkanBuffer(dev *vulkan.Device, fd int, size, alloc uint64, dedicated bool, off uint64) (*vulkan.Buffer, error) {
+	if off == 0 {
+		return dev.NewBuffer(vulkan.BufferOptions{Size: size, Import: &vulkan.ImportFD{FD: fd, Size: alloc, Dedicated: dedicated}}) // takes fd
+	}
+	return importPlaced(dev, fd, size, alloc, off)
+}
+
+// importPlaced imports an allocation (fd, which it takes) as a Memory and
+// places a buffer of size bytes at off in it.
+func importPlaced(dev *vulkan.Device, fd int, size, alloc, off uint64) (*vulkan.Buffer, error) {
+	m, err := dev.ImportMemory(vulkan.ImportFD{FD: fd, Size: alloc}) // takes fd
+	if err != nil {
+		return nil, err
+	}
+	vb, err := dev.NewBuffer(vulkan.BufferOptions{Size: size, Memory: m, Offset: off})
+	return vb, errors.Join(err, m.Close()) // vb keeps the memory
+}
+
+// Device returns the Device that made or imported the buffer.
+func (b *Buffer) Device() *Device { return b.s.d }
+
+// FromCUDA reports whether the buffer's memory is a CUDA allocation
+// (NewBufferFromCUDA, a Pool's segment) rather than a Vulkan one.
+func (b *Buffer) FromCUDA() bool { return b.cu != nil || b.seg != nil }

@@ -95,3 +95,47 @@ func unsupported(err error) error {
 	}
 	return fmt.Errorf("%w: %w", ErrUnsupported, err)
 }
+
+// viewable checks that a resource of s can have a view on cd. Called with
+// d.mu held.
+func viewable(s *state, cd *compute.Device) error {
+	switch {
+	case cd == nil:
+		return fmt.Errorf("gfxcuda: a compute view on a nil compute.Device")
+	case s.closed || s.d.closed:
+		return ErrClosed
+	case cd.Vulkan() != s.d.vk:
+		return fmt.Errorf("gfxcuda: the resource belongs to another Device than the compute.Device; bind it on its Device's Compute() (%w)", ErrOtherDevice)
+	}
+	return nil
+}
+
+// ComputeResource returns the buffer's view on cd, a compute device of the
+// buffer's Device (its Compute(), or compute.NewSubmitting over its Vulkan
+// device): what kernels bind when b is their argument. The view is made
+// once (importing an opened buffer into Vulkan then) and lives as long as
+// b; it is a raw buffer (Arg.As binds it as a texel buffer of a format).
+func (b *Buffer) ComputeResource(cd *compute.Device) (compute.Resource, error) {
+	d := b.s.d
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := viewable(&b.s, cd); err != nil {
+		return nil, err
+	}
+	return b.view.get(cd, func() (compute.Resource, error) { return b.newViewLocked(cd) })
+}
+
+// ComputeResource returns the texture's view on cd, a compute device of
+// the texture's Device: what kernels bind when t is their argument (a
+// storage or sampled image, as the shader declares it). The view is made
+// once (importing an opened texture into Vulkan then) and lives as long as
+// t.
+func (t *Texture) ComputeResource(cd *compute.Device) (compute.Resource, error) {
+	d := t.s.d
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := viewable(&t.s, cd); err != nil {
+		return nil, err
+	}
+	return t.view.get(cd, func() (compute.Resource, error) { return t.newViewLocked(cd) })
+}

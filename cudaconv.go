@@ -13,7 +13,7 @@
 // does no work per frame.
 //
 // The kernel (gfx_tex_to_tensor) is part of gfxcuda's embedded PTX
-// (internal/kernels), JIT-compiled by the driver: no CUDA toolkit is needed.
+// (kernels), JIT-compiled by the driver: no CUDA toolkit is needed.
 
 package gfxcuda
 
@@ -24,7 +24,7 @@ import (
 
 	"github.com/gfxcuda/gfxcuda/cuda"
 	"github.com/gfxcuda/gfxcuda/format"
-	"github.com/gfxcuda/gfxcuda/internal/kernels"
+	"github.com/gfxcuda/gfxcuda/kernels"
 	"github.com/gfxcuda/gfxcuda/tensor"
 )
 
@@ -39,7 +39,7 @@ var (
 	// ErrNoCUDAConverterKernel is returned by NewCUDAConverter when gfxcuda's embedded PTX does not
 	// contain the conversion kernel (a build whose PTX was not regenerated
 	// after kernels.cu changed).
-	ErrNoCUDAConverterKernel = errors.New("cudaconv: gfxcuda's embedded PTX lacks the " + CUDAConverterKernel + " kernel; regenerate internal/kernels/kernels.ptx with scripts/gen-ptx.sh (needs nvcc)")
+	ErrNoCUDAConverterKernel = errors.New("cudaconv: gfxcuda's embedded PTX lacks the " + CUDAConverterKernel + " kernel; regenerate kernels/kernels.ptx with scripts/gen-ptx.sh (needs nvcc)")
 )
 
 // HasCUDAConverterKernel reports whether the embedded PTX has the conversion kernel.

@@ -91,16 +91,6 @@ func (b *Buffer) Dedicated() bool {
 	return b.vk.Dedicated()
 }
 
-func (b *Buffer) live() error {
-	d := b.s.d
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if b.s.closed || d.closed {
-		return ErrClosed
-	}
-	return nil
-}
-
 // ImportBuffer imports size bytes of exported memory (a descriptor from
 // Buffer.ExportFD, in this process or another) into both Vulkan and CUDA,
 // as a Buffer like those NewBuffer makes (with o.LazyVulkan, into Vulkan
@@ -275,106 +265,6 @@ func (d *Device) ImportTexture(fd int, o TextureOptions, io ImportOptions) (*Tex
 	return t, nil
 }
 
-// importVulkan imports the texture's memory (fd, which it takes) into
-// Vulkan and acquires its texels in the GENERAL layout the exporter left
-// them in, so that no later transition from UNDEFINED discards them.
-// Called with the Device's lock held.
-func (t *Texture) importVulkan(fd int, alloc uint64) (*vulkan.Image, error) {
-	d, o := t.s.d, t.o
-	img, err := d.vk.NewImage(vulkan.ImageOptions{Dim: vulkan.Image2D, Format: uint32(o.Format), Width: o.Width, Height: o.Height,
-		Layers: o.Layers, Usage: o.Usage, Import: &vulkan.ImportFD{FD: fd, Size: alloc, Dedicated: true}}) // takes fd
-	if err != nil {
-		return nil, fmt.Errorf("interop: importing a texture into Vulkan: %w", err)
-	}
-	err = d.vk.Run(func(c *vulkan.Commands) error {
-		own.AcquireImages(c, vulkan.LayoutGeneral, vulkan.LayoutGeneral, img)
-		return c.Err()
-	})
-	if err != nil {
-		img.Close()
-		return nil, fmt.Errorf("interop: ImportTexture: acquiring the image: %w", err)
-	}
-	t.vk = img
-	return img, nil
-}
-
-// Vulkan returns the Vulkan image. A texture imported with
-// ImportOptions.LazyVulkan is imported into Vulkan by the first call
-// (hand-offs leave a resource Vulkan has not used alone); nil when that
-// import failed (VulkanImage returns
-// why).
-func (t *Texture) Vulkan() *vulkan.Image {
-	img, _ := t.VulkanImage()
-	return img
-}
-
-// VulkanImage is Vulkan with the error of a lazy import.
-func (t *Texture) VulkanImage() (*vulkan.Image, error) {
-	if t.lazy == nil {
-		return t.vk, nil
-	}
-	d := t.s.d
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return t.vulkanLocked()
-}
-
-// VulkanImported reports whether the texture exists in Vulkan yet:
-// always, except for a lazily imported texture Vulkan has not used.
-func (t *Texture) VulkanImported() bool {
-	if t.lazy == nil {
-		return true
-	}
-	d := t.s.d
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return t.vk != nil
-}
-
-// vulkanLocked makes the lazy Vulkan import if it is due. Called with the
-// Device's lock held.
-func (t *Texture) vulkanLocked() (*vulkan.Image, error) {
-	if t.vk != nil || t.lazy == nil {
-		return t.vk, nil
-	}
-	if t.lazy.err != nil {
-		return nil, t.lazy.err
-	}
-	d := t.s.d
-	if t.s.closed || d.closed {
-		return nil, ErrClosed
-	}
-	fd := t.lazy.fd
-	t.lazy.fd = -1
-	img, err := t.importVulkan(fd, t.lazy.alloc)
-	if err != nil {
-		t.lazy.err = err
-	}
-	return img, err
-}
-
-// importVulkanBuffer imports size bytes at off of an exported allocation
-// of alloc bytes (fd, which it takes) as a Vulkan buffer: the buffer's own
-// import, or at an offset, the allocation's import with the buffer placed
-// in it (the buffer keeps the import).
-func importVulkanBuffer(dev *vulkan.Device, fd int, size, alloc uint64, dedicated bool, off uint64) (*vulkan.Buffer, error) {
-	if off == 0 {
-		return dev.NewBuffer(vulkan.BufferOptions{Size: size, Import: &vulkan.ImportFD{FD: fd, Size: alloc, Dedicated: dedicated}}) // takes fd
-	}
-	return importPlaced(dev, fd, size, alloc, off)
-}
-
-// importPlaced imports an allocation (fd, which it takes) as a Memory and
-// places a buffer of size bytes at off in it.
-func importPlaced(dev *vulkan.Device, fd int, size, alloc, off uint64) (*vulkan.Buffer, error) {
-	m, err := dev.ImportMemory(vulkan.ImportFD{FD: fd, Size: alloc}) // takes fd
-	if err != nil {
-		return nil, err
-	}
-	vb, err := dev.NewBuffer(vulkan.BufferOptions{Size: size, Memory: m, Offset: off})
-	return vb, errors.Join(err, m.Close()) // vb keeps the memory
-}
-
 // dupCloexec duplicates fd with close-on-exec set.
 func dupCloexec(fd int) (int, error) {
 	n, _, errno := syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_DUPFD_CLOEXEC, 0)
@@ -383,13 +273,3 @@ func dupCloexec(fd int) (int, error) {
 	}
 	return int(n), nil
 }
-
-// Device returns the Device that made or imported the buffer.
-func (b *Buffer) Device() *Device { return b.s.d }
-
-// FromCUDA reports whether the buffer's memory is a CUDA allocation
-// (NewBufferFromCUDA, a Pool's segment) rather than a Vulkan one.
-func (b *Buffer) FromCUDA() bool { return b.cu != nil || b.seg != nil }
-
-// Device returns the Device that made or imported the texture.
-func (t *Texture) Device() *Device { return t.s.d }

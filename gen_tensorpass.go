@@ -53,8 +53,9 @@ func main() {
 
 // variant is one compiled layout: the shader's DTYPE (0 float32, 1 float16,
 // 2 uint8), PLANAR, CH and VIEWS defines. Views is 8 (a dispatch converts
-// up to 8 views) or 1 (one view: a dispatch binds 2 descriptors instead of
-// 9, which halves its recording cost on the host).
+// up to 8 views), 1 (one view: a dispatch binds 2 descriptors instead of
+// 9, which halves its recording cost on the host) or 0 (tiles: the views
+// are tiles of one atlas image, as many as the dispatch's z count).
 type variant struct {
 	DType    int
 	Planar   bool
@@ -68,7 +69,7 @@ func variants() []variant {
 	for dt := 0; dt < 3; dt++ {
 		for _, planar := range []bool{false, true} {
 			for _, ch := range []int{3, 4} {
-				for _, views := range []int{1, 8} {
+				for _, views := range []int{0, 1, 8} {
 					out = append(out, variant{dt, planar, ch, views})
 				}
 			}

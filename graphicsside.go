@@ -279,9 +279,14 @@ func (g *GraphicsSource) converterLocked(d *Device, l tensor.Layout) (*CUDAConve
 }
 
 // recordDoneLocked records the event that says when CUDA's work on the
-// frame has finished; without one, the next copy waits on the GPU. g.mu
-// is held.
+// frame has finished; without one, the next copy waits on the GPU. A view
+// CUDA reads in place (no Array of its own) is not copied into: the API
+// orders its own next use when it takes the object back, and no event is
+// recorded. g.mu is held.
 func (g *GraphicsSource) recordDoneLocked(s *cuda.Stream) {
+	if g.cu.Array() == nil {
+		return
+	}
 	if g.cuDone == nil {
 		e, err := g.cuDev.CUDA().NewEvent(cuda.EventDisableTiming)
 		if err != nil {

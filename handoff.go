@@ -39,14 +39,28 @@ func (o owner) String() string {
 type state struct {
 	d      *Device
 	owner  owner
-	ring   *Ring     // the ring that holds it as a slot
-	prod   *Producer // the cross-process Producer that holds it as a slot
-	acc    *Access   // the explicit hand-off (ToCUDA) that holds it
+	holder slotHolder // the ring or Producer that holds it as a slot, or nil
+	acc    *Access    // the explicit hand-off (ToCUDA) that holds it
 	closed bool
 	// ret, while returning, is the CUDA→Vulkan value signalled after
 	// CUDA's last use (Done, AfterCUDA); 0 where not known (the link's
 	// hand-offs, handoff_link.go, then wait for the latest value).
 	ret uint64
+}
+
+// slotHolder is a client of the hand-offs that holds resources as its
+// slots while it runs (a Ring, a cross-process Producer): it moves them
+// between Vulkan and CUDA itself, so the Device's hand-offs (ToCUDA,
+// AfterCUDA, Map, ToTensor), Close and other holders refuse them
+// meanwhile, with an error that names the holder.
+type slotHolder interface {
+	// slotNoun names a slot of the holder in errors, with what to do:
+	// "a ring's slot", "a Producer's slot (close the Producer first)".
+	slotNoun() string
+	// refusesOtherVulkanWork: the guard refuses Vulkan work on a slot
+	// submitted outside the Device's own batches (a Ring, whose batches
+	// are the Device's; not a Producer, which submits its own).
+	refusesOtherVulkanWork() bool
 }
 
 // Resource is a Buffer or a Texture.
@@ -114,6 +128,16 @@ type Access struct {
 // Stream is the CUDA stream to queue work on. It waits (on the GPU) for the
 // Vulkan work submitted before ToCUDA.
 func (a *Access) Stream() *cuda.Stream { return a.stream }
+
+// newAccessLocked makes the Access of res on stream, waiting for toCUDA
+// value v. Called with d.mu held.
+func (d *Device) newAccessLocked(res []Resource, stream *cuda.Stream, v uint64) *Access {
+	a := &Access{d: d, res: res, stream: stream, value: v}
+	for _, r := range res {
+		r.st().owner, r.st().acc = ownedByCUDA, a
+	}
+	return a
+}
 
 // submitPooled submits c, a batch of the Device's pool (d.cmds, shared by
 // its hand-offs and its rings), and gives it back to the pool either way: a
@@ -240,10 +264,8 @@ func (d *Device) checkToCUDA(res []Resource) error {
 			return fmt.Errorf("interop: ToCUDA: %T belongs to another Device", r)
 		case s.closed:
 			return ErrClosed
-		case s.ring != nil:
-			return fmt.Errorf("interop: ToCUDA: %T is a ring's slot: %w", r, ErrHeldByCUDA)
-		case s.prod != nil:
-			return fmt.Errorf("interop: ToCUDA: %T is a Producer's slot (close the Producer first): %w", r, ErrHeldByCUDA)
+		case s.holder != nil:
+			return fmt.Errorf("interop: ToCUDA: %T is %s: %w", r, s.holder.slotNoun(), ErrHeldByCUDA)
 		case s.owner == ownedByCUDA:
 			return fmt.Errorf("interop: ToCUDA: %w", ErrHeldByCUDA)
 		case seen[r]:
@@ -318,10 +340,8 @@ func (d *Device) AfterCUDA(stream *cuda.Stream, res ...Resource) error {
 			return fmt.Errorf("interop: AfterCUDA: %T belongs to another Device", r)
 		case s.closed:
 			return ErrClosed
-		case s.ring != nil:
-			return fmt.Errorf("interop: AfterCUDA: %T is a ring's slot: %w", r, ErrHeldByCUDA)
-		case s.prod != nil:
-			return fmt.Errorf("interop: AfterCUDA: %T is a Producer's slot (close the Producer first): %w", r, ErrHeldByCUDA)
+		case s.holder != nil:
+			return fmt.Errorf("interop: AfterCUDA: %T is %s: %w", r, s.holder.slotNoun(), ErrHeldByCUDA)
 		case s.owner == ownedByCUDA:
 			return fmt.Errorf("interop: AfterCUDA: %w (its Access.Done orders Vulkan after CUDA)", ErrHeldByCUDA)
 		}
@@ -405,8 +425,8 @@ func (d *Device) guard(s *state) func(c *vulkan.Commands) error {
 			return nil // the vulkan layer reports closed objects itself
 		}
 		switch {
-		case s.ring != nil:
-			return fmt.Errorf("interop: the resource is a ring's slot: %w", ErrHeldByCUDA)
+		case s.holder != nil && s.holder.refusesOtherVulkanWork():
+			return fmt.Errorf("interop: the resource is %s: %w", s.holder.slotNoun(), ErrHeldByCUDA)
 		case s.owner == ownedByCUDA:
 			return fmt.Errorf("interop: %w", ErrHeldByCUDA)
 		case s.owner == returning:

@@ -162,16 +162,6 @@ func (d *Device) handToCUDA(stream *cuda.Stream, record func(*vulkan.Commands) e
 	return d.newAccessLocked(res, stream, v), nil
 }
 
-// newAccessLocked makes the Access of res on stream, waiting for toCUDA
-// value v. Called with d.mu held.
-func (d *Device) newAccessLocked(res []Resource, stream *cuda.Stream, v uint64) *Access {
-	a := &Access{d: d, res: res, stream: stream, value: v}
-	for _, r := range res {
-		r.st().owner, r.st().acc = ownedByCUDA, a
-	}
-	return a
-}
-
 // returnedAt reports whether every resource of rs is returning from CUDA
 // with its return's CUDA→Vulkan value known, and the highest of those
 // values. Called with d.mu held.

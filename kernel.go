@@ -6,8 +6,6 @@
 package gfxcuda
 
 import (
-	"fmt"
-
 	"github.com/gfxcuda/gfxcuda/compute"
 	"github.com/gfxcuda/gfxcuda/shader"
 )
@@ -72,69 +70,3 @@ func Push(data []byte) Arg { return compute.Push(data) }
 // PushValues passes values, encoded little-endian one after the other, as
 // the push constants (see compute.PushValues).
 func PushValues(values ...any) Arg { return compute.PushValues(values...) }
-
-// computeView is a shared resource's view on a compute device, made by its
-// first dispatch and kept until the resource is closed (the view wraps the
-// resource's Vulkan object and owns nothing).
-type computeView struct {
-	dev *compute.Device
-	res compute.Resource
-}
-
-// get returns the cached view of a resource on cd, making it with mk when
-// there is none for cd. Called with d.mu held.
-func (v *computeView) get(cd *compute.Device, mk func() (compute.Resource, error)) (compute.Resource, error) {
-	if v.res != nil && v.dev == cd {
-		return v.res, nil
-	}
-	r, err := mk()
-	if err != nil {
-		return nil, err
-	}
-	*v = computeView{dev: cd, res: r}
-	return r, nil
-}
-
-// viewable checks that a resource of s can have a view on cd. Called with
-// d.mu held.
-func viewable(s *state, cd *compute.Device) error {
-	switch {
-	case cd == nil:
-		return fmt.Errorf("gfxcuda: a compute view on a nil compute.Device")
-	case s.closed || s.d.closed:
-		return ErrClosed
-	case cd.Vulkan() != s.d.vk:
-		return fmt.Errorf("gfxcuda: the resource belongs to another Device than the compute.Device; bind it on its Device's Compute() (%w)", ErrOtherDevice)
-	}
-	return nil
-}
-
-// ComputeResource returns the buffer's view on cd, a compute device of the
-// buffer's Device (its Compute(), or compute.NewSubmitting over its Vulkan
-// device): what kernels bind when b is their argument. The view is made
-// once (importing an opened buffer into Vulkan then) and lives as long as
-// b; it is a raw buffer (Arg.As binds it as a texel buffer of a format).
-func (b *Buffer) ComputeResource(cd *compute.Device) (compute.Resource, error) {
-	d := b.s.d
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if err := viewable(&b.s, cd); err != nil {
-		return nil, err
-	}
-	return b.view.get(cd, func() (compute.Resource, error) { return b.newViewLocked(cd) })
-}
-
-// ComputeResource returns the texture's view on cd, a compute device of
-// the texture's Device: what kernels bind when t is their argument (a
-// storage or sampled image, as the shader declares it). The view is made
-// once (importing an opened texture into Vulkan then) and lives as long as
-// t.
-func (t *Texture) ComputeResource(cd *compute.Device) (compute.Resource, error) {
-	d := t.s.d
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if err := viewable(&t.s, cd); err != nil {
-		return nil, err
-	}
-	return t.view.get(cd, func() (compute.Resource, error) { return t.newViewLocked(cd) })
-}

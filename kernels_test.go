@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/gfxcuda/gfxcuda/cuda"
-	"github.com/gfxcuda/gfxcuda/internal/kernels"
+	"github.com/gfxcuda/gfxcuda/kernels"
 )
 
 // TestKernelFallbackDecision checks, on the CPU, what a texture copy does

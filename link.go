@@ -47,6 +47,7 @@ import (
 
 	"github.com/gfxcuda/gfxcuda/cuda"
 	"github.com/gfxcuda/gfxcuda/format"
+	"github.com/gfxcuda/gfxcuda/internal/sharenet"
 )
 
 // Errors of links.
@@ -180,7 +181,7 @@ func (t *linkToken) encode() LinkToken {
 	b = le.AppendUint32(b, t.Slots)
 	b = append(b, t.Sender[:]...)
 	b = append(b, t.Receiver[:]...)
-	return LinkToken(sealToken(linkPrefix, b))
+	return LinkToken(sharenet.SealToken(linkPrefix, b))
 }
 
 // parseLinkToken decodes and checks s. It never panics.
@@ -192,7 +193,7 @@ func parseLinkToken(s LinkToken) (*linkToken, error) {
 		}
 		return nil, fmt.Errorf("%w: a link token starts with %q", ErrBadToken, linkPrefix)
 	}
-	b, err := unsealToken(ErrBadToken, str, linkPrefix, linkTokenBytes, linkTokenBytes)
+	b, err := sharenet.UnsealToken(ErrBadToken, str, linkPrefix, linkTokenBytes, linkTokenBytes)
 	if err != nil {
 		return nil, err
 	}

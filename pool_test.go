@@ -427,30 +427,3 @@ func mustEqualBytes(t *testing.T, what string, got, want []byte) {
 		}
 	}
 }
-
-// TestTokenOffset round-trips a buffer's offset in its allocation through
-// a token, and refuses offsets that do not fit or that a non-CUDA
-// allocation claims.
-func TestTokenOffset(t *testing.T) {
-	in := token{ID: 7, Addr: "gfxcuda/1/x"}
-	in.Kind, in.Flags = KindBuffer, FlagFromCUDA
-	in.Size, in.AllocationSize, in.Offset = 4096, 2<<20, 512<<10
-	out, err := parseToken(in.encode())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if *out != in {
-		t.Fatalf("round trip: %+v != %+v", *out, in)
-	}
-	for _, bad := range []token{
-		{Meta: Meta{Kind: KindBuffer, Flags: FlagFromCUDA, Size: 4096, AllocationSize: 2 << 20, Offset: 2<<20 - 100}},
-		{Meta: Meta{Kind: KindBuffer, Flags: FlagFromCUDA, Size: 4096, AllocationSize: 2 << 20, Offset: 1 << 63}},
-		{Meta: Meta{Kind: KindBuffer, Size: 4096, AllocationSize: 2 << 20, Offset: 4096}},
-		{Meta: Meta{Kind: KindTexture, Flags: FlagFromCUDA, Size: 4096, AllocationSize: 2 << 20, Offset: 4096}},
-	} {
-		bad.ID, bad.Addr = 7, "gfxcuda/1/x"
-		if _, err := parseToken(bad.encode()); !errors.Is(err, ErrBadToken) {
-			t.Errorf("offset %d of %+v: %v, want ErrBadToken", bad.Offset, bad.Meta, err)
-		}
-	}
-}

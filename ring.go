@@ -157,8 +157,8 @@ func (r *Ring) take() error {
 			return errors.New("interop: ring slot belongs to another Device")
 		case st.closed:
 			return ErrClosed
-		case st.ring != nil:
-			return fmt.Errorf("interop: ring slot is another ring's slot: %w", ErrHeldByCUDA)
+		case st.holder != nil:
+			return fmt.Errorf("interop: ring slot is already %s: %w", st.holder.slotNoun(), ErrHeldByCUDA)
 		case st.owner == ownedByCUDA:
 			return fmt.Errorf("interop: ring slot: %w", ErrHeldByCUDA)
 		case seen[s]:
@@ -181,11 +181,17 @@ func (r *Ring) take() error {
 			// Every return is signalled at or below the latest value.
 			r.devWait = d.toVK.value
 		}
-		st.owner, st.ring = ownedByCUDA, r
+		st.owner, st.holder = ownedByCUDA, r
 	}
 	d.rings[r] = struct{}{}
 	return nil
 }
+
+// slotNoun and refusesOtherVulkanWork make a Ring the slotHolder of its
+// slots: its batches are the Device's, so the guard refuses other
+// Vulkan work on them.
+func (r *Ring) slotNoun() string             { return "a ring's slot" }
+func (r *Ring) refusesOtherVulkanWork() bool { return true }
 
 // free releases the ring's semaphores and events.
 func (r *Ring) free() error {
@@ -470,7 +476,7 @@ func (r *Ring) Close() error {
 	d.mu.Lock()
 	for i, s := range r.slots {
 		st := s.st()
-		st.ring = nil
+		st.holder = nil
 		if st.closed {
 			continue
 		}

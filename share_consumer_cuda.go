@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gfxcuda/gfxcuda/cuda"
+	"github.com/gfxcuda/gfxcuda/internal/sharenet"
 )
 
 // hostReleaseTimeout bounds the host waits of consumers on rings without
@@ -74,11 +75,10 @@ func OpenCUDAConsumer(ctx context.Context, c *cuda.Context, tok Token, o ...Open
 			cc.texs = append(cc.texs, nil)
 		}
 	}
-	if cons.readyFD >= 0 {
-		rfd, ffd := cons.readyFD, cons.freeFD
-		cons.readyFD, cons.freeFD, cons.gpuImported = -1, -1, true
+	if cons.semaphoreFDs() {
+		rfd, ffd := cons.takeSemaphoreFDs()
 		if cc.ready, err = c.ImportSemaphoreFD(rfd, true); err != nil { // takes rfd
-			closeAll([]int{ffd})
+			sharenet.CloseAll([]int{ffd})
 			return nil, fmt.Errorf("share: importing the ring's semaphore into CUDA: %w", err)
 		}
 		if cc.free, err = c.ImportSemaphoreFD(ffd, true); err != nil {
@@ -102,6 +102,12 @@ func (cc *CUDAConsumer) Buffer(i int) *CUDABuffer { return cc.bufs[i] }
 
 // Texture returns slot i's texture, or nil when the slots are buffers.
 func (cc *CUDAConsumer) Texture(i int) *CUDATexture { return cc.texs[i] }
+
+// numSlots is the ring's number of slots.
+func (cc *CUDAConsumer) numSlots() int { return len(cc.bufs) }
+
+// buffers are the slots' buffers (nil for texture slots), by slot.
+func (cc *CUDAConsumer) buffers() []*CUDABuffer { return cc.bufs }
 
 // Ptr is the device pointer of frame f's buffer slot (0 for textures).
 func (cc *CUDAConsumer) Ptr(f *Frame) cuda.DevicePtr {
@@ -194,21 +200,21 @@ func (cc *CUDAConsumer) releaseRun(fs []*Frame, s *cuda.Stream) error {
 		}
 		return err
 	}
-	cc.c.mu.Lock()
-	defer cc.c.mu.Unlock()
-	for i, f := range fs {
-		last := i == len(fs)-1
-		err := cc.c.releaseLocked(f, func(v uint64) error {
-			if !last {
-				return nil // covered by the last frame's signal
+	return cc.c.locked(func() error {
+		for i, f := range fs {
+			last := i == len(fs)-1
+			err := cc.c.releaseLocked(f, func(v uint64) error {
+				if !last {
+					return nil // covered by the last frame's signal
+				}
+				return cc.signalLocked(s, v)
+			})
+			if err != nil {
+				return err
 			}
-			return cc.signalLocked(s, v)
-		})
-		if err != nil {
-			return err
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // published reports whether the ring holds a frame of sequence seq that
@@ -242,7 +248,7 @@ func (cc *CUDAConsumer) Close() error {
 		return nil
 	}
 	cc.closed = true
-	if cc.c.prod.dead() {
+	if cc.c.producerGone() {
 		cc.unblock()
 	}
 	var err error

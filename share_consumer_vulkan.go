@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/gfxcuda/gfxcuda/internal/sharenet"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
@@ -65,17 +66,16 @@ func OpenVulkanConsumer(ctx context.Context, dev *vulkan.Device, tok Token, o ..
 		}
 		vc.bufs, vc.imgs = append(vc.bufs, b), append(vc.imgs, img)
 	}
-	if cons.readyFD >= 0 && dev.Physical().CanExportSemaphoreFD() {
-		rfd, ffd := cons.readyFD, cons.freeFD
-		cons.readyFD, cons.freeFD, cons.gpuImported = -1, -1, true
+	if cons.semaphoreFDs() && dev.Physical().CanExportSemaphoreFD() {
+		rfd, ffd := cons.takeSemaphoreFDs()
 		if vc.ready, err = dev.ImportSemaphoreFD(rfd, true); err != nil {
-			closeAll([]int{ffd})
+			sharenet.CloseAll([]int{ffd})
 			return nil, fmt.Errorf("share: importing the ring's semaphore into Vulkan: %w", err)
 		}
 		if vc.free, err = dev.ImportSemaphoreFD(ffd, true); err != nil {
 			return nil, fmt.Errorf("share: importing the ring's semaphore into Vulkan: %w", err)
 		}
-	} else if cons.readyFD >= 0 {
+	} else if cons.semaphoreFDs() {
 		return nil, errors.New("share: the ring's producer synchronizes on the GPU, and this Vulkan device cannot import its semaphores (VK_KHR_external_semaphore_fd)")
 	}
 	for i := 0; i < len(vc.bufs)+1; i++ {
@@ -123,7 +123,7 @@ func (vc *VulkanConsumer) waitCommands(ctx context.Context, i int) error {
 			}
 			return err
 		}
-		if vc.c.prod.dead() {
+		if vc.c.producerGone() {
 			vc.unblock()
 		}
 		if err := ctx.Err(); err != nil {
@@ -195,15 +195,18 @@ func (vc *VulkanConsumer) Consume(ctx context.Context, record func(c *vulkan.Com
 		}
 		o.Signal = []vulkan.SemaphoreValue{{Semaphore: vc.free, Value: last}}
 	}
-	vc.c.mu.Lock()
-	for i, f := range frames {
-		if vc.c.heldIndex(f) < 0 || (i > 0 && f.Seq <= frames[i-1].Seq) || (vc.ready != nil && f.Seq <= vc.c.signal) {
-			vc.c.mu.Unlock()
-			c.Reset()
-			return errors.New("share: VulkanConsumer.Consume: pass held frames, in the order Next returned them")
+	inOrder := vc.c.locked(func() error {
+		for i, f := range frames {
+			if vc.c.heldIndex(f) < 0 || (i > 0 && f.Seq <= frames[i-1].Seq) || (vc.ready != nil && f.Seq <= vc.c.signalledLocked()) {
+				return errors.New("share: VulkanConsumer.Consume: pass held frames, in the order Next returned them")
+			}
 		}
+		return nil
+	})
+	if inOrder != nil {
+		c.Reset()
+		return inOrder
 	}
-	vc.c.mu.Unlock()
 	if err := c.Submit(o); err != nil {
 		return fmt.Errorf("share: VulkanConsumer.Consume: %w", err)
 	}
@@ -222,21 +225,20 @@ func (vc *VulkanConsumer) Consume(ctx context.Context, record func(c *vulkan.Com
 	}
 	// The submission signals "slot free" at the last frame's number, after
 	// the work on every frame: each frame's release is covered by it.
-	vc.c.mu.Lock()
-	defer vc.c.mu.Unlock()
-	for i, f := range frames {
-		var sig func(uint64) error
-		if i == len(frames)-1 {
-			sig = func(uint64) error { return nil } // submitted above
-		} else {
-			sig = nil
-			setBit(vc.c.m.u32(vc.c.slotOff(f.Slot)+slotGPURel), vc.c.idx)
+	return vc.c.locked(func() error {
+		for i, f := range frames {
+			var sig func(uint64) error
+			if i == len(frames)-1 {
+				sig = func(uint64) error { return nil } // submitted above
+			} else {
+				vc.c.gpuReleasedLocked(f.Slot)
+			}
+			if err := vc.c.releaseLocked(f, sig); err != nil {
+				return err
+			}
 		}
-		if err := vc.c.releaseLocked(f, sig); err != nil {
-			return err
-		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // unblock signals "frame ready" past every value the dead producer could
@@ -266,7 +268,7 @@ func (vc *VulkanConsumer) Close() error {
 		return nil
 	}
 	vc.closed = true
-	if vc.c.prod.dead() {
+	if vc.c.producerGone() {
 		vc.unblock()
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), hostReleaseTimeout)

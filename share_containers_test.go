@@ -4,24 +4,20 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/base64"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/crc32"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/gfxcuda/gfxcuda/internal/sharenet"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 	"golang.org/x/sys/unix"
 )
@@ -290,7 +286,7 @@ func containersChild(t *testing.T, role string, tok Token, in *bufio.Scanner) bo
 			seed, _ := strconv.ParseUint(os.Getenv("SEED"), 10, 64)
 			got := poisonedBytes(int(m.Size))
 			unix.Pread(fds[0], got, 0)
-			closeAll(fds)
+			sharenet.CloseAll(fds)
 			if !bytes.Equal(got, seededRandom(seed, int(m.Size))) {
 				childFail("the fetched memfd's bytes differ")
 			}
@@ -356,8 +352,8 @@ func containersChild(t *testing.T, role string, tok Token, in *bufio.Scanner) bo
 		if err != nil {
 			childFail("open ring: %v", err)
 		}
-		if c.prod.pid != 0 {
-			childFail("the producer's pid is %d here, want 0 (invisible from this PID namespace)", c.prod.pid)
+		if c.prod.PID() != 0 {
+			childFail("the producer's pid is %d here, want 0 (invisible from this PID namespace)", c.prod.PID())
 		}
 		long, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
@@ -424,8 +420,7 @@ func TestContainersBuffer(t *testing.T) {
 	if err := unix.Lstat(dir, &st); err != nil || st.Mode&0o777 != 0o711 {
 		t.Errorf("socket directory mode %o (%v), want 0711", st.Mode&0o777, err)
 	}
-	tk, _ := parseToken(ex.Token())
-	if err := unix.Lstat(tk.Path, &st); err != nil || st.Mode&0o777 != 0o666 || st.Mode&unix.S_IFMT != unix.S_IFSOCK {
+	if err := unix.Lstat(fsPath(t, ex.Token()), &st); err != nil || st.Mode&0o777 != 0o666 || st.Mode&unix.S_IFMT != unix.S_IFSOCK {
 		t.Errorf("socket mode %o (%v), want a socket 0666", st.Mode, err)
 	}
 	for i, c := range []container{{newNet | newPID, 0}, {newNet | newPID, 1000}} {
@@ -598,9 +593,8 @@ func TestContainersRefusals(t *testing.T) {
 		t.Log(r.Msg)
 	})
 	t.Run("forged", func(t *testing.T) {
-		tk, _ := parseToken(ex.Token())
-		tk.Secret[5] ^= 0x40
-		r := fetch(t, tk.encode(), netns)
+		forged, _ := sharenet.Forge(ex.Token(), func(_ *Meta, secret *[16]byte) { secret[5] ^= 0x40 })
+		r := fetch(t, forged, netns)
 		if r.OK || !r.Refused || !strings.Contains(r.Msg, "secret") {
 			t.Fatalf("%+v", r)
 		}
@@ -654,9 +648,8 @@ func TestContainersRefusals(t *testing.T) {
 			t.Fatalf("another uid: %+v", r)
 		}
 		t.Log(r.Msg)
-		tk, _ := parseToken(pe.Token())
-		tk.Secret[0] ^= 1
-		if r := fetch(t, tk.encode(), container{newNet, 0}); r.OK || !r.Refused || !strings.Contains(r.Msg, "secret") {
+		forged, _ := sharenet.Forge(pe.Token(), func(_ *Meta, secret *[16]byte) { secret[0] ^= 1 })
+		if r := fetch(t, forged, container{newNet, 0}); r.OK || !r.Refused || !strings.Contains(r.Msg, "secret") {
 			t.Fatalf("forged: %+v", r)
 		}
 		if logs.find("refused pid", "via pidfd door", "wrong secret") == "" {
@@ -671,7 +664,7 @@ func TestContainersRefusals(t *testing.T) {
 func TestRingProducerGoneAcrossPIDNamespaces(t *testing.T) {
 	needNamespaces(t)
 	dir := sharedDir(t)
-	if _, err := prepareDir(dir, true); err != nil { // the producer's uid owns it: create it first as root
+	if err := sharenet.PrepareDir(dir, true); err != nil { // the producer's uid owns it: create it first as root
 		t.Fatal(err)
 	}
 	prod := startIn(t, "nsproducer", container{newNet | newPID, 0}, "DIR="+dir)
@@ -689,382 +682,18 @@ func TestRingProducerGoneAcrossPIDNamespaces(t *testing.T) {
 	cons.wait(t)
 }
 
-// TestDirTrust: the socket directory is created 0700, opened to others
-// (0711) only when an export allows other users, and refused when a link,
-// another user's, or writable by others without the sticky bit.
-func TestDirTrust(t *testing.T) {
-	base := t.TempDir()
-	d := filepath.Join(base, "new")
-	if _, err := prepareDir(d, false); err != nil {
-		t.Fatal(err)
-	}
-	mode := func(p string) os.FileMode {
-		st, err := os.Lstat(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return st.Mode()
-	}
-	if m := mode(d); m.Perm() != 0o700 || !m.IsDir() {
-		t.Errorf("created %v, want a 0700 directory", m)
-	}
-	if _, err := prepareDir(d, true); err != nil {
-		t.Fatal(err)
-	}
-	if m := mode(d); m.Perm() != 0o711 {
-		t.Errorf("opened to others: %v, want 0711", m)
-	}
-	link := filepath.Join(base, "link")
-	os.Symlink(d, link)
-	if _, err := prepareDir(link, false); err == nil || !strings.Contains(err.Error(), "symbolic link") {
-		t.Errorf("a link: %v", err)
-	}
-	open := filepath.Join(base, "open")
-	os.Mkdir(open, 0o777)
-	unix.Chmod(open, 0o777)
-	if _, err := prepareDir(open, false); err == nil || !strings.Contains(err.Error(), "writable by other users") {
-		t.Errorf("world-writable: %v", err)
-	}
-	unix.Chmod(open, 0o1777) // sticky: others cannot remove our entries
-	if _, err := prepareDir(open, false); err != nil {
-		t.Errorf("ours with the sticky bit: %v", err)
-	}
-	if _, err := prepareDir("relative/dir", false); err == nil {
-		t.Error("a relative path was accepted")
-	}
-	if os.Geteuid() == 0 {
-		other := filepath.Join(base, "other")
-		os.Mkdir(other, 0o700)
-		os.Chown(other, 1000, 1000)
-		if _, err := prepareDir(other, false); err == nil || !strings.Contains(err.Error(), "belongs to uid 1000") {
-			t.Errorf("another user's: %v", err)
-		}
-	}
-}
-
-// TestFSSocketLifecycle: an export through the filesystem socket alone:
-// the socket is 0600 in a 0700 directory, serves, goes with the last
-// export; a stale socket (its exporter was killed) is removed by the next
-// exporter, a live one is kept.
-func TestFSSocketLifecycle(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "sock")
-	if _, err := prepareDir(dir, false); err != nil {
-		t.Fatal(err)
-	}
-	// A stale socket of this user: bound, its listener gone without
-	// unlinking it. And a live one.
-	var nonce [12]byte
-	nonce[0] = 1
-	stale := filepath.Join(dir, socketName(nonce))
-	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: stale, Net: "unix"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln.SetUnlinkOnClose(false)
-	ln.Close()
-	nonce[0] = 2
-	live := filepath.Join(dir, socketName(nonce))
-	ln2, err := net.ListenUnix("unix", &net.UnixAddr{Name: live, Net: "unix"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln2.Close()
-	go func() {
-		for {
-			c, err := ln2.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
-	ex := memfdExport(t, 12, 100, ExportOptions{Rendezvous: RendezvousFS, Dir: dir})
-	if ex.Rendezvous() != RendezvousFS {
-		t.Fatalf("offers %v", ex.Rendezvous())
-	}
-	if _, err := os.Lstat(stale); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("the stale socket is still there: %v", err)
-	}
-	if _, err := os.Lstat(live); err != nil {
-		t.Errorf("the live socket was removed: %v", err)
-	}
-	tk, _ := parseToken(ex.Token())
-	st, err := os.Lstat(tk.Path)
-	if err != nil || st.Mode().Perm() != 0o600 || st.Mode()&os.ModeSocket == 0 {
-		t.Fatalf("socket %v (%v), want 0600", st.Mode(), err)
-	}
-	fds, _, err := Fetch(ctx10(t), ex.Token())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(readFD(t, fds[0], 100), seededRandom(12, 100)) {
-		t.Error("bytes differ")
-	}
-	closeAll(fds)
-	ex.Close()
-	if _, err := os.Lstat(tk.Path); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("the socket outlived the last export offering it: %v", err)
-	}
-}
-
-// TestOpenErrorsInProcess: the reasons an opener gives, checked on forged
-// tokens without namespaces.
-func TestOpenErrorsInProcess(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "sock")
-	ex := memfdExport(t, 13, 64, ExportOptions{Rendezvous: RendezvousAll, Dir: dir})
-	good, _ := parseToken(ex.Token())
-	if good.rendezvous() != RendezvousAll || good.UID != uint32(os.Geteuid()) || good.NetNS != nsInode("net") || good.PIDNS != nsInode("pid") {
-		t.Fatalf("token %+v", good)
-	}
-	ctx := ctx10(t)
-	for _, rv := range []Rendezvous{RendezvousAbstract, RendezvousFS, RendezvousPidfd} {
-		fds, _, err := Fetch(ctx, ex.Token(), OpenOptions{Rendezvous: rv})
-		if err != nil {
-			t.Fatalf("%v: %v", rv, err)
-		}
-		if !bytes.Equal(readFD(t, fds[0], 64), seededRandom(13, 64)) {
-			t.Errorf("%v: bytes differ", rv)
-		}
-		closeAll(fds)
-	}
-	memfd, _ := unix.MemfdCreate("not-a-door", unix.MFD_CLOEXEC)
-	defer unix.Close(memfd)
-	unix.Ftruncate(memfd, doorSize)
-	other := filepath.Join(t.TempDir(), "other")
-	os.Mkdir(other, 0o700)
-	for _, tc := range []struct {
-		name   string
-		forge  func(tk *token)
-		o      OpenOptions
-		reason Reason
-		is     error
-		text   string
-	}{
-		// In another network namespace the exporter's name is not there:
-		// the connection fails, and the token's namespace says why.
-		{"another netns", func(tk *token) { tk.NetNS++; tk.Addr += "-elsewhere" }, OpenOptions{Rendezvous: RendezvousAbstract}, ReasonNetNamespace, ErrUnreachable, "different network namespace"},
-		{"no directory", func(tk *token) { tk.Path = "/nonexistent/gfxcuda/x.sock" }, OpenOptions{Rendezvous: RendezvousFS}, ReasonDirNotShared, ErrUnreachable, "does not exist"},
-		{"another directory", func(tk *token) { tk.Path = other + "/x.sock" }, OpenOptions{Rendezvous: RendezvousFS}, ReasonDirNotShared, ErrUnreachable, "not the exporter's directory"},
-		{"socket gone", func(tk *token) { tk.Path = filepath.Dir(tk.Path) + "/x.sock" }, OpenOptions{Rendezvous: RendezvousFS}, ReasonExporterGone, ErrWithdrawn, "closed every resource"},
-		{"another pidns", func(tk *token) { tk.PIDNS++ }, OpenOptions{Rendezvous: RendezvousPidfd}, ReasonPIDNamespace, ErrUnreachable, "different PID namespace"},
-		{"no such pid", func(tk *token) { tk.PID = 1<<22 - 1 }, OpenOptions{Rendezvous: RendezvousPidfd}, ReasonExporterGone, ErrWithdrawn, "exited"},
-		{"no such fd", func(tk *token) { tk.DoorFD = 1 << 20 }, OpenOptions{Rendezvous: RendezvousPidfd}, ReasonExporterGone, ErrWithdrawn, "has no descriptor"},
-		{"not a door", func(tk *token) { tk.DoorFD = uint32(memfd) }, OpenOptions{Rendezvous: RendezvousPidfd}, ReasonExporterGone, ErrWithdrawn, "not the exporter's door"},
-		{"another door", func(tk *token) { tk.Door[3] ^= 1 }, OpenOptions{Rendezvous: RendezvousPidfd}, ReasonExporterGone, ErrWithdrawn, "not the exporter's door"},
-		{"another uid", func(tk *token) { tk.UID++ }, OpenOptions{Rendezvous: RendezvousAbstract}, ReasonUntrusted, ErrRefused, "not trusting it"},
-		{"left out", func(tk *token) { tk.Path, tk.PID = "", 0 }, OpenOptions{Rendezvous: RendezvousPidfd}, ReasonDisabled, ErrUnreachable, "left out"},
-	} {
-		tk := *good
-		tc.forge(&tk)
-		_, _, err := Fetch(ctx, tk.encode(), tc.o)
-		var oe *OpenError
-		if !errors.As(err, &oe) || len(oe.Attempts) == 0 {
-			t.Errorf("%s: %v, want an *OpenError", tc.name, err)
-			continue
-		}
-		a := oe.Attempts[len(oe.Attempts)-1]
-		for _, x := range oe.Attempts {
-			if x.Rendezvous&tc.o.Rendezvous != 0 {
-				a = x
-			}
-		}
-		if a.Reason != tc.reason || !errors.Is(err, tc.is) || !strings.Contains(err.Error(), tc.text) {
-			t.Errorf("%s: %v (reason %v), want %v, %v, %q", tc.name, err, a.Reason, tc.reason, tc.is, tc.text)
-		}
-	}
-}
-
-// TestDoorGarbage: whatever an opener holding the door writes in it, the
-// exporter answers the next opener.
-func TestDoorGarbage(t *testing.T) {
-	ex := memfdExport(t, 14, 64, ExportOptions{Rendezvous: RendezvousPidfd})
-	tk, _ := parseToken(ex.Token())
-	pfd, err := unix.PidfdOpen(os.Getpid(), 0)
-	if err != nil {
-		t.Skipf("no pidfd_open: %v", err)
-	}
-	defer unix.Close(pfd)
-	dfd, err := unix.PidfdGetfd(pfd, int(tk.DoorFD), 0)
-	if err != nil {
-		t.Skipf("no pidfd_getfd: %v", err)
-	}
-	defer unix.Close(dfd)
-	mem, err := unix.Mmap(dfd, 0, doorSize, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unix.Munmap(mem)
-	d := &door{mem: mem}
-	state := d.u32(dOffState)
-	waitIdle := func() {
-		t.Helper()
-		for i := 0; i < 500 && (atomic.LoadUint32(state) != dsIdle || atomic.LoadUint32(d.u32(dOffLock)) != 0); i++ {
-			time.Sleep(10 * time.Millisecond)
-		}
-		if atomic.LoadUint32(state) != dsIdle {
-			t.Fatalf("door state %d", atomic.LoadUint32(state))
-		}
-	}
-	// Garbage requests: random bytes, a bad pid, ours with junk.
-	for i, pid := range []uint32{uint32(os.Getpid()), 0, 1 << 30, 1} {
-		copy(mem[dOffPid:], binary.LittleEndian.AppendUint32(nil, pid))
-		copy(mem[dOffReq:], seededRandom(uint64(i), reqLen))
-		atomic.StoreUint32(state, dsRequest)
-		futexWake(state)
-		for j := 0; j < 200 && atomic.LoadUint32(state) == dsRequest; j++ {
-			time.Sleep(5 * time.Millisecond)
-		}
-		if st := binary.LittleEndian.Uint32(mem[dOffStatus:]); atomic.LoadUint32(state) == dsReply && (st == stOK || binary.LittleEndian.Uint32(mem[dOffNFDs:]) != 0) {
-			t.Fatalf("garbage request %d answered with status %d", i, st)
-		}
-		atomic.StoreUint32(state, dsTaken)
-		futexWake(state)
-		waitIdle()
-	}
-	// A reply state nobody asked for, and a lock left behind.
-	atomic.StoreUint32(state, dsReply)
-	futexWake(state)
-	waitIdle()
-	atomic.StoreUint32(d.u32(dOffLock), 12345)
-	t0 := time.Now()
-	fds, _, err := Fetch(ctx10(t), ex.Token())
-	if err != nil {
-		t.Fatalf("after garbage: %v", err)
-	}
-	t.Logf("a lock left behind was broken in %v", time.Since(t0).Round(time.Millisecond))
-	if !bytes.Equal(readFD(t, fds[0], 64), seededRandom(14, 64)) {
-		t.Error("bytes differ")
-	}
-	closeAll(fds)
-}
-
-// TestNoLeaksEveryPath: many exports and opens through each way, with
-// refusals, leave no descriptor behind.
-func TestNoLeaksEveryPath(t *testing.T) {
-	count := func() int {
-		e, _ := os.ReadDir("/proc/self/fd")
-		return len(e)
-	}
-	dir := filepath.Join(t.TempDir(), "sock")
-	keep := memfdExport(t, 15, 64, ExportOptions{Rendezvous: RendezvousAll, Dir: dir}) // the server stays up
-	fd, _ := unix.MemfdCreate("share-test", unix.MFD_CLOEXEC)
-	defer unix.Close(fd)
-	forged, _ := parseToken(keep.Token())
-	forged.Secret[0]++
-	ctx := ctx10(t)
-	cycle := func(i int) {
-		e := fdExport(t, fd, 64, ExportOptions{Rendezvous: RendezvousAll, Dir: dir})
-		for _, rv := range []Rendezvous{RendezvousAbstract, RendezvousFS, RendezvousPidfd} {
-			fds, _, err := Fetch(ctx, e.Token(), OpenOptions{Rendezvous: rv})
-			if err != nil {
-				t.Fatalf("cycle %d, %v: %v", i, rv, err)
-			}
-			closeAll(fds)
-			if _, _, err := Fetch(ctx, forged.encode(), OpenOptions{Rendezvous: rv}); !errors.Is(err, ErrRefused) {
-				t.Fatalf("forged through %v: %v", rv, err)
-			}
-		}
-		e.Close()
-		if _, _, err := Fetch(ctx, e.Token()); !errors.Is(err, ErrWithdrawn) {
-			t.Fatalf("withdrawn: %v", err)
-		}
-	}
-	defer SetShareLogf(SetShareLogf(nil))
-	cycle(0)
-	before := count()
-	for i := 0; i < 300; i++ {
-		cycle(i)
-	}
-	time.Sleep(50 * time.Millisecond)
-	if after := count(); after > before+2 {
-		t.Errorf("%d descriptors before, %d after", before, after)
-	}
-}
-
-// TestTokenFormat2: every rendezvous field round-trips; a format 1 token
-// still parses (abstract socket, the opener's own uid); the sizes stay
-// printable.
-func TestTokenFormat2(t *testing.T) {
-	in := token{Meta: Meta{Kind: KindRing, Size: 3}, ID: 9, UID: 1000, Addr: "gfxcuda/0123456789abcdef01234567", NetNS: 4026531833,
-		Path: "/dev/shm/gfxcuda/0123456789abcdef01234567.sock", DirDev: 22, DirIno: 33, PID: 4321, PIDNS: 4026531836, DoorFD: 9}
-	in.Secret[1], in.Door[2] = 5, 6
-	tok := in.encode()
-	t.Logf("a token with every rendezvous: %d characters", len(tok))
-	if len(tok) > 330 || !strings.HasPrefix(string(tok), tokenPrefix) {
-		t.Errorf("token %q", tok)
-	}
-	out, err := parseToken(tok)
-	if err != nil || *out != in {
-		t.Fatalf("round trip: %+v, %v", out, err)
-	}
+// fsPath is the filesystem socket tok offers.
+func fsPath(t *testing.T, tok Token) string {
+	t.Helper()
 	eps, err := tok.Endpoints()
-	if err != nil || len(eps) != 3 || eps[1].Address != in.Path || eps[2].String() != "pidfd_getfd pid 4321 fd 9" {
-		t.Errorf("endpoints %v, %v", eps, err)
+	if err != nil {
+		t.Fatal(err)
 	}
-	// Format 1, as older builds wrote it.
-	b := make([]byte, tokenMeta)
-	b[0] = byte(KindBuffer)
-	b = append(append(b, byte(len("gfxcuda/1/ab"))), "gfxcuda/1/ab"...)
-	b = binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
-	v1 := Token(tokenPrefixV1 + base64.RawURLEncoding.EncodeToString(b))
-	old, err := parseToken(v1)
-	if err != nil || old.Addr != "gfxcuda/1/ab" || old.UID != anyUID || old.rendezvous() != RendezvousAbstract {
-		t.Fatalf("format 1: %+v, %v", old, err)
-	}
-	if wantUID(old) != uint32(os.Geteuid()) {
-		t.Error("a format 1 token does not trust this user's uid alone")
-	}
-	// Entries out of order, unknown, empty: refused.
-	for _, forge := range []func(*token){
-		func(tk *token) { tk.Addr, tk.Path, tk.PID = "", "", 0 },
-		func(tk *token) { tk.Path = "relative.sock" },
-		func(tk *token) { tk.Addr = "with\x00nul" },
-	} {
-		tk := in
-		forge(&tk)
-		if _, err := parseToken(tk.encode()); !errors.Is(err, ErrBadToken) {
-			t.Errorf("forged %+v: %v", tk, err)
+	for _, e := range eps {
+		if e.Rendezvous == RendezvousFS {
+			return e.Address
 		}
 	}
-	for _, s := range []string{"auto", "abstract,fs", "pidfd", "all", "fs, pidfd"} {
-		r, err := ParseRendezvous(s)
-		if err != nil {
-			t.Errorf("%q: %v", s, err)
-			continue
-		}
-		if back, _ := ParseRendezvous(r.String()); back != r {
-			t.Errorf("%q: %v does not round-trip", s, r)
-		}
-	}
-	if _, err := ParseRendezvous("tcp"); err == nil {
-		t.Error("tcp parsed")
-	}
-}
-
-// TestProbeRendezvous: doctor's view of the ways to an exporter.
-func TestProbeRendezvous(t *testing.T) {
-	cs := ProbeRendezvous()
-	if len(cs) != 3 || !cs[0].OK || cs[0].Rendezvous != RendezvousAbstract {
-		t.Fatalf("%+v", cs)
-	}
-	base := t.TempDir()
-	if c := probeFS(filepath.Join(base, "new")); !c.OK || !strings.Contains(c.Detail, "will be created") {
-		t.Errorf("a directory to create: %+v", c)
-	}
-	open := filepath.Join(base, "open")
-	os.Mkdir(open, 0o777)
-	unix.Chmod(open, 0o777)
-	if c := probeFS(open); c.OK || !strings.Contains(c.Detail, "not trusted") || c.Fix == "" {
-		t.Errorf("a world-writable directory: %+v", c)
-	}
-	unix.Chmod(open, 0o700)
-	if c := probeFS(open); !c.OK {
-		t.Errorf("this user's directory: %+v", c)
-	}
-	if os.Geteuid() == 0 {
-		os.Chown(open, 1000, 1000)
-		if c := probeFS(open); c.OK || !strings.Contains(c.Detail, "belongs to uid 1000") {
-			t.Errorf("another user's directory: %+v", c)
-		}
-	}
+	t.Fatalf("the token offers no filesystem socket: %v", eps)
+	return ""
 }

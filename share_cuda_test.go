@@ -10,6 +10,7 @@ import (
 
 	"github.com/gfxcuda/gfxcuda/cuda"
 	"github.com/gfxcuda/gfxcuda/format"
+	"github.com/gfxcuda/gfxcuda/internal/sharenet"
 )
 
 // interopDevice opens the GPU both APIs share, or skips with a one-line
@@ -205,9 +206,8 @@ func TestOpenCUDAReusesImport(t *testing.T) {
 		if b1.Ptr() != b2.Ptr() || openImports() != before+1 {
 			t.Errorf("two opens: pointers %#x and %#x, %d imports (want 1 shared)", b1.Ptr(), b2.Ptr(), openImports()-before)
 		}
-		forged, _ := parseToken(ex.Token())
-		forged.Secret[9] ^= 2
-		if _, err := OpenCUDABuffer(ctx, cx, forged.encode()); !errors.Is(err, ErrRefused) {
+		forged, _ := sharenet.Forge(ex.Token(), func(_ *Meta, secret *[16]byte) { secret[9] ^= 2 })
+		if _, err := OpenCUDABuffer(ctx, cx, forged); !errors.Is(err, ErrRefused) {
 			t.Errorf("a forged token of an imported resource: %v", err)
 		}
 		b1.Close()

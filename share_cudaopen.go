@@ -9,6 +9,7 @@ import (
 
 	"github.com/gfxcuda/gfxcuda/cuda"
 	"github.com/gfxcuda/gfxcuda/format"
+	"github.com/gfxcuda/gfxcuda/internal/sharenet"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
@@ -23,10 +24,9 @@ import (
 
 // importKey identifies one import.
 type importKey struct {
-	ctx    *cuda.Context
-	kind   Kind
-	id     uint64
-	secret [16]byte
+	ctx  *cuda.Context
+	kind Kind
+	res  sharenet.Resource
 }
 
 // cudaImport is a resource mapped into one CUDA context, shared by the
@@ -55,27 +55,27 @@ var imports struct {
 // openCUDA asks the exporter of tok for its kind of resource and maps it
 // into c with mk, or takes another reference to the import already there.
 func openCUDA(ctx context.Context, c *cuda.Context, tok Token, kind Kind, o []OpenOptions,
-	mk func(t *token, fd int) (*cudaImport, error)) (*cudaImport, *token, error) {
+	mk func(t Meta, fd int) (*cudaImport, error)) (*cudaImport, Meta, error) {
 	uuid, err := c.Device().UUID()
 	if err != nil {
-		return nil, nil, err
+		return nil, Meta{}, err
 	}
-	t, fd, err := prepare(ctx, tok, kind, uuid, o)
+	t, res, fd, err := prepare(ctx, tok, kind, uuid, o)
 	if err != nil {
-		return nil, nil, err
+		return nil, Meta{}, err
 	}
-	key := importKey{ctx: c, kind: kind, id: t.ID, secret: t.Secret}
+	key := importKey{ctx: c, kind: kind, res: res}
 	imports.mu.Lock()
 	if im := imports.m[key]; im != nil {
 		im.refs++
 		imports.mu.Unlock()
-		closeAll([]int{fd})
+		sharenet.CloseAll([]int{fd})
 		return im, t, nil
 	}
 	imports.mu.Unlock()
 	im, err := mk(t, fd) // takes fd
 	if err != nil {
-		return nil, nil, err
+		return nil, Meta{}, err
 	}
 	im.key = key
 	imports.mu.Lock()
@@ -141,6 +141,10 @@ func (b *CUDABuffer) Ptr() cuda.DevicePtr {
 // Size is the buffer's size in bytes.
 func (b *CUDABuffer) Size() uint64 { return b.size }
 
+// shareable is the CUDA allocation the buffer maps (ExportCUDA,
+// Device.NewBufferFromCUDA), or nil for memory imported from Vulkan.
+func (b *CUDABuffer) shareable() *cuda.ShareableMemory { return b.im.cu }
+
 // Close releases this handle's reference to the import; the last handle
 // of the process to close releases the import. Idempotent.
 func (b *CUDABuffer) Close() error {
@@ -159,9 +163,9 @@ func (b *CUDABuffer) Close() error {
 // allocations are imported as external memory (cuImportExternalMemory).
 // Opening a resource this process has open in c already reuses the import.
 func OpenCUDABuffer(ctx context.Context, c *cuda.Context, tok Token, o ...OpenOptions) (*CUDABuffer, error) {
-	im, t, err := openCUDA(ctx, c, tok, KindBuffer, o, func(t *token, fd int) (*cudaImport, error) {
+	im, t, err := openCUDA(ctx, c, tok, KindBuffer, o, func(t Meta, fd int) (*cudaImport, error) {
 		if t.FromCUDA() {
-			defer closeAll([]int{fd})
+			defer sharenet.CloseAll([]int{fd})
 			m, err := c.ImportShareableFD(fd, t.AllocationSize)
 			if err != nil {
 				return nil, fmt.Errorf("share: importing a CUDA allocation into CUDA: %w", err)
@@ -222,10 +226,10 @@ func (t *CUDATexture) Close() error {
 // producers do). Opening a texture this process has open in c already
 // reuses the import.
 func OpenCUDATexture(ctx context.Context, c *cuda.Context, tok Token, o ...OpenOptions) (*CUDATexture, error) {
-	im, t, err := openCUDA(ctx, c, tok, KindTexture, o, func(t *token, fd int) (*cudaImport, error) {
+	im, t, err := openCUDA(ctx, c, tok, KindTexture, o, func(t Meta, fd int) (*cudaImport, error) {
 		in, ok := format.Lookup(format.Format(t.Format))
 		if !ok || !in.CUDAArrayCapable() {
-			closeAll([]int{fd})
+			sharenet.CloseAll([]int{fd})
 			return nil, fmt.Errorf("share: OpenCUDATexture: format %d has no CUDA array equivalent", t.Format)
 		}
 		ext, err := c.ImportMemoryFD(fd, t.AllocationSize, true) // takes fd
@@ -247,5 +251,5 @@ func OpenCUDATexture(ctx context.Context, c *cuda.Context, tok Token, o ...OpenO
 	if err != nil {
 		return nil, err
 	}
-	return &CUDATexture{im: im, meta: t.Meta}, nil
+	return &CUDATexture{im: im, meta: t}, nil
 }

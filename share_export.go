@@ -44,30 +44,27 @@ package gfxcuda
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"sync"
 
 	"github.com/gfxcuda/gfxcuda/cuda"
 	"github.com/gfxcuda/gfxcuda/format"
+	"github.com/gfxcuda/gfxcuda/internal/sharenet"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
 // Shared is one resource shared with other processes. Close withdraws it:
 // later opens fail, and opens already made stay valid.
 type Shared struct {
-	tok    Token
-	meta   Meta
-	id     uint64
-	secret [16]byte
-	rv     Rendezvous
-	once   sync.Once
-	close  func() // extra cleanup (rings)
+	offer *sharenet.Offer
+	meta  Meta
+	once  sync.Once
+	close func() // extra cleanup (rings)
 }
 
 // Token returns the printable handle to give to other processes.
-func (e *Shared) Token() Token { return e.tok }
+func (e *Shared) Token() Token { return e.offer.Token() }
 
 // Meta returns what the token tells about the resource.
 func (e *Shared) Meta() Meta { return e.meta }
@@ -76,7 +73,7 @@ func (e *Shared) Meta() Meta { return e.meta }
 // export. It leaves the resource itself open. Idempotent.
 func (e *Shared) Close() error {
 	e.once.Do(func() {
-		unregister(e.id, e.secret)
+		e.offer.Withdraw()
 		if e.close != nil {
 			e.close()
 		}
@@ -85,7 +82,7 @@ func (e *Shared) Close() error {
 }
 
 // Rendezvous returns the ways the token offers to reach this exporter.
-func (e *Shared) Rendezvous() Rendezvous { return e.rv }
+func (e *Shared) Rendezvous() Rendezvous { return e.offer.Rendezvous() }
 
 // exportOptions returns the options of a variadic export call.
 func exportOptions(o []ExportOptions) (ExportOptions, error) {
@@ -98,43 +95,22 @@ func exportOptions(o []ExportOptions) (ExportOptions, error) {
 	return ExportOptions{}, fmt.Errorf("share: %d ExportOptions, at most 1", len(o))
 }
 
-func newExport(m Meta, open func(p peer) ([]int, []byte, error), opts []ExportOptions) (*Shared, error) {
+func newExport(m Meta, open sharenet.OpenFunc, opts []ExportOptions) (*Shared, error) {
 	o, err := exportOptions(opts)
 	if err != nil {
 		return nil, err
 	}
-	plan, err := resolve(o)
+	offer, err := sharenet.Publish(m, o, open)
 	if err != nil {
 		return nil, err
 	}
-	e := &Shared{meta: m}
-	if _, err := rand.Read(e.secret[:]); err != nil {
-		return nil, fmt.Errorf("share: secret: %w", err)
-	}
-	r, err := register(&entry{secret: e.secret, kind: m.Kind, uids: plan.uids, gids: plan.gids, logf: plan.logf, open: open}, plan)
-	if err != nil {
-		return nil, err
-	}
-	e.id = r.id
-	t := token{Meta: m, ID: r.id, Secret: e.secret, UID: r.uid, Addr: r.addr, Path: r.path, PID: r.pid}
-	if t.Addr != "" {
-		t.NetNS = r.netns
-	}
-	if t.Path != "" {
-		t.DirDev, t.DirIno = r.dir.dev, r.dir.ino
-	}
-	if t.PID != 0 {
-		t.PIDNS, t.DoorFD, t.Door = r.pidns, r.doorFD, r.doorID
-	}
-	e.tok = t.encode()
-	e.rv = t.rendezvous()
-	return e, nil
+	return &Shared{offer: offer, meta: m}, nil
 }
 
 // oneFD adapts an ExportFD method to an entry's open function: a resource
 // closed by its owner answers ErrWithdrawn.
-func oneFD(export func() (int, error)) func(peer) ([]int, []byte, error) {
-	return func(peer) ([]int, []byte, error) {
+func oneFD(export func() (int, error)) sharenet.OpenFunc {
+	return func(sharenet.Peer) ([]int, []byte, error) {
 		fd, err := export()
 		if err != nil {
 			if errors.Is(err, ErrClosed) || errors.Is(err, vulkan.ErrClosed) || errors.Is(err, cuda.ErrClosed) {
@@ -144,46 +120,6 @@ func oneFD(export func() (int, error)) func(peer) ([]int, []byte, error) {
 		}
 		return []int{fd}, nil, nil
 	}
-}
-
-// Export shares an *Buffer, an *Texture or a *Ring (its
-// producer side), with at most one ExportOptions (rings: SharedRingOptions.Export
-// is used instead). Buffers and textures made by ImportBuffer,
-// ImportTexture or an Open function cannot be exported again.
-func Export(res any, o ...ExportOptions) (*Shared, error) {
-	switch r := res.(type) {
-	case *Buffer:
-		fd, err := r.ExportFD() // probe: fails now for imported or closed buffers
-		if err != nil {
-			return nil, fmt.Errorf("share: Export: %w", err)
-		}
-		closeAll([]int{fd})
-		m := Meta{Kind: KindBuffer, UUID: r.Device().Vulkan().Physical().DeviceUUID, Size: r.Size(), AllocationSize: r.AllocationSize(),
-			Offset: r.Offset()}
-		if r.Dedicated() {
-			m.Flags |= FlagDedicated
-		}
-		if r.FromCUDA() {
-			m.Flags |= FlagFromCUDA
-		}
-		return newExport(m, oneFD(r.ExportFD), o)
-	case *Texture:
-		fd, err := r.ExportFD()
-		if err != nil {
-			return nil, fmt.Errorf("share: Export: %w", err)
-		}
-		closeAll([]int{fd})
-		opt := r.Options()
-		m := Meta{Kind: KindTexture, Flags: FlagDedicated, UUID: r.Device().Vulkan().Physical().DeviceUUID,
-			AllocationSize: r.AllocationSize(), Format: uint32(opt.Format), Width: opt.Width, Height: opt.Height,
-			Layers: opt.Layers, Usage: uint32(opt.Usage)}
-		return newExport(m, oneFD(r.ExportFD), o)
-	case *SharedRing:
-		return r.export()
-	case nil:
-		return nil, errors.New("share: Export(nil)")
-	}
-	return nil, fmt.Errorf("share: Export: cannot share a %T (use ExportVulkan for vulkan objects, ExportCUDA for CUDA allocations)", res)
 }
 
 // ExportVulkan shares a *vulkan.Buffer or *vulkan.Image created Exportable
@@ -221,7 +157,7 @@ func ExportVulkan(dev *vulkan.Device, res any, eo ...ExportOptions) (*Shared, er
 		if err != nil {
 			return nil, fmt.Errorf("share: ExportVulkan: %w", err)
 		}
-		closeAll([]int{fd})
+		sharenet.CloseAll([]int{fd})
 		return newExport(Meta{Kind: KindSemaphore, UUID: uuid}, oneFD(r.ExportFD), eo)
 	case nil:
 		return nil, errors.New("share: ExportVulkan(nil)")
@@ -241,7 +177,7 @@ func ExportCUDA(ctx *cuda.Context, m *cuda.ShareableMemory, o ...ExportOptions) 
 	if err != nil {
 		return nil, fmt.Errorf("share: ExportCUDA: %w", err)
 	}
-	closeAll([]int{fd})
+	sharenet.CloseAll([]int{fd})
 	return newExport(Meta{Kind: KindBuffer, Flags: FlagFromCUDA, UUID: uuid, Size: m.Size(), AllocationSize: m.Size()}, oneFD(m.ExportFD), o)
 }
 
@@ -251,46 +187,39 @@ func ExportCUDA(ctx *cuda.Context, m *cuda.ShareableMemory, o ...ExportOptions) 
 // fd of cuMemCreate memory when Meta.FromCUDA; semaphores, one OPAQUE_FD
 // semaphore descriptor; rings, the control block's memfd and more).
 func Fetch(ctx context.Context, tok Token, o ...OpenOptions) ([]int, Meta, error) {
-	t, err := parseToken(tok)
-	if err != nil {
-		return nil, Meta{}, err
-	}
-	r, err := fetch(ctx, t, openOptions(o))
-	if err != nil {
-		return nil, Meta{}, err
-	}
-	return r.fds, t.Meta, nil
+	return sharenet.Fetch(ctx, tok, o...)
 }
 
 // prepare parses tok, checks its kind and GPU, and fetches its one
-// descriptor.
-func prepare(ctx context.Context, tok Token, kind Kind, uuid [16]byte, o []OpenOptions) (*token, int, error) {
-	t, err := parseToken(tok)
+// descriptor: it returns what the token says and which resource it names.
+func prepare(ctx context.Context, tok Token, kind Kind, uuid [16]byte, o []OpenOptions) (Meta, sharenet.Resource, int, error) {
+	t, err := sharenet.ParseToken(tok)
 	if err != nil {
-		return nil, -1, err
+		return Meta{}, sharenet.Resource{}, -1, err
 	}
-	if t.Kind != kind {
-		return nil, -1, fmt.Errorf("%w: the token shares a %v, not a %v", ErrWrongKind, t.Kind, kind)
+	m := t.Meta()
+	if m.Kind != kind {
+		return Meta{}, sharenet.Resource{}, -1, fmt.Errorf("%w: the token shares a %v, not a %v", ErrWrongKind, m.Kind, kind)
 	}
-	if t.UUID != uuid {
-		return nil, -1, fmt.Errorf("%w: it was exported on the GPU with UUID %s; this device is %s", ErrResourceOnOtherGPU,
-			cuda.UUID(t.UUID), cuda.UUID(uuid))
+	if m.UUID != uuid {
+		return Meta{}, sharenet.Resource{}, -1, fmt.Errorf("%w: it was exported on the GPU with UUID %s; this device is %s", ErrResourceOnOtherGPU,
+			cuda.UUID(m.UUID), cuda.UUID(uuid))
 	}
-	r, err := fetch(ctx, t, openOptions(o))
+	r, err := t.Fetch(ctx, o...)
 	if err != nil {
-		return nil, -1, err
+		return Meta{}, sharenet.Resource{}, -1, err
 	}
-	if len(r.fds) != 1 {
-		closeAll(r.fds)
-		return nil, -1, fmt.Errorf("share: the exporter sent %d descriptors, want 1", len(r.fds))
+	if len(r.FDs) != 1 {
+		sharenet.CloseAll(r.FDs)
+		return Meta{}, sharenet.Resource{}, -1, fmt.Errorf("share: the exporter sent %d descriptors, want 1", len(r.FDs))
 	}
-	return t, r.fds[0], nil
+	return m, t.Resource(), r.FDs[0], nil
 }
 
 // OpenVulkanBuffer imports a shared buffer into dev (same GPU) as a
 // vulkan.Buffer with the exporter's size, usage and heap.
 func OpenVulkanBuffer(ctx context.Context, dev *vulkan.Device, tok Token, o ...OpenOptions) (*vulkan.Buffer, error) {
-	t, fd, err := prepare(ctx, tok, KindBuffer, dev.Physical().DeviceUUID, o)
+	t, _, fd, err := prepare(ctx, tok, KindBuffer, dev.Physical().DeviceUUID, o)
 	if err != nil {
 		return nil, err
 	}
@@ -317,7 +246,7 @@ func OpenVulkanBuffer(ctx context.Context, dev *vulkan.Device, tok Token, o ...O
 // vulkan does not export queue family transfers: they belong to the
 // hand-offs, and a VulkanConsumer records them for a ring's images.
 func OpenVulkanImage(ctx context.Context, dev *vulkan.Device, tok Token, o ...OpenOptions) (*vulkan.Image, error) {
-	t, fd, err := prepare(ctx, tok, KindTexture, dev.Physical().DeviceUUID, o)
+	t, _, fd, err := prepare(ctx, tok, KindTexture, dev.Physical().DeviceUUID, o)
 	if err != nil {
 		return nil, err
 	}
@@ -331,7 +260,7 @@ func OpenVulkanImage(ctx context.Context, dev *vulkan.Device, tok Token, o ...Op
 
 // OpenVulkanSemaphore imports a shared timeline semaphore into dev.
 func OpenVulkanSemaphore(ctx context.Context, dev *vulkan.Device, tok Token, o ...OpenOptions) (*vulkan.Semaphore, error) {
-	_, fd, err := prepare(ctx, tok, KindSemaphore, dev.Physical().DeviceUUID, o)
+	_, _, fd, err := prepare(ctx, tok, KindSemaphore, dev.Physical().DeviceUUID, o)
 	if err != nil {
 		return nil, err
 	}
@@ -344,7 +273,7 @@ func OpenVulkanSemaphore(ctx context.Context, dev *vulkan.Device, tok Token, o .
 // asks for it (Buffer.Vulkan): consumers that only touch it from
 // CUDA never pay for the Vulkan import.
 func (d *Device) OpenBuffer(ctx context.Context, tok Token, o ...OpenOptions) (*Buffer, error) {
-	t, fd, err := prepare(ctx, tok, KindBuffer, d.Vulkan().Physical().DeviceUUID, o)
+	t, _, fd, err := prepare(ctx, tok, KindBuffer, d.Vulkan().Physical().DeviceUUID, o)
 	if err != nil {
 		return nil, err
 	}
@@ -355,7 +284,7 @@ func (d *Device) OpenBuffer(ctx context.Context, tok Token, o ...OpenOptions) (*
 // OpenTexture imports the texture tok shares into d: into CUDA now, into
 // Vulkan when Vulkan first asks for it (Texture.Vulkan).
 func (d *Device) OpenTexture(ctx context.Context, tok Token, o ...OpenOptions) (*Texture, error) {
-	t, fd, err := prepare(ctx, tok, KindTexture, d.Vulkan().Physical().DeviceUUID, o)
+	t, _, fd, err := prepare(ctx, tok, KindTexture, d.Vulkan().Physical().DeviceUUID, o)
 	if err != nil {
 		return nil, err
 	}
@@ -369,7 +298,7 @@ func OpenCUDASemaphore(ctx context.Context, c *cuda.Context, tok Token, o ...Ope
 	if err != nil {
 		return nil, err
 	}
-	_, fd, err := prepare(ctx, tok, KindSemaphore, uuid, o)
+	_, _, fd, err := prepare(ctx, tok, KindSemaphore, uuid, o)
 	if err != nil {
 		return nil, err
 	}

@@ -437,19 +437,19 @@ func openPeerGPU(ctx context.Context, c *cuda.Context, tok Token, m Meta, o Peer
 	if g.cc, err = OpenCUDAConsumer(ctx, g.src, tok, o.Open); err != nil {
 		return nil, 0, err
 	}
-	nslots := len(g.cc.bufs)
-	if g.cc.bufs[0] == nil { // texture slots: CUDA arrays
+	nslots := g.cc.numSlots()
+	if g.cc.Buffer(0) == nil { // texture slots: CUDA arrays
 		if o.Mode == PeerAccess {
 			return nil, 0, fmt.Errorf("%w: the ring's slots are textures (CUDA arrays), which kernels cannot read in place as linear memory: use PeerCopy", ErrUnsupported)
 		}
-		d := g.cc.texs[0].Array().Desc()
+		d := g.cc.Texture(0).Array().Desc()
 		if d.Layers > 1 {
 			return nil, 0, fmt.Errorf("%w: a peer consumer takes 2D texture slots of one layer; these have %d", ErrUnsupported, d.Layers)
 		}
 		g.textures = true
 		g.n = d.Width * d.Height * d.ElementSize()
 	} else {
-		g.n = g.cc.bufs[0].Size()
+		g.n = g.cc.Buffer(0).Size()
 	}
 	if g.src != c && !g.textures && canPeer {
 		if g.mapped, err = g.mapForConsumer(c, devs[i]); err != nil {
@@ -464,7 +464,7 @@ func openPeerGPU(ctx context.Context, c *cuda.Context, tok Token, m Meta, o Peer
 		if err := c.EnablePeerAccess(g.src); err != nil {
 			return nil, 0, fmt.Errorf("%w: enabling peer access from GPU %d to GPU %d, to read frames in place: %w", ErrUnsupported, c.Device().Ordinal(), devs[i].Ordinal(), err)
 		}
-		for k, b := range g.cc.bufs {
+		for k, b := range g.cc.buffers() {
 			ok, perr := c.CanReadPointer(b.Ptr())
 			why := "the driver says peer access does not reach memory imported from Vulkan"
 			if perr != nil {
@@ -684,13 +684,13 @@ func (g *peerGPU) direct() bool { return !g.copyMode || g.src == g.dst || g.push
 // copies. It reports whether it did; Vulkan allocations (not mappable
 // for another GPU) are left as they were.
 func (g *peerGPU) mapForConsumer(c *cuda.Context, src cuda.Device) (bool, error) {
-	for _, b := range g.cc.bufs {
-		if b == nil || b.im.cu == nil {
+	for _, b := range g.cc.buffers() {
+		if b == nil || b.shareable() == nil {
 			return false, nil
 		}
 	}
-	for k, b := range g.cc.bufs {
-		if err := b.im.cu.AllowDevice(c.Device()); err != nil {
+	for k, b := range g.cc.buffers() {
+		if err := b.shareable().AllowDevice(c.Device()); err != nil {
 			return false, fmt.Errorf("gfxcuda: mapping slot %d of GPU %d for the consumer's GPU %d: %w", k, src.Ordinal(), c.Device().Ordinal(), err)
 		}
 	}
@@ -705,7 +705,7 @@ func (g *peerGPU) buffers() []cuda.DevicePtr {
 		}
 		return ps
 	}
-	for _, b := range g.cc.bufs {
+	for _, b := range g.cc.buffers() {
 		ps = append(ps, b.Ptr())
 	}
 	return ps

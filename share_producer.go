@@ -4,133 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
-
-// freeWait is a consumer's "slot free" value a write of a slot waits for.
-type freeWait struct {
-	sem   *vulkan.Semaphore
-	value uint64
-}
-
-// ringGPU holds a Producer's semaphores: "frame ready" (the producer's
-// queue signals it with the last sequence number of each batch) and one
-// "slot free" semaphore per attached consumer (the consumer signals the
-// sequence number of each frame it releases, after its work on it). The
-// producer creates all of them, exportable; each consumer gets the
-// descriptors of the first and of its own with the ring's control block.
-type ringGPU struct {
-	dev     *vulkan.Device
-	ready   *vulkan.Semaphore
-	free    [maxConsumers]*vulkan.Semaphore
-	retired []*vulkan.Semaphore
-}
-
-// attach makes consumer idx's "slot free" semaphore and returns the
-// descriptors to send it: "frame ready", then its own.
-func (g *ringGPU) attach(idx int) ([]int, error) {
-	s, err := g.dev.NewTimelineSemaphore(0, true)
-	if err != nil {
-		return nil, fmt.Errorf("share: a consumer's semaphore: %w", err)
-	}
-	rfd, err := g.ready.ExportFD()
-	if err != nil {
-		s.Close()
-		return nil, err
-	}
-	ffd, err := s.ExportFD()
-	if err != nil {
-		closeAll([]int{rfd})
-		s.Close()
-		return nil, err
-	}
-	g.free[idx] = s
-	return []int{rfd, ffd}, nil
-}
-
-// detach retires consumer idx's semaphore, first signalling it (from the
-// host) past every value a submitted batch may wait for, so that a
-// consumer that died between its release and its GPU signal cannot stall
-// the producer's queue.
-//
-// next is the ring's next sequence number. Every value a batch waits for
-// on this semaphore is a frame the consumer took, below next; so is every
-// value the consumer signals, and nothing in this process signals the
-// semaphore on a queue: a host signal of next is above the current value
-// and above every pending signal (VUID-VkSemaphoreSignalInfo-value-03258
-// and -03259), unless a misbehaving consumer signalled next or more, which
-// the zero-timeout wait detects (then no signal is needed). The current
-// value is deliberately not read with vkGetSemaphoreCounterValue: the
-// validation layer records such a read on an exported semaphore as a host
-// signal that, with our own waits still unretired in its queue model, it
-// keeps as "pending" and then reports the host signal above it.
-func (g *ringGPU) detach(idx int, next uint64) {
-	s := g.free[idx]
-	if s == nil {
-		return
-	}
-	g.free[idx] = nil
-	if next == 0 {
-		next = 1
-	}
-	if s.Wait(next, 0) != nil { // not there yet (or unreadable): signal
-		s.Signal(next) // best effort: nothing more can be done for a dead peer
-	}
-	g.retired = append(g.retired, s)
-	if len(g.retired) > 8 { // they are signalled: closing waits only for batches already runnable
-		for _, r := range g.retired {
-			r.Close()
-		}
-		g.retired = g.retired[:0]
-	}
-}
-
-// waitsFor appends the waits for the consumers in mask that released frame
-// q with a GPU signal.
-func (g *ringGPU) waitsFor(mask uint32, q uint64, out []freeWait) []freeWait {
-	for i := 0; i < maxConsumers; i++ {
-		if mask&(1<<i) != 0 && g.free[i] != nil {
-			out = append(out, freeWait{g.free[i], q})
-		}
-	}
-	return out
-}
-
-// detachAll detaches every consumer (signalling past any wait, so that the
-// queue drains).
-func (g *ringGPU) detachAll(next uint64) {
-	for i := range g.free {
-		g.detach(i, next)
-	}
-}
-
-// close destroys every semaphore. With release, it first signals each
-// consumer's past any wait (so that the queue drains); without, the
-// producer's queue no longer waits for them and they are left alone: a
-// live consumer may still have "slot free" signals in flight, which a host
-// signal must not overtake.
-func (g *ringGPU) close(next uint64, release bool) error {
-	if release {
-		g.detachAll(next)
-	}
-	for i, s := range g.free {
-		if s != nil {
-			g.retired = append(g.retired, s)
-			g.free[i] = nil
-		}
-	}
-	var err error
-	for _, r := range append(g.retired, g.ready) {
-		if r != nil {
-			err = errors.Join(err, r.Close())
-		}
-	}
-	g.retired = nil
-	return err
-}
 
 // ProducerOptions configure NewProducer.
 type ProducerOptions struct {
@@ -213,7 +90,7 @@ func (p *Producer) claim(s *state) error {
 	switch {
 	case s.closed:
 		return ErrClosed
-	case s.ring != nil || s.prod != nil:
+	case s.holder != nil:
 		return fmt.Errorf("share: NewProducer: the resource is already a ring's slot: %w", ErrHeldByCUDA)
 	case s.owner == ownedByCUDA:
 		return fmt.Errorf("share: NewProducer: %w (call Access.Done first)", ErrHeldByCUDA)
@@ -222,17 +99,23 @@ func (p *Producer) claim(s *state) error {
 			return err
 		}
 	}
-	s.prod = p
+	s.holder = p
 	p.claimed = append(p.claimed, s)
 	return nil
 }
+
+// slotNoun and refusesOtherVulkanWork make a Producer the slotHolder of
+// the Device's resources it claimed: it submits its own Vulkan work on
+// them, which the guard lets through.
+func (p *Producer) slotNoun() string             { return "a Producer's slot (close the Producer first)" }
+func (p *Producer) refusesOtherVulkanWork() bool { return false }
 
 // unclaim gives the slots claim took back to their Device.
 func (p *Producer) unclaim() {
 	for _, s := range p.claimed {
 		s.d.mu.Lock()
-		if s.prod == p {
-			s.prod = nil
+		if s.holder == p {
+			s.holder = nil
 		}
 		s.d.mu.Unlock()
 	}
@@ -290,8 +173,7 @@ func NewProducer(dev *vulkan.Device, o ProducerOptions) (*Producer, error) {
 		ready, err := dev.NewTimelineSemaphore(0, true)
 		if err == nil {
 			p.gpu = &ringGPU{dev: dev, ready: ready}
-			r.gpu = p.gpu
-			atomic.StoreUint32(r.m.u32(offGPU), 1)
+			r.useGPU(p.gpu)
 		} else if !errors.Is(err, vulkan.ErrUnsupported) {
 			return fail(err)
 		}
@@ -368,13 +250,7 @@ func (p *Producer) Produce(ctx context.Context, record func(c *vulkan.Commands, 
 	r := p.ring
 	slots := make([]int, 0, p.batch)
 	unwind := func(err error) (uint64, error) {
-		r.mu.Lock()
-		for _, s := range slots {
-			r.writing[s] = false
-			so := r.slotOff(s)
-			atomic.StoreUint64(r.m.u64(so), r.seqs[s])
-		}
-		r.mu.Unlock()
+		r.unacquire(slots)
 		c.Reset()
 		return 0, err
 	}
@@ -386,23 +262,7 @@ func (p *Producer) Produce(ctx context.Context, record func(c *vulkan.Commands, 
 		slots = append(slots, s)
 	}
 	first := r.NextSeq()
-	var waits []vulkan.SemaphoreValue
-	r.mu.Lock()
-	for _, s := range slots {
-		for _, w := range r.waits[s] {
-			merged := false
-			for i := range waits {
-				if waits[i].Semaphore == w.sem {
-					waits[i].Value = max(waits[i].Value, w.value)
-					merged = true
-				}
-			}
-			if !merged {
-				waits = append(waits, vulkan.SemaphoreValue{Semaphore: w.sem, Value: w.value})
-			}
-		}
-	}
-	r.mu.Unlock()
+	waits := r.slotWaits(slots)
 	// Buffers move in one barrier command (a GPU may pay per command).
 	var bufs []*vulkan.Buffer
 	for _, s := range slots {
@@ -422,8 +282,8 @@ func (p *Producer) Produce(ctx context.Context, record func(c *vulkan.Commands, 
 		if err != nil {
 			return unwind(err)
 		}
-		if len(u) > r.o.UserBytes {
-			return unwind(fmt.Errorf("share: Producer.Produce: %d bytes of metadata, at most %d", len(u), r.o.UserBytes))
+		if len(u) > r.userBytes() {
+			return unwind(fmt.Errorf("share: Producer.Produce: %d bytes of metadata, at most %d", len(u), r.userBytes()))
 		}
 		users[i] = u
 	}
@@ -445,19 +305,17 @@ func (p *Producer) Produce(ctx context.Context, record func(c *vulkan.Commands, 
 		o.Signal = []vulkan.SemaphoreValue{{Semaphore: p.gpu.ready, Value: last}}
 		// Before the submission: a consumer of a dead producer signals
 		// past it.
-		atomic.StoreUint64(r.m.u64(offReadyMax), last)
+		r.announceReady(last)
 	}
 	if err := c.Submit(o); err != nil {
 		return unwind(fmt.Errorf("share: Producer.Produce: %w", err))
 	}
 	p.pending[ci] = true
 	p.next = (p.next + 1) % len(p.cmds)
-	r.mu.Lock()
+	r.submitted(slots)
 	for _, s := range slots {
 		p.touched[s] = true
-		r.waits[s] = r.waits[s][:0]
 	}
-	r.mu.Unlock()
 	wait := last
 	if p.gpu == nil {
 		// No semaphore can tell consumers: finish the batch first.

@@ -12,6 +12,8 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/gfxcuda/gfxcuda/internal/sharenet"
+	"github.com/gfxcuda/gfxcuda/vulkan"
 	"golang.org/x/sys/unix"
 )
 
@@ -105,77 +107,6 @@ func (m shm) u64(off int) *uint64 { return (*uint64)(unsafe.Pointer(&m.mem[off])
 
 func slotStride(userMax int) int { return slotHdr + (userMax+7)&^7 }
 
-// Futex operations on shared (not process-private) words: the control
-// block is mapped by several processes.
-const (
-	futexOpWait = 0 // FUTEX_WAIT
-	futexOpWake = 1 // FUTEX_WAKE
-)
-
-func futexWait(addr *uint32, val uint32, d time.Duration) {
-	ts := unix.NsecToTimespec(d.Nanoseconds())
-	unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(addr)), futexOpWait, uintptr(val),
-		uintptr(unsafe.Pointer(&ts)), 0, 0)
-}
-
-func futexWake(addr *uint32) {
-	unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(addr)), futexOpWake, uintptr(1<<30), 0, 0, 0)
-}
-
-// procWatch tells whether the process on the other side of a ring has
-// exited (or, for the producer's view of a consumer, closed): a pidfd
-// where the peer's pid is visible from here, and the ring's liveness
-// socket, whose far end only the peer holds: it hangs up when the peer
-// exits, whatever PID namespace it is in (the pid of a peer in another
-// PID namespace may be invisible: 0).
-type procWatch struct {
-	pid   int
-	pidfd int
-	hup   int // our end of the liveness socket pair, or -1
-}
-
-func watch(pid, hup int) procWatch {
-	fd := -1
-	if pid > 0 {
-		if f, err := unix.PidfdOpen(pid, 0); err == nil {
-			fd = f
-		}
-	}
-	return procWatch{pid: pid, pidfd: fd, hup: hup}
-}
-
-func (w procWatch) dead() bool {
-	var p []unix.PollFd
-	if w.pidfd >= 0 {
-		p = append(p, unix.PollFd{Fd: int32(w.pidfd), Events: unix.POLLIN})
-	}
-	if w.hup >= 0 {
-		p = append(p, unix.PollFd{Fd: int32(w.hup), Events: unix.POLLRDHUP})
-	}
-	if len(p) == 0 {
-		return w.pid > 0 && unix.Kill(w.pid, 0) == unix.ESRCH
-	}
-	n, err := unix.Poll(p, 0)
-	if err != nil || n == 0 {
-		return false
-	}
-	for _, x := range p {
-		if x.Revents&(unix.POLLIN|unix.POLLHUP|unix.POLLRDHUP|unix.POLLERR) != 0 {
-			return true
-		}
-	}
-	return false
-}
-
-func (w *procWatch) close() {
-	for _, fd := range []*int{&w.pidfd, &w.hup} {
-		if *fd >= 0 {
-			unix.Close(*fd)
-			*fd = -1
-		}
-	}
-}
-
 // SharedRing is the producer's side of a frame ring shared with consumers in
 // other processes (share it with Export). The producer writes a slot
 // between Acquire and Publish; consumers read it between Next and
@@ -192,7 +123,7 @@ type SharedRing struct {
 	mu      sync.Mutex
 	seqs    []uint64 // the producer's own copy of each slot's frame
 	writing []bool   // slots between Acquire and Publish
-	cons    [maxConsumers]procWatch
+	cons    [maxConsumers]sharenet.ProcWatch
 	active  [maxConsumers]bool
 	closed  bool
 	ex      *Shared
@@ -248,7 +179,7 @@ func NewSharedRing(o SharedRingOptions) (*SharedRing, error) {
 	}
 	r := &SharedRing{o: o, fd: fd, m: shm{mem}, stride: stride, seqs: make([]uint64, n), writing: make([]bool, n), waits: make([][]freeWait, n)}
 	for i := range r.cons {
-		r.cons[i].pidfd, r.cons[i].hup = -1, -1
+		r.cons[i] = sharenet.NoWatch()
 	}
 	le := binary.LittleEndian
 	le.PutUint32(mem[offVersion:], ringVersion)
@@ -266,6 +197,46 @@ func NewSharedRing(o SharedRingOptions) (*SharedRing, error) {
 }
 
 func (r *SharedRing) slotOff(i int) int { return offSlotTab + i*r.stride }
+
+// Export shares an *Buffer, an *Texture or a *Ring (its
+// producer side), with at most one ExportOptions (rings: SharedRingOptions.Export
+// is used instead). Buffers and textures made by ImportBuffer,
+// ImportTexture or an Open function cannot be exported again.
+func Export(res any, o ...ExportOptions) (*Shared, error) {
+	switch r := res.(type) {
+	case *Buffer:
+		fd, err := r.ExportFD() // probe: fails now for imported or closed buffers
+		if err != nil {
+			return nil, fmt.Errorf("share: Export: %w", err)
+		}
+		sharenet.CloseAll([]int{fd})
+		m := Meta{Kind: KindBuffer, UUID: r.Device().Vulkan().Physical().DeviceUUID, Size: r.Size(), AllocationSize: r.AllocationSize(),
+			Offset: r.Offset()}
+		if r.Dedicated() {
+			m.Flags |= FlagDedicated
+		}
+		if r.FromCUDA() {
+			m.Flags |= FlagFromCUDA
+		}
+		return newExport(m, oneFD(r.ExportFD), o)
+	case *Texture:
+		fd, err := r.ExportFD()
+		if err != nil {
+			return nil, fmt.Errorf("share: Export: %w", err)
+		}
+		sharenet.CloseAll([]int{fd})
+		opt := r.Options()
+		m := Meta{Kind: KindTexture, Flags: FlagDedicated, UUID: r.Device().Vulkan().Physical().DeviceUUID,
+			AllocationSize: r.AllocationSize(), Format: uint32(opt.Format), Width: opt.Width, Height: opt.Height,
+			Layers: opt.Layers, Usage: uint32(opt.Usage)}
+		return newExport(m, oneFD(r.ExportFD), o)
+	case *SharedRing:
+		return r.export()
+	case nil:
+		return nil, errors.New("share: Export(nil)")
+	}
+	return nil, fmt.Errorf("share: Export: cannot share a %T (use ExportVulkan for vulkan objects, ExportCUDA for CUDA allocations)", res)
+}
 
 // export shares the ring: each open registers a consumer (watched through
 // a pidfd on its process and a liveness socket) and gets the control
@@ -288,7 +259,7 @@ func (r *SharedRing) export() (*Shared, error) {
 	return ex, nil
 }
 
-func (r *SharedRing) open(p peer) ([]int, []byte, error) {
+func (r *SharedRing) open(p sharenet.Peer) ([]int, []byte, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
@@ -321,7 +292,7 @@ func (r *SharedRing) open(p peer) ([]int, []byte, error) {
 	// The liveness socket: the consumer keeps one end, we poll the other.
 	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
-		closeAll(fds)
+		sharenet.CloseAll(fds)
 		if r.gpu != nil {
 			r.gpu.detach(idx, atomic.LoadUint64(r.m.u64(offNextSeq)))
 		}
@@ -331,10 +302,10 @@ func (r *SharedRing) open(p peer) ([]int, []byte, error) {
 	c := offCons + idx*consStride
 	atomic.StoreUint64(r.m.u64(c+16), 0)
 	atomic.StoreUint64(r.m.u64(c+8), atomic.LoadUint64(r.m.u64(offNextSeq))-1)
-	atomic.StoreUint32(r.m.u32(c+4), uint32(p.pid))
+	atomic.StoreUint32(r.m.u32(c+4), uint32(p.PID()))
 	atomic.StoreUint32(r.m.u32(c), 1)
 	r.active[idx] = true
-	r.cons[idx] = watch(p.pid, pair[0])
+	r.cons[idx] = sharenet.Watch(p.PID(), pair[0])
 	return fds, binary.LittleEndian.AppendUint32(nil, uint32(idx)), nil
 }
 
@@ -350,13 +321,13 @@ func (r *SharedRing) reapLocked() int {
 			continue
 		}
 		c := offCons + i*consStride
-		if atomic.LoadUint32(r.m.u32(c)) != 0 && !r.cons[i].dead() {
+		if atomic.LoadUint32(r.m.u32(c)) != 0 && !r.cons[i].Dead() {
 			n++
 			continue
 		}
 		atomic.StoreUint32(r.m.u32(c), 0)
 		r.active[i] = false
-		r.cons[i].close()
+		r.cons[i].Close()
 		for s := range r.seqs {
 			clearBit(r.m.u32(r.slotOff(s)+28), i)
 			clearBit(r.m.u32(r.slotOff(s)+slotGPURel), i)
@@ -423,7 +394,7 @@ func (r *SharedRing) Acquire(ctx context.Context) (int, error) {
 		if err := ctx.Err(); err != nil {
 			return -1, fmt.Errorf("share: Ring.Acquire: every slot is held: %w", err)
 		}
-		futexWait(word, rel, pollSlice) // EFAULT, not a fault, if Close unmapped it meanwhile
+		sharenet.FutexWait(word, rel, pollSlice) // EFAULT, not a fault, if Close unmapped it meanwhile
 	}
 }
 
@@ -491,6 +462,67 @@ func (r *SharedRing) consumedLocked(seq uint64) bool {
 	return true
 }
 
+// unacquire gives acquired slots back unpublished: their frames stay
+// what they were (a Producer's batch that failed).
+func (r *SharedRing) unacquire(slots []int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, s := range slots {
+		r.writing[s] = false
+		atomic.StoreUint64(r.m.u64(r.slotOff(s)), r.seqs[s])
+	}
+}
+
+// slotWaits is what writing the acquired slots waits for: each
+// consumer's "slot free" semaphore at the highest value any of the slots
+// needs (GPU rings; none otherwise).
+func (r *SharedRing) slotWaits(slots []int) []vulkan.SemaphoreValue {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var waits []vulkan.SemaphoreValue
+	for _, s := range slots {
+		for _, w := range r.waits[s] {
+			merged := false
+			for i := range waits {
+				if waits[i].Semaphore == w.sem {
+					waits[i].Value = max(waits[i].Value, w.value)
+					merged = true
+				}
+			}
+			if !merged {
+				waits = append(waits, vulkan.SemaphoreValue{Semaphore: w.sem, Value: w.value})
+			}
+		}
+	}
+	return waits
+}
+
+// submitted forgets the slots' waits: a submission now waits for them.
+func (r *SharedRing) submitted(slots []int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, s := range slots {
+		r.waits[s] = r.waits[s][:0]
+	}
+}
+
+// announceReady records the timeline value the ring's last submitted
+// batch signals, before its submission: a consumer of a dead producer
+// signals past it.
+func (r *SharedRing) announceReady(last uint64) {
+	atomic.StoreUint64(r.m.u64(offReadyMax), last)
+}
+
+// useGPU makes the ring's frames GPU-synchronized through g's
+// semaphores, and says so in the control block for consumers.
+func (r *SharedRing) useGPU(g *ringGPU) {
+	r.gpu = g
+	atomic.StoreUint32(r.m.u32(offGPU), 1)
+}
+
+// userBytes is the most metadata a frame carries.
+func (r *SharedRing) userBytes() int { return r.o.UserBytes }
+
 // Publish makes the frame in slot (from Acquire) visible to consumers,
 // with user metadata and the timeline value its GPU work signals (0: the
 // content is complete now). It returns the frame's sequence number.
@@ -518,7 +550,7 @@ func (r *SharedRing) Publish(slot int, user []byte, wait uint64) (uint64, error)
 	r.seqs[slot] = seq
 	r.writing[slot] = false
 	atomic.AddUint32(r.m.u32(offPub), 1)
-	futexWake(r.m.u32(offPub))
+	sharenet.FutexWake(r.m.u32(offPub))
 	return seq, nil
 }
 
@@ -535,7 +567,7 @@ func (r *SharedRing) Close() error {
 	ex := r.ex
 	atomic.StoreUint32(r.m.u32(offClosed), 1)
 	atomic.AddUint32(r.m.u32(offPub), 1)
-	futexWake(r.m.u32(offPub))
+	sharenet.FutexWake(r.m.u32(offPub))
 	r.mu.Unlock()
 	if ex != nil {
 		ex.Close()
@@ -543,7 +575,7 @@ func (r *SharedRing) Close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for i := range r.cons {
-		r.cons[i].close()
+		r.cons[i].Close()
 	}
 	err := unix.Munmap(r.m.mem)
 	r.m.mem = nil
@@ -558,7 +590,7 @@ type Consumer struct {
 	sem     Token
 	stride  int
 	userMax int
-	prod    procWatch
+	prod    sharenet.ProcWatch
 	mu      sync.Mutex
 	held    []*Frame // in sequence order
 	last    uint64   // the newest frame taken
@@ -576,41 +608,41 @@ type Consumer struct {
 // Slots' tokens (in Vulkan or CUDA, as the consumer wants), with the same
 // OpenOptions.
 func OpenSharedRing(ctx context.Context, tok Token, o ...OpenOptions) (*Consumer, error) {
-	t, err := parseToken(tok)
+	t, err := sharenet.ParseToken(tok)
 	if err != nil {
 		return nil, err
 	}
-	if t.Kind != KindRing {
-		return nil, fmt.Errorf("%w: the token shares a %v, not a ring", ErrWrongKind, t.Kind)
+	if k := t.Meta().Kind; k != KindRing {
+		return nil, fmt.Errorf("%w: the token shares a %v, not a ring", ErrWrongKind, k)
 	}
-	r, err := fetch(ctx, t, openOptions(o))
+	r, err := t.Fetch(ctx, o...)
 	if err != nil {
 		return nil, err
 	}
 	// The control block, the semaphores (GPU rings) and the liveness
 	// socket (format 2 producers).
-	if len(r.fds) < 1 || len(r.fds) > 4 || len(r.extra) != 4 {
-		closeAll(r.fds)
+	if len(r.FDs) < 1 || len(r.FDs) > 4 || len(r.Extra) != 4 {
+		sharenet.CloseAll(r.FDs)
 		return nil, errors.New("share: OpenRing: malformed reply from the producer")
 	}
-	fds := r.fds
+	fds := r.FDs
 	hup := -1
 	if len(fds)%2 == 0 {
 		hup, fds = fds[len(fds)-1], fds[:len(fds)-1]
 	}
 	fd := fds[0]
 	defer unix.Close(fd)
-	idx := int(binary.LittleEndian.Uint32(r.extra))
+	idx := int(binary.LittleEndian.Uint32(r.Extra))
 	c, err := mapConsumer(fd, idx)
 	if err != nil {
-		closeAll(append(fds[1:], hup))
+		sharenet.CloseAll(append(fds[1:], hup))
 		return nil, err
 	}
 	c.readyFD, c.freeFD = -1, -1
 	if len(fds) == 3 {
 		c.readyFD, c.freeFD = fds[1], fds[2]
 	}
-	c.prod = watch(r.pid, hup)
+	c.prod = sharenet.Watch(r.PID, hup)
 	return c, nil
 }
 
@@ -649,7 +681,7 @@ func mapConsumer(fd, idx int) (*Consumer, error) {
 	if len(lines) != n && len(lines) != n+1 {
 		return fail("slot tokens")
 	}
-	c := &Consumer{m: shm{mem}, idx: idx, stride: stride, userMax: um, readyFD: -1, freeFD: -1, prod: procWatch{pidfd: -1, hup: -1}}
+	c := &Consumer{m: shm{mem}, idx: idx, stride: stride, userMax: um, readyFD: -1, freeFD: -1, prod: sharenet.NoWatch()}
 	for _, l := range lines[:n] {
 		c.slots = append(c.slots, Token(l))
 	}
@@ -743,9 +775,9 @@ func (c *Consumer) Next(ctx context.Context) (*Frame, error) {
 			}
 			return nil, ErrSharedRingClosed
 		}
-		if c.prod.dead() {
-			if c.prod.pid > 0 {
-				return nil, fmt.Errorf("%w (pid %d)", ErrProducerGone, c.prod.pid)
+		if c.prod.Dead() {
+			if c.prod.PID() > 0 {
+				return nil, fmt.Errorf("%w (pid %d)", ErrProducerGone, c.prod.PID())
 			}
 			return nil, ErrProducerGone
 		}
@@ -755,7 +787,7 @@ func (c *Consumer) Next(ctx context.Context) (*Frame, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("share: Consumer.Next: %w", err)
 		}
-		futexWait(c.m.u32(offPub), pub, pollSlice)
+		sharenet.FutexWait(c.m.u32(offPub), pub, pollSlice)
 	}
 }
 
@@ -830,7 +862,7 @@ func (c *Consumer) releaseLocked(f *Frame, signal func(v uint64) error) error {
 		atomic.StoreUint64(c.m.u64(co+16), 0)
 	}
 	atomic.AddUint32(c.m.u32(offRel), 1)
-	futexWake(c.m.u32(offRel))
+	sharenet.FutexWake(c.m.u32(offRel))
 	return nil
 }
 
@@ -842,6 +874,39 @@ func (c *Consumer) heldIndex(f *Frame) int {
 	}
 	return -1
 }
+
+// semaphoreFDs reports whether the consumer holds the descriptors of a
+// GPU ring's semaphores, not imported yet.
+func (c *Consumer) semaphoreFDs() bool { return c.readyFD >= 0 }
+
+// takeSemaphoreFDs hands the caller, who imports them, the producer's
+// "frame ready" and this consumer's "slot free" semaphore descriptors.
+func (c *Consumer) takeSemaphoreFDs() (ready, free int) {
+	ready, free = c.readyFD, c.freeFD
+	c.readyFD, c.freeFD, c.gpuImported = -1, -1, true
+	return ready, free
+}
+
+// locked runs fn with the consumer's lock held (fn may call the
+// consumer's ...Locked methods).
+func (c *Consumer) locked(fn func() error) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return fn()
+}
+
+// signalledLocked is the last frame whose release was signalled to a GPU
+// producer (0: none).
+func (c *Consumer) signalledLocked() uint64 { return c.signal }
+
+// gpuReleasedLocked marks slot released on the GPU by this consumer: the
+// producer's next write waits for this consumer's "slot free" value.
+func (c *Consumer) gpuReleasedLocked(slot int) {
+	setBit(c.m.u32(c.slotOff(slot)+slotGPURel), c.idx)
+}
+
+// producerGone reports whether the producer's process exited.
+func (c *Consumer) producerGone() bool { return c.prod.Dead() }
 
 // readyMax is the highest "frame ready" value the producer submitted.
 func (c *Consumer) readyMax() uint64 { return atomic.LoadUint64(c.m.u64(offReadyMax)) }
@@ -866,8 +931,8 @@ func (c *Consumer) Close() error {
 	c.readyFD, c.freeFD = -1, -1
 	atomic.StoreUint32(c.m.u32(offCons+c.idx*consStride), 0)
 	atomic.AddUint32(c.m.u32(offRel), 1)
-	futexWake(c.m.u32(offRel))
-	c.prod.close()
+	sharenet.FutexWake(c.m.u32(offRel))
+	c.prod.Close()
 	err := unix.Munmap(c.m.mem)
 	c.m.mem = nil
 	return err
@@ -881,4 +946,126 @@ func (r *SharedRing) NextSeq() uint64 {
 		return 0
 	}
 	return atomic.LoadUint64(r.m.u64(offNextSeq))
+}
+
+// freeWait is a consumer's "slot free" value a write of a slot waits for.
+type freeWait struct {
+	sem   *vulkan.Semaphore
+	value uint64
+}
+
+// ringGPU holds a Producer's semaphores: "frame ready" (the producer's
+// queue signals it with the last sequence number of each batch) and one
+// "slot free" semaphore per attached consumer (the consumer signals the
+// sequence number of each frame it releases, after its work on it). The
+// producer creates all of them, exportable; each consumer gets the
+// descriptors of the first and of its own with the ring's control block.
+type ringGPU struct {
+	dev     *vulkan.Device
+	ready   *vulkan.Semaphore
+	free    [maxConsumers]*vulkan.Semaphore
+	retired []*vulkan.Semaphore
+}
+
+// attach makes consumer idx's "slot free" semaphore and returns the
+// descriptors to send it: "frame ready", then its own.
+func (g *ringGPU) attach(idx int) ([]int, error) {
+	s, err := g.dev.NewTimelineSemaphore(0, true)
+	if err != nil {
+		return nil, fmt.Errorf("share: a consumer's semaphore: %w", err)
+	}
+	rfd, err := g.ready.ExportFD()
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	ffd, err := s.ExportFD()
+	if err != nil {
+		sharenet.CloseAll([]int{rfd})
+		s.Close()
+		return nil, err
+	}
+	g.free[idx] = s
+	return []int{rfd, ffd}, nil
+}
+
+// detach retires consumer idx's semaphore, first signalling it (from the
+// host) past every value a submitted batch may wait for, so that a
+// consumer that died between its release and its GPU signal cannot stall
+// the producer's queue.
+//
+// next is the ring's next sequence number. Every value a batch waits for
+// on this semaphore is a frame the consumer took, below next; so is every
+// value the consumer signals, and nothing in this process signals the
+// semaphore on a queue: a host signal of next is above the current value
+// and above every pending signal (VUID-VkSemaphoreSignalInfo-value-03258
+// and -03259), unless a misbehaving consumer signalled next or more, which
+// the zero-timeout wait detects (then no signal is needed). The current
+// value is deliberately not read with vkGetSemaphoreCounterValue: the
+// validation layer records such a read on an exported semaphore as a host
+// signal that, with our own waits still unretired in its queue model, it
+// keeps as "pending" and then reports the host signal above it.
+func (g *ringGPU) detach(idx int, next uint64) {
+	s := g.free[idx]
+	if s == nil {
+		return
+	}
+	g.free[idx] = nil
+	if next == 0 {
+		next = 1
+	}
+	if s.Wait(next, 0) != nil { // not there yet (or unreadable): signal
+		s.Signal(next) // best effort: nothing more can be done for a dead peer
+	}
+	g.retired = append(g.retired, s)
+	if len(g.retired) > 8 { // they are signalled: closing waits only for batches already runnable
+		for _, r := range g.retired {
+			r.Close()
+		}
+		g.retired = g.retired[:0]
+	}
+}
+
+// waitsFor appends the waits for the consumers in mask that released frame
+// q with a GPU signal.
+func (g *ringGPU) waitsFor(mask uint32, q uint64, out []freeWait) []freeWait {
+	for i := 0; i < maxConsumers; i++ {
+		if mask&(1<<i) != 0 && g.free[i] != nil {
+			out = append(out, freeWait{g.free[i], q})
+		}
+	}
+	return out
+}
+
+// detachAll detaches every consumer (signalling past any wait, so that the
+// queue drains).
+func (g *ringGPU) detachAll(next uint64) {
+	for i := range g.free {
+		g.detach(i, next)
+	}
+}
+
+// close destroys every semaphore. With release, it first signals each
+// consumer's past any wait (so that the queue drains); without, the
+// producer's queue no longer waits for them and they are left alone: a
+// live consumer may still have "slot free" signals in flight, which a host
+// signal must not overtake.
+func (g *ringGPU) close(next uint64, release bool) error {
+	if release {
+		g.detachAll(next)
+	}
+	for i, s := range g.free {
+		if s != nil {
+			g.retired = append(g.retired, s)
+			g.free[i] = nil
+		}
+	}
+	var err error
+	for _, r := range append(g.retired, g.ready) {
+		if r != nil {
+			err = errors.Join(err, r.Close())
+		}
+	}
+	g.retired = nil
+	return err
 }

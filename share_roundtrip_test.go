@@ -2,7 +2,6 @@ package gfxcuda
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
 	"io"
 	"net"
@@ -13,9 +12,20 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gfxcuda/gfxcuda/internal/sharenet"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 	"golang.org/x/sys/unix"
 )
+
+// The bare exchanges have the shape of the transport's (package
+// internal/sharenet, server.go): a request of reqLen bytes, a reply header
+// of replyHdr bytes that starts with replyMagic, one descriptor.
+const (
+	reqLen   = 32
+	replyHdr = 8
+)
+
+var replyMagic = [4]byte{'G', 'F', 'X', 'R'}
 
 // The round trip an opener makes to its exporter, measured against an
 // exporter in another process (a child of the test binary, role
@@ -66,7 +76,7 @@ func BenchmarkShareRoundTrip(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			closeAll(fds)
+			sharenet.CloseAll(fds)
 		}
 		b.Run("fetch/memfd"+path, func(b *testing.B) {
 			for b.Loop() {
@@ -117,7 +127,7 @@ func BenchmarkShareRoundTrip(b *testing.B) {
 		}
 		msgs, _ := unix.ParseSocketControlMessage(oob[:oobn])
 		fds, _ := unix.ParseUnixRights(&msgs[0])
-		closeAll(fds)
+		sharenet.CloseAll(fds)
 	}
 	dial := func(b *testing.B, addr string) int {
 		fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
@@ -181,7 +191,7 @@ func rtChild(t *testing.T, role string, tok Token, in *bufio.Scanner) bool {
 		if err != nil {
 			childFail("fetch: %v", err)
 		}
-		closeAll(fds)
+		sharenet.CloseAll(fds)
 		say("first %v", d)
 	case "rtexporter":
 		mem := memfdExport(t, 1, 4096)
@@ -332,49 +342,4 @@ func bareServers(name string, fd int) (stop func()) {
 			c.Close()
 		}
 	}
-}
-
-// TestShareSlowRequest: a request that arrives in parts, the last after
-// the accepting loop's inline wait, is answered by the goroutine the
-// connection was handed to, with the bytes read before the hand-off; a
-// silent peer does not hold up the others.
-func TestShareSlowRequest(t *testing.T) {
-	ex := memfdExport(t, 5, 10000)
-	tok, _ := parseToken(ex.Token())
-	silent, err := net.DialUnix("unix", nil, &net.UnixAddr{Name: "@" + tok.Addr, Net: "unix"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer silent.Close()
-	c, err := net.DialUnix("unix", nil, &net.UnixAddr{Name: "@" + tok.Addr, Net: "unix"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	c.SetDeadline(time.Now().Add(5 * time.Second))
-	req := request{id: tok.ID, secret: tok.Secret}.encode()
-	if _, err := c.Write(req[:10]); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(5 * inlineWait)
-	t0 := time.Now()
-	fds, _, err := Fetch(ctx10(t), ex.Token()) // served meanwhile
-	if err != nil {
-		t.Fatal(err)
-	}
-	closeAll(fds)
-	if el := time.Since(t0); el > 500*time.Millisecond {
-		t.Errorf("a good request behind a slow and a silent peer took %v", el)
-	}
-	if _, err := c.Write(req[10:]); err != nil {
-		t.Fatal(err)
-	}
-	r, err := readReply(c)
-	if err != nil {
-		t.Fatalf("slow request: %v", err)
-	}
-	if len(r.fds) != 1 || !bytes.Equal(readFD(t, r.fds[0], 10000), seededRandom(5, 10000)) {
-		t.Errorf("slow request: %d descriptors", len(r.fds))
-	}
-	closeAll(r.fds)
 }

@@ -4,11 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/binary"
 	"errors"
-	"hash/crc32"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gfxcuda/gfxcuda/internal/sharenet"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 	"golang.org/x/sys/unix"
 )
@@ -47,7 +45,7 @@ func memfdExport(t testing.TB, seed uint64, n int, o ...ExportOptions) *Shared {
 // one ExportOptions.
 func fdExport(t testing.TB, fd, n int, o ...ExportOptions) *Shared {
 	t.Helper()
-	ex, err := newExport(Meta{Kind: KindBuffer, Size: uint64(n), AllocationSize: uint64(n)}, func(peer) ([]int, []byte, error) {
+	ex, err := newExport(Meta{Kind: KindBuffer, Size: uint64(n), AllocationSize: uint64(n)}, func(sharenet.Peer) ([]int, []byte, error) {
 		d, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
 		return []int{d}, nil, err
 	}, o)
@@ -67,145 +65,6 @@ func readFD(t testing.TB, fd int, n int) []byte {
 	return got
 }
 
-// TestTokenCRC: the tokens' checksum is hash/crc32's IEEE checksum, on
-// random inputs of every length a token can have (tokens made by earlier
-// builds still parse).
-func TestTokenCRC(t *testing.T) {
-	for n := 0; n <= maxTokenBytes; n++ {
-		b := seededRandom(uint64(n)+1, n)
-		if got, want := tokenCRC(b), crc32.ChecksumIEEE(b); got != want {
-			t.Fatalf("%d bytes: tokenCRC %08x, crc32.ChecksumIEEE %08x", n, got, want)
-		}
-	}
-}
-
-func TestTokenRoundTrip(t *testing.T) {
-	for i := uint64(0); i < 200; i++ {
-		b := seededRandom(i, 128)
-		in := token{ID: binary.LittleEndian.Uint64(b), Addr: "gfxcuda/123/" + strconv.FormatUint(i, 16)}
-		in.Kind = Kind(1 + i%4)
-		in.Flags = uint8(i % 4)
-		copy(in.Secret[:], b[8:])
-		copy(in.UUID[:], b[24:])
-		in.Size, in.AllocationSize = binary.LittleEndian.Uint64(b[40:]), binary.LittleEndian.Uint64(b[48:])
-		in.Format, in.Width, in.Height, in.Layers = uint32(b[56]), uint32(b[57])<<8, uint32(b[58]), uint32(b[59])
-		tok := in.encode()
-		if len(tok) > 200 {
-			t.Errorf("token of %d characters", len(tok))
-		}
-		out, err := parseToken(tok)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if *out != in {
-			t.Fatalf("round trip: %+v != %+v", *out, in)
-		}
-		// Every truncation and every one-character change is refused.
-		for k := 0; k < len(tok); k++ {
-			if _, err := parseToken(tok[:k]); !errors.Is(err, ErrBadToken) {
-				t.Fatalf("truncated to %d: %v", k, err)
-			}
-		}
-		for k := len(tokenPrefix); k < len(tok); k += 7 {
-			c := []byte(tok)
-			c[k] = "AB"[(c[k]+1)%2]
-			if c[k] == tok[k] {
-				c[k] = 'C'
-			}
-			if _, err := parseToken(Token(c)); !errors.Is(err, ErrBadToken) {
-				t.Fatalf("changed at %d: %v", k, err)
-			}
-		}
-	}
-}
-
-func FuzzParseToken(f *testing.F) {
-	f.Add(string((&token{Meta: Meta{Kind: KindTexture}, ID: 7, Addr: "x"}).encode()))
-	full := token{Meta: Meta{Kind: KindRing, Size: 3}, ID: 9, UID: 1000, Addr: "gfxcuda/0123456789abcdef01234567", NetNS: 4026531833,
-		Path: "/dev/shm/gfxcuda/0123456789abcdef01234567.sock", DirDev: 22, DirIno: 33, PID: 4321, PIDNS: 4026531836, DoorFD: 9}
-	f.Add(string(full.encode()))
-	full.Addr, full.PID = "", 0
-	f.Add(string(full.encode()))
-	full.Path, full.PID = "", 77
-	f.Add(string(full.encode()))
-	// A format 1 token, as older builds wrote them.
-	v1 := make([]byte, tokenMeta)
-	v1[0] = byte(KindBuffer)
-	v1 = append(append(v1, 4), "gfx/"...)
-	v1 = binary.LittleEndian.AppendUint32(v1, crc32.ChecksumIEEE(v1))
-	f.Add(tokenPrefixV1 + base64.RawURLEncoding.EncodeToString(v1))
-	f.Add("gfxcuda1.")
-	f.Add("gfxcuda2.AAAA")
-	f.Add("gfxcuda3.AAAA")
-	f.Add("")
-	f.Fuzz(func(t *testing.T, s string) {
-		tk, err := parseToken(Token(s))
-		if err != nil {
-			if !errors.Is(err, ErrBadToken) {
-				t.Fatalf("error %v does not wrap ErrBadToken", err)
-			}
-			return
-		}
-		if again, err := parseToken(tk.encode()); err != nil || *again != *tk {
-			t.Fatalf("re-encoding: %v", err)
-		}
-	})
-}
-
-// FuzzReadRequest feeds garbage to both ends of the protocol: the
-// exporter's request reader (sockets and the pidfd door read the same 32
-// bytes) and the opener's reply reader, which must refuse what is not a
-// reply without keeping a descriptor.
-func FuzzReadRequest(f *testing.F) {
-	f.Add(request{id: 1}.encode())
-	f.Add([]byte("GFXQ"))
-	f.Add(bytes.Repeat([]byte{0xff}, 100))
-	f.Add([]byte("GFXR\x00\x00\x00\x00"))
-	f.Add([]byte("GFXR\x05\x00\x05\x00hello"))
-	f.Add([]byte("GFXR\x00\x02\x00\x00"))
-	f.Add([]byte("GFXR\x02\x00\xff\xff"))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		r := bytes.NewReader(b)
-		q, err := readRequest(r)
-		if consumed := len(b) - r.Len(); consumed > reqLen {
-			t.Fatalf("read %d bytes", consumed)
-		}
-		if err == nil && !bytes.Equal(q.encode(), b[:reqLen]) {
-			t.Fatal("accepted a request that does not re-encode to itself")
-		}
-		if len(b) > replyHdr+maxReplyMsg {
-			return
-		}
-		// The same bytes as an exporter's reply.
-		pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		unix.Write(pair[0], b)
-		unix.Close(pair[0])
-		fl := os.NewFile(uintptr(pair[1]), "reply")
-		c, err := net.FileConn(fl)
-		fl.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		c.SetDeadline(time.Now().Add(time.Second))
-		rep, err := readReply(c.(*net.UnixConn))
-		switch {
-		case err == nil:
-			if !bytes.HasPrefix(b, replyMagic[:]) || b[4] != stOK || len(rep.fds) != 0 {
-				t.Fatalf("accepted %q as a reply", b)
-			}
-		case len(b) >= replyHdr && bytes.HasPrefix(b, replyMagic[:]) && b[4] != stOK && int(binary.LittleEndian.Uint16(b[6:]))+replyHdr <= len(b):
-			var rf *refusal
-			if !errors.As(err, &rf) || !errors.Is(err, ErrRefused) && !errors.Is(err, ErrWithdrawn) {
-				t.Fatalf("a refusal (%q) read as %v", b, err)
-			}
-		}
-	})
-}
-
 // TestFDPassing: descriptors travel, in this process and to another one.
 func TestFDPassing(t *testing.T) {
 	ex := memfdExport(t, 5, 10000)
@@ -223,112 +82,6 @@ func TestFDPassing(t *testing.T) {
 	c := startChild(t, "fetch", "TOKEN="+string(ex.Token()))
 	c.expect(t, "ok")
 	c.wait(t)
-}
-
-// TestRefusals: forged, stale and wrong tokens, garbage and silent peers
-// get refusals, and the server keeps serving.
-func TestRefusals(t *testing.T) {
-	ex := memfdExport(t, 6, 64)
-	good, _ := parseToken(ex.Token())
-	ctx := ctx10(t)
-
-	forged := *good
-	forged.Secret[3] ^= 1
-	if _, _, err := Fetch(ctx, forged.encode()); !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "secret") {
-		t.Errorf("wrong secret: %v", err)
-	}
-	unknown := *good
-	unknown.ID++
-	if _, _, err := Fetch(ctx, unknown.encode()); !errors.Is(err, ErrRefused) {
-		t.Errorf("unknown id: %v", err)
-	}
-	if _, _, err := Fetch(ctx, ex.Token()[:len(ex.Token())-3]); !errors.Is(err, ErrBadToken) {
-		t.Errorf("truncated: %v", err)
-	}
-	// Garbage, a short request and a silent peer, all at once.
-	addr := &net.UnixAddr{Name: "@" + good.Addr, Net: "unix"}
-	var conns []*net.UnixConn
-	for _, junk := range [][]byte{[]byte("GET / HTTP/1.0\r\n\r\n" + strings.Repeat("x", 100)), []byte("GFXQ\x01"), nil, bytes.Repeat([]byte{0}, 1<<16)} {
-		c, err := net.DialUnix("unix", nil, addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		c.SetDeadline(time.Now().Add(5 * time.Second))
-		if len(junk) > 0 {
-			c.Write(junk)
-		}
-		conns = append(conns, c)
-	}
-	// The server answers others meanwhile.
-	t0 := time.Now()
-	fds, _, err := Fetch(ctx, ex.Token())
-	if err != nil {
-		t.Fatalf("good request while peers misbehave: %v", err)
-	}
-	closeAll(fds)
-	if el := time.Since(t0); el > time.Second {
-		t.Errorf("good request took %v", el)
-	}
-	for i, c := range conns {
-		if i == 2 || i == 1 {
-			c.CloseWrite() // incomplete request: refused at EOF or at the deadline
-		}
-		r, err := readReply(c)
-		if err == nil {
-			closeAll(r.fds)
-			t.Errorf("peer %d: accepted", i)
-		} else if !errors.Is(err, ErrRefused) {
-			t.Errorf("peer %d: %v, want a refusal", i, err)
-		}
-	}
-	// Stale: withdrawn (the server stays up for another export).
-	other := memfdExport(t, 7, 64)
-	ex.Close()
-	if _, _, err := Fetch(ctx, ex.Token()); !errors.Is(err, ErrWithdrawn) {
-		t.Errorf("withdrawn: %v", err)
-	}
-	other.Close()
-	if _, _, err := Fetch(ctx, other.Token()); !errors.Is(err, ErrWithdrawn) {
-		t.Errorf("server stopped: %v", err)
-	}
-	// The server restarts on the next export.
-	again := memfdExport(t, 8, 64)
-	fds, _, err = Fetch(ctx, again.Token())
-	if err != nil {
-		t.Fatal(err)
-	}
-	closeAll(fds)
-}
-
-// TestShareNoLeaks: thousands of exports and fetches leave no descriptor or
-// goroutine behind.
-func TestShareNoLeaks(t *testing.T) {
-	count := func() int {
-		e, _ := os.ReadDir("/proc/self/fd")
-		return len(e)
-	}
-	ex := memfdExport(t, 9, 64)
-	fd, _ := unix.MemfdCreate("share-test", unix.MFD_CLOEXEC)
-	defer unix.Close(fd)
-	before := count()
-	ctx := ctx10(t)
-	for i := 0; i < 1000; i++ {
-		e2 := fdExport(t, fd, 64)
-		fds, _, err := Fetch(ctx, e2.Token())
-		if err != nil {
-			t.Fatal(err)
-		}
-		closeAll(fds)
-		e2.Close()
-		forged, _ := parseToken(ex.Token())
-		forged.Secret[0]++
-		Fetch(ctx, forged.encode())
-	}
-	time.Sleep(50 * time.Millisecond)
-	if after := count(); after > before+2 {
-		t.Errorf("%d descriptors before, %d after", before, after)
-	}
 }
 
 // TestOtherUID: a peer of another uid is refused. Needs root (to run a
@@ -366,7 +119,7 @@ func TestOtherUID(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	closeAll(fds)
+	sharenet.CloseAll(fds)
 }
 
 // uploadVulkanImage writes data into img (layout GENERAL, released to external
@@ -495,9 +248,8 @@ func TestWrongGPUAndKind(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ex.Close()
-	tk, _ := parseToken(ex.Token())
-	tk.UUID[0] ^= 0xff
-	if _, err := OpenVulkanBuffer(ctx10(t), d, tk.encode()); !errors.Is(err, ErrResourceOnOtherGPU) {
+	tk, _ := sharenet.Forge(ex.Token(), func(m *Meta, _ *[16]byte) { m.UUID[0] ^= 0xff })
+	if _, err := OpenVulkanBuffer(ctx10(t), d, tk); !errors.Is(err, ErrResourceOnOtherGPU) {
 		t.Errorf("other GPU: %v", err)
 	}
 	if _, err := OpenVulkanImage(ctx10(t), d, ex.Token()); !errors.Is(err, ErrWrongKind) {

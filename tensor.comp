@@ -4,12 +4,21 @@ layout(local_size_x = 64, local_size_y = 4) in;
 #ifndef VIEWS
 #define VIEWS 8
 #endif
+// VIEWS 0: tiles. One image, an atlas of tilecols columns of width×height
+// tiles; view v is tile (v % tilecols, v / tilecols), counted from the
+// image's first row and column.
+#if VIEWS == 0
+layout(set = 0, binding = 0) uniform texture2D src[1];
+#else
 layout(set = 0, binding = 0) uniform texture2D src[VIEWS];
+#endif
 layout(std430, set = 0, binding = 1) writeonly buffer Dst { uint words[]; };
-layout(push_constant) uniform PC { uint width; uint height; uint base; uint flip; vec4 mean; vec4 scale; } pc;
+layout(push_constant) uniform PC { uint width; uint height; uint base; uint flip; vec4 mean; vec4 scale; uint tilecols; } pc;
 
 vec4 fetch(uint v, ivec2 p) {
-#if VIEWS == 1
+#if VIEWS == 0
+	return texelFetch(src[0], p + ivec2(int((v % pc.tilecols) * pc.width), int((v / pc.tilecols) * pc.height)), 0);
+#elif VIEWS == 1
 	return texelFetch(src[0], p, 0);
 #else
 	switch (v) {

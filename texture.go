@@ -8,7 +8,7 @@ import (
 
 	"github.com/gfxcuda/gfxcuda/cuda"
 	"github.com/gfxcuda/gfxcuda/format"
-	"github.com/gfxcuda/gfxcuda/internal/kernels"
+	"github.com/gfxcuda/gfxcuda/kernels"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
@@ -34,7 +34,7 @@ type Texture struct {
 
 	imported bool        // made by ImportTexture: not exportable again
 	lazy     *lazyVulkan // ImportOptions.LazyVulkan: the Vulkan import still to make
-	view     computeView // its compute view (kernel.go), guarded by the Device's lock
+	view     computeView // its compute view (ComputeResource, cudacompute.go), guarded by the Device's lock
 
 	surfMu sync.Mutex
 	surf   cuda.SurfObject // made on first use
@@ -416,7 +416,7 @@ func (t *Texture) Close() error {
 		d.mu.Unlock()
 		return nil
 	}
-	if t.s.ring != nil || t.s.prod != nil {
+	if t.s.holder != nil {
 		d.mu.Unlock()
 		return fmt.Errorf("interop: Close: %w: close its Ring or Producer first", ErrHeldByCUDA)
 	}
@@ -431,3 +431,84 @@ func (t *Texture) Close() error {
 	err := d.cs.syncContext()
 	return errors.Join(err, t.free())
 }
+
+// importVulkan imports the texture's memory (fd, which it takes) into
+// Vulkan and acquires its texels in the GENERAL layout the exporter left
+// them in, so that no later transition from UNDEFINED discards them.
+// Called with the Device's lock held.
+func (t *Texture) importVulkan(fd int, alloc uint64) (*vulkan.Image, error) {
+	d, o := t.s.d, t.o
+	img, err := d.vk.NewImage(vulkan.ImageOptions{Dim: vulkan.Image2D, Format: uint32(o.Format), Width: o.Width, Height: o.Height,
+		Layers: o.Layers, Usage: o.Usage, Import: &vulkan.ImportFD{FD: fd, Size: alloc, Dedicated: true}}) // takes fd
+	if err != nil {
+		return nil, fmt.Errorf("interop: importing a texture into Vulkan: %w", err)
+	}
+	err = d.vk.Run(func(c *vulkan.Commands) error {
+		own.AcquireImages(c, vulkan.LayoutGeneral, vulkan.LayoutGeneral, img)
+		return c.Err()
+	})
+	if err != nil {
+		img.Close()
+		return nil, fmt.Errorf("interop: ImportTexture: acquiring the image: %w", err)
+	}
+	t.vk = img
+	return img, nil
+}
+
+// Vulkan returns the Vulkan image. A texture imported with
+// ImportOptions.LazyVulkan is imported into Vulkan by the first call
+// (hand-offs leave a resource Vulkan has not used alone); nil when that
+// import failed (VulkanImage returns
+// why).
+func (t *Texture) Vulkan() *vulkan.Image {
+	img, _ := t.VulkanImage()
+	return img
+}
+
+// VulkanImage is Vulkan with the error of a lazy import.
+func (t *Texture) VulkanImage() (*vulkan.Image, error) {
+	if t.lazy == nil {
+		return t.vk, nil
+	}
+	d := t.s.d
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return t.vulkanLocked()
+}
+
+// VulkanImported reports whether the texture exists in Vulkan yet:
+// always, except for a lazily imported texture Vulkan has not used.
+func (t *Texture) VulkanImported() bool {
+	if t.lazy == nil {
+		return true
+	}
+	d := t.s.d
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return t.vk != nil
+}
+
+// vulkanLocked makes the lazy Vulkan import if it is due. Called with the
+// Device's lock held.
+func (t *Texture) vulkanLocked() (*vulkan.Image, error) {
+	if t.vk != nil || t.lazy == nil {
+		return t.vk, nil
+	}
+	if t.lazy.err != nil {
+		return nil, t.lazy.err
+	}
+	d := t.s.d
+	if t.s.closed || d.closed {
+		return nil, ErrClosed
+	}
+	fd := t.lazy.fd
+	t.lazy.fd = -1
+	img, err := t.importVulkan(fd, t.lazy.alloc)
+	if err != nil {
+		t.lazy.err = err
+	}
+	return img, err
+}
+
+// Device returns the Device that made or imported the texture.
+func (t *Texture) Device() *Device { return t.s.d }

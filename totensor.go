@@ -58,6 +58,33 @@ type TensorOptions struct {
 	// bytes (a multiple of 4): views converted one after the other at
 	// Offsets Layout.Bytes(w, h) apart make one [N, C, H, W] tensor.
 	Offset uint64
+	// Tiles, when N > 0, says the texture is an atlas of many views (a
+	// tiled renderer's environments): the tensor is N views of the tile
+	// size, shape Layout.Shape(N, width/Cols, height/Rows), converted in
+	// one dispatch (ConverterVulkan; the CUDA converter does not take tiles
+	// yet).
+	Tiles Tiles
+}
+
+// Tiles describes an atlas: Cols × Rows tiles of equal size, of which the
+// first N (row by row, from the texture's first row and column) are views.
+type Tiles struct {
+	Cols, Rows, N int
+}
+
+// Size returns the size of one tile of a width×height atlas, or an error
+// when the tiles do not divide it or N is out of range.
+func (g Tiles) Size(width, height uint32) (w, h uint32, err error) {
+	if g.Cols <= 0 || g.Rows <= 0 {
+		return 0, 0, fmt.Errorf("%w: %d x %d tiles: want at least one column and one row", ErrSource, g.Cols, g.Rows)
+	}
+	if int(width)%g.Cols != 0 || int(height)%g.Rows != 0 {
+		return 0, 0, fmt.Errorf("%w: a %dx%d atlas does not divide into %d x %d tiles of equal size", ErrSource, width, height, g.Cols, g.Rows)
+	}
+	if g.N <= 0 || g.N > g.Cols*g.Rows {
+		return 0, 0, fmt.Errorf("%w: %d views from an atlas of %d x %d tiles: want 1 to %d", ErrSource, g.N, g.Cols, g.Rows, g.Cols*g.Rows)
+	}
+	return width / uint32(g.Cols), height / uint32(g.Rows), nil
 }
 
 // NewTensorBuffer allocates a shared buffer for a tensor of n views of
@@ -74,7 +101,8 @@ func (d *Device) NewTensorBuffer(l TensorLayout, n int, width, height uint32) (*
 }
 
 // ToTensor converts the texture into a tensor of shape
-// o.Layout.Shape(1, width, height) in dst from byte o.Offset, with the
+// o.Layout.Shape(1, width, height) (an atlas of o.Tiles: the shape of N
+// views of the tile size) in dst from byte o.Offset, with the
 // converter o.Converter, and orders o.Stream after the conversion: kernels
 // queued on that stream afterwards (a learner's step, a DLPack consumer
 // synchronized with it) see the tensor, and the host sees it once the
@@ -98,12 +126,24 @@ func (t *Texture) ToTensor(dst *Buffer, o TensorOptions) error {
 		return fmt.Errorf("gfxcuda: ToTensor: %w", err)
 	}
 	per := o.Layout.Bytes(t.o.Width, t.o.Height)
+	what := fmt.Sprintf("a %dx%d texture", t.o.Width, t.o.Height)
+	if o.Tiles != (Tiles{}) {
+		w, h, err := o.Tiles.Size(t.o.Width, t.o.Height)
+		if err != nil {
+			return fmt.Errorf("gfxcuda: ToTensor: %w", err)
+		}
+		if o.Converter != ConverterVulkan {
+			return fmt.Errorf("%w: ToTensor: tiles are converted by ConverterVulkan (the CUDA converter does not take tiles yet)", ErrUnsupported)
+		}
+		per = o.Layout.Bytes(w, h) * uint64(o.Tiles.N)
+		what = fmt.Sprintf("%d tiles of %dx%d", o.Tiles.N, w, h)
+	}
 	if o.Offset%4 != 0 {
 		return fmt.Errorf("%w: ToTensor: offset %d is not a multiple of 4", ErrSource, o.Offset)
 	}
 	if o.Offset > dst.size || dst.size-o.Offset < per {
-		return fmt.Errorf("%w: a %dx%d texture as %s needs %d bytes from offset %d; the buffer has %d",
-			ErrSource, t.o.Width, t.o.Height, o.Layout, per, o.Offset, dst.size)
+		return fmt.Errorf("%w: %s as %s needs %d bytes from offset %d; the buffer has %d",
+			ErrSource, what, o.Layout, per, o.Offset, dst.size)
 	}
 	switch o.Converter {
 	case ConverterCUDA:
@@ -192,7 +232,12 @@ func (t *Texture) toTensorVulkan(dst *Buffer, o TensorOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := d.submitConversion(conv, img, vb, o.Offset, &t.s, &dst.s); err != nil {
+	record := func(c *vulkan.Commands) error { return conv.RecordViews(c, []*vulkan.Image{img}, vb, o.Offset) }
+	if o.Tiles.N > 0 {
+		g := o.Tiles
+		record = func(c *vulkan.Commands) error { return conv.RecordTiles(c, img, g.Cols, g.Rows, g.N, vb, o.Offset) }
+	}
+	if err := d.submitConversion(record, &t.s, &dst.s); err != nil {
 		return err
 	}
 	acc, err := d.ToCUDA(o.Stream, dst)
@@ -202,10 +247,10 @@ func (t *Texture) toTensorVulkan(dst *Buffer, o TensorOptions) error {
 	return acc.Done()
 }
 
-// submitConversion records the conversion of img into vb at off after the
-// acquire of what CUDA handed back, and submits it without waiting; the
-// resources of states ss must be Vulkan's.
-func (d *Device) submitConversion(conv *VulkanConverter, img *vulkan.Image, vb *vulkan.Buffer, off uint64, ss ...*state) error {
+// submitConversion records a conversion (record) after the acquire of what
+// CUDA handed back, and submits it without waiting; the resources of states
+// ss must be Vulkan's.
+func (d *Device) submitConversion(record func(c *vulkan.Commands) error, ss ...*state) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if err := d.live(); err != nil {
@@ -215,7 +260,7 @@ func (d *Device) submitConversion(conv *VulkanConverter, img *vulkan.Image, vb *
 		switch {
 		case s.closed:
 			return ErrClosed
-		case s.ring != nil, s.prod != nil:
+		case s.holder != nil:
 			return fmt.Errorf("gfxcuda: ToTensor: a ring's slot: %w", ErrHeldByCUDA)
 		case s.owner == ownedByCUDA:
 			return fmt.Errorf("gfxcuda: ToTensor: %w", ErrHeldByCUDA)
@@ -226,7 +271,7 @@ func (d *Device) submitConversion(conv *VulkanConverter, img *vulkan.Image, vb *
 		return err
 	}
 	wait := d.recordPending(c)
-	if err := conv.RecordViews(c, []*vulkan.Image{img}, vb, off); err != nil {
+	if err := record(c); err != nil {
 		d.cmds.Put(c) // discarded: nothing was submitted
 		return err
 	}

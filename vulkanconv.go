@@ -41,10 +41,16 @@ const MaxViewsPerDispatch = 8
 
 // VulkanConverter is a compiled conversion for one Layout.
 type VulkanConverter struct {
-	l    TensorLayout
-	pipe *vulkan.Pipeline // MaxViewsPerDispatch views per dispatch
-	one  *vulkan.Pipeline // one view: 2 descriptors to write, not 9
+	l     TensorLayout
+	vd    *vulkan.Device
+	pipe  *vulkan.Pipeline // MaxViewsPerDispatch views per dispatch
+	one   *vulkan.Pipeline // one view: 2 descriptors to write, not 9
+	tiled *vulkan.Pipeline // the tiles of one atlas (RecordTiles), made on first use
 }
+
+// MaxTiles is the most tiles (views) RecordTiles converts: one dispatch,
+// a work group layer per view (Vulkan guarantees 65,535 along z).
+const MaxTiles = 65535
 
 // dtypeCode is the DTYPE the shader is compiled with.
 func dtypeCode(d format.DType) int {
@@ -76,32 +82,120 @@ func NewVulkanConverter(vd *vulkan.Device, l TensorLayout) (*VulkanConverter, er
 	if err := l.Validate(); err != nil {
 		return nil, fmt.Errorf("tensorpass: %w", err)
 	}
-	t := &VulkanConverter{l: l}
+	t := &VulkanConverter{l: l, vd: vd}
 	for _, v := range []struct {
 		views int
 		pipe  **vulkan.Pipeline
 	}{{MaxViewsPerDispatch, &t.pipe}, {1, &t.one}} {
-		enc, ok := modules[variant{dtypeCode(l.DType), l.Planar, l.C(), v.views}]
-		if !ok {
-			t.Close()
-			return nil, fmt.Errorf("tensorpass: no module for %v: run go generate in the gfxcuda package", l)
-		}
-		b, err := base64.StdEncoding.DecodeString(enc)
+		p, err := t.pipeline(v.views)
 		if err != nil {
 			t.Close()
-			return nil, fmt.Errorf("tensorpass: module for %v: %w", l, err)
+			return nil, err
 		}
-		m, err := spirv.Reflect(b)
-		if err != nil {
-			t.Close()
-			return nil, fmt.Errorf("tensorpass: module for %v: %w", l, err)
-		}
-		if *v.pipe, err = vd.NewComputePipeline(m); err != nil {
-			t.Close()
-			return nil, fmt.Errorf("tensorpass: %w", err)
-		}
+		*v.pipe = p
 	}
 	return t, nil
+}
+
+// pipeline makes the pipeline of the layout's module for views views per
+// dispatch (0: tiles).
+func (t *VulkanConverter) pipeline(views int) (*vulkan.Pipeline, error) {
+	l := t.l
+	enc, ok := modules[variant{dtypeCode(l.DType), l.Planar, l.C(), views}]
+	if !ok {
+		return nil, fmt.Errorf("tensorpass: no module for %v: run go generate in the gfxcuda package", l)
+	}
+	b, err := base64.StdEncoding.DecodeString(enc)
+	if err != nil {
+		return nil, fmt.Errorf("tensorpass: module for %v: %w", l, err)
+	}
+	m, err := spirv.Reflect(b)
+	if err != nil {
+		return nil, fmt.Errorf("tensorpass: module for %v: %w", l, err)
+	}
+	p, err := t.vd.NewComputePipeline(m)
+	if err != nil {
+		return nil, fmt.Errorf("tensorpass: %w", err)
+	}
+	return p, nil
+}
+
+// push returns the push constants of a dispatch: the views' size, the
+// first element written (base), the flip, mean and scale, and the atlas's
+// tile columns (0 unless tiled).
+func (t *VulkanConverter) push(w, h uint32, base uint64, tilecols uint32) []byte {
+	scale := t.l.Scale()
+	push := make([]byte, 52)
+	binary.LittleEndian.PutUint32(push[0:], w)
+	binary.LittleEndian.PutUint32(push[4:], h)
+	binary.LittleEndian.PutUint32(push[8:], uint32(base))
+	if t.l.FlipY {
+		binary.LittleEndian.PutUint32(push[12:], 1)
+	}
+	for i := 0; i < 4; i++ {
+		binary.LittleEndian.PutUint32(push[16+4*i:], math.Float32bits(t.l.Mean[i]))
+		binary.LittleEndian.PutUint32(push[32+4*i:], math.Float32bits(scale[i]))
+	}
+	binary.LittleEndian.PutUint32(push[48:], tilecols)
+	return push
+}
+
+// RecordTiles records the conversion of n views that are the tiles of one
+// atlas image into one tensor of shape Layout().Shape(n, w, h) in dst from
+// byte off (a multiple of 4), in one dispatch: the atlas (a 2D image of a
+// source format, with sampled usage) is cols × rows tiles of w × h texels,
+// w = width / cols and h = height / rows (both exact; w a multiple of 4),
+// and view v is the tile in column v % cols and row v / cols, counted from
+// the image's first row and column (a renderer's viewports; FlipY flips
+// each tile). n is at most cols × rows (the last tiles may be unused) and
+// MaxTiles.
+func (t *VulkanConverter) RecordTiles(c *vulkan.Commands, atlas *vulkan.Image, cols, rows, n int, dst *vulkan.Buffer, off uint64) error {
+	if atlas == nil || dst == nil {
+		return fmt.Errorf("%w: RecordTiles needs an atlas image and a destination buffer", ErrSource)
+	}
+	o := atlas.Options()
+	if err := tensor.CheckSource(format.Format(o.Format)); err != nil {
+		return fmt.Errorf("%w: the atlas: %v", ErrSource, err)
+	}
+	if o.Usage&vulkan.ImageSampled == 0 {
+		return fmt.Errorf("%w: the atlas has no sampled usage (usage %v)", ErrSource, o.Usage)
+	}
+	if o.Dim != 0 && o.Dim != vulkan.Image2D || o.Layers > 1 {
+		return fmt.Errorf("%w: the atlas is not a plain 2D image (one layer)", ErrSource)
+	}
+	w, h, err := Tiles{Cols: cols, Rows: rows, N: n}.Size(o.Width, o.Height)
+	if err != nil {
+		return err
+	}
+	if n > MaxTiles {
+		return fmt.Errorf("%w: %d views: one dispatch converts at most %d", ErrSource, n, MaxTiles)
+	}
+	if w%4 != 0 {
+		return fmt.Errorf("%w: tiles %d texels wide: the width must be a multiple of 4", ErrSource, w)
+	}
+	if off%4 != 0 {
+		return fmt.Errorf("%w: offset %d is not a multiple of 4", ErrSource, off)
+	}
+	per := t.l.Bytes(w, h)
+	if need := off + per*uint64(n); dst.Size() < need {
+		return fmt.Errorf("%w: %d views of %dx%d as %s need %d bytes from offset %d, buffer has %d", ErrSource, n, w, h, t.l, per*uint64(n), off, dst.Size())
+	}
+	if (off+per*uint64(n))/uint64(t.l.DType.Size()) > math.MaxUint32 {
+		return fmt.Errorf("%w: tensor of %d bytes is too large for one pass", ErrSource, per*uint64(n))
+	}
+	if t.pipe == nil {
+		return ErrClosed
+	}
+	if t.tiled == nil {
+		p, err := t.pipeline(0)
+		if err != nil {
+			return err
+		}
+		t.tiled = p
+	}
+	b := []vulkan.Binding{{Binding: 0, Image: atlas}, {Binding: 1, Buffer: dst}}
+	c.Dispatch(t.tiled, b, t.push(w, h, off/uint64(t.l.DType.Size()), uint32(cols)), (w/4+63)/64, (h+3)/4, uint32(n))
+	return c.Err()
 }
 
 // Layout returns the pass's layout.
@@ -126,6 +220,9 @@ func (t *VulkanConverter) Record(c *vulkan.Commands, src *vulkan.Image, dst *vul
 // of 4): one dispatch per MaxViewsPerDispatch views. The width must be a
 // multiple of 4.
 func (t *VulkanConverter) RecordViews(c *vulkan.Commands, srcs []*vulkan.Image, dst *vulkan.Buffer, off uint64) error {
+	if t.pipe == nil {
+		return ErrClosed
+	}
 	if len(srcs) == 0 {
 		return fmt.Errorf("%w: no views", ErrSource)
 	}
@@ -158,7 +255,6 @@ func (t *VulkanConverter) RecordViews(c *vulkan.Commands, srcs []*vulkan.Image, 
 	if (off+per*uint64(len(srcs)))/uint64(t.l.DType.Size()) > math.MaxUint32 {
 		return fmt.Errorf("%w: tensor of %d bytes is too large for one pass", ErrSource, per*uint64(len(srcs)))
 	}
-	scale := t.l.Scale()
 	for v0 := 0; v0 < len(srcs); v0 += MaxViewsPerDispatch {
 		group := srcs[v0:min(len(srcs), v0+MaxViewsPerDispatch)]
 		pipe, n := t.pipe, MaxViewsPerDispatch
@@ -174,30 +270,21 @@ func (t *VulkanConverter) RecordViews(c *vulkan.Commands, srcs []*vulkan.Image, 
 			b = append(b, vulkan.Binding{Binding: 0, Element: uint32(e), Image: img})
 		}
 		b = append(b, vulkan.Binding{Binding: 1, Buffer: dst})
-		push := make([]byte, 48)
-		binary.LittleEndian.PutUint32(push[0:], o.Width)
-		binary.LittleEndian.PutUint32(push[4:], o.Height)
 		// base: the group's first element (the shader's views are relative).
-		binary.LittleEndian.PutUint32(push[8:], uint32((off+per*uint64(v0))/uint64(t.l.DType.Size())))
-		if t.l.FlipY {
-			binary.LittleEndian.PutUint32(push[12:], 1)
-		}
-		for i := 0; i < 4; i++ {
-			binary.LittleEndian.PutUint32(push[16+4*i:], math.Float32bits(t.l.Mean[i]))
-			binary.LittleEndian.PutUint32(push[32+4*i:], math.Float32bits(scale[i]))
-		}
+		push := t.push(o.Width, o.Height, (off+per*uint64(v0))/uint64(t.l.DType.Size()), 0)
 		c.Dispatch(pipe, b, push, (o.Width/4+63)/64, (o.Height+3)/4, uint32(len(group)))
 	}
 	return c.Err()
 }
 
-// Close frees the pipelines. Idempotent.
+// Close frees the pipelines. Idempotent; Record calls afterwards fail.
 func (t *VulkanConverter) Close() error {
 	var err error
-	for _, p := range []*vulkan.Pipeline{t.pipe, t.one} {
+	for _, p := range []*vulkan.Pipeline{t.pipe, t.one, t.tiled} {
 		if p != nil {
 			err = errors.Join(err, p.Close())
 		}
 	}
+	t.pipe, t.one, t.tiled = nil, nil, nil
 	return err
 }

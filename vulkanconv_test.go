@@ -4,45 +4,18 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/gfxcuda/gfxcuda/format"
+	"github.com/gfxcuda/gfxcuda/internal/vktest"
 	"github.com/gfxcuda/gfxcuda/tensor"
 	"github.com/gfxcuda/gfxcuda/tensor/tensortest"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
 // vulkanOnly opens the first Vulkan device (lavapipe in CI) with validation.
-func vulkanOnly(t *testing.T) *vulkan.Device {
-	on := true
-	inst, err := vulkan.NewInstance(vulkan.InstanceOptions{Validation: &on})
-	if err != nil {
-		if os.Getenv("GFXCUDA_REQUIRE_VULKAN") == "1" {
-			t.Fatal(err)
-		}
-		t.Skipf("no Vulkan: %v", err)
-	}
-	pds, err := inst.PhysicalDevices()
-	if err != nil {
-		inst.Close()
-		t.Fatal(err)
-	}
-	vd, err := inst.NewDevice(pds[0], vulkan.DeviceOptions{})
-	if err != nil {
-		inst.Close()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		vd.Close()
-		if msgs := inst.TakeValidationErrors(); len(msgs) > 0 {
-			t.Errorf("%d validation errors, first: %s", len(msgs), msgs[0])
-		}
-		inst.Close()
-	})
-	return vd
-}
+func vulkanOnly(t *testing.T) *vulkan.Device { return vktest.Device(t) }
 
 // uploadImages makes one sampled image per host image, filled with its texels.
 func uploadImages(t *testing.T, vd *vulkan.Device, ims []tensor.Image) []*vulkan.Image {
@@ -222,12 +195,7 @@ func TestVulkanConverterBadInput(t *testing.T) {
 	}
 	defer pass.Close()
 	mk := func(f format.Format, w, h uint32, u vulkan.ImageUsage) *vulkan.Image {
-		img, err := vd.NewImage(vulkan.ImageOptions{Format: uint32(f), Width: w, Height: h, Usage: u})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { img.Close() })
-		return img
+		return testImage(t, vd, f, w, h, u)
 	}
 	buf, err := vd.NewBuffer(vulkan.BufferOptions{Size: 4096})
 	if err != nil {
@@ -253,4 +221,153 @@ func TestVulkanConverterBadInput(t *testing.T) {
 			t.Errorf("got %v, want ErrSource mentioning %q", err, c.want)
 		}
 	}
+}
+
+// tileOf returns tile (col, row) of an atlas image as an image of its own.
+func tileOf(atlas tensor.Image, col, row int, w, h uint32) tensor.Image {
+	in, _ := format.Lookup(atlas.Format)
+	bpt := in.BytesPerTexel
+	out := tensor.Image{Format: atlas.Format, Width: w, Height: h, Pix: make([]byte, int(w)*int(h)*bpt)}
+	for y := 0; y < int(h); y++ {
+		src := ((row*int(h)+y)*int(atlas.Width) + col*int(w)) * bpt
+		copy(out.Pix[y*int(w)*bpt:(y+1)*int(w)*bpt], atlas.Pix[src:src+int(w)*bpt])
+	}
+	return out
+}
+
+// TestTensorPassTiles converts the tiles of random atlases (every source
+// format; 3 x 5 tiles of 20 x 6 with 13 used, and 17 x 16 tiles of 8 x 4
+// with 257 used) into every layout in the middle of a poisoned buffer, in
+// one dispatch each, and checks every element against the Go reference of
+// the tiles cut out on the host, and every byte around the tensor.
+func TestTensorPassTiles(t *testing.T) {
+	vd := vulkanOnly(t)
+	seed := rand.Uint64()
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 4))
+	for _, tc := range []struct {
+		cols, rows, n int
+		w, h          uint32
+		layouts       []tensor.Layout
+	}{
+		{3, 5, 13, 20, 6, tensortest.Layouts()},
+		{17, 16, 257, 8, 4, []tensor.Layout{
+			{DType: format.Uint8, FlipY: true},
+			{DType: format.Float32, Planar: true, Channels: 3, Mean: [4]float32{0.485, 0.456, 0.406}, Std: [4]float32{0.229, 0.224, 0.225}},
+			{DType: format.Float16, Planar: true, Channels: 4},
+		}},
+	} {
+		for _, f := range tensor.Sources {
+			atlas := tensortest.RandomImage(rng, f, tc.w*uint32(tc.cols), tc.h*uint32(tc.rows))
+			img := uploadImages(t, vd, []tensor.Image{atlas})[0]
+			var views []tensor.Image
+			for v := 0; v < tc.n; v++ {
+				views = append(views, tileOf(atlas, v%tc.cols, v/tc.cols, tc.w, tc.h))
+			}
+			for _, l := range tc.layouts {
+				pass, err := NewVulkanConverter(vd, l)
+				if err != nil {
+					t.Fatal(err)
+				}
+				const off = 36
+				n := l.Bytes(tc.w, tc.h) * uint64(tc.n)
+				out, err := vd.NewBuffer(vulkan.BufferOptions{Size: off + n + 20, Heap: vulkan.HeapReadback})
+				if err != nil {
+					t.Fatal(err)
+				}
+				m, _ := out.Map()
+				for i := range m {
+					m[i] = 0xCD
+				}
+				err = vd.Run(func(c *vulkan.Commands) error { return pass.RecordTiles(c, img, tc.cols, tc.rows, tc.n, out, off) })
+				if err != nil {
+					t.Fatalf("%v %s: %v", f, l, err)
+				}
+				out.Invalidate(0, out.Size())
+				bad, first, err := tensor.Check(l, views, m[off:off+n])
+				if err != nil {
+					t.Fatal(err)
+				}
+				if bad > 0 {
+					t.Errorf("%v, %d of %dx%d tiles, %s: %d elements wrong; first: %s", f, tc.n, tc.cols, tc.rows, l, bad, first)
+				}
+				for i, b := range append(append([]byte{}, m[:off]...), m[off+n:]...) {
+					if b != 0xCD {
+						t.Fatalf("%v %s: byte %d outside the tensor was written", f, l, i)
+					}
+				}
+				out.Close()
+				pass.Close()
+			}
+		}
+	}
+}
+
+// TestTensorPassTilesBadInput: atlases and tile counts RecordTiles cannot
+// convert are refused with an error naming what is wrong.
+func TestTensorPassTilesBadInput(t *testing.T) {
+	vd := vulkanOnly(t)
+	pass, err := NewVulkanConverter(vd, TensorLayout{DType: format.Uint8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pass.Close()
+	mk := func(f format.Format, w, h uint32, u vulkan.ImageUsage) *vulkan.Image {
+		return testImage(t, vd, f, w, h, u)
+	}
+	buf, err := vd.NewBuffer(vulkan.BufferOptions{Size: 4096})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer buf.Close()
+	atlas := mk(format.RGBA8UNorm, 16, 8, vulkan.ImageSampled) // 2 x 2 tiles of 8 x 4
+	for _, c := range []struct {
+		img           *vulkan.Image
+		cols, rows, n int
+		off           uint64
+		want          string
+	}{
+		{atlas, 3, 2, 4, 0, "does not divide"},
+		{atlas, 2, 3, 4, 0, "does not divide"},
+		{atlas, 0, 2, 1, 0, "at least one column"},
+		{atlas, 2, 2, 0, 0, "want 1 to 4"},
+		{atlas, 2, 2, 5, 0, "want 1 to 4"},
+		{atlas, 8, 2, 8, 0, "multiple of 4"},
+		{atlas, 2, 2, 4, 2, "offset 2"},
+		{atlas, 2, 2, 4, 4096 - 100, "need 512 bytes"},
+		{mk(format.R8UNorm, 16, 8, vulkan.ImageSampled), 2, 2, 4, 0, "r8_unorm"},
+		{mk(format.RGBA8UNorm, 16, 8, vulkan.ImageStorage), 2, 2, 4, 0, "sampled usage"},
+		{nil, 2, 2, 4, 0, "atlas image"},
+	} {
+		err := vd.Run(func(cm *vulkan.Commands) error { return pass.RecordTiles(cm, c.img, c.cols, c.rows, c.n, buf, c.off) })
+		if err == nil || !errors.Is(err, ErrSource) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%d x %d tiles, %d views, offset %d: got %v, want ErrSource mentioning %q", c.cols, c.rows, c.n, c.off, err, c.want)
+		}
+	}
+	// Closed: both Record calls fail, a second Close is nothing.
+	ok := mk(format.RGBA8UNorm, 8, 8, vulkan.ImageSampled)
+	if err := pass.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := pass.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+	if err := vd.Run(func(cm *vulkan.Commands) error { return pass.RecordTiles(cm, atlas, 2, 2, 4, buf, 0) }); !errors.Is(err, ErrClosed) {
+		t.Errorf("RecordTiles after Close: %v, want ErrClosed", err)
+	}
+	if err := vd.Run(func(cm *vulkan.Commands) error { return pass.RecordViews(cm, []*vulkan.Image{ok}, buf, 0) }); !errors.Is(err, ErrClosed) {
+		t.Errorf("RecordViews after Close: %v, want ErrClosed", err)
+	}
+}
+
+// testImage makes a w×h image of format f with usage u, closed at the
+// test's end.
+func testImage(t *testing.T, vd *vulkan.Device, f format.Format, w, h uint32, u vulkan.ImageUsage) *vulkan.Image {
+	t.Helper()
+	img, err := vd.NewImage(vulkan.ImageOptions{Format: uint32(f), Width: w, Height: h, Usage: u})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { img.Close() })
+	return img
 }

@@ -3,6 +3,7 @@ package cuda
 import (
 	"errors"
 	"fmt"
+	"sort"
 	"sync"
 
 	"github.com/gfxcuda/gfxcuda/internal/cu"
@@ -25,9 +26,11 @@ import (
 // memory (DLPack's consumer stream, say).
 //
 // Blocks are reused for requests of the same size only. The cache keeps at
-// most Limit bytes of idle blocks; beyond that Put frees the block it is
-// given (after the device finished with it, as cuMemFree does). A Cache is
-// safe for concurrent use.
+// most limit bytes of idle blocks: a Put that would pass it first frees
+// the idle blocks given back longest ago (those no stream still uses:
+// sizes a program stopped asking for), and frees the block it is given
+// only when that is not enough (cuMemFree waits for the device). A Cache
+// is safe for concurrent use.
 type Cache struct {
 	ctx   *Context
 	limit uint64
@@ -36,6 +39,7 @@ type Cache struct {
 	idle   map[uint64][]cachedBlock
 	bytes  uint64 // in idle
 	events []cu.Event
+	seq    uint64 // Puts so far: the age of idle blocks
 	closed bool
 	stats  CacheStats
 }
@@ -44,13 +48,15 @@ type Cache struct {
 type CacheStats struct {
 	Hits, Misses uint64 // Gets served from idle blocks, and by cuMemAlloc
 	Busy         uint64 // idle blocks of the right size skipped: a stream had not passed their event
-	Freed        uint64 // blocks Put freed instead of keeping (over the limit)
+	Freed        uint64 // blocks Put freed instead of keeping (over the limit, no idle block to make room)
+	Evicted      uint64 // idle blocks freed to make room for newer ones (over the limit)
 	IdleBytes    uint64 // bytes kept now
 }
 
 type cachedBlock struct {
 	m      *DeviceMemory
 	events []cu.Event
+	seq    uint64 // when it was given back (Cache.seq)
 }
 
 // NewCache makes a cache of c's memory keeping at most limit bytes of
@@ -115,12 +121,16 @@ func (k *Cache) Put(m *DeviceMemory, streams ...uintptr) error {
 		return errors.Join(fmt.Errorf("cuda: Cache.Put: memory of another context: %w", ErrorInvalidValue), m.Close())
 	}
 	k.mu.Lock()
+	var evicted []*DeviceMemory
+	if !k.closed && k.bytes+m.size > k.limit && m.size <= k.limit {
+		evicted = k.evictLocked(k.bytes + m.size - k.limit)
+	}
 	if k.closed || k.bytes+m.size > k.limit {
 		if !k.closed {
 			k.stats.Freed++
 		}
 		k.mu.Unlock()
-		return m.Close()
+		return errors.Join(closeAll(evicted), m.Close())
 	}
 	handles := []uintptr{LegacyDefaultStream}
 	for _, s := range streams {
@@ -144,12 +154,78 @@ func (k *Cache) Put(m *DeviceMemory, streams ...uintptr) error {
 		// Not kept: freed once the device is done with it.
 		k.events = append(k.events, b.events...)
 		k.mu.Unlock()
-		return errors.Join(fmt.Errorf("cuda: Cache.Put: %w", err), m.Close())
+		return errors.Join(fmt.Errorf("cuda: Cache.Put: %w", err), m.Close(), closeAll(evicted))
 	}
+	k.seq++
+	b.seq = k.seq
 	k.idle[m.size] = append(k.idle[m.size], b)
 	k.bytes += m.size
 	k.mu.Unlock()
-	return nil
+	return closeAll(evicted)
+}
+
+// evictLocked takes idle blocks out of the cache, those given back longest
+// ago first, skipping any a stream still uses, until at least need bytes
+// are out or none is left; it returns them for the caller to free outside
+// the lock (cuMemFree waits for the device). k.mu is held.
+func (k *Cache) evictLocked(need uint64) []*DeviceMemory {
+	type at struct {
+		size uint64
+		i    int
+		seq  uint64
+	}
+	var order []at
+	for size, list := range k.idle {
+		for i, b := range list {
+			order = append(order, at{size, i, b.seq})
+		}
+	}
+	sort.Slice(order, func(a, b int) bool { return order[a].seq < order[b].seq })
+	var out []*DeviceMemory
+	gone := map[uint64]map[int]bool{}
+	var freed uint64
+	for _, o := range order {
+		if freed >= need {
+			break
+		}
+		b := k.idle[o.size][o.i]
+		if !k.passedLocked(b.events) {
+			continue
+		}
+		if gone[o.size] == nil {
+			gone[o.size] = map[int]bool{}
+		}
+		gone[o.size][o.i] = true
+		out = append(out, b.m)
+		k.events = append(k.events, b.events...)
+		freed += o.size
+	}
+	for size, idx := range gone {
+		list := k.idle[size]
+		kept := list[:0]
+		for i, b := range list {
+			if !idx[i] {
+				kept = append(kept, b)
+			}
+		}
+		if len(kept) == 0 {
+			delete(k.idle, size)
+		} else {
+			k.idle[size] = kept
+		}
+	}
+	k.bytes -= freed
+	k.stats.Evicted += uint64(len(out))
+	return out
+}
+
+// closeAll frees ms (cuMemFree each).
+func closeAll(ms []*DeviceMemory) error {
+	var err error
+	for _, m := range ms {
+		err = errors.Join(err, m.Close())
+	}
+	return err
 }
 
 // eventLocked returns an event from the spare list or a new one. k.mu is

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/gfxcuda/gfxcuda/internal/cu"
-	"github.com/gfxcuda/gfxcuda/internal/kernels"
+	"github.com/gfxcuda/gfxcuda/kernels"
 )
 
 // exercise runs a series of gfxcuda calls of many kinds on the calling

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gfxcuda/gfxcuda/internal/kernels"
+	"github.com/gfxcuda/gfxcuda/kernels"
 )
 
 // copyPeerCheck copies random bytes from memory of src to memory of dst

@@ -122,7 +122,7 @@ func (v *View) UseInCUDA(s *cuda.Stream, f func(arrays []*cuda.Array) error, mor
 	var regs []*cuda.GLResource
 	c := v.s.c
 	for i, w := range all {
-		if w.s.c != c && (w.s.c.e.Native() != c.e.Native() || c.e.Native() == 0) {
+		if !sameGL(w.s.c, c) {
 			return fmt.Errorf("gl: UseInCUDA: view %d is of another GL context than view 0", i)
 		}
 		w.mu.Lock()

@@ -29,9 +29,10 @@ type View struct {
 	// is then one blit.
 	read, draw egl.Framebuffer
 	attached   bool
-	// A depth source's copy: a depth texture of the source's format (its
-	// blit target, multisampling resolved) and a buffer its depth is packed
-	// into as floats, then unpacked into the view's R32F texture.
+	// A depth source's copy: a buffer its depth is read into as floats,
+	// then unpacked into the view's R32F texture; for a multisampled
+	// source, a depth texture of its format that the resolve blits into
+	// first (draw's attachment).
 	depthTex egl.Texture
 	depthBuf egl.Buffer
 	// topFirst: a depth view's copies put the top row first
@@ -85,40 +86,40 @@ func (v *View) copyLocked() error {
 	return v.s.c.do(func(e *egl.Context) error {
 		if !v.attached {
 			if v.read == 0 {
-				r, err := e.CreateFramebuffer()
+				r, d, err := framebufferPair(e)
 				if err != nil {
-					return err
-				}
-				d, err := e.CreateFramebuffer()
-				if err != nil {
-					e.DeleteFramebuffer(r)
 					return err
 				}
 				v.read, v.draw = r, d
 			}
 			dst := egl.ObjectDesc{Kind: egl.KindTexture, Name: v.st.GL.name, Width: v.s.desc.Width, Height: v.s.desc.Height}
 			mask := uint32(egl.ColorBufferBit)
+			draw := true // depth draws only into its resolve (depthTex)
 			if v.s.depth {
-				mask = egl.DepthBufferBit
-				if v.depthTex == 0 {
-					t, err := e.CreateTexture2D(v.s.desc.InternalFormat, v.s.desc.Width, v.s.desc.Height, 1)
-					if err != nil {
-						return fmt.Errorf("gl: the depth copy of %s: %w", v.s.what, err)
-					}
+				mask, draw = egl.DepthBufferBit, v.s.desc.Samples > 1
+				if v.depthBuf == 0 {
 					b, err := e.CreateBuffer(v.s.desc.Width*v.s.desc.Height*4, nil, egl.StreamCopy)
 					if err != nil {
-						e.DeleteTexture(t)
 						return fmt.Errorf("gl: the depth copy of %s: %w", v.s.what, err)
 					}
-					v.depthTex, v.depthBuf = t, b
+					v.depthBuf = b
+				}
+				if draw && v.depthTex == 0 {
+					t, err := e.CreateTexture2D(v.s.desc.InternalFormat, v.s.desc.Width, v.s.desc.Height, 1)
+					if err != nil {
+						return fmt.Errorf("gl: the depth resolve of %s: %w", v.s.what, err)
+					}
+					v.depthTex = t
 				}
 				dst.Name = uint32(v.depthTex)
 			}
 			if err := e.Attach(v.read, true, v.s.desc, mask); err != nil {
 				return fmt.Errorf("gl: %s: %w", v.s.what, err)
 			}
-			if err := e.Attach(v.draw, false, dst, mask); err != nil {
-				return fmt.Errorf("gl: the view of %s: %w", v.s.what, err)
+			if draw {
+				if err := e.Attach(v.draw, false, dst, mask); err != nil {
+					return fmt.Errorf("gl: the view of %s: %w", v.s.what, err)
+				}
 			}
 			v.attached = true
 		} else if ok, err := e.Alive(v.s.desc); err != nil || !ok {
@@ -163,6 +164,18 @@ func (v *View) copyLocked() error {
 	})
 }
 
+// framebufferPair makes a read and a draw framebuffer (both or neither).
+func framebufferPair(e *egl.Context) (read, draw egl.Framebuffer, err error) {
+	if read, err = e.CreateFramebuffer(); err != nil {
+		return 0, 0, err
+	}
+	if draw, err = e.CreateFramebuffer(); err != nil {
+		e.DeleteFramebuffer(read)
+		return 0, 0, err
+	}
+	return read, draw, nil
+}
+
 // flipDepthLocked unpacks the depth buffer into flipTex (R32F) and blits
 // it into the view's texture upside down (a colour blit of floats: exact),
 // making flipTex and its framebuffers on first use. v.mu is held.
@@ -173,15 +186,9 @@ func (v *View) flipDepthLocked(e *egl.Context) error {
 		if err != nil {
 			return err
 		}
-		r, err := e.CreateFramebuffer()
+		r, d, err := framebufferPair(e)
 		if err != nil {
 			e.DeleteTexture(t)
-			return err
-		}
-		d, err := e.CreateFramebuffer()
-		if err != nil {
-			e.DeleteTexture(t)
-			e.DeleteFramebuffer(r)
 			return err
 		}
 		v.flipTex, v.flipRead, v.flipDraw = t, r, d
@@ -320,8 +327,11 @@ func (v *View) Close() error {
 		// context is current; elsewhere they go with the context).
 		err = v.s.c.do(func(e *egl.Context) error {
 			err := errors.Join(e.DeleteFramebuffer(v.read), e.DeleteFramebuffer(v.draw))
+			if v.depthBuf != 0 {
+				err = errors.Join(err, e.DeleteBuffer(v.depthBuf))
+			}
 			if v.depthTex != 0 {
-				err = errors.Join(err, e.DeleteTexture(v.depthTex), e.DeleteBuffer(v.depthBuf))
+				err = errors.Join(err, e.DeleteTexture(v.depthTex))
 			}
 			if v.flipTex != 0 {
 				err = errors.Join(err, e.DeleteTexture(v.flipTex), e.DeleteFramebuffer(v.flipRead), e.DeleteFramebuffer(v.flipDraw))
@@ -333,6 +343,12 @@ func (v *View) Close() error {
 		}
 	}
 	return errors.Join(err, v.st.Close())
+}
+
+// sameGL reports whether a and b are one GL context: the same Context, or
+// Contexts adopted separately from one renderer's context.
+func sameGL(a, b *Context) bool {
+	return a == b || a.e.Native() == b.e.Native() && b.e.Native() != 0
 }
 
 // ToCUDA copies the sources of views (of one Context, each once) into
@@ -348,9 +364,7 @@ func ToCUDA(s *cuda.Stream, views ...*View) error {
 	c := views[0].s.c
 	seen := make(map[*View]bool, len(views))
 	for i, v := range views {
-		// Contexts adopted separately from one renderer's context are one
-		// context to GL.
-		if v.s.c != c && (v.s.c.e.Native() != c.e.Native() || c.e.Native() == 0) {
+		if !sameGL(v.s.c, c) {
 			return fmt.Errorf("gl: ToCUDA: view %d is of another GL context than view 0", i)
 		}
 		if seen[v] {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates internal/kernels/kernels.ptx from kernels.cu. Needs nvcc
+# Regenerates kernels/kernels.ptx from kernels.cu. Needs nvcc
 # (CUDA 12 or later); run it on the GPU machine and commit the result.
 #
 # Why the output is rewritten: nvcc stamps its PTX with the newest PTX ISA it
@@ -13,11 +13,11 @@
 # on. nvcc has no flag to choose an older ISA, hence the rewrite. If ptxas
 # is installed, the result is assembled once to prove that no instruction
 # needs a newer ISA or target (ptxas rejects those with an error naming the
-# version needed); internal/kernels' tests assert the directives.
+# version needed); kernels' tests assert the directives.
 set -euo pipefail
 PTX_VERSION=7.0
 PTX_TARGET=sm_50
-cd "$(dirname "$0")/../internal/kernels"
+cd "$(dirname "$0")/../kernels"
 out=${1:-kernels.ptx}
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT

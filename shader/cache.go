@@ -83,6 +83,12 @@ func openCache(dir string) *cache {
 
 var versionOnce = sync.OnceValue(shaderc.Version)
 
+// CompilerVersion is the version of the GLSL/HLSL compiler linked in
+// (shaderc, with glslang's and SPIRV-Tools'): compiled SPIR-V, and the
+// cache's keys, depend on it. Generated modules record it, so that a test
+// can tell an out-of-date module from one another compiler made.
+func CompilerVersion() string { return versionOnce() }
+
 // cacheKey hashes everything that determines the compiler's output; extra
 // are fields of the language's own (wgslTranslation.keyFields).
 func cacheKey(src []byte, lang Language, stage Stage, entry string, opts Options, includeDirs []string, extra ...string) string {

@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"github.com/gfxcuda/gfxcuda/cuda"
-	"github.com/gfxcuda/gfxcuda/internal/kernels"
+	"github.com/gfxcuda/gfxcuda/kernels"
 )
 
 // NoneWrong is Checker.Result's first wrong index when no texel was wrong.

@@ -10,7 +10,6 @@ import (
 	"log"
 	"os"
 
-	"github.com/gfxcuda/gfxcuda/internal/shaderc"
 	"github.com/gfxcuda/gfxcuda/shader"
 )
 
@@ -42,5 +41,5 @@ const compiler = %q
 
 // module is testpattern.comp compiled to SPIR-V, base64-encoded.
 const module = %q
-`, shaderc.Version(), base64.StdEncoding.EncodeToString(m.SPIRV))))
+`, shader.CompilerVersion(), base64.StdEncoding.EncodeToString(m.SPIRV))))
 }

@@ -10,7 +10,7 @@ import (
 	_ "embed" // the shader's source
 	"encoding/base64"
 
-	"github.com/gfxcuda/gfxcuda/internal/kernels"
+	"github.com/gfxcuda/gfxcuda/kernels"
 	"github.com/gfxcuda/gfxcuda/spirv"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )

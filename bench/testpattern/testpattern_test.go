@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"testing"
 
-	"github.com/gfxcuda/gfxcuda/internal/shaderc"
 	"github.com/gfxcuda/gfxcuda/shader"
 )
 
@@ -16,7 +15,7 @@ import (
 // comparison is skipped there. (Package tensorpass's test checks the
 // pattern's texels on a real device.)
 func TestGeneratedUpToDate(t *testing.T) {
-	if c := shaderc.Version(); c != compiler {
+	if c := shader.CompilerVersion(); c != compiler {
 		t.Skipf("compiler here is %q, shader_gen.go was made by %q", c, compiler)
 	}
 	m, err := shader.Compile([]byte(Shader), shader.Options{Language: shader.GLSL, Filename: "testpattern.comp", Optimize: true, NoCache: true})

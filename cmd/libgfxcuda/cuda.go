@@ -234,6 +234,30 @@ func gfxcuda_cuda_alloc_cached(device C.int, size C.uint64_t, stream C.uint64_t,
 	})
 }
 
+//export gfxcuda_cuda_cache_stats
+func gfxcuda_cuda_cache_stats(device C.int, stats *C.uint64_t) C.int {
+	return call(func() error {
+		if stats == nil {
+			return errorf(stInvalid, "gfxcuda_cuda_cache_stats: null output")
+		}
+		if device < 0 {
+			return errorf(stInvalid, "gfxcuda: CUDA device %d: devices are numbered from 0", int(device))
+		}
+		caches.Lock()
+		k := caches.m[int(device)]
+		caches.Unlock()
+		var s cuda.CacheStats
+		if k != nil { // none made yet: all zero, and no CUDA context made to say so
+			s = k.Stats()
+		}
+		out := unsafe.Slice(stats, 6)
+		for i, v := range []uint64{s.Hits, s.Misses, s.Busy, s.Freed, s.Evicted, s.IdleBytes} {
+			out[i] = C.uint64_t(v)
+		}
+		return nil
+	})
+}
+
 //export gfxcuda_cuda_note_stream
 func gfxcuda_cuda_note_stream(h, stream C.uint64_t) C.int {
 	return call(func() error {

@@ -124,6 +124,32 @@ typedef struct {
 	int64_t strides[32];    /* bytes */
 } gfxcuda_array_interface_t;
 
+/* A tensor layout for gfxcuda_texture_to_tensor (the face's
+ * gfxcuda.TensorLayout): planar (NCHW) or not (NHWC); the element type as a
+ * DLPack code and bits (float32, float16 or uint8); 3 or 4 channels (0: 4);
+ * per-channel mean and std ((v - mean) / std; a std of 0 means 1); flip_y
+ * writes the last row first. */
+typedef struct {
+	int32_t planar, dtype_code, dtype_bits, channels;
+	float mean[4], std[4];
+	int32_t flip_y;
+} gfxcuda_tensor_layout_t;
+
+/* What gfxcuda_gl_source_info reports of a GL source: its size, sample
+ * count (0: not multisampled), GL internal format and name, the texture
+ * target (GL_RENDERBUFFER for renderbuffers, then renderbuffer is 1), and
+ * format, the gfxcuda format (a VkFormat value) frames are copied into:
+ * R8G8B8A8_UNORM, R16G16B16A16_SFLOAT or R32G32B32A32_SFLOAT; R32_SFLOAT
+ * for depth (depth and depth-stencil formats: float32 depth in [0, 1]). */
+typedef struct {
+	uint32_t width, height, samples, internal_format, format, name, target, renderbuffer;
+} gfxcuda_gl_source_info_t;
+
+/* Defined before this header is included, GFXCUDA_TYPES_ONLY declares the
+ * types and constants above but not the functions below: libgfxcuda's own
+ * C does (cgo declares the functions it exports itself, without const). */
+#ifndef GFXCUDA_TYPES_ONLY
+
 /* ---- General ---- */
 
 /* The calling thread's last error message ("" when none). Valid until the
@@ -317,6 +343,14 @@ int gfxcuda_cuda_alloc_cached(int device, uint64_t size, uint64_t stream, uint64
  * memory is released. Nothing to do for other memory or the default
  * streams. */
 int gfxcuda_cuda_note_stream(uint64_t memory, uint64_t stream);
+/* The counters of device's cache of per-frame memory (the one
+ * gfxcuda_cuda_alloc_cached hands out from), into stats[0..5]: hits
+ * (blocks handed out again), misses (cuMemAlloc), busy (idle blocks
+ * skipped: a stream still used them), freed (blocks released past the
+ * limit with no idle block to make room), evicted (idle blocks freed to
+ * make room for newer ones), idle bytes. All zero before the first cached
+ * allocation on device. */
+int gfxcuda_cuda_cache_stats(int device, uint64_t stats[6]);
 /* Wraps size bytes of CUDA memory at ptr on device without owning them:
  * DLPack tensors can be exported over it; whoever owns the memory must keep
  * it alive while they are. */
@@ -616,16 +650,6 @@ int gfxcuda_shared_compute_device(uint64_t shared_device, uint64_t *device);
  * the same memory (hand it over with gfxcuda_to_cuda). */
 int gfxcuda_shared_compute_view(uint64_t device, uint64_t resource, uint64_t *view);
 
-/* A tensor layout for gfxcuda_texture_to_tensor (the face's
- * gfxcuda.TensorLayout): planar (NCHW) or not (NHWC); the element type as a
- * DLPack code and bits (float32, float16 or uint8); 3 or 4 channels (0: 4);
- * per-channel mean and std ((v - mean) / std; a std of 0 means 1); flip_y
- * writes the last row first. */
-typedef struct {
-	int32_t planar, dtype_code, dtype_bits, channels;
-	float mean[4], std[4];
-	int32_t flip_y;
-} gfxcuda_tensor_layout_t;
 /* Converts a shared texture (layer 0) into a tensor of layout in a shared
  * buffer from byte offset (a multiple of 4), with converter 0 (a CUDA
  * kernel) or 1 (a Vulkan compute pass; widths a multiple of 4), and orders
@@ -635,21 +659,19 @@ typedef struct {
  * resource CUDA holds (gfxcuda_to_cuda). */
 int gfxcuda_texture_to_tensor(uint64_t texture, uint64_t buffer, const gfxcuda_tensor_layout_t *layout, uint64_t offset,
                               int converter, uint64_t stream);
+/* gfxcuda_texture_to_tensor of an atlas: the texture is cols x rows tiles
+ * of equal size, of which the first n (row by row, from the texture's first
+ * row and column) are views; the tensor is n views of the tile size, in one
+ * dispatch. Converter 1 (Vulkan) only for now: converter 0 is
+ * GFXCUDA_ERR_UNSUPPORTED. GFXCUDA_ERR_INVALID for tiles that do not divide
+ * the texture, n out of 1..cols*rows, or a buffer too small for n views. */
+int gfxcuda_texture_tiles_to_tensor(uint64_t texture, uint64_t buffer, const gfxcuda_tensor_layout_t *layout,
+                                    uint64_t offset, int cols, int rows, int n, int converter, uint64_t stream);
 
 /* ---- The caller's own OpenGL renderer (docs/opengl.md) ----
  * Call these on the thread where the renderer's GL context (EGL; GL 4.5 or
  * ARB_direct_state_access) is current. Nothing of the renderer's changes:
  * no binding, no object. */
-
-/* What gfxcuda_gl_source_info reports of a GL source: its size, sample
- * count (0: not multisampled), GL internal format and name, the texture
- * target (GL_RENDERBUFFER for renderbuffers, then renderbuffer is 1), and
- * format, the gfxcuda format (a VkFormat value) frames are copied into:
- * R8G8B8A8_UNORM, R16G16B16A16_SFLOAT or R32G32B32A32_SFLOAT; R32_SFLOAT
- * for depth (depth and depth-stencil formats: float32 depth in [0, 1]). */
-typedef struct {
-	uint32_t width, height, samples, internal_format, format, name, target, renderbuffer;
-} gfxcuda_gl_source_info_t;
 
 /* Adopts the GL context current on the calling thread (the renderer's own;
  * never destroyed by gfxcuda): GFXCUDA_ERROR_INVALID_ARGUMENT, naming
@@ -728,6 +750,8 @@ int gfxcuda_cli_main(int argc, char **argv);
  * right for a program whose main passes its arguments to gfxcuda_cli_main.
  * Python sets {sys.executable, "-m", "gfxcuda"}. The strings are copied. */
 int gfxcuda_cli_set_command(int argc, char **argv);
+
+#endif /* GFXCUDA_TYPES_ONLY */
 
 #ifdef __cplusplus
 }

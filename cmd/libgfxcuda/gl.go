@@ -200,9 +200,6 @@ func gfxcuda_gl_to_tensors(srcs *C.uint64_t, n C.int, dev C.uint64_t, layout *C.
 		if err != nil {
 			return err
 		}
-		if dst == 0 {
-			return errorf(stInvalid, "gfxcuda_gl_to_tensor: a null destination")
-		}
 		list := unsafe.Slice(srcs, int(n))
 		gs := make([]*gfxcuda.GraphicsSource, len(list))
 		for i, h := range list {

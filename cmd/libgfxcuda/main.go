@@ -9,7 +9,12 @@
 // pointers; gfxcuda_release drops one. Objects keep what they were made
 // from alive (a buffer its device, a DLPack tensor its memory). Every
 // function is safe to call from several threads at once.
+//
+// gfxcuda.h is the one declaration of the C ABI: Python's ctypes
+// declarations (python/gfxcuda/_abi.py) are generated from it.
 package main
+
+//go:generate go run ../internal/abigen -header gfxcuda.h -out ../../python/gfxcuda/_abi.py
 
 /*
 #include <stdlib.h>

@@ -47,7 +47,7 @@ from ._compute import Heap  # noqa: F401
 # stays as cheap as compushady's import, which loads its backend lazily.
 _LAZY = dict.fromkeys((
     "compute_device", "CudaBuffer", "SharedBuffer", "Texture", "texture", "open_ipc_texture", "open_ipc_buffer",
-    "cuda_available", "cuda_device_count", "Handoff", "to_cuda", "after_cuda", "Semaphore", "VulkanSemaphore",
+    "cuda_available", "cuda_device_count", "cuda_cache_stats", "Handoff", "to_cuda", "after_cuda", "Semaphore", "VulkanSemaphore",
 ), "_cuda")
 _LAZY.update(dict.fromkeys(("torch_pool", "torch_pool_stats", "from_torch"), "_torch"))
 _LAZY.update(dict.fromkeys(("Ring", "RingReader", "Frame", "Slot", "open_ring"), "_ring"))

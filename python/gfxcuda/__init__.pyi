@@ -39,6 +39,7 @@ from ._cuda import after_cuda as after_cuda
 from ._cuda import compute_device as compute_device
 from ._cuda import cuda_available as cuda_available
 from ._cuda import cuda_device_count as cuda_device_count
+from ._cuda import cuda_cache_stats as cuda_cache_stats
 from ._cuda import open_ipc_buffer as open_ipc_buffer
 from ._cuda import open_ipc_texture as open_ipc_texture
 from ._cuda import texture as texture

@@ -56,6 +56,24 @@ def cuda_available():
     return cuda_device_count() > 0
 
 
+def cuda_cache_stats(device=0):
+    """Returns the counters of the device's cache of per-frame memory, the
+    memory new outputs of conversions (gfxcuda.gl's to_tensor without out=,
+    say) come from, as a dict: hits (blocks handed out again), misses
+    (cuMemAlloc), busy (idle blocks skipped: a stream still used them),
+    freed (blocks released past the cache's limit, no idle block to make
+    room), evicted (idle blocks freed to make room for newer ones),
+    idle_bytes. Misses that keep growing frame after frame mean outputs are
+    kept alive (or used on a stream still busy); pass out= to reuse one
+    tensor. All zero before the first such output. Raises
+    gfxcuda.InvalidArgumentError for a negative device,
+    gfxcuda.ArgumentTypeError for one that is not an int."""
+    device = _check.device(device, "cuda_cache_stats")
+    out = (ctypes.c_uint64 * 6)()
+    _lib.call("gfxcuda_cuda_cache_stats", device, out)
+    return dict(zip(("hits", "misses", "busy", "freed", "evicted", "idle_bytes"), (int(v) for v in out)))
+
+
 _dtypes = {}
 
 
@@ -1288,7 +1306,7 @@ class Texture:
         return b
 
     def to_tensor(self, dtype="float32", planar=True, channels=3, mean=None, std=None, flip_y=False,
-                  converter="cuda", out=None, stream=None):
+                  converter="cuda", out=None, stream=None, tiles=None):
         """The fused conversion: the texture (RGBA8, BGRA8, RGBA16F or
         RGBA32F) as a tensor of shape (1, C, H, W) (planar) or (1, H, W, C),
         of dtype float32, float16 or uint8, with channels 3 (alpha dropped)
@@ -1300,8 +1318,16 @@ class Texture:
         copies), out when given (a SharedBuffer of at least that size,
         reused frame after frame). Work queued on stream (None: the legacy
         default stream, which torch uses by default) after the call sees
-        the tensor; the host does not wait. Returns the SharedBuffer.
-        Raises gfxcuda.InvalidArgumentError for another converter, an out
+        the tensor; the host does not wait. tiles=(cols, rows) or (cols,
+        rows, n): the texture is an atlas of cols x rows tiles of equal
+        size, of which the first n (default all; row by row from the
+        texture's first row) are views: the tensor is (n, C, h, w) (or
+        (n, h, w, C)) of the tile size, in one dispatch (converter="vulkan"
+        only for now). Returns the SharedBuffer.
+        Raises gfxcuda.InvalidArgumentError for tiles that do not divide the
+        texture or an n out of range (gfxcuda.ArgumentTypeError for tiles
+        that are not 2 or 3 ints), gfxcuda.UnsupportedError for tiles with
+        the CUDA converter; gfxcuda.InvalidArgumentError for another converter, an out
         that is not a SharedBuffer or more than 4 mean/std values,
         gfxcuda.OutOfRangeError for an out that is too small,
         gfxcuda.ArgumentTypeError for mean/std that are not numbers,
@@ -1313,7 +1339,15 @@ class Texture:
         channels = _check.integer(channels, "Texture.to_tensor", "channels", 0, 4, what="3 or 4")
         layout, itemsize = _tensor_layout("Texture.to_tensor", dtype, planar, channels, flip_y, mean, std)
         c = int(channels) or 4
-        shape = (1, c, self.height, self.width) if planar else (1, self.height, self.width, c)
+        n, h, w = 1, self.height, self.width
+        if tiles is not None:
+            cols, rows, n = self._tiles(tiles)
+            h, w = h // rows, w // cols
+            if conv == 0:
+                raise errors.UnsupportedError('gfxcuda: Texture.to_tensor(tiles=%r): tiles are converted by '
+                                              'converter="vulkan" for now (the CUDA converter does not take tiles '
+                                              'yet); pass converter="vulkan"' % (tiles,))
+        shape = (n, c, h, w) if planar else (n, h, w, c)
         if out is None:
             out = SharedBuffer(shape, dtype, device=self.device)
         elif not isinstance(out, SharedBuffer):
@@ -1322,9 +1356,32 @@ class Texture:
         elif out.nbytes < _nbytes(shape, itemsize):
             raise errors.OutOfRangeError("gfxcuda: to_tensor: out has %d bytes; a %s tensor of shape %s needs %d"
                                          % (out.nbytes, dtype, shape, _nbytes(shape, itemsize)))
-        _lib.call("gfxcuda_texture_to_tensor", self.handle, out.handle, ctypes.byref(layout), 0, conv,
-                  _stream_int(stream))
+        if tiles is None:
+            _lib.call("gfxcuda_texture_to_tensor", self.handle, out.handle, ctypes.byref(layout), 0, conv,
+                      _stream_int(stream))
+        else:
+            _lib.call("gfxcuda_texture_tiles_to_tensor", self.handle, out.handle, ctypes.byref(layout), 0,
+                      cols, rows, n, conv, _stream_int(stream))
         return out
+
+    def _tiles(self, tiles):
+        """(cols, rows, n) of to_tensor's tiles argument, checked against
+        the texture's size."""
+        where = "Texture.to_tensor"
+        try:
+            t = tuple(tiles)
+        except TypeError:
+            t = ()
+        if len(t) not in (2, 3):
+            raise errors.ArgumentTypeError("gfxcuda: %s(tiles=%r): give (cols, rows) or (cols, rows, n)" % (where, tiles))
+        cols = _check.integer(t[0], where, "tiles[0] (columns)", 1, _check.I32)
+        rows = _check.integer(t[1], where, "tiles[1] (rows)", 1, _check.I32)
+        n = _check.integer(t[2], where, "tiles[2] (views)", 1, cols * rows,
+                           what="1 to %d (the tiles)" % (cols * rows)) if len(t) == 3 else cols * rows
+        if self.width % cols or self.height % rows:
+            raise errors.InvalidArgumentError("gfxcuda: %s(tiles=%r): a %dx%d texture does not divide into %d x %d "
+                                              "tiles of equal size" % (where, tiles, self.width, self.height, cols, rows))
+        return cols, rows, n
 
     def export_fd(self):
         """Returns a new OPAQUE_FD of the texture's memory (the caller

@@ -10,7 +10,7 @@ import _thread
 import ctypes
 import os
 
-from . import errors
+from . import _abi, errors
 
 _here = os.path.dirname(os.path.abspath(__file__))
 _path = os.environ.get("GFXCUDA_LIBRARY") or os.path.join(_here, "libgfxcuda.so")
@@ -48,191 +48,33 @@ vp, cp = ctypes.c_void_p, ctypes.c_char_p
 P = ctypes.POINTER
 
 
-class ResourceInfo(ctypes.Structure):
-    _fields_ = [
-        ("size", u64), ("row_pitch", u64),
-        ("kind", u32), ("heap", u32), ("format", u32), ("stride", u32),
-        ("width", u32), ("height", u32), ("depth", u32), ("slices", u32),
-        ("device_ptr", u64), ("cuda_device", ctypes.c_int32), ("bytes_per_texel", u32),
-    ]
+# The C ABI: gfxcuda.h's structs, constants and function signatures,
+# generated from the header into _abi.py (go generate ./cmd/libgfxcuda).
+ResourceInfo, CopyRegion, Tensor = _abi.ResourceInfo, _abi.CopyRegion, _abi.Tensor
+ArrayInterface, TensorLayout, GLSourceInfo = _abi.ArrayInterface, _abi.TensorLayout, _abi.GLSourceInfo
 
-
-class CopyRegion(ctypes.Structure):
-    _fields_ = [
-        ("size", u64), ("src_offset", u64), ("dst_offset", u64),
-        ("width", u32), ("height", u32), ("depth", u32),
-        ("src_x", u32), ("src_y", u32), ("src_z", u32),
-        ("dst_x", u32), ("dst_y", u32), ("dst_z", u32),
-        ("src_slice", u32), ("dst_slice", u32),
-    ]
-
-
-class Tensor(ctypes.Structure):
-    _fields_ = [
-        ("data", u64), ("byte_offset", u64),
-        ("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32),
-        ("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16),
-        ("ndim", ctypes.c_int32),
-        ("shape", P(i64)), ("strides", P(i64)),
-        ("flags", u64),
-    ]
-
-
-class ArrayInterface(ctypes.Structure):
-    _fields_ = [
-        ("typestr", ctypes.c_char * 8), ("data", u64),
-        ("read_only", ctypes.c_int32), ("version", ctypes.c_int32), ("ndim", ctypes.c_int32),
-        ("has_strides", ctypes.c_int32), ("host", ctypes.c_int32), ("reserved", ctypes.c_int32),
-        ("stream", i64), ("shape", i64 * 32), ("strides", i64 * 32),
-    ]
-
-
-class TensorLayout(ctypes.Structure):
-    """gfxcuda_tensor_layout_t: the layout of gfxcuda_texture_to_tensor."""
-    _fields_ = [
-        ("planar", i32), ("dtype_code", i32), ("dtype_bits", i32), ("channels", i32),
-        ("mean", ctypes.c_float * 4), ("std", ctypes.c_float * 4), ("flip_y", i32),
-    ]
-
-
-class GLSourceInfo(ctypes.Structure):
-    """gfxcuda_gl_source_info_t: what gfxcuda_gl_source_info reports."""
-    _fields_ = [(n, u32) for n in ("width", "height", "samples", "internal_format", "format", "name", "target",
-                                   "renderbuffer")]
-
-
-_sigs = {
-    "gfxcuda_release": [u64],
-    "gfxcuda_retain": [u64],
-    "gfxcuda_live_handles": [P(u64)],
-    "gfxcuda_resource_info": [u64, P(ResourceInfo)],
+# Where Python passes another object than the header's C type says (the
+# same machine types, another ctypes conversion): a malloc'd string comes
+# back as a void pointer (take_bytes frees it with gfxcuda_free), and the
+# exchange API's callable is a Python object (a PyObject*).
+_python_args = {
     "gfxcuda_formats_json": [P(vp), P(sz)],
     "gfxcuda_devices_json": [P(vp), P(sz)],
-    "gfxcuda_device_open": [i32, P(u64)],
     "gfxcuda_device_info_json": [u64, P(vp), P(sz)],
-    "gfxcuda_buffer_new": [u64, u64, i32, u32, u32, P(u64)],
-    "gfxcuda_buffer_create": [u64, u64, i32, u32, u32],
-    "gfxcuda_buffer_create_int": [i32, i32, i32, i32, i32],  # called through buffer_create_int
-    "gfxcuda_release_int": [i32],  # called through _release_int
-    # Small buffers in batches (_compute._Bin): made ahead, dropped ones recycled or released.
-    "gfxcuda_buffer_create_n": [u64, u64, i32, u32, u32, P(i64), i32],
-    "gfxcuda_buffer_recycle_n": [P(i64), i32],
-    "gfxcuda_release_n": [P(i64), i32],
-    # The caller's own GL renderer (gfxcuda.gl).
-    "gfxcuda_gl_adopt": [P(u64)],
-    "gfxcuda_gl_source": [u64, i32, i64, u32, P(u64)],
-    "gfxcuda_gl_source_info": [u64, P(GLSourceInfo)],
-    "gfxcuda_gl_compute_view": [u64, u64, P(u64)],
-    "gfxcuda_gl_to_tensor": [u64, u64, P(TensorLayout), u64, u64, u64],
-    "gfxcuda_gl_to_tensors": [P(u64), i32, u64, P(TensorLayout), u64, u64, u64],
-    "gfxcuda_gl_cuda_device": [u64, P(i32)],
-    "gfxcuda_gl_egl_device_index": [i32, P(i32)],
-    "gfxcuda_buffer_upload": [u64, u64, vp, u64],
-    "gfxcuda_buffer_readback": [u64, u64, vp, u64],
-    "gfxcuda_buffer_upload2d": [u64, vp, u64, u64, u64, u32],
-    "gfxcuda_buffer_readback2d": [u64, vp, u64, u64, u64, u32],
-    "gfxcuda_buffer_upload_chunked": [u64, vp, u64, u64, vp, u64],
-    "gfxcuda_texture_new": [u64, i32, u32, u32, u32, u32, u32, P(u64)],
-    "gfxcuda_sampler_new": [u64, i32, i32, i32, i32, i32, P(u64)],
-    "gfxcuda_copy": [u64, u64, P(CopyRegion)],
-    "gfxcuda_shader_compile": [cp, sz, i32, cp, P(vp), P(sz)],
-    "gfxcuda_compute_new": [u64, vp, sz, P(u64), sz, P(u64), sz, P(u64), sz, P(u64), sz, P(u64)],
-    "gfxcuda_compute_dispatch": [u64, u32, u32, u32, vp, sz],
-    "gfxcuda_cuda_device_count": [P(i32)],
-    "gfxcuda_cuda_alloc": [i32, u64, P(u64)],
-    "gfxcuda_cuda_alloc_cached": [i32, u64, u64, P(u64)],
-    "gfxcuda_cuda_note_stream": [u64, u64],
-    "gfxcuda_cuda_memcpy": [i32, u64, u64, u64, i32],
-    "gfxcuda_cuda_wrap": [i32, u64, u64, P(u64)],
-    "gfxcuda_shared_open": [i32, P(u64)],
-    "gfxcuda_shared_buffer_new": [u64, u64, P(u64)],
-    "gfxcuda_shared_texture_new": [u64, u32, u32, u32, u32, P(u64)],
-    "gfxcuda_shared_texture_from_cuda": [u64, u64, u64, u32, u32, u32, i32, i32, P(u64)],
-    "gfxcuda_shared_texture_copy": [u64, u64, u64, i32, u64],
-    "gfxcuda_shared_texture_ipc_handle": [u64, P(vp), P(sz)],
-    "gfxcuda_shared_texture_open_ipc": [u64, vp, sz, P(u64)],
-    "gfxcuda_share_token": [u64, P(vp), P(sz)],
-    "gfxcuda_share_options": [u64, cp, cp, P(u32), sz, P(u32), sz],
-    "gfxcuda_shared_buffer_open_ipc": [u64, vp, sz, P(u64)],
-    "gfxcuda_shared_buffer_import_fd": [u64, i32, u64, u64, i32, P(u64)],
-    "gfxcuda_shared_texture_import_fd": [u64, i32, u32, u32, u32, u32, u32, u64, P(u64)],
-    "gfxcuda_shared_export_fd": [u64, P(i32), P(u64), P(i32), P(u32)],
-    "gfxcuda_cuda_semaphore_import_fd": [u64, i32, i32, P(u64)],
-    "gfxcuda_cuda_semaphore_wait": [u64, u64, u64],
-    "gfxcuda_cuda_semaphore_signal": [u64, u64, u64],
-    "gfxcuda_vk_semaphore_new": [u64, u64, i32, P(u64)],
-    "gfxcuda_vk_semaphore_signal": [u64, u64],
-    "gfxcuda_vk_semaphore_wait": [u64, u64, i64],
-    "gfxcuda_vk_semaphore_value": [u64, P(u64)],
-    "gfxcuda_to_cuda": [P(u64), sz, u64, P(u64)],
-    "gfxcuda_to_vulkan": [u64],
-    "gfxcuda_cuda_stream_wait": [u64, u64, u64],
-    "gfxcuda_torch_buffer": [u64, P(Tensor), u64, P(u64)],
-    "gfxcuda_torch_alloc": [ctypes.c_ssize_t, i32, vp],  # returns a pointer: restype below
-    "gfxcuda_torch_free": [vp, ctypes.c_ssize_t, i32, vp],  # returns nothing
-    "gfxcuda_torch_pool_stats": [i32, P(u64), P(u64), P(u64)],
-    "gfxcuda_after_cuda": [P(u64), sz, u64],
-    "gfxcuda_ring_new": [u64, u64, u32, i32, P(u64)],
-    "gfxcuda_ring_new_with": [u64, u64, u32, i32, cp, cp, P(u32), sz, P(u32), sz, P(u64)],
-    "gfxcuda_ring_slot": [u64, u32, P(u64)],
-    "gfxcuda_ring_wait_consumers": [u64, i32, i64],
-    "gfxcuda_ring_acquire": [u64, i64, P(u32)],
-    "gfxcuda_ring_publish": [u64, u32, vp, sz, u64, i64, P(u64)],
-    "gfxcuda_ring_open": [u64, vp, sz, P(u64)],
-    "gfxcuda_ring_open_peer": [cp, vp, sz, i32, P(u64)],
-    "gfxcuda_ring_peer_direct": [u64, P(i32)],
-    "gfxcuda_ring_next": [u64, i64, u64, P(u32), P(u64), P(u64), vp, sz, P(sz)],
-    "gfxcuda_ring_release": [u64],
-    "gfxcuda_dlpack_export": [u64, P(Tensor), i32, P(vp)],
-    "gfxcuda_dlpack_import": [vp, i32, P(u64), P(Tensor)],
-    "gfxcuda_dlpack_live": [P(u64)],
-    "gfxcuda_dlpack_exporter_new": [u64, P(vp)],
-    "gfxcuda_dlpack_exporter_export": [vp, P(Tensor), i32, P(vp)],
-    "gfxcuda_dlpack_exporter_drop": [vp],
     "gfxcuda_dlpack_exchange_api": [ctypes.py_object, P(vp)],
-    "gfxcuda_dlpack_binding_new": [vp, P(Tensor), P(vp)],
-    "gfxcuda_dlpack_exchange_calls": [P(u64), sz],
-    "gfxcuda_array_interface": [u64, vp, i64, P(ArrayInterface)],
-    "gfxcuda_dtype_parse": [cp, P(ctypes.c_uint8), P(ctypes.c_uint8)],
-    "gfxcuda_copy_ex": [u64, u64, P(CopyRegion)],
-    "gfxcuda_compute_dispatch_indirect": [u64, u64, u64, vp, sz],
-    "gfxcuda_shared_compute_device": [u64, P(u64)],
-    "gfxcuda_shared_compute_view": [u64, u64, P(u64)],
-    "gfxcuda_texture_to_tensor": [u64, u64, P(TensorLayout), u64, i32, u64],
-    "gfxcuda_heap_new": [u64, i32, u64, P(u64)],
-    "gfxcuda_buffer_new_placed": [u64, u64, i32, u32, u32, u64, u64, i32, P(u64)],
-    "gfxcuda_texture_new_placed": [u64, i32, u32, u32, u32, u32, u32, u64, u64, i32, P(u64)],
-    "gfxcuda_resource_tiles": [u64, P(u64)],
-    "gfxcuda_bind_tile": [u64, u32, u32, u32, u64, u64, u32],
-    "gfxcuda_compute_new_bindless": [u64, vp, sz, P(u64), sz, P(u64), sz, P(u64), sz, P(u64), sz, u32, P(u64)],
-    "gfxcuda_compute_bind": [u64, i32, u32, u64],
-    "gfxcuda_compute_new_constants": [u64, vp, sz, P(u64), sz, P(u64), sz, P(u64), sz, P(u64), sz,
-                                      P(cp), P(ctypes.c_double), sz, P(u64)],
-    "gfxcuda_cli_main": [i32, P(cp)],  # returns an exit status (__main__)
-    "gfxcuda_cli_set_command": [i32, P(cp)],
 }
+
+# Each function's argument types (the functions returning a status and
+# the rest alike).
+_sigs = {name: _python_args.get(name, args) for name, (_, args) in _abi.FUNCTIONS.items()}
 
 
 def _declare(l):
     """Declares the library's functions (argument and result types)."""
-    for name, args in _sigs.items():
+    for name, (restype, _) in _abi.FUNCTIONS.items():
         f = getattr(l, name)
-        f.argtypes = args
-        f.restype = ctypes.c_int
-    l.gfxcuda_buffer_create.restype = i64  # the handle, or minus the status
-    l.gfxcuda_buffer_create_int.restype = i64
-    l.gfxcuda_buffer_create_n.restype = i64
-    l.gfxcuda_buffer_recycle_n.restype = i64
-    l.gfxcuda_torch_alloc.restype = vp  # PyTorch's allocator callbacks (torch_pool)
-    l.gfxcuda_torch_free.restype = None
-    l.gfxcuda_last_error.restype = cp
-    l.gfxcuda_last_error.argtypes = []
-    l.gfxcuda_version.restype = cp
-    l.gfxcuda_version.argtypes = []
-    l.gfxcuda_free.argtypes = [vp]
-    l.gfxcuda_free.restype = None
-    l.gfxcuda_set_python_capsule_api.argtypes = [vp, vp]
-    l.gfxcuda_set_python_capsule_api.restype = None
+        f.argtypes = _sigs[name]
+        f.restype = restype
     # The capsule destructor runs DLPack deleters of capsules no consumer took.
     l.gfxcuda_set_python_capsule_api(ctypes.cast(_api.PyCapsule_IsValid, vp), ctypes.cast(_api.PyCapsule_GetPointer, vp))
 

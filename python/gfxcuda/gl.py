@@ -172,7 +172,8 @@ def _to_tensors(sources, where, batch, dtype, layout, flip_y, mean, std, out, st
         if mean is not None or std is not None:
             raise errors.InvalidArgumentError("gfxcuda: %s: %r is depth: mean and std apply to colour channels only"
                                               % (where, s0))
-        lay, itemsize = _cuda._tensor_layout(where, "float32", layout == "chw", 4, flip_y, None, None)
+        dtype = "float32"
+        lay, itemsize = _cuda._tensor_layout(where, dtype, layout == "chw", 4, flip_y, None, None)
         channels = 1
     else:
         if dtype is None:
@@ -189,7 +190,7 @@ def _to_tensors(sources, where, batch, dtype, layout, flip_y, mean, std, out, st
         dev = _cuda._shared_device(device, where)
         # Per-frame memory: from the device's cache (reused once the
         # streams that used it pass), not cuMemAlloc/cuMemFree each call.
-        out = _cuda.CudaBuffer._from_cache(shape, "float32" if s0.depth else dtype, device, st)
+        out = _cuda.CudaBuffer._from_cache(shape, dtype, device, st)
         ptr, size = out.ptr, need
     else:
         ptr, size = _cuda_pointer(out, where, need)
@@ -199,7 +200,7 @@ def _to_tensors(sources, where, batch, dtype, layout, flip_y, mean, std, out, st
     if plans is not None:  # it worked: the next call with these arguments takes the short path
         if len(plans) >= 16:
             plans.clear()
-        plans[key] = (lay, shape, need, dev)
+        plans[key] = (lay, shape, need, dev, dtype)
     return out
 
 
@@ -283,8 +284,8 @@ class Source:
         dtype or out that does not fit; gfxcuda.NoCUDAError without
         CUDA."""
         # Per frame, the arguments are those of the last call: what they
-        # decide (the C layout, the shape, the bytes, the device's handle)
-        # is kept, keyed by them.
+        # decide (the C layout, the shape, the bytes, the device's handle,
+        # the output's dtype) is kept, keyed by them.
         try:
             key = (dtype, layout, bool(flip_y), channels, device, None if mean is None else tuple(mean),
                    None if std is None else tuple(std))
@@ -294,13 +295,13 @@ class Source:
         if plan is None or _lib._forked:
             return _to_tensors([self], "Source.to_tensor", False, dtype, layout, flip_y, mean, std, out, stream,
                                channels, device, self._plans if key is not None else None, key)
-        lay, shape, need, dev = plan
+        lay, shape, need, dev, out_dtype = plan
         if stream is not None:
             from ._cuda import _stream_int
             stream = _stream_int(stream, "Source.to_tensor")
         if out is None:
             from ._cuda import CudaBuffer
-            out = CudaBuffer._from_cache(shape, "float32" if self.depth else dtype or "uint8", device, stream or 0)
+            out = CudaBuffer._from_cache(shape, out_dtype, device, stream or 0)
             ptr = out.ptr
         elif getattr(out, "is_cuda", False) and hasattr(out, "data_ptr"):  # a torch tensor: no interface dict to build
             if not out.is_contiguous() or out.numel() * out.element_size() < need:

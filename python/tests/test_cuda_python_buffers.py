@@ -66,6 +66,19 @@ def test_without_cuda_says_why():
         gfxcuda.CudaBuffer((4, 4, 3), "uint8")
 
 
+def test_cache_stats_on_any_machine():
+    """cuda_cache_stats answers on any machine: zeros for a device whose
+    cache was never made (no CUDA context made to say so), every key; a
+    bad device is an error naming it."""
+    st = gfxcuda.cuda_cache_stats(1000)
+    assert st == {"hits": 0, "misses": 0, "busy": 0, "freed": 0, "evicted": 0, "idle_bytes": 0}
+    assert set(gfxcuda.cuda_cache_stats()) == set(st)
+    with pytest.raises(ValueError, match="device"):
+        gfxcuda.cuda_cache_stats(-1)
+    with pytest.raises(TypeError):
+        gfxcuda.cuda_cache_stats("0")
+
+
 def test_round_trip(cb, host, rng):
     need_cuda()
     out = poison(rng, host)

@@ -112,6 +112,27 @@ FS = """#version 450
 in vec4 c; out vec4 o; void main() { o = c; }"""
 
 
+def _draw_triangles(prog, verts, dims):
+    """Draws verts (rows of dims position floats, then RGBA) as triangles
+    with prog, through a vertex array and buffer of its own, deleted after."""
+    stride = verts.shape[1] * 4
+    vao = GL.glGenVertexArrays(1)
+    GL.glBindVertexArray(vao)
+    vbo = GL.glGenBuffers(1)
+    GL.glBindBuffer(GL.GL_ARRAY_BUFFER, vbo)
+    GL.glBufferData(GL.GL_ARRAY_BUFFER, verts.nbytes, verts, GL.GL_STATIC_DRAW)
+    GL.glEnableVertexAttribArray(0)
+    GL.glVertexAttribPointer(0, dims, GL.GL_FLOAT, False, stride, ctypes.c_void_p(0))
+    GL.glEnableVertexAttribArray(1)
+    GL.glVertexAttribPointer(1, 4, GL.GL_FLOAT, False, stride, ctypes.c_void_p(4 * dims))
+    GL.glUseProgram(prog)
+    GL.glDrawArrays(GL.GL_TRIANGLES, 0, verts.shape[0])
+    GL.glUseProgram(0)
+    GL.glBindVertexArray(0)
+    GL.glDeleteBuffers(1, [vbo])
+    GL.glDeleteVertexArrays(1, [vao])
+
+
 def _draw_msaa(w, h, seed, samples=4):
     """Random triangles into a multisampled renderbuffer; returns (fbo,
     renderbuffer, the resolve GL makes of it read back)."""
@@ -129,21 +150,7 @@ def _draw_msaa(w, h, seed, samples=4):
     GL.glClearColor(*rng.uniform(0, 1, 4))
     GL.glClear(GL.GL_COLOR_BUFFER_BIT)
     verts = numpy.hstack([rng.uniform(-1.2, 1.2, (90, 2)), rng.uniform(0, 1, (90, 4))]).astype(numpy.float32)
-    vao = GL.glGenVertexArrays(1)
-    GL.glBindVertexArray(vao)
-    vbo = GL.glGenBuffers(1)
-    GL.glBindBuffer(GL.GL_ARRAY_BUFFER, vbo)
-    GL.glBufferData(GL.GL_ARRAY_BUFFER, verts.nbytes, verts, GL.GL_STATIC_DRAW)
-    GL.glEnableVertexAttribArray(0)
-    GL.glVertexAttribPointer(0, 2, GL.GL_FLOAT, False, 24, ctypes.c_void_p(0))
-    GL.glEnableVertexAttribArray(1)
-    GL.glVertexAttribPointer(1, 4, GL.GL_FLOAT, False, 24, ctypes.c_void_p(8))
-    GL.glUseProgram(prog)
-    GL.glDrawArrays(GL.GL_TRIANGLES, 0, 90)
-    GL.glUseProgram(0)
-    GL.glBindVertexArray(0)
-    GL.glDeleteBuffers(1, [vbo])
-    GL.glDeleteVertexArrays(1, [vao])
+    _draw_triangles(prog, verts, 2)
     GL.glDeleteProgram(prog)
     # GL's own resolve, read back.
     res = GL.glGenTextures(1)
@@ -437,23 +444,9 @@ def _draw_depth(w, h, kind, seed, samples=4):
     n = 60
     verts = numpy.hstack([rng.uniform(-1.2, 1.2, (n * 3, 2)), rng.uniform(-0.95, 0.95, (n * 3, 1)),
                           rng.uniform(0, 1, (n * 3, 4))]).astype(numpy.float32)
-    vao = GL.glGenVertexArrays(1)
-    GL.glBindVertexArray(vao)
-    vbo = GL.glGenBuffers(1)
-    GL.glBindBuffer(GL.GL_ARRAY_BUFFER, vbo)
-    GL.glBufferData(GL.GL_ARRAY_BUFFER, verts.nbytes, verts, GL.GL_STATIC_DRAW)
-    GL.glEnableVertexAttribArray(0)
-    GL.glVertexAttribPointer(0, 3, GL.GL_FLOAT, False, 28, ctypes.c_void_p(0))
-    GL.glEnableVertexAttribArray(1)
-    GL.glVertexAttribPointer(1, 4, GL.GL_FLOAT, False, 28, ctypes.c_void_p(12))
-    GL.glUseProgram(prog)
     GL.glEnable(GL.GL_DEPTH_TEST)
-    GL.glDrawArrays(GL.GL_TRIANGLES, 0, n * 3)
+    _draw_triangles(prog, verts, 3)
     GL.glDisable(GL.GL_DEPTH_TEST)
-    GL.glUseProgram(0)
-    GL.glBindVertexArray(0)
-    GL.glDeleteBuffers(1, [vbo])
-    GL.glDeleteVertexArrays(1, [vao])
     GL.glDeleteProgram(prog)
     read_fbo, extra = fbo, []
     if kind == "msaa":  # GL's own resolve (a depth blit), then read that
@@ -577,6 +570,7 @@ def test_to_tensor_outputs_reused_only_when_their_streams_passed(egl_ctx):
         # Reuse: drop each output once torch is done with it; the cache hands
         # the same memory out again.
         ptrs = set()
+        before = gfxcuda.cuda_cache_stats()
         for i in range(20):
             GL.glTextureSubImage2D(t, 0, 0, 0, w, h, GL.GL_RGBA, GL.GL_UNSIGNED_BYTE, frames[i % 2])
             out = src.to_tensor(flip_y=False)
@@ -586,6 +580,9 @@ def test_to_tensor_outputs_reused_only_when_their_streams_passed(egl_ctx):
             ptrs.add(out.ptr)
             del x, out
         assert len(ptrs) <= 3, "every frame got new memory: %d blocks" % len(ptrs)
+        st = gfxcuda.cuda_cache_stats()
+        assert st["hits"] - before["hits"] >= 17 and st["misses"] - before["misses"] <= 3, (before, st)
+        assert st["idle_bytes"] >= w * h * 4, st
         # A consumer on a side stream still reading: no reuse until it passed.
         GL.glTextureSubImage2D(t, 0, 0, 0, w, h, GL.GL_RGBA, GL.GL_UNSIGNED_BYTE, frames[0])
         out = src.to_tensor(flip_y=False)
@@ -600,6 +597,7 @@ def test_to_tensor_outputs_reused_only_when_their_streams_passed(egl_ctx):
         GL.glTextureSubImage2D(t, 0, 0, 0, w, h, GL.GL_RGBA, GL.GL_UNSIGNED_BYTE, frames[2])
         out2 = src.to_tensor(flip_y=False)  # the legacy default stream: not ordered after the side stream
         assert out2.ptr != first, "memory a consumer stream still reads was reused"
+        assert gfxcuda.cuda_cache_stats()["busy"] > st["busy"], "the busy block was not even looked at"
         torch.cuda.synchronize()
         assert torch.equal(copy.cpu(), torch.from_numpy(frames[0]))
         assert torch.equal(torch.from_dlpack(out2).cpu(), torch.from_numpy(frames[2]))

@@ -146,6 +146,42 @@ def test_to_tensor_random_texels(rng, converter):
     assert tuple(t.shape) == (1, 3, h, w) and t.typestr == "<f4"
 
 
+def test_to_tensor_tiles(rng):
+    """tex.to_tensor(tiles=...) over a random RGBA8 atlas of 3 x 2 tiles of
+    8 x 5, 5 of them views, into a poisoned SharedBuffer: each view equals
+    numpy's reference of its tile, for two layouts; then the errors."""
+    need_cuda()
+    torch = pytest.importorskip("torch")
+    cols, rows, n, th, tw = 3, 2, 5, 5, 8
+    texels = rng.integers(0, 256, (rows * th, cols * tw, 4), dtype=numpy.uint8)
+    tex = gfxcuda.texture(torch.from_numpy(texels).cuda())
+    for dtype, planar, flip in (("uint8", False, False), ("float32", True, True)):
+        shape = (n, 3, th, tw) if planar else (n, th, tw, 3)
+        out = gfxcuda.SharedBuffer(shape, dtype)
+        torch.from_dlpack(out).view(torch.uint8).fill_(0xCD)
+        t = tex.to_tensor(dtype, planar=planar, flip_y=flip, converter="vulkan", out=out, tiles=(cols, rows, n))
+        got = torch.from_dlpack(t).cpu().numpy()
+        assert got.shape == shape
+        for v in range(n):
+            r, c = divmod(v, cols)
+            tile = texels[r * th:(r + 1) * th, c * tw:(c + 1) * tw]
+            want = _reference(tile, dtype, planar, 3, None, None, flip)[0]
+            if dtype == "uint8":
+                assert (got[v] == want).all(), v
+            else:
+                numpy.testing.assert_allclose(got[v], want, rtol=1e-5, atol=1e-5, err_msg=str(v))
+    t = tex.to_tensor(converter="vulkan", tiles=(cols, rows))  # every tile, a new buffer
+    assert tuple(t.shape) == (cols * rows, 3, th, tw)
+    with pytest.raises(gfxcuda.errors.InvalidArgumentError, match="does not divide"):
+        tex.to_tensor(converter="vulkan", tiles=(5, 2))
+    with pytest.raises(gfxcuda.errors.InvalidArgumentError, match="views"):
+        tex.to_tensor(converter="vulkan", tiles=(cols, rows, 7))
+    with pytest.raises(gfxcuda.errors.ArgumentTypeError):
+        tex.to_tensor(converter="vulkan", tiles="3x2")
+    with pytest.raises(gfxcuda.errors.UnsupportedError, match='converter="vulkan"'):
+        tex.to_tensor(converter="cuda", tiles=(cols, rows))
+
+
 def test_to_tensor_errors():
     need_cuda()
     tex = gfxcuda.texture((8, 6, 4), format="rgba8_unorm")

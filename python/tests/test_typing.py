@@ -726,6 +726,7 @@ def test_mypy_checks_the_package_and_its_stubs(tmp_path, mypy_cache):
 STUBTEST_ALLOWLIST = """
 # gfxcuda's private modules without stubs: the C library's ctypes bindings and the argument checks.
 gfxcuda\\._lib(\\..*)?
+gfxcuda\\._abi(\\..*)?
 gfxcuda\\._check(\\..*)?
 # gfxcuda._typing is types only; the shared library is not a Python module.
 gfxcuda\\._typing

@@ -33,7 +33,7 @@ const (
 )
 
 // benchGroups are the groups --only takes, in the order they run.
-var benchGroups = []string{"copy", "texture", "latency", "gl", "ring", "onetime", "nccl", "peer", "compute"}
+var benchGroups = []string{"copy", "texture", "latency", "gl", "ring", "onetime", "nccl", "peer", "tiles", "compute"}
 
 func runBench(args []string, stdout, stderr io.Writer) int {
 	cl := newCmdLine("bench", benchAbout, stdout, stderr)
@@ -119,6 +119,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		{"nccl", bench.NCCLSteps, s.NCCL},
 		{"nccl", bench.NCCLTwoRanksSteps, func() error { return s.NCCLTwoRanks(ncclPeer) }},
 		{"peer", bench.PeerSteps, s.Peer},
+		{"tiles", bench.TilesSteps(*quick), s.Tiles},
 		{"compute", bench.ComputeSteps, s.Compute},
 	}
 	total := 0

@@ -184,7 +184,7 @@ func TestBenchArgumentsCheckedFirst(t *testing.T) {
 	if strings.Contains(stderr, "interop") || strings.Contains(stderr, "driver") || strings.Contains(stderr, "░") {
 		t.Errorf("bench --only compte did work before refusing the group:\n%s", stderr)
 	}
-	stderr = checkUsageError(t, "bench", []string{"bench", "--only", "nosuch"}, `unknown group "nosuch"; groups are copy, texture, latency, gl, ring, onetime, nccl, peer, compute`)
+	stderr = checkUsageError(t, "bench", []string{"bench", "--only", "nosuch"}, `unknown group "nosuch"; groups are copy, texture, latency, gl, ring, onetime, nccl, peer, tiles, compute`)
 	if strings.Contains(stderr, "did you mean") {
 		t.Errorf("a suggestion for nosuch: %s", stderr)
 	}

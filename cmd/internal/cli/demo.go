@@ -18,120 +18,17 @@ import (
 	"time"
 
 	"github.com/gfxcuda/gfxcuda"
+	"github.com/gfxcuda/gfxcuda/bench/scene"
 	"github.com/gfxcuda/gfxcuda/cuda"
 	"github.com/gfxcuda/gfxcuda/format"
-	"github.com/gfxcuda/gfxcuda/shader"
 	"github.com/gfxcuda/gfxcuda/tensor"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
-// sceneShader renders one camera's view of an animated scene (three
-// spheres circling and bouncing over a checkered floor, lit by a sun with
-// shadows) into an RGBA8 storage image. Everything moves with a period of
-// 4 s of scene time, so a GIF of one period loops.
-const sceneShader = `#version 450
-layout(local_size_x = 8, local_size_y = 8) in;
-layout(set = 0, binding = 0, rgba8) uniform writeonly image2D img;
-layout(push_constant) uniform PC { float time; float camera; uint width; uint height; } pc;
-
-const float TAU = 6.2831853;
-
-float hitSphere(vec3 ro, vec3 rd, vec4 s) {
-	vec3 oc = ro - s.xyz;
-	float b = dot(oc, rd);
-	float c = dot(oc, oc) - s.w * s.w;
-	float h = b * b - c;
-	if (h < 0.0) return -1.0;
-	float t = -b - sqrt(h);
-	return t > 1e-3 ? t : -1.0;
-}
-
-vec4 sphere(int i) {
-	float a = TAU * (pc.time / 4.0 + float(i) / 3.0);
-	float r = 1.7;
-	float bounce = abs(sin(TAU * pc.time / 2.0 + float(i) * 2.1));
-	float rad = 0.55 + 0.15 * float(i);
-	return vec4(r * cos(a), rad + 0.9 * bounce, r * sin(a), rad);
-}
-
-vec3 sphereColor(int i) {
-	return i == 0 ? vec3(0.95, 0.25, 0.2) : i == 1 ? vec3(0.2, 0.75, 0.3) : vec3(0.25, 0.4, 0.95);
-}
-
-// trace returns the nearest hit: t (or -1), the object (0-2 spheres, 3 floor).
-float trace(vec3 ro, vec3 rd, out int obj) {
-	float best = 1e9;
-	obj = -1;
-	for (int i = 0; i < 3; i++) {
-		float t = hitSphere(ro, rd, sphere(i));
-		if (t > 0.0 && t < best) { best = t; obj = i; }
-	}
-	if (rd.y < -1e-4) {
-		float t = -ro.y / rd.y;
-		if (t > 0.0 && t < best) { best = t; obj = 3; }
-	}
-	return obj < 0 ? -1.0 : best;
-}
-
-vec3 sky(vec3 rd) {
-	return mix(vec3(0.85, 0.9, 1.0), vec3(0.25, 0.45, 0.85), clamp(rd.y * 1.5, 0.0, 1.0));
-}
-
-void main() {
-	uvec2 p = gl_GlobalInvocationID.xy;
-	if (p.x >= pc.width || p.y >= pc.height) return;
-	vec2 uv = (vec2(p) + 0.5) / vec2(pc.width, pc.height) * 2.0 - 1.0;
-	uv.x *= float(pc.width) / float(pc.height);
-	uv.y = -uv.y;
-	float ca = pc.camera + TAU * pc.time / 16.0;
-	vec3 eye = vec3(5.5 * sin(ca), 2.2, 5.5 * cos(ca));
-	vec3 fw = normalize(vec3(0.0, 0.7, 0.0) - eye);
-	vec3 rt = normalize(cross(fw, vec3(0.0, 1.0, 0.0)));
-	vec3 up = cross(rt, fw);
-	vec3 rd = normalize(fw * 1.6 + uv.x * rt + uv.y * up);
-	vec3 sun = normalize(vec3(0.5, 0.9, 0.3));
-
-	vec3 col = vec3(0.0);
-	vec3 weight = vec3(1.0);
-	vec3 ro = eye;
-	for (int bounce = 0; bounce < 2; bounce++) {
-		int obj;
-		float t = trace(ro, rd, obj);
-		if (t < 0.0) { col += weight * sky(rd); weight = vec3(0.0); break; }
-		vec3 pos = ro + t * rd;
-		vec3 n, base;
-		float refl;
-		if (obj == 3) {
-			n = vec3(0.0, 1.0, 0.0);
-			float check = mod(floor(pos.x) + floor(pos.z), 2.0);
-			base = mix(vec3(0.85, 0.8, 0.7), vec3(0.15, 0.17, 0.22), check);
-			refl = 0.15;
-		} else {
-			n = normalize(pos - sphere(obj).xyz);
-			base = sphereColor(obj);
-			refl = 0.2;
-		}
-		int sh;
-		float lit = trace(pos + n * 2e-3, sun, sh) > 0.0 ? 0.0 : 1.0;
-		float diff = max(dot(n, sun), 0.0) * lit;
-		float spec = pow(max(dot(reflect(rd, n), sun), 0.0), 40.0) * lit;
-		vec3 c = base * (0.22 + 0.85 * diff) + vec3(spec);
-		float fog = exp(-0.0015 * t * t);
-		c = mix(sky(rd), c, fog);
-		col += weight * (1.0 - refl) * c;
-		weight *= refl;
-		ro = pos + n * 2e-3;
-		rd = reflect(rd, n);
-	}
-	col += weight * sky(rd);
-	imageStore(img, ivec2(p), vec4(pow(clamp(col, 0.0, 1.0), vec3(1.0 / 2.2)), 1.0));
-}
-`
-
 // demoPeriod is the scene's period in seconds of scene time; frame f shows
 // time f·demoPeriod/demoGIFFrames, so the first demoGIFFrames frames loop.
 const (
-	demoPeriod    = 4.0
+	demoPeriod    = scene.Period
 	demoGIFFrames = 24
 )
 
@@ -146,7 +43,7 @@ type demo struct {
 	views, batch   int
 	vd             *vulkan.Device
 	dev            *gfxcuda.Device // nil without CUDA
-	scene          *vulkan.Pipeline
+	scene          *scene.Renderer // the demo's renderer (package bench/scene)
 	pass           *gfxcuda.VulkanConverter
 	imgs           [][]*vulkan.Image    // [batch][view]
 	texs           [][]*gfxcuda.Texture // the same, with CUDA (else nil)
@@ -375,11 +272,8 @@ func abs(p string) string {
 // setup compiles the scene and the tensor pass and makes batch×views
 // textures (shared with CUDA when there is CUDA).
 func (dm *demo) setup() error {
-	m, err := shader.Compile([]byte(sceneShader), shader.Options{Language: shader.GLSL, Filename: "demo_scene.comp", Optimize: true})
-	if err != nil {
-		return err
-	}
-	if dm.scene, err = dm.vd.NewComputePipeline(m); err != nil {
+	var err error
+	if dm.scene, err = scene.New(dm.vd); err != nil {
 		return err
 	}
 	if dm.pass, err = gfxcuda.NewVulkanConverter(dm.vd, demoLayout); err != nil {
@@ -469,20 +363,10 @@ func (dm *demo) record(c *vulkan.Commands, f0 int) error {
 func (dm *demo) recordFrame(c *vulkan.Commands, f int, imgs []*vulkan.Image) error {
 	t := float32(f) * demoPeriod / demoGIFFrames
 	for v, img := range imgs {
-		push := make([]byte, 16)
-		putF32(push[0:], t)
-		putF32(push[4:], float32(v)*2*math.Pi/float32(dm.views)+0.4)
-		putU32(push[8:], dm.w)
-		putU32(push[12:], dm.h)
-		c.Dispatch(dm.scene, []vulkan.Binding{{Binding: 0, Image: img}}, push, (dm.w+7)/8, (dm.h+7)/8, 1)
+		dm.scene.Record(c, img, t, float32(v)*2*math.Pi/float32(dm.views)+0.4)
 	}
 	return c.Err()
 }
-
-func putU32(b []byte, v uint32) {
-	b[0], b[1], b[2], b[3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
-}
-func putF32(b []byte, v float32) { putU32(b, math.Float32bits(v)) }
 
 // timeLoop runs step once per batch for frames frames (after one warm-up
 // batch) and returns frames per second, drawing a progress bar on stderr.

@@ -1,4 +1,4 @@
-package gfxcuda
+package sharenet
 
 import (
 	"encoding/base64"
@@ -85,7 +85,8 @@ const (
 	tokenPrefixV1 = "gfxcuda1."
 )
 
-// Errors of ParseToken.
+// ErrBadToken: the string is not a gfxcuda token, or a damaged one
+// (ParseToken, Token.Meta, Token.Endpoints).
 var ErrBadToken = errors.New("share: not a gfxcuda token")
 
 // anyUID marks a token of format 1, which does not name its exporter's
@@ -203,22 +204,22 @@ func (t *token) encode() Token {
 		b = append(b, entOffset, 8)
 		b = le.AppendUint64(b, t.Offset)
 	}
-	return Token(sealToken(tokenPrefix, b))
+	return Token(SealToken(tokenPrefix, b))
 }
 
-// sealToken is the printable form shared by gfxcuda's tokens (sharing
+// SealToken is the printable form shared by gfxcuda's tokens (sharing
 // tokens, link tokens): prefix, then b and its CRC-32 (IEEE, little
 // endian) in unpadded base64url.
-func sealToken(prefix string, b []byte) string {
+func SealToken(prefix string, b []byte) string {
 	b = binary.LittleEndian.AppendUint32(b, tokenCRC(b))
 	return prefix + base64.RawURLEncoding.EncodeToString(b)
 }
 
-// unsealToken undoes sealToken for str, which starts with prefix: it
+// UnsealToken undoes SealToken for str, which starts with prefix: it
 // decodes strictly (one encoding per token), checks the size (min to max
 // bytes, CRC included) and the CRC, and returns the bytes before the CRC.
 // Errors wrap bad. It never panics.
-func unsealToken(bad error, str, prefix string, min, max int) ([]byte, error) {
+func UnsealToken(bad error, str, prefix string, min, max int) ([]byte, error) {
 	body := str[len(prefix):]
 	if len(body) > 4*max/3+4 {
 		return nil, fmt.Errorf("%w: %d characters is too long", bad, len(str))
@@ -271,7 +272,7 @@ func parseToken(s Token) (*token, error) {
 	if v1 {
 		min = tokenFixed + 4
 	}
-	b, err := unsealToken(ErrBadToken, str, tokenPrefix, min, maxTokenBytes)
+	b, err := UnsealToken(ErrBadToken, str, tokenPrefix, min, maxTokenBytes)
 	if err != nil {
 		return nil, err
 	}

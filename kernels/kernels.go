@@ -1,6 +1,9 @@
 // Package kernels holds the CUDA kernels gfxcuda uses, as PTX generated from
 // kernels.cu by scripts/gen-ptx.sh. The driver JIT-compiles PTX, so no CUDA
-// toolkit is needed to use them.
+// toolkit is needed to use them. Load PTX with cuda.Context.LoadModule
+// and look a kernel up by its name below: the face loads them for its
+// Devices (texture copies, the CUDA converter), bench/testpattern's
+// Checker for its frame checks. The package imports nothing.
 package kernels
 
 import _ "embed"

@@ -1,4 +1,4 @@
-package gfxcuda
+package sharenet
 
 import (
 	"bytes"
@@ -122,16 +122,20 @@ func readRequest(r io.Reader) (request, error) {
 	return q, nil
 }
 
-// peer is who asked: its credentials as the kernel reports them
+// Peer is who asked: its credentials as the kernel reports them
 // (SO_PEERCRED and SO_PEERGROUPS on sockets; /proc, pinned by a pidfd, on
 // the door) and the way it came.
-type peer struct {
+type Peer struct {
 	pid, uid, gid int
 	groups        []int
 	via           string
 }
 
-func (p peer) String() string {
+// PID is the peer's pid in this process's PID namespace (0: not visible
+// from here).
+func (p Peer) PID() int { return p.pid }
+
+func (p Peer) String() string {
 	return fmt.Sprintf("pid %d uid %d gid %d (via %s)", p.pid, p.uid, p.gid, p.via)
 }
 
@@ -146,12 +150,12 @@ type entry struct {
 	door   bool   // offered through the pidfd door
 	// open returns new descriptors for the peer (the server closes them
 	// after sending) and extra bytes for the reply message.
-	open func(p peer) (fds []int, extra []byte, err error)
+	open func(p Peer) (fds []int, extra []byte, err error)
 }
 
 // allows reports whether p may open the entry of an exporter running as
 // uid: the same uid, or a uid or group the entry allows.
-func (e *entry) allows(p peer, uid int) bool {
+func (e *entry) allows(p Peer, uid int) bool {
 	if p.uid == uid || slices.Contains(e.uids, p.uid) {
 		return true
 	}
@@ -168,7 +172,7 @@ func (e *entry) allows(p peer, uid int) bool {
 
 // notAllowed is the refusal a peer the entry does not allow gets: what is
 // allowed and what to set.
-func (e *entry) notAllowed(p peer, uid int) string {
+func (e *entry) notAllowed(p Peer, uid int) string {
 	allowed := fmt.Sprintf("the exporter (uid %d) allows uids %v", uid, append([]int{uid}, e.uids...))
 	if len(e.gids) > 0 {
 		allowed += fmt.Sprintf(" and gids %v", e.gids)
@@ -211,7 +215,7 @@ var global struct {
 }
 
 // logRefusal logs a refusal of p, through the entry's logger when known.
-func (s *server) logRefusal(e *entry, p peer, why string) {
+func (s *server) logRefusal(e *entry, p Peer, why string) {
 	ok, suppressed := s.limit.allow()
 	if !ok {
 		return
@@ -486,26 +490,26 @@ func (s *server) accept(ln *net.UnixListener, via string) {
 
 // peerCred returns the connected peer's credentials (SO_PEERCRED, and its
 // supplementary groups where the kernel tells them: SO_PEERGROUPS).
-func peerCred(c *net.UnixConn) (peer, error) {
+func peerCred(c *net.UnixConn) (Peer, error) {
 	rc, err := c.SyscallConn()
 	if err != nil {
-		return peer{}, err
+		return Peer{}, err
 	}
-	var p peer
+	var p Peer
 	var cerr error
 	if err := rc.Control(func(fd uintptr) { p, cerr = peerCredFD(int(fd)) }); err != nil {
-		return peer{}, err
+		return Peer{}, err
 	}
 	return p, cerr
 }
 
 // peerCredFD is peerCred of a socket descriptor.
-func peerCredFD(fd int) (peer, error) {
+func peerCredFD(fd int) (Peer, error) {
 	cred, err := unix.GetsockoptUcred(fd, unix.SOL_SOCKET, unix.SO_PEERCRED)
 	if err != nil {
-		return peer{}, err
+		return Peer{}, err
 	}
-	return peer{pid: int(cred.Pid), uid: int(cred.Uid), gid: int(cred.Gid), groups: peerGroups(fd)}, nil
+	return Peer{pid: int(cred.Pid), uid: int(cred.Uid), gid: int(cred.Gid), groups: peerGroups(fd)}, nil
 }
 
 // peerGroups returns the peer's supplementary groups (SO_PEERGROUPS,
@@ -546,14 +550,14 @@ func (s *server) serve(c *net.UnixConn, via string) {
 	}
 	st, msg, fds := s.answer(p, q)
 	writeReply(c, st, msg, fds)
-	closeAll(fds)
+	CloseAll(fds)
 }
 
 // answer decides a request from p, through any rendezvous: the status,
 // the message (the reason of a refusal, or the entry's extra bytes) and
 // the descriptors to send (the caller closes them after sending).
 // Refusals are logged with the peer's credentials.
-func (s *server) answer(p peer, q request) (byte, []byte, []int) {
+func (s *server) answer(p Peer, q request) (byte, []byte, []int) {
 	s.mu.Lock()
 	e := s.entries[q.id]
 	tomb, dead := s.gone[q.id]
@@ -577,7 +581,7 @@ func (s *server) answer(p peer, q request) (byte, []byte, []int) {
 	}
 	fds, extra, err := e.open(p)
 	if err != nil {
-		closeAll(fds)
+		CloseAll(fds)
 		st := byte(stFailed)
 		if errors.Is(err, ErrWithdrawn) {
 			st = stWithdrawn
@@ -586,13 +590,14 @@ func (s *server) answer(p peer, q request) (byte, []byte, []int) {
 		return st, []byte(err.Error()), nil
 	}
 	if len(fds) > maxFDs {
-		closeAll(fds)
+		CloseAll(fds)
 		return stFailed, []byte("too many descriptors"), nil
 	}
 	return stOK, extra, fds
 }
 
-func closeAll(fds []int) {
+// CloseAll closes the descriptors of fds that are not negative.
+func CloseAll(fds []int) {
 	for _, fd := range fds {
 		if fd >= 0 {
 			syscall.Close(fd)

@@ -1,4 +1,4 @@
-package gfxcuda
+package sharenet
 
 import (
 	"bytes"
@@ -157,7 +157,7 @@ func (s *server) acceptBlocking(lfd, wake int, via string) {
 type sconn struct {
 	fd       int
 	deadline time.Time
-	p        peer
+	p        Peer
 	credErr  error
 	req      [reqLen]byte
 	n        int   // request bytes read so far
@@ -288,7 +288,7 @@ func (s *server) finish(c *sconn) {
 	}
 	st, msg, fds := s.answer(c.p, q)
 	c.reply(st, msg, fds)
-	closeAll(fds)
+	CloseAll(fds)
 }
 
 type errReader struct{ err error }

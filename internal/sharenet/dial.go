@@ -1,4 +1,4 @@
-package gfxcuda
+package sharenet
 
 import (
 	"bytes"
@@ -581,7 +581,7 @@ func readReplyFrom(recvmsg func(b, oob []byte) (n, oobn, flags int, err error), 
 		}
 	}
 	fail := func(e error) (*reply, error) {
-		closeAll(fds)
+		CloseAll(fds)
 		return nil, e
 	}
 	if err != nil {

@@ -1,4 +1,4 @@
-package gfxcuda
+package sharenet
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package gfxcuda
+package sharenet
 
 import (
 	"bufio"
@@ -136,11 +136,11 @@ func openDoor(s *server) (*door, error) {
 // and unmaps it.
 func (d *door) close() {
 	d.quit.Store(true)
-	futexWake(d.u32(dOffState))
+	FutexWake(d.u32(dOffState))
 	<-d.done
 	atomic.StoreUint32(d.u32(dOffMagic), 0)
 	atomic.StoreUint32(d.u32(dOffState), dsClosed)
-	futexWake(d.u32(dOffState))
+	FutexWake(d.u32(dOffState))
 	unix.Munmap(d.mem)
 	unix.Close(d.fd)
 }
@@ -169,7 +169,7 @@ func (d *door) serve() {
 				atomic.CompareAndSwapUint32(lock, l, 0)
 				heldBy = 0
 			}
-			futexWait(state, dsIdle, 100*time.Millisecond)
+			FutexWait(state, dsIdle, 100*time.Millisecond)
 		default: // a reply or "taken" left by a garbling opener
 			d.reset()
 		}
@@ -181,7 +181,7 @@ func (d *door) reset() {
 	clear(d.mem[dOffPid:doorSize])
 	atomic.StoreUint32(d.u32(dOffState), dsIdle)
 	atomic.StoreUint32(d.u32(dOffLock), 0)
-	futexWake(d.u32(dOffState))
+	FutexWake(d.u32(dOffState))
 }
 
 // handle answers the request in the door.
@@ -200,13 +200,13 @@ func (d *door) handle() {
 		pfd = p.pidfd
 		q, qerr := readRequest(bytes.NewReader(raw))
 		if qerr != nil {
-			d.srv.logRefusal(nil, p.peer, qerr.Error())
+			d.srv.logRefusal(nil, p.Peer, qerr.Error())
 			st, msg = stBadRequest, []byte(qerr.Error())
 		} else {
-			st, msg, fds = d.srv.answer(p.peer, q)
+			st, msg, fds = d.srv.answer(p.Peer, q)
 		}
 	} else {
-		d.srv.logRefusal(nil, peer{pid: pid, uid: -1, gid: -1, via: "pidfd door"}, err.Error())
+		d.srv.logRefusal(nil, Peer{pid: pid, uid: -1, gid: -1, via: "pidfd door"}, err.Error())
 		st, msg = stBadRequest, []byte(err.Error())
 	}
 	if len(msg) > maxDoorMsg {
@@ -220,17 +220,17 @@ func (d *door) handle() {
 	le.PutUint32(d.mem[dOffMsgLen:], uint32(len(msg)))
 	copy(d.mem[dOffMsg:], msg)
 	atomic.StoreUint32(d.u32(dOffState), dsReply)
-	futexWake(d.u32(dOffState))
+	FutexWake(d.u32(dOffState))
 	// The descriptors stay in this process only until the opener has
 	// copied them (or is gone, or ioTimeout has passed).
 	deadline := time.Now().Add(ioTimeout)
 	for atomic.LoadUint32(d.u32(dOffState)) == dsReply && time.Now().Before(deadline) && !d.quit.Load() {
-		if pfd >= 0 && (procWatch{pid: pid, pidfd: pfd}).dead() {
+		if pfd >= 0 && pidWatch(pid, pfd).Dead() {
 			break
 		}
-		futexWait(d.u32(dOffState), dsReply, 10*time.Millisecond)
+		FutexWait(d.u32(dOffState), dsReply, 10*time.Millisecond)
 	}
-	closeAll(fds)
+	CloseAll(fds)
 	if pfd >= 0 {
 		unix.Close(pfd)
 	}
@@ -239,7 +239,7 @@ func (d *door) handle() {
 
 // doorPeerInfo is an opener at the door and the pidfd that pins it.
 type doorPeerInfo struct {
-	peer
+	Peer
 	pidfd int
 }
 
@@ -254,7 +254,7 @@ func doorPeer(pid int) (doorPeerInfo, error) {
 		return doorPeerInfo{}, fmt.Errorf("the requesting process %d: %w", pid, err)
 	}
 	p, err := procCreds(pid)
-	if err == nil && (procWatch{pid: pid, pidfd: pfd}).dead() {
+	if err == nil && pidWatch(pid, pfd).Dead() {
 		err = fmt.Errorf("the requesting process %d exited", pid)
 	}
 	if err != nil {
@@ -262,7 +262,7 @@ func doorPeer(pid int) (doorPeerInfo, error) {
 		return doorPeerInfo{}, err
 	}
 	p.via = "pidfd door"
-	return doorPeerInfo{peer: p, pidfd: pfd}, nil
+	return doorPeerInfo{Peer: p, pidfd: pfd}, nil
 }
 
 // procIsOurs reports whether /proc shows this process's PID namespace
@@ -275,13 +275,13 @@ func procIsOurs() bool {
 
 // procCreds reads a process's effective uid and gid and its groups from
 // /proc/PID/status.
-func procCreds(pid int) (peer, error) {
+func procCreds(pid int) (Peer, error) {
 	f, err := os.Open("/proc/" + strconv.Itoa(pid) + "/status")
 	if err != nil {
-		return peer{}, err
+		return Peer{}, err
 	}
 	defer f.Close()
-	p := peer{pid: pid, uid: -1, gid: -1}
+	p := Peer{pid: pid, uid: -1, gid: -1}
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		k, v, ok := strings.Cut(sc.Text(), ":")
@@ -312,7 +312,7 @@ func procCreds(pid int) (peer, error) {
 		}
 	}
 	if p.uid < 0 || p.gid < 0 {
-		return peer{}, fmt.Errorf("no credentials in /proc/%d/status", pid)
+		return Peer{}, fmt.Errorf("no credentials in /proc/%d/status", pid)
 	}
 	return p, nil
 }
@@ -383,7 +383,7 @@ func doorFetch(ctx context.Context, t *token) (*reply, error) {
 		return nil, &doorError{reason: ReasonUntrusted,
 			detail: fmt.Sprintf("process %d runs as uid %d, not the exporter's uid %d: not trusting it", pid, ec.uid, wantUID(t))}
 	}
-	watchExp := procWatch{pid: pid, pidfd: pfd}
+	watchExp := pidWatch(pid, pfd)
 	deadline, ok := ctx.Deadline()
 	if !ok {
 		deadline = time.Now().Add(10 * time.Second)
@@ -404,7 +404,7 @@ func doorFetch(ctx context.Context, t *token) (*reply, error) {
 		if err := expired(); err != nil {
 			return nil, &doorError{reason: ReasonBusy, detail: fmt.Sprintf("the exporter's door stayed busy: %v", err), err: err}
 		}
-		if watchExp.dead() || atomic.LoadUint32(state) == dsClosed {
+		if watchExp.Dead() || atomic.LoadUint32(state) == dsClosed {
 			return nil, &doorError{reason: ReasonExporterGone, detail: fmt.Sprintf("process %d exited or closed every resource it shared", pid)}
 		}
 		time.Sleep(wait)
@@ -421,16 +421,16 @@ func doorFetch(ctx context.Context, t *token) (*reply, error) {
 	le.PutUint32(mem[dOffPid:], me)
 	copy(mem[dOffReq:], request{id: t.ID, secret: t.Secret}.encode())
 	atomic.StoreUint32(state, dsRequest)
-	futexWake(state)
+	FutexWake(state)
 	for atomic.LoadUint32(state) != dsReply {
 		if err := expired(); err != nil {
 			clear(mem[dOffReq : dOffReq+reqLen])
 			return nil, &doorError{reason: ReasonOther, detail: fmt.Sprintf("no answer at the exporter's door: %v", err), err: err}
 		}
-		if watchExp.dead() || atomic.LoadUint32(state) == dsClosed {
+		if watchExp.Dead() || atomic.LoadUint32(state) == dsClosed {
 			return nil, &doorError{reason: ReasonExporterGone, detail: fmt.Sprintf("process %d exited or closed every resource it shared", pid)}
 		}
-		futexWait(state, dsRequest, 10*time.Millisecond)
+		FutexWait(state, dsRequest, 10*time.Millisecond)
 	}
 	status := byte(min(le.Uint32(mem[dOffStatus:]), 255))
 	nfds := int(le.Uint32(mem[dOffNFDs:]))
@@ -452,9 +452,9 @@ func doorFetch(ctx context.Context, t *token) (*reply, error) {
 		}
 	}
 	atomic.StoreUint32(state, dsTaken)
-	futexWake(state)
+	FutexWake(state)
 	if gerr != nil {
-		closeAll(fds)
+		CloseAll(fds)
 		return nil, &doorError{reason: ReasonOther, detail: gerr.Error(), err: gerr}
 	}
 	if status != stOK {

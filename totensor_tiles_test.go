@@ -1,0 +1,143 @@
+package gfxcuda
+
+import (
+	"errors"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/gfxcuda/gfxcuda/format"
+	"github.com/gfxcuda/gfxcuda/tensor"
+	"github.com/gfxcuda/gfxcuda/tensor/tensortest"
+	"github.com/gfxcuda/gfxcuda/vulkan"
+)
+
+// tilesOf cuts the first n tiles (row by row) of cols × rows out of atlas.
+func tilesOf(atlas tensor.Image, cols, rows, n int) []tensor.Image {
+	w, h := atlas.Width/uint32(cols), atlas.Height/uint32(rows)
+	var out []tensor.Image
+	for v := 0; v < n; v++ {
+		out = append(out, tileOf(atlas, v%cols, v/cols, w, h))
+	}
+	return out
+}
+
+// TestToTensorTilesCPU converts the 7 used tiles of a random 3 x 3 atlas of
+// each source format into a tensor in a Device's buffer (ConverterVulkan),
+// through the face's ToTensor with its hand-offs — real Vulkan on
+// lavapipe, a fake CUDA side (the test is of the face's own path: checks,
+// recording, submission, the states) — and compares every element, read
+// back through Vulkan, with the Go reference of the tiles, and the bytes
+// around the tensor with their poison.
+func TestToTensorTilesCPU(t *testing.T) {
+	d, f := fakeDevice(t)
+	f.auto(t)
+	rng := rand.New(rand.NewPCG(rand.Uint64(), 35))
+	const cols, rows, n, tw, th, off = 3, 3, 7, 8, 5, 12
+	l := tensor.Layout{Planar: true, DType: format.Float32, Channels: 3, FlipY: true,
+		Mean: [4]float32{0.485, 0.456, 0.406}, Std: [4]float32{0.229, 0.224, 0.225}}
+	size := off + l.Bytes(tw, th)*n + 16
+	for _, sf := range tensor.Sources {
+		atlas := tensortest.RandomImage(rng, sf, tw*cols, th*rows)
+		o := TextureOptions{Format: sf, Width: atlas.Width, Height: atlas.Height, Layers: 1,
+			Usage: vulkan.ImageTransferSrc | vulkan.ImageTransferDst | vulkan.ImageSampled | vulkan.ImageStorage}
+		img, err := d.vk.NewImage(vulkan.ImageOptions{Dim: vulkan.Image2D, Format: uint32(sf), Width: o.Width, Height: o.Height, Layers: 1, Usage: o.Usage})
+		noErr(t, err)
+		tex := &Texture{s: state{d: d}, o: o, info: sf.Info(), vk: img}
+		d.mu.Lock()
+		d.adopt(tex, &tex.s, guardImage(img))
+		d.mu.Unlock()
+		uploadImage(t, d, tex, atlas.Pix)
+		b := fakeBuffer(t, d, size)
+		rb, err := d.vk.NewBuffer(vulkan.BufferOptions{Size: size, Heap: vulkan.HeapReadback})
+		noErr(t, err)
+		m, err := rb.Map()
+		noErr(t, err)
+		noErr(t, d.Run(func(c *vulkan.Commands) error { c.FillBuffer(b.Vulkan(), 0, size, 0xCDCDCDCD); return nil }))
+		noErr(t, tex.ToTensor(b, TensorOptions{Layout: l, Converter: ConverterVulkan, Offset: off, Tiles: Tiles{Cols: cols, Rows: rows, N: n}}))
+		noErr(t, d.Run(func(c *vulkan.Commands) error { c.CopyBuffer(rb, b.Vulkan(), 0, 0, size); return nil }))
+		noErr(t, rb.Invalidate(0, size))
+		n0 := l.Bytes(tw, th) * n
+		for i, v := range append(append([]byte{}, m[:off]...), m[off+n0:]...) {
+			if v != 0xCD {
+				t.Fatalf("%v: byte %d around the tensor written", sf, i)
+			}
+		}
+		bad, first, err := tensor.Check(l, tilesOf(atlas, cols, rows, n), m[off:off+n0])
+		noErr(t, err)
+		if bad > 0 {
+			t.Errorf("%v: %d elements wrong; first: %s", sf, bad, first)
+		}
+		closeT(t, rb)
+	}
+}
+
+// TestToTensorTilesErrors: tiles that do not divide the texture, no views
+// or more views than tiles, a buffer too small for N views, and tiles asked
+// of the CUDA converter are each refused, naming what is wrong.
+func TestToTensorTilesErrors(t *testing.T) {
+	d, f := fakeDevice(t)
+	f.auto(t)
+	tex := fakeTexture(t, d, 16, 8)
+	b := fakeBuffer(t, d, 4096)
+	l := tensor.Layout{DType: format.Uint8}
+	for _, c := range []struct {
+		g    Tiles
+		conv Converter
+		want error
+	}{
+		{Tiles{Cols: 3, Rows: 2, N: 4}, ConverterVulkan, ErrSource},
+		{Tiles{Cols: 2, Rows: 3, N: 4}, ConverterVulkan, ErrSource},
+		{Tiles{Cols: 2, Rows: 2, N: 0}, ConverterVulkan, ErrSource},
+		{Tiles{Cols: 2, Rows: 2, N: 5}, ConverterVulkan, ErrSource},
+		{Tiles{Cols: 0, Rows: 2, N: 1}, ConverterVulkan, ErrSource},
+		{Tiles{Cols: 2, Rows: 2, N: 4}, ConverterCUDA, ErrUnsupported},
+	} {
+		err := tex.ToTensor(b, TensorOptions{Layout: l, Converter: c.conv, Tiles: c.g})
+		if !errors.Is(err, c.want) {
+			t.Errorf("%+v with %v: %v, want %v", c.g, c.conv, err, c.want)
+		}
+	}
+	small := fakeBuffer(t, d, 100)
+	if err := tex.ToTensor(small, TensorOptions{Layout: l, Converter: ConverterVulkan, Tiles: Tiles{Cols: 2, Rows: 2, N: 4}}); !errors.Is(err, ErrSource) {
+		t.Errorf("4 tiles of 8x4 RGBA8 into 100 bytes: %v, want ErrSource", err)
+	}
+}
+
+// TestToTensorTiles is TestToTensorTilesCPU on a real Device (CUDA): the 13
+// used tiles of a random 4 x 4 atlas of each source format through
+// ToTensor (ConverterVulkan), read by CUDA on the Device's stream after
+// the hand-off, every element compared. Without a GPU it skips.
+func TestToTensorTiles(t *testing.T) {
+	d := openDevice(t)
+	rng := rand.New(rand.NewPCG(rand.Uint64(), 36))
+	const cols, rows, n, tw, th, pad = 4, 4, 13, 12, 7, 64
+	for _, l := range []tensor.Layout{
+		{DType: format.Uint8},
+		{Planar: true, DType: format.Float16, Channels: 3, FlipY: true},
+	} {
+		per := l.Bytes(tw, th) * n
+		buf, err := d.NewBuffer(per + 2*pad)
+		noErr(t, err)
+		for _, sf := range tensor.Sources {
+			atlas := tensortest.RandomImage(rng, sf, tw*cols, th*rows)
+			tex, err := d.NewTexture(TextureOptions{Format: sf, Width: atlas.Width, Height: atlas.Height})
+			noErr(t, err)
+			uploadImage(t, d, tex, atlas.Pix)
+			poisonBuffer(t, d, buf)
+			noErr(t, tex.ToTensor(buf, TensorOptions{Layout: l, Converter: ConverterVulkan, Offset: pad, Tiles: Tiles{Cols: cols, Rows: rows, N: n}}))
+			got := readTensor(t, d, buf, per+2*pad)
+			for i, b := range append(got[:pad:pad], got[pad+per:]...) {
+				if b != 0xCD {
+					t.Fatalf("%s from %v: byte %d around the tensor written", l, sf, i)
+				}
+			}
+			bad, first, err := tensor.Check(l, tilesOf(atlas, cols, rows, n), got[pad:pad+per])
+			noErr(t, err)
+			if bad > 0 {
+				t.Errorf("%s from %v: %d elements wrong; first: %s", l, sf, bad, first)
+			}
+			closeT(t, tex)
+		}
+		closeT(t, buf)
+	}
+}
