@@ -245,7 +245,7 @@ func (b *Buffer) Close() error {
 	}
 	if b.s.holder != nil {
 		d.mu.Unlock()
-		return fmt.Errorf("interop: Close: %w: close its Ring or Producer first", ErrHeldByCUDA)
+		return fmt.Errorf("interop: Close: %w: close the ring or producer that holds it first", ErrHeldByCUDA)
 	}
 	delete(d.kids, b)
 	b.s.closed = true // no new hand-offs

@@ -51,12 +51,12 @@ func main() {
 	}
 }
 
-// variant is one compiled layout: the shader's DTYPE (0 float32, 1 float16,
+// layoutVariant is one compiled layout: the shader's DTYPE (0 float32, 1 float16,
 // 2 uint8), PLANAR, CH and VIEWS defines. Views is 8 (a dispatch converts
 // up to 8 views), 1 (one view: a dispatch binds 2 descriptors instead of
 // 9, which halves its recording cost on the host) or 0 (tiles: the views
 // are tiles of one atlas image, as many as the dispatch's z count).
-type variant struct {
+type layoutVariant struct {
 	DType    int
 	Planar   bool
 	Channels int
@@ -64,13 +64,13 @@ type variant struct {
 }
 
 // variants lists every layout the converter supports.
-func variants() []variant {
-	var out []variant
+func variants() []layoutVariant {
+	var out []layoutVariant
 	for dt := 0; dt < 3; dt++ {
 		for _, planar := range []bool{false, true} {
 			for _, ch := range []int{3, 4} {
 				for _, views := range []int{0, 1, 8} {
-					out = append(out, variant{dt, planar, ch, views})
+					out = append(out, layoutVariant{dt, planar, ch, views})
 				}
 			}
 		}
@@ -79,7 +79,7 @@ func variants() []variant {
 }
 
 // compile compiles src for one variant.
-func compile(src []byte, v variant) ([]byte, error) {
+func compile(src []byte, v layoutVariant) ([]byte, error) {
 	planar := "0"
 	if v.Planar {
 		planar = "1"

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gfxcuda/gfxcuda/cuda"
+	"github.com/gfxcuda/gfxcuda/internal/linkproto"
 	"github.com/gfxcuda/gfxcuda/nccl"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 	"golang.org/x/sys/unix"
@@ -23,13 +24,13 @@ import (
 // them to CUDA (the Device's semaphores order NCCL after the rendering),
 // queues the sends, and hands them back to Vulkan after the sends (the
 // next Vulkan work on them waits on the GPU). The protocol (token, credits,
-// shutdown, a dead peer) is described in link.go and docs/multi-gpu.md.
+// shutdown, a dead peer) is described in internal/linkproto and docs/multi-gpu.md.
 //
 // Send, Close and the other methods may be called from any goroutine, one
 // at a time.
 type NCCLSender struct {
 	d     *Device
-	l     *link
+	l     *linkproto.Link
 	ends  *ncclEnds
 	token LinkToken
 }
@@ -42,7 +43,7 @@ type NCCLSender struct {
 // the sender, after the work reading them has been submitted.
 type NCCLReceiver struct {
 	d    *Device
-	l    *link
+	l    *linkproto.Link
 	ends *ncclEnds
 }
 
@@ -146,7 +147,7 @@ type linkComm interface {
 	CloseContext(ctx context.Context) error
 }
 
-// ncclTransport is the linkTransport of one end over an NCCL communicator.
+// ncclTransport is the linkproto.Transport of one end over an NCCL communicator.
 type ncclTransport struct {
 	e    *ncclEnds
 	comm linkComm
@@ -166,7 +167,7 @@ type ncclSelf struct {
 	ends    int // open ends; the communicator is destroyed with the last
 }
 
-func (t *ncclTransport) send(ctx context.Context, ss []int) error {
+func (t *ncclTransport) Send(ctx context.Context, ss []int) error {
 	// A transfer NCCL failed earlier (a network error, a peer's abort)
 	// fails the link here rather than queuing more on a broken
 	// communicator.
@@ -195,7 +196,7 @@ func (t *ncclTransport) send(ctx context.Context, ss []int) error {
 	return errors.Join(err, acc.Done())
 }
 
-func (t *ncclTransport) recv(ctx context.Context, ss []int) error {
+func (t *ncclTransport) Recv(ctx context.Context, ss []int) error {
 	var sacc *Access
 	var sss []int
 	if t.self != nil {
@@ -259,7 +260,7 @@ func (t *ncclTransport) recv(ctx context.Context, ss []int) error {
 	return errors.Join(err, acc.Done())
 }
 
-func (t *ncclTransport) close(ctx context.Context) error {
+func (t *ncclTransport) Close(ctx context.Context) error {
 	if err := t.e.waitStream(ctx); err != nil {
 		return fmt.Errorf("waiting for the last NCCL transfers: %w", err)
 	}
@@ -275,7 +276,7 @@ func (t *ncclTransport) close(ctx context.Context) error {
 	return t.comm.CloseContext(ctx) // bounded: a peer rank that never closes holds ncclCommDestroy
 }
 
-func (t *ncclTransport) abort() { t.comm.Abort() }
+func (t *ncclTransport) Abort() { t.comm.Abort() }
 
 // joinComm joins the communicator as rank, giving up when ctx ends
 // (nccl.NewCommContext).
@@ -296,11 +297,11 @@ func joinComm(ctx context.Context, c *cuda.Context, id nccl.UniqueID, n, rank in
 // (Close closes it, also when NewNCCLSender fails after the rendezvous
 // began).
 func (d *Device) NewNCCLSender(ctx context.Context, ctrl net.Conn, o LinkOptions) (*NCCLSender, error) {
-	o, err := senderOptions(o)
+	o, err := linkproto.SenderOptions(o)
 	if err != nil {
 		return nil, err
 	}
-	var id nccl.UniqueID // a given token carries its own (openSender)
+	var id nccl.UniqueID // a given token carries its own (linkproto.OpenSender)
 	if o.Token == "" {
 		if id, err = nccl.NewUniqueID(); err != nil {
 			return nil, err
@@ -310,10 +311,10 @@ func (d *Device) NewNCCLSender(ctx context.Context, ctrl net.Conn, o LinkOptions
 	if err != nil {
 		return nil, err
 	}
-	l, err := openSender(ctx, ctrl, o, linkSetup{
-		gpu: d.vk.Physical().DeviceUUID,
-		id:  id,
-		join: func(ctx context.Context, tok *linkToken) (linkTransport, error) {
+	l, err := linkproto.OpenSender(ctx, ctrl, o, linkproto.Setup{
+		GPU: d.vk.Physical().DeviceUUID,
+		ID:  id,
+		Join: func(ctx context.Context, tok *linkproto.TokenData) (linkproto.Transport, error) {
 			comm, err := joinComm(ctx, d.ctx, nccl.UniqueID(tok.NCCLID), 2, 0)
 			if err != nil {
 				return nil, err
@@ -325,7 +326,7 @@ func (d *Device) NewNCCLSender(ctx context.Context, ctrl net.Conn, o LinkOptions
 		ctrl.Close()
 		return nil, errors.Join(err, e.free(context.Background()))
 	}
-	return &NCCLSender{d: d, l: l, ends: e, token: l.tok.encode()}, nil
+	return &NCCLSender{d: d, l: l, ends: e, token: l.Tok().Encode()}, nil
 }
 
 // NewLinkToken makes the token a sender on d with options o will offer
@@ -335,7 +336,7 @@ func (d *Device) NewNCCLSender(ctx context.Context, ctrl net.Conn, o LinkOptions
 // receiver GPU, and d's GPU. Give it to the receiver (LinkAccept.Token)
 // on a channel you trust; it serves one link.
 func (d *Device) NewLinkToken(o LinkOptions) (LinkToken, error) {
-	o, err := senderOptions(o)
+	o, err := linkproto.SenderOptions(o)
 	if err != nil {
 		return "", err
 	}
@@ -343,7 +344,7 @@ func (d *Device) NewLinkToken(o LinkOptions) (LinkToken, error) {
 	if err != nil {
 		return "", err
 	}
-	return senderToken(o, d.vk.Physical().DeviceUUID, id).encode(), nil
+	return linkproto.SenderToken(o, d.vk.Physical().DeviceUUID, id).Encode(), nil
 }
 
 // NewNCCLReceiver makes the receiving end of a link on ctrl: it reads the
@@ -358,13 +359,13 @@ func (d *Device) NewNCCLReceiver(ctx context.Context, ctrl net.Conn, a LinkAccep
 		return nil, err
 	}
 	var e *ncclEnds
-	l, err := openReceiver(ctx, ctrl, a, linkSetup{
-		gpu: d.vk.Physical().DeviceUUID,
-		prepare: func(tok *linkToken) (err error) {
+	l, err := linkproto.OpenReceiver(ctx, ctrl, a, linkproto.Setup{
+		GPU: d.vk.Physical().DeviceUUID,
+		Prepare: func(tok *linkproto.TokenData) (err error) {
 			e, err = d.newNCCLEnds(tok.Shape, int(tok.Slots))
 			return err
 		},
-		join: func(ctx context.Context, tok *linkToken) (linkTransport, error) {
+		Join: func(ctx context.Context, tok *linkproto.TokenData) (linkproto.Transport, error) {
 			comm, err := joinComm(ctx, d.ctx, nccl.UniqueID(tok.NCCLID), 2, 1)
 			if err != nil {
 				return nil, err
@@ -388,7 +389,7 @@ func (d *Device) NewNCCLReceiver(ctx context.Context, ctrl net.Conn, a LinkAccep
 // the same protocol and hand-offs as two processes, to test a machine's
 // NCCL and measure the transport with one GPU.
 func (d *Device) NewNCCLLoopback(ctx context.Context, o LinkOptions) (*NCCLSender, *NCCLReceiver, error) {
-	o, err := senderOptions(o)
+	o, err := linkproto.SenderOptions(o)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -425,33 +426,33 @@ func (d *Device) NewNCCLLoopback(ctx context.Context, o LinkOptions) (*NCCLSende
 	self := &ncclSelf{sender: se, ends: 2}
 	gpu := cuda.UUID(d.vk.Physical().DeviceUUID)
 	type end struct {
-		l   *link
+		l   *linkproto.Link
 		err error
 	}
 	ch := make(chan end, 1)
 	go func() {
-		l, err := openReceiver(ctx, b, LinkAccept{Timeout: o.Timeout}, linkSetup{gpu: gpu,
-			join: func(context.Context, *linkToken) (linkTransport, error) {
+		l, err := linkproto.OpenReceiver(ctx, b, LinkAccept{Timeout: o.Timeout}, linkproto.Setup{GPU: gpu,
+			Join: func(context.Context, *linkproto.TokenData) (linkproto.Transport, error) {
 				return &ncclTransport{e: re, comm: comm, peer: 0, self: self}, nil
 			}})
 		ch <- end{l, err}
 	}()
-	sl, serr := openSender(ctx, a, o, linkSetup{gpu: gpu, id: id,
-		join: func(context.Context, *linkToken) (linkTransport, error) {
+	sl, serr := linkproto.OpenSender(ctx, a, o, linkproto.Setup{GPU: gpu, ID: id,
+		Join: func(context.Context, *linkproto.TokenData) (linkproto.Transport, error) {
 			return &ncclTransport{e: se, comm: comm, peer: 0, self: self}, nil
 		}})
 	r := <-ch
 	if err := errors.Join(serr, r.err); err != nil {
 		if sl != nil {
-			sl.close()
+			sl.Close()
 		}
 		if r.l != nil {
-			r.l.close()
+			r.l.Close()
 		}
 		comm.Abort()
 		return fail(err)
 	}
-	return &NCCLSender{d: d, l: sl, ends: se, token: sl.tok.encode()}, &NCCLReceiver{d: d, l: r.l, ends: re}, nil
+	return &NCCLSender{d: d, l: sl, ends: se, token: sl.Tok().Encode()}, &NCCLReceiver{d: d, l: r.l, ends: re}, nil
 }
 
 // Token is the rendezvous token the sender wrote on the control channel.
@@ -473,7 +474,7 @@ func (s *NCCLSender) Slots() int { return len(s.ends.slots) }
 // but the credit. record only records into c (the Device's own batch: do
 // not submit it); it runs without the Device's lock.
 func (s *NCCLSender) Send(ctx context.Context, n int, record func(c *vulkan.Commands, first uint64, slots []int) error) (uint64, error) {
-	return s.l.send(ctx, n, func(first uint64, ss []int) error {
+	return s.l.Send(ctx, n, func(first uint64, ss []int) error {
 		// The rendering, the acquire of the slots (after the sends that
 		// last read them, on the GPU) and their release to the link's
 		// stream: one submission, no host wait.
@@ -510,14 +511,14 @@ func (r *NCCLReceiver) Slot(i int) *Buffer { return r.ends.slots[i] }
 func (r *NCCLReceiver) Slots() int { return len(r.ends.slots) }
 
 // Shape is the frames' shape.
-func (r *NCCLReceiver) Shape() LinkShape { return r.l.tok.Shape }
+func (r *NCCLReceiver) Shape() LinkShape { return r.l.Tok().Shape }
 
 // Receive waits (until ctx ends) for the sender's next batch and queues
 // its receives; the slots are Vulkan's again when it returns, their next
 // Vulkan use ordered after the transfers. It returns ErrLinkClosed
 // (wrapped) after the sender's last batch, ErrLinkPeerGone when the
 // sender died.
-func (r *NCCLReceiver) Receive(ctx context.Context) (LinkBatch, error) { return r.l.receive(ctx) }
+func (r *NCCLReceiver) Receive(ctx context.Context) (LinkBatch, error) { return r.l.Receive(ctx) }
 
 // ToCUDA hands batch b's slots to CUDA on stream s (nil: the Device's
 // stream) for CUDA work that reads them (a kernel, a copy into a tensor),
@@ -534,21 +535,21 @@ func (r *NCCLReceiver) ToCUDA(s *cuda.Stream, b LinkBatch) (*Access, error) {
 // them: call it once the work reading them is submitted (Vulkan) or queued
 // on a stream ordered before the next Receive's (CUDA). Batches are
 // released in the order received.
-func (r *NCCLReceiver) Release(b LinkBatch) error { return r.l.release(b) }
+func (r *NCCLReceiver) Release(b LinkBatch) error { return r.l.Release(b) }
 
 // Close tells the sender that this end is done, waits (until the link's
 // Timeout) for the receives queued, and frees everything. Idempotent.
 func (r *NCCLReceiver) Close() error { return closeNCCLEnd(r.l, r.ends) }
 
-func closeNCCLEnd(l *link, e *ncclEnds) error {
-	err := l.close()
+func closeNCCLEnd(l *linkproto.Link, e *ncclEnds) error {
+	err := l.Close()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.freed {
 		return err
 	}
 	e.freed = true
-	ctx, cancel := context.WithTimeout(context.Background(), l.timeout)
+	ctx, cancel := context.WithTimeout(context.Background(), l.Timeout())
 	defer cancel()
 	return errors.Join(err, e.free(ctx))
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gfxcuda/gfxcuda/internal/linkproto"
 	"net"
 	"slices"
 	"sync"
@@ -164,7 +165,7 @@ func newFakeLinkPair(t *testing.T, slots int) *fakeLinkPair {
 	d, f := fakeDevice(t)
 	size := linkShape.FrameSize
 	if size == 0 {
-		s, err := linkShape.resolve()
+		s, err := linkShape.Resolve()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -193,30 +194,30 @@ func newFakeLinkPair(t *testing.T, slots int) *fakeLinkPair {
 	ctx := ctx10(t)
 	gpu := cuda.UUID(d.vk.Physical().DeviceUUID)
 	type res struct {
-		l   *link
+		l   *linkproto.Link
 		err error
 	}
 	ch := make(chan res, 1)
 	go func() {
-		l, err := openReceiver(ctx, b, LinkAccept{Expect: &linkShape}, linkSetup{gpu: gpu,
-			join: func(context.Context, *linkToken) (linkTransport, error) {
+		l, err := linkproto.OpenReceiver(ctx, b, LinkAccept{Expect: &linkShape}, linkproto.Setup{GPU: gpu,
+			Join: func(context.Context, *linkproto.TokenData) (linkproto.Transport, error) {
 				return &ncclTransport{e: re, comm: p.rc, peer: 0}, nil
 			}})
 		ch <- res{l, err}
 	}()
-	o, err := senderOptions(LinkOptions{Shape: linkShape, Slots: slots, Timeout: 10 * time.Second})
+	o, err := linkproto.SenderOptions(LinkOptions{Shape: linkShape, Slots: slots, Timeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sl, err := openSender(ctx, a, o, linkSetup{gpu: gpu,
-		join: func(context.Context, *linkToken) (linkTransport, error) {
+	sl, err := linkproto.OpenSender(ctx, a, o, linkproto.Setup{GPU: gpu,
+		Join: func(context.Context, *linkproto.TokenData) (linkproto.Transport, error) {
 			return &ncclTransport{e: se, comm: p.sc, peer: 1}, nil
 		}})
 	r := <-ch
 	if err != nil || r.err != nil {
 		t.Fatal(err, r.err)
 	}
-	p.snd = &NCCLSender{d: ds, l: sl, ends: se, token: sl.tok.encode()}
+	p.snd = &NCCLSender{d: ds, l: sl, ends: se, token: sl.Tok().Encode()}
 	p.rcv = &NCCLReceiver{d: d, l: r.l, ends: re}
 	t.Cleanup(func() {
 		// Unblock what a failed test left queued, then close.

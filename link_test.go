@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"github.com/gfxcuda/gfxcuda/internal/linkproto"
 	"io"
 	"net"
 	"os"
@@ -35,7 +36,7 @@ import (
 // linkChildEnv names the role of a child process of these tests.
 const linkChildEnv = "GFXCUDA_LINK_CHILD"
 
-// fakeNCCL is a linkTransport moving bytes over a socket.
+// fakeNCCL is a linkproto.Transport moving bytes over a socket.
 type fakeNCCL struct {
 	slots []*vulkan.Buffer
 	size  uint64
@@ -72,7 +73,7 @@ func deadlineOf(ctx context.Context) time.Time {
 	return d
 }
 
-func (f *fakeNCCL) send(ctx context.Context, ss []int) error {
+func (f *fakeNCCL) Send(ctx context.Context, ss []int) error {
 	f.data.SetWriteDeadline(deadlineOf(ctx))
 	for _, s := range ss {
 		mem, err := f.slots[s].Map()
@@ -95,7 +96,7 @@ func (f *fakeNCCL) send(ctx context.Context, ss []int) error {
 	return nil
 }
 
-func (f *fakeNCCL) recv(ctx context.Context, ss []int) error {
+func (f *fakeNCCL) Recv(ctx context.Context, ss []int) error {
 	f.data.SetReadDeadline(deadlineOf(ctx))
 	for _, s := range ss {
 		mem, err := f.slots[s].Map()
@@ -113,23 +114,23 @@ func (f *fakeNCCL) recv(ctx context.Context, ss []int) error {
 	return nil
 }
 
-func (f *fakeNCCL) close(ctx context.Context) error {
+func (f *fakeNCCL) Close(ctx context.Context) error {
 	var err error
 	f.once.Do(func() { err = f.data.Close() })
 	return err
 }
 
-func (f *fakeNCCL) abort() { f.once.Do(func() { f.data.Close() }) }
+func (f *fakeNCCL) Abort() { f.once.Do(func() { f.data.Close() }) }
 
 // fakeEnd is one end of a link over fakeNCCL.
 type fakeEnd struct {
-	l  *link
+	l  *linkproto.Link
 	f  *fakeNCCL
 	vk *vulkan.Device
 }
 
 func (e *fakeEnd) close() error {
-	err := e.l.close()
+	err := e.l.Close()
 	if e.f != nil {
 		e.f.free()
 	}
@@ -137,7 +138,7 @@ func (e *fakeEnd) close() error {
 }
 
 func openFakeSender(ctx context.Context, vk *vulkan.Device, ctrl, data net.Conn, o LinkOptions, dieAt int64) (*fakeEnd, error) {
-	o, err := senderOptions(o)
+	o, err := linkproto.SenderOptions(o)
 	if err != nil {
 		return nil, err
 	}
@@ -146,8 +147,8 @@ func openFakeSender(ctx context.Context, vk *vulkan.Device, ctrl, data net.Conn,
 		return nil, err
 	}
 	f.dieAt = dieAt
-	l, err := openSender(ctx, ctrl, o, linkSetup{gpu: vk.Physical().DeviceUUID,
-		join: func(context.Context, *linkToken) (linkTransport, error) { return f, nil }})
+	l, err := linkproto.OpenSender(ctx, ctrl, o, linkproto.Setup{GPU: vk.Physical().DeviceUUID,
+		Join: func(context.Context, *linkproto.TokenData) (linkproto.Transport, error) { return f, nil }})
 	if err != nil {
 		f.free()
 		ctrl.Close()
@@ -159,12 +160,12 @@ func openFakeSender(ctx context.Context, vk *vulkan.Device, ctrl, data net.Conn,
 
 func openFakeReceiver(ctx context.Context, vk *vulkan.Device, ctrl, data net.Conn, a LinkAccept) (*fakeEnd, error) {
 	e := &fakeEnd{vk: vk}
-	l, err := openReceiver(ctx, ctrl, a, linkSetup{gpu: vk.Physical().DeviceUUID,
-		prepare: func(tok *linkToken) (err error) {
+	l, err := linkproto.OpenReceiver(ctx, ctrl, a, linkproto.Setup{GPU: vk.Physical().DeviceUUID,
+		Prepare: func(tok *linkproto.TokenData) (err error) {
 			e.f, err = newFakeNCCL(vk, tok.Shape.FrameSize, int(tok.Slots), data)
 			return err
 		},
-		join: func(context.Context, *linkToken) (linkTransport, error) { return e.f, nil }})
+		Join: func(context.Context, *linkproto.TokenData) (linkproto.Transport, error) { return e.f, nil }})
 	if err != nil {
 		if e.f != nil {
 			e.f.free()
@@ -292,40 +293,40 @@ func openFakePair(t *testing.T, vk *vulkan.Device, o LinkOptions, a LinkAccept) 
 // TestLinkTokenRoundTrip: tokens encode and parse back; damage, other
 // versions and inconsistent fields are refused.
 func TestLinkTokenRoundTrip(t *testing.T) {
-	tok := &linkToken{Session: 77, Shape: LinkShape{Width: 1920, Height: 1080, Format: format.RGBA8UNorm, FrameSize: 1920 * 1080 * 4}, Slots: 4}
+	tok := &linkproto.TokenData{Session: 77, Shape: LinkShape{Width: 1920, Height: 1080, Format: format.RGBA8UNorm, FrameSize: 1920 * 1080 * 4}, Slots: 4}
 	for i := range tok.NCCLID {
 		tok.NCCLID[i] = byte(i * 3)
 	}
 	tok.Sender[0], tok.Receiver[15] = 1, 2
-	s := tok.encode()
-	got, err := parseLinkToken(s)
+	s := tok.Encode()
+	got, err := linkproto.ParseToken(s)
 	if err != nil || *got != *tok {
-		t.Fatalf("parseLinkToken(%q) = %+v, %v", s, got, err)
+		t.Fatalf("linkproto.ParseToken(%q) = %+v, %v", s, got, err)
 	}
 	in, err := s.Info()
 	if err != nil || in.Slots != 4 || in.Shape != tok.Shape || in.Receiver == nil || in.Receiver[15] != 2 {
 		t.Fatalf("Info = %+v, %v", in, err)
 	}
-	bad := []LinkToken{"", "gfxlink2." + s[len(linkPrefix):], s[:len(s)-2], s + "A", "gfxcuda2." + s[len(linkPrefix):]}
+	bad := []LinkToken{"", "gfxlink2." + s[len(linkproto.TokenPrefix):], s[:len(s)-2], s + "A", "gfxcuda2." + s[len(linkproto.TokenPrefix):]}
 	// A flipped bit anywhere fails the checksum (or the base64).
-	for i := len(linkPrefix); i < len(s); i += 17 {
+	for i := len(linkproto.TokenPrefix); i < len(s); i += 17 {
 		b := []byte(s)
 		b[i] ^= 1
 		bad = append(bad, LinkToken(b))
 	}
-	for _, f := range []func(*linkToken){
-		func(t *linkToken) { t.Slots = 0 },
-		func(t *linkToken) { t.Slots = 65 },
-		func(t *linkToken) { t.Shape.FrameSize++ },
-		func(t *linkToken) { t.Shape.Format = 0 },
+	for _, f := range []func(*linkproto.TokenData){
+		func(t *linkproto.TokenData) { t.Slots = 0 },
+		func(t *linkproto.TokenData) { t.Slots = 65 },
+		func(t *linkproto.TokenData) { t.Shape.FrameSize++ },
+		func(t *linkproto.TokenData) { t.Shape.Format = 0 },
 	} {
 		c := *tok
 		f(&c)
-		bad = append(bad, c.encode())
+		bad = append(bad, c.Encode())
 	}
 	for _, b := range bad {
-		if _, err := parseLinkToken(b); !errors.Is(err, ErrBadToken) {
-			t.Errorf("parseLinkToken(%.40q…) = %v, want ErrBadToken", b, err)
+		if _, err := linkproto.ParseToken(b); !errors.Is(err, ErrBadToken) {
+			t.Errorf("linkproto.ParseToken(%.40q…) = %v, want ErrBadToken", b, err)
 		}
 	}
 }
@@ -333,18 +334,18 @@ func TestLinkTokenRoundTrip(t *testing.T) {
 // FuzzParseLinkToken: parsing never panics, and what parses re-encodes to
 // the same token.
 func FuzzParseLinkToken(f *testing.F) {
-	tok := &linkToken{Session: 1, Shape: LinkShape{FrameSize: 100}, Slots: 3}
-	f.Add(string(tok.encode()))
-	tok2 := &linkToken{Session: 2, Shape: LinkShape{Width: 4, Height: 2, Format: format.RGBA8UNorm, FrameSize: 32}, Slots: 64}
-	f.Add(string(tok2.encode()))
+	tok := &linkproto.TokenData{Session: 1, Shape: LinkShape{FrameSize: 100}, Slots: 3}
+	f.Add(string(tok.Encode()))
+	tok2 := &linkproto.TokenData{Session: 2, Shape: LinkShape{Width: 4, Height: 2, Format: format.RGBA8UNorm, FrameSize: 32}, Slots: 64}
+	f.Add(string(tok2.Encode()))
 	f.Add("gfxlink1.")
 	f.Add("gfxlink1.AAAA")
 	f.Fuzz(func(t *testing.T, s string) {
-		got, err := parseLinkToken(LinkToken(s))
+		got, err := linkproto.ParseToken(LinkToken(s))
 		if err != nil {
 			return
 		}
-		if again, err := parseLinkToken(got.encode()); err != nil || *again != *got {
+		if again, err := linkproto.ParseToken(got.Encode()); err != nil || *again != *got {
 			t.Fatalf("re-encoding %q: %+v, %v", s, again, err)
 		}
 	})
@@ -370,7 +371,7 @@ func TestLinkBackPressure(t *testing.T) {
 	got := make(chan LinkBatch, 8)
 	go func() {
 		for {
-			b, err := rcv.l.receive(context.Background())
+			b, err := rcv.l.Receive(context.Background())
 			if err != nil {
 				close(got)
 				return
@@ -379,10 +380,10 @@ func TestLinkBackPressure(t *testing.T) {
 		}
 	}()
 	ctx := ctx10(t)
-	if n, err := snd.l.send(ctx, 2, fill); err != nil || n != 2 {
+	if n, err := snd.l.Send(ctx, 2, fill); err != nil || n != 2 {
 		t.Fatalf("send: %d, %v", n, err)
 	}
-	if n, err := snd.l.send(ctx, 1, fill); err != nil || n != 3 {
+	if n, err := snd.l.Send(ctx, 1, fill); err != nil || n != 3 {
 		t.Fatalf("send: %d, %v", n, err)
 	}
 	b0, b1 := <-got, <-got
@@ -394,7 +395,7 @@ func TestLinkBackPressure(t *testing.T) {
 	// Three frames held by the receiver: no credit for a fourth.
 	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
 	t0 := time.Now()
-	_, err = snd.l.send(short, 1, fill)
+	_, err = snd.l.Send(short, 1, fill)
 	cancel()
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("send without credit: %v, want DeadlineExceeded", err)
@@ -403,13 +404,13 @@ func TestLinkBackPressure(t *testing.T) {
 		t.Fatalf("send without credit returned after %v", el)
 	}
 	// Out-of-order release is refused; releasing frames 0-1 frees two.
-	if err := rcv.l.release(b1); err == nil {
+	if err := rcv.l.Release(b1); err == nil {
 		t.Fatal("release out of order accepted")
 	}
-	if err := rcv.l.release(b0); err != nil {
+	if err := rcv.l.Release(b0); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := snd.l.send(ctx, 2, fill); err != nil || n != 5 {
+	if n, err := snd.l.Send(ctx, 2, fill); err != nil || n != 5 {
 		t.Fatalf("send after release: %d, %v", n, err)
 	}
 	for _, want := range []uint64{3} {
@@ -444,7 +445,7 @@ func TestLinkCloseBothWays(t *testing.T) {
 		go func() {
 			n := 0
 			for {
-				b, err := rcv.l.receive(ctx)
+				b, err := rcv.l.Receive(ctx)
 				if err != nil {
 					if n != 4 && senderFirst {
 						err = fmt.Errorf("%d frames before %w", n, err)
@@ -453,14 +454,14 @@ func TestLinkCloseBothWays(t *testing.T) {
 					return
 				}
 				n += len(b.Slots)
-				if err := rcv.l.release(b); err != nil {
+				if err := rcv.l.Release(b); err != nil {
 					recvd <- err
 					return
 				}
 			}
 		}()
 		for i := 0; i < 2; i++ {
-			if _, err := snd.l.send(ctx, 2, fill); err != nil {
+			if _, err := snd.l.Send(ctx, 2, fill); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -483,7 +484,7 @@ func TestLinkCloseBothWays(t *testing.T) {
 			deadline := time.Now().Add(5 * time.Second)
 			var err error
 			for time.Now().Before(deadline) {
-				if _, err = snd.l.send(ctx, 1, fill); err != nil {
+				if _, err = snd.l.Send(ctx, 1, fill); err != nil {
 					break
 				}
 			}
@@ -548,7 +549,7 @@ func TestLinkRejects(t *testing.T) {
 // (random here; the fake sender's own is zero) is the one offered.
 func TestLinkGivenToken(t *testing.T) {
 	vk := vkDevice(t)
-	o, err := senderOptions(LinkOptions{Shape: linkShape, Slots: 4})
+	o, err := linkproto.SenderOptions(LinkOptions{Shape: linkShape, Slots: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -557,8 +558,8 @@ func TestLinkGivenToken(t *testing.T) {
 	if _, err := rand.Read(id[:]); err != nil {
 		t.Fatal(err)
 	}
-	tok := senderToken(o, gpu, id).encode()
-	other := senderToken(o, gpu, id).encode() // another session
+	tok := linkproto.SenderToken(o, gpu, id).Encode()
+	other := linkproto.SenderToken(o, gpu, id).Encode() // another session
 	if tok == other {
 		t.Fatal("two sessions made the same token")
 	}
@@ -568,13 +569,13 @@ func TestLinkGivenToken(t *testing.T) {
 	if serr != nil || rerr != nil {
 		t.Fatalf("the token given to both ends: sender %v, receiver %v", serr, rerr)
 	}
-	if got := snd.l.tok.encode(); got != tok {
+	if got := snd.l.Tok().Encode(); got != tok {
 		t.Fatalf("the sender offered %q, not the token given %q", got, tok)
 	}
 	if err := snd.close(); err != nil {
 		t.Fatalf("sender close: %v", err)
 	}
-	if _, err := rcv.l.receive(ctx10(t)); !errors.Is(err, ErrLinkClosed) {
+	if _, err := rcv.l.Receive(ctx10(t)); !errors.Is(err, ErrLinkClosed) {
 		t.Fatalf("receive after the sender closed: %v, want ErrLinkClosed", err)
 	}
 	if err := rcv.close(); err != nil {
@@ -665,7 +666,7 @@ func TestLinkAcrossProcesses(t *testing.T) {
 			k = int(frames - n)
 		}
 		var err error
-		if n, err = snd.l.send(ctx, k, fill); err != nil {
+		if n, err = snd.l.Send(ctx, k, fill); err != nil {
 			ch.fatal(t, "send: %v", err)
 		}
 	}
@@ -696,14 +697,14 @@ func TestLinkReceiverDies(t *testing.T) {
 	}
 	fill := newPatternFiller(t, vk, 3, linkShape.Width, linkShape.Height).fill(snd.f)
 	for i := 0; i < 5; i++ {
-		if _, err := snd.l.send(ctx, 2, fill); err != nil {
+		if _, err := snd.l.Send(ctx, 2, fill); err != nil {
 			ch.fatal(t, "send: %v", err)
 		}
 	}
 	ch.cmd.Process.Kill()
 	t0 := time.Now()
 	for {
-		_, err := snd.l.send(ctx, 3, fill)
+		_, err := snd.l.Send(ctx, 3, fill)
 		if err == nil {
 			continue
 		}
@@ -745,7 +746,7 @@ func TestLinkSenderDiesMidBatch(t *testing.T) {
 	defer chk.out.Close()
 	checked := uint64(0)
 	for {
-		b, err := rcv.l.receive(ctx)
+		b, err := rcv.l.Receive(ctx)
 		if err != nil {
 			if !errors.Is(err, ErrLinkPeerGone) {
 				t.Fatalf("after %d frames: %v, want ErrLinkPeerGone", checked, err)
@@ -756,7 +757,7 @@ func TestLinkSenderDiesMidBatch(t *testing.T) {
 			t.Fatal(err)
 		}
 		checked += uint64(len(b.Slots))
-		if err := rcv.l.release(b); err != nil {
+		if err := rcv.l.Release(b); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -830,7 +831,7 @@ func TestLinkChild(t *testing.T) {
 		}
 		n := uint64(0)
 		for n < frames {
-			b, err := rcv.l.receive(ctx)
+			b, err := rcv.l.Receive(ctx)
 			if err != nil {
 				childFail("receive after %d frames: %v", n, err)
 			}
@@ -841,12 +842,12 @@ func TestLinkChild(t *testing.T) {
 			if n%7 == 0 {
 				time.Sleep(5 * time.Millisecond) // the sender waits for credit
 			}
-			if err := rcv.l.release(b); err != nil {
+			if err := rcv.l.Release(b); err != nil {
 				childFail("release: %v", err)
 			}
 		}
 		say("checked %d", n)
-		if _, err := rcv.l.receive(ctx); !errors.Is(err, ErrLinkClosed) {
+		if _, err := rcv.l.Receive(ctx); !errors.Is(err, ErrLinkClosed) {
 			childFail("after the last frame: %v, want ErrLinkClosed", err)
 		}
 		chk.out.Close()
@@ -862,7 +863,7 @@ func TestLinkChild(t *testing.T) {
 		}
 		fill := newPatternFiller(t, vk, 3, linkShape.Width, linkShape.Height).fill(snd.f)
 		for {
-			if _, err := snd.l.send(ctx, 3, fill); err != nil {
+			if _, err := snd.l.Send(ctx, 3, fill); err != nil {
 				childFail("send: %v", err)
 			}
 		}
@@ -914,7 +915,7 @@ func TestLinkOverTCP(t *testing.T) {
 	errc := make(chan error, 1)
 	go func() {
 		for n := 0; n < 24; n += 4 {
-			if _, err := snd.l.send(ctx, 4, fill); err != nil {
+			if _, err := snd.l.Send(ctx, 4, fill); err != nil {
 				errc <- err
 				return
 			}
@@ -923,7 +924,7 @@ func TestLinkOverTCP(t *testing.T) {
 	}()
 	n := 0
 	for {
-		b, err := rcv.l.receive(ctx)
+		b, err := rcv.l.Receive(ctx)
 		if errors.Is(err, ErrLinkClosed) {
 			break
 		}
@@ -934,7 +935,7 @@ func TestLinkOverTCP(t *testing.T) {
 			t.Fatal(err)
 		}
 		n += len(b.Slots)
-		if err := rcv.l.release(b); err != nil {
+		if err := rcv.l.Release(b); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -418,7 +418,7 @@ func (t *Texture) Close() error {
 	}
 	if t.s.holder != nil {
 		d.mu.Unlock()
-		return fmt.Errorf("interop: Close: %w: close its Ring or Producer first", ErrHeldByCUDA)
+		return fmt.Errorf("interop: Close: %w: close the ring or producer that holds it first", ErrHeldByCUDA)
 	}
 	delete(d.kids, t)
 	t.s.closed = true // no new hand-offs

@@ -140,6 +140,27 @@ func (t *VulkanConverter) push(w, h uint32, base uint64, tilecols uint32) []byte
 	return push
 }
 
+// Tiles describes an atlas: Cols × Rows tiles of equal size, of which the
+// first N (row by row, from the texture's first row and column) are views.
+type Tiles struct {
+	Cols, Rows, N int
+}
+
+// Size returns the size of one tile of a width×height atlas, or an error
+// when the tiles do not divide it or N is out of range.
+func (g Tiles) Size(width, height uint32) (w, h uint32, err error) {
+	if g.Cols <= 0 || g.Rows <= 0 {
+		return 0, 0, fmt.Errorf("%w: %d x %d tiles: want at least one column and one row", ErrSource, g.Cols, g.Rows)
+	}
+	if int(width)%g.Cols != 0 || int(height)%g.Rows != 0 {
+		return 0, 0, fmt.Errorf("%w: a %dx%d atlas does not divide into %d x %d tiles of equal size", ErrSource, width, height, g.Cols, g.Rows)
+	}
+	if g.N <= 0 || g.N > g.Cols*g.Rows {
+		return 0, 0, fmt.Errorf("%w: %d views from an atlas of %d x %d tiles: want 1 to %d", ErrSource, g.N, g.Cols, g.Rows, g.Cols*g.Rows)
+	}
+	return width / uint32(g.Cols), height / uint32(g.Rows), nil
+}
+
 // RecordTiles records the conversion of n views that are the tiles of one
 // atlas image into one tensor of shape Layout().Shape(n, w, h) in dst from
 // byte off (a multiple of 4), in one dispatch: the atlas (a 2D image of a

@@ -8,14 +8,14 @@ import (
 	"testing"
 
 	"github.com/gfxcuda/gfxcuda/format"
-	"github.com/gfxcuda/gfxcuda/internal/vktest"
 	"github.com/gfxcuda/gfxcuda/tensor"
 	"github.com/gfxcuda/gfxcuda/tensor/tensortest"
 	"github.com/gfxcuda/gfxcuda/vulkan"
+	"github.com/gfxcuda/gfxcuda/vulkan/vulkantest"
 )
 
 // vulkanOnly opens the first Vulkan device (lavapipe in CI) with validation.
-func vulkanOnly(t *testing.T) *vulkan.Device { return vktest.Device(t) }
+func vulkanOnly(t *testing.T) *vulkan.Device { return vulkantest.Device(t) }
 
 // uploadImages makes one sampled image per host image, filled with its texels.
 func uploadImages(t *testing.T, vd *vulkan.Device, ims []tensor.Image) []*vulkan.Image {

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/gfxcuda/gfxcuda/format"
-	"github.com/gfxcuda/gfxcuda/internal/vktest"
 	"github.com/gfxcuda/gfxcuda/vulkan"
+	"github.com/gfxcuda/gfxcuda/vulkan/vulkantest"
 )
 
 func image(t *testing.T, vd *vulkan.Device, w, h uint32, fill []byte) *vulkan.Image {
@@ -75,7 +75,7 @@ func tile(atlas []byte, aw, col, row, w, h int) []byte {
 // sixth tile keeps its random bytes, environments differ from each other,
 // and Record draws what one environment with no steps draws.
 func TestRecordTiles(t *testing.T) {
-	vd := vktest.Device(t)
+	vd := vulkantest.Device(t)
 	r, err := New(vd)
 	if err != nil {
 		t.Fatal(err)

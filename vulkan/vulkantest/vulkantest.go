@@ -1,9 +1,9 @@
-// Package vktest gives tests a Vulkan device: the first physical device
+// Package vulkantest gives tests a Vulkan device: the first physical device
 // (lavapipe on the CPU machine), validation on, closed at the test's end
 // with a failure for every validation message. Without Vulkan the test
 // skips, unless GFXCUDA_REQUIRE_VULKAN=1 makes that a failure. For tests
 // only.
-package vktest
+package vulkantest
 
 import (
 	"os"
