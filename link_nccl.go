@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/gfxcuda/gfxcuda/cuda"
-	"github.com/gfxcuda/gfxcuda/internal/linkproto"
+	"github.com/gfxcuda/gfxcuda/link"
 	"github.com/gfxcuda/gfxcuda/nccl"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 	"golang.org/x/sys/unix"
@@ -24,13 +24,13 @@ import (
 // them to CUDA (the Device's semaphores order NCCL after the rendering),
 // queues the sends, and hands them back to Vulkan after the sends (the
 // next Vulkan work on them waits on the GPU). The protocol (token, credits,
-// shutdown, a dead peer) is described in internal/linkproto and docs/multi-gpu.md.
+// shutdown, a dead peer) is described in package link and docs/multi-gpu.md.
 //
 // Send, Close and the other methods may be called from any goroutine, one
 // at a time.
 type NCCLSender struct {
 	d     *Device
-	l     *linkproto.Link
+	l     *link.Link
 	ends  *ncclEnds
 	token LinkToken
 }
@@ -43,7 +43,7 @@ type NCCLSender struct {
 // the sender, after the work reading them has been submitted.
 type NCCLReceiver struct {
 	d    *Device
-	l    *linkproto.Link
+	l    *link.Link
 	ends *ncclEnds
 }
 
@@ -147,7 +147,7 @@ type linkComm interface {
 	CloseContext(ctx context.Context) error
 }
 
-// ncclTransport is the linkproto.Transport of one end over an NCCL communicator.
+// ncclTransport is the link.Transport of one end over an NCCL communicator.
 type ncclTransport struct {
 	e    *ncclEnds
 	comm linkComm
@@ -297,11 +297,11 @@ func joinComm(ctx context.Context, c *cuda.Context, id nccl.UniqueID, n, rank in
 // (Close closes it, also when NewNCCLSender fails after the rendezvous
 // began).
 func (d *Device) NewNCCLSender(ctx context.Context, ctrl net.Conn, o LinkOptions) (*NCCLSender, error) {
-	o, err := linkproto.SenderOptions(o)
+	o, err := link.SenderOptions(o)
 	if err != nil {
 		return nil, err
 	}
-	var id nccl.UniqueID // a given token carries its own (linkproto.OpenSender)
+	var id nccl.UniqueID // a given token carries its own (link.OpenSender)
 	if o.Token == "" {
 		if id, err = nccl.NewUniqueID(); err != nil {
 			return nil, err
@@ -311,10 +311,10 @@ func (d *Device) NewNCCLSender(ctx context.Context, ctrl net.Conn, o LinkOptions
 	if err != nil {
 		return nil, err
 	}
-	l, err := linkproto.OpenSender(ctx, ctrl, o, linkproto.Setup{
+	l, err := link.OpenSender(ctx, ctrl, o, link.Setup{
 		GPU: d.vk.Physical().DeviceUUID,
 		ID:  id,
-		Join: func(ctx context.Context, tok *linkproto.TokenData) (linkproto.Transport, error) {
+		Join: func(ctx context.Context, tok *link.TokenData) (link.Transport, error) {
 			comm, err := joinComm(ctx, d.ctx, nccl.UniqueID(tok.NCCLID), 2, 0)
 			if err != nil {
 				return nil, err
@@ -336,7 +336,7 @@ func (d *Device) NewNCCLSender(ctx context.Context, ctrl net.Conn, o LinkOptions
 // receiver GPU, and d's GPU. Give it to the receiver (LinkAccept.Token)
 // on a channel you trust; it serves one link.
 func (d *Device) NewLinkToken(o LinkOptions) (LinkToken, error) {
-	o, err := linkproto.SenderOptions(o)
+	o, err := link.SenderOptions(o)
 	if err != nil {
 		return "", err
 	}
@@ -344,7 +344,7 @@ func (d *Device) NewLinkToken(o LinkOptions) (LinkToken, error) {
 	if err != nil {
 		return "", err
 	}
-	return linkproto.SenderToken(o, d.vk.Physical().DeviceUUID, id).Encode(), nil
+	return link.SenderToken(o, d.vk.Physical().DeviceUUID, id).Encode(), nil
 }
 
 // NewNCCLReceiver makes the receiving end of a link on ctrl: it reads the
@@ -359,13 +359,13 @@ func (d *Device) NewNCCLReceiver(ctx context.Context, ctrl net.Conn, a LinkAccep
 		return nil, err
 	}
 	var e *ncclEnds
-	l, err := linkproto.OpenReceiver(ctx, ctrl, a, linkproto.Setup{
+	l, err := link.OpenReceiver(ctx, ctrl, a, link.Setup{
 		GPU: d.vk.Physical().DeviceUUID,
-		Prepare: func(tok *linkproto.TokenData) (err error) {
+		Prepare: func(tok *link.TokenData) (err error) {
 			e, err = d.newNCCLEnds(tok.Shape, int(tok.Slots))
 			return err
 		},
-		Join: func(ctx context.Context, tok *linkproto.TokenData) (linkproto.Transport, error) {
+		Join: func(ctx context.Context, tok *link.TokenData) (link.Transport, error) {
 			comm, err := joinComm(ctx, d.ctx, nccl.UniqueID(tok.NCCLID), 2, 1)
 			if err != nil {
 				return nil, err
@@ -389,7 +389,7 @@ func (d *Device) NewNCCLReceiver(ctx context.Context, ctrl net.Conn, a LinkAccep
 // the same protocol and hand-offs as two processes, to test a machine's
 // NCCL and measure the transport with one GPU.
 func (d *Device) NewNCCLLoopback(ctx context.Context, o LinkOptions) (*NCCLSender, *NCCLReceiver, error) {
-	o, err := linkproto.SenderOptions(o)
+	o, err := link.SenderOptions(o)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -426,19 +426,19 @@ func (d *Device) NewNCCLLoopback(ctx context.Context, o LinkOptions) (*NCCLSende
 	self := &ncclSelf{sender: se, ends: 2}
 	gpu := cuda.UUID(d.vk.Physical().DeviceUUID)
 	type end struct {
-		l   *linkproto.Link
+		l   *link.Link
 		err error
 	}
 	ch := make(chan end, 1)
 	go func() {
-		l, err := linkproto.OpenReceiver(ctx, b, LinkAccept{Timeout: o.Timeout}, linkproto.Setup{GPU: gpu,
-			Join: func(context.Context, *linkproto.TokenData) (linkproto.Transport, error) {
+		l, err := link.OpenReceiver(ctx, b, LinkAccept{Timeout: o.Timeout}, link.Setup{GPU: gpu,
+			Join: func(context.Context, *link.TokenData) (link.Transport, error) {
 				return &ncclTransport{e: re, comm: comm, peer: 0, self: self}, nil
 			}})
 		ch <- end{l, err}
 	}()
-	sl, serr := linkproto.OpenSender(ctx, a, o, linkproto.Setup{GPU: gpu, ID: id,
-		Join: func(context.Context, *linkproto.TokenData) (linkproto.Transport, error) {
+	sl, serr := link.OpenSender(ctx, a, o, link.Setup{GPU: gpu, ID: id,
+		Join: func(context.Context, *link.TokenData) (link.Transport, error) {
 			return &ncclTransport{e: se, comm: comm, peer: 0, self: self}, nil
 		}})
 	r := <-ch
@@ -541,7 +541,7 @@ func (r *NCCLReceiver) Release(b LinkBatch) error { return r.l.Release(b) }
 // Timeout) for the receives queued, and frees everything. Idempotent.
 func (r *NCCLReceiver) Close() error { return closeNCCLEnd(r.l, r.ends) }
 
-func closeNCCLEnd(l *linkproto.Link, e *ncclEnds) error {
+func closeNCCLEnd(l *link.Link, e *ncclEnds) error {
 	err := l.Close()
 	e.mu.Lock()
 	defer e.mu.Unlock()

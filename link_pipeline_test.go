@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/gfxcuda/gfxcuda/internal/linkproto"
+	"github.com/gfxcuda/gfxcuda/link"
 	"net"
 	"slices"
 	"sync"
@@ -194,23 +194,23 @@ func newFakeLinkPair(t *testing.T, slots int) *fakeLinkPair {
 	ctx := ctx10(t)
 	gpu := cuda.UUID(d.vk.Physical().DeviceUUID)
 	type res struct {
-		l   *linkproto.Link
+		l   *link.Link
 		err error
 	}
 	ch := make(chan res, 1)
 	go func() {
-		l, err := linkproto.OpenReceiver(ctx, b, LinkAccept{Expect: &linkShape}, linkproto.Setup{GPU: gpu,
-			Join: func(context.Context, *linkproto.TokenData) (linkproto.Transport, error) {
+		l, err := link.OpenReceiver(ctx, b, LinkAccept{Expect: &linkShape}, link.Setup{GPU: gpu,
+			Join: func(context.Context, *link.TokenData) (link.Transport, error) {
 				return &ncclTransport{e: re, comm: p.rc, peer: 0}, nil
 			}})
 		ch <- res{l, err}
 	}()
-	o, err := linkproto.SenderOptions(LinkOptions{Shape: linkShape, Slots: slots, Timeout: 10 * time.Second})
+	o, err := link.SenderOptions(LinkOptions{Shape: linkShape, Slots: slots, Timeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sl, err := linkproto.OpenSender(ctx, a, o, linkproto.Setup{GPU: gpu,
-		Join: func(context.Context, *linkproto.TokenData) (linkproto.Transport, error) {
+	sl, err := link.OpenSender(ctx, a, o, link.Setup{GPU: gpu,
+		Join: func(context.Context, *link.TokenData) (link.Transport, error) {
 			return &ncclTransport{e: se, comm: p.sc, peer: 1}, nil
 		}})
 	r := <-ch

@@ -5,7 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"github.com/gfxcuda/gfxcuda/internal/linkproto"
+	"github.com/gfxcuda/gfxcuda/link"
 	"io"
 	"net"
 	"os"
@@ -36,7 +36,7 @@ import (
 // linkChildEnv names the role of a child process of these tests.
 const linkChildEnv = "GFXCUDA_LINK_CHILD"
 
-// fakeNCCL is a linkproto.Transport moving bytes over a socket.
+// fakeNCCL is a link.Transport moving bytes over a socket.
 type fakeNCCL struct {
 	slots []*vulkan.Buffer
 	size  uint64
@@ -124,7 +124,7 @@ func (f *fakeNCCL) Abort() { f.once.Do(func() { f.data.Close() }) }
 
 // fakeEnd is one end of a link over fakeNCCL.
 type fakeEnd struct {
-	l  *linkproto.Link
+	l  *link.Link
 	f  *fakeNCCL
 	vk *vulkan.Device
 }
@@ -138,7 +138,7 @@ func (e *fakeEnd) close() error {
 }
 
 func openFakeSender(ctx context.Context, vk *vulkan.Device, ctrl, data net.Conn, o LinkOptions, dieAt int64) (*fakeEnd, error) {
-	o, err := linkproto.SenderOptions(o)
+	o, err := link.SenderOptions(o)
 	if err != nil {
 		return nil, err
 	}
@@ -147,8 +147,8 @@ func openFakeSender(ctx context.Context, vk *vulkan.Device, ctrl, data net.Conn,
 		return nil, err
 	}
 	f.dieAt = dieAt
-	l, err := linkproto.OpenSender(ctx, ctrl, o, linkproto.Setup{GPU: vk.Physical().DeviceUUID,
-		Join: func(context.Context, *linkproto.TokenData) (linkproto.Transport, error) { return f, nil }})
+	l, err := link.OpenSender(ctx, ctrl, o, link.Setup{GPU: vk.Physical().DeviceUUID,
+		Join: func(context.Context, *link.TokenData) (link.Transport, error) { return f, nil }})
 	if err != nil {
 		f.free()
 		ctrl.Close()
@@ -160,12 +160,12 @@ func openFakeSender(ctx context.Context, vk *vulkan.Device, ctrl, data net.Conn,
 
 func openFakeReceiver(ctx context.Context, vk *vulkan.Device, ctrl, data net.Conn, a LinkAccept) (*fakeEnd, error) {
 	e := &fakeEnd{vk: vk}
-	l, err := linkproto.OpenReceiver(ctx, ctrl, a, linkproto.Setup{GPU: vk.Physical().DeviceUUID,
-		Prepare: func(tok *linkproto.TokenData) (err error) {
+	l, err := link.OpenReceiver(ctx, ctrl, a, link.Setup{GPU: vk.Physical().DeviceUUID,
+		Prepare: func(tok *link.TokenData) (err error) {
 			e.f, err = newFakeNCCL(vk, tok.Shape.FrameSize, int(tok.Slots), data)
 			return err
 		},
-		Join: func(context.Context, *linkproto.TokenData) (linkproto.Transport, error) { return e.f, nil }})
+		Join: func(context.Context, *link.TokenData) (link.Transport, error) { return e.f, nil }})
 	if err != nil {
 		if e.f != nil {
 			e.f.free()
@@ -293,40 +293,40 @@ func openFakePair(t *testing.T, vk *vulkan.Device, o LinkOptions, a LinkAccept) 
 // TestLinkTokenRoundTrip: tokens encode and parse back; damage, other
 // versions and inconsistent fields are refused.
 func TestLinkTokenRoundTrip(t *testing.T) {
-	tok := &linkproto.TokenData{Session: 77, Shape: LinkShape{Width: 1920, Height: 1080, Format: format.RGBA8UNorm, FrameSize: 1920 * 1080 * 4}, Slots: 4}
+	tok := &link.TokenData{Session: 77, Shape: LinkShape{Width: 1920, Height: 1080, Format: format.RGBA8UNorm, FrameSize: 1920 * 1080 * 4}, Slots: 4}
 	for i := range tok.NCCLID {
 		tok.NCCLID[i] = byte(i * 3)
 	}
 	tok.Sender[0], tok.Receiver[15] = 1, 2
 	s := tok.Encode()
-	got, err := linkproto.ParseToken(s)
+	got, err := link.ParseToken(s)
 	if err != nil || *got != *tok {
-		t.Fatalf("linkproto.ParseToken(%q) = %+v, %v", s, got, err)
+		t.Fatalf("link.ParseToken(%q) = %+v, %v", s, got, err)
 	}
 	in, err := s.Info()
 	if err != nil || in.Slots != 4 || in.Shape != tok.Shape || in.Receiver == nil || in.Receiver[15] != 2 {
 		t.Fatalf("Info = %+v, %v", in, err)
 	}
-	bad := []LinkToken{"", "gfxlink2." + s[len(linkproto.TokenPrefix):], s[:len(s)-2], s + "A", "gfxcuda2." + s[len(linkproto.TokenPrefix):]}
+	bad := []LinkToken{"", "gfxlink2." + s[len(link.TokenPrefix):], s[:len(s)-2], s + "A", "gfxcuda2." + s[len(link.TokenPrefix):]}
 	// A flipped bit anywhere fails the checksum (or the base64).
-	for i := len(linkproto.TokenPrefix); i < len(s); i += 17 {
+	for i := len(link.TokenPrefix); i < len(s); i += 17 {
 		b := []byte(s)
 		b[i] ^= 1
 		bad = append(bad, LinkToken(b))
 	}
-	for _, f := range []func(*linkproto.TokenData){
-		func(t *linkproto.TokenData) { t.Slots = 0 },
-		func(t *linkproto.TokenData) { t.Slots = 65 },
-		func(t *linkproto.TokenData) { t.Shape.FrameSize++ },
-		func(t *linkproto.TokenData) { t.Shape.Format = 0 },
+	for _, f := range []func(*link.TokenData){
+		func(t *link.TokenData) { t.Slots = 0 },
+		func(t *link.TokenData) { t.Slots = 65 },
+		func(t *link.TokenData) { t.Shape.FrameSize++ },
+		func(t *link.TokenData) { t.Shape.Format = 0 },
 	} {
 		c := *tok
 		f(&c)
 		bad = append(bad, c.Encode())
 	}
 	for _, b := range bad {
-		if _, err := linkproto.ParseToken(b); !errors.Is(err, ErrBadToken) {
-			t.Errorf("linkproto.ParseToken(%.40q…) = %v, want ErrBadToken", b, err)
+		if _, err := link.ParseToken(b); !errors.Is(err, ErrBadToken) {
+			t.Errorf("link.ParseToken(%.40q…) = %v, want ErrBadToken", b, err)
 		}
 	}
 }
@@ -334,18 +334,18 @@ func TestLinkTokenRoundTrip(t *testing.T) {
 // FuzzParseLinkToken: parsing never panics, and what parses re-encodes to
 // the same token.
 func FuzzParseLinkToken(f *testing.F) {
-	tok := &linkproto.TokenData{Session: 1, Shape: LinkShape{FrameSize: 100}, Slots: 3}
+	tok := &link.TokenData{Session: 1, Shape: LinkShape{FrameSize: 100}, Slots: 3}
 	f.Add(string(tok.Encode()))
-	tok2 := &linkproto.TokenData{Session: 2, Shape: LinkShape{Width: 4, Height: 2, Format: format.RGBA8UNorm, FrameSize: 32}, Slots: 64}
+	tok2 := &link.TokenData{Session: 2, Shape: LinkShape{Width: 4, Height: 2, Format: format.RGBA8UNorm, FrameSize: 32}, Slots: 64}
 	f.Add(string(tok2.Encode()))
 	f.Add("gfxlink1.")
 	f.Add("gfxlink1.AAAA")
 	f.Fuzz(func(t *testing.T, s string) {
-		got, err := linkproto.ParseToken(LinkToken(s))
+		got, err := link.ParseToken(LinkToken(s))
 		if err != nil {
 			return
 		}
-		if again, err := linkproto.ParseToken(got.Encode()); err != nil || *again != *got {
+		if again, err := link.ParseToken(got.Encode()); err != nil || *again != *got {
 			t.Fatalf("re-encoding %q: %+v, %v", s, again, err)
 		}
 	})
@@ -549,7 +549,7 @@ func TestLinkRejects(t *testing.T) {
 // (random here; the fake sender's own is zero) is the one offered.
 func TestLinkGivenToken(t *testing.T) {
 	vk := vkDevice(t)
-	o, err := linkproto.SenderOptions(LinkOptions{Shape: linkShape, Slots: 4})
+	o, err := link.SenderOptions(LinkOptions{Shape: linkShape, Slots: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -558,8 +558,8 @@ func TestLinkGivenToken(t *testing.T) {
 	if _, err := rand.Read(id[:]); err != nil {
 		t.Fatal(err)
 	}
-	tok := linkproto.SenderToken(o, gpu, id).Encode()
-	other := linkproto.SenderToken(o, gpu, id).Encode() // another session
+	tok := link.SenderToken(o, gpu, id).Encode()
+	other := link.SenderToken(o, gpu, id).Encode() // another session
 	if tok == other {
 		t.Fatal("two sessions made the same token")
 	}

@@ -110,7 +110,7 @@ type peerOps interface {
 	close() error
 }
 
-// OpenPeerConsumer attaches to a ring (a Producer or a SlotRing, token
+// OpenPeerConsumer attaches to a ring (a Producer or a slotring.Ring, token
 // tok) as a consumer whose frames are used on the GPU of the CUDA context
 // c, which may differ from the producer's GPU. Both GPUs must be visible
 // to this process (CUDA_VISIBLE_DEVICES); the producer's is found by the

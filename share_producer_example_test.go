@@ -45,7 +45,7 @@ func ExampleProducer() {
 // copied to the consumer's GPU on its stream, after the producer's
 // semaphore, and the slot goes back to the producer once copied.
 func ExampleOpenPeerConsumer() {
-	var tok gfxcuda.Token   // a Producer's or SlotRing's token, from the producer's process
+	var tok gfxcuda.Token   // a Producer's or slotring.Ring's token, from the producer's process
 	var stream *cuda.Stream // a stream of the consumer's context
 	ctx := context.Background()
 	if tok == "" {

@@ -17,6 +17,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// MaxSharedRingSlots is the most slots a SharedRing (and a slot ring) has.
+const MaxSharedRingSlots = 64
+
 // Ring errors.
 var (
 	// ErrProducerGone: the producer process exited (or was killed)
@@ -57,7 +60,6 @@ const (
 	slotGPURel   = 32 // consumers that released the slot's frame with a GPU signal
 	writing      = uint64(1) << 63
 	maxUserBytes = 4096
-	maxRingSlots = 64
 	pollSlice    = 20 * time.Millisecond
 )
 
@@ -136,8 +138,8 @@ type SharedRing struct {
 // NewSharedRing makes the shared control block for slots already exported.
 func NewSharedRing(o SharedRingOptions) (*SharedRing, error) {
 	n := len(o.Slots)
-	if n < 2 || n > maxRingSlots {
-		return nil, fmt.Errorf("share: NewRing: %d slots (2 to %d)", n, maxRingSlots)
+	if n < 2 || n > MaxSharedRingSlots {
+		return nil, fmt.Errorf("share: NewRing: %d slots (2 to %d)", n, MaxSharedRingSlots)
 	}
 	if o.UserBytes == 0 {
 		o.UserBytes = 256
@@ -670,7 +672,7 @@ func mapConsumer(fd, idx int) (*Consumer, error) {
 	if le.Uint32(mem[offMagic:]) != ringMagic || le.Uint32(mem[offVersion:]) != ringVersion {
 		return fail("magic or version")
 	}
-	if n < 2 || n > maxRingSlots || um > maxUserBytes {
+	if n < 2 || n > MaxSharedRingSlots || um > maxUserBytes {
 		return fail("slot count or metadata size")
 	}
 	stride := slotStride(um)

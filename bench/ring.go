@@ -288,31 +288,8 @@ func (h *RingHarness) RunLearner(rc ringCase, frames int, verify bool) (LearnerR
 
 // ProducerAlone runs the producer with no CUDA involvement: frames/s.
 func (h *RingHarness) ProducerAlone(mode Mode, batch, frames int) (float64, error) {
-	vd := h.D.Vulkan()
-	var cmds []*vulkan.Commands
-	defer func() {
-		for _, c := range cmds {
-			c.Close()
-		}
-	}()
-	t0 := time.Now()
-	for f := 0; f < frames; f += batch {
-		var c *vulkan.Commands
-		if len(cmds) >= 4 {
-			c = cmds[(f/batch)%4]
-			if err := c.Wait(-1); err != nil {
-				return 0, err
-			}
-			if err := c.Reset(); err != nil {
-				return 0, err
-			}
-		} else {
-			var err error
-			if c, err = vd.NewCommands(); err != nil {
-				return 0, err
-			}
-			cmds = append(cmds, c)
-		}
+	d, err := submitInFlight(h.D.Vulkan(), (frames+batch-1)/batch, func(c *vulkan.Commands, k int) error {
+		f := k * batch
 		for i := 0; i < batch; i++ {
 			slot := (f + i) % (len(h.texs) - 1)
 			if mode == CopyMode {
@@ -323,16 +300,12 @@ func (h *RingHarness) ProducerAlone(mode Mode, batch, frames int) (float64, erro
 				h.Pass.Record(c, scratch, h.bufs[slot].Vulkan())
 			}
 		}
-		if err := c.Submit(vulkan.SubmitOptions{}); err != nil {
-			return 0, err
-		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
 	}
-	for _, c := range cmds {
-		if err := c.Wait(-1); err != nil {
-			return 0, err
-		}
-	}
-	return float64(frames) / time.Since(t0).Seconds(), nil
+	return float64(frames) / d.Seconds(), nil
 }
 
 // ConsumerAlone runs CUDA's per-frame copy with no Vulkan involvement.

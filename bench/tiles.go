@@ -167,7 +167,17 @@ func (s *Suite) tilesCase(tc tilesCase) error {
 // submitSteps records steps steps, one per command buffer, up to four in
 // flight, and returns steps per second.
 func (s *Suite) submitSteps(steps int, record func(c *vulkan.Commands, k int) error) (float64, error) {
-	vd := s.D.Vulkan()
+	d, err := submitInFlight(s.D.Vulkan(), steps, record)
+	if err != nil {
+		return 0, err
+	}
+	return float64(steps) / d.Seconds(), nil
+}
+
+// submitInFlight records and submits n command buffers, up to four in
+// flight (record fills the k-th), waits for them all, and returns the time
+// from the first recording to the last completion.
+func submitInFlight(vd *vulkan.Device, n int, record func(c *vulkan.Commands, k int) error) (time.Duration, error) {
 	var cmds []*vulkan.Commands
 	defer func() {
 		for _, c := range cmds {
@@ -175,7 +185,7 @@ func (s *Suite) submitSteps(steps int, record func(c *vulkan.Commands, k int) er
 		}
 	}()
 	t0 := time.Now()
-	for k := 0; k < steps; k++ {
+	for k := 0; k < n; k++ {
 		var c *vulkan.Commands
 		if len(cmds) >= 4 {
 			c = cmds[k%4]
@@ -204,7 +214,7 @@ func (s *Suite) submitSteps(steps int, record func(c *vulkan.Commands, k int) er
 			return 0, err
 		}
 	}
-	return float64(steps) / time.Since(t0).Seconds(), nil
+	return time.Since(t0), nil
 }
 
 // tilesLearner streams steps through a learner-mode ring over slots: the

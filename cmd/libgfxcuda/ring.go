@@ -16,23 +16,24 @@ import (
 	"github.com/gfxcuda/gfxcuda"
 	"github.com/gfxcuda/gfxcuda/compute"
 	"github.com/gfxcuda/gfxcuda/cuda"
+	"github.com/gfxcuda/gfxcuda/slotring"
 )
 
-// Frame rings between processes: the handles of a gfxcuda.SlotRing (a
-// producer's ring of slots) and a gfxcuda.SlotRingReader (a consumer of
+// Frame rings between processes: the handles of a slotring.Ring (a
+// producer's ring of slots) and a slotring.Reader (a consumer of
 // another process's ring). Slots are host-visible Vulkan buffers (made on a
 // compute device: the CPU reaches them) or shared Vulkan/CUDA buffers (made
 // on a shared device: CUDA reaches them); either is a table entry that
 // DLPack exports.
 //
 // Handles: the ring (or reader) retains its slots (then the device); each
-// slot retains a hidden core entry that closes the SlotRing (or reader)
+// slot retains a hidden core entry that closes the slotring.Ring (or reader)
 // when the last slot goes. Releasing the ring stops it at once (consumers
 // see it closed), while slots a caller still holds stay mapped.
 
 // hostSlot is a host-visible Vulkan slot, mapped.
 type hostSlot struct {
-	s   *gfxcuda.RingSlot
+	s   *slotring.Slot
 	mem []byte // the persistent mapping (C memory, not Go's)
 }
 
@@ -40,17 +41,17 @@ func (h *hostSlot) ptr() uint64 { return uint64(h.s.HostAddr()) }
 
 // ring is the producer's side.
 type ring struct {
-	r    *gfxcuda.SlotRing
+	r    *slotring.Ring
 	objs []any // *hostSlot or *sharedBuffer, by slot
 	sd   *sharedDevice
 }
 
-// ringCore is the hidden entry that owns a SlotRing or SlotRingReader.
+// ringCore is the hidden entry that owns a slotring.Ring or slotring.Reader.
 type ringCore struct{}
 
 // slotObjs makes the table objects of slots: host slots, or shared
 // buffers of sd, which do not own their buffer (the core does).
-func slotObjs(slots []*gfxcuda.RingSlot, sd *sharedDevice) []any {
+func slotObjs(slots []*slotring.Slot, sd *sharedDevice) []any {
 	objs := make([]any, len(slots))
 	for i, s := range slots {
 		if b := s.Buffer(); b != nil {
@@ -129,16 +130,16 @@ func ringNew(dev C.uint64_t, slotBytes C.uint64_t, nslots C.uint32_t, dropOldest
 	if !ok {
 		return errorf(stBadHandle, "gfxcuda: %d is not a live handle", dev)
 	}
-	o := gfxcuda.SlotRingOptions{SlotBytes: uint64(slotBytes), Slots: int(nslots), DropOldest: dropOldest != 0, Export: eo}
-	var r *gfxcuda.SlotRing
+	o := slotring.Options{SlotBytes: uint64(slotBytes), Slots: int(nslots), DropOldest: dropOldest != 0, Export: eo}
+	var r *slotring.Ring
 	var sd *sharedDevice
 	var err error
 	switch d := e.obj.(type) {
 	case *compute.Device:
-		r, err = gfxcuda.NewHostSlotRing(d.Vulkan(), o)
+		r, err = slotring.NewHost(d.Vulkan(), o)
 	case *sharedDevice:
 		sd = d
-		r, err = d.d.NewSlotRing(o)
+		r, err = slotring.New(d.d, o)
 	default:
 		return errorf(stInvalid, "gfxcuda: handle %d is a %s; a ring is made on a compute device (host-visible slots) or a shared device (CUDA slots)", dev, kindName(e.obj))
 	}
@@ -248,7 +249,7 @@ func gfxcuda_ring_publish(h C.uint64_t, slot C.uint32_t, user unsafe.Pointer, n 
 		ctx, cancel := timeoutCtx(timeoutMS)
 		defer cancel()
 		q, err := r.r.Publish(ctx, int(slot), u, s)
-		if errors.Is(err, gfxcuda.ErrPublishRefused) {
+		if errors.Is(err, slotring.ErrPublishRefused) {
 			return &statusError{stInvalid, err}
 		}
 		if err != nil {
@@ -261,7 +262,7 @@ func gfxcuda_ring_publish(h C.uint64_t, slot C.uint32_t, user unsafe.Pointer, n 
 
 // ringReader is a consumer of another process's ring.
 type ringReader struct {
-	r    *gfxcuda.SlotRingReader
+	r    *slotring.Reader
 	objs []any
 	sd   *sharedDevice // CUDA slots; nil: host slots
 
@@ -399,14 +400,14 @@ func gfxcuda_ring_open(dev C.uint64_t, token unsafe.Pointer, n C.size_t, out *C.
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), openTimeout)
 		defer cancel()
-		var r *gfxcuda.SlotRingReader
+		var r *slotring.Reader
 		var sd *sharedDevice
 		switch d := e.obj.(type) {
 		case *compute.Device:
-			r, err = gfxcuda.OpenHostSlotRing(ctx, d.Vulkan(), tok)
+			r, err = slotring.OpenHost(ctx, d.Vulkan(), tok)
 		case *sharedDevice:
 			sd = d
-			r, err = d.d.OpenSlotRing(ctx, tok)
+			r, err = slotring.Open(ctx, d.d, tok)
 		default:
 			return errorf(stInvalid, "gfxcuda: handle %d is a %s; open a ring on a compute device (host slots) or a shared device (CUDA slots)", dev, kindName(e.obj))
 		}

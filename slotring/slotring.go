@@ -1,4 +1,12 @@
-package gfxcuda
+// Package slotring is a frame ring shared with other processes together
+// with the slots it shares: a Ring is a gfxcuda.SharedRing that makes its
+// slots, exports each one and the ring, and readies a slot's content at
+// Publish. Its slots are either host-visible Vulkan buffers, mapped
+// (NewHost: the CPU of every process reaches them), or shared Vulkan/CUDA
+// buffers (New: CUDA reaches them). A Reader (Open, OpenHost) is the other
+// process's side. This is what the C library's gfxcuda_ring_* functions
+// are; it uses the face's public API only.
+package slotring
 
 import (
 	"context"
@@ -8,26 +16,19 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/gfxcuda/gfxcuda"
 	"github.com/gfxcuda/gfxcuda/cuda"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
-// A SlotRing is a SharedRing together with the slots it shares: it makes
-// its slots, exports each one and the ring, and readies a slot's content
-// at Publish. Its slots are either host-visible Vulkan buffers, mapped
-// (NewHostSlotRing: the CPU of every process reaches them), or shared
-// Vulkan/CUDA buffers (Device.NewSlotRing: CUDA reaches them). A
-// SlotRingReader (OpenSlotRing, OpenHostSlotRing) is the other process's
-// side. This is what the C library's gfxcuda_ring_* functions are.
-
-// ErrPublishRefused is wrapped by the errors of SlotRing.Publish when the
+// ErrPublishRefused is wrapped by the errors of Ring.Publish when the
 // ring refuses the frame (a slot that was not acquired, metadata longer
 // than the ring takes, a closed ring), as opposed to a failure readying
 // the slot's content.
 var ErrPublishRefused = errors.New("gfxcuda: the ring refused the frame")
 
-// SlotRingOptions configure NewHostSlotRing and Device.NewSlotRing.
-type SlotRingOptions struct {
+// Options configure NewHost and New.
+type Options struct {
 	// SlotBytes is the size of each slot (at least 1).
 	SlotBytes uint64
 	// Slots is the number of slots, 2 to 64.
@@ -35,24 +36,24 @@ type SlotRingOptions struct {
 	// DropOldest: see SharedRingOptions.DropOldest.
 	DropOldest bool
 	// Export configures how the slots and the ring are shared.
-	Export ExportOptions
+	Export gfxcuda.ExportOptions
 }
 
-// RingSlot is one slot of a SlotRing or SlotRingReader: a mapped
+// Slot is one slot of a Ring or Reader: a mapped
 // host-visible Vulkan buffer (Host) or a shared buffer (Buffer).
-type RingSlot struct {
+type Slot struct {
 	host *vulkan.Buffer
 	mem  []byte
-	buf  *Buffer
+	buf  *gfxcuda.Buffer
 }
 
 // Host returns the mapping of a host slot (nil for a shared slot). It is
 // valid until the ring is closed.
-func (s *RingSlot) Host() []byte { return s.mem }
+func (s *Slot) Host() []byte { return s.mem }
 
 // HostAddr returns the address of the mapping of a host slot (0 for a
 // shared slot).
-func (s *RingSlot) HostAddr() uintptr {
+func (s *Slot) HostAddr() uintptr {
 	if len(s.mem) == 0 {
 		return 0
 	}
@@ -61,20 +62,20 @@ func (s *RingSlot) HostAddr() uintptr {
 
 // VulkanBuffer returns the Vulkan buffer of a host slot (nil for a shared
 // slot).
-func (s *RingSlot) VulkanBuffer() *vulkan.Buffer { return s.host }
+func (s *Slot) VulkanBuffer() *vulkan.Buffer { return s.host }
 
 // Buffer returns the shared buffer of a shared slot (nil for a host slot).
-func (s *RingSlot) Buffer() *Buffer { return s.buf }
+func (s *Slot) Buffer() *gfxcuda.Buffer { return s.buf }
 
 // Size is the slot's size in bytes.
-func (s *RingSlot) Size() uint64 {
+func (s *Slot) Size() uint64 {
 	if s.buf != nil {
 		return s.buf.Size()
 	}
 	return uint64(len(s.mem))
 }
 
-func (s *RingSlot) close() error {
+func (s *Slot) close() error {
 	if s.buf != nil {
 		return s.buf.Close()
 	}
@@ -82,56 +83,56 @@ func (s *RingSlot) close() error {
 }
 
 // mapHostSlot maps b as a slot; it closes b on failure.
-func mapHostSlot(b *vulkan.Buffer) (*RingSlot, error) {
+func mapHostSlot(b *vulkan.Buffer) (*Slot, error) {
 	m, err := b.Map()
 	if err != nil {
 		b.Close()
-		return nil, fmt.Errorf("%w: mapping a ring slot: %w", ErrUnsupported, err)
+		return nil, fmt.Errorf("%w: mapping a ring slot: %w", gfxcuda.ErrUnsupported, err)
 	}
 	if len(m) == 0 {
 		b.Close()
-		return nil, fmt.Errorf("%w: gfxcuda: an empty mapping", ErrUnsupported)
+		return nil, fmt.Errorf("%w: gfxcuda: an empty mapping", gfxcuda.ErrUnsupported)
 	}
-	return &RingSlot{host: b, mem: m}, nil
+	return &Slot{host: b, mem: m}, nil
 }
 
-// SlotRing is the producer's side of a ring of slots shared with other
+// Ring is the producer's side of a ring of slots shared with other
 // processes (Token). Write a slot between Acquire and Publish. Methods are
 // safe for concurrent use.
-type SlotRing struct {
-	r     *SharedRing
-	ex    *Shared   // the ring's export
-	exs   []*Shared // the slots' exports
-	slots []*RingSlot
-	dev   *Device // shared slots; nil for host slots
+type Ring struct {
+	r     *gfxcuda.SharedRing
+	ex    *gfxcuda.Shared   // the ring's export
+	exs   []*gfxcuda.Shared // the slots' exports
+	slots []*Slot
+	dev   *gfxcuda.Device // shared slots; nil for host slots
 
 	mu      sync.Mutex
 	stopped bool
 	closed  bool
 }
 
-// NewHostSlotRing makes a ring of host-visible (readback) Vulkan buffers
+// NewHost makes a ring of host-visible (readback) Vulkan buffers
 // on vd, each mapped and exported with o.Export, and exports the ring.
 // Errors making or exporting a slot wrap ErrUnsupported.
-func NewHostSlotRing(vd *vulkan.Device, o SlotRingOptions) (*SlotRing, error) {
-	return newSlotRing(nil, o, func() (*RingSlot, *Shared, error) {
+func NewHost(vd *vulkan.Device, o Options) (*Ring, error) {
+	return newRing(nil, o, func() (*Slot, *gfxcuda.Shared, error) {
 		b, err := vd.NewBuffer(vulkan.BufferOptions{Size: o.SlotBytes, Heap: vulkan.HeapReadback, Exportable: true})
 		if err != nil {
-			return nil, nil, fmt.Errorf("%w: %w", ErrUnsupported, err)
+			return nil, nil, fmt.Errorf("%w: %w", gfxcuda.ErrUnsupported, err)
 		}
 		s, err := mapHostSlot(b)
 		if err != nil {
 			return nil, nil, err
 		}
-		ex, err := ExportVulkan(vd, b, o.Export)
+		ex, err := gfxcuda.ExportVulkan(vd, b, o.Export)
 		if err != nil {
-			return s, nil, fmt.Errorf("%w: %w", ErrUnsupported, err)
+			return s, nil, fmt.Errorf("%w: %w", gfxcuda.ErrUnsupported, err)
 		}
 		return s, ex, nil
 	})
 }
 
-// NewSlotRing makes a ring of shared buffers of d (CUDA reaches them),
+// New makes a ring of shared buffers of d (CUDA reaches them),
 // each exported with o.Export, and exports the ring. Errors exporting a
 // slot wrap ErrUnsupported.
 //
@@ -141,10 +142,10 @@ func NewHostSlotRing(vd *vulkan.Device, o SlotRingOptions) (*SlotRing, error) {
 // and pulls the frames with its own copy engines, and other processes
 // import them with cuMemImportFromShareableHandle. Smaller slots are
 // Vulkan allocations.
-func (d *Device) NewSlotRing(o SlotRingOptions) (*SlotRing, error) {
+func New(d *gfxcuda.Device, o Options) (*Ring, error) {
 	fromCUDA := cudaSlotSize(d.CUDA(), o.SlotBytes)
-	return newSlotRing(d, o, func() (*RingSlot, *Shared, error) {
-		var b *Buffer
+	return newRing(d, o, func() (*Slot, *gfxcuda.Shared, error) {
+		var b *gfxcuda.Buffer
 		var err error
 		if fromCUDA {
 			b, err = d.NewBufferFromCUDA(o.SlotBytes)
@@ -154,16 +155,16 @@ func (d *Device) NewSlotRing(o SlotRingOptions) (*SlotRing, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		s := &RingSlot{buf: b}
-		ex, err := Export(b, o.Export)
+		s := &Slot{buf: b}
+		ex, err := gfxcuda.Export(b, o.Export)
 		if err != nil {
-			return s, nil, fmt.Errorf("%w: %w", ErrUnsupported, err)
+			return s, nil, fmt.Errorf("%w: %w", gfxcuda.ErrUnsupported, err)
 		}
 		return s, ex, nil
 	})
 }
 
-// cudaSlotSize reports whether NewSlotRing allocates slots of n bytes
+// cudaSlotSize reports whether New allocates slots of n bytes
 // with CUDA: at least one allocation granule of c, and at most a quarter
 // of n lost to rounding up to the granularity.
 func cudaSlotSize(c *cuda.Context, n uint64) bool {
@@ -174,12 +175,12 @@ func cudaSlotSize(c *cuda.Context, n uint64) bool {
 	return (n+g-1)/g*g-n <= n/4
 }
 
-func newSlotRing(d *Device, o SlotRingOptions, slot func() (*RingSlot, *Shared, error)) (*SlotRing, error) {
-	if o.SlotBytes == 0 || o.Slots < 2 || o.Slots > maxRingSlots {
-		return nil, fmt.Errorf("gfxcuda: a slot ring of %d slots of %d bytes: give slots of at least 1 byte and 2 to %d slots", o.Slots, o.SlotBytes, maxRingSlots)
+func newRing(d *gfxcuda.Device, o Options, slot func() (*Slot, *gfxcuda.Shared, error)) (*Ring, error) {
+	if o.SlotBytes == 0 || o.Slots < 2 || o.Slots > gfxcuda.MaxSharedRingSlots {
+		return nil, fmt.Errorf("gfxcuda: a slot ring of %d slots of %d bytes: give slots of at least 1 byte and 2 to %d slots", o.Slots, o.SlotBytes, gfxcuda.MaxSharedRingSlots)
 	}
-	r := &SlotRing{dev: d}
-	fail := func(err error) (*SlotRing, error) {
+	r := &Ring{dev: d}
+	fail := func(err error) (*Ring, error) {
 		for _, x := range r.exs {
 			x.Close()
 		}
@@ -198,11 +199,11 @@ func newSlotRing(d *Device, o SlotRingOptions, slot func() (*RingSlot, *Shared, 
 		}
 		r.exs = append(r.exs, ex)
 	}
-	sr, err := NewSharedRing(SharedRingOptions{Slots: r.exs, DropOldest: o.DropOldest, Export: o.Export})
+	sr, err := gfxcuda.NewSharedRing(gfxcuda.SharedRingOptions{Slots: r.exs, DropOldest: o.DropOldest, Export: o.Export})
 	if err != nil {
 		return fail(err)
 	}
-	ex, err := Export(sr)
+	ex, err := gfxcuda.Export(sr)
 	if err != nil {
 		sr.Close()
 		return fail(err)
@@ -211,25 +212,25 @@ func newSlotRing(d *Device, o SlotRingOptions, slot func() (*RingSlot, *Shared, 
 	return r, nil
 }
 
-// Token is the ring's token, which OpenSlotRing and OpenHostSlotRing open.
-func (r *SlotRing) Token() Token { return r.ex.Token() }
+// Token is the ring's token, which Open and OpenHost open.
+func (r *Ring) Token() gfxcuda.Token { return r.ex.Token() }
 
 // Ring returns the shared control block.
-func (r *SlotRing) Ring() *SharedRing { return r.r }
+func (r *Ring) Ring() *gfxcuda.SharedRing { return r.r }
 
 // Device returns the Device of a ring of shared slots (nil for host slots).
-func (r *SlotRing) Device() *Device { return r.dev }
+func (r *Ring) Device() *gfxcuda.Device { return r.dev }
 
 // Slots returns the ring's slots, by index.
-func (r *SlotRing) Slots() []*RingSlot { return append([]*RingSlot(nil), r.slots...) }
+func (r *Ring) Slots() []*Slot { return append([]*Slot(nil), r.slots...) }
 
 // WaitConsumers waits until at least n consumers are attached.
-func (r *SlotRing) WaitConsumers(ctx context.Context, n int) error {
+func (r *Ring) WaitConsumers(ctx context.Context, n int) error {
 	return r.r.WaitConsumers(ctx, n)
 }
 
 // Acquire returns a slot to write (SharedRing.Acquire).
-func (r *SlotRing) Acquire(ctx context.Context) (int, error) { return r.r.Acquire(ctx) }
+func (r *Ring) Acquire(ctx context.Context) (int, error) { return r.r.Acquire(ctx) }
 
 // Publish readies the content of slot (from Acquire) and publishes it
 // with a copy of user: a host slot is flushed; for a shared slot, the
@@ -237,7 +238,7 @@ func (r *SlotRing) Acquire(ctx context.Context) (int, error) { return r.r.Acquir
 // (nil s: the content is complete already). The frame is complete at
 // publication (Frame.Wait 0). Errors of the ring itself wrap
 // ErrPublishRefused.
-func (r *SlotRing) Publish(ctx context.Context, slot int, user []byte, s *cuda.Stream) (uint64, error) {
+func (r *Ring) Publish(ctx context.Context, slot int, user []byte, s *cuda.Stream) (uint64, error) {
 	if slot < 0 || slot >= len(r.slots) {
 		return 0, fmt.Errorf("%w: slot %d of %d", ErrPublishRefused, slot, len(r.slots))
 	}
@@ -269,13 +270,13 @@ func (e refused) Unwrap() []error { return []error{ErrPublishRefused, e.err} }
 // Stop closes the ring (consumers get ErrSharedRingClosed after the frames
 // published) and withdraws the tokens of the ring and its slots; the slots
 // stay usable until Close. Idempotent.
-func (r *SlotRing) Stop() error {
+func (r *Ring) Stop() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.stopLocked()
 }
 
-func (r *SlotRing) stopLocked() error {
+func (r *Ring) stopLocked() error {
 	if r.stopped {
 		return nil
 	}
@@ -289,7 +290,7 @@ func (r *SlotRing) stopLocked() error {
 }
 
 // Close stops the ring and frees its slots. Idempotent.
-func (r *SlotRing) Close() error {
+func (r *Ring) Close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	err := r.stopLocked()
@@ -302,62 +303,62 @@ func (r *SlotRing) Close() error {
 	return err
 }
 
-// SlotRingReader is a consumer of another process's SlotRing: its slots
+// Reader is a consumer of another process's Ring: its slots
 // opened in this process, and the frame it holds. Next takes a frame
 // (releasing the one held), Release gives it back. Methods are safe for
 // concurrent use.
-type SlotRingReader struct {
-	c     *Consumer
-	slots []*RingSlot
-	dev   *Device // shared slots; nil for host slots
+type Reader struct {
+	c     *gfxcuda.Consumer
+	slots []*Slot
+	dev   *gfxcuda.Device // shared slots; nil for host slots
 	csem  *cuda.ExternalSemaphore
 	vsem  *vulkan.Semaphore
 
 	mu      sync.Mutex
-	held    *Frame
+	held    *gfxcuda.Frame
 	stopped bool
 	closed  bool
 }
 
-// OpenHostSlotRing opens the ring of token tok (a SlotRing of host slots)
+// OpenHost opens the ring of token tok (a Ring of host slots)
 // on vd: each slot mapped, and the producer's semaphore if it has one.
 // Errors mapping a slot wrap ErrUnsupported.
-func OpenHostSlotRing(ctx context.Context, vd *vulkan.Device, tok Token) (*SlotRingReader, error) {
-	return openSlotRing(ctx, nil, tok, func(st Token) (*RingSlot, error) {
-		b, err := OpenVulkanBuffer(ctx, vd, st)
+func OpenHost(ctx context.Context, vd *vulkan.Device, tok gfxcuda.Token) (*Reader, error) {
+	return openRing(ctx, nil, tok, func(st gfxcuda.Token) (*Slot, error) {
+		b, err := gfxcuda.OpenVulkanBuffer(ctx, vd, st)
 		if err != nil {
 			return nil, err
 		}
 		return mapHostSlot(b)
-	}, func(st Token, rr *SlotRingReader) (err error) {
-		rr.vsem, err = OpenVulkanSemaphore(ctx, vd, st)
+	}, func(st gfxcuda.Token, rr *Reader) (err error) {
+		rr.vsem, err = gfxcuda.OpenVulkanSemaphore(ctx, vd, st)
 		return err
 	})
 }
 
-// OpenSlotRing opens the ring of token tok (a SlotRing of shared slots) on
+// Open opens the ring of token tok (a Ring of shared slots) on
 // d: each slot as a shared buffer, and the producer's semaphore in CUDA if
 // it has one.
-func (d *Device) OpenSlotRing(ctx context.Context, tok Token) (*SlotRingReader, error) {
-	return openSlotRing(ctx, d, tok, func(st Token) (*RingSlot, error) {
+func Open(ctx context.Context, d *gfxcuda.Device, tok gfxcuda.Token) (*Reader, error) {
+	return openRing(ctx, d, tok, func(st gfxcuda.Token) (*Slot, error) {
 		b, err := d.OpenBuffer(ctx, st)
 		if err != nil {
 			return nil, err
 		}
-		return &RingSlot{buf: b}, nil
-	}, func(st Token, rr *SlotRingReader) (err error) {
-		rr.csem, err = OpenCUDASemaphore(ctx, d.CUDA(), st)
+		return &Slot{buf: b}, nil
+	}, func(st gfxcuda.Token, rr *Reader) (err error) {
+		rr.csem, err = gfxcuda.OpenCUDASemaphore(ctx, d.CUDA(), st)
 		return err
 	})
 }
 
-func openSlotRing(ctx context.Context, d *Device, tok Token, slot func(Token) (*RingSlot, error),
-	sem func(Token, *SlotRingReader) error) (*SlotRingReader, error) {
-	c, err := OpenSharedRing(ctx, tok)
+func openRing(ctx context.Context, d *gfxcuda.Device, tok gfxcuda.Token, slot func(gfxcuda.Token) (*Slot, error),
+	sem func(gfxcuda.Token, *Reader) error) (*Reader, error) {
+	c, err := gfxcuda.OpenSharedRing(ctx, tok)
 	if err != nil {
 		return nil, err
 	}
-	rr := &SlotRingReader{c: c, dev: d}
+	rr := &Reader{c: c, dev: d}
 	for _, st := range c.Slots() {
 		s, err := slot(st)
 		if err != nil {
@@ -376,20 +377,20 @@ func openSlotRing(ctx context.Context, d *Device, tok Token, slot func(Token) (*
 }
 
 // Slots returns the ring's slots, by index.
-func (r *SlotRingReader) Slots() []*RingSlot { return append([]*RingSlot(nil), r.slots...) }
+func (r *Reader) Slots() []*Slot { return append([]*Slot(nil), r.slots...) }
 
 // Device returns the Device of a ring of shared slots (nil for host slots).
-func (r *SlotRingReader) Device() *Device { return r.dev }
+func (r *Reader) Device() *gfxcuda.Device { return r.dev }
 
 // Consumer returns the ring's consumer side.
-func (r *SlotRingReader) Consumer() *Consumer { return r.c }
+func (r *Reader) Consumer() *gfxcuda.Consumer { return r.c }
 
 // Next releases the frame held, if any, and waits, bounded by ctx, for the
 // next frame; its content is made visible: the producer's semaphore value
 // is waited for on s (shared slots; nil s: the legacy default stream) or
 // on the host (host slots), and a host slot is invalidated. The frame is
 // held until Release, the next Next or Close.
-func (r *SlotRingReader) Next(ctx context.Context, s *cuda.Stream) (*Frame, error) {
+func (r *Reader) Next(ctx context.Context, s *cuda.Stream) (*gfxcuda.Frame, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.held != nil {
@@ -443,7 +444,7 @@ func (r *SlotRingReader) Next(ctx context.Context, s *cuda.Stream) (*Frame, erro
 func timeUntil(d time.Time) time.Duration { return max(time.Until(d), 0) }
 
 // Release gives back the frame held, if any.
-func (r *SlotRingReader) Release() error {
+func (r *Reader) Release() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.held == nil {
@@ -456,13 +457,13 @@ func (r *SlotRingReader) Release() error {
 
 // Stop detaches from the ring (releasing the frame held) and closes the
 // semaphore; the slots stay usable until Close. Idempotent.
-func (r *SlotRingReader) Stop() error {
+func (r *Reader) Stop() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.stopLocked()
 }
 
-func (r *SlotRingReader) stopLocked() error {
+func (r *Reader) stopLocked() error {
 	if r.stopped {
 		return nil
 	}
@@ -479,7 +480,7 @@ func (r *SlotRingReader) stopLocked() error {
 }
 
 // Close stops the reader and closes its slots. Idempotent.
-func (r *SlotRingReader) Close() error {
+func (r *Reader) Close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	err := r.stopLocked()

@@ -1,8 +1,11 @@
-// Package linkproto is the protocol of gfxcuda's links (the face's
-// NCCLSender and NCCLReceiver): everything both ends do besides moving
-// bytes. It imports nothing of the face; the face aliases its public names
-// (LinkShape, LinkToken, …).
-package linkproto
+// Package link is the protocol of gfxcuda's links, frame rings whose two
+// ends sit on different GPUs (the face's NCCLSender and NCCLReceiver):
+// everything both ends do besides moving bytes — the rendezvous token, the
+// control channel, credits, shutdown, a peer's death. The bytes move
+// through a Transport (the face's is NCCL; tests plug in their own). It
+// imports nothing of the face, which aliases its public names (LinkShape,
+// LinkToken, …).
+package link
 
 // The link protocol: a frame ring whose producer and consumer sit on
 // different GPUs, of one host or of several, with the frames moved by a
