@@ -9,7 +9,7 @@ _gfx_cache=${XDG_CACHE_HOME:-$HOME/.cache}/gfxcuda
 _gfx_inc=$_gfx_cache/mingw-include
 _gfx_shaderc=${GFXCUDA_SHADERC_MINGW:-$_gfx_cache/shaderc-mingw-2023.2}
 mkdir -p "$_gfx_inc"
-for _gfx_d in vulkan vk_video; do
+for _gfx_d in vulkan vk_video EGL KHR; do
 	[ -d "/usr/include/$_gfx_d" ] && ln -sfn "/usr/include/$_gfx_d" "$_gfx_inc/$_gfx_d"
 done
 _gfx_env="export GOOS=windows GOARCH=amd64 CGO_ENABLED=1
