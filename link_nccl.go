@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"os"
 	"sync"
 	"time"
 
@@ -13,7 +12,6 @@ import (
 	"github.com/gfxcuda/gfxcuda/link"
 	"github.com/gfxcuda/gfxcuda/nccl"
 	"github.com/gfxcuda/gfxcuda/vulkan"
-	"golang.org/x/sys/unix"
 )
 
 // NCCLSender is the producing end of a link: a frame ring whose consumer
@@ -552,28 +550,4 @@ func closeNCCLEnd(l *link.Link, e *ncclEnds) error {
 	ctx, cancel := context.WithTimeout(context.Background(), l.Timeout())
 	defer cancel()
 	return errors.Join(err, e.free(ctx))
-}
-
-// socketPair returns a connected pair of Unix stream sockets.
-func socketPair() (net.Conn, net.Conn, error) {
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		return nil, nil, fmt.Errorf("link: socketpair: %w", err)
-	}
-	var cs [2]net.Conn
-	for i, fd := range fds {
-		f := os.NewFile(uintptr(fd), "link control")
-		c, err := net.FileConn(f) // dups fd
-		f.Close()
-		if err != nil {
-			if i == 1 {
-				cs[0].Close()
-			} else {
-				unix.Close(fds[1])
-			}
-			return nil, nil, fmt.Errorf("link: socketpair: %w", err)
-		}
-		cs[i] = c
-	}
-	return cs[0], cs[1], nil
 }

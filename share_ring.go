@@ -14,7 +14,6 @@ import (
 
 	"github.com/gfxcuda/gfxcuda/internal/sharenet"
 	"github.com/gfxcuda/gfxcuda/vulkan"
-	"golang.org/x/sys/unix"
 )
 
 // MaxSharedRingSlots is the most slots a SharedRing (and a slot ring) has.
@@ -160,24 +159,9 @@ func NewSharedRing(o SharedRingOptions) (*SharedRing, error) {
 	toks := strings.Join(lines, "\n")
 	stride := slotStride(o.UserBytes)
 	size := offSlotTab + n*stride + len(toks)
-	fd, err := unix.MemfdCreate("gfxcuda-ring", unix.MFD_CLOEXEC|unix.MFD_ALLOW_SEALING)
+	fd, mem, err := newControlBlock(size)
 	if err != nil {
-		return nil, fmt.Errorf("share: NewRing: memfd: %w", err)
-	}
-	if err := unix.Ftruncate(fd, int64(size)); err != nil {
-		unix.Close(fd)
 		return nil, fmt.Errorf("share: NewRing: %w", err)
-	}
-	// Consumers map it too: seal its size so none can make the producer
-	// fault by shrinking it.
-	if _, err := unix.FcntlInt(uintptr(fd), unix.F_ADD_SEALS, unix.F_SEAL_SHRINK|unix.F_SEAL_GROW|unix.F_SEAL_SEAL); err != nil {
-		unix.Close(fd)
-		return nil, fmt.Errorf("share: NewRing: sealing: %w", err)
-	}
-	mem, err := unix.Mmap(fd, 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
-	if err != nil {
-		unix.Close(fd)
-		return nil, fmt.Errorf("share: NewRing: mmap: %w", err)
 	}
 	r := &SharedRing{o: o, fd: fd, m: shm{mem}, stride: stride, seqs: make([]uint64, n), writing: make([]bool, n), waits: make([][]freeWait, n)}
 	for i := range r.cons {
@@ -278,7 +262,7 @@ func (r *SharedRing) open(p sharenet.Peer) ([]int, []byte, error) {
 	if idx < 0 {
 		return nil, nil, fmt.Errorf("%w: %d consumers already", ErrSharedRingFull, maxConsumers)
 	}
-	fd, err := unix.FcntlInt(uintptr(r.fd), unix.F_DUPFD_CLOEXEC, 0)
+	fd, err := dupCloexec(r.fd)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -286,13 +270,13 @@ func (r *SharedRing) open(p sharenet.Peer) ([]int, []byte, error) {
 	if r.gpu != nil {
 		more, err := r.gpu.attach(idx)
 		if err != nil {
-			unix.Close(fd)
+			closeFDErr(fd)
 			return nil, nil, err
 		}
 		fds = append(fds, more...)
 	}
 	// The liveness socket: the consumer keeps one end, we poll the other.
-	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+	pair, err := livenessPair()
 	if err != nil {
 		sharenet.CloseAll(fds)
 		if r.gpu != nil {
@@ -579,9 +563,9 @@ func (r *SharedRing) Close() error {
 	for i := range r.cons {
 		r.cons[i].Close()
 	}
-	err := unix.Munmap(r.m.mem)
+	err := unmapShared(r.m.mem)
 	r.m.mem = nil
-	return errors.Join(err, unix.Close(r.fd))
+	return errors.Join(err, closeFDErr(r.fd))
 }
 
 // Consumer is a process's view of a ring shared by another process.
@@ -633,7 +617,7 @@ func OpenSharedRing(ctx context.Context, tok Token, o ...OpenOptions) (*Consumer
 		hup, fds = fds[len(fds)-1], fds[:len(fds)-1]
 	}
 	fd := fds[0]
-	defer unix.Close(fd)
+	defer closeFDErr(fd)
 	idx := int(binary.LittleEndian.Uint32(r.Extra))
 	c, err := mapConsumer(fd, idx)
 	if err != nil {
@@ -651,22 +635,21 @@ func OpenSharedRing(ctx context.Context, tok Token, o ...OpenOptions) (*Consumer
 // mapConsumer maps and checks a control block; nothing in it can make the
 // consumer read out of bounds.
 func mapConsumer(fd, idx int) (*Consumer, error) {
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
+	size, err := fileSize(fd)
+	if err != nil {
 		return nil, err
 	}
-	size := int(st.Size)
 	if size < offSlotTab || size > 64<<20 || idx < 0 || idx >= maxConsumers {
 		return nil, fmt.Errorf("share: OpenRing: control block of %d bytes, consumer %d", size, idx)
 	}
-	mem, err := unix.Mmap(fd, 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+	mem, err := mapShared(fd, size)
 	if err != nil {
 		return nil, fmt.Errorf("share: OpenRing: mmap: %w", err)
 	}
 	le := binary.LittleEndian
 	n, um, tl := int(le.Uint32(mem[offSlots:])), int(le.Uint32(mem[offUserMax:])), int(le.Uint32(mem[offTokLen:]))
 	fail := func(why string) (*Consumer, error) {
-		unix.Munmap(mem)
+		unmapShared(mem)
 		return nil, fmt.Errorf("share: OpenRing: malformed control block: %s", why)
 	}
 	if le.Uint32(mem[offMagic:]) != ringMagic || le.Uint32(mem[offVersion:]) != ringVersion {
@@ -927,7 +910,7 @@ func (c *Consumer) Close() error {
 	c.held = nil
 	for _, fd := range []int{c.readyFD, c.freeFD} {
 		if fd >= 0 {
-			unix.Close(fd)
+			closeFDErr(fd)
 		}
 	}
 	c.readyFD, c.freeFD = -1, -1
@@ -935,7 +918,7 @@ func (c *Consumer) Close() error {
 	atomic.AddUint32(c.m.u32(offRel), 1)
 	sharenet.FutexWake(c.m.u32(offRel))
 	c.prod.Close()
-	err := unix.Munmap(c.m.mem)
+	err := unmapShared(c.m.mem)
 	c.m.mem = nil
 	return err
 }

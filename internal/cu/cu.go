@@ -15,7 +15,7 @@
 package cu
 
 /*
-#cgo LDFLAGS: -ldl
+#cgo linux LDFLAGS: -ldl
 #include <stdlib.h>
 #include "cu.h"
 
