@@ -215,16 +215,29 @@ clean:
 #                      then computedemo.exe
 WIN_DIR  := bin/windows
 WIN_PKGS := ./internal/dl ./internal/vk ./vulkan ./spirv ./format ./shader ./shader/wgsl ./internal/shaderc ./compute
+# The CLI's tests (cmd/gfxcuda's code): those of devices, doctor, run, bench's
+# arguments, version and the usage checks (the share tests are Linux-only).
+WIN_CLI  := ./cmd/internal/cli
+WIN_CLI_TESTS := ^Test(Run|Devices|Doctor|Version|Bench|Outputs|Usage|Help|Flags|CheckOutput|JSONKeyStyle|EditDistance|CommandHelp)
+# gfxcuda.dll needs no libgcc DLL, and exports the C API defined in C too.
+WIN_DLL_LDFLAGS := -static-libgcc -Wl,--export-all-symbols
 
 windows:
 	@scripts/windows-deps.sh
 	@scripts/windows-shaderc.sh >/dev/null
 	@mkdir -p $(WIN_DIR)
-	@echo "building $(WIN_DIR)/computedemo.exe and the test binaries of $(WIN_PKGS) for windows/amd64 (a few minutes the first time)…"
+	@echo "building $(WIN_DIR)/gfxcuda.exe, gfxcuda.dll, computedemo.exe, capi_dispatch.exe and the test binaries of $(WIN_PKGS) $(WIN_CLI) for windows/amd64 (a few minutes the first time)…"
 	@eval "$$(scripts/windows-env.sh)" && $(GO) build -o $(WIN_DIR)/computedemo.exe ./internal/cmd/computedemo && \
-		$(GO) test -c -o $(WIN_DIR)/ $(WIN_PKGS)
+		$(GO) build -trimpath -o $(WIN_DIR)/gfxcuda.exe ./cmd/gfxcuda && \
+		CGO_LDFLAGS="$$CGO_LDFLAGS $(WIN_DLL_LDFLAGS)" $(GO) build -trimpath -buildmode=c-shared -o $(WIN_DIR)/gfxcuda.dll ./cmd/libgfxcuda && \
+		rm -f $(WIN_DIR)/gfxcuda.h && \
+		$$CC -O2 -Wall -o $(WIN_DIR)/capi_dispatch.exe scripts/windows/capi_dispatch.c && \
+		$(GO) test -c -o $(WIN_DIR)/ $(WIN_PKGS) $(WIN_CLI)
 	@ls $(WIN_DIR)
 
 windows-test: windows
 	GFXCUDA_REQUIRE_VULKAN=1 scripts/windows-test.sh -count=1 -timeout 20m $(WIN_PKGS)
+	GFXCUDA_REQUIRE_VULKAN=1 scripts/windows-test.sh -count=1 -timeout 20m -run '$(WIN_CLI_TESTS)' $(WIN_CLI)
 	scripts/windows-test.sh --run $(WIN_DIR)/computedemo.exe
+	cd $(WIN_DIR) && ../../scripts/windows-test.sh --run capi_dispatch.exe
+	$(GO) build -o build/gfxcuda-linux ./cmd/gfxcuda && scripts/windows-run-compare.sh build/gfxcuda-linux $(WIN_DIR)/gfxcuda.exe

@@ -21,6 +21,7 @@
 # Needs scripts/windows-deps.sh (wine, mingw-w64, xvfb, cmake, ninja).
 set -euo pipefail
 
+caller=$(pwd) # --run keeps it: the program runs where it was asked to
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 export PATH=$PATH:/usr/local/go/bin
@@ -111,7 +112,7 @@ fi
 if [ ${#run[@]} -gt 0 ]; then
 	say "wine ${run[*]} (DISPLAY=$DISPLAY)"
 	set +e
-	wine "${run[@]}"
+	(cd "$caller" && wine "${run[@]}")
 	status=$?
 	set -e
 	exit "$status"
