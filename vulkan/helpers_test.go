@@ -96,6 +96,13 @@ func lavapipe(t testing.TB, in *Instance) *PhysicalDevice {
 // openFDs lists this process's open file descriptors and what they are.
 func openFDs(t testing.TB) []string {
 	t.Helper()
+	if runtime.GOOS == "windows" {
+		// Under Wine /proc/self/fd is Wine's own process, whose
+		// descriptors come and go with its server; Windows has handles.
+		// The caller's work still runs; only the count is left out.
+		t.Log("file descriptors are Linux's: not counted on Windows")
+		return nil
+	}
 	ents, err := os.ReadDir("/proc/self/fd")
 	if err != nil {
 		t.Skipf("cannot list file descriptors: %v", err)
