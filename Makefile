@@ -16,7 +16,7 @@ export PATH := $(PATH):/usr/local/go/bin
 PYTHON  ?= /usr/bin/python3
 LIB_DIR := build/lib
 
-.PHONY: all deps deps-test build demo test vet fmt-check tidy-check generate-check gpu-test gpu-bundle gpu-pyopengl gpu-mujoco clean lib python pytest
+.PHONY: all deps deps-test build demo test vet fmt-check tidy-check generate-check gpu-test gpu-bundle gpu-pyopengl gpu-mujoco clean lib python pytest windows windows-test
 
 all: build
 
@@ -96,6 +96,7 @@ test: deps fmt-check tidy-check generate-check vet deps-test $(PROGRESS)
 	$(PROGRESS) -- $(GO) test -run '^$$' -fuzz '^FuzzParseToken$$' -fuzztime 200000x ./internal/sharenet/ && $(PROGRESS) -- $(GO) test -run '^$$' -fuzz '^FuzzReadRequest$$' -fuzztime 200000x ./internal/sharenet/
 	$(PROGRESS) -- $(GO) test -run '^$$' -fuzz '^FuzzTranslate$$' -fuzztime 50000x ./shader/wgsl/
 	$(MAKE) pytest
+	$(MAKE) windows-test
 
 # The C library (c-shared) with its hand-written, documented header; the
 # header cgo generates is not shipped. It is linked as the wheel's is, for
@@ -202,3 +203,41 @@ gpu-test: gpu-bundle
 
 clean:
 	rm -rf bin $(GPU_DIR) build python/gfxcuda/libgfxcuda.so
+
+# Windows (windows/amd64, cgo with Debian's mingw-w64): docs/windows.md.
+# `make test` ends with windows-test. The first run installs the toolchain
+# (scripts/windows-deps.sh, as root) and builds shaderc for mingw once
+# (scripts/windows-shaderc.sh: about 13 minutes on 2 cores, cached in
+# ~/.cache/gfxcuda; it says so before it starts, and prints its progress).
+#   make windows       bin/windows/computedemo.exe and the lower layers'
+#                      test binaries (bin/windows/*.test.exe), for a
+#                      Windows machine
+#   make windows-test  those packages' tests under Wine + Xvfb on lavapipe,
+#                      then computedemo.exe
+WIN_DIR  := bin/windows
+WIN_PKGS := ./internal/dl ./internal/vk ./vulkan ./spirv ./format ./shader ./shader/wgsl ./internal/shaderc ./compute
+# The CLI's tests (cmd/gfxcuda's code; the share tests are Linux-only).
+WIN_CLI  := ./cmd/internal/cli
+# gfxcuda.dll needs no libgcc DLL, and exports the C API defined in C too.
+WIN_DLL_LDFLAGS := -static-libgcc -Wl,--export-all-symbols
+
+windows: $(PROGRESS)
+	@scripts/windows-deps.sh
+	@scripts/windows-shaderc.sh --check || echo "windows: building shaderc for mingw first, once: about 13 minutes on 2 cores (then cached in $${GFXCUDA_SHADERC_MINGW:-$${XDG_CACHE_HOME:-$$HOME/.cache}/gfxcuda}); progress below"
+	@$(PROGRESS) -- sh -c 'scripts/windows-shaderc.sh >/dev/null'
+	@mkdir -p $(WIN_DIR)
+	@echo "building $(WIN_DIR)/gfxcuda.exe, gfxcuda.dll, computedemo.exe, capi_dispatch.exe and the test binaries of $(WIN_PKGS) $(WIN_CLI) for windows/amd64 (a few minutes the first time)…"
+	@eval "$$(scripts/windows-env.sh)" && $(PROGRESS) -- $(GO) build -o $(WIN_DIR)/computedemo.exe ./internal/cmd/computedemo && \
+		$(PROGRESS) -- $(GO) build -trimpath -o $(WIN_DIR)/gfxcuda.exe ./cmd/gfxcuda && \
+		CGO_LDFLAGS="$$CGO_LDFLAGS $(WIN_DLL_LDFLAGS)" $(PROGRESS) -- $(GO) build -trimpath -buildmode=c-shared -o $(WIN_DIR)/gfxcuda.dll ./cmd/libgfxcuda && \
+		rm -f $(WIN_DIR)/gfxcuda.h && \
+		$$CC -O2 -Wall -o $(WIN_DIR)/capi_dispatch.exe scripts/windows/capi_dispatch.c && \
+		$(PROGRESS) -- $(GO) test -c -o $(WIN_DIR)/ $(WIN_PKGS) $(WIN_CLI)
+	@ls $(WIN_DIR)
+
+windows-test: windows
+	GFXCUDA_REQUIRE_VULKAN=1 $(PROGRESS) -- scripts/windows-test.sh -count=1 -timeout 20m $(WIN_PKGS)
+	GFXCUDA_REQUIRE_VULKAN=1 $(PROGRESS) -- scripts/windows-test.sh -count=1 -timeout 20m $(WIN_CLI)
+	scripts/windows-test.sh --run $(WIN_DIR)/computedemo.exe
+	cd $(WIN_DIR) && ../../scripts/windows-test.sh --run capi_dispatch.exe
+	$(GO) build -o build/gfxcuda-linux ./cmd/gfxcuda && scripts/windows-run-compare.sh build/gfxcuda-linux $(WIN_DIR)/gfxcuda.exe

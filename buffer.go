@@ -3,7 +3,6 @@ package gfxcuda
 import (
 	"errors"
 	"fmt"
-	"syscall"
 
 	"github.com/gfxcuda/gfxcuda/compute"
 	"github.com/gfxcuda/gfxcuda/cuda"
@@ -38,7 +37,7 @@ type lazyVulkan struct {
 
 func (l *lazyVulkan) close() {
 	if l != nil && l.fd >= 0 {
-		syscall.Close(l.fd)
+		closeFD(l.fd)
 		l.fd = -1
 	}
 }

@@ -3,7 +3,6 @@ package gfxcuda
 import (
 	"errors"
 	"fmt"
-	"syscall"
 
 	"github.com/gfxcuda/gfxcuda/cuda"
 	"github.com/gfxcuda/gfxcuda/format"
@@ -103,23 +102,23 @@ func (d *Device) ImportBuffer(fd int, size uint64, o ImportOptions) (*Buffer, er
 		return nil, fmt.Errorf("interop: ImportBuffer: invalid file descriptor %d", fd)
 	}
 	if size == 0 || o.Offset > o.AllocationSize || o.AllocationSize-o.Offset < size {
-		syscall.Close(fd)
+		closeFD(fd)
 		return nil, fmt.Errorf("interop: ImportBuffer: %d bytes at offset %d of an allocation of %d", size, o.Offset, o.AllocationSize)
 	}
 	if o.Offset != 0 && !o.FromCUDA {
-		syscall.Close(fd)
+		closeFD(fd)
 		return nil, errors.New("interop: ImportBuffer: only CUDA allocations (ImportOptions.FromCUDA) hold buffers at an offset")
 	}
 	fd2, err := dupCloexec(fd)
 	if err != nil {
-		syscall.Close(fd)
+		closeFD(fd)
 		return nil, err
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if err := d.live(); err != nil {
-		syscall.Close(fd)
-		syscall.Close(fd2)
+		closeFD(fd)
+		closeFD(fd2)
 		return nil, err
 	}
 	b := &Buffer{s: state{d: d}, size: size, imported: true, segOff: o.Offset}
@@ -128,7 +127,7 @@ func (d *Device) ImportBuffer(fd int, size uint64, o ImportOptions) (*Buffer, er
 	} else {
 		vb, err := importVulkanBuffer(d.vk, fd, size, o.AllocationSize, o.Dedicated, o.Offset) // takes fd
 		if err != nil {
-			syscall.Close(fd2)
+			closeFD(fd2)
 			return nil, fmt.Errorf("interop: importing a buffer into Vulkan: %w", err)
 		}
 		b.vk = vb
@@ -142,7 +141,7 @@ func (d *Device) ImportBuffer(fd int, size uint64, o ImportOptions) (*Buffer, er
 	}
 	if o.FromCUDA {
 		sm, err := d.ctx.ImportShareableFD(fd2, o.AllocationSize)
-		syscall.Close(fd2)
+		closeFD(fd2)
 		if err != nil {
 			return fail(fmt.Errorf("interop: importing a CUDA allocation into CUDA: %w", err))
 		}
@@ -202,7 +201,7 @@ func (d *Device) ImportTexture(fd int, o TextureOptions, io ImportOptions) (*Tex
 	}
 	in, ok := format.Lookup(o.Format)
 	fail := func(err error) (*Texture, error) {
-		syscall.Close(fd)
+		closeFD(fd)
 		return nil, err
 	}
 	switch {
@@ -227,14 +226,14 @@ func (d *Device) ImportTexture(fd int, o TextureOptions, io ImportOptions) (*Tex
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if err := d.live(); err != nil {
-		syscall.Close(fd2)
+		closeFD(fd2)
 		return fail(err)
 	}
 	t := &Texture{s: state{d: d}, o: o, info: in, imported: true}
 	if io.LazyVulkan {
 		t.lazy = &lazyVulkan{fd: fd, alloc: io.AllocationSize, dedicated: true}
 	} else if _, err := t.importVulkan(fd, io.AllocationSize); err != nil {
-		syscall.Close(fd2)
+		closeFD(fd2)
 		return nil, err
 	}
 	ext, err := d.ctx.ImportMemoryFD(fd2, io.AllocationSize, true) // takes fd2
@@ -263,13 +262,4 @@ func (d *Device) ImportTexture(fd int, o TextureOptions, io ImportOptions) (*Tex
 	t.ext, t.arr = ext, arr
 	d.kids[t] = struct{}{}
 	return t, nil
-}
-
-// dupCloexec duplicates fd with close-on-exec set.
-func dupCloexec(fd int) (int, error) {
-	n, _, errno := syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_DUPFD_CLOEXEC, 0)
-	if errno != 0 {
-		return -1, fmt.Errorf("interop: duplicating file descriptor %d: %w", fd, errno)
-	}
-	return int(n), nil
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/gfxcuda/gfxcuda/cuda"
 	"github.com/gfxcuda/gfxcuda/format"
 	"github.com/gfxcuda/gfxcuda/nccl"
-	"golang.org/x/sys/unix"
 )
 
 // NCCLSteps is the number of figures NCCL measures.
@@ -456,15 +455,6 @@ func NCCLPeer(ctrl, bare *os.File, gpu cuda.UUID, frames, reps int) error {
 		return fmt.Errorf("after the last frame: %v, want ErrLinkClosed", err)
 	}
 	return rcv.Close()
-}
-
-// filePair returns a connected pair of Unix stream sockets as files.
-func filePair() (*os.File, *os.File, error) {
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		return nil, nil, err
-	}
-	return os.NewFile(uintptr(fds[0]), "link-a"), os.NewFile(uintptr(fds[1]), "link-b"), nil
 }
 
 // ncclFrames is the frames a figure of the NCCL groups moves: the

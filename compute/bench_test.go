@@ -2,7 +2,6 @@ package compute
 
 import (
 	"encoding/binary"
-	"syscall"
 	"testing"
 	"time"
 
@@ -50,13 +49,6 @@ func checkCounter(b *testing.B, buf *Buffer, start uint32, dispatches int) {
 	if v, want := binary.LittleEndian.Uint32(got), start+uint32(8*dispatches); v != want {
 		b.Fatalf("counter %d after %d dispatches, want %d", v, dispatches, want)
 	}
-}
-
-// cpuTime returns the process's user + system CPU time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // cpuMeter reports the process CPU time per op between its start and stop.

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -30,7 +31,9 @@ func openTest(t testing.TB) *Device {
 		}
 		t.Fatal(err)
 	}
-	if !d.Instance().ValidationEnabled() && os.Getenv("GFXCUDA_REQUIRE_VULKAN") == "1" {
+	// On Windows (tested under Wine) the layer is not required: no Windows
+	// build of it is at hand there.
+	if !d.Instance().ValidationEnabled() && os.Getenv("GFXCUDA_REQUIRE_VULKAN") == "1" && runtime.GOOS != "windows" {
 		t.Fatal("GFXCUDA_REQUIRE_VULKAN=1: the validation layer is not installed (apt install vulkan-validationlayers)")
 	}
 	t.Cleanup(func() {

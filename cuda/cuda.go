@@ -28,6 +28,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
 
 	"github.com/gfxcuda/gfxcuda/internal/cu"
@@ -144,6 +145,10 @@ func noDriver(err error) error {
 	if errors.As(err, &le) {
 		switch le.Stage {
 		case "dlopen":
+			if runtime.GOOS == "windows" {
+				return &NoDriverError{Reason: "nvcuda.dll not found", Err: err,
+					Fix: "install the NVIDIA driver (it provides nvcuda.dll in System32); CUDA interop on Windows is not supported yet (docs/windows.md)"}
+			}
 			return &NoDriverError{Reason: "libcuda.so.1 not found", Err: err,
 				Fix: "install the NVIDIA driver (it provides libcuda.so.1), or add its directory (e.g. /usr/local/nvidia/lib64) to LD_LIBRARY_PATH"}
 		case "cuInit":

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"syscall"
 
 	"github.com/gfxcuda/gfxcuda/internal/cu"
 )
@@ -34,12 +33,15 @@ type ExternalMemory struct {
 // driver owns it, on failure it is closed. Either way the caller must not use
 // or close it again.
 func (c *Context) ImportMemoryFD(fd int, size uint64, dedicated bool) (*ExternalMemory, error) {
+	if err := fdsRefused(); err != nil {
+		return nil, err
+	}
 	if size == 0 {
-		syscall.Close(fd)
+		closeFD(fd)
 		return nil, fmt.Errorf("cuda: importing external memory of size 0: %w", ErrorInvalidValue)
 	}
 	if err := c.acquire(); err != nil {
-		syscall.Close(fd)
+		closeFD(fd)
 		return nil, err
 	}
 	var flags uint32
@@ -48,7 +50,7 @@ func (c *Context) ImportMemoryFD(fd int, size uint64, dedicated bool) (*External
 	}
 	h, r := cu.ImportExternalMemoryFD(c.h, fd, size, flags)
 	if err := check("cuImportExternalMemory", r); err != nil {
-		syscall.Close(fd)
+		closeFD(fd)
 		return nil, errors.Join(fmt.Errorf("importing %d bytes from fd %d: %w", size, fd, err), c.release())
 	}
 	return &ExternalMemory{ctx: c, h: h, size: size, kids: map[interface{ Close() error }]struct{}{}}, nil

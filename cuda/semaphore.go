@@ -3,7 +3,6 @@ package cuda
 import (
 	"errors"
 	"fmt"
-	"syscall"
 
 	"github.com/gfxcuda/gfxcuda/internal/cu"
 )
@@ -23,8 +22,11 @@ type ExternalSemaphore struct {
 // passes to this call: on success the driver owns it, on failure it is
 // closed.
 func (c *Context) ImportSemaphoreFD(fd int, timeline bool) (*ExternalSemaphore, error) {
+	if err := fdsRefused(); err != nil {
+		return nil, err
+	}
 	if err := c.acquire(); err != nil {
-		syscall.Close(fd)
+		closeFD(fd)
 		return nil, err
 	}
 	typ := cu.SemaphoreOpaqueFD
@@ -33,7 +35,7 @@ func (c *Context) ImportSemaphoreFD(fd int, timeline bool) (*ExternalSemaphore, 
 	}
 	h, r := cu.ImportExternalSemaphoreFD(c.h, fd, typ)
 	if err := check("cuImportExternalSemaphore", r); err != nil {
-		syscall.Close(fd)
+		closeFD(fd)
 		return nil, errors.Join(fmt.Errorf("importing semaphore fd %d: %w", fd, err), c.release())
 	}
 	return &ExternalSemaphore{ctx: c, h: h, timeline: timeline}, nil

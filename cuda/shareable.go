@@ -6,7 +6,6 @@ import (
 	"sync"
 
 	"github.com/gfxcuda/gfxcuda/internal/cu"
-	"golang.org/x/sys/unix"
 )
 
 // ShareableMemory is device memory allocated with cuMemCreate so that it can
@@ -94,6 +93,9 @@ func (m *ShareableMemory) Size() uint64 { return m.size }
 // as NVIDIA's samples hand one exported handle to every importing
 // process. Close closes it.
 func (m *ShareableMemory) ExportFD() (int, error) {
+	if err := fdsRefused(); err != nil {
+		return -1, err
+	}
 	if err := m.life.acquire(); err != nil {
 		return -1, err
 	}
@@ -107,7 +109,7 @@ func (m *ShareableMemory) ExportFD() (int, error) {
 		}
 		m.exported = fd
 	}
-	fd, err := unix.FcntlInt(uintptr(m.exported), unix.F_DUPFD_CLOEXEC, 0)
+	fd, err := dupFD(m.exported)
 	if err != nil {
 		return -1, fmt.Errorf("cuda: duplicating the exported descriptor: %w", err)
 	}
@@ -145,7 +147,7 @@ func (m *ShareableMemory) Close() error {
 		c := m.ctx
 		m.expMu.Lock()
 		if m.exported >= 0 {
-			unix.Close(m.exported)
+			closeFD(m.exported)
 			m.exported = -1
 		}
 		m.expMu.Unlock()
@@ -164,6 +166,9 @@ func (m *ShareableMemory) Close() error {
 // The result is a ShareableMemory like the exporter's: Ptr, Size, ExportFD
 // and Close work on it, and the memory lives while either side holds it.
 func (c *Context) ImportShareableFD(fd int, size uint64) (*ShareableMemory, error) {
+	if err := fdsRefused(); err != nil {
+		return nil, err
+	}
 	g, err := c.Granularity()
 	if err != nil {
 		return nil, err

@@ -66,7 +66,7 @@ func Run(r *gfxcuda.DeviceReport) Result {
 	res := RunWith(r, ProbeHost(ProbeOptions{}), ProbeGL(r))
 	res.Checks = append(res.Checks, CheckSharing(gfxcuda.ProbeRendezvous())...)
 	res.Libraries = ProbeLibraries()
-	return res
+	return onWindows(res)
 }
 
 // RunWith checks what the probes found: r from gfxcuda.Discover, h from

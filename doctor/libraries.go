@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"errors"
+	"runtime"
 	"strings"
 
 	"github.com/gfxcuda/gfxcuda/internal/cu"
@@ -76,10 +77,14 @@ func ProbeLibraries() []LoadedLibrary {
 	_, vkErr := vk.Load()
 	cuErr := cu.Load()
 	eglErr := egl.Load()
+	cuName, eglName := "libcuda.so.1", "libEGL.so.1"
+	if runtime.GOOS == "windows" {
+		cuName, eglName = "nvcuda.dll", "EGL (not on Windows yet)"
+	}
 	out := []LoadedLibrary{
 		loaded(vk.LoaderName, "Vulkan", vk.LoaderFile(), vkErr),
-		loaded("libcuda.so.1", "CUDA", cu.LibraryFile(), cuErr),
-		loaded("libEGL.so.1", "OpenGL", egl.LibraryFile(), eglErr),
+		loaded(cuName, "CUDA", cu.LibraryFile(), cuErr),
+		loaded(eglName, "OpenGL", egl.LibraryFile(), eglErr),
 	}
 	if self := dl.Self(); self != "" {
 		name := self[strings.LastIndex(self, "/")+1:]

@@ -3,7 +3,6 @@ package gl
 import (
 	"fmt"
 	"sync"
-	"syscall"
 
 	"github.com/gfxcuda/gfxcuda/internal/egl"
 )
@@ -28,7 +27,7 @@ func (c *Context) SemaphoresSupported() bool { return c.Info().SemaphoreFD }
 // GL_EXT_semaphore_fd the error wraps ErrUnsupported.
 func (c *Context) ImportSemaphoreFD(fd int) (*Semaphore, error) {
 	if !c.SemaphoresSupported() {
-		syscall.Close(fd)
+		closeFD(fd)
 		return nil, fmt.Errorf("%w: the GL context (%s) lacks GL_EXT_semaphore_fd; order GL's work with "+
 			"Context.Finish or a Ring's fences", ErrUnsupported, c.Info().Renderer)
 	}

@@ -3,7 +3,6 @@ package gl
 import (
 	"errors"
 	"fmt"
-	"syscall"
 
 	"github.com/gfxcuda/gfxcuda/cuda"
 	"github.com/gfxcuda/gfxcuda/format"
@@ -32,7 +31,7 @@ func (c *Context) doFD(fd int, f func(e *egl.Context) error) error {
 		return f(e)
 	})
 	if !ran {
-		syscall.Close(fd)
+		closeFD(fd)
 	}
 	return err
 }

@@ -3,7 +3,6 @@ package vulkan
 import (
 	"errors"
 	"fmt"
-	"syscall"
 	"unsafe"
 
 	"github.com/gfxcuda/gfxcuda/internal/vk"
@@ -147,13 +146,6 @@ type Buffer struct {
 	sparse     *sparseState   // nil unless Sparse
 }
 
-// closeFD closes a file descriptor the caller handed over.
-func closeFD(fd int) {
-	if fd >= 0 {
-		syscall.Close(fd)
-	}
-}
-
 // NewBuffer creates a buffer and its memory, on the heap o.Heap asks for,
 // optionally exportable or imported from a file descriptor.
 func (d *Device) NewBuffer(o BufferOptions) (*Buffer, error) {
@@ -210,7 +202,7 @@ func (d *Device) createBuffer(o BufferOptions) (*Buffer, error) {
 	}
 	external := o.Exportable || o.Import != nil
 	if external && !d.raw.HasMemoryFD() {
-		return nil, fmt.Errorf("%s: OPAQUE_FD memory export and import: VK_KHR_external_memory_fd missing: %w", d.pd.Name, ErrUnsupported)
+		return nil, d.fdUnsupported("OPAQUE_FD memory export and import", "VK_KHR_external_memory_fd missing")
 	}
 	usage := o.Usage | bufferTransfer
 	if o.Usage == 0 {

@@ -3,6 +3,7 @@ package vulkan
 import (
 	"errors"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -37,7 +38,9 @@ func newTestInstance(t testing.TB) *Instance {
 	checkValidation(t, in)
 	if !in.ValidationEnabled() {
 		const msg = "Vulkan validation layer VK_LAYER_KHRONOS_validation unavailable (apt install vulkan-validationlayers)"
-		if requireVulkan() {
+		// On Windows (tested under Wine) the layer is not required: no
+		// Windows build of it is at hand there.
+		if requireVulkan() && runtime.GOOS != "windows" {
 			t.Fatal("GFXCUDA_REQUIRE_VULKAN=1: " + msg)
 		}
 		t.Log(msg + "; testing without it")
@@ -93,6 +96,13 @@ func lavapipe(t testing.TB, in *Instance) *PhysicalDevice {
 // openFDs lists this process's open file descriptors and what they are.
 func openFDs(t testing.TB) []string {
 	t.Helper()
+	if runtime.GOOS == "windows" {
+		// Under Wine /proc/self/fd is Wine's own process, whose
+		// descriptors come and go with its server; Windows has handles.
+		// The caller's work still runs; only the count is left out.
+		t.Log("file descriptors are Linux's: not counted on Windows")
+		return nil
+	}
 	ents, err := os.ReadDir("/proc/self/fd")
 	if err != nil {
 		t.Skipf("cannot list file descriptors: %v", err)

@@ -235,7 +235,7 @@ func (d *Device) checkImage(o *ImageOptions) error {
 	what := "as a " + o.Dim.String() + " image"
 	if external {
 		if !d.raw.HasMemoryFD() {
-			return fmt.Errorf("%s: OPAQUE_FD memory export and import: VK_KHR_external_memory_fd missing: %w", d.pd.Name, ErrUnsupported)
+			return d.fdUnsupported("OPAQUE_FD memory export and import", "VK_KHR_external_memory_fd missing")
 		}
 		handle = vk.ExternalMemoryHandleTypeOpaqueFD
 		if o.Exportable {

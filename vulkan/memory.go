@@ -135,7 +135,7 @@ func (d *Device) importMemory(im ImportFD) (*Memory, bool, error) {
 	case im.Dedicated:
 		return nil, false, errors.New("a dedicated allocation belongs to one resource; import it with NewBuffer or NewImage (BufferOptions.Import)")
 	case !d.raw.HasMemoryFD():
-		return nil, false, fmt.Errorf("%s: OPAQUE_FD memory import: VK_KHR_external_memory_fd missing: %w", d.pd.Name, ErrUnsupported)
+		return nil, false, d.fdUnsupported("OPAQUE_FD memory import", "VK_KHR_external_memory_fd missing")
 	}
 	// The memory types a buffer placed in it may use: those of external
 	// buffers of the default usages (with the texel bits where imports

@@ -75,7 +75,7 @@ func (d *Device) semaphoreFDSupport(timeline, export bool) error {
 		verb = "export"
 	}
 	if !d.raw.HasSemaphoreFD() {
-		return fmt.Errorf("%s: %s semaphore %s as OPAQUE_FD: VK_KHR_external_semaphore_fd is missing: %w", d.pd.Name, what, verb, ErrUnsupported)
+		return d.fdUnsupported(what+" semaphore "+verb+" as OPAQUE_FD", "VK_KHR_external_semaphore_fd is missing")
 	}
 	s := d.pd.SemaphoreSupport(OpaqueFD, timeline)
 	if export && !s.Exportable || !export && !s.Importable {

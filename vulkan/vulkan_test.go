@@ -2,6 +2,7 @@ package vulkan
 
 import (
 	"errors"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -105,10 +106,12 @@ func TestLavapipe(t *testing.T) {
 	if pd.DeviceUUID == ([16]byte{}) || pd.DriverUUID == ([16]byte{}) {
 		t.Errorf("lavapipe: zero UUIDs %x %x", pd.DeviceUUID, pd.DriverUUID)
 	}
-	if !pd.CanExportOpaqueFD() || !pd.CanImportOpaqueFD() {
+	// On Windows (Wine's winevulkan) lavapipe has no OPAQUE_FD: file
+	// descriptors are Linux-only.
+	if runtime.GOOS != "windows" && (!pd.CanExportOpaqueFD() || !pd.CanImportOpaqueFD()) {
 		t.Errorf("lavapipe: OPAQUE_FD buffer memory %+v, want exportable and importable", pd.MemorySupport(OpaqueFD))
 	}
-	if s := pd.ImageMemorySupport(OpaqueFD); !s.Exportable || !s.Importable {
+	if s := pd.ImageMemorySupport(OpaqueFD); runtime.GOOS != "windows" && (!s.Exportable || !s.Importable) {
 		t.Errorf("lavapipe: OPAQUE_FD image memory %+v, want exportable and importable", s)
 	}
 	// Lavapipe has no VK_KHR_external_semaphore_fd: semaphores cannot be
@@ -158,7 +161,7 @@ func TestNewDevice(t *testing.T) {
 			if !slices.Contains(d.Missing(), "VK_KHR_external_semaphore_fd") {
 				t.Errorf("lavapipe: Missing() = %v, want VK_KHR_external_semaphore_fd", d.Missing())
 			}
-			if !d.HasEnabled("VK_KHR_external_memory_fd") {
+			if !d.HasEnabled("VK_KHR_external_memory_fd") && runtime.GOOS != "windows" {
 				t.Errorf("lavapipe: Enabled() = %v, want VK_KHR_external_memory_fd", d.Enabled())
 			}
 		}
@@ -285,6 +288,9 @@ func TestValidationFromEnv(t *testing.T) {
 }
 
 func TestNoDriver(t *testing.T) {
+	if underWine() {
+		t.Skip("under Wine the host's Vulkan loader has read VK_DRIVER_FILES at start; the test needs real Windows")
+	}
 	newTestInstance(t) // skips where Vulkan is missing
 	t.Setenv("VK_DRIVER_FILES", "/nonexistent/gfxcuda_icd.json")
 	t.Setenv("VK_ICD_FILENAMES", "/nonexistent/gfxcuda_icd.json")

@@ -10,6 +10,14 @@
 static pthread_mutex_t gfx_cli_mu = PTHREAD_MUTEX_INITIALIZER;
 
 int gfxcuda_cli_main(int argc, char **argv) {
+#ifdef _WIN32
+	// Windows has no sigaction: Ctrl-C reaches the command through the
+	// console's control handler, which Go installs and removes itself.
+	pthread_mutex_lock(&gfx_cli_mu);
+	int rc = gfxCLIMain(argc, argv);
+	pthread_mutex_unlock(&gfx_cli_mu);
+	return rc;
+#else
 	static const int sigs[2] = {SIGINT, SIGTERM};
 	struct sigaction saved[2];
 	int have[2] = {0, 0};
@@ -38,4 +46,5 @@ int gfxcuda_cli_main(int argc, char **argv) {
 	}
 	pthread_mutex_unlock(&gfx_cli_mu);
 	return rc;
+#endif
 }

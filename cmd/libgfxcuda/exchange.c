@@ -13,7 +13,11 @@
 // a reference on the array's DLPack exporter (capi.c) and the tensor
 // description Go checked once. An exchange reads it and builds the same
 // managed tensor __dlpack__ builds (gfx_exporter_build), without Go.
+#ifdef _WIN32
+#include <windows.h>
+#else
 #include <dlfcn.h>
+#endif
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -46,7 +50,14 @@ static pthread_once_t py_once = PTHREAD_ONCE_INIT;
 static atomic_int gfx_forked;
 
 static void *py_sym(const char *name) {
+#ifdef _WIN32
+	// The interpreter's DLL (python3X.dll, with python3.dll forwarding the
+	// stable ABI) is loaded already when Python asks for the table.
+	HMODULE h = GetModuleHandleA("python3.dll");
+	void *p = h ? (void *)GetProcAddress(h, name) : NULL;
+#else
 	void *p = dlsym(RTLD_DEFAULT, name);
+#endif
 	if (p == NULL && py_missing == NULL) py_missing = name;
 	return p;
 }

@@ -4,7 +4,7 @@ package main
 // memory. The rest of the exchange runs in C.
 
 /*
-#cgo LDFLAGS: -ldl
+#cgo linux LDFLAGS: -ldl
 #include <stdlib.h>
 #include "capi.h"
 */

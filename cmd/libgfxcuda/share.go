@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"syscall"
 	"time"
 	"unsafe"
 
@@ -244,18 +243,6 @@ func openIPC(dev C.uint64_t, handle unsafe.Pointer, n C.size_t, out *C.uint64_t,
 }
 
 // ---- file descriptors of foreign renderers ----
-
-// checkFD refuses what is not an open descriptor before an import takes it.
-func checkFD(fd C.int) error {
-	if fd < 0 {
-		return errorf(stInvalid, "gfxcuda: file descriptor %d", fd)
-	}
-	var st syscall.Stat_t
-	if err := syscall.Fstat(int(fd), &st); err != nil {
-		return errorf(stInvalid, "gfxcuda: file descriptor %d is not open: %v", fd, err)
-	}
-	return nil
-}
 
 //export gfxcuda_shared_buffer_import_fd
 func gfxcuda_shared_buffer_import_fd(dev C.uint64_t, fd C.int, size, allocSize C.uint64_t, dedicated C.int, out *C.uint64_t) C.int {

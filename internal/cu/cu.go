@@ -15,7 +15,7 @@
 package cu
 
 /*
-#cgo LDFLAGS: -ldl
+#cgo linux LDFLAGS: -ldl
 #include <stdlib.h>
 #include "cu.h"
 
@@ -29,6 +29,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"sync"
 	"unsafe"
 
@@ -106,6 +107,9 @@ func Load() error {
 
 func load() error {
 	names := []string{"libcuda.so.1", "libcuda.so"}
+	if runtime.GOOS == "windows" {
+		names = []string{"nvcuda.dll"} // the driver's, in System32
+	}
 	if p := os.Getenv("GFXCUDA_LIBCUDA"); p != "" {
 		names = []string{p}
 	}

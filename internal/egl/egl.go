@@ -30,7 +30,6 @@ import (
 	"runtime"
 	"strings"
 	"sync"
-	"syscall"
 	"unsafe"
 
 	"github.com/gfxcuda/gfxcuda/internal/dl"
@@ -106,6 +105,9 @@ func Load() error {
 }
 
 func load() error {
+	if runtime.GOOS == "windows" && os.Getenv("GFXCUDA_LIBEGL") == "" {
+		return fmt.Errorf("%w: OpenGL through EGL is not supported on Windows yet (docs/windows.md)", ErrNoLibrary)
+	}
 	names := []string{"libEGL.so.1", "libEGL.so"}
 	if p := os.Getenv("GFXCUDA_LIBEGL"); p != "" {
 		names = []string{p}
@@ -339,7 +341,7 @@ func New(o Options) (*Context, error) {
 // EGL or GL thread state survives into other goroutines.
 func (c *Context) loop(o Options, ready chan<- error) {
 	runtime.LockOSThread()
-	c.tid = syscall.Gettid()
+	c.tid = threadID()
 	if err := c.open(o); err != nil {
 		ready <- err
 		return
@@ -728,7 +730,7 @@ func (c *Context) onThread() bool {
 		defer c.mu.RUnlock()
 		return c.c != nil && c.isCurrent() // EGL's or GLX's current context (glx.go)
 	}
-	return syscall.Gettid() == c.tid
+	return threadID() == c.tid
 }
 
 // Do runs f on the context's thread with the context current, and returns
@@ -940,10 +942,4 @@ func (c *Context) DeleteTexture(t Texture) error {
 		return err
 	}
 	return glErr("glDeleteTextures", C.gfx_gl_delete_texture(c.c, C.GLuint(t)))
-}
-
-func closeFD(fd int) {
-	if fd >= 0 {
-		syscall.Close(fd)
-	}
 }

@@ -1,5 +1,18 @@
 #define _GNU_SOURCE
+#ifdef _WIN32
+// No GLX on Windows: every open fails with this reason (gfx_glx_open), so
+// no slot ever has entry points and the rest finds none.
+#define RTLD_NOW 0
+#define RTLD_LOCAL 0
+#define RTLD_NOLOAD 0
+static const char *win_err = "GLX is not supported on Windows";
+static void *dlopen(const char *name, int flags) { (void)name; (void)flags; return 0; }
+static const char *dlerror(void) { return win_err; }
+static void *dlsym(void *h, const char *name) { (void)h; (void)name; return 0; }
+static int dlclose(void *h) { (void)h; return 0; }
+#else
 #include <dlfcn.h>
+#endif
 #include <string.h>
 #include "glx.h"
 

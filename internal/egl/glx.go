@@ -1,7 +1,7 @@
 package egl
 
 /*
-#cgo LDFLAGS: -ldl
+#cgo linux LDFLAGS: -ldl
 #include "glx.h"
 */
 import "C"

@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package glxtest gives tests a real GLX context: an Xvfb server of their
 // own (Xvfb), and a GLX context on an X11 window of it (New), made with
 // the caller's thread locked, as a renderer's window or viewer would.

@@ -23,7 +23,7 @@
 package nccl
 
 /*
-#cgo LDFLAGS: -ldl
+#cgo linux LDFLAGS: -ldl
 #include <stdlib.h>
 #include <string.h>
 #include "nccl.h"

@@ -3,7 +3,10 @@
 //
 // shaderc, glslang and SPIRV-Tools are linked statically (Debian's
 // libshaderc.so.1 is under-linked and fails to load), so binaries built with
-// this package need only libstdc++, libm and libc at run time.
+// this package need only libstdc++, libm and libc at run time. On Windows
+// the mingw build of scripts/windows-shaderc.sh (one libshaderc_combined.a)
+// and mingw's libstdc++ and winpthread are linked statically: no DLL beyond
+// Windows' own is needed.
 //
 // Compiler objects are not free to create. The package-level Compile draws
 // them from a pool that grows to the number of concurrent callers and keeps
@@ -13,7 +16,8 @@
 package shaderc
 
 /*
-#cgo LDFLAGS: -Wl,-Bstatic -lshaderc_combined -lglslang -lMachineIndependent -lGenericCodeGen -lOSDependent -lOGLCompiler -lHLSL -lSPIRV -lSPIRV-Tools-opt -lSPIRV-Tools -Wl,-Bdynamic -lstdc++ -lm -lpthread
+#cgo linux LDFLAGS: -Wl,-Bstatic -lshaderc_combined -lglslang -lMachineIndependent -lGenericCodeGen -lOSDependent -lOGLCompiler -lHLSL -lSPIRV -lSPIRV-Tools-opt -lSPIRV-Tools -Wl,-Bdynamic -lstdc++ -lm -lpthread
+#cgo windows LDFLAGS: -Wl,-Bstatic -lshaderc_combined -lstdc++ -lwinpthread -Wl,-Bdynamic
 #include <stdint.h>
 #include <stdlib.h>
 #include <shaderc/shaderc.h>

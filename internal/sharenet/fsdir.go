@@ -1,3 +1,5 @@
+//go:build linux
+
 package sharenet
 
 import (
@@ -37,11 +39,6 @@ import (
 // are a first gate, not the only one. Openers check that the process
 // serving the socket runs as the uid the token names, so a socket swapped
 // in by someone else would not be trusted anyway.
-
-// dirInfo identifies a directory (device and inode).
-type dirInfo struct {
-	dev, ino uint64
-}
 
 // prepareDir makes sure dir exists and may be trusted (see above), giving
 // it o+x and g+x when others must reach sockets in it.

@@ -1,7 +1,6 @@
 package sharenet
 
 import (
-	"errors"
 	"fmt"
 	"log"
 	"os"
@@ -11,8 +10,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // Rendezvous is a set of ways an opener may reach an exporter. A token
@@ -271,7 +268,7 @@ func resolve(o ExportOptions) (*exportPlan, error) {
 // see it without a mount), else $XDG_RUNTIME_DIR/gfxcuda, else the
 // temporary directory's gfxcuda.
 func defaultDir() string {
-	if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() && unix.Access("/dev/shm", unix.W_OK|unix.X_OK) == nil {
+	if dirUsable("/dev/shm") {
 		return "/dev/shm/gfxcuda"
 	}
 	if x := os.Getenv("XDG_RUNTIME_DIR"); x != "" {
@@ -344,16 +341,6 @@ func (l *rateLimit) allow() (bool, int) {
 
 // ---- namespaces and the kernel ----
 
-// nsInode returns the inode of /proc/self/ns/KIND (0 when /proc cannot
-// tell): two processes are in the same namespace when the inodes match.
-func nsInode(kind string) uint64 {
-	var st unix.Stat_t
-	if err := unix.Stat("/proc/self/ns/"+kind, &st); err != nil {
-		return 0
-	}
-	return st.Ino
-}
-
 // ptraceScope returns Yama's kernel.yama.ptrace_scope, or -1 without Yama.
 func ptraceScope() int {
 	b, err := os.ReadFile("/proc/sys/kernel/yama/ptrace_scope")
@@ -382,13 +369,4 @@ func ptraceScopeWords(s int) string {
 		return "Yama ptrace_scope 3: no process may ptrace another"
 	}
 	return fmt.Sprintf("Yama ptrace_scope %d", s)
-}
-
-// errnoOf returns the errno inside err, or 0.
-func errnoOf(err error) unix.Errno {
-	var e unix.Errno
-	if errors.As(err, &e) {
-		return e
-	}
-	return 0
 }

@@ -29,7 +29,8 @@ package vk
 
 /*
 #cgo CFLAGS: -Wall -DVK_USE_64_BIT_PTR_DEFINES=0
-#cgo LDFLAGS: -lpthread
+#cgo linux LDFLAGS: -lpthread
+#cgo windows LDFLAGS: -Wl,-Bstatic -lwinpthread -Wl,-Bdynamic
 #define VK_NO_PROTOTYPES 1
 #include <stdlib.h>
 #include <vulkan/vulkan.h>
@@ -136,17 +137,9 @@ type (
 	Queue = C.VkQueue
 )
 
-// ErrNoLoader is wrapped by Load's error when libvulkan.so.1 cannot be
-// opened or is not a Vulkan loader.
-var ErrNoLoader = errors.New("no Vulkan loader: libvulkan.so.1 could not be loaded " +
-	"(install a Vulkan loader, e.g. apt install libvulkan1)")
-
 // ErrProcNotFound is wrapped by the errors returned when the loader or driver
 // lacks a required entry point.
 var ErrProcNotFound = errors.New("Vulkan entry point not found")
-
-// LoaderName is the file name of the Vulkan loader opened by Load.
-const LoaderName = "libvulkan.so.1"
 
 // MakeAPIVersion packs a version as VK_MAKE_API_VERSION does.
 func MakeAPIVersion(variant, major, minor, patch uint32) uint32 {

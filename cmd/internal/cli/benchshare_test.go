@@ -1,3 +1,5 @@
+//go:build linux
+
 package cli
 
 import (
@@ -15,20 +17,6 @@ import (
 // binary (os.Executable) as gfxcuda, so that the benchmarks that open
 // handles in another process run under go test; and the shell commands of
 // the documentation run it as gfxcuda.
-func TestMain(m *testing.M) {
-	// GFXCUDA_AS_CLI=1 makes this binary the gfxcuda command itself, for
-	// tests that run documented shell commands (TestContainersLayout).
-	if os.Getenv("GFXCUDA_AS_CLI") == "1" {
-		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
-	}
-	if len(os.Args) > 1 {
-		switch os.Args[1] {
-		case ipcChildCmd, shareOpenChildCmd, shareRingChildCmd, ncclPeerCmd:
-			os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
-		}
-	}
-	os.Exit(m.Run())
-}
 
 // TestBenchShareGroups runs the benchmarks of sharing between processes
 // (needs CUDA): CUDA IPC's open, the share handles' opens (for CUDA use,

@@ -394,9 +394,9 @@ func checkOutput(path string) error {
 	}
 	dir := filepath.Dir(path)
 	if st, err := os.Stat(dir); err != nil {
-		return fmt.Errorf("directory %s does not exist", dir)
+		return fmt.Errorf("directory %s does not exist", dirAsTyped(path))
 	} else if !st.IsDir() {
-		return fmt.Errorf("%s is not a directory", dir)
+		return fmt.Errorf("%s is not a directory", dirAsTyped(path))
 	}
 	f, err := os.CreateTemp(dir, ".gfxcuda-check-*")
 	if err != nil {
@@ -420,4 +420,15 @@ func checkOutputDir(dir string) error {
 		return fmt.Errorf("cannot make the directory %s: %w", dir, err)
 	}
 	return checkOutput(filepath.Join(dir, ".gfxcuda-check"))
+}
+
+// dirAsTyped is path's directory spelled as the user typed it (forward
+// slashes stay forward on Windows), for messages; filepath.Dir's when path
+// names no directory.
+func dirAsTyped(path string) string {
+	i := strings.LastIndexAny(path, "/"+string(filepath.Separator))
+	if i <= 0 {
+		return filepath.Dir(path)
+	}
+	return path[:i]
 }

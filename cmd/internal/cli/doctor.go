@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"runtime"
 
 	"github.com/gfxcuda/gfxcuda"
 	"github.com/gfxcuda/gfxcuda/doctor"
@@ -29,9 +30,12 @@ func runDoctor(args []string, stdout, stderr io.Writer) int {
 		}
 		printLibraries(stdout, res.Libraries)
 		printYouCanUse(stdout, res.YouCanUse)
-		if res.OK {
+		switch {
+		case res.OK:
 			fmt.Fprintln(stdout, "\nVulkan↔CUDA interop: possible")
-		} else {
+		case runtime.GOOS == "windows":
+			fmt.Fprintln(stdout, "\nVulkan↔CUDA interop: not supported on Windows yet (compute on Vulkan works: see above; docs/windows.md)")
+		default:
 			fmt.Fprintln(stdout, "\nVulkan↔CUDA interop: NOT possible (fix the FAIL lines above)")
 		}
 	}

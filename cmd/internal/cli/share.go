@@ -609,7 +609,7 @@ func shareChild(netns bool, args ...string) ([]byte, error) {
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if netns {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWNET}
+		cmd.SysProcAttr = inNewNetNamespace()
 	}
 	if err := cmd.Run(); err != nil {
 		return nil, fmt.Errorf("%s: %v: %s", args[0], err, strings.TrimSpace(errb.String()))

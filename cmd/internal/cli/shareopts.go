@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/gfxcuda/gfxcuda"
-	"golang.org/x/sys/unix"
 )
 
 // idList is a flag of uids or gids: comma-separated, repeatable.
@@ -171,7 +170,7 @@ func checkSocketDir(dir string) error {
 	case !st.IsDir():
 		return errors.New("not a directory")
 	}
-	if err := unix.Access(dir, unix.W_OK|unix.X_OK); err != nil {
+	if err := writableDir(dir); err != nil {
 		return fmt.Errorf("cannot create files in it: %w", err)
 	}
 	return nil

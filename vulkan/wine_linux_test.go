@@ -1,0 +1,4 @@
+package vulkan
+
+// underWine is false on Linux.
+func underWine() bool { return false }
