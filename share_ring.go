@@ -9,7 +9,6 @@ import (
 
 	"github.com/gfxcuda/gfxcuda/internal/sharenet"
 	"github.com/gfxcuda/gfxcuda/internal/shmring"
-	"golang.org/x/sys/unix"
 )
 
 // MaxSharedRingSlots is the most slots a SharedRing (and a slot ring) has.
@@ -276,7 +275,7 @@ func OpenSharedRing(ctx context.Context, tok Token, o ...OpenOptions) (*Consumer
 	if len(fds)%2 == 0 {
 		hup, fds = fds[len(fds)-1], fds[:len(fds)-1]
 	}
-	defer unix.Close(fds[0])
+	defer closeFD(fds[0])
 	rd, err := shmring.Open(fds[0], int(binary.LittleEndian.Uint32(r.Extra)), sharenet.Watch(r.PID, hup))
 	if err != nil {
 		sharenet.CloseAll(fds[1:])

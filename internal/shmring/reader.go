@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/gfxcuda/gfxcuda/internal/sharenet"
-	"golang.org/x/sys/unix"
 )
 
 // Reader is a consumer's side of the control block: it takes frames in
@@ -47,22 +46,21 @@ func Open(fd, idx int, prod sharenet.ProcWatch) (*Reader, error) {
 }
 
 func open(fd, idx int) (*Reader, error) {
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
+	size, err := fileSize(fd)
+	if err != nil {
 		return nil, fmt.Errorf("share: OpenRing: %w", err)
 	}
-	size := int(st.Size)
 	if size < offSlotTab || size > maxBlock || idx < 0 || idx >= MaxConsumers {
 		return nil, fmt.Errorf("share: OpenRing: control block of %d bytes, consumer %d", size, idx)
 	}
-	mem, err := unix.Mmap(fd, 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+	mem, err := mapShared(fd, size)
 	if err != nil {
 		return nil, fmt.Errorf("share: OpenRing: mmap: %w", err)
 	}
 	le := binary.LittleEndian
 	n, um, tl := int(le.Uint32(mem[offSlots:])), int(le.Uint32(mem[offUserMax:])), int(le.Uint32(mem[offTokLen:]))
 	fail := func(why string) (*Reader, error) {
-		unix.Munmap(mem)
+		unmapShared(mem)
 		return nil, fmt.Errorf("share: OpenRing: malformed control block: %s", why)
 	}
 	if le.Uint32(mem[offMagic:]) != ringMagic || le.Uint32(mem[offVersion:]) != ringVersion {
@@ -313,7 +311,7 @@ func (r *Reader) Close() error {
 	atomic.AddUint32(r.m.u32(offRel), 1)
 	sharenet.FutexWake(r.m.u32(offRel))
 	r.prod.Close()
-	err := unix.Munmap(r.m.mem)
+	err := unmapShared(r.m.mem)
 	r.m.mem = nil
 	return err
 }

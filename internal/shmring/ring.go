@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/gfxcuda/gfxcuda/internal/sharenet"
-	"golang.org/x/sys/unix"
 )
 
 // Options configure New.
@@ -90,24 +89,9 @@ func New(o Options) (*Ring, error) {
 	if size > maxBlock {
 		return nil, fmt.Errorf("share: NewRing: a control block of %d bytes (at most %d)", size, maxBlock)
 	}
-	fd, err := unix.MemfdCreate("gfxcuda-ring", unix.MFD_CLOEXEC|unix.MFD_ALLOW_SEALING)
+	fd, mem, err := newControlBlock(size)
 	if err != nil {
-		return nil, fmt.Errorf("share: NewRing: memfd: %w", err)
-	}
-	if err := unix.Ftruncate(fd, int64(size)); err != nil {
-		unix.Close(fd)
 		return nil, fmt.Errorf("share: NewRing: %w", err)
-	}
-	// Consumers map it too: seal its size so none can make the producer
-	// fault by shrinking it.
-	if _, err := unix.FcntlInt(uintptr(fd), unix.F_ADD_SEALS, unix.F_SEAL_SHRINK|unix.F_SEAL_GROW|unix.F_SEAL_SEAL); err != nil {
-		unix.Close(fd)
-		return nil, fmt.Errorf("share: NewRing: sealing: %w", err)
-	}
-	mem, err := unix.Mmap(fd, 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
-	if err != nil {
-		unix.Close(fd)
-		return nil, fmt.Errorf("share: NewRing: mmap: %w", err)
 	}
 	r := &Ring{o: o, fd: fd, m: shm{mem}, stride: stride, seqs: make([]uint64, n), writing: make([]bool, n)}
 	for i := range r.cons {
@@ -169,7 +153,7 @@ func (r *Ring) Attach(pid int) (idx int, fds []int, err error) {
 	if idx < 0 {
 		return -1, nil, fmt.Errorf("%w: %d consumers already", ErrFull, MaxConsumers)
 	}
-	fd, err := unix.FcntlInt(uintptr(r.fd), unix.F_DUPFD_CLOEXEC, 0)
+	fd, err := dupCloexec(r.fd)
 	if err != nil {
 		return -1, nil, fmt.Errorf("share: the ring's control block: %w", err)
 	}
@@ -177,13 +161,13 @@ func (r *Ring) Attach(pid int) (idx int, fds []int, err error) {
 	if r.gpu != nil {
 		more, err := r.gpu.Attach(idx)
 		if err != nil {
-			unix.Close(fd)
+			closeFD(fd)
 			return -1, nil, err
 		}
 		fds = append(fds, more...)
 	}
 	// The liveness socket: the consumer keeps one end, we poll the other.
-	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+	pair, err := livenessPair()
 	if err != nil {
 		sharenet.CloseAll(fds)
 		if r.gpu != nil {
@@ -423,7 +407,7 @@ func (r *Ring) Close() error {
 	for i := range r.cons {
 		r.cons[i].Close()
 	}
-	err := unix.Munmap(r.m.mem)
+	err := unmapShared(r.m.mem)
 	r.m.mem = nil
-	return errors.Join(err, unix.Close(r.fd))
+	return errors.Join(err, closeFD(r.fd))
 }

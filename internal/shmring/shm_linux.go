@@ -1,15 +1,13 @@
-package gfxcuda
+package shmring
 
 import (
 	"fmt"
-	"net"
-	"os"
 
 	"golang.org/x/sys/unix"
 )
 
-// The face's few Linux system calls: the shared ring's control block (a
-// sealed memfd, mapped), descriptor duplication, the liveness and control
+// The ring's few Linux system calls: the control block (a sealed memfd,
+// mapped shared), descriptor duplication and the consumers' liveness
 // socket pairs. shm_windows.go refuses each.
 
 // newControlBlock makes a sealed memfd of size bytes, mapped shared.
@@ -53,44 +51,16 @@ func fileSize(fd int) (int, error) {
 	return int(st.Size), nil
 }
 
-// closeFDErr closes fd and returns close's error.
-func closeFDErr(fd int) error { return unix.Close(fd) }
+// closeFD closes fd and returns close's error.
+func closeFD(fd int) error { return unix.Close(fd) }
+
+// dupCloexec duplicates fd with close-on-exec set.
+func dupCloexec(fd int) (int, error) {
+	return unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
+}
 
 // livenessPair is a connected pair of SOCK_SEQPACKET sockets: a ring's
 // consumer keeps one end, the producer polls the other.
 func livenessPair() ([2]int, error) {
 	return unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
-}
-
-// dupCloexec duplicates fd with close-on-exec set.
-func dupCloexec(fd int) (int, error) {
-	n, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
-	if err != nil {
-		return -1, fmt.Errorf("interop: duplicating file descriptor %d: %w", fd, err)
-	}
-	return n, nil
-}
-
-// socketPair returns a connected pair of Unix stream sockets.
-func socketPair() (net.Conn, net.Conn, error) {
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		return nil, nil, fmt.Errorf("link: socketpair: %w", err)
-	}
-	var cs [2]net.Conn
-	for i, fd := range fds {
-		f := os.NewFile(uintptr(fd), "link control")
-		c, err := net.FileConn(f) // dups fd
-		f.Close()
-		if err != nil {
-			if i == 1 {
-				cs[0].Close()
-			} else {
-				unix.Close(fds[1])
-			}
-			return nil, nil, fmt.Errorf("link: socketpair: %w", err)
-		}
-		cs[i] = c
-	}
-	return cs[0], cs[1], nil
 }
