@@ -1,7 +1,6 @@
 package sharenet
 
 import (
-	"errors"
 	"os"
 	"syscall"
 
@@ -16,15 +15,6 @@ func nsInode(kind string) uint64 {
 		return 0
 	}
 	return st.Ino
-}
-
-// errnoOf returns the errno inside err, or 0.
-func errnoOf(err error) unix.Errno {
-	var e unix.Errno
-	if errors.As(err, &e) {
-		return e
-	}
-	return 0
 }
 
 // dirUsable reports whether path is a directory this process may create

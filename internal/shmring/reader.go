@@ -34,7 +34,8 @@ type Reader struct {
 // Open maps the control block fd (which stays the caller's) as consumer
 // idx, the index Ring.Attach gave, and checks it: nothing in it can make
 // the reader go out of bounds. prod watches the producer; the Reader owns
-// it from then on (it closes it, on failure too).
+// it from then on (it closes it, on failure too). On Windows it refuses:
+// the cross-process ring is not supported there yet.
 func Open(fd, idx int, prod sharenet.ProcWatch) (*Reader, error) {
 	r, err := open(fd, idx)
 	if err != nil {

@@ -63,7 +63,8 @@ type Ring struct {
 	gpu     GPU
 }
 
-// New makes a control block in a sealed memfd and maps it.
+// New makes a control block in a sealed memfd and maps it. On Windows it
+// refuses: the cross-process ring is not supported there yet.
 func New(o Options) (*Ring, error) {
 	n := o.Slots
 	if n < 2 || n > MaxSlots {
