@@ -35,6 +35,9 @@ brings it into a CUDA tensor, timed until the tensor is complete
        torch.from_dlpack(src.to_tensor(dtype="uint8", layout="hwc", flip_y=True))
   (c') the same with out= (a torch tensor reused each frame), when the API
        takes it
+  (ct) the same for torch users: src.to_torch(...) each frame (a new torch
+       tensor from torch's allocator, written on torch's current stream; no
+       DLPack round trip), when the API has it
   (d)  gfxcuda batched: --batch textures drawn, then one
        gfxcuda.gl.to_tensors(frames, ...) for all of them; time / batch
   (z)  the floor: a GL frame, then the same kernel (no interop, no copy):
@@ -787,6 +790,19 @@ class GfxcudaPerFrameOut(GfxcudaPerFrame):
         return [self.dst.cpu().numpy()]
 
 
+class GfxcudaToTorch(GfxcudaPerFrame):
+    key, label = "ct", "(ct) gfxcuda.gl per frame, for torch: texture().to_torch()"
+
+    def setup(self, scene):
+        GfxcudaPerFrame.setup(self, scene)
+        if not hasattr(self.src, "to_torch"):
+            _release(self.src)
+            raise RuntimeError("this gfxcuda.gl has no Source.to_torch")
+
+    def run(self):
+        self.out = self.src.to_torch(dtype="uint8", layout="hwc", flip_y=True)
+
+
 class GfxcudaBatched(CacheCounted):
     key, label = "d", "(d) gfxcuda.gl batched: to_tensors(frames), per frame"
 
@@ -966,7 +982,7 @@ def main(argv=None):
     if torch is not None:
         methods += [ReadPixelsToTorch(torch), PixelPackBuffer(torch, cu)]
         if glmod is not None:
-            methods += [GfxcudaPerFrame(torch, glmod), GfxcudaPerFrameOut(torch, glmod)]
+            methods += [GfxcudaPerFrame(torch, glmod), GfxcudaPerFrameOut(torch, glmod), GfxcudaToTorch(torch, glmod)]
             if batched:
                 methods.append(GfxcudaBatched(torch, glmod, a.batch))
         methods.append(AlternationFloor(torch))
@@ -1111,6 +1127,9 @@ def main(argv=None):
     v = med.get(("a", big)) / med[("c", big)] if ("c", big) in med and ("a", big) in med else None
     target("(c) >= 10x faster than (a) at 1080p", big, v, None if v is None else v >= 10,
            "(a)/(c) = %.2fx" % v if v else "")
+    v = med.get(("a", big)) / med[("ct", big)] if ("ct", big) in med and ("a", big) in med else None
+    target("(ct) >= 10x faster than (a) at 1080p", big, v, None if v is None else v >= 10,
+           "(a)/(ct) = %.2fx" % v if v else "")
     bound = None
     if ("a", big) in med and ("z", big) in med:
         need, floor = med[("a", big)] / 10, med[("z", big)]
@@ -1123,6 +1142,11 @@ def main(argv=None):
         v = med[("c", size)] / med[("b", size)] if ("c", size) in med and ("b", size) in med else None
         target("(c) <= 1.1x the time of (b)", size, v, None if v is None else v <= 1.1,
                "(c)/(b) = %.2f" % v if v else "")
+        # The same per-frame call for torch users: a new torch tensor each
+        # frame, without the DLPack round trip.
+        v = med[("ct", size)] / med[("b", size)] if ("ct", size) in med and ("b", size) in med else None
+        target("(ct) <= 1.1x the time of (b)", size, v, None if v is None else v <= 1.1,
+               "(ct)/(b) = %.2f" % v if v else "")
     small = "64x64"
     v = med[("b", small)] / med[("d", small)] if ("d", small) in med and ("b", small) in med else None
     target("(d) >= 3x faster than (b) per frame at 64x64", small, v, None if v is None else v >= 3,

@@ -158,6 +158,31 @@ def to_tensors(sources, dtype=None, layout="hwc", flip_y=True, mean=None, std=No
 def _to_tensors(sources, where, batch, dtype, layout, flip_y, mean, std, out, stream, channels, device, plans=None,
                 key=None):
     from . import _cuda
+    lay, shape, need, dtype = _plan(sources, where, batch, dtype, layout, flip_y, mean, std, channels)
+    st = _cuda._stream_int(stream, where)
+    if out is None:
+        device = _check.device(device, where)
+        dev = _cuda._shared_device(device, where)
+        # Per-frame memory: from the device's cache (reused once the
+        # streams that used it pass), not cuMemAlloc/cuMemFree each call.
+        out = _cuda.CudaBuffer._from_cache(shape, dtype, device, st, need)
+        ptr, size = out.ptr, need
+    else:
+        ptr, size = _cuda_pointer(out, where, need)
+        dev = _cuda._shared_device(device, where)
+    handles = (ctypes.c_uint64 * len(sources))(*[s.handle for s in sources])
+    _lib.call("gfxcuda_gl_to_tensors", handles, len(sources), dev, ctypes.byref(lay), ptr, size, st)
+    if plans is not None:  # it worked: the next call with these arguments takes the short path
+        if len(plans) >= 16:
+            plans.clear()
+        plans[key] = (lay, shape, need, dev, dtype)
+    return out
+
+
+def _plan(sources, where, batch, dtype, layout, flip_y, mean, std, channels):
+    """What a conversion's arguments decide, checked: (the C layout, the
+    tensor's shape, its bytes, its dtype's name)."""
+    from . import _cuda
     if layout not in ("hwc", "chw"):
         raise errors.InvalidArgumentError("gfxcuda: %s(layout=%r): use 'hwc' or 'chw'" % (where, layout))
     s0 = sources[0]
@@ -181,24 +206,7 @@ def _to_tensors(sources, where, batch, dtype, layout, flip_y, mean, std, out, st
         channels = _check.integer(channels, where, "channels", 3, 4, what="3 or 4")
         lay, _ = _cuda._tensor_layout(where, dtype, layout == "chw", channels, flip_y, mean, std)
     shape, need = _tensor_shape(s0, lay, len(sources) if batch else 0)
-    st = _cuda._stream_int(stream, where)
-    if out is None:
-        device = _check.device(device, where)
-        dev = _cuda._shared_device(device, where)
-        # Per-frame memory: from the device's cache (reused once the
-        # streams that used it pass), not cuMemAlloc/cuMemFree each call.
-        out = _cuda.CudaBuffer._from_cache(shape, dtype, device, st, need)
-        ptr, size = out.ptr, need
-    else:
-        ptr, size = _cuda_pointer(out, where, need)
-        dev = _cuda._shared_device(device, where)
-    handles = (ctypes.c_uint64 * len(sources))(*[s.handle for s in sources])
-    _lib.call("gfxcuda_gl_to_tensors", handles, len(sources), dev, ctypes.byref(lay), ptr, size, st)
-    if plans is not None:  # it worked: the next call with these arguments takes the short path
-        if len(plans) >= 16:
-            plans.clear()
-        plans[key] = (lay, shape, need, dev, dtype)
-    return out
+    return lay, shape, need, dtype
 
 
 class Source:
@@ -309,6 +317,45 @@ class Source:
         st = _lib.lib.gfxcuda_gl_to_tensors(self._one, 1, dev, lay, ptr, need, stream or 0)
         if st:
             _lib.raise_status("gfxcuda_gl_to_tensor", st)
+        return out
+
+    def to_torch(self, dtype=None, layout="hwc", flip_y=True, mean=None, std=None, stream=None, channels=4,
+                 device=0):
+        """Source.to_tensor into a new torch tensor, which it returns: the
+        tensor is torch's (torch.empty on CUDA device `device`, from torch's
+        caching allocator), written on stream (None: torch's current stream
+        of that device, so torch work queued after it on that stream sees
+        the frame with no synchronization). Per frame this skips what
+        torch.from_dlpack(src.to_tensor()) pays: a gfxcuda output and its
+        DLPack export. Other arguments as Source.to_tensor's."""
+        from ._torch import _torch, _torch_stream
+        torch = _torch()
+        try:
+            key = (dtype, layout, bool(flip_y), channels, device, None if mean is None else tuple(mean),
+                   None if std is None else tuple(std))
+            plan = self._plans.get(key)
+        except TypeError:
+            key, plan = None, None
+        if plan is None or _lib._forked:
+            from . import _cuda
+            lay, shape, need, name = _plan([self], "Source.to_torch", False, dtype, layout, flip_y, mean, std,
+                                           channels)
+            device = _check.device(device, "Source.to_torch")
+            dev = _cuda._shared_device(device, "Source.to_torch")
+        else:
+            lay, shape, need, dev, name = plan
+        ts = _torch_stream(torch, stream, torch.device("cuda", device))
+        # The converter's dtypes (DLPack code, bits): uint8, float16, float32.
+        tdtype = {(1, 8): torch.uint8, (2, 16): torch.float16, (2, 32): torch.float32}[(lay.dtype_code, lay.dtype_bits)]
+        with torch.cuda.stream(ts):
+            out = torch.empty(shape, dtype=tdtype, device=ts.device)
+        st = _lib.lib.gfxcuda_gl_to_tensors(self._one, 1, dev, lay, out.data_ptr(), need, ts.cuda_stream)
+        if st:
+            _lib.raise_status("gfxcuda_gl_to_tensor", st)
+        if plan is None and key is not None:  # it worked: the next call takes the short path
+            if len(self._plans) >= 16:
+                self._plans.clear()
+            self._plans[key] = (lay, shape, need, dev, name)
         return out
 
     def copy_to(self, dst, stream=None, device=0):

@@ -264,6 +264,29 @@ def test_to_tensor_equals_torch_of_glreadpixels(egl_ctx, ifmt, fmt, typ, np_dtyp
         assert r is dst
         want = _reference(torch, rgba, str(dst.dtype).replace("torch.", ""), "hwc", False, 4, None, None)
         assert torch.allclose(dst.float(), want.float(), rtol=1e-6, atol=1e-6)
+        # to_torch: a tensor torch allocates, written on torch's current
+        # stream (here a side stream: work queued after it there sees the
+        # frame), twice per arguments (the checking path, then the short
+        # one), and on an explicit stream.
+        side = torch.cuda.Stream()
+
+        def same(got, want):
+            if got.dtype == torch.uint8:
+                return torch.equal(got, want)
+            tol = 1e-6 if got.dtype == torch.float32 else 2e-3
+            return torch.allclose(got.float(), want.float(), rtol=tol, atol=tol)
+        for dtype in dtypes:
+            for layout, flip_y, channels in (("hwc", True, 4), ("chw", False, 3)):
+                want = _reference(torch, rgba, dtype, layout, flip_y, channels, None, None)
+                for _ in range(2):
+                    with torch.cuda.stream(side):
+                        got = src.to_torch(dtype=dtype, layout=layout, flip_y=flip_y, channels=channels).clone()
+                    side.synchronize()
+                    assert got.dtype == want.dtype and got.shape == want.shape, (dtype, layout, got.shape, want.shape)
+                    assert same(got, want), (dtype, layout, flip_y, channels)
+                got = src.to_torch(dtype=dtype, layout=layout, flip_y=flip_y, channels=channels, stream=side)
+                side.synchronize()
+                assert same(got, want), ("stream=", dtype, layout, flip_y, channels)
         # copy_to: Gfx2Cuda's verb, rows as GL stores them.
         if np_dtype == numpy.uint8:
             dst = torch.zeros((h, w, 4), dtype=torch.uint8, device="cuda")
@@ -279,6 +302,9 @@ def test_to_tensor_equals_torch_of_glreadpixels(egl_ctx, ifmt, fmt, typ, np_dtyp
         torch.cuda.synchronize()
         want = _reference(torch, _read_texture(t, w, h, fmt, typ, np_dtype, 4), "float32", "hwc", False, 4, None, None)
         assert torch.allclose(torch.from_dlpack(out), want, rtol=1e-6, atol=1e-6)
+        got = src.to_torch(dtype="float32", flip_y=False)  # the short path, on the new frame
+        torch.cuda.synchronize()
+        assert torch.allclose(got, want, rtol=1e-6, atol=1e-6)
         src.release()
     finally:
         GL.glDeleteTextures(1, [t])
