@@ -325,9 +325,12 @@ class Source:
         tensor is torch's (torch.empty on CUDA device `device`, from torch's
         caching allocator), written on stream (None: torch's current stream
         of that device, so torch work queued after it on that stream sees
-        the frame with no synchronization). Per frame this skips what
-        torch.from_dlpack(src.to_tensor()) pays: a gfxcuda output and its
-        DLPack export. Other arguments as Source.to_tensor's."""
+        the frame with no synchronization): no DLPack round trip and no
+        stream to pass. Not faster than torch.from_dlpack(src.to_tensor())
+        at small sizes (H200: 285 against 240 us per 64x64 frame, 480
+        against 507 at 1080p; BENCHMARKS.md); out= with a tensor you keep
+        is the fastest per-frame call. Other arguments as
+        Source.to_tensor's."""
         from ._torch import _torch, _torch_stream
         torch = _torch()
         try:
