@@ -227,7 +227,7 @@ windows: $(PROGRESS)
 	@$(PROGRESS) -- sh -c 'scripts/windows-shaderc.sh >/dev/null'
 	@mkdir -p $(WIN_DIR)
 	@echo "building $(WIN_DIR)/gfxcuda.exe, gfxcuda.dll, computedemo.exe, capi_dispatch.exe and the test binaries of $(WIN_PKGS) $(WIN_CLI) for windows/amd64 (a few minutes the first time)…"
-	@eval "$$(scripts/windows-env.sh)" && $(PROGRESS) -- $(GO) build -o $(WIN_DIR)/computedemo.exe ./internal/cmd/computedemo && \
+	@eval "$$(scripts/windows-env.sh)" && $(PROGRESS) -- $(GO) build -o $(WIN_DIR)/computedemo.exe ./cmd/internal/computedemo && \
 		$(PROGRESS) -- $(GO) build -trimpath -o $(WIN_DIR)/gfxcuda.exe ./cmd/gfxcuda && \
 		CGO_LDFLAGS="$$CGO_LDFLAGS $(WIN_DLL_LDFLAGS)" $(PROGRESS) -- $(GO) build -trimpath -buildmode=c-shared -o $(WIN_DIR)/gfxcuda.dll ./cmd/libgfxcuda && \
 		rm -f $(WIN_DIR)/gfxcuda.h && \
