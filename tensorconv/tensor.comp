@@ -5,9 +5,10 @@
 #endif
 #if VIEWS == 0
 // Tiles: a one-dimensional grid that may be smaller than the work (the
-// dispatch caps its workgroups), each invocation converting 4 texels of
-// a row in turn, so that the conversion need not fill the GPU and a
-// renderer's dispatch recorded after it runs beside it.
+// dispatch caps its workgroups), each invocation converting 4 texels of a
+// row, then stepping through the views' rows with no division, so that
+// the conversion need not fill the GPU and a renderer's dispatch recorded
+// after it runs beside it.
 layout(local_size_x = 256) in;
 #else
 layout(local_size_x = 64, local_size_y = 4) in;
@@ -23,9 +24,11 @@ layout(set = 0, binding = 0) uniform texture2D src[VIEWS];
 layout(std430, set = 0, binding = 1) writeonly buffer Dst { uint words[]; };
 layout(push_constant) uniform PC { uint width; uint height; uint base; uint flip; vec4 mean; vec4 scale; uint tilecols; uint nviews; } pc;
 
-vec4 fetch(uint v, ivec2 p) {
+// fetch returns texel p of view v; o is the view's first texel in the
+// atlas (tiles) or 0.
+vec4 fetch(uint v, ivec2 p, ivec2 o) {
 #if VIEWS == 0
-	return texelFetch(src[0], p + ivec2(int((v % pc.tilecols) * pc.width), int((v / pc.tilecols) * pc.height)), 0);
+	return texelFetch(src[0], p + o, 0);
 #elif VIEWS == 1
 	return texelFetch(src[0], p, 0);
 #else
@@ -43,12 +46,12 @@ vec4 fetch(uint v, ivec2 p) {
 }
 
 // convert writes the tensor elements of texels x0 to x0+3 of row y of
-// view v.
-void convert(uint x0, uint y, uint v) {
+// view v, whose first texel is o in the atlas (tiles) or 0.
+void convert(uint x0, uint y, uint v, ivec2 o) {
 	int sy = int(pc.flip != 0u ? pc.height - 1u - y : y);
 	vec4 t[4];
 	for (uint k = 0u; k < 4u; k++)
-		t[k] = x0 + k < pc.width ? (fetch(v, ivec2(x0 + k, sy)) - pc.mean) * pc.scale : vec4(0);
+		t[k] = x0 + k < pc.width ? (fetch(v, ivec2(x0 + k, sy), o) - pc.mean) * pc.scale : vec4(0);
 	uint plane = pc.width * pc.height;
 	uint pix = pc.base + v * plane * CH + y * pc.width + x0; // planar: element of channel 0
 	uint pixi = pc.base + v * plane * CH + (y * pc.width + x0) * CH; // interleaved
@@ -94,17 +97,44 @@ void convert(uint x0, uint y, uint v) {
 
 void main() {
 #if VIEWS == 0
+	// Invocation i converts texels 4q.. of row y of view v, for i, then
+	// i + stride, ...: (q, y, v) and the view's tile (tx, ty) step by the
+	// stride's own decomposition, with carries instead of divisions.
 	uint perRow = (pc.width + 3u) / 4u;
-	uint total = perRow * pc.height * pc.nviews;
+	uint perView = perRow * pc.height;
+	uint total = perView * pc.nviews;
+	uint i = gl_GlobalInvocationID.x;
+	if (i >= total)
+		return;
 	uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
-	for (uint i = gl_GlobalInvocationID.x; i < total; i += stride) {
-		uint r = i / perRow;
-		convert((i - r * perRow) * 4u, r % pc.height, r / pc.height);
+	uint v = i / perView, r = i - v * perView;
+	uint y = r / perRow, q = r - y * perRow;
+	uint tx = v % pc.tilecols, ty = v / pc.tilecols;
+	uint sv = stride / perView, sr = stride - sv * perView;
+	uint sy = sr / perRow, sq = sr - sy * perRow;
+	uint stx = sv % pc.tilecols, sty = sv / pc.tilecols;
+	for (;;) {
+		convert(q * 4u, y, v, ivec2(int(tx * pc.width), int(ty * pc.height)));
+		if (total - i <= stride)
+			break;
+		i += stride;
+		q += sq;
+		uint c = q >= perRow ? 1u : 0u;
+		q -= c * perRow;
+		y += sy + c;
+		c = y >= pc.height ? 1u : 0u;
+		y -= c * pc.height;
+		v += sv + c;
+		tx += stx + c;
+		ty += sty;
+		c = tx >= pc.tilecols ? 1u : 0u;
+		tx -= c * pc.tilecols;
+		ty += c;
 	}
 #else
 	uint x0 = gl_GlobalInvocationID.x * 4u;
 	uint y = gl_GlobalInvocationID.y;
 	if (x0 >= pc.width || y >= pc.height) return;
-	convert(x0, y, gl_WorkGroupID.z);
+	convert(x0, y, gl_WorkGroupID.z, ivec2(0));
 #endif
 }

@@ -224,7 +224,7 @@ func (t *VulkanConverter) RecordTiles(c *vulkan.Commands, atlas *vulkan.Image, c
 	}
 	b := []vulkan.Binding{{Binding: 0, Image: atlas}, {Binding: 1, Buffer: dst}}
 	// One invocation per 4 texels of a row, in a grid of at most
-	// tilesMaxGroups workgroups, each invocation looping over the rest.
+	// tilesMaxGroups workgroups, each invocation stepping through the rest.
 	groups := min((uint64(w/4)*uint64(h)*uint64(n)+255)/256, tilesMaxGroups)
 	c.Dispatch(t.tiled, b, t.push(w, h, off/uint64(t.l.DType.Size()), uint32(cols), uint32(n)), uint32(groups), 1, 1)
 	return c.Err()
@@ -321,11 +321,14 @@ func (t *VulkanConverter) Close() error {
 	return err
 }
 
-// tilesMaxGroups is the most workgroups RecordTiles dispatches: 512 of 256
-// invocations, about half of an H100's or H200's 132 SMs, each invocation
-// looping over the views' texels. A conversion that does not fill the GPU
-// runs beside a renderer's dispatch recorded after it (on the H200, the
-// next step's render with this step's conversion went from 0.78x to
-// 0.84x the render alone; BENCHMARKS.md), and alone it lost 4% of its
-// speed. A variable so that tests can make the loop run many times.
-var tilesMaxGroups uint64 = 512
+// tilesMaxGroups is the most workgroups RecordTiles dispatches: 396 of 256
+// invocations, three per SM of an H100 or H200, each invocation stepping
+// through the views' texels with no division. A conversion that does not
+// fill the GPU runs beside a renderer's dispatch recorded after it; on
+// the H200 (BENCHMARKS.md, "tiles conversion variants"), at 64×64 × 4096
+// in one command buffer, 396 groups converted as fast as an uncapped grid
+// (75 µs) and the next step's render with this step's conversion ran at
+// 0.90–0.91× the render alone (512 groups and a loop that divided: 0.86×;
+// uncapped: 0.80×). A variable so that tests can make the loop run many
+// times.
+var tilesMaxGroups uint64 = 396

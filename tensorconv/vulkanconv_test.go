@@ -225,7 +225,7 @@ func TestVulkanConverterBadInput(t *testing.T) {
 }
 
 // TestTensorPassTiles converts the tiles of random atlases (every source
-// format; 3 x 5 tiles of 20 x 6 with 13 used, and 17 x 16 tiles of 8 x 4
+// format; 3 x 5 tiles of 20 x 6 with 13 used, and 17 x 16 tiles of 20 x 7
 // with 257 used) into every layout in the middle of a poisoned buffer, in
 // one dispatch each, and checks every element against the Go reference of
 // the tiles cut out on the host, and every byte around the tensor.
@@ -240,14 +240,16 @@ func TestTensorPassTiles(t *testing.T) {
 		layouts       []tensor.Layout
 	}{
 		{3, 5, 13, 20, 6, tensortest.Layouts()},
-		{17, 16, 257, 8, 4, []tensor.Layout{
+		{17, 16, 257, 20, 7, []tensor.Layout{
 			{DType: format.Uint8, FlipY: true},
 			{DType: format.Float32, Planar: true, Channels: 3, Mean: [4]float32{0.485, 0.456, 0.406}, Std: [4]float32{0.229, 0.224, 0.225}},
 			{DType: format.Float16, Planar: true, Channels: 4},
 		}},
 	} {
 		// The default grid, then one of 3 workgroups whose invocations
-		// loop over many texels each (257 views of 8x4: 9 groups' worth).
+		// loop over many texels each (257 views of 20x7: 12 steps each,
+		// each step carrying from the row's quads into the rows, from the
+		// rows into the views and from the tile columns into the rows).
 		for _, groups := range []uint64{tilesMaxGroups, 3} {
 			defer func(g uint64) { tilesMaxGroups = g }(tilesMaxGroups)
 			tilesMaxGroups = groups
