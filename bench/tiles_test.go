@@ -1,9 +1,12 @@
 package bench
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestTilesGroup runs the tiles group (quick: 64×64 × 256 and × 1024) on
-// the GPU: six figures per case, the learner-mode figures (the conversion
+// the GPU: seven figures per case, the learner-mode figures (the conversion
 // after the render, and pipelined beside the next render) paired with the
 // renderer alone (a ratio measured in the same repetitions), the
 // conversion against the faster of the two copies of the same bytes (the
@@ -23,7 +26,7 @@ func TestTilesGroup(t *testing.T) {
 		if f.Value <= 0 {
 			t.Errorf("%q was not measured", f.Name)
 		}
-		switch i % 6 {
+		switch i % tilesFigures {
 		case 1, 2:
 			if !f.Paired || f.Against != "render alone" || f.Ratio <= 0 {
 				t.Errorf("the learner figure is not paired with the renderer alone: %+v", f)
@@ -36,6 +39,10 @@ func TestTilesGroup(t *testing.T) {
 			}
 			if f.Against != want || f.Ratio <= 0 {
 				t.Errorf("the conversion is not against the faster copy (%s %.1f, %s %.1f): %+v", vk.Name, vk.Value, cu.Name, cu.Value, f)
+			}
+		case 6:
+			if !strings.HasPrefix(f.Name, "reading the atlas alone") || !strings.Contains(f.Note, "the conversion alone takes") {
+				t.Errorf("figure %d is not the atlas read with the conversion's share: %+v", i, f)
 			}
 		}
 	}
