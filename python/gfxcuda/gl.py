@@ -350,8 +350,11 @@ class Source:
         ts = _torch_stream(torch, stream, torch.device("cuda", device))
         # The converter's dtypes (DLPack code, bits): uint8, float16, float32.
         tdtype = {(1, 8): torch.uint8, (2, 16): torch.float16, (2, 32): torch.float32}[(lay.dtype_code, lay.dtype_bits)]
-        with torch.cuda.stream(ts):
+        if stream is None:  # ts is the device's current stream: torch.empty allocates for it
             out = torch.empty(shape, dtype=tdtype, device=ts.device)
+        else:
+            with torch.cuda.stream(ts):
+                out = torch.empty(shape, dtype=tdtype, device=ts.device)
         st = _lib.lib.gfxcuda_gl_to_tensors(self._one, 1, dev, lay, out.data_ptr(), need, ts.cuda_stream)
         if st:
             _lib.raise_status("gfxcuda_gl_to_tensor", st)
