@@ -293,12 +293,19 @@ func (r *Ring) stopLocked() error {
 func (r *Ring) Close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	err := r.stopLocked()
-	if !r.closed {
-		r.closed = true
-		for _, s := range r.slots {
-			err = errors.Join(err, s.close())
-		}
+	return errors.Join(r.stopLocked(), closeSlots(&r.closed, r.slots))
+}
+
+// closeSlots closes slots unless *closed, then sets it: the second half of
+// Ring.Close and Reader.Close, after they stop.
+func closeSlots(closed *bool, slots []*Slot) error {
+	if *closed {
+		return nil
+	}
+	*closed = true
+	var err error
+	for _, s := range slots {
+		err = errors.Join(err, s.close())
 	}
 	return err
 }
@@ -514,12 +521,5 @@ func (r *Reader) stopLocked() error {
 func (r *Reader) Close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	err := r.stopLocked()
-	if !r.closed {
-		r.closed = true
-		for _, s := range r.slots {
-			err = errors.Join(err, s.close())
-		}
-	}
-	return err
+	return errors.Join(r.stopLocked(), closeSlots(&r.closed, r.slots))
 }
