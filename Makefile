@@ -212,8 +212,8 @@ clean:
 #   make windows       bin/windows/computedemo.exe and the lower layers'
 #                      test binaries (bin/windows/*.test.exe), for a
 #                      Windows machine
-#   make windows-test  those packages' tests under Wine + Xvfb on lavapipe,
-#                      then computedemo.exe
+#   make windows-test  go vet ./... for Windows, those packages' tests
+#                      under Wine + Xvfb on lavapipe, then computedemo.exe
 WIN_DIR  := bin/windows
 WIN_PKGS := ./internal/dl ./internal/vk ./vulkan ./spirv ./format ./shader ./shader/wgsl ./internal/shaderc ./compute
 # The CLI's tests (cmd/gfxcuda's code; the share tests are Linux-only).
@@ -236,6 +236,8 @@ windows: $(PROGRESS)
 	@ls $(WIN_DIR)
 
 windows-test: windows
+	@echo "go vet ./... for windows/amd64: every package and its test files (Linux-only tests say so with //go:build linux)"
+	@eval "$$(scripts/windows-env.sh)" && $(PROGRESS) -- $(GO) vet ./...
 	GFXCUDA_REQUIRE_VULKAN=1 $(PROGRESS) -- scripts/windows-test.sh -count=1 -timeout 20m $(WIN_PKGS)
 	GFXCUDA_REQUIRE_VULKAN=1 $(PROGRESS) -- scripts/windows-test.sh -count=1 -timeout 20m $(WIN_CLI)
 	scripts/windows-test.sh --run $(WIN_DIR)/computedemo.exe
