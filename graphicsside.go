@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/gfxcuda/gfxcuda/compute"
 	"github.com/gfxcuda/gfxcuda/cuda"
@@ -43,6 +44,8 @@ type GraphicsSource struct {
 	cuSrc   CUDASource  // cu's array as the converter reads it (one surface object)
 	cuDone  *cuda.Event // recorded after the last work that read cu
 	convs   map[tensor.Layout]*CUDAConverter
+	writer  graphics.View // the view that writes tensors itself (GraphicsWriteTensors), on writeOn
+	writeOn *Device
 }
 
 type graphicsComputeView struct {
@@ -234,6 +237,130 @@ func GraphicsToTensors(d *Device, s *cuda.Stream, dst cuda.DevicePtr, size uint6
 	return nil
 }
 
+// GraphicsWriteTensors has the graphics API itself convert the current
+// frames of srcs (of one API context, one size and colour format) into
+// one [N, …] tensor of layout l in dst from byte off, with its own compute
+// shaders — GL's, for OpenGL sources — and waits on the host for it: CUDA
+// runs no kernel per frame (see BENCHMARKS.md, "The floor"). acc is the
+// hand-off that holds dst for CUDA (d.ToCUDA(stream, dst)): queue the
+// work that reads the tensor on acc.Stream() after this call, then
+// acc.Done(). Sources whose API cannot write tensors (no
+// graphics.TensorWriter view) are ErrUnsupported; depth sources too, for
+// now.
+func GraphicsWriteTensors(acc *Access, dst *Buffer, off uint64, l tensor.Layout, srcs ...*GraphicsSource) error {
+	if acc == nil || dst == nil || len(srcs) == 0 {
+		return fmt.Errorf("%w: GraphicsWriteTensors needs a hand-off, a destination buffer and at least one source", ErrGraphicsInput)
+	}
+	d := acc.d
+	if dst.s.d != d {
+		return fmt.Errorf("%w: the destination is another Device's buffer", ErrGraphicsInput)
+	}
+	d.mu.Lock()
+	held := dst.s.acc == acc && dst.s.owner == ownedByCUDA && !dst.s.closed && !acc.done
+	d.mu.Unlock()
+	if !held {
+		return fmt.Errorf("%w: the destination is not held by this hand-off: d.ToCUDA(stream, dst) first, Done after", ErrGraphicsInput)
+	}
+	if err := l.Validate(); err != nil {
+		return fmt.Errorf("%w: %w", ErrGraphicsInput, err)
+	}
+	// The hand-off's release of dst on Vulkan's queue is over before the
+	// graphics API writes it (it is not ordered after Vulkan's queue): a
+	// host wait on the Device's Vulkan→CUDA timeline, normally short.
+	if acc.value > 0 {
+		if err := d.toCUDA.vk.Wait(acc.value, 30*time.Second); err != nil {
+			return fmt.Errorf("gfxcuda: waiting for Vulkan to hand the destination over: %w", err)
+		}
+	}
+	return graphicsWrite(d, dst, off, l, srcs)
+}
+
+// GraphicsWriteTensorsTo is GraphicsWriteTensors into a Buffer no hand-off
+// holds (nor a ring): the graphics API writes dst and this returns when it
+// has, so that CUDA may read the tensor at dst.Ptr()+off from then on with
+// no wait at all — no CUDA work queued for it, not even a stream's wait.
+// The caller keeps CUDA off dst while this runs (gfxcuda's C library keeps
+// a pool of such buffers for the OpenGL to_tensor, each reused only once
+// the events recorded on the streams that read it have passed).
+func GraphicsWriteTensorsTo(d *Device, dst *Buffer, off uint64, l tensor.Layout, srcs ...*GraphicsSource) error {
+	if d == nil || dst == nil || len(srcs) == 0 {
+		return fmt.Errorf("%w: GraphicsWriteTensorsTo needs a Device, a destination buffer and at least one source", ErrGraphicsInput)
+	}
+	if dst.s.d != d {
+		return fmt.Errorf("%w: the destination is another Device's buffer", ErrGraphicsInput)
+	}
+	d.mu.Lock()
+	free := !dst.s.closed && dst.s.acc == nil && dst.s.owner == ownedByVulkan
+	d.mu.Unlock()
+	if !free {
+		return fmt.Errorf("%w: the destination is closed or held by a hand-off", ErrGraphicsInput)
+	}
+	if err := l.Validate(); err != nil {
+		return fmt.Errorf("%w: %w", ErrGraphicsInput, err)
+	}
+	return graphicsWrite(d, dst, off, l, srcs)
+}
+
+// graphicsWrite is GraphicsWriteTensors' and GraphicsWriteTensorsTo's
+// work once dst may be written.
+func graphicsWrite(d *Device, dst *Buffer, off uint64, l tensor.Layout, srcs []*GraphicsSource) error {
+	vb, err := dst.VulkanBuffer()
+	if err != nil {
+		return err
+	}
+	for i, g := range srcs {
+		if g == nil {
+			return fmt.Errorf("%w: source %d is nil", ErrGraphicsInput, i)
+		}
+		for j := range i {
+			if srcs[j] == g {
+				return fmt.Errorf("%w: source %d is source %d again", ErrGraphicsInput, i, j)
+			}
+		}
+		if g.src.Depth() {
+			return fmt.Errorf("%w: %v is depth: the graphics API writes colour tensors only (use GraphicsToTensors)", ErrUnsupported, g.src)
+		}
+	}
+	for _, g := range srcs {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+	}
+	views := make([]graphics.View, len(srcs))
+	for i, g := range srcs {
+		v, err := g.writerLocked(d)
+		if err != nil {
+			return err
+		}
+		views[i] = v
+	}
+	w, ok := views[0].(graphics.TensorWriter)
+	if !ok {
+		return fmt.Errorf("%w: %v's graphics API does not write tensors itself", ErrUnsupported, srcs[0].src)
+	}
+	return w.WriteTensors(l, vb, off, views[1:]...)
+}
+
+// writerLocked returns the source's view on d's Vulkan device for
+// GraphicsWriteTensors (a copy view, without CUDA), made on first use.
+// g.mu is held.
+func (g *GraphicsSource) writerLocked(d *Device) (graphics.View, error) {
+	if g.closed {
+		return nil, fmt.Errorf("gfxcuda: %v: %w", g.src, ErrClosed)
+	}
+	if g.writer != nil {
+		if g.writeOn != d {
+			return nil, fmt.Errorf("%w: %v writes tensors for another Device; make a GraphicsSource per Device", ErrGraphicsInput, g.src)
+		}
+		return g.writer, nil
+	}
+	v, err := g.src.NewGraphicsView(d.Vulkan(), nil)
+	if err != nil {
+		return nil, err
+	}
+	g.writer, g.writeOn = v, d
+	return v, nil
+}
+
 // cudaViewLocked returns the source's CUDA view on d, made on first use.
 // g.mu is held.
 func (g *GraphicsSource) cudaViewLocked(d *Device) (graphics.View, error) {
@@ -321,9 +448,12 @@ func (g *GraphicsSource) Close() error {
 	if g.cu != nil {
 		err = errors.Join(err, g.cu.Close())
 	}
+	if g.writer != nil {
+		err = errors.Join(err, g.writer.Close())
+	}
 	for _, c := range g.convs {
 		err = errors.Join(err, c.Close())
 	}
-	g.compute, g.cu, g.convs, g.cuDone = nil, nil, nil, nil
+	g.compute, g.cu, g.convs, g.cuDone, g.writer, g.writeOn = nil, nil, nil, nil, nil, nil
 	return err
 }

@@ -211,6 +211,10 @@ func TestGraphicsToTensorsChecks(t *testing.T) {
 // NHWC, channels, mean/std, flip), every element checked against the Go
 // reference; two frames (views made once); a destination poisoned first.
 func TestGraphicsToTensorsCUDA(t *testing.T) {
+	testGraphicsToTensorsCUDA(t)
+}
+
+func testGraphicsToTensorsCUDA(t *testing.T) {
 	d := openDevice(t)
 	c := openGL(t, d.CUDA())
 	s, err := d.CUDA().NewStream(cuda.StreamNonBlocking)

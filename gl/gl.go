@@ -30,6 +30,7 @@ import (
 
 	"github.com/gfxcuda/gfxcuda/cuda"
 	"github.com/gfxcuda/gfxcuda/internal/egl"
+	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
 // API selects desktop OpenGL or OpenGL ES.
@@ -116,6 +117,17 @@ type Context struct {
 	closed bool
 	kids   []closer // objects to close with the context, in creation order
 	blit   *blitFBs // the framebuffers of Source copies (source.go), made on first use
+	// The GL-side tensor conversion of views (View.WriteTensors): the
+	// converter, made on first use, and GL buffers over the Vulkan buffers
+	// written, the most recent last (at most maxImports).
+	tconv   *TensorConverter
+	imports []importedBuffer
+}
+
+// importedBuffer is a GL buffer over a Vulkan buffer's memory.
+type importedBuffer struct {
+	vb *vulkan.Buffer
+	gb *Buffer
 }
 
 type closer interface{ close() error }

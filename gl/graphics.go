@@ -8,14 +8,16 @@ import (
 	"github.com/gfxcuda/gfxcuda/cuda"
 	"github.com/gfxcuda/gfxcuda/graphics"
 	"github.com/gfxcuda/gfxcuda/internal/egl"
+	"github.com/gfxcuda/gfxcuda/tensor"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
 // GL is a side of the face: Sources and Views are what package graphics
 // asks of a graphics API, so gfxcuda.NewGraphicsSource takes a *Source.
 var (
-	_ graphics.Source = (*Source)(nil)
-	_ graphics.View   = (*View)(nil)
+	_ graphics.Source       = (*Source)(nil)
+	_ graphics.View         = (*View)(nil)
+	_ graphics.TensorWriter = (*View)(nil)
 )
 
 // directOff turns CUDA's in-place reads of registrable sources off
@@ -180,4 +182,102 @@ func (v *View) UseInCUDA(s *cuda.Stream, f func(arrays []*cuda.Array) error, mor
 		}
 		return f(arrays)
 	})
+}
+
+// maxImports is how many Vulkan buffers a Context keeps GL buffers over
+// for WriteTensors (a ring's or a cache's few outputs); older ones are
+// deleted.
+const maxImports = 8
+
+// WriteTensors converts the current frames of v and of more (copy views,
+// NewView, of this context, one size and colour format) into dst — an
+// Exportable Vulkan buffer, typically a face Buffer CUDA shares — from
+// byte off, with GL's compute shaders (TensorConverter.ConvertViews), and
+// waits on the host for GL to finish: Vulkan and CUDA then see the
+// tensor. GL buffers over dst's memory are made on first use and kept (the
+// last maxImports buffers). Call it where the context is current.
+func (v *View) WriteTensors(l tensor.Layout, dst *vulkan.Buffer, off uint64, more ...graphics.View) error {
+	views := make([]*View, 0, 1+len(more))
+	views = append(views, v)
+	for i, m := range more {
+		mv, ok := m.(*View)
+		if !ok || mv == nil {
+			return fmt.Errorf("gl: View.WriteTensors: view %d is %T, not a gl view", i+1, m)
+		}
+		if !sameGL(mv.s.c, v.s.c) {
+			return fmt.Errorf("gl: View.WriteTensors: view %d is of another GL context", i+1)
+		}
+		views = append(views, mv)
+	}
+	if dst == nil {
+		return fmt.Errorf("gl: View.WriteTensors: no destination buffer")
+	}
+	c := v.s.c
+	tc, gb, err := c.tensorTarget(dst)
+	if err != nil {
+		return fmt.Errorf("gl: View.WriteTensors: %w", err)
+	}
+	if off > uint64(gb.size) {
+		return fmt.Errorf("gl: View.WriteTensors: offset %d past the %d-byte buffer", off, gb.size)
+	}
+	if err := tc.ConvertViews(l, views, gb, int(off)); err != nil {
+		return err
+	}
+	return c.Finish()
+}
+
+// tensorTarget returns the context's tensor converter (made on first use)
+// and a GL buffer over dst's memory (imported on first use; the least
+// recently used of more than maxImports is deleted).
+func (c *Context) tensorTarget(dst *vulkan.Buffer) (*TensorConverter, *Buffer, error) {
+	c.mu.Lock()
+	tc := c.tconv
+	c.mu.Unlock()
+	if tc == nil {
+		var err error
+		if tc, err = c.NewTensorConverter(); err != nil {
+			return nil, nil, err
+		}
+		c.mu.Lock()
+		if c.tconv == nil {
+			c.tconv = tc
+		} else {
+			defer tc.Close()
+			tc = c.tconv
+		}
+		c.mu.Unlock()
+	}
+	c.mu.Lock()
+	for i, im := range c.imports {
+		if im.vb == dst {
+			c.imports = append(append(c.imports[:i:i], c.imports[i+1:]...), im) // most recent last
+			c.mu.Unlock()
+			return tc, im.gb, nil
+		}
+	}
+	c.mu.Unlock()
+	size := dst.Size()
+	if c.soft && dst.AllocationSize() > 48 {
+		// llvmpipe reads 48 bytes past a buffer's end (ImportBuffer): the
+		// GL buffer leaves them out when the allocation has no margin.
+		size = min(size, dst.AllocationSize()-48)
+	}
+	gb, err := c.ImportBuffer(dst, int(size))
+	if err != nil {
+		return nil, nil, err
+	}
+	var old *Buffer
+	c.mu.Lock()
+	c.imports = append(c.imports, importedBuffer{dst, gb})
+	if len(c.imports) > maxImports {
+		old = c.imports[0].gb
+		c.imports = c.imports[1:]
+	}
+	c.mu.Unlock()
+	if old != nil {
+		if err := old.Close(); err != nil {
+			return nil, nil, err
+		}
+	}
+	return tc, gb, nil
 }

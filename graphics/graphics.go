@@ -16,6 +16,7 @@ package graphics
 import (
 	"github.com/gfxcuda/gfxcuda/cuda"
 	"github.com/gfxcuda/gfxcuda/format"
+	"github.com/gfxcuda/gfxcuda/tensor"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
@@ -73,4 +74,18 @@ type View interface {
 	SetRowsTopFirst(top bool)
 	// Close frees the view. Idempotent.
 	Close() error
+}
+
+// A TensorWriter is a View that converts its frames into tensors itself,
+// with its API's own compute shaders, into Vulkan memory that CUDA shares
+// (a face Buffer's): the tensor is complete when WriteTensors returns (the
+// host waited for the API), and CUDA runs nothing per frame — no switch of
+// the GPU from the API's context to CUDA's for a kernel. gl's copy views
+// are TensorWriters.
+type TensorWriter interface {
+	// WriteTensors converts the current frames of this view and of more
+	// (views of the same API context, one size and colour format) into
+	// dst (Exportable) from byte off: a tensor of l.Shape(1+len(more), w,
+	// h), views in order.
+	WriteTensors(l tensor.Layout, dst *vulkan.Buffer, off uint64, more ...View) error
 }

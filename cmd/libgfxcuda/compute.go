@@ -58,7 +58,7 @@ func kindName(o any) string {
 		return "GL context"
 	case *glSource:
 		return "GL source"
-	case *cudaMem, *wrappedMem:
+	case *cudaMem, *wrappedMem, *glOut:
 		return "CUDA memory"
 	case *hostSlot:
 		return "host-visible ring slot"

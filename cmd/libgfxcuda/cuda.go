@@ -111,6 +111,15 @@ type sharedDevice struct {
 	legacyOnce sync.Once
 	legacy     *cuda.Stream // the legacy default stream, wrapped once
 	legacyErr  error
+
+	glOnce sync.Once
+	gl     *glOutPool // GL-written tensors' buffers (gfxcuda_gl_write_tensors), made on first use
+}
+
+// glPool returns the device's pool of GL-written tensors' buffers.
+func (sd *sharedDevice) glPool() *glOutPool {
+	sd.glOnce.Do(func() { sd.gl = &glOutPool{sd: sd} })
+	return sd.gl
 }
 
 type sharedBuffer struct {
@@ -261,6 +270,10 @@ func gfxcuda_cuda_cache_stats(device C.int, stats *C.uint64_t) C.int {
 //export gfxcuda_cuda_note_stream
 func gfxcuda_cuda_note_stream(h, stream C.uint64_t) C.int {
 	return call(func() error {
+		if o, err := get[*glOut](uint64(h), "CUDA memory"); err == nil {
+			o.note(uintptr(stream))
+			return nil
+		}
 		m, err := get[*cudaMem](uint64(h), "CUDA memory")
 		if err != nil {
 			return err
@@ -428,11 +441,16 @@ func (t *sharedTexture) copy(s *cuda.Stream, ptr cuda.DevicePtr, pitch uint64, t
 
 // close stops using the wrapped legacy stream and closes the device.
 func (sd *sharedDevice) close() error {
+	sd.glOnce.Do(func() {}) // orders the read after a make
+	var err error
+	if sd.gl != nil {
+		err = sd.gl.close()
+	}
 	sd.legacyOnce.Do(func() {}) // orders the read after a wrap
 	if sd.legacy != nil {
 		sd.legacy.Close()
 	}
-	return sd.d.Close()
+	return errors.Join(err, sd.d.Close())
 }
 
 // stream returns the CUDA stream of a caller's handle: 0 or 1 the legacy
@@ -494,6 +512,8 @@ func cudaInfo(o any, out *C.gfxcuda_resource_info_t) error {
 		out.size = out.row_pitch * C.uint64_t(tO.Height) * C.uint64_t(out.slices)
 	case *wrappedMem:
 		out.kind, out.size, out.device_ptr, out.cuda_device = kindCUDAMemory, C.uint64_t(o.size), C.uint64_t(o.ptr), C.int32_t(o.ordinal)
+	case *glOut:
+		out.kind, out.size, out.device_ptr, out.cuda_device = kindCUDAMemory, C.uint64_t(o.n), C.uint64_t(o.b.Ptr()), C.int32_t(o.pool.sd.ordinal)
 	case *imported:
 		out.kind = kindImported
 	case *hostSlot:
@@ -540,6 +560,8 @@ func memoryOf(h uint64) (ptr, size uint64, dev dlpack.DeviceType, ordinal int, e
 		return uint64(o.b.Ptr()), o.b.Size(), dlpack.CUDA, o.ordinal, nil
 	case *wrappedMem:
 		return o.ptr, o.size, dlpack.CUDA, o.ordinal, nil
+	case *glOut:
+		return uint64(o.b.Ptr()), o.n, dlpack.CUDA, o.pool.sd.ordinal, nil
 	case *hostSlot:
 		return o.ptr(), uint64(len(o.mem)), dlpack.CPU, 0, nil
 	case *imported:

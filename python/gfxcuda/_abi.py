@@ -721,6 +721,20 @@ FUNCTIONS = {
     # NHWC), with one GL-to-CUDA synchronization for them all: for renderers
     # that draw several cameras or environments per step.
     "gfxcuda_gl_to_tensors": (ctypes.c_int, [ctypes.POINTER(ctypes.c_uint64), ctypes.c_int, ctypes.c_uint64, ctypes.POINTER(TensorLayout), ctypes.c_uint64, ctypes.c_uint64, ctypes.c_uint64]),
+    # gfxcuda_gl_to_tensors converted by GL itself, into memory of shared
+    # device device that GL and CUDA share, and complete when this returns
+    # (GL's compute shaders write it; the call waits for GL on the host): CUDA
+    # runs no work for it, not even a stream's wait, so the first CUDA work
+    # that reads it is the caller's. size is the tensor's bytes
+    # (gfxcuda_gl_tensor_shape's nbytes). Writes to out a handle of CUDA
+    # memory (gfxcuda_resource_info: its device pointer and size; DLPack
+    # exports it) from the device's pool: note the streams that read it with
+    # gfxcuda_cuda_note_stream; released, it is reused once they and the
+    # legacy default stream have passed it. Colour sources only:
+    # GFXCUDA_ERR_UNSUPPORTED for depth, for a GL without
+    # GL_EXT_memory_object_fd, or when GFXCUDA_GL_WRITE=0 turns it off (then
+    # use gfxcuda_gl_to_tensors).
+    "gfxcuda_gl_write_tensors": (ctypes.c_int, [ctypes.POINTER(ctypes.c_uint64), ctypes.c_int, ctypes.c_uint64, ctypes.POINTER(TensorLayout), ctypes.c_uint64, ctypes.POINTER(ctypes.c_uint64)]),
     # The shape of the tensor gfxcuda_gl_to_tensors writes of n sources like
     # source (the same size and kind) under layout: (N, C, H, W) when layout is
     # planar, else (N, H, W, C), in shape[0..4) and *ndim 4; n 0 is one source

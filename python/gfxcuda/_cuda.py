@@ -469,6 +469,21 @@ class CudaBuffer(_Array):
         return self
 
     @classmethod
+    def _from_handle_cached(cls, h, shape, dtype, device, stream):
+        """A CudaBuffer of the library's handle h of pooled memory (a
+        GL-written tensor, gfxcuda_gl_write_tensors) that it now owns: like
+        _from_cache's, released it goes back to its pool, reused once
+        stream, DLPack consumers' streams and the legacy default stream have
+        passed it."""
+        self = cls.__new__(cls)
+        self._setup(h, _lib.info(h).device_ptr, shape, dtype, device)
+        self.owned = True
+        self._cached = True
+        if stream:
+            _lib.call("gfxcuda_cuda_note_stream", h, stream)
+        return self
+
+    @classmethod
     def from_cuda(cls, ptr, shape, dtype="float32", device=0, strides=None, owner=None):
         """Returns a CudaBuffer over the CUDA memory at ptr (a device
         pointer, an int) of CUDA device `device`, without owning it: owner

@@ -155,14 +155,49 @@ def to_tensors(sources, dtype=None, layout="hwc", flip_y=True, mean=None, std=No
                        channels, device)
 
 
+# Whether the library's GL-written tensors (gfxcuda_gl_write_tensors) are
+# to be tried: off for good once it says it cannot here (GFXCUDA_GL_WRITE=0,
+# a GL without GL_EXT_memory_object_fd); per call for a depth source.
+_gl_write_on = True
+
+
+def _gl_write(handles, n, dev, lay, need, shape, dtype, device, stream):
+    """A CudaBuffer of n frames that GL converted itself into memory CUDA
+    shares, complete already (no CUDA work queued for it: the first CUDA
+    work after a GL frame waits for the GPU to switch contexts, and this
+    leaves that to the caller's own first kernel), or None when the library
+    cannot (then the CUDA converter writes the tensor, as before)."""
+    global _gl_write_on
+    if not _gl_write_on:
+        return None
+    from . import _cuda
+    h = ctypes.c_uint64()
+    st = _lib.lib.gfxcuda_gl_write_tensors(handles, n, dev, lay, need, ctypes.byref(h))
+    if st and errors.BY_STATUS.get(st) is errors.UnsupportedError:
+        if b"depth" not in _lib.lib.gfxcuda_last_error():
+            _gl_write_on = False
+        return None
+    if st:
+        _lib.raise_status("gfxcuda_gl_write_tensors", st)
+    return _cuda.CudaBuffer._from_handle_cached(h.value, shape, dtype, device, stream)
+
+
 def _to_tensors(sources, where, batch, dtype, layout, flip_y, mean, std, out, stream, channels, device, plans=None,
                 key=None):
     from . import _cuda
     lay, shape, need, dtype = _plan(sources, where, batch, dtype, layout, flip_y, mean, std, channels)
     st = _cuda._stream_int(stream, where)
+    handles = (ctypes.c_uint64 * len(sources))(*[s.handle for s in sources])
     if out is None:
         device = _check.device(device, where)
         dev = _cuda._shared_device(device, where)
+        written = _gl_write(handles, len(sources), dev, lay, need, shape, dtype, device, st)
+        if written is not None:
+            if plans is not None:
+                if len(plans) >= 16:
+                    plans.clear()
+                plans[key] = (lay, shape, need, dev, dtype)
+            return written
         # Per-frame memory: from the device's cache (reused once the
         # streams that used it pass), not cuMemAlloc/cuMemFree each call.
         out = _cuda.CudaBuffer._from_cache(shape, dtype, device, st, need)
@@ -170,7 +205,6 @@ def _to_tensors(sources, where, batch, dtype, layout, flip_y, mean, std, out, st
     else:
         ptr, size = _cuda_pointer(out, where, need)
         dev = _cuda._shared_device(device, where)
-    handles = (ctypes.c_uint64 * len(sources))(*[s.handle for s in sources])
     _lib.call("gfxcuda_gl_to_tensors", handles, len(sources), dev, ctypes.byref(lay), ptr, size, st)
     if plans is not None:  # it worked: the next call with these arguments takes the short path
         if len(plans) >= 16:
@@ -305,6 +339,9 @@ class Source:
             from ._cuda import _stream_int
             stream = _stream_int(stream, "Source.to_tensor")
         if out is None:
+            written = _gl_write(self._one, 1, dev, lay, need, shape, out_dtype, device, stream or 0)
+            if written is not None:
+                return written
             from ._cuda import CudaBuffer
             out = CudaBuffer._from_cache(shape, out_dtype, device, stream or 0, need)
             ptr = out.ptr

@@ -1,0 +1,179 @@
+package gfxcuda
+
+import (
+	"bytes"
+	"errors"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/gfxcuda/gfxcuda/format"
+	"github.com/gfxcuda/gfxcuda/gl"
+	"github.com/gfxcuda/gfxcuda/tensor"
+	"github.com/gfxcuda/gfxcuda/tensor/tensortest"
+	"github.com/gfxcuda/gfxcuda/vulkan"
+)
+
+// exportableBuffer is a Buffer of the Device with only its Vulkan side, in
+// memory GL can import (the fake CUDA side has none).
+func exportableBuffer(t *testing.T, d *Device, size uint64) *Buffer {
+	t.Helper()
+	vb, err := d.vk.NewBuffer(vulkan.BufferOptions{Size: size, Exportable: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &Buffer{s: state{d: d}, vk: vb, size: size}
+	d.mu.Lock()
+	d.adopt(b, &b.s, guardBuffer(vb))
+	d.mu.Unlock()
+	return b
+}
+
+// TestGraphicsWriteTensorsCPU: two GL textures' frames written into a
+// Device's buffer by GL itself (GraphicsWriteTensors) while a hand-off
+// holds it — real GL (llvmpipe) and Vulkan (lavapipe), a fake CUDA side
+// (the test is of the face's own path: its checks, views and states) —
+// read back through Vulkan after the hand-off returns: every element
+// against the Go reference, for two frames; then what it refuses.
+func TestGraphicsWriteTensorsCPU(t *testing.T) {
+	d, f := fakeDevice(t)
+	f.auto(t)
+	c := openGL(t, nil)
+	rng := rand.New(rand.NewPCG(rand.Uint64(), 41))
+	const w, h, off = 20, 7, 8
+	l := tensor.Layout{Planar: true, DType: format.Float16, Channels: 3, FlipY: true}
+	var texs []*gl.Texture
+	var srcs []*GraphicsSource
+	for v := 0; v < 2; v++ {
+		tex := glTexture(t, c, tensortest.RandomImage(rng, format.RGBA8UNorm, w, h))
+		s, err := c.TextureSource(tex.Name())
+		noErr(t, err)
+		g, err := NewGraphicsSource(s)
+		noErr(t, err)
+		t.Cleanup(func() { g.Close() })
+		texs, srcs = append(texs, tex), append(srcs, g)
+	}
+	n := 2 * l.Bytes(w, h)
+	b := exportableBuffer(t, d, off+n+64)
+	for frame := 0; frame < 2; frame++ {
+		imgs := make([]tensor.Image, 2)
+		for v, tex := range texs {
+			imgs[v] = tensortest.RandomImage(rng, format.RGBA8UNorm, w, h)
+			noErr(t, tex.Upload(imgs[v].Pix))
+		}
+		poisonVK := make([]byte, b.size)
+		for i := range poisonVK {
+			poisonVK[i] = 0xCD
+		}
+		noErr(t, b.vk.Upload(0, poisonVK))
+		acc, err := d.ToCUDA(nil, b)
+		noErr(t, err)
+		if err := GraphicsWriteTensors(acc, b, off, l, srcs...); err != nil {
+			t.Fatalf("frame %d: %v", frame, err)
+		}
+		noErr(t, acc.Done())
+		noErr(t, d.Run(func(*vulkan.Commands) error { return nil })) // Vulkan has it back
+		got := make([]byte, b.size)
+		noErr(t, b.vk.Readback(0, got))
+		for i, v := range append(append([]byte{}, got[:off]...), got[off+n:]...) {
+			if v != 0xCD {
+				t.Fatalf("frame %d: byte %d around the tensor written", frame, i)
+			}
+		}
+		bad, first, err := tensor.Check(l, imgs, got[off:off+n])
+		noErr(t, err)
+		if bad > 0 {
+			t.Errorf("frame %d: %d elements wrong; first: %s", frame, bad, first)
+		}
+	}
+	// Refusals: a destination the hand-off does not hold, a closed source,
+	// a source twice, a bad layout.
+	acc, err := d.ToCUDA(nil, exportableBuffer(t, d, 64))
+	noErr(t, err)
+	if err := GraphicsWriteTensors(acc, b, 0, l, srcs...); !errors.Is(err, ErrGraphicsInput) {
+		t.Errorf("a destination the hand-off does not hold: %v, want ErrGraphicsInput", err)
+	}
+	noErr(t, acc.Done())
+	acc, err = d.ToCUDA(nil, b)
+	noErr(t, err)
+	if err := GraphicsWriteTensors(acc, b, 0, l, srcs[0], srcs[0]); !errors.Is(err, ErrGraphicsInput) {
+		t.Errorf("a source twice: %v, want ErrGraphicsInput", err)
+	}
+	if err := GraphicsWriteTensors(acc, b, 0, tensor.Layout{DType: format.Uint8, Channels: 2}, srcs...); !errors.Is(err, ErrGraphicsInput) {
+		t.Errorf("2 channels: %v, want ErrGraphicsInput", err)
+	}
+	noErr(t, srcs[1].Close())
+	if err := GraphicsWriteTensors(acc, b, 0, l, srcs...); !errors.Is(err, ErrClosed) {
+		t.Errorf("a closed source: %v, want ErrClosed", err)
+	}
+	noErr(t, acc.Done())
+	if err := GraphicsWriteTensors(acc, b, 0, l, srcs[0]); !errors.Is(err, ErrGraphicsInput) {
+		t.Errorf("after Done: %v, want ErrGraphicsInput", err)
+	}
+}
+
+// TestGraphicsWriteTensorsToCPU: GraphicsWriteTensorsTo, the same as
+// TestGraphicsWriteTensorsCPU for a buffer no hand-off holds (the C
+// library's pool of GL outputs): two frames, every element against the Go
+// reference, the bytes around the tensor untouched; then a buffer a
+// hand-off holds, a closed one and a bad layout are refused.
+func TestGraphicsWriteTensorsToCPU(t *testing.T) {
+	d, f := fakeDevice(t)
+	f.auto(t)
+	c := openGL(t, nil)
+	rng := rand.New(rand.NewPCG(rand.Uint64(), 43))
+	const w, h, off = 24, 5, 12
+	l := tensor.Layout{DType: format.Uint8, Channels: 4, FlipY: true}
+	var texs []*gl.Texture
+	var srcs []*GraphicsSource
+	for v := 0; v < 3; v++ {
+		tex := glTexture(t, c, tensortest.RandomImage(rng, format.RGBA8UNorm, w, h))
+		s, err := c.TextureSource(tex.Name())
+		noErr(t, err)
+		g, err := NewGraphicsSource(s)
+		noErr(t, err)
+		t.Cleanup(func() { g.Close() })
+		texs, srcs = append(texs, tex), append(srcs, g)
+	}
+	n := 3 * l.Bytes(w, h)
+	b := exportableBuffer(t, d, off+n+64) // llvmpipe reads 48 bytes past a GL buffer: a margin
+	for frame := 0; frame < 2; frame++ {
+		imgs := make([]tensor.Image, len(texs))
+		for v, tex := range texs {
+			imgs[v] = tensortest.RandomImage(rng, format.RGBA8UNorm, w, h)
+			noErr(t, tex.Upload(imgs[v].Pix))
+		}
+		poison := make([]byte, b.size)
+		for i := range poison {
+			poison[i] = byte(rng.Uint32())
+		}
+		noErr(t, b.vk.Upload(0, poison))
+		if err := GraphicsWriteTensorsTo(d, b, off, l, srcs...); err != nil {
+			t.Fatalf("frame %d: %v", frame, err)
+		}
+		got := make([]byte, b.size)
+		noErr(t, b.vk.Readback(0, got))
+		if !bytes.Equal(got[:off], poison[:off]) || !bytes.Equal(got[off+n:], poison[off+n:]) {
+			t.Fatalf("frame %d: bytes around the tensor written", frame)
+		}
+		bad, first, err := tensor.Check(l, imgs, got[off:off+n])
+		noErr(t, err)
+		if bad > 0 {
+			t.Errorf("frame %d: %d elements wrong; first: %s", frame, bad, first)
+		}
+	}
+	acc, err := d.ToCUDA(nil, b)
+	noErr(t, err)
+	if err := GraphicsWriteTensorsTo(d, b, 0, l, srcs...); !errors.Is(err, ErrGraphicsInput) {
+		t.Errorf("a buffer a hand-off holds: %v, want ErrGraphicsInput", err)
+	}
+	noErr(t, acc.Done())
+	if err := GraphicsWriteTensorsTo(d, b, 0, tensor.Layout{DType: format.Uint8, Channels: 2}, srcs...); !errors.Is(err, ErrGraphicsInput) {
+		t.Errorf("2 channels: %v, want ErrGraphicsInput", err)
+	}
+	noErr(t, d.Run(func(*vulkan.Commands) error { return nil }))
+	closed := exportableBuffer(t, d, 64)
+	noErr(t, closed.Close())
+	if err := GraphicsWriteTensorsTo(d, closed, 0, l, srcs[0]); !errors.Is(err, ErrGraphicsInput) {
+		t.Errorf("a closed buffer: %v, want ErrGraphicsInput", err)
+	}
+}

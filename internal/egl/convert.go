@@ -1,0 +1,368 @@
+package egl
+
+/*
+#include <stdint.h>
+#include <stdlib.h>
+#include "cs.h"
+
+uintptr_t gfx_egl_current(void); // egl.c
+
+// The uniforms' locations, in the order of convertUniforms (below).
+enum { CV_W, CV_H, CV_C, CV_PLANAR, CV_FLIP, CV_DTYPE, CV_MEAN, CV_SCALE, CV_EBASE, CV_VIEWELEMS, CV_WBASE, CV_NWORDS, CV_SRC, CV_SWAPRB, CV_ORIGIN, CV_N };
+
+static GLuint gfx_cv_sampler(void) {
+	GLuint s = 0;
+	gfx_cs.GenSamplers(1, &s);
+	if (!s) return 0;
+	// texelFetch reads level 0 whatever the texture's own filters say; a
+	// sampler without mipmaps makes any texture with level 0 complete.
+	gfx_cs.SamplerParameteri(s, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+	gfx_cs.SamplerParameteri(s, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+	return s;
+}
+
+typedef struct {
+	GLuint w, h, c, planar, flip, dtype, swaprb, ox, oy;
+	float mean[4], scale[4];
+	GLuint ebase, viewelems, wbase, nwords;
+	GLuint gx, gy;
+} gfx_cv_args;
+
+// gfx_cv_run dispatches the program once per call: a view's elements into
+// words [wbase, wbase + nwords) of buffer buf (binding 0), reading texture
+// tex (target GL_TEXTURE_2D) on texture unit `unit` with the converter's
+// sampler. Everything it binds is put back: the current program, the active
+// texture unit, the unit's 2D texture and sampler, binding 0 of
+// GL_SHADER_STORAGE_BUFFER (with its range).
+static GLenum gfx_cv_run(GLuint p, const GLint *loc, GLuint sampler, GLuint unit, GLuint tex, GLuint buf,
+                         const gfx_cv_args *a) {
+	GLint prog = 0, active = 0, oldtex = 0, oldsampler = 0, bound = 0;
+	GLint64 start = 0, size = 0;
+	gfx_cs_errors();
+	gfx_cs.GetIntegerv(GL_CURRENT_PROGRAM, &prog);
+	gfx_cs.GetIntegerv(GL_ACTIVE_TEXTURE, &active);
+	gfx_cs.GetIntegeri_v(GL_SHADER_STORAGE_BUFFER_BINDING, 0, &bound);
+	gfx_cs.GetInteger64i_v(GL_SHADER_STORAGE_BUFFER_START, 0, &start);
+	gfx_cs.GetInteger64i_v(GL_SHADER_STORAGE_BUFFER_SIZE, 0, &size);
+	gfx_cs.ActiveTexture(GL_TEXTURE0 + unit);
+	gfx_cs.GetIntegerv(GL_TEXTURE_BINDING_2D, &oldtex);
+	gfx_cs.GetIntegerv(GL_SAMPLER_BINDING, &oldsampler);
+
+	gfx_cs.ProgramUniform1ui(p, loc[CV_W], a->w);
+	gfx_cs.ProgramUniform1ui(p, loc[CV_H], a->h);
+	gfx_cs.ProgramUniform1ui(p, loc[CV_C], a->c);
+	gfx_cs.ProgramUniform1ui(p, loc[CV_PLANAR], a->planar);
+	gfx_cs.ProgramUniform1ui(p, loc[CV_FLIP], a->flip);
+	gfx_cs.ProgramUniform1ui(p, loc[CV_DTYPE], a->dtype);
+	gfx_cs.ProgramUniform4fv(p, loc[CV_MEAN], 1, a->mean);
+	gfx_cs.ProgramUniform4fv(p, loc[CV_SCALE], 1, a->scale);
+	gfx_cs.ProgramUniform1ui(p, loc[CV_EBASE], a->ebase);
+	gfx_cs.ProgramUniform1ui(p, loc[CV_VIEWELEMS], a->viewelems);
+	gfx_cs.ProgramUniform1ui(p, loc[CV_WBASE], a->wbase);
+	gfx_cs.ProgramUniform1ui(p, loc[CV_NWORDS], a->nwords);
+	gfx_cs.ProgramUniform1i(p, loc[CV_SRC], (GLint)unit);
+	gfx_cs.ProgramUniform1ui(p, loc[CV_SWAPRB], a->swaprb);
+	gfx_cs.ProgramUniform2ui(p, loc[CV_ORIGIN], a->ox, a->oy);
+	gfx_cs.BindTexture(GL_TEXTURE_2D, tex);
+	gfx_cs.BindSampler(unit, sampler);
+	gfx_cs.UseProgram(p);
+	gfx_cs.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, buf);
+	gfx_cs.DispatchCompute(a->gx, a->gy, 1);
+	// The next view's edge words and later GL reads of the buffer (copies,
+	// readback, mapping) see the writes.
+	gfx_cs.MemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT | GL_SHADER_STORAGE_BARRIER_BIT | GL_PIXEL_BUFFER_BARRIER_BIT);
+	GLenum e = gfx_cs_errors();
+
+	if (bound && size > 0) {
+		gfx_cs.BindBufferRange(GL_SHADER_STORAGE_BUFFER, 0, (GLuint)bound, (GLintptr)start, (GLsizeiptr)size);
+	} else {
+		gfx_cs.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, (GLuint)bound);
+	}
+	gfx_cs.UseProgram((GLuint)prog);
+	gfx_cs.BindSampler(unit, (GLuint)oldsampler);
+	gfx_cs.BindTexture(GL_TEXTURE_2D, (GLuint)oldtex);
+	gfx_cs.ActiveTexture((GLenum)active);
+	return e;
+}
+
+static GLint gfx_cv_max_units(void) {
+	GLint n = 0;
+	gfx_cs.GetIntegerv(GL_MAX_COMBINED_TEXTURE_IMAGE_UNITS, &n);
+	return n;
+}
+
+// gfx_cv_state reads the bindings Convert must put back: the current
+// program, the active texture unit, unit's 2D texture and sampler, and
+// storage buffer binding 0.
+static void gfx_cv_state(GLuint unit, GLint *out) {
+	GLint active = 0;
+	gfx_cs.GetIntegerv(GL_CURRENT_PROGRAM, &out[0]);
+	gfx_cs.GetIntegerv(GL_ACTIVE_TEXTURE, &active);
+	out[1] = active;
+	gfx_cs.ActiveTexture(GL_TEXTURE0 + unit);
+	gfx_cs.GetIntegerv(GL_TEXTURE_BINDING_2D, &out[2]);
+	gfx_cs.GetIntegerv(GL_SAMPLER_BINDING, &out[3]);
+	gfx_cs.ActiveTexture((GLenum)active);
+	gfx_cs.GetIntegeri_v(GL_SHADER_STORAGE_BUFFER_BINDING, 0, &out[4]);
+}
+
+static void gfx_cv_delete(GLuint p, GLuint sampler) {
+	gfx_cs.DeleteProgram(p);
+	gfx_cs.DeleteSamplers(1, &sampler);
+}
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+)
+
+// convertSource converts one view of a texture into tensor elements, one
+// invocation per 32-bit word of the output: word i holds 4/E elements of E
+// bytes (float32 1, float16 2, uint8 4). Element e of the view (0 ≤ e <
+// viewelems) is channel c of texel (x, y'), y' counted in the tensor's
+// rows (flip: y = h − 1 − y' in the texture's); its value is (texel[c] −
+// mean[c]) · scale[c], stored as float32, float16 or uint8 (clamped to [0,
+// 1], ×255, rounded half up). A word shared with the elements of another
+// view (or bytes before the tensor) is updated with atomics, only its own
+// bytes; a word of this view alone is stored whole.
+const convertSource = `#version 430
+layout(local_size_x = 256) in;
+layout(std430, binding = 0) buffer Out { uint words[]; };
+uniform sampler2D src;
+uniform uint w, h, c, planar, flip, dtype;
+uniform uint swaprb;    // the texture holds blue in its red channel (BGRA8 frames uploaded as RGBA8)
+uniform uvec2 origin;   // the view's first texel in the texture (a tile of an atlas; 0, 0 for a whole texture)
+uniform vec4 mean, scale;
+uniform uint ebase;     // the view's first element, counted from word 0 of the buffer
+uniform uint viewelems; // w * h * c
+uniform uint wbase, nwords;
+
+uint encode(float v) {
+	if (dtype == 0u) return floatBitsToUint(v);
+	if (dtype == 1u) return packHalf2x16(vec2(v, 0.0)) & 0xFFFFu;
+	if (!(v > 0.0)) return 0u;
+	if (v >= 1.0) return 255u;
+	return uint(floor(v * 255.0 + 0.5));
+}
+
+void main() {
+	uint i = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * 256u + gl_LocalInvocationID.x;
+	if (i >= nwords) return;
+	uint word = wbase + i;
+	uint per = dtype == 0u ? 1u : (dtype == 1u ? 2u : 4u);
+	uint bits = 32u / per;
+	uint value = 0u, mask = 0u;
+	for (uint k = 0u; k < per; k++) {
+		uint e = word * per + k;
+		if (e < ebase || e - ebase >= viewelems) continue;
+		uint le = e - ebase;
+		uint ch, x, yt;
+		if (planar != 0u) {
+			ch = le / (w * h);
+			uint r = le - ch * (w * h);
+			yt = r / w;
+			x = r - yt * w;
+		} else {
+			uint p = le / c;
+			ch = le - p * c;
+			yt = p / w;
+			x = p - yt * w;
+		}
+		uint y = flip != 0u ? h - 1u - yt : yt;
+		vec4 t = texelFetch(src, ivec2(origin + uvec2(x, y)), 0);
+		uint sc = (swaprb != 0u && ch < 3u) ? 2u - ch : ch;
+		float v = (t[sc] - mean[ch]) * scale[ch];
+		uint m = bits == 32u ? 0xFFFFFFFFu : ((1u << bits) - 1u) << (k * bits);
+		value |= (encode(v) << (k * bits)) & m;
+		mask |= m;
+	}
+	if (mask == 0xFFFFFFFFu) {
+		words[word] = value;
+	} else if (mask != 0u) {
+		atomicAnd(words[word], ~mask);
+		atomicOr(words[word], value);
+	}
+}
+`
+
+// The converter's uniforms, in the order of the C enum CV_*.
+var convertUniforms = [...]string{"w", "h", "c", "planar", "flip", "dtype", "mean", "scale", "ebase", "viewelems", "wbase", "nwords", "src", "swaprb", "origin"}
+
+// convertMaxGroupsX is the most work groups dispatched along x (GL
+// guarantees 65535); larger views use a second dimension. A variable so
+// that tests reach the two-dimensional case with small views.
+var convertMaxGroupsX = 65535
+
+// ConvertDType is the element type a Converter writes.
+type ConvertDType uint32
+
+// The element types.
+const (
+	ConvertFloat32 ConvertDType = 0
+	ConvertFloat16 ConvertDType = 1
+	ConvertUint8   ConvertDType = 2
+)
+
+// Size is the element's size in bytes.
+func (d ConvertDType) Size() int {
+	switch d {
+	case ConvertFloat32:
+		return 4
+	case ConvertFloat16:
+		return 2
+	case ConvertUint8:
+		return 1
+	}
+	return 0
+}
+
+// ConvertLayout says what a view becomes: W×H texels, C channels (red
+// first) as planar (C, H, W) or interleaved (H, W, C) elements of DType,
+// rows flipped or not, (v − Mean[c]) · Scale[c] per channel. SwapRB reads
+// red from the texture's blue channel and blue from its red (a BGRA8
+// frame kept in an RGBA8 texture). OriginX, OriginY are the view's first
+// texel in the texture (a tile of an atlas).
+type ConvertLayout struct {
+	Width, Height, Channels int
+	Planar, FlipY, SwapRB   bool
+	DType                   ConvertDType
+	Mean, Scale             [4]float32
+	OriginX, OriginY        int
+}
+
+// ViewBytes is one view's size in bytes.
+func (l ConvertLayout) ViewBytes() int { return l.Width * l.Height * l.Channels * l.DType.Size() }
+
+// Converter is a GL compute program that converts views of 2D textures
+// into tensor elements in a buffer, on the GPU, the way gfxcuda's CUDA and
+// Vulkan converters do, so that a tensor in memory GL shares with CUDA is
+// complete once GL is: CUDA runs nothing per frame. It needs desktop GL
+// 4.3 or later.
+//
+// NewConverter, Convert and Delete must run on a thread where the GL
+// context the program belongs to is current (inside Context.Do).
+type Converter struct {
+	prog    C.GLuint
+	sampler C.GLuint
+	loc     [len(convertUniforms)]C.GLint
+	unit    C.GLuint
+}
+
+// NewConverter compiles and links the converter in the current context.
+func NewConverter() (*Converter, error) {
+	p, err := buildCompute("tensor converter's", convertSource)
+	if err != nil {
+		return nil, err
+	}
+	cv := &Converter{prog: p}
+	for i, name := range convertUniforms {
+		if cv.loc[i] = uniform(p, name); cv.loc[i] < 0 {
+			C.gfx_cv_delete(p, 0)
+			return nil, fmt.Errorf("egl: the tensor converter lost its uniform %q", name)
+		}
+	}
+	// The last texture unit: the one a renderer is least likely to use (it
+	// is put back after each dispatch anyway).
+	n := C.gfx_cv_max_units()
+	if n < 1 {
+		C.gfx_cv_delete(p, 0)
+		return nil, errors.New("egl: the GL context reports no texture units")
+	}
+	cv.unit = C.GLuint(n - 1)
+	cv.sampler = C.gfx_cv_sampler()
+	if cv.sampler == 0 {
+		C.gfx_cv_delete(p, 0)
+		return nil, errors.New("egl: glGenSamplers failed")
+	}
+	return cv, nil
+}
+
+// Convert queues the conversion of view number `view` of a tensor — 2D
+// texture tex, read at level 0 — into buffer b, whose tensor starts at
+// byte offset (a multiple of 4): the view's elements go to
+// offset + view·l.ViewBytes(). Bytes of the buffer outside them are left
+// as they were (edge words are updated atomically). A memory barrier
+// follows for later GL reads of b. It leaves GL's bindings as they were.
+func (cv *Converter) Convert(tex Texture, l ConvertLayout, view int, b Buffer, offset int) error {
+	if err := currentGL(); err != nil {
+		return err
+	}
+	if cv == nil || cv.prog == 0 {
+		return errors.New("egl: Converter.Convert on a deleted converter")
+	}
+	if l.Width <= 0 || l.Height <= 0 || (l.Channels != 3 && l.Channels != 4 && l.Channels != 1) || l.DType.Size() == 0 {
+		return fmt.Errorf("egl: Converter.Convert: layout %dx%d, %d channels, dtype %d", l.Width, l.Height, l.Channels, l.DType)
+	}
+	if offset < 0 || offset%4 != 0 || view < 0 {
+		return fmt.Errorf("egl: Converter.Convert: byte offset %d (a multiple of 4), view %d", offset, view)
+	}
+	es := l.DType.Size()
+	elems := uint64(l.Width) * uint64(l.Height) * uint64(l.Channels)
+	first := uint64(offset)/uint64(es) + uint64(view)*elems // the view's first element from word 0
+	last := first + elems                                   // one past
+	per := uint64(4 / es)
+	wbase := first / per
+	wend := (last + per - 1) / per
+	if last > 1<<32-4 {
+		return fmt.Errorf("egl: Converter.Convert: the view ends past 2^32 elements of the buffer")
+	}
+	nwords := wend - wbase
+	groups := int((nwords + 255) / 256)
+	gx := min(groups, convertMaxGroupsX)
+	gy := (groups + gx - 1) / gx
+	if gy > 65535 {
+		return fmt.Errorf("egl: Converter.Convert: %d words is too large for one dispatch", nwords)
+	}
+	a := C.gfx_cv_args{
+		w: C.GLuint(l.Width), h: C.GLuint(l.Height), c: C.GLuint(l.Channels),
+		dtype: C.GLuint(l.DType), ebase: C.GLuint(first), viewelems: C.GLuint(elems),
+		wbase: C.GLuint(wbase), nwords: C.GLuint(nwords), gx: C.GLuint(gx), gy: C.GLuint(gy),
+	}
+	if l.Planar {
+		a.planar = 1
+	}
+	if l.FlipY {
+		a.flip = 1
+	}
+	if l.SwapRB {
+		a.swaprb = 1
+	}
+	if l.OriginX < 0 || l.OriginY < 0 {
+		return fmt.Errorf("egl: Converter.Convert: origin (%d, %d)", l.OriginX, l.OriginY)
+	}
+	a.ox, a.oy = C.GLuint(l.OriginX), C.GLuint(l.OriginY)
+	for i := 0; i < 4; i++ {
+		a.mean[i] = C.float(l.Mean[i])
+		a.scale[i] = C.float(l.Scale[i])
+	}
+	e := C.gfx_cv_run(cv.prog, &cv.loc[0], cv.sampler, cv.unit, C.GLuint(tex), C.GLuint(b), &a)
+	return glErr("tensor conversion dispatch", e)
+}
+
+// bindings returns the GL state Convert puts back (the current program,
+// the active texture unit, the converter's unit's 2D texture and sampler,
+// storage buffer binding 0), for tests to compare.
+func (cv *Converter) bindings() [5]int32 {
+	var out [5]C.GLint
+	C.gfx_cv_state(cv.unit, &out[0])
+	var r [5]int32
+	for i, v := range out {
+		r[i] = int32(v)
+	}
+	return r
+}
+
+// Delete frees the program and its sampler. Idempotent.
+func (cv *Converter) Delete() error {
+	if cv == nil || cv.prog == 0 {
+		return nil
+	}
+	if err := currentGL(); err != nil {
+		return err
+	}
+	C.gfx_cv_delete(cv.prog, cv.sampler)
+	cv.prog, cv.sampler = 0, 0
+	return nil
+}
