@@ -2,6 +2,7 @@ package gl
 
 import (
 	"fmt"
+	"os"
 	"sync"
 
 	"github.com/gfxcuda/gfxcuda/format"
@@ -146,8 +147,12 @@ func (t *TensorConverter) ConvertViews(l tensor.Layout, views []*View, dst *Buff
 			return fmt.Errorf("%w: TensorConverter.ConvertViews: view %d (of %s) is depth: the GL-side conversion takes colour views", ErrUnsupportedFormat, i, v.s.what)
 		}
 		srcs[i] = convSource{tex: v.st.GL, view: v}
+		if readDirect(v.s) {
+			srcs[i].direct = v.s.desc.Name
+		}
 	}
-	// Each view's copy, on the GL thread, right before its dispatch.
+	// Each view's copy, on the GL thread, right before its dispatch (for a
+	// texture read as it is, a check that the renderer has not deleted it).
 	prepare := func(v *View) error {
 		v.mu.Lock()
 		defer v.mu.Unlock()
@@ -156,6 +161,17 @@ func (t *TensorConverter) ConvertViews(l tensor.Layout, views []*View, dst *Buff
 			return ErrClosed
 		case v.inCUDA:
 			return fmt.Errorf("gl: the view of %s was handed to CUDA (ToCUDA): a view is for one API", v.s.what)
+		}
+		if readDirect(v.s) {
+			return v.s.c.do(func(e *egl.Context) error {
+				if ok, err := e.Alive(v.s.desc); err != nil || !ok {
+					if err == nil {
+						err = fmt.Errorf("%w: the renderer deleted it; make a new source for the object that replaces it", ErrNotObject)
+					}
+					return fmt.Errorf("gl: %s: %w", v.s.what, err)
+				}
+				return nil
+			})
 		}
 		if err := v.toGLLocked(); err != nil {
 			return err
@@ -166,11 +182,28 @@ func (t *TensorConverter) ConvertViews(l tensor.Layout, views []*View, dst *Buff
 }
 
 // convSource is a texture a conversion reads, and the view it is the copy
-// of (nil for a texture converted as it is).
+// of (nil for a texture converted as it is). direct, when not 0, is the
+// view's source's own texture, read instead of the copy (readDirect).
 type convSource struct {
-	tex  *Texture
-	view *View
+	tex    *Texture
+	view   *View
+	direct uint32
 }
+
+// readDirect says whether the GL-side conversion reads the source's own
+// texture as it is, with no copy: a 2D texture (level 0, layer 0, not
+// multisampled) of internal format RGBA8, RGBA16F or RGBA32F, the
+// converter's formats, as CUDA reads such objects in place.
+// GFXCUDA_GL_COPY=1 copies every source first.
+func readDirect(s *Source) bool {
+	if glCopyAlways {
+		return false
+	}
+	t, ok := s.registrable()
+	return ok && t == egl.Texture2DTarget && s.desc.Kind == egl.KindTexture
+}
+
+var glCopyAlways = os.Getenv("GFXCUDA_GL_COPY") == "1"
 
 // convert checks and queues the conversion of srcs; prepare (when not nil)
 // runs for each source's view first, outside the GL thread.
@@ -221,6 +254,9 @@ func (t *TensorConverter) convert(what string, l tensor.Layout, srcs []convSourc
 		v.mu.Unlock()
 		if closed {
 			return fmt.Errorf("gl: %s: view %d: %w", what, i, ErrClosed)
+		}
+		if sv.direct != 0 {
+			name, bgra = sv.direct, false
 		}
 		cl.SwapRB = bgra // BGRA8 frames are kept in RGBA8 textures, blue first
 		err := t.c.do(func(_ *egl.Context) error {

@@ -154,29 +154,54 @@ void main() {
 	uint per = dtype == 0u ? 1u : (dtype == 1u ? 2u : 4u);
 	uint bits = 32u / per;
 	uint value = 0u, mask = 0u;
-	for (uint k = 0u; k < per; k++) {
-		uint e = word * per + k;
-		if (e < ebase || e - ebase >= viewelems) continue;
-		uint le = e - ebase;
-		uint ch, x, yt;
-		if (planar != 0u) {
-			ch = le / (w * h);
-			uint r = le - ch * (w * h);
-			yt = r / w;
-			x = r - yt * w;
-		} else {
-			uint p = le / c;
-			ch = le - p * c;
-			yt = p / w;
-			x = p - yt * w;
-		}
+	// The word's first element of the view, located once (divisions); the
+	// next ones step from it, and a texel is fetched once for the channels
+	// it gives (an interleaved word of uint8 is one texel).
+	uint e0 = word * per;
+	uint k0 = e0 < ebase ? ebase - e0 : 0u;
+	uint le = e0 + k0 - ebase;
+	uint ch, x, yt;
+	if (planar != 0u) {
+		ch = le / (w * h);
+		uint r = le - ch * (w * h);
+		yt = r / w;
+		x = r - yt * w;
+	} else {
+		uint p = le / c;
+		ch = le - p * c;
+		yt = p / w;
+		x = p - yt * w;
+	}
+	ivec2 last = ivec2(-1);
+	vec4 t = vec4(0.0);
+	for (uint k = k0; k < per && le < viewelems; k++) {
 		uint y = flip != 0u ? h - 1u - yt : yt;
-		vec4 t = texelFetch(src, ivec2(origin + uvec2(x, y)), 0);
+		ivec2 pos = ivec2(origin + uvec2(x, y));
+		if (pos != last) {
+			t = texelFetch(src, pos, 0);
+			last = pos;
+		}
 		uint sc = (swaprb != 0u && ch < 3u) ? 2u - ch : ch;
 		float v = (t[sc] - mean[ch]) * scale[ch];
 		uint m = bits == 32u ? 0xFFFFFFFFu : ((1u << bits) - 1u) << (k * bits);
 		value |= (encode(v) << (k * bits)) & m;
 		mask |= m;
+		le++;
+		if (planar != 0u) {
+			if (++x == w) {
+				x = 0u;
+				if (++yt == h) {
+					yt = 0u;
+					ch++;
+				}
+			}
+		} else if (++ch == c) {
+			ch = 0u;
+			if (++x == w) {
+				x = 0u;
+				yt++;
+			}
+		}
 	}
 	if (mask == 0xFFFFFFFFu) {
 		words[word] = value;
