@@ -320,6 +320,10 @@ func graphicsWrite(d *Device, dst *Buffer, off uint64, l tensor.Layout, srcs []*
 		if g.src.Depth() {
 			return fmt.Errorf("%w: %v is depth: the graphics API writes colour tensors only (use GraphicsToTensors)", ErrUnsupported, g.src)
 		}
+		if f := srcs[0].src; g.src.Width() != f.Width() || g.src.Height() != f.Height() || g.src.Format() != f.Format() {
+			return fmt.Errorf("%w: source %d (%v) and source 0 (%v) differ in size or format; one tensor holds frames of one size",
+				ErrGraphicsInput, i, g.src, f)
+		}
 	}
 	for _, g := range srcs {
 		g.mu.Lock()

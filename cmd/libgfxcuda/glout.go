@@ -72,7 +72,8 @@ type glIdle struct {
 	events []*cuda.Event
 }
 
-// glOutLimit is the idle memory a pool keeps at most; glOutMargin the bytes
+// glOutLimit is the idle memory a pool keeps (more only while streams
+// still read it, or for one buffer larger than it); glOutMargin the bytes
 // a buffer has past its tensor (llvmpipe reads 48 bytes past a GL buffer).
 const (
 	glOutLimit  = 256 << 20
@@ -159,7 +160,7 @@ func (p *glOutPool) put(b *gfxcuda.Buffer, streams []uintptr) error {
 		events = append(events, e)
 	}
 	p.mu.Lock()
-	if err != nil || p.closed || p.bytes+b.Size() > glOutLimit {
+	if err != nil || p.closed {
 		p.mu.Unlock()
 		if err != nil {
 			// Not kept: closing it waits for the device.
@@ -168,10 +169,27 @@ func (p *glOutPool) put(b *gfxcuda.Buffer, streams []uintptr) error {
 		closeEvents(events)
 		return errors.Join(err, b.Close())
 	}
-	p.idle = append(p.idle, glIdle{b, events})
+	// Over the limit, the idle buffers given back longest ago that no
+	// stream still reads make room; b is kept whatever is left (a batch's
+	// buffer larger than the limit is reused too, not made each call).
+	var evicted []glIdle
+	kept := p.idle[:0]
+	for _, e := range p.idle {
+		if p.bytes+b.Size() > glOutLimit && passed(e.events) {
+			evicted = append(evicted, e)
+			p.bytes -= e.b.Size()
+			continue
+		}
+		kept = append(kept, e)
+	}
+	p.idle = append(kept, glIdle{b, events})
 	p.bytes += b.Size()
 	p.mu.Unlock()
-	return nil
+	for _, e := range evicted {
+		closeEvents(e.events)
+		err = errors.Join(err, e.b.Close())
+	}
+	return err
 }
 
 // close frees the idle buffers; buffers given back afterwards are closed.
