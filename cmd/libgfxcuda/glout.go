@@ -76,7 +76,7 @@ type glIdle struct {
 // still read it, or for one buffer larger than it); glOutMargin the bytes
 // a buffer has past its tensor (llvmpipe reads 48 bytes past a GL buffer).
 const (
-	glOutLimit  = 256 << 20
+	glOutLimit  = 1 << 30
 	glOutMargin = 64
 )
 
