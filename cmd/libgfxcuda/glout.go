@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"time"
 	"unsafe"
 
 	"github.com/gfxcuda/gfxcuda"
@@ -126,6 +127,10 @@ func closeEvents(es []*cuda.Event) {
 // from this, which after GL's work would wait for the GPU to switch to
 // CUDA). Over the pool's limit, or after close, b is closed instead.
 func (p *glOutPool) put(b *gfxcuda.Buffer, streams []uintptr) error {
+	if glTrace {
+		t0 := time.Now()
+		defer func() { fmt.Fprintf(os.Stderr, "GLTRACE put %d\n", time.Since(t0).Microseconds()) }()
+	}
 	handles := []uintptr{cuda.LegacyDefaultStream}
 	for _, s := range streams {
 		if s != 0 && s != cuda.LegacyDefaultStream && s != cuda.PerThreadDefaultStream {
@@ -211,6 +216,9 @@ func (p *glOutPool) close() error {
 // CUDA, as before).
 var glWrite = os.Getenv("GFXCUDA_GL_WRITE") != "0"
 
+// glTrace (GFXCUDA_GL_TRACE, an experiment's) prints the call's phases.
+var glTrace = os.Getenv("GFXCUDA_GL_TRACE") != ""
+
 //export gfxcuda_gl_write_tensors
 func gfxcuda_gl_write_tensors(srcs *C.uint64_t, n C.int, dev C.uint64_t, layout *C.gfxcuda_tensor_layout_t, size C.uint64_t, out *C.uint64_t) C.int {
 	return call(func() error {
@@ -247,11 +255,23 @@ func gfxcuda_gl_write_tensors(srcs *C.uint64_t, n C.int, dev C.uint64_t, layout 
 			return errorf(stInvalid, "gfxcuda_gl_write_tensors: %d bytes asked, %d frames of that layout are %d", uint64(size), len(gs), need)
 		}
 		p := sd.glPool()
+		t0 := time.Now()
+		p.mu.Lock()
+		nidle := len(p.idle)
+		p.mu.Unlock()
 		b, err := p.get(uint64(size))
 		if err != nil {
 			return err
 		}
-		if err := gfxcuda.GraphicsWriteTensorsTo(sd.d, b, 0, l, gs...); err != nil {
+		t1 := time.Now()
+		err = gfxcuda.GraphicsWriteTensorsTo(sd.d, b, 0, l, gs...)
+		if glTrace {
+			p.mu.Lock()
+			nidle2 := len(p.idle)
+			p.mu.Unlock()
+			fmt.Fprintf(os.Stderr, "GLTRACE call get=%d idle=%d->%d write=%d\n", t1.Sub(t0).Microseconds(), nidle, nidle2, time.Since(t1).Microseconds())
+		}
+		if err != nil {
 			if errors.Is(err, gfxcuda.ErrUnsupported) {
 				err = &statusError{stUnsupported, err} // depth, or a GL that cannot: gfxcuda_gl_to_tensors can
 			}

@@ -757,9 +757,34 @@ class GfxcudaPerFrame(CacheCounted):
     def poison(self):
         self.out = self.keep = None
 
+    phases = None  # --phases: (drop previous, to_tensor, from_dlpack, synchronize) per frame, ns
+
     def run(self):
-        self.keep = self.src.to_tensor(dtype="uint8", layout="hwc", flip_y=True)
-        self.out = self.torch.from_dlpack(self.keep)
+        if self.phases is None:
+            self.keep = self.src.to_tensor(dtype="uint8", layout="hwc", flip_y=True)
+            self.out = self.torch.from_dlpack(self.keep)
+            return
+        ns = time.perf_counter_ns
+        t0 = ns()
+        self.keep = self.out = None
+        t1 = ns()
+        k = self.src.to_tensor(dtype="uint8", layout="hwc", flip_y=True)
+        t2 = ns()
+        o = self.torch.from_dlpack(k)
+        t3 = ns()
+        self.torch.cuda.synchronize()
+        t4 = ns()
+        self.keep, self.out = k, o
+        self.phases.append((t1 - t0, t2 - t1, t3 - t2, t4 - t3))
+
+    def notes(self):
+        n = CacheCounted.notes(self)
+        if self.phases:
+            ph = self.phases[-100:]
+            n = (n or "") + "; phases (median us): drop previous %.0f, to_tensor %.0f, from_dlpack %.0f, synchronize %.0f" % tuple(
+                statistics.median(p[i] for p in ph) / 1e3 for i in range(4))
+            self.phases = []
+        return n
 
     def flipped(self):
         return True
@@ -901,6 +926,8 @@ def main(argv=None):
     ap.add_argument("--egl-device", type=int, help="EGL device index (default: the one torch's CUDA device is)")
     ap.add_argument("--seed", type=int, help="base seed (default: random)")
     ap.add_argument("--check-all", action="store_true", help="compare every frame, not just the first and last")
+    ap.add_argument("--only", help="comma-separated method keys to run (default: all)")
+    ap.add_argument("--phases", action="store_true", help="(c): time its phases too (notes)")
     ap.add_argument("--gl-module", default="gfxcuda.gl", help="the module to time as gfxcuda.gl (another one "
                     "with the same names tests this script's (c)/(d) before gfxcuda.gl exists)")
     a = ap.parse_args(argv)
@@ -989,6 +1016,12 @@ def main(argv=None):
     elif "gfxcuda.gl" not in skipped:
         skipped.pop("gfxcuda.gl batched", None)
         skipped["gfxcuda.gl"] = "(c)/(d) skipped: no CUDA"
+    if a.only:
+        keep = set(a.only.split(","))
+        methods = [m for m in methods if m.key in keep]
+    for m in methods:
+        if a.phases and isinstance(m, GfxcudaPerFrame) and m.key == "c":
+            m.phases = []
     for line in skipped.values():
         print(line)
 
@@ -998,6 +1031,7 @@ def main(argv=None):
     nslots = a.batch if any(m.batch > 1 for m in methods) else 1
     reps = a.warmup + a.frames
     checked = {0, a.warmup, reps - 1}
+    trace = bool(os.environ.get("GFXCUDA_GL_TRACE"))
     try:
         for w, h in sizes:
             size = "%dx%d" % (w, h)
@@ -1024,6 +1058,8 @@ def main(argv=None):
                     check = check_rep and m.checked
                     if check:
                         m.poison()
+                    if trace:
+                        os.write(2, b"GLTRACE method %s %s\n" % (m.key.encode(), size.encode()))
                     try:
                         m.pre()
                         t0 = time.perf_counter_ns()
