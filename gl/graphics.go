@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"time"
 
 	"github.com/gfxcuda/gfxcuda/cuda"
 	"github.com/gfxcuda/gfxcuda/graphics"
@@ -214,10 +213,6 @@ func (v *View) WriteTensors(l tensor.Layout, dst *vulkan.Buffer, off uint64, mor
 		return fmt.Errorf("gl: View.WriteTensors: no destination buffer")
 	}
 	c := v.s.c
-	t0 := time.Now()
-	c.mu.Lock()
-	nimp := len(c.imports)
-	c.mu.Unlock()
 	tc, gb, err := c.tensorTarget(dst)
 	if err != nil {
 		return fmt.Errorf("gl: View.WriteTensors: %w", err)
@@ -225,23 +220,11 @@ func (v *View) WriteTensors(l tensor.Layout, dst *vulkan.Buffer, off uint64, mor
 	if off > uint64(gb.size) {
 		return fmt.Errorf("gl: View.WriteTensors: offset %d past the %d-byte buffer", off, gb.size)
 	}
-	t1 := time.Now()
 	if err := tc.ConvertViews(l, views, gb, int(off)); err != nil {
 		return err
 	}
-	t2 := time.Now()
-	err = c.Finish()
-	if traceWrite {
-		c.mu.Lock()
-		nimp2 := len(c.imports)
-		c.mu.Unlock()
-		fmt.Fprintf(os.Stderr, "GLTRACE write target=%d convert=%d finish=%d imports=%d->%d\n", t1.Sub(t0).Microseconds(), t2.Sub(t1).Microseconds(), time.Since(t2).Microseconds(), nimp, nimp2)
-	}
-	return err
+	return c.Finish()
 }
-
-// traceWrite (GFXCUDA_GL_TRACE, an experiment's) prints WriteTensors' phases.
-var traceWrite = os.Getenv("GFXCUDA_GL_TRACE") != ""
 
 // tensorTarget returns the context's tensor converter (made on first use)
 // and a GL buffer over dst's memory (imported on first use; the least

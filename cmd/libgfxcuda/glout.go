@@ -10,11 +10,11 @@ import (
 	"fmt"
 	"os"
 	"sync"
-	"time"
 	"unsafe"
 
 	"github.com/gfxcuda/gfxcuda"
 	"github.com/gfxcuda/gfxcuda/cuda"
+	"github.com/gfxcuda/gfxcuda/dlpack"
 )
 
 // glOut is a tensor the caller's GL renderer's frames were converted into
@@ -127,10 +127,6 @@ func closeEvents(es []*cuda.Event) {
 // from this, which after GL's work would wait for the GPU to switch to
 // CUDA). Over the pool's limit, or after close, b is closed instead.
 func (p *glOutPool) put(b *gfxcuda.Buffer, streams []uintptr) error {
-	if glTrace {
-		t0 := time.Now()
-		defer func() { fmt.Fprintf(os.Stderr, "GLTRACE put %d\n", time.Since(t0).Microseconds()) }()
-	}
 	handles := []uintptr{cuda.LegacyDefaultStream}
 	for _, s := range streams {
 		if s != 0 && s != cuda.LegacyDefaultStream && s != cuda.PerThreadDefaultStream {
@@ -216,68 +212,101 @@ func (p *glOutPool) close() error {
 // CUDA, as before).
 var glWrite = os.Getenv("GFXCUDA_GL_WRITE") != "0"
 
-// glTrace (GFXCUDA_GL_TRACE, an experiment's) prints the call's phases.
-var glTrace = os.Getenv("GFXCUDA_GL_TRACE") != ""
-
 //export gfxcuda_gl_write_tensors
 func gfxcuda_gl_write_tensors(srcs *C.uint64_t, n C.int, dev C.uint64_t, layout *C.gfxcuda_tensor_layout_t, size C.uint64_t, out *C.uint64_t) C.int {
 	return call(func() error {
 		if out == nil {
 			return errorf(stInvalid, "gfxcuda_gl_write_tensors: null output")
 		}
-		if !glWrite {
-			return errorf(stUnsupported, "gfxcuda_gl_write_tensors: turned off (GFXCUDA_GL_WRITE=0)")
-		}
-		if srcs == nil || n <= 0 || n > 1<<16 {
-			return errorf(stInvalid, "gfxcuda_gl_write_tensors: %d sources; pass an array of 1 to 65536", n)
-		}
-		if size == 0 {
-			return errorf(stInvalid, "gfxcuda_gl_write_tensors: a tensor of 0 bytes")
-		}
-		sd, err := get[*sharedDevice](uint64(dev), "shared device")
+		o, _, err := glWriteOut("gfxcuda_gl_write_tensors", srcs, n, dev, layout, size, nil)
 		if err != nil {
 			return err
 		}
-		l, err := tensorLayout(layout)
-		if err != nil {
-			return err
-		}
-		list := unsafe.Slice(srcs, int(n))
-		gs := make([]*gfxcuda.GraphicsSource, len(list))
-		for i, h := range list {
-			s, err := get[*glSource](uint64(h), "GL source")
-			if err != nil {
-				return err
-			}
-			gs[i] = s.g
-		}
-		if need := gs[0].TensorBytes(l) * uint64(len(gs)); uint64(size) != need {
-			return errorf(stInvalid, "gfxcuda_gl_write_tensors: %d bytes asked, %d frames of that layout are %d", uint64(size), len(gs), need)
-		}
-		p := sd.glPool()
-		t0 := time.Now()
-		p.mu.Lock()
-		nidle := len(p.idle)
-		p.mu.Unlock()
-		b, err := p.get(uint64(size))
-		if err != nil {
-			return err
-		}
-		t1 := time.Now()
-		err = gfxcuda.GraphicsWriteTensorsTo(sd.d, b, 0, l, gs...)
-		if glTrace {
-			p.mu.Lock()
-			nidle2 := len(p.idle)
-			p.mu.Unlock()
-			fmt.Fprintf(os.Stderr, "GLTRACE call get=%d idle=%d->%d write=%d\n", t1.Sub(t0).Microseconds(), nidle, nidle2, time.Since(t1).Microseconds())
-		}
-		if err != nil {
-			if errors.Is(err, gfxcuda.ErrUnsupported) {
-				err = &statusError{stUnsupported, err} // depth, or a GL that cannot: gfxcuda_gl_to_tensors can
-			}
-			return errors.Join(glStatus(err), p.put(b, nil))
-		}
-		o := &glOut{b: b, n: uint64(size), pool: p}
 		return store(out, o, o.release, uint64(dev))
 	})
+}
+
+//export gfxcuda_gl_write_dlpack
+func gfxcuda_gl_write_dlpack(srcs *C.uint64_t, n C.int, batch C.int, dev C.uint64_t, layout *C.gfxcuda_tensor_layout_t, stream C.uint64_t,
+	versioned C.int, managed *unsafe.Pointer) C.int {
+	return call(func() error {
+		if managed == nil {
+			return errorf(stInvalid, "gfxcuda_gl_write_dlpack: null output")
+		}
+		if n != 1 && batch == 0 {
+			return errorf(stInvalid, "gfxcuda_gl_write_dlpack: %d sources without the N dimension; pass batch 1", n)
+		}
+		var dims []int64
+		o, sd, err := glWriteOut("gfxcuda_gl_write_dlpack", srcs, n, dev, layout, 0, &dims)
+		if err != nil {
+			return err
+		}
+		if batch == 0 {
+			dims = dims[1:]
+		}
+		o.note(uintptr(stream))
+		l, _ := tensorLayout(layout) // checked by glWriteOut
+		t := dlpack.Tensor{Data: uintptr(o.b.Ptr()), Device: dlpack.Device{Type: dlpack.CUDA, ID: int32(sd.ordinal)},
+			DType: l.DType, Shape: dims}
+		p, err := dlpack.Export(t, versioned != 0, func() { o.release() })
+		if err != nil {
+			return errors.Join(&statusError{stInvalid, err}, o.release())
+		}
+		*managed = p
+		return nil
+	})
+}
+
+// glWriteOut converts n GL sources (handles at srcs) into a buffer of
+// shared device dev's pool with GL (GraphicsWriteTensorsTo). size, when
+// not 0, must be the tensor's bytes; dims, when not nil, gets the tensor's
+// shape with N first.
+func glWriteOut(what string, srcs *C.uint64_t, n C.int, dev C.uint64_t, layout *C.gfxcuda_tensor_layout_t, size C.uint64_t,
+	dims *[]int64) (*glOut, *sharedDevice, error) {
+	if !glWrite {
+		return nil, nil, errorf(stUnsupported, "%s: turned off (GFXCUDA_GL_WRITE=0)", what)
+	}
+	if srcs == nil || n <= 0 || n > 1<<16 {
+		return nil, nil, errorf(stInvalid, "%s: %d sources; pass an array of 1 to 65536", what, n)
+	}
+	sd, err := get[*sharedDevice](uint64(dev), "shared device")
+	if err != nil {
+		return nil, nil, err
+	}
+	l, err := tensorLayout(layout)
+	if err != nil {
+		return nil, nil, err
+	}
+	list := unsafe.Slice(srcs, int(n))
+	gs := make([]*gfxcuda.GraphicsSource, len(list))
+	for i, h := range list {
+		s, err := get[*glSource](uint64(h), "GL source")
+		if err != nil {
+			return nil, nil, err
+		}
+		gs[i] = s.g
+	}
+	need := gs[0].TensorBytes(l) * uint64(len(gs))
+	if size != 0 && uint64(size) != need {
+		return nil, nil, errorf(stInvalid, "%s: %d bytes asked, %d frames of that layout are %d", what, uint64(size), len(gs), need)
+	}
+	if need == 0 {
+		return nil, nil, errorf(stInvalid, "%s: a tensor of 0 bytes", what)
+	}
+	if dims != nil {
+		src := gs[0].Source()
+		*dims, _ = layoutShape(l, len(gs), uint32(src.Width()), uint32(src.Height()), 0)
+	}
+	p := sd.glPool()
+	b, err := p.get(need)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := gfxcuda.GraphicsWriteTensorsTo(sd.d, b, 0, l, gs...); err != nil {
+		if errors.Is(err, gfxcuda.ErrUnsupported) {
+			err = &statusError{stUnsupported, err} // depth, or a GL that cannot: gfxcuda_gl_to_tensors can
+		}
+		return nil, nil, errors.Join(glStatus(err), p.put(b, nil))
+	}
+	return &glOut{b: b, n: need, pool: p}, sd, nil
 }

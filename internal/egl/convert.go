@@ -35,7 +35,7 @@ typedef struct {
 // texture unit, the unit's 2D texture and sampler, binding 0 of
 // GL_SHADER_STORAGE_BUFFER (with its range).
 static GLenum gfx_cv_run(GLuint p, const GLint *loc, GLuint sampler, GLuint unit, GLuint tex, GLuint buf,
-                         const gfx_cv_args *a) {
+                         const gfx_cv_args *a, int uniforms) {
 	GLint prog = 0, active = 0, oldtex = 0, oldsampler = 0, bound = 0;
 	GLint64 start = 0, size = 0;
 	gfx_cs_errors();
@@ -48,21 +48,23 @@ static GLenum gfx_cv_run(GLuint p, const GLint *loc, GLuint sampler, GLuint unit
 	gfx_cs.GetIntegerv(GL_TEXTURE_BINDING_2D, &oldtex);
 	gfx_cs.GetIntegerv(GL_SAMPLER_BINDING, &oldsampler);
 
-	gfx_cs.ProgramUniform1ui(p, loc[CV_W], a->w);
-	gfx_cs.ProgramUniform1ui(p, loc[CV_H], a->h);
-	gfx_cs.ProgramUniform1ui(p, loc[CV_C], a->c);
-	gfx_cs.ProgramUniform1ui(p, loc[CV_PLANAR], a->planar);
-	gfx_cs.ProgramUniform1ui(p, loc[CV_FLIP], a->flip);
-	gfx_cs.ProgramUniform1ui(p, loc[CV_DTYPE], a->dtype);
-	gfx_cs.ProgramUniform4fv(p, loc[CV_MEAN], 1, a->mean);
-	gfx_cs.ProgramUniform4fv(p, loc[CV_SCALE], 1, a->scale);
-	gfx_cs.ProgramUniform1ui(p, loc[CV_EBASE], a->ebase);
-	gfx_cs.ProgramUniform1ui(p, loc[CV_VIEWELEMS], a->viewelems);
-	gfx_cs.ProgramUniform1ui(p, loc[CV_WBASE], a->wbase);
-	gfx_cs.ProgramUniform1ui(p, loc[CV_NWORDS], a->nwords);
-	gfx_cs.ProgramUniform1i(p, loc[CV_SRC], (GLint)unit);
-	gfx_cs.ProgramUniform1ui(p, loc[CV_SWAPRB], a->swaprb);
-	gfx_cs.ProgramUniform2ui(p, loc[CV_ORIGIN], a->ox, a->oy);
+	if (uniforms) {
+		gfx_cs.ProgramUniform1ui(p, loc[CV_W], a->w);
+		gfx_cs.ProgramUniform1ui(p, loc[CV_H], a->h);
+		gfx_cs.ProgramUniform1ui(p, loc[CV_C], a->c);
+		gfx_cs.ProgramUniform1ui(p, loc[CV_PLANAR], a->planar);
+		gfx_cs.ProgramUniform1ui(p, loc[CV_FLIP], a->flip);
+		gfx_cs.ProgramUniform1ui(p, loc[CV_DTYPE], a->dtype);
+		gfx_cs.ProgramUniform4fv(p, loc[CV_MEAN], 1, a->mean);
+		gfx_cs.ProgramUniform4fv(p, loc[CV_SCALE], 1, a->scale);
+		gfx_cs.ProgramUniform1ui(p, loc[CV_EBASE], a->ebase);
+		gfx_cs.ProgramUniform1ui(p, loc[CV_VIEWELEMS], a->viewelems);
+		gfx_cs.ProgramUniform1ui(p, loc[CV_WBASE], a->wbase);
+		gfx_cs.ProgramUniform1ui(p, loc[CV_NWORDS], a->nwords);
+		gfx_cs.ProgramUniform1i(p, loc[CV_SRC], (GLint)unit);
+		gfx_cs.ProgramUniform1ui(p, loc[CV_SWAPRB], a->swaprb);
+		gfx_cs.ProgramUniform2ui(p, loc[CV_ORIGIN], a->ox, a->oy);
+	}
 	gfx_cs.BindTexture(GL_TEXTURE_2D, tex);
 	gfx_cs.BindSampler(unit, sampler);
 	gfx_cs.UseProgram(p);
@@ -84,6 +86,7 @@ static GLenum gfx_cv_run(GLuint p, const GLint *loc, GLuint sampler, GLuint unit
 	gfx_cs.ActiveTexture((GLenum)active);
 	return e;
 }
+
 
 static GLint gfx_cv_max_units(void) {
 	GLint n = 0;
@@ -212,6 +215,72 @@ void main() {
 }
 `
 
+// convertFastSource converts a view the way convertSource does when each
+// of its pixels' elements fill whole words (fastLayout): a thread per
+// pixel, in 16×16 tiles, with no division and no atomic; wbase is the
+// view's first word. Its results are convertSource's, bit for bit: the
+// same arithmetic per element.
+const convertFastSource = `#version 430
+layout(local_size_x = 16, local_size_y = 16) in;
+layout(std430, binding = 0) buffer Out { uint words[]; };
+uniform sampler2D src;
+uniform uint w, h, c, planar, flip, dtype, swaprb;
+uniform uvec2 origin;
+uniform vec4 mean, scale;
+uniform uint wbase;
+
+uint u8(float v) {
+	if (!(v > 0.0)) return 0u;
+	if (v >= 1.0) return 255u;
+	return uint(floor(v * 255.0 + 0.5));
+}
+
+void main() {
+	uvec2 p = gl_GlobalInvocationID.xy;
+	if (p.x >= w || p.y >= h) return;
+	uint y = flip != 0u ? h - 1u - p.y : p.y;
+	vec4 t = texelFetch(src, ivec2(origin + uvec2(p.x, y)), 0);
+	if (swaprb != 0u) t = t.bgra;
+	vec4 v = (t - mean) * scale;
+	uint pix = p.y * w + p.x;
+	if (dtype == 2u) {
+		words[wbase + pix] = u8(v.x) | (u8(v.y) << 8) | (u8(v.z) << 16) | (u8(v.w) << 24);
+	} else if (dtype == 1u) {
+		words[wbase + 2u * pix] = packHalf2x16(v.xy);
+		words[wbase + 2u * pix + 1u] = packHalf2x16(v.zw);
+	} else if (planar != 0u) {
+		for (uint k = 0u; k < c; k++) words[wbase + k * w * h + pix] = floatBitsToUint(v[k]);
+	} else {
+		for (uint k = 0u; k < c; k++) words[wbase + c * pix + k] = floatBitsToUint(v[k]);
+	}
+}
+`
+
+// fastOptional are the converter's uniforms convertFastSource does not
+// have (their locations stay -1: GL ignores them).
+var fastOptional = map[string]bool{"ebase": true, "viewelems": true, "nwords": true}
+
+// fastLayout reports whether convertFastSource converts a view of l whose
+// first element is element first of the buffer: every element of a pixel
+// in whole words of its own (uint8 RGBA and float16 RGBA interleaved,
+// float32 any way), the view starting at a word.
+func fastLayout(l ConvertLayout, first uint64) bool {
+	switch {
+	case disableFast:
+		return false
+	case l.DType == ConvertFloat32:
+		return true
+	case l.Planar || l.Channels != 4:
+		return false
+	case l.DType == ConvertUint8:
+		return first%4 == 0
+	}
+	return l.DType == ConvertFloat16 && first%2 == 0
+}
+
+// disableFast makes every conversion take convertSource (tests compare the two).
+var disableFast = false
+
 // The converter's uniforms, in the order of the C enum CV_*.
 var convertUniforms = [...]string{"w", "h", "c", "planar", "flip", "dtype", "mean", "scale", "ebase", "viewelems", "wbase", "nwords", "src", "swaprb", "origin"}
 
@@ -273,6 +342,14 @@ type Converter struct {
 	sampler C.GLuint
 	loc     [len(convertUniforms)]C.GLint
 	unit    C.GLuint
+	// fast and floc: convertFastSource's program and uniforms.
+	fast C.GLuint
+	floc [len(convertUniforms)]C.GLint
+	// last and flast are the arguments each program's uniforms hold (set,
+	// fset: once a dispatch set them): a dispatch with the same ones sets
+	// none.
+	last, flast C.gfx_cv_args
+	set, fset   bool
 }
 
 // NewConverter compiles and links the converter in the current context.
@@ -288,20 +365,39 @@ func NewConverter() (*Converter, error) {
 			return nil, fmt.Errorf("egl: the tensor converter lost its uniform %q", name)
 		}
 	}
+	f, err := buildCompute("tensor converter's per-pixel", convertFastSource)
+	if err != nil {
+		C.gfx_cv_delete(p, 0)
+		return nil, err
+	}
+	cv.fast = f
+	for i, name := range convertUniforms {
+		if cv.floc[i] = uniform(f, name); cv.floc[i] < 0 && !fastOptional[name] {
+			cv.deletePrograms()
+			return nil, fmt.Errorf("egl: the tensor converter lost its uniform %q", name)
+		}
+	}
 	// The last texture unit: the one a renderer is least likely to use (it
 	// is put back after each dispatch anyway).
 	n := C.gfx_cv_max_units()
 	if n < 1 {
-		C.gfx_cv_delete(p, 0)
+		cv.deletePrograms()
 		return nil, errors.New("egl: the GL context reports no texture units")
 	}
 	cv.unit = C.GLuint(n - 1)
 	cv.sampler = C.gfx_cv_sampler()
 	if cv.sampler == 0 {
-		C.gfx_cv_delete(p, 0)
+		cv.deletePrograms()
 		return nil, errors.New("egl: glGenSamplers failed")
 	}
 	return cv, nil
+}
+
+// deletePrograms deletes both programs (the sampler is not made yet).
+func (cv *Converter) deletePrograms() {
+	C.gfx_cv_delete(cv.prog, 0)
+	C.gfx_cv_delete(cv.fast, 0)
+	cv.prog, cv.fast = 0, 0
 }
 
 // Convert queues the conversion of view number `view` of a tensor — 2D
@@ -362,7 +458,22 @@ func (cv *Converter) Convert(tex Texture, l ConvertLayout, view int, b Buffer, o
 		a.mean[i] = C.float(l.Mean[i])
 		a.scale[i] = C.float(l.Scale[i])
 	}
-	e := C.gfx_cv_run(cv.prog, &cv.loc[0], cv.sampler, cv.unit, C.GLuint(tex), C.GLuint(b), &a)
+	prog, loc, held, set := cv.prog, &cv.loc[0], &cv.last, &cv.set
+	if fastLayout(l, first) {
+		prog, loc, held, set = cv.fast, &cv.floc[0], &cv.flast, &cv.fset
+		a.wbase = C.GLuint(first * uint64(es) / 4)
+		a.ebase, a.viewelems, a.nwords = 0, 0, 0
+		a.gx, a.gy = C.GLuint((l.Width+15)/16), C.GLuint((l.Height+15)/16)
+		if a.gx > 65535 || a.gy > 65535 {
+			return fmt.Errorf("egl: Converter.Convert: a %dx%d view is too large for one dispatch", l.Width, l.Height)
+		}
+	}
+	uniforms := C.int(1)
+	if *set && a == *held {
+		uniforms = 0
+	}
+	e := C.gfx_cv_run(prog, loc, cv.sampler, cv.unit, C.GLuint(tex), C.GLuint(b), &a, uniforms)
+	*held, *set = a, e == 0
 	return glErr("tensor conversion dispatch", e)
 }
 
@@ -388,6 +499,7 @@ func (cv *Converter) Delete() error {
 		return err
 	}
 	C.gfx_cv_delete(cv.prog, cv.sampler)
-	cv.prog, cv.sampler = 0, 0
+	C.gfx_cv_delete(cv.fast, 0)
+	cv.prog, cv.fast, cv.sampler = 0, 0, 0
 	return nil
 }

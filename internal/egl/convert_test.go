@@ -69,7 +69,8 @@ func convertDType(d format.DType) ConvertDType {
 }
 
 // TestConverter converts random textures (RGBA8, BGRA8, RGBA16F, RGBA32F; odd
-// sizes; 1–3 views at a byte offset) into every layout (float32, float16,
+// sizes; 1–3 views at a byte offset) with the per-pixel program where it
+// applies and then with the generic one only, into every layout (float32, float16,
 // uint8; planar and interleaved; 3 and 4 channels; flipped or not; with
 // and without mean/std) in a buffer of random bytes, on the GPU (llvmpipe
 // on the CPU machine), and compares every element with the Go reference
@@ -79,6 +80,7 @@ func convertDType(d format.DType) ConvertDType {
 func TestConverter(t *testing.T) {
 	c := newContext(t, Options{})
 	defer func(v int) { convertMaxGroupsX = v }(convertMaxGroupsX)
+	defer func() { disableFast = false }()
 	rng := rand.New(rand.NewPCG(32, 35))
 	err := c.Do(func() error {
 		cv, err := NewConverter()
@@ -87,32 +89,36 @@ func TestConverter(t *testing.T) {
 		}
 		defer cv.Delete()
 		cases := 0
-		for _, src := range convertSourceFormats {
-			for _, size := range [][2]int{{7, 5}, {13, 3}, {64, 48}} {
-				w, h := size[0], size[1]
-				for _, dt := range tensor.DTypes {
-					for _, planar := range []bool{false, true} {
-						for _, ch := range []int{3, 4} {
-							cases++
-							l := tensor.Layout{Planar: planar, DType: dt, Channels: ch, FlipY: rng.IntN(2) == 0}
-							if rng.IntN(2) == 0 {
-								l.Mean = [4]float32{0.485, 0.456, 0.406, 0.5}
-								l.Std = [4]float32{0.229, 0.224, 0.225, 0.25}
-							}
-							views := 1 + rng.IntN(3)
-							maxX := 65535
-							if cases%5 == 0 {
-								maxX = 1 // every dispatch in two dimensions
-							}
-							convertMaxGroupsX = maxX
-							if err := checkConvert(t, c, cv, rng, src.internal, src.typ, src.f, src.swap, w, h, l, views); err != nil {
-								return err
+		for _, generic := range []bool{false, true} {
+			disableFast = generic
+			for _, src := range convertSourceFormats {
+				for _, size := range [][2]int{{7, 5}, {13, 3}, {37, 19}} {
+					w, h := size[0], size[1]
+					for _, dt := range tensor.DTypes {
+						for _, planar := range []bool{false, true} {
+							for _, ch := range []int{3, 4} {
+								cases++
+								l := tensor.Layout{Planar: planar, DType: dt, Channels: ch, FlipY: rng.IntN(2) == 0}
+								if rng.IntN(2) == 0 {
+									l.Mean = [4]float32{0.485, 0.456, 0.406, 0.5}
+									l.Std = [4]float32{0.229, 0.224, 0.225, 0.25}
+								}
+								views := 1 + rng.IntN(3)
+								maxX := 65535
+								if cases%5 == 0 {
+									maxX = 1 // every dispatch in two dimensions
+								}
+								convertMaxGroupsX = maxX
+								if err := checkConvert(t, c, cv, rng, src.internal, src.typ, src.f, src.swap, w, h, l, views); err != nil {
+									return fmt.Errorf("generic program only %v: %w", generic, err)
+								}
 							}
 						}
 					}
 				}
 			}
 		}
+		disableFast = false
 		// Bindings put back: the caller's program, active unit, the unit's
 		// texture and the storage binding (with its range).
 		before := cv.bindings()

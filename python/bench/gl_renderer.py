@@ -825,7 +825,28 @@ class GfxcudaToTorch(GfxcudaPerFrame):
             raise RuntimeError("this gfxcuda.gl has no Source.to_torch")
 
     def run(self):
-        self.out = self.src.to_torch(dtype="uint8", layout="hwc", flip_y=True)
+        if self.phases is None:
+            self.out = self.src.to_torch(dtype="uint8", layout="hwc", flip_y=True)
+            return
+        ns = time.perf_counter_ns
+        t0 = ns()
+        self.out = None
+        t1 = ns()
+        o = self.src.to_torch(dtype="uint8", layout="hwc", flip_y=True)
+        t2 = ns()
+        self.torch.cuda.synchronize()
+        t3 = ns()
+        self.out = o
+        self.phases.append((t1 - t0, t2 - t1, 0, t3 - t2))
+
+    def notes(self):
+        n = CacheCounted.notes(self)
+        if self.phases:
+            ph = self.phases[-100:]
+            n = (n or "") + "; phases (median us): drop previous %.0f, to_torch %.0f, synchronize %.0f" % tuple(
+                statistics.median(p[i] for p in ph) / 1e3 for i in (0, 1, 3))
+            self.phases = []
+        return n
 
 
 class GfxcudaBatched(CacheCounted):
@@ -1020,7 +1041,7 @@ def main(argv=None):
         keep = set(a.only.split(","))
         methods = [m for m in methods if m.key in keep]
     for m in methods:
-        if a.phases and isinstance(m, GfxcudaPerFrame) and m.key == "c":
+        if a.phases and isinstance(m, GfxcudaPerFrame) and m.key in ("c", "ct"):
             m.phases = []
     for line in skipped.values():
         print(line)
@@ -1031,7 +1052,6 @@ def main(argv=None):
     nslots = a.batch if any(m.batch > 1 for m in methods) else 1
     reps = a.warmup + a.frames
     checked = {0, a.warmup, reps - 1}
-    trace = bool(os.environ.get("GFXCUDA_GL_TRACE"))
     try:
         for w, h in sizes:
             size = "%dx%d" % (w, h)
@@ -1058,8 +1078,6 @@ def main(argv=None):
                     check = check_rep and m.checked
                     if check:
                         m.poison()
-                    if trace:
-                        os.write(2, b"GLTRACE method %s %s\n" % (m.key.encode(), size.encode()))
                     try:
                         m.pre()
                         t0 = time.perf_counter_ns()

@@ -735,6 +735,17 @@ FUNCTIONS = {
     # GL_EXT_memory_object_fd, or when GFXCUDA_GL_WRITE=0 turns it off (then
     # use gfxcuda_gl_to_tensors).
     "gfxcuda_gl_write_tensors": (ctypes.c_int, [ctypes.POINTER(ctypes.c_uint64), ctypes.c_int, ctypes.c_uint64, ctypes.POINTER(TensorLayout), ctypes.c_uint64, ctypes.POINTER(ctypes.c_uint64)]),
+    # gfxcuda_gl_write_tensors' tensor as a DLPack managed tensor, for a
+    # consumer that takes one (torch.from_dlpack of a "dltensor" capsule): the
+    # frames of n sources converted by GL and complete when this returns, with
+    # the N dimension when batch is not 0 (n 1 and batch 0: one frame, (C, H,
+    # W) or (H, W, C)). stream is the CUDA stream (raw handle; 0, 1 and 2 add
+    # nothing) that reads it besides the legacy default one: when the
+    # tensor's deleter runs, its memory goes back to the pool and is reused
+    # once they have passed it. *managed is a DLManagedTensorVersioned when
+    # versioned, else a legacy DLManagedTensor; its deleter may run on any
+    # thread. Errors as gfxcuda_gl_write_tensors'.
+    "gfxcuda_gl_write_dlpack": (ctypes.c_int, [ctypes.POINTER(ctypes.c_uint64), ctypes.c_int, ctypes.c_int, ctypes.c_uint64, ctypes.POINTER(TensorLayout), ctypes.c_uint64, ctypes.c_int, ctypes.POINTER(ctypes.c_void_p)]),
     # The shape of the tensor gfxcuda_gl_to_tensors writes of n sources like
     # source (the same size and kind) under layout: (N, C, H, W) when layout is
     # planar, else (N, H, W, C), in shape[0..4) and *ndim 4; n 0 is one source

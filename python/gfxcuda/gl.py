@@ -161,24 +161,50 @@ def to_tensors(sources, dtype=None, layout="hwc", flip_y=True, mean=None, std=No
 _gl_write_on = True
 
 
+# to_torch's per-frame path: the C call, ctypes' helpers and the capsule's
+# constructor bound once (_fast_torch), and torch's current stream's raw
+# handle by device ordinal (torch._C._cuda_getCurrentRawStream where torch
+# has it, after torch's CUDA is initialized; None: the public path).
+_c_void_p, _byref = ctypes.c_void_p, ctypes.byref
+_write_dlpack = _capsule_new = _destructor = _raw_stream = None
+
+
+def _fast_torch(torch):
+    global _write_dlpack, _capsule_new, _destructor, _raw_stream
+    if _capsule_new is None:
+        from ._cuda import _capsule_new as new, _destructor as d
+        _write_dlpack, _capsule_new, _destructor = _lib.lib.gfxcuda_gl_write_dlpack, new, d
+    if _raw_stream is None:
+        _raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+
+
+def _gl_write_refused(st, what):
+    """After a GL-written tensor's call failed with status st: returns when
+    the library cannot write it (unsupported: off for good unless it was
+    for a depth source; the caller falls back to CUDA's converter), raises
+    any other error."""
+    global _gl_write_on
+    if errors.BY_STATUS.get(st) is errors.UnsupportedError:
+        if b"depth" not in _lib.lib.gfxcuda_last_error():
+            _gl_write_on = False
+        return
+    _lib.raise_status(what, st)
+
+
 def _gl_write(handles, n, dev, lay, need, shape, dtype, device, stream):
     """A CudaBuffer of n frames that GL converted itself into memory CUDA
     shares, complete already (no CUDA work queued for it: the first CUDA
     work after a GL frame waits for the GPU to switch contexts, and this
     leaves that to the caller's own first kernel), or None when the library
     cannot (then the CUDA converter writes the tensor, as before)."""
-    global _gl_write_on
     if not _gl_write_on:
         return None
     from . import _cuda
     h = ctypes.c_uint64()
     st = _lib.lib.gfxcuda_gl_write_tensors(handles, n, dev, lay, need, ctypes.byref(h))
-    if st and errors.BY_STATUS.get(st) is errors.UnsupportedError:
-        if b"depth" not in _lib.lib.gfxcuda_last_error():
-            _gl_write_on = False
-        return None
     if st:
-        _lib.raise_status("gfxcuda_gl_write_tensors", st)
+        _gl_write_refused(st, "gfxcuda_gl_write_tensors")
+        return None
     return _cuda.CudaBuffer._from_handle_cached(h.value, shape, dtype, device, stream)
 
 
@@ -358,15 +384,20 @@ class Source:
 
     def to_torch(self, dtype=None, layout="hwc", flip_y=True, mean=None, std=None, stream=None, channels=4,
                  device=0):
-        """Source.to_tensor into a new torch tensor, which it returns: the
-        tensor is torch's (torch.empty on CUDA device `device`, from torch's
-        caching allocator), written on stream (None: torch's current stream
-        of that device, so torch work queued after it on that stream sees
-        the frame with no synchronization): no DLPack round trip and no
-        stream to pass. Not faster than torch.from_dlpack(src.to_tensor())
-        at small sizes (H200: 285 against 240 us per 64x64 frame, 480
-        against 507 at 1080p; BENCHMARKS.md); out= with a tensor you keep
-        is the fastest per-frame call. Other arguments as
+        """Source.to_tensor into a new torch tensor on CUDA device
+        `device`, which it returns, complete for any stream: GL's compute
+        shaders convert the frame into memory GL and CUDA share and the
+        call waits for GL on the host, so no CUDA work is queued at all
+        (the first CUDA work after a GL frame waits for the GPU to switch
+        contexts: this leaves that to your own first kernel). The memory
+        comes from gfxcuda's pool, not torch's allocator: once the tensor
+        is freed it is reused after stream (None: torch's current stream of
+        that device; the legacy default stream always) has passed the work
+        queued on it by then, so read it on that stream or synchronize.
+        Where GL cannot write it (a depth source; a GL without
+        GL_EXT_memory_object_fd; GFXCUDA_GL_WRITE=0), the tensor is
+        torch.empty's, written by CUDA on stream. The fastest per-frame
+        call for torch users (BENCHMARKS.md). Other arguments as
         Source.to_tensor's."""
         from ._torch import _torch, _torch_stream
         torch = _torch()
@@ -384,7 +415,29 @@ class Source:
             dev = _cuda._shared_device(device, "Source.to_torch")
         else:
             lay, shape, need, dev, name = plan
+            if _gl_write_on and stream is None and _raw_stream is not None:
+                # The per-frame path: torch's current stream's raw handle
+                # (torch.cuda.current_stream makes a Stream object per call).
+                m = _c_void_p()
+                st = _write_dlpack(self._one, 1, 0, dev, lay, _raw_stream(device), 0, _byref(m))
+                if not st:
+                    return torch.from_dlpack(_capsule_new(m, b"dltensor", _destructor))
+                _gl_write_refused(st, "gfxcuda_gl_write_dlpack")
         ts = _torch_stream(torch, stream, torch.device("cuda", device))
+        if _gl_write_on:
+            # GL converts into memory CUDA shares, complete on return; the
+            # tensor is a DLPack capsule of it (no CUDA work queued at all).
+            _fast_torch(torch)
+            m = _c_void_p()
+            st = _write_dlpack(self._one, 1, 0, dev, lay, ts.cuda_stream, 0, _byref(m))
+            if not st:
+                out = torch.from_dlpack(_capsule_new(m, b"dltensor", _destructor))
+                if plan is None and key is not None:
+                    if len(self._plans) >= 16:
+                        self._plans.clear()
+                    self._plans[key] = (lay, shape, need, dev, name)
+                return out
+            _gl_write_refused(st, "gfxcuda_gl_write_dlpack")
         # The converter's dtypes (DLPack code, bits): uint8, float16, float32.
         tdtype = {(1, 8): torch.uint8, (2, 16): torch.float16, (2, 32): torch.float32}[(lay.dtype_code, lay.dtype_bits)]
         if stream is None:  # ts is the device's current stream: torch.empty allocates for it

@@ -7,6 +7,7 @@ layout, dtype, flip and mean/std, against torch's conversion of
 glReadPixels."""
 
 import ctypes
+import gc
 import os
 
 os.environ.setdefault("PYOPENGL_PLATFORM", "egl")
@@ -634,6 +635,65 @@ def test_to_tensor_outputs_reused_only_when_their_streams_passed(egl_ctx, gl_wri
         torch.cuda.synchronize()
         assert torch.equal(copy.cpu(), torch.from_numpy(frames[0]))
         assert torch.equal(torch.from_dlpack(out2).cpu(), torch.from_numpy(frames[2]))
+        src.release()
+    finally:
+        GL.glDeleteTextures(1, [t])
+
+
+@pytest.mark.parametrize("gl_write", [True, False], ids=["gl-written", "cuda-converted"])
+def test_to_torch_memory_reused_only_when_its_stream_passed(egl_ctx, gl_write, monkeypatch):
+    """to_torch's tensors, GL-written (a DLPack tensor of the pool's memory)
+    or torch's own: each frame's elements are right, a dropped tensor's
+    memory comes back for a later frame and nothing is left behind
+    (library handles, DLPack exports), but memory that a side stream's
+    queued work (blocked by a sleep kernel) still reads is not reused: that
+    work sees the frame it was given, every element compared."""
+    torch = _torch_cuda()
+    monkeypatch.setattr(gfxcuda.gl, "_gl_write_on", gl_write)
+    w, h = 64, 48
+    rng = numpy.random.default_rng(81)
+    frames = [rng.integers(0, 256, (h, w, 4), dtype=numpy.uint8) for _ in range(3)]
+    t = _texture(w, h, GL.GL_RGBA8, GL.GL_RGBA, GL.GL_UNSIGNED_BYTE, frames[0])
+    try:
+        src = gfxcuda.gl.texture(t)
+        src.to_torch(flip_y=False)  # the source's views, made once
+        torch.cuda.synchronize()
+        gc.collect()
+        handles, exports = gfxcuda.live_handles(), gfxcuda.live_dlpack_tensors()
+        ptrs = set()
+        for i in range(200):
+            GL.glTextureSubImage2D(t, 0, 0, 0, w, h, GL.GL_RGBA, GL.GL_UNSIGNED_BYTE, frames[i % 2])
+            x = src.to_torch(flip_y=(i % 3 == 0))
+            want = torch.from_numpy(frames[i % 2][::-1].copy() if i % 3 == 0 else frames[i % 2])
+            assert x.shape == (h, w, 4) and x.dtype == torch.uint8 and x.is_cuda
+            assert torch.equal(x.cpu(), want), "frame %d" % i
+            ptrs.add(x.data_ptr())
+            del x
+        assert len(ptrs) <= 3, "every frame got new memory: %d blocks" % len(ptrs)
+        gc.collect()
+        assert (gfxcuda.live_handles(), gfxcuda.live_dlpack_tensors()) == (handles, exports), "left behind"
+        # A side stream still reading: no reuse until it passed.
+        GL.glTextureSubImage2D(t, 0, 0, 0, w, h, GL.GL_RGBA, GL.GL_UNSIGNED_BYTE, frames[0])
+        torch.cuda.synchronize()
+        side = torch.cuda.Stream()
+        with torch.cuda.stream(side):
+            x = src.to_torch(flip_y=False)  # stream None: side, torch's current one
+            torch.cuda._sleep(200_000_000)  # about 0.1 s of GPU time on the side stream
+            copy = x.clone()  # queued behind the sleep: reads the memory later
+        first = x.data_ptr()
+        if not gl_write:
+            x.record_stream(side)  # torch's own memory: torch's rule for a tensor used on another stream
+        del x  # freed while the side stream still has the clone queued
+        GL.glTextureSubImage2D(t, 0, 0, 0, w, h, GL.GL_RGBA, GL.GL_UNSIGNED_BYTE, frames[2])
+        # On the default stream, not ordered after the side stream: more
+        # tensors kept than the idle memory the loop left, so that the
+        # memory the side stream reads would be taken were it free.
+        ys = [src.to_torch(flip_y=False) for _ in range(len(ptrs) + 1)]
+        assert first not in [y.data_ptr() for y in ys], "memory a side stream still reads was reused"
+        torch.cuda.synchronize()
+        assert torch.equal(copy.cpu(), torch.from_numpy(frames[0]))
+        for y in ys:
+            assert torch.equal(y.cpu(), torch.from_numpy(frames[2]))
         src.release()
     finally:
         GL.glDeleteTextures(1, [t])
