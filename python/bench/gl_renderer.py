@@ -5,7 +5,7 @@ the caller's own OpenGL renderer drew reaches a CUDA tensor.
     python bench/gl_renderer.py [--frames 200] [--warmup 20] [--batch 32]
         [--sizes 64x64,256x256,1920x1080] [--json out.json] [--tiny]
         [--save-frames DIR] [--egl-device N] [--seed S] [--check-all]
-        [--gl-module NAME]
+        [--gl-module NAME] [--only KEYS] [--phases]
 
 The renderer is a real GL scene drawn with PyOpenGL (PYOPENGL_PLATFORM=egl)
 on a headless EGL context this script makes itself (EGL_EXT_platform_device,
@@ -35,9 +35,10 @@ brings it into a CUDA tensor, timed until the tensor is complete
        torch.from_dlpack(src.to_tensor(dtype="uint8", layout="hwc", flip_y=True))
   (c') the same with out= (a torch tensor reused each frame), when the API
        takes it
-  (ct) the same for torch users: src.to_torch(...) each frame (a new torch
-       tensor from torch's allocator, written on torch's current stream; no
-       DLPack round trip), when the API has it
+  (ct) the same for torch users: src.to_torch(...) each frame (a torch
+       tensor, complete on return: GL writes it into memory CUDA shares and
+       the C call hands it over as DLPack; no array object, no __dlpack__
+       round trip), when the API has it
   (d)  gfxcuda batched: --batch textures drawn, then one
        gfxcuda.gl.to_tensors(frames, ...) for all of them; time / batch
   (z)  the floor: a GL frame, then the same kernel (no interop, no copy):
@@ -67,7 +68,10 @@ equals glReadPixels (the GL half of (b), which runs on llvmpipe too).
 
 Without CUDA (the CPU machine) or torch, the CUDA methods are skipped with a
 line saying so; without gfxcuda.gl (or without texture() in it), (c) and
-(d) are; without gfxcuda.gl.to_tensors, (d). --tiny: a few frames of each
+(d) are; without gfxcuda.gl.to_tensors, (d). --only KEYS runs those
+methods alone (comma-separated: c,z); --phases also times the phases of
+(c) and (ct) (dropping the previous frame's tensor, the call, from_dlpack,
+synchronize: medians printed beside them). --tiny: a few frames of each
 (a smoke test: python/tests/test_bench_gl_renderer.py runs it, on llvmpipe
 here). Prints a table (median us per frame; speed-up factors: time
 of (a) or (b) / time of the method) and the issue's targets beside it;
@@ -948,7 +952,7 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, help="base seed (default: random)")
     ap.add_argument("--check-all", action="store_true", help="compare every frame, not just the first and last")
     ap.add_argument("--only", help="comma-separated method keys to run (default: all)")
-    ap.add_argument("--phases", action="store_true", help="(c): time its phases too (notes)")
+    ap.add_argument("--phases", action="store_true", help="(c), (ct): time their phases too (printed beside them)")
     ap.add_argument("--gl-module", default="gfxcuda.gl", help="the module to time as gfxcuda.gl (another one "
                     "with the same names tests this script's (c)/(d) before gfxcuda.gl exists)")
     a = ap.parse_args(argv)

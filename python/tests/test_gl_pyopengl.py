@@ -640,6 +640,28 @@ def test_to_tensor_outputs_reused_only_when_their_streams_passed(egl_ctx, gl_wri
         GL.glDeleteTextures(1, [t])
 
 
+def test_gl_write_dlpack_refuses_bad_arguments():
+    """gfxcuda_gl_write_dlpack (GL-written tensors as DLPack, what to_torch
+    takes) on bad arguments: a status and a message naming the argument,
+    nothing written to *managed (any machine: it refuses before GL or
+    CUDA)."""
+    from gfxcuda import _abi, _lib
+    lib = _lib.lib
+    srcs = (ctypes.c_uint64 * 2)(0, 0)
+    lay = _lib.TensorLayout()
+    for args, status, msg in (
+            ((srcs, 1, 0, 0, ctypes.byref(lay), 0, 0, None), _abi.GFXCUDA_ERR_INVALID, b"null output"),
+            ((srcs, 2, 0, 0, ctypes.byref(lay), 0, 0), _abi.GFXCUDA_ERR_INVALID, b"pass batch 1"),
+            ((None, 1, 0, 0, ctypes.byref(lay), 0, 0), _abi.GFXCUDA_ERR_INVALID, b"1 to 65536"),
+            ((srcs, 0, 1, 0, ctypes.byref(lay), 0, 0), _abi.GFXCUDA_ERR_INVALID, b"1 to 65536"),
+            ((srcs, 1, 0, 0xDEAD, ctypes.byref(lay), 0, 0), _abi.GFXCUDA_ERR_BAD_HANDLE, b"57005 is not a live handle")):
+        m = ctypes.c_void_p(0x5A5A)
+        st = lib.gfxcuda_gl_write_dlpack(*args, *(() if len(args) == 8 else (ctypes.byref(m),)))
+        assert st == status, (args, st, lib.gfxcuda_last_error())
+        assert msg in lib.gfxcuda_last_error(), lib.gfxcuda_last_error()
+        assert m.value == 0x5A5A, "*managed written on an error"
+
+
 @pytest.mark.parametrize("gl_write", [True, False], ids=["gl-written", "cuda-converted"])
 def test_to_torch_memory_reused_only_when_its_stream_passed(egl_ctx, gl_write, monkeypatch):
     """to_torch's tensors, GL-written (a DLPack tensor of the pool's memory)
