@@ -36,7 +36,7 @@ const tilesPublished = "published, whole simulator steps: Isaac Lab 3 ≈ 84k en
 func TilesSteps(quick bool) int { return tilesFigures * len(tilesCasesFor(quick)) }
 
 // tilesFigures is the number of figures of one tiles case.
-const tilesFigures = 7
+const tilesFigures = 10
 
 // tilesBatch is the number of copies or conversions recorded back to back
 // in one command buffer when they are measured alone, as CUDA's copies of
@@ -299,7 +299,7 @@ func (s *Suite) tilesCase(tc tilesCase) error {
 	}
 	defer read.Close()
 	convRate := s.R.Figures[len(s.R.Figures)-1].Value
-	return s.figure(g, "reading the atlas alone (every texel fetched, nothing written)", "GB/s", func() (float64, error) {
+	if err := s.figure(g, "reading the atlas alone (every texel fetched, nothing written)", "GB/s", func() (float64, error) {
 		rate, err := s.submitBatched(steps, func(c *vulkan.Commands) error {
 			c.Dispatch(read, []vulkan.Binding{{Binding: 0, Image: atlas}, {Binding: 1, Buffer: dst}}, nil, (o.Width/4+15)/16, (o.Height+15)/16, 1)
 			return c.Err()
@@ -307,6 +307,82 @@ func (s *Suite) tilesCase(tc tilesCase) error {
 		return rate * float64(len(texels)) / 1e9, err
 	}, func(f *Figure) {
 		f.Note = fmt.Sprintf("atlas bytes read per second; the conversion alone takes %.2fx the time of this read", (float64(moved)/convRate)/(float64(len(texels))/f.Value))
+	}); err != nil {
+		return err
+	}
+	return s.tilesBufferAtlas(g, tc, cols, rows, steps, per, moved, bound, r, conv, slots, texels)
+}
+
+// tilesBufferAtlas measures the same workload with the atlas in a buffer
+// (the renderer's views written as RGBA8 words, RecordTilesFromBuffer
+// reading them without the texture units): the render alone, the
+// pipelined learner paired with it, and the conversion alone against the
+// bound, the atlas holding texels (random) first.
+func (s *Suite) tilesBufferAtlas(g string, tc tilesCase, cols, rows, steps int, per, moved uint64, bound string,
+	r *scene.Renderer, conv *gfxcuda.VulkanConverter, slots []gfxcuda.Resource, texels []byte) error {
+	vd := s.D.Vulkan()
+	W, H := uint32(cols*tc.w), uint32(rows*tc.h)
+	var bufs [2]*vulkan.Buffer
+	for i := range bufs {
+		b, err := vd.NewBuffer(vulkan.BufferOptions{Size: uint64(len(texels))})
+		if err != nil {
+			return err
+		}
+		defer b.Close()
+		bufs[i] = b
+	}
+	envs := func(step uint64) scene.Envs {
+		return scene.Envs{Time: float32(step%96) * scene.Period / 96, Camera: 0.4, TimeStep: 0.37, CameraStep: 2 * math.Pi / float32(tc.n)}
+	}
+	renderAlone := func() (float64, error) {
+		return s.submitSteps(steps, func(c *vulkan.Commands, k int) error {
+			return r.RecordTilesToBuffer(c, bufs[k%2], W, H, cols, rows, tc.n, envs(uint64(k)))
+		})
+	}
+	pipelined := func() (float64, error) {
+		return s.tilesLearner(slots, tc, steps, per, func(c *vulkan.Commands, slot int, step uint64) error {
+			cur, prev := bufs[step%2], bufs[(step+1)%2]
+			if step == 0 {
+				if err := r.RecordTilesToBuffer(c, cur, W, H, cols, rows, tc.n, envs(step)); err != nil {
+					return err
+				}
+				prev = cur
+			}
+			if err := conv.RecordTilesFromBuffer(c, prev, W, H, cols, rows, tc.n, slots[slot].(*gfxcuda.Buffer).Vulkan(), 0); err != nil {
+				return err
+			}
+			if step == 0 {
+				return nil
+			}
+			return r.RecordTilesToBuffer(c, cur, W, H, cols, rows, tc.n, envs(step))
+		})
+	}
+	const alone = "render alone into a buffer atlas"
+	if err := s.figure(g, alone, "steps/s", renderAlone, func(f *Figure) {
+		f.Note = fmt.Sprintf("%.0f env-frames/s; the same scene written as RGBA8 words", f.Value*float64(tc.n))
+	}); err != nil {
+		return err
+	}
+	if err := s.paired(g, "buffer atlas, pipelined: step k's render beside step k-1's conversion", "steps/s", alone,
+		renderAlone, pipelined, 0.95); err != nil {
+		return err
+	}
+	last := &s.R.Figures[len(s.R.Figures)-1]
+	last.Note += fmt.Sprintf("; %.0f env-frames/s; RecordTilesFromBuffer", last.Value*float64(tc.n))
+	if err := bufs[0].Upload(0, texels); err != nil {
+		return err
+	}
+	dst := slots[0].(*gfxcuda.Buffer).Vulkan()
+	return s.figure(g, "conversion alone from the buffer atlas (RecordTilesFromBuffer)", "GB/s", func() (float64, error) {
+		rate, err := s.submitBatched(steps, func(c *vulkan.Commands) error {
+			return conv.RecordTilesFromBuffer(c, bufs[0], W, H, cols, rows, tc.n, dst, 0)
+		})
+		return rate * float64(moved) / 1e9, err
+	}, func(f *Figure) {
+		f.Against = bound
+		if tc.w == 64 && tc.n == 4096 {
+			f.Target = 0.8
+		}
 	})
 }
 

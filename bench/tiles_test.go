@@ -6,11 +6,13 @@ import (
 )
 
 // TestTilesGroup runs the tiles group (quick: 64×64 × 256 and × 1024) on
-// the GPU: seven figures per case, the learner-mode figures (the conversion
+// the GPU: ten figures per case, the learner-mode figures (the conversion
 // after the render, and pipelined beside the next render) paired with the
 // renderer alone (a ratio measured in the same repetitions), the
 // conversion against the faster of the two copies of the same bytes (the
-// Vulkan one and CUDA's), env-frames/s in the notes.
+// Vulkan one and CUDA's), env-frames/s in the notes; then with the atlas
+// in a buffer: its render alone, pipelined paired with it, the conversion
+// against the same bound.
 func TestTilesGroup(t *testing.T) {
 	d := openGPU(t)
 	s := &Suite{D: d, O: Options{Reps: 3, Quick: true}}
@@ -43,6 +45,14 @@ func TestTilesGroup(t *testing.T) {
 		case 6:
 			if !strings.HasPrefix(f.Name, "reading the atlas alone") || !strings.Contains(f.Note, "the conversion alone takes") {
 				t.Errorf("figure %d is not the atlas read with the conversion's share: %+v", i, f)
+			}
+		case 8:
+			if !f.Paired || f.Against != "render alone into a buffer atlas" || f.Ratio <= 0 {
+				t.Errorf("the buffer atlas's pipelined figure is not paired with its render alone: %+v", f)
+			}
+		case 9:
+			if f.Against != s.R.Figures[i-4].Against || f.Ratio <= 0 {
+				t.Errorf("the buffer atlas's conversion is not against the image's bound (%s): %+v", s.R.Figures[i-4].Against, f)
 			}
 		}
 	}

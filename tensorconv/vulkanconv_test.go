@@ -1,6 +1,7 @@
 package tensorconv
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -297,6 +298,144 @@ func TestTensorPassTiles(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestTensorPassTilesFromBuffer: the tiles of random RGBA8 atlases held in
+// buffers (3 x 5 tiles of 20 x 6 with 13 used; 17 x 16 tiles of 20 x 7
+// with 257 used), every layout, the default grid and one of 3 workgroups
+// whose invocations step through many texels, every element against the
+// Go reference of the tiles cut out on the host (uint8 tensors with no
+// mean or std byte for byte what RecordTiles makes of the same texels in
+// an image), every byte around the tensor untouched.
+func TestTensorPassTilesFromBuffer(t *testing.T) {
+	vd := vulkanOnly(t)
+	seed := rand.Uint64()
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 5))
+	for _, tc := range []struct {
+		cols, rows, n int
+		w, h          uint32
+		layouts       []tensor.Layout
+	}{
+		{3, 5, 13, 20, 6, tensortest.Layouts()},
+		{17, 16, 257, 20, 7, []tensor.Layout{
+			{DType: format.Uint8, Planar: true, Channels: 3, FlipY: true},
+			{DType: format.Float32, Planar: true, Channels: 3, Mean: [4]float32{0.485, 0.456, 0.406}, Std: [4]float32{0.229, 0.224, 0.225}},
+			{DType: format.Float16, Channels: 4},
+		}},
+	} {
+		for _, groups := range []uint64{tilesMaxGroups, 3} {
+			defer func(g uint64) { tilesMaxGroups = g }(tilesMaxGroups)
+			tilesMaxGroups = groups
+			W, H := tc.w*uint32(tc.cols), tc.h*uint32(tc.rows)
+			atlas := tensortest.RandomImage(rng, format.RGBA8UNorm, W, H)
+			src, err := vd.NewBuffer(vulkan.BufferOptions{Size: uint64(len(atlas.Pix))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := src.Upload(0, atlas.Pix); err != nil {
+				t.Fatal(err)
+			}
+			img := uploadImages(t, vd, []tensor.Image{atlas})[0]
+			var views []tensor.Image
+			for v := 0; v < tc.n; v++ {
+				views = append(views, tensortest.Tile(atlas, v%tc.cols, v/tc.cols, tc.w, tc.h))
+			}
+			for _, l := range tc.layouts {
+				pass, err := NewVulkanConverter(vd, l)
+				if err != nil {
+					t.Fatal(err)
+				}
+				const off = 36
+				n := l.Bytes(tc.w, tc.h) * uint64(tc.n)
+				var outs [2][]byte
+				for k := range outs {
+					out, err := vd.NewBuffer(vulkan.BufferOptions{Size: off + n + 20, Heap: vulkan.HeapReadback})
+					if err != nil {
+						t.Fatal(err)
+					}
+					m, _ := out.Map()
+					for i := range m {
+						m[i] = 0xCD
+					}
+					err = vd.Run(func(c *vulkan.Commands) error {
+						if k == 0 {
+							return pass.RecordTilesFromBuffer(c, src, W, H, tc.cols, tc.rows, tc.n, out, off)
+						}
+						return pass.RecordTiles(c, img, tc.cols, tc.rows, tc.n, out, off)
+					})
+					if err != nil {
+						t.Fatalf("%s: %v", l, err)
+					}
+					out.Invalidate(0, out.Size())
+					outs[k] = append([]byte{}, m...)
+					out.Close()
+				}
+				got := outs[0]
+				bad, first, err := tensor.Check(l, views, got[off:off+n])
+				if err != nil {
+					t.Fatal(err)
+				}
+				if bad > 0 {
+					t.Errorf("%d of %dx%d tiles, %s, at most %d workgroups: %d elements wrong; first: %s", tc.n, tc.cols, tc.rows, l, groups, bad, first)
+				}
+				for i, b := range append(append([]byte{}, got[:off]...), got[off+n:]...) {
+					if b != 0xCD {
+						t.Fatalf("%s: byte %d outside the tensor was written", l, i)
+					}
+				}
+				// Bytes alike where no float arithmetic rounds (the texture
+				// unit's UNORM conversion and unpackUnorm4x8 may differ by an
+				// ulp, within tensor.Check's tolerance).
+				if l.DType == format.Uint8 && !l.Normalized() && !bytes.Equal(outs[0], outs[1]) {
+					t.Errorf("%s: the buffer atlas and the same texels in an image converted differently", l)
+				}
+				pass.Close()
+			}
+			src.Close()
+		}
+	}
+	// What it refuses.
+	pass, err := NewVulkanConverter(vd, tensor.Layout{DType: format.Uint8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pass.Close()
+	small, err := vd.NewBuffer(vulkan.BufferOptions{Size: 16 * 8 * 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer small.Close()
+	dst, err := vd.NewBuffer(vulkan.BufferOptions{Size: 4096})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dst.Close()
+	for _, c := range []struct {
+		atlas         *vulkan.Buffer
+		w, h          uint32
+		cols, rows, n int
+		want          string
+	}{
+		{small, 16, 9, 2, 3, 6, "needs 576 bytes"},
+		{small, 16, 8, 3, 2, 4, "does not divide"},
+		{small, 16, 8, 2, 2, 5, "want 1 to 4"},
+		{small, 0, 8, 2, 2, 4, "a 0x8 atlas"},
+		{nil, 16, 8, 2, 2, 4, "atlas buffer"},
+	} {
+		err := vd.Run(func(cm *vulkan.Commands) error {
+			return pass.RecordTilesFromBuffer(cm, c.atlas, c.w, c.h, c.cols, c.rows, c.n, dst, 0)
+		})
+		if err == nil || !errors.Is(err, ErrSource) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%dx%d atlas, %d x %d tiles, %d views: got %v, want ErrSource mentioning %q", c.w, c.h, c.cols, c.rows, c.n, err, c.want)
+		}
+	}
+	if err := pass.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := vd.Run(func(cm *vulkan.Commands) error { return pass.RecordTilesFromBuffer(cm, small, 16, 8, 2, 2, 4, dst, 0) }); !errors.Is(err, lifetime.ErrClosed) {
+		t.Errorf("RecordTilesFromBuffer after Close: %v, want ErrClosed", err)
 	}
 }
 

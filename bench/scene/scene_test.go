@@ -133,3 +133,68 @@ func TestRecordTiles(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordTilesToBuffer: the same environments drawn into a buffer atlas
+// and into an image atlas give the same texels (each byte within one of
+// the image's, random bytes in both first), the unused tile untouched;
+// atlases that do not divide or a buffer too small are refused.
+func TestRecordTilesToBuffer(t *testing.T) {
+	vd := vulkantest.Device(t)
+	r, err := New(vd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	const cols, rows, n, w, h = 3, 2, 5, 16, 12
+	rng := rand.New(rand.NewPCG(8, 12))
+	fill := make([]byte, cols*w*rows*h*4)
+	for i := range fill {
+		fill[i] = byte(rng.Uint32())
+	}
+	atlas := image(t, vd, cols*w, rows*h, fill)
+	buf, err := vd.NewBuffer(vulkan.BufferOptions{Size: uint64(len(fill))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer buf.Close()
+	if err := buf.Upload(0, fill); err != nil {
+		t.Fatal(err)
+	}
+	envs := Envs{Time: 1.1, Camera: 0.2, TimeStep: 0.41, CameraStep: 2 * math.Pi / n, First: 2}
+	if err := vd.Run(func(c *vulkan.Commands) error {
+		if err := r.RecordTiles(c, atlas, cols, rows, n, envs); err != nil {
+			return err
+		}
+		return r.RecordTilesToBuffer(c, buf, cols*w, rows*h, cols, rows, n, envs)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	want := read(t, vd, atlas)
+	got := make([]byte, len(fill))
+	if err := buf.Readback(0, got); err != nil {
+		t.Fatal(err)
+	}
+	// packUnorm4x8 and the image's UNORM store may round a tie apart.
+	for i := range got {
+		if d := int(got[i]) - int(want[i]); d < -1 || d > 1 {
+			t.Fatalf("byte %d: the buffer atlas has %d, the image atlas %d", i, got[i], want[i])
+		}
+	}
+	if bytes.Equal(got, fill) {
+		t.Error("nothing was drawn")
+	}
+	if g, f := tile(got, cols*w, 2, 1, w, h), tile(fill, cols*w, 2, 1, w, h); !bytes.Equal(g, f) {
+		t.Error("the unused sixth tile was written")
+	}
+	for _, bad := range []struct {
+		w, h          uint32
+		cols, rows, n int
+	}{{cols * w, rows * h, 5, 2, 5}, {cols * w, rows * h, 3, 2, 7}, {cols * w, rows*h + 2, 3, 2, 5}, {cols * w * 2, rows * h * 2, 3, 2, 5}} {
+		err := vd.Run(func(c *vulkan.Commands) error {
+			return r.RecordTilesToBuffer(c, buf, bad.w, bad.h, bad.cols, bad.rows, bad.n, envs)
+		})
+		if err == nil {
+			t.Errorf("%dx%d atlas, %d x %d tiles, %d environments: accepted", bad.w, bad.h, bad.cols, bad.rows, bad.n)
+		}
+	}
+}
