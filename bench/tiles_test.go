@@ -1,8 +1,12 @@
 package bench
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
 // TestTilesGroup runs the tiles group (quick: 64×64 × 256 and × 1024) on
@@ -55,5 +59,32 @@ func TestTilesGroup(t *testing.T) {
 				t.Errorf("the buffer atlas's conversion is not against the image's bound (%s): %+v", s.R.Figures[i-4].Against, f)
 			}
 		}
+	}
+}
+
+// TestPipelinedRecord: the pipelined producer's order over two atlases,
+// without a GPU: step 0 renders atlas 0 and converts it into its slot;
+// step k converts step k-1's atlas (the other one) into slot k, then
+// renders step k into atlas k % 2.
+func TestPipelinedRecord(t *testing.T) {
+	var log []string
+	dst := func(slot int) *vulkan.Buffer { log = append(log, fmt.Sprintf("slot %d", slot)); return nil }
+	rec := pipelinedRecord([2]string{"A", "B"}, dst,
+		func(_ *vulkan.Commands, a string, step uint64) error {
+			log = append(log, fmt.Sprintf("render %d into %s", step, a))
+			return nil
+		},
+		func(_ *vulkan.Commands, a string, _ *vulkan.Buffer) error {
+			log = append(log, "convert "+a)
+			return nil
+		})
+	for step := uint64(0); step < 3; step++ {
+		if err := rec(nil, int(step%2), step); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []string{"render 0 into A", "slot 0", "convert A", "slot 1", "convert A", "render 1 into B", "slot 0", "convert B", "render 2 into A"}
+	if !slices.Equal(log, want) {
+		t.Errorf("recorded\n%q\nwant\n%q", log, want)
 	}
 }

@@ -225,6 +225,29 @@ func TestVulkanConverterBadInput(t *testing.T) {
 	}
 }
 
+// tilesTestCase is an atlas of the tiles tests: cols × rows tiles of w × h,
+// n of them used, converted into each of layouts.
+type tilesTestCase struct {
+	cols, rows, n int
+	w, h          uint32
+	layouts       []tensor.Layout
+}
+
+// tilesTestCases: 3 x 5 tiles of 20 x 6 with 13 used, into every layout;
+// 17 x 16 tiles of 20 x 7 with 257 used (with 3 workgroups, each step of
+// the pass carries from a row's quads into the rows, from the rows into
+// the views and from the tile columns into the rows), into three.
+func tilesTestCases() []tilesTestCase {
+	return []tilesTestCase{
+		{3, 5, 13, 20, 6, tensortest.Layouts()},
+		{17, 16, 257, 20, 7, []tensor.Layout{
+			{DType: format.Uint8, Planar: true, Channels: 3, FlipY: true},
+			{DType: format.Float32, Planar: true, Channels: 3, Mean: [4]float32{0.485, 0.456, 0.406}, Std: [4]float32{0.229, 0.224, 0.225}},
+			{DType: format.Float16, Planar: true, Channels: 4},
+		}},
+	}
+}
+
 // TestTensorPassTiles converts the tiles of random atlases (every source
 // format; 3 x 5 tiles of 20 x 6 with 13 used, and 17 x 16 tiles of 20 x 7
 // with 257 used) into every layout in the middle of a poisoned buffer, in
@@ -235,18 +258,7 @@ func TestTensorPassTiles(t *testing.T) {
 	seed := rand.Uint64()
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 4))
-	for _, tc := range []struct {
-		cols, rows, n int
-		w, h          uint32
-		layouts       []tensor.Layout
-	}{
-		{3, 5, 13, 20, 6, tensortest.Layouts()},
-		{17, 16, 257, 20, 7, []tensor.Layout{
-			{DType: format.Uint8, FlipY: true},
-			{DType: format.Float32, Planar: true, Channels: 3, Mean: [4]float32{0.485, 0.456, 0.406}, Std: [4]float32{0.229, 0.224, 0.225}},
-			{DType: format.Float16, Planar: true, Channels: 4},
-		}},
-	} {
+	for _, tc := range tilesTestCases() {
 		// The default grid, then one of 3 workgroups whose invocations
 		// loop over many texels each (257 views of 20x7: 12 steps each,
 		// each step carrying from the row's quads into the rows, from the
@@ -313,18 +325,7 @@ func TestTensorPassTilesFromBuffer(t *testing.T) {
 	seed := rand.Uint64()
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 5))
-	for _, tc := range []struct {
-		cols, rows, n int
-		w, h          uint32
-		layouts       []tensor.Layout
-	}{
-		{3, 5, 13, 20, 6, tensortest.Layouts()},
-		{17, 16, 257, 20, 7, []tensor.Layout{
-			{DType: format.Uint8, Planar: true, Channels: 3, FlipY: true},
-			{DType: format.Float32, Planar: true, Channels: 3, Mean: [4]float32{0.485, 0.456, 0.406}, Std: [4]float32{0.229, 0.224, 0.225}},
-			{DType: format.Float16, Channels: 4},
-		}},
-	} {
+	for _, tc := range tilesTestCases() {
 		for _, groups := range []uint64{tilesMaxGroups, 3} {
 			defer func(g uint64) { tilesMaxGroups = g }(tilesMaxGroups)
 			tilesMaxGroups = groups
