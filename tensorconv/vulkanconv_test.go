@@ -248,6 +248,38 @@ func tilesTestCases() []tilesTestCase {
 	}
 }
 
+// views returns the tiles of atlas that are views, cut out on the host.
+func (tc tilesTestCase) views(atlas tensor.Image) []tensor.Image {
+	var views []tensor.Image
+	for v := 0; v < tc.n; v++ {
+		views = append(views, tensortest.Tile(atlas, v%tc.cols, v/tc.cols, tc.w, tc.h))
+	}
+	return views
+}
+
+// convertPoisoned runs record into a readback buffer of size bytes, each
+// 0xCD first, and returns a copy of its bytes afterwards.
+func convertPoisoned(t *testing.T, vd *vulkan.Device, size uint64, record func(c *vulkan.Commands, out *vulkan.Buffer) error) []byte {
+	t.Helper()
+	out, err := vd.NewBuffer(vulkan.BufferOptions{Size: size, Heap: vulkan.HeapReadback})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	m, err := out.Map()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range m {
+		m[i] = 0xCD
+	}
+	if err := vd.Run(func(c *vulkan.Commands) error { return record(c, out) }); err != nil {
+		t.Fatal(err)
+	}
+	out.Invalidate(0, out.Size())
+	return append([]byte{}, m...)
+}
+
 // TestTensorPassTiles converts the tiles of random atlases (every source
 // format; 3 x 5 tiles of 20 x 6 with 13 used, and 17 x 16 tiles of 20 x 7
 // with 257 used) into every layout in the middle of a poisoned buffer, in
@@ -269,10 +301,7 @@ func TestTensorPassTiles(t *testing.T) {
 			for _, f := range tensor.Sources {
 				atlas := tensortest.RandomImage(rng, f, tc.w*uint32(tc.cols), tc.h*uint32(tc.rows))
 				img := uploadImages(t, vd, []tensor.Image{atlas})[0]
-				var views []tensor.Image
-				for v := 0; v < tc.n; v++ {
-					views = append(views, tensortest.Tile(atlas, v%tc.cols, v/tc.cols, tc.w, tc.h))
-				}
+				views := tc.views(atlas)
 				for _, l := range tc.layouts {
 					pass, err := NewVulkanConverter(vd, l)
 					if err != nil {
@@ -280,19 +309,9 @@ func TestTensorPassTiles(t *testing.T) {
 					}
 					const off = 36
 					n := l.Bytes(tc.w, tc.h) * uint64(tc.n)
-					out, err := vd.NewBuffer(vulkan.BufferOptions{Size: off + n + 20, Heap: vulkan.HeapReadback})
-					if err != nil {
-						t.Fatal(err)
-					}
-					m, _ := out.Map()
-					for i := range m {
-						m[i] = 0xCD
-					}
-					err = vd.Run(func(c *vulkan.Commands) error { return pass.RecordTiles(c, img, tc.cols, tc.rows, tc.n, out, off) })
-					if err != nil {
-						t.Fatalf("%v %s: %v", f, l, err)
-					}
-					out.Invalidate(0, out.Size())
+					m := convertPoisoned(t, vd, off+n+20, func(c *vulkan.Commands, out *vulkan.Buffer) error {
+						return pass.RecordTiles(c, img, tc.cols, tc.rows, tc.n, out, off)
+					})
 					bad, first, err := tensor.Check(l, views, m[off:off+n])
 					if err != nil {
 						t.Fatal(err)
@@ -305,7 +324,6 @@ func TestTensorPassTiles(t *testing.T) {
 							t.Fatalf("%v %s: byte %d outside the tensor was written", f, l, i)
 						}
 					}
-					out.Close()
 					pass.Close()
 				}
 			}
@@ -339,10 +357,7 @@ func TestTensorPassTilesFromBuffer(t *testing.T) {
 				t.Fatal(err)
 			}
 			img := uploadImages(t, vd, []tensor.Image{atlas})[0]
-			var views []tensor.Image
-			for v := 0; v < tc.n; v++ {
-				views = append(views, tensortest.Tile(atlas, v%tc.cols, v/tc.cols, tc.w, tc.h))
-			}
+			views := tc.views(atlas)
 			for _, l := range tc.layouts {
 				pass, err := NewVulkanConverter(vd, l)
 				if err != nil {
@@ -350,30 +365,12 @@ func TestTensorPassTilesFromBuffer(t *testing.T) {
 				}
 				const off = 36
 				n := l.Bytes(tc.w, tc.h) * uint64(tc.n)
-				var outs [2][]byte
-				for k := range outs {
-					out, err := vd.NewBuffer(vulkan.BufferOptions{Size: off + n + 20, Heap: vulkan.HeapReadback})
-					if err != nil {
-						t.Fatal(err)
-					}
-					m, _ := out.Map()
-					for i := range m {
-						m[i] = 0xCD
-					}
-					err = vd.Run(func(c *vulkan.Commands) error {
-						if k == 0 {
-							return pass.RecordTilesFromBuffer(c, src, W, H, tc.cols, tc.rows, tc.n, out, off)
-						}
-						return pass.RecordTiles(c, img, tc.cols, tc.rows, tc.n, out, off)
-					})
-					if err != nil {
-						t.Fatalf("%s: %v", l, err)
-					}
-					out.Invalidate(0, out.Size())
-					outs[k] = append([]byte{}, m...)
-					out.Close()
-				}
-				got := outs[0]
+				got := convertPoisoned(t, vd, off+n+20, func(c *vulkan.Commands, out *vulkan.Buffer) error {
+					return pass.RecordTilesFromBuffer(c, src, W, H, tc.cols, tc.rows, tc.n, out, off)
+				})
+				fromImage := convertPoisoned(t, vd, off+n+20, func(c *vulkan.Commands, out *vulkan.Buffer) error {
+					return pass.RecordTiles(c, img, tc.cols, tc.rows, tc.n, out, off)
+				})
 				bad, first, err := tensor.Check(l, views, got[off:off+n])
 				if err != nil {
 					t.Fatal(err)
@@ -389,7 +386,7 @@ func TestTensorPassTilesFromBuffer(t *testing.T) {
 				// Bytes alike where no float arithmetic rounds (the texture
 				// unit's UNORM conversion and unpackUnorm4x8 may differ by an
 				// ulp, within tensor.Check's tolerance).
-				if l.DType == format.Uint8 && !l.Normalized() && !bytes.Equal(outs[0], outs[1]) {
+				if l.DType == format.Uint8 && !l.Normalized() && !bytes.Equal(got, fromImage) {
 					t.Errorf("%s: the buffer atlas and the same texels in an image converted differently", l)
 				}
 				pass.Close()
