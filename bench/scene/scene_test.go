@@ -68,6 +68,24 @@ func tile(atlas []byte, aw, col, row, w, h int) []byte {
 	return out
 }
 
+// tilesSetup returns a Vulkan device, a Renderer on it (closed at the
+// test's end) and W × H RGBA8 texels of random bytes (seeded).
+func tilesSetup(t *testing.T, seed uint64, W, H int) (*vulkan.Device, *Renderer, []byte) {
+	t.Helper()
+	vd := vulkantest.Device(t)
+	r, err := New(vd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	rng := rand.New(rand.NewPCG(seed, seed+4))
+	fill := make([]byte, W*H*4)
+	for i := range fill {
+		fill[i] = byte(rng.Uint32())
+	}
+	return vd, r, fill
+}
+
 // TestRecordTiles renders 5 environments (each its own scene time and
 // camera, numbered from 3) into an atlas of 3 x 2 tiles of 16 x 12 filled
 // with random bytes first, and each environment alone into an image of its
@@ -75,18 +93,8 @@ func tile(atlas []byte, aw, col, row, w, h int) []byte {
 // sixth tile keeps its random bytes, environments differ from each other,
 // and Record draws what one environment with no steps draws.
 func TestRecordTiles(t *testing.T) {
-	vd := vulkantest.Device(t)
-	r, err := New(vd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
 	const cols, rows, n, w, h = 3, 2, 5, 16, 12
-	rng := rand.New(rand.NewPCG(7, 11))
-	fill := make([]byte, cols*w*rows*h*4)
-	for i := range fill {
-		fill[i] = byte(rng.Uint32())
-	}
+	vd, r, fill := tilesSetup(t, 7, cols*w, rows*h)
 	atlas := image(t, vd, cols*w, rows*h, fill)
 	envs := Envs{Time: 0.7, Camera: 0.4, TimeStep: 0.37, CameraStep: 2 * math.Pi / n, First: 3}
 	if err := vd.Run(func(c *vulkan.Commands) error { return r.RecordTiles(c, atlas, cols, rows, n, envs) }); err != nil {
@@ -139,18 +147,8 @@ func TestRecordTiles(t *testing.T) {
 // the image's, random bytes in both first), the unused tile untouched;
 // atlases that do not divide or a buffer too small are refused.
 func TestRecordTilesToBuffer(t *testing.T) {
-	vd := vulkantest.Device(t)
-	r, err := New(vd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
 	const cols, rows, n, w, h = 3, 2, 5, 16, 12
-	rng := rand.New(rand.NewPCG(8, 12))
-	fill := make([]byte, cols*w*rows*h*4)
-	for i := range fill {
-		fill[i] = byte(rng.Uint32())
-	}
+	vd, r, fill := tilesSetup(t, 8, cols*w, rows*h)
 	atlas := image(t, vd, cols*w, rows*h, fill)
 	buf, err := vd.NewBuffer(vulkan.BufferOptions{Size: uint64(len(fill))})
 	if err != nil {
