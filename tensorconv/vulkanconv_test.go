@@ -191,30 +191,18 @@ func TestVulkanConverterBadInput(t *testing.T) {
 			t.Errorf("%+v: %v, want it to mention %q", c.l, err, c.want)
 		}
 	}
-	pass, err := NewVulkanConverter(vd, tensor.Layout{DType: format.Uint8})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pass.Close()
-	mk := func(f format.Format, w, h uint32, u vulkan.ImageUsage) *vulkan.Image {
-		return testImage(t, vd, f, w, h, u)
-	}
-	buf, err := vd.NewBuffer(vulkan.BufferOptions{Size: 4096})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer buf.Close()
-	ok := mk(format.RGBA8UNorm, 8, 8, vulkan.ImageSampled)
+	pass, buf := badInputPass(t, vd)
+	ok := testImage(t, vd, format.RGBA8UNorm, 8, 8, vulkan.ImageSampled)
 	for _, c := range []struct {
 		srcs []*vulkan.Image
 		off  uint64
 		want string
 	}{
 		{nil, 0, "no views"},
-		{[]*vulkan.Image{mk(format.R8UNorm, 8, 8, vulkan.ImageSampled)}, 0, "r8_unorm"},
-		{[]*vulkan.Image{mk(format.RGBA8UNorm, 6, 8, vulkan.ImageSampled)}, 0, "multiple of 4"},
-		{[]*vulkan.Image{mk(format.RGBA8UNorm, 8, 8, vulkan.ImageStorage)}, 0, "sampled usage"},
-		{[]*vulkan.Image{ok, mk(format.RGBA8UNorm, 8, 4, vulkan.ImageSampled)}, 0, "view 1 is 8x4"},
+		{[]*vulkan.Image{testImage(t, vd, format.R8UNorm, 8, 8, vulkan.ImageSampled)}, 0, "r8_unorm"},
+		{[]*vulkan.Image{testImage(t, vd, format.RGBA8UNorm, 6, 8, vulkan.ImageSampled)}, 0, "multiple of 4"},
+		{[]*vulkan.Image{testImage(t, vd, format.RGBA8UNorm, 8, 8, vulkan.ImageStorage)}, 0, "sampled usage"},
+		{[]*vulkan.Image{ok, testImage(t, vd, format.RGBA8UNorm, 8, 4, vulkan.ImageSampled)}, 0, "view 1 is 8x4"},
 		{[]*vulkan.Image{ok}, 2, "offset 2"},
 		{[]*vulkan.Image{ok}, 4096 - 100, "need 256 bytes"},
 	} {
@@ -395,21 +383,12 @@ func TestTensorPassTilesFromBuffer(t *testing.T) {
 		}
 	}
 	// What it refuses.
-	pass, err := NewVulkanConverter(vd, tensor.Layout{DType: format.Uint8})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pass.Close()
+	pass, dst := badInputPass(t, vd)
 	small, err := vd.NewBuffer(vulkan.BufferOptions{Size: 16 * 8 * 4})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer small.Close()
-	dst, err := vd.NewBuffer(vulkan.BufferOptions{Size: 4096})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dst.Close()
 	for _, c := range []struct {
 		atlas         *vulkan.Buffer
 		w, h          uint32
@@ -441,20 +420,8 @@ func TestTensorPassTilesFromBuffer(t *testing.T) {
 // convert are refused with an error naming what is wrong.
 func TestTensorPassTilesBadInput(t *testing.T) {
 	vd := vulkanOnly(t)
-	pass, err := NewVulkanConverter(vd, tensor.Layout{DType: format.Uint8})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pass.Close()
-	mk := func(f format.Format, w, h uint32, u vulkan.ImageUsage) *vulkan.Image {
-		return testImage(t, vd, f, w, h, u)
-	}
-	buf, err := vd.NewBuffer(vulkan.BufferOptions{Size: 4096})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer buf.Close()
-	atlas := mk(format.RGBA8UNorm, 16, 8, vulkan.ImageSampled) // 2 x 2 tiles of 8 x 4
+	pass, buf := badInputPass(t, vd)
+	atlas := testImage(t, vd, format.RGBA8UNorm, 16, 8, vulkan.ImageSampled) // 2 x 2 tiles of 8 x 4
 	for _, c := range []struct {
 		img           *vulkan.Image
 		cols, rows, n int
@@ -469,8 +436,8 @@ func TestTensorPassTilesBadInput(t *testing.T) {
 		{atlas, 8, 2, 8, 0, "multiple of 4"},
 		{atlas, 2, 2, 4, 2, "offset 2"},
 		{atlas, 2, 2, 4, 4096 - 100, "need 512 bytes"},
-		{mk(format.R8UNorm, 16, 8, vulkan.ImageSampled), 2, 2, 4, 0, "r8_unorm"},
-		{mk(format.RGBA8UNorm, 16, 8, vulkan.ImageStorage), 2, 2, 4, 0, "sampled usage"},
+		{testImage(t, vd, format.R8UNorm, 16, 8, vulkan.ImageSampled), 2, 2, 4, 0, "r8_unorm"},
+		{testImage(t, vd, format.RGBA8UNorm, 16, 8, vulkan.ImageStorage), 2, 2, 4, 0, "sampled usage"},
 		{nil, 2, 2, 4, 0, "atlas image"},
 	} {
 		err := vd.Run(func(cm *vulkan.Commands) error { return pass.RecordTiles(cm, c.img, c.cols, c.rows, c.n, buf, c.off) })
@@ -479,7 +446,7 @@ func TestTensorPassTilesBadInput(t *testing.T) {
 		}
 	}
 	// Closed: both Record calls fail, a second Close is nothing.
-	ok := mk(format.RGBA8UNorm, 8, 8, vulkan.ImageSampled)
+	ok := testImage(t, vd, format.RGBA8UNorm, 8, 8, vulkan.ImageSampled)
 	if err := pass.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -492,6 +459,23 @@ func TestTensorPassTilesBadInput(t *testing.T) {
 	if err := vd.Run(func(cm *vulkan.Commands) error { return pass.RecordViews(cm, []*vulkan.Image{ok}, buf, 0) }); !errors.Is(err, lifetime.ErrClosed) {
 		t.Errorf("RecordViews after Close: %v, want ErrClosed", err)
 	}
+}
+
+// badInputPass returns the bad-input tests' uint8 converter and a
+// 4096-byte destination buffer on vd, both closed at the test's end.
+func badInputPass(t *testing.T, vd *vulkan.Device) (*VulkanConverter, *vulkan.Buffer) {
+	t.Helper()
+	pass, err := NewVulkanConverter(vd, tensor.Layout{DType: format.Uint8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pass.Close() })
+	buf, err := vd.NewBuffer(vulkan.BufferOptions{Size: 4096})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { buf.Close() })
+	return pass, buf
 }
 
 // testImage makes a w×h image of format f with usage u, closed at the
