@@ -30,23 +30,9 @@ func uploadImages(t *testing.T, vd *vulkan.Device, ims []tensor.Image) []*vulkan
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { img.Close() })
-		st, err := vd.NewBuffer(vulkan.BufferOptions{Size: uint64(len(im.Pix)), Heap: vulkan.HeapUpload})
-		if err != nil {
+		if err := img.Upload(vulkan.ImageRegion{Width: im.Width, Height: im.Height}, im.Pix); err != nil {
 			t.Fatal(err)
 		}
-		m, err := st.Map()
-		if err != nil {
-			t.Fatal(err)
-		}
-		copy(m, im.Pix)
-		if err := vd.Run(func(c *vulkan.Commands) error {
-			c.TransitionImage(img, vulkan.LayoutTransferDst)
-			c.CopyBufferToImage(img, st, vulkan.BufferImageCopy{})
-			return c.Err()
-		}); err != nil {
-			t.Fatal(err)
-		}
-		st.Close()
 		out = append(out, img)
 	}
 	return out

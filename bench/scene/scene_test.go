@@ -20,18 +20,7 @@ func image(t *testing.T, vd *vulkan.Device, w, h uint32, fill []byte) *vulkan.Im
 	}
 	t.Cleanup(func() { img.Close() })
 	if fill != nil {
-		st, err := vd.NewBuffer(vulkan.BufferOptions{Size: uint64(len(fill)), Heap: vulkan.HeapUpload})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer st.Close()
-		m, _ := st.Map()
-		copy(m, fill)
-		if err := vd.Run(func(c *vulkan.Commands) error {
-			c.TransitionImage(img, vulkan.LayoutTransferDst)
-			c.CopyBufferToImage(img, st, vulkan.BufferImageCopy{})
-			return c.Err()
-		}); err != nil {
+		if err := img.Upload(vulkan.ImageRegion{Width: w, Height: h}, fill); err != nil {
 			t.Fatal(err)
 		}
 	}
