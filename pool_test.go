@@ -37,20 +37,7 @@ func TestPoolBufferCPU(t *testing.T) {
 		// driver may refuse; there TestPoolCUDA runs the real thing.
 		t.Skipf("%s: the stand-in segment is for lavapipe (TestPoolCUDA runs on GPUs)", d.vk.Physical().Name)
 	}
-	var srcs []*vulkan.Buffer
-	p, segs := fakePool(func(n uint64) *vulkan.Buffer {
-		vb, err := d.vk.NewBuffer(vulkan.BufferOptions{Size: n, Exportable: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		srcs = append(srcs, vb)
-		return vb
-	})
-	defer func() {
-		for _, vb := range srcs {
-			vb.Close()
-		}
-	}()
+	p, segs := fakePool(cudapooltest.ExportableBuffers(t, d.vk))
 	ptr, err := p.Alloc(3 << 20)
 	if err != nil {
 		t.Fatal(err)

@@ -189,20 +189,7 @@ func TestSegmentVulkanMemory(t *testing.T) {
 	if !vd.Physical().CanExportOpaqueFD() || !vd.Physical().CanImportOpaqueFD() || vd.Physical().Type != vulkan.DeviceTypeCPU {
 		t.Skipf("%s: the stand-in segment is for lavapipe", vd.Physical().Name)
 	}
-	var srcs []*vulkan.Buffer
-	p, segs := fakePool(func(n uint64) *vulkan.Buffer {
-		vb, err := vd.NewBuffer(vulkan.BufferOptions{Size: n, Exportable: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		srcs = append(srcs, vb)
-		return vb
-	})
-	defer func() {
-		for _, vb := range srcs {
-			vb.Close()
-		}
-	}()
+	p, segs := fakePool(cudapooltest.ExportableBuffers(t, vd))
 	ptr, err := p.Alloc(1 << 20)
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ package cudapooltest
 import (
 	"errors"
 	"sync"
+	"testing"
 
 	"github.com/gfxcuda/gfxcuda/cuda"
 	"github.com/gfxcuda/gfxcuda/vulkan"
@@ -98,4 +99,18 @@ func Allocator(mk func(n uint64) *vulkan.Buffer) (alloc func(n uint64) *Seg, seg
 		list = append(list, s)
 		return s
 	}, &list
+}
+
+// ExportableBuffers returns a function for Allocator's mk: each call makes
+// an exportable Vulkan buffer of n bytes on vd (lavapipe's memory playing a
+// segment's), closed at the test's end.
+func ExportableBuffers(t testing.TB, vd *vulkan.Device) func(n uint64) *vulkan.Buffer {
+	return func(n uint64) *vulkan.Buffer {
+		vb, err := vd.NewBuffer(vulkan.BufferOptions{Size: n, Exportable: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { vb.Close() })
+		return vb
+	}
 }
