@@ -2,24 +2,21 @@ package gfxcuda
 
 import (
 	"math/rand/v2"
-	"os"
 	"testing"
 
+	"github.com/gfxcuda/gfxcuda/cuda/cudatest"
 	"github.com/gfxcuda/gfxcuda/format"
 	"github.com/gfxcuda/gfxcuda/tensor"
 	"github.com/gfxcuda/gfxcuda/tensor/tensortest"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
-// required reports whether GPU tests must run (make gpu-test sets it).
-func required() bool { return os.Getenv("GFXCUDA_REQUIRE_CUDA") == "1" }
-
 // needKernel skips (or fails under GFXCUDA_REQUIRE_CUDA=1) when the
 // embedded PTX predates the conversion kernel.
 func needKernel(t *testing.T) {
 	t.Helper()
 	if !HasCUDAConverterKernel() {
-		if required() {
+		if cudatest.Required() {
 			t.Fatal(ErrNoCUDAConverterKernel)
 		}
 		t.Skip(ErrNoCUDAConverterKernel)
@@ -33,7 +30,7 @@ func needKernel(t *testing.T) {
 func TestBothSidesAgree(t *testing.T) {
 	d, err := Open(Options{})
 	if err != nil {
-		if required() {
+		if cudatest.Required() {
 			t.Fatalf("GPU required: %v", err)
 		}
 		t.Skipf("no GPU shared by Vulkan and CUDA: %v", err)

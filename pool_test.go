@@ -4,80 +4,20 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
-	"sync"
 	"testing"
 
 	"github.com/gfxcuda/gfxcuda/cuda"
 	"github.com/gfxcuda/gfxcuda/cudapool"
+	"github.com/gfxcuda/gfxcuda/cudapool/cudapooltest"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
 
-// fakeSeg stands in for a segment's CUDA allocation, to test the pool's
-// bookkeeping on the CPU: addresses are numbers, ExportFD hands out a
-// descriptor of vk when there is one (an exportable lavapipe buffer whose
-// memory plays the segment's), and Close is counted.
-type fakeSeg struct {
-	ptr    cuda.DevicePtr
-	size   uint64
-	vk     *vulkan.Buffer
-	mu     sync.Mutex
-	closes int
-	fds    int
-}
-
-func (m *fakeSeg) Ptr() cuda.DevicePtr { return m.ptr }
-func (m *fakeSeg) Size() uint64        { return m.size }
-func (m *fakeSeg) ExportFD() (int, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.closes > 0 {
-		return -1, cuda.ErrClosed
-	}
-	if m.vk == nil {
-		return -1, errors.New("fakeSeg: no memory to export")
-	}
-	m.fds++
-	return m.vk.ExportFD()
-}
-func (m *fakeSeg) Close() error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.closes++
-	return nil
-}
-func (m *fakeSeg) closed() int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.closes
-}
-
-// fakePool returns a pool whose segments are fakeSegs at addresses with
-// gaps between them, rounded to a 2 MiB granularity like CUDA's; mk, when
-// set, gives each its Vulkan memory.
-func fakePool(mk func(n uint64) *vulkan.Buffer) (*Pool, *[]*fakeSeg) {
-	const g = 2 << 20
-	var mu sync.Mutex
-	var segs []*fakeSeg
-	next := cuda.DevicePtr(0x7f0000000000)
-	p := cudapool.NewPoolOf(func(n uint64) (cudapool.Memory, error) {
-		size := (n + g - 1) / g * g
-		mu.Lock()
-		defer mu.Unlock()
-		s := &fakeSeg{ptr: next, size: size}
-		if mk != nil {
-			s.vk = mk(size)
-		}
-		// Addresses not in order of allocation: every other segment goes
-		// below the previous ones.
-		if len(segs)%2 == 1 {
-			s.ptr = 0x100000000000 - cuda.DevicePtr(len(segs))*4*g
-		} else {
-			next += cuda.DevicePtr(size + g) // a gap
-		}
-		segs = append(segs, s)
-		return s, nil
-	})
-	return p, &segs
+// fakePool returns a pool whose segments are cudapooltest.Segs (made-up
+// addresses, 2 MiB granularity, gaps); mk, when set, gives each its
+// Vulkan memory.
+func fakePool(mk func(n uint64) *vulkan.Buffer) (*Pool, *[]*cudapooltest.Seg) {
+	alloc, segs := cudapooltest.Allocator(mk)
+	return cudapool.NewPoolOf(func(n uint64) (cudapool.Memory, error) { return alloc(n), nil }), segs
 }
 
 // TestPoolBufferCPU makes Buffers over parts of pool segments with a real
@@ -97,33 +37,20 @@ func TestPoolBufferCPU(t *testing.T) {
 		// driver may refuse; there TestPoolCUDA runs the real thing.
 		t.Skipf("%s: the stand-in segment is for lavapipe (TestPoolCUDA runs on GPUs)", d.vk.Physical().Name)
 	}
-	var srcs []*vulkan.Buffer
-	p, segs := fakePool(func(n uint64) *vulkan.Buffer {
-		vb, err := d.vk.NewBuffer(vulkan.BufferOptions{Size: n, Exportable: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		srcs = append(srcs, vb)
-		return vb
-	})
-	defer func() {
-		for _, vb := range srcs {
-			vb.Close()
-		}
-	}()
+	p, segs := fakePool(cudapooltest.ExportableBuffers(t, d.vk))
 	ptr, err := p.Alloc(3 << 20)
 	if err != nil {
 		t.Fatal(err)
 	}
 	seg := (*segs)[0]
-	if seg.vk.AllocationSize() != seg.size {
-		t.Skipf("lavapipe rounds the %d-byte stand-in allocation to %d", seg.size, seg.vk.AllocationSize())
+	if seg.Vulkan().AllocationSize() != seg.Size() {
+		t.Skipf("lavapipe rounds the %d-byte stand-in allocation to %d", seg.Size(), seg.Vulkan().AllocationSize())
 	}
-	data := make([]byte, seg.size)
+	data := make([]byte, seg.Size())
 	for i := range data {
 		data[i] = byte(rand.Uint32())
 	}
-	if err := seg.vk.Upload(0, data); err != nil {
+	if err := seg.Vulkan().Upload(0, data); err != nil {
 		t.Fatal(err)
 	}
 	f.auto(t)
@@ -133,7 +60,7 @@ func TestPoolBufferCPU(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b.Ptr() != ptr+off || b.Size() != n || b.Offset() != off || !b.FromCUDA() || b.Dedicated() || b.AllocationSize() != seg.size {
+	if b.Ptr() != ptr+off || b.Size() != n || b.Offset() != off || !b.FromCUDA() || b.Dedicated() || b.AllocationSize() != seg.Size() {
 		t.Errorf("Ptr %#x Size %d Offset %d FromCUDA %v Dedicated %v AllocationSize %d", uint64(b.Ptr()), b.Size(), b.Offset(), b.FromCUDA(), b.Dedicated(), b.AllocationSize())
 	}
 	got := poisoned(n)
@@ -146,8 +73,8 @@ func TestPoolBufferCPU(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if seg.fds != 1 {
-		t.Errorf("the segment was exported %d times for two buffers, want 1", seg.fds)
+	if seg.FDs() != 1 {
+		t.Errorf("the segment was exported %d times for two buffers, want 1", seg.FDs())
 	}
 	more := make([]byte, 4096)
 	for i := range more {
@@ -157,8 +84,8 @@ func TestPoolBufferCPU(t *testing.T) {
 		t.Fatal(err)
 	}
 	copy(data[off+n:], more)
-	all := poisoned(int(seg.size))
-	if err := seg.vk.Readback(0, all); err != nil {
+	all := poisoned(int(seg.Size()))
+	if err := seg.Vulkan().Readback(0, all); err != nil {
 		t.Fatal(err)
 	}
 	mustEqualBytes(t, "the segment after a pool buffer wrote", all, data)
@@ -167,7 +94,7 @@ func TestPoolBufferCPU(t *testing.T) {
 		t.Errorf("a buffer at a misaligned offset: %v, want vulkan.ErrPlacement", err)
 	}
 	// Outside.
-	if _, err := d.PoolBuffer(p, ptr+cuda.DevicePtr(seg.size)-8, 64); !errors.Is(err, ErrNotInPool) {
+	if _, err := d.PoolBuffer(p, ptr+cuda.DevicePtr(seg.Size())-8, 64); !errors.Is(err, ErrNotInPool) {
 		t.Errorf("a buffer past the segment: %v, want ErrNotInPool", err)
 	}
 	// Shared by a token: the opener places its buffer at the offset.
@@ -175,7 +102,7 @@ func TestPoolBufferCPU(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m := ex.Meta(); m.Offset != off || m.Size != n || !m.FromCUDA() || m.AllocationSize != seg.size {
+	if m := ex.Meta(); m.Offset != off || m.Size != n || !m.FromCUDA() || m.AllocationSize != seg.Size() {
 		t.Errorf("exported Meta %+v", m)
 	}
 	ob, err := OpenVulkanBuffer(context.Background(), d.vk, ex.Token())
@@ -232,8 +159,8 @@ func TestPoolBufferCPU(t *testing.T) {
 	if err := p.Free(ptr); err != nil {
 		t.Fatal(err)
 	}
-	if seg.closed() != 0 || p.Stats().Held != 1 {
-		t.Fatalf("a freed segment a buffer holds: closed %d, Stats %+v", seg.closed(), p.Stats())
+	if seg.Closed() != 0 || p.Stats().Held != 1 {
+		t.Fatalf("a freed segment a buffer holds: closed %d, Stats %+v", seg.Closed(), p.Stats())
 	}
 	if err := b2.Vulkan().Readback(0, got[:4096]); err != nil {
 		t.Fatal(err)
@@ -242,14 +169,14 @@ func TestPoolBufferCPU(t *testing.T) {
 	if err := b.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if seg.closed() != 0 {
+	if seg.Closed() != 0 {
 		t.Fatal("the segment closed while a buffer still held it")
 	}
 	if err := b2.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if seg.closed() != 1 || p.Stats().Held != 0 {
-		t.Fatalf("after the last buffer: closed %d, Stats %+v", seg.closed(), p.Stats())
+	if seg.Closed() != 1 || p.Stats().Held != 0 {
+		t.Fatalf("after the last buffer: closed %d, Stats %+v", seg.Closed(), p.Stats())
 	}
 	if err := b2.Close(); err != nil {
 		t.Errorf("second Close: %v", err)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gfxcuda/gfxcuda/cuda"
+	"github.com/gfxcuda/gfxcuda/cuda/cudatest"
 	"github.com/gfxcuda/gfxcuda/gl"
 )
 
@@ -15,12 +16,7 @@ import (
 // under GFXCUDA_REQUIRE_GL=1).
 func needGL(t *testing.T) (*cuda.Context, *gl.Context) {
 	t.Helper()
-	if err := cuda.Init(); err != nil {
-		if os.Getenv("GFXCUDA_REQUIRE_CUDA") == "1" {
-			t.Fatalf("CUDA required (GFXCUDA_REQUIRE_CUDA=1): %v", err)
-		}
-		t.Skipf("no CUDA driver: %v", err)
-	}
+	cudatest.Init(t)
 	d, err := cuda.GetDevice(0)
 	if err != nil {
 		t.Fatal(err)

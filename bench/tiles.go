@@ -36,7 +36,7 @@ const tilesPublished = "published, whole simulator steps: Isaac Lab 3 ≈ 84k en
 func TilesSteps(quick bool) int { return tilesFigures * len(tilesCasesFor(quick)) }
 
 // tilesFigures is the number of figures of one tiles case.
-const tilesFigures = 7
+const tilesFigures = 10
 
 // tilesBatch is the number of copies or conversions recorded back to back
 // in one command buffer when they are measured alone, as CUDA's copies of
@@ -129,9 +129,7 @@ func (s *Suite) tilesCase(tc tilesCase) error {
 		defer b.Close()
 		slots[i] = b
 	}
-	envs := func(step uint64) scene.Envs {
-		return scene.Envs{Time: float32(step%96) * scene.Period / 96, Camera: 0.4, TimeStep: 0.37, CameraStep: 2 * math.Pi / float32(tc.n)}
-	}
+	envs := func(step uint64) scene.Envs { return tilesEnvs(tc.n, step) }
 	steps := max(32, min(512, (1<<24)/(tc.w*tc.h*tc.n)*64))
 	if s.O.Quick {
 		steps = max(16, steps/4)
@@ -150,30 +148,16 @@ func (s *Suite) tilesCase(tc tilesCase) error {
 			return conv.RecordTiles(c, atlas, cols, rows, tc.n, slots[slot].(*gfxcuda.Buffer).Vulkan(), 0)
 		})
 	}
-	// Pipelined, as a renderer that keeps two atlases records it: each
-	// submission converts step k-1's atlas and renders step k into the
-	// other, two dispatches with no dependency between them (the batch
-	// tracker puts no barrier there), which the GPU may run side by side;
-	// the slot of step k holds step k-1's views (step 0 renders and
-	// converts its own). One step of latency for the learner.
-	atlases := [2]*vulkan.Image{atlas, atlas2}
+	// Pipelined (pipelinedRecord): step k's render beside step k-1's
+	// conversion, two atlases.
 	pipelined := func() (float64, error) {
-		return s.tilesLearner(slots, tc, steps, per, func(c *vulkan.Commands, slot int, step uint64) error {
-			cur, prev := atlases[step%2], atlases[(step+1)%2]
-			if step == 0 {
-				if err := r.RecordTiles(c, cur, cols, rows, tc.n, envs(step)); err != nil {
-					return err
-				}
-				prev = cur
-			}
-			if err := conv.RecordTiles(c, prev, cols, rows, tc.n, slots[slot].(*gfxcuda.Buffer).Vulkan(), 0); err != nil {
-				return err
-			}
-			if step == 0 {
-				return nil
-			}
-			return r.RecordTiles(c, cur, cols, rows, tc.n, envs(step))
-		})
+		return s.tilesLearner(slots, tc, steps, per, pipelinedRecord([2]*vulkan.Image{atlas, atlas2}, slotBuffer(slots),
+			func(c *vulkan.Commands, a *vulkan.Image, step uint64) error {
+				return r.RecordTiles(c, a, cols, rows, tc.n, envs(step))
+			},
+			func(c *vulkan.Commands, a *vulkan.Image, dst *vulkan.Buffer) error {
+				return conv.RecordTiles(c, a, cols, rows, tc.n, dst, 0)
+			}))
 	}
 	if err := s.figure(g, "render alone", "steps/s", renderAlone, func(f *Figure) {
 		f.Note = fmt.Sprintf("%.0f env-frames/s; %s", f.Value*float64(tc.n), tilesPublished)
@@ -299,7 +283,7 @@ func (s *Suite) tilesCase(tc tilesCase) error {
 	}
 	defer read.Close()
 	convRate := s.R.Figures[len(s.R.Figures)-1].Value
-	return s.figure(g, "reading the atlas alone (every texel fetched, nothing written)", "GB/s", func() (float64, error) {
+	if err := s.figure(g, "reading the atlas alone (every texel fetched, nothing written)", "GB/s", func() (float64, error) {
 		rate, err := s.submitBatched(steps, func(c *vulkan.Commands) error {
 			c.Dispatch(read, []vulkan.Binding{{Binding: 0, Image: atlas}, {Binding: 1, Buffer: dst}}, nil, (o.Width/4+15)/16, (o.Height+15)/16, 1)
 			return c.Err()
@@ -307,6 +291,71 @@ func (s *Suite) tilesCase(tc tilesCase) error {
 		return rate * float64(len(texels)) / 1e9, err
 	}, func(f *Figure) {
 		f.Note = fmt.Sprintf("atlas bytes read per second; the conversion alone takes %.2fx the time of this read", (float64(moved)/convRate)/(float64(len(texels))/f.Value))
+	}); err != nil {
+		return err
+	}
+	return s.tilesBufferAtlas(g, tc, cols, rows, steps, per, moved, bound, r, conv, slots, texels)
+}
+
+// tilesBufferAtlas measures the same workload with the atlas in a buffer
+// (the renderer's views written as RGBA8 words, RecordTilesFromBuffer
+// reading them without the texture units): the render alone, the
+// pipelined learner paired with it, and the conversion alone against the
+// bound, the atlas holding texels (random) first.
+func (s *Suite) tilesBufferAtlas(g string, tc tilesCase, cols, rows, steps int, per, moved uint64, bound string,
+	r *scene.Renderer, conv *gfxcuda.VulkanConverter, slots []gfxcuda.Resource, texels []byte) error {
+	vd := s.D.Vulkan()
+	W, H := uint32(cols*tc.w), uint32(rows*tc.h)
+	var bufs [2]*vulkan.Buffer
+	for i := range bufs {
+		b, err := vd.NewBuffer(vulkan.BufferOptions{Size: uint64(len(texels))})
+		if err != nil {
+			return err
+		}
+		defer b.Close()
+		bufs[i] = b
+	}
+	envs := func(step uint64) scene.Envs { return tilesEnvs(tc.n, step) }
+	renderAlone := func() (float64, error) {
+		return s.submitSteps(steps, func(c *vulkan.Commands, k int) error {
+			return r.RecordTilesToBuffer(c, bufs[k%2], W, H, cols, rows, tc.n, envs(uint64(k)))
+		})
+	}
+	pipelined := func() (float64, error) {
+		return s.tilesLearner(slots, tc, steps, per, pipelinedRecord(bufs, slotBuffer(slots),
+			func(c *vulkan.Commands, b *vulkan.Buffer, step uint64) error {
+				return r.RecordTilesToBuffer(c, b, W, H, cols, rows, tc.n, envs(step))
+			},
+			func(c *vulkan.Commands, b *vulkan.Buffer, dst *vulkan.Buffer) error {
+				return conv.RecordTilesFromBuffer(c, b, W, H, cols, rows, tc.n, dst, 0)
+			}))
+	}
+	const alone = "render alone into a buffer atlas"
+	if err := s.figure(g, alone, "steps/s", renderAlone, func(f *Figure) {
+		f.Note = fmt.Sprintf("%.0f env-frames/s; the same scene written as RGBA8 words", f.Value*float64(tc.n))
+	}); err != nil {
+		return err
+	}
+	if err := s.paired(g, "buffer atlas, pipelined: step k's render beside step k-1's conversion", "steps/s", alone,
+		renderAlone, pipelined, 0.95); err != nil {
+		return err
+	}
+	last := &s.R.Figures[len(s.R.Figures)-1]
+	last.Note += fmt.Sprintf("; %.0f env-frames/s; RecordTilesFromBuffer", last.Value*float64(tc.n))
+	if err := bufs[0].Upload(0, texels); err != nil {
+		return err
+	}
+	dst := slots[0].(*gfxcuda.Buffer).Vulkan()
+	return s.figure(g, "conversion alone from the buffer atlas (RecordTilesFromBuffer)", "GB/s", func() (float64, error) {
+		rate, err := s.submitBatched(steps, func(c *vulkan.Commands) error {
+			return conv.RecordTilesFromBuffer(c, bufs[0], W, H, cols, rows, tc.n, dst, 0)
+		})
+		return rate * float64(moved) / 1e9, err
+	}, func(f *Figure) {
+		f.Against = bound
+		if tc.w == 64 && tc.n == 4096 {
+			f.Target = 0.8
+		}
 	})
 }
 
@@ -376,6 +425,43 @@ func submitInFlight(vd *vulkan.Device, n int, record func(c *vulkan.Commands, k 
 		}
 	}
 	return time.Since(t0), nil
+}
+
+// tilesEnvs are step's n environments: each at its own scene time and
+// camera angle, all moving on with the step.
+func tilesEnvs(n int, step uint64) scene.Envs {
+	return scene.Envs{Time: float32(step%96) * scene.Period / 96, Camera: 0.4, TimeStep: 0.37, CameraStep: 2 * math.Pi / float32(n)}
+}
+
+// pipelinedRecord is the pipelined producer's recording over two atlases
+// (images or buffers), as a renderer that keeps two records it: step k
+// converts step k-1's atlas into its slot and renders step k into the
+// other, two dispatches with no dependency between them (the batch
+// tracker puts no barrier there), which the GPU may run side by side; step
+// 0 renders and converts its own. One step of latency for the learner.
+func pipelinedRecord[A any](atlases [2]A, dst func(slot int) *vulkan.Buffer, render func(c *vulkan.Commands, a A, step uint64) error,
+	convert func(c *vulkan.Commands, a A, dst *vulkan.Buffer) error) func(c *vulkan.Commands, slot int, step uint64) error {
+	return func(c *vulkan.Commands, slot int, step uint64) error {
+		cur, prev := atlases[step%2], atlases[(step+1)%2]
+		if step == 0 {
+			if err := render(c, cur, step); err != nil {
+				return err
+			}
+			prev = cur
+		}
+		if err := convert(c, prev, dst(slot)); err != nil {
+			return err
+		}
+		if step == 0 {
+			return nil
+		}
+		return render(c, cur, step)
+	}
+}
+
+// slotBuffer returns the Vulkan buffer of a learner ring's slot.
+func slotBuffer(slots []gfxcuda.Resource) func(slot int) *vulkan.Buffer {
+	return func(slot int) *vulkan.Buffer { return slots[slot].(*gfxcuda.Buffer).Vulkan() }
 }
 
 // tilesLearner streams steps through a learner-mode ring over slots: the

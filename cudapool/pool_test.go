@@ -7,77 +7,18 @@ import (
 	"testing"
 
 	"github.com/gfxcuda/gfxcuda/cuda"
+	"github.com/gfxcuda/gfxcuda/cudapool/cudapooltest"
 	"github.com/gfxcuda/gfxcuda/internal/lifetime"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 	"github.com/gfxcuda/gfxcuda/vulkan/vulkantest"
 )
 
-// fakeSeg stands in for a segment's CUDA allocation, to test the pool's
-// bookkeeping on the CPU: addresses are numbers, ExportFD hands out a
-// descriptor of vk when there is one (an exportable lavapipe buffer whose
-// memory plays the segment's), and Close is counted.
-type fakeSeg struct {
-	ptr    cuda.DevicePtr
-	size   uint64
-	vk     *vulkan.Buffer
-	mu     sync.Mutex
-	closes int
-	fds    int
-}
-
-func (m *fakeSeg) Ptr() cuda.DevicePtr { return m.ptr }
-func (m *fakeSeg) Size() uint64        { return m.size }
-func (m *fakeSeg) ExportFD() (int, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.closes > 0 {
-		return -1, cuda.ErrClosed
-	}
-	if m.vk == nil {
-		return -1, errors.New("fakeSeg: no memory to export")
-	}
-	m.fds++
-	return m.vk.ExportFD()
-}
-func (m *fakeSeg) Close() error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.closes++
-	return nil
-}
-func (m *fakeSeg) closed() int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.closes
-}
-
-// fakePool returns a pool whose segments are fakeSegs at addresses with
-// gaps between them, rounded to a 2 MiB granularity like CUDA's; mk, when
-// set, gives each its Vulkan memory.
-func fakePool(mk func(n uint64) *vulkan.Buffer) (*Pool, *[]*fakeSeg) {
-	const g = 2 << 20
-	var mu sync.Mutex
-	var segs []*fakeSeg
-	next := cuda.DevicePtr(0x7f0000000000)
-	p := NewPoolOf(func(n uint64) (Memory, error) {
-		size := (n + g - 1) / g * g
-		mu.Lock()
-		defer mu.Unlock()
-		s := &fakeSeg{ptr: next, size: size}
-		if mk != nil {
-			s.vk = mk(size)
-		}
-		// Addresses not in order of allocation: every other segment goes
-		// below the previous ones.
-		if len(segs)%2 == 1 {
-			s.ptr = 0x100000000000 - cuda.DevicePtr(len(segs))*4*g
-		} else {
-			next += cuda.DevicePtr(size + g) // a gap
-		}
-		segs = append(segs, s)
-		return s, nil
-	})
-	return p, &segs
+// fakePool returns a pool whose segments are cudapooltest.Segs (made-up
+// addresses, 2 MiB granularity, gaps); mk, when set, gives each its
+// Vulkan memory.
+func fakePool(mk func(n uint64) *vulkan.Buffer) (*Pool, *[]*cudapooltest.Seg) {
+	alloc, segs := cudapooltest.Allocator(mk)
+	return NewPoolOf(func(n uint64) (Memory, error) { return alloc(n), nil }), segs
 }
 
 // TestPoolRegistry checks the pool's lookup of (pointer, length) to
@@ -98,13 +39,13 @@ func TestPoolRegistry(t *testing.T) {
 	if st := p.Stats(); st.Segments != 300 || st.Held != 0 {
 		t.Fatalf("Stats %+v after 300 allocations", st)
 	}
-	check := func(live map[*fakeSeg]bool) {
+	check := func(live map[*cudapooltest.Seg]bool) {
 		t.Helper()
 		for _, s := range *segs {
 			for range 5 {
-				off := rng.Uint64N(s.size)
-				n := rng.Uint64N(s.size - off + 1)
-				seg, got, err := p.Find(s.ptr+cuda.DevicePtr(off), n)
+				off := rng.Uint64N(s.Size())
+				n := rng.Uint64N(s.Size() - off + 1)
+				seg, got, err := p.Find(s.Ptr()+cuda.DevicePtr(off), n)
 				if !live[s] {
 					if !errors.Is(err, ErrNotInPool) {
 						t.Fatalf("Find in a freed segment: %v, want ErrNotInPool", err)
@@ -112,14 +53,14 @@ func TestPoolRegistry(t *testing.T) {
 					continue
 				}
 				if err != nil || seg.mem != s || got != off {
-					t.Fatalf("Find(%#x, %d) = segment at %#x, offset %d, %v; want %#x, %d", uint64(s.ptr)+off, n, uint64(seg.Ptr()), got, err, uint64(s.ptr), off)
+					t.Fatalf("Find(%#x, %d) = segment at %#x, offset %d, %v; want %#x, %d", uint64(s.Ptr())+off, n, uint64(seg.Ptr()), got, err, uint64(s.Ptr()), off)
 				}
 			}
 			if live[s] {
-				if _, _, err := p.Find(s.ptr+cuda.DevicePtr(s.size)-8, 9); !errors.Is(err, ErrNotInPool) {
+				if _, _, err := p.Find(s.Ptr()+cuda.DevicePtr(s.Size())-8, 9); !errors.Is(err, ErrNotInPool) {
 					t.Fatalf("a range past a segment's end: %v, want ErrNotInPool", err)
 				}
-				if _, _, err := p.Find(s.ptr+cuda.DevicePtr(s.size), 1); !errors.Is(err, ErrNotInPool) {
+				if _, _, err := p.Find(s.Ptr()+cuda.DevicePtr(s.Size()), 1); !errors.Is(err, ErrNotInPool) {
 					t.Fatalf("the byte after a segment (a gap): %v, want ErrNotInPool", err)
 				}
 			}
@@ -128,7 +69,7 @@ func TestPoolRegistry(t *testing.T) {
 			t.Fatalf("Find below every segment: %v", err)
 		}
 	}
-	live := map[*fakeSeg]bool{}
+	live := map[*cudapooltest.Seg]bool{}
 	for _, s := range *segs {
 		live[s] = true
 	}
@@ -140,7 +81,7 @@ func TestPoolRegistry(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, s := range *segs {
-			if s.ptr == ptr {
+			if s.Ptr() == ptr {
 				live[s] = false
 			}
 		}
@@ -157,8 +98,8 @@ func TestPoolRegistry(t *testing.T) {
 		if !live[s] {
 			want = 1
 		}
-		if s.closed() != want {
-			t.Fatalf("segment closed %d times, want %d", s.closed(), want)
+		if s.Closed() != want {
+			t.Fatalf("segment closed %d times, want %d", s.Closed(), want)
 		}
 	}
 	if st := p.Stats(); st.Segments != 150 {
@@ -175,14 +116,14 @@ func TestPoolRegistry(t *testing.T) {
 	if err := p.Free(ptrs[160]); err != nil {
 		t.Fatal(err)
 	}
-	if st := p.Stats(); st.Held != 1 || st.Segments != 149 || seg.mem.(*fakeSeg).closed() != 0 {
-		t.Fatalf("after freeing a held segment: Stats %+v, closed %d", st, seg.mem.(*fakeSeg).closed())
+	if st := p.Stats(); st.Held != 1 || st.Segments != 149 || seg.mem.(*cudapooltest.Seg).Closed() != 0 {
+		t.Fatalf("after freeing a held segment: Stats %+v, closed %d", st, seg.mem.(*cudapooltest.Seg).Closed())
 	}
 	if err := seg.Release(); err != nil {
 		t.Fatal(err)
 	}
-	if st := p.Stats(); st.Held != 0 || seg.mem.(*fakeSeg).closed() != 1 {
-		t.Fatalf("after the last reference: Stats %+v, closed %d", st, seg.mem.(*fakeSeg).closed())
+	if st := p.Stats(); st.Held != 0 || seg.mem.(*cudapooltest.Seg).Closed() != 1 {
+		t.Fatalf("after the last reference: Stats %+v, closed %d", st, seg.mem.(*cudapooltest.Seg).Closed())
 	}
 	if err := seg.Retain(); !errors.Is(err, lifetime.ErrClosed) {
 		t.Errorf("retain of an unmapped segment: %v", err)
@@ -191,8 +132,8 @@ func TestPoolRegistry(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, s := range *segs {
-		if s.closed() != 1 {
-			t.Fatalf("after Pool.Close a segment was closed %d times", s.closed())
+		if s.Closed() != 1 {
+			t.Fatalf("after Pool.Close a segment was closed %d times", s.Closed())
 		}
 	}
 	if _, err := p.Alloc(10); !errors.Is(err, lifetime.ErrClosed) {
@@ -235,8 +176,8 @@ func TestPoolConcurrent(t *testing.T) {
 		t.Errorf("Stats %+v after every Free", st)
 	}
 	for _, s := range *segs {
-		if s.closed() != 1 {
-			t.Fatalf("a segment closed %d times", s.closed())
+		if s.Closed() != 1 {
+			t.Fatalf("a segment closed %d times", s.Closed())
 		}
 	}
 }
@@ -248,20 +189,7 @@ func TestSegmentVulkanMemory(t *testing.T) {
 	if !vd.Physical().CanExportOpaqueFD() || !vd.Physical().CanImportOpaqueFD() || vd.Physical().Type != vulkan.DeviceTypeCPU {
 		t.Skipf("%s: the stand-in segment is for lavapipe", vd.Physical().Name)
 	}
-	var srcs []*vulkan.Buffer
-	p, segs := fakePool(func(n uint64) *vulkan.Buffer {
-		vb, err := vd.NewBuffer(vulkan.BufferOptions{Size: n, Exportable: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		srcs = append(srcs, vb)
-		return vb
-	})
-	defer func() {
-		for _, vb := range srcs {
-			vb.Close()
-		}
-	}()
+	p, segs := fakePool(cudapooltest.ExportableBuffers(t, vd))
 	ptr, err := p.Alloc(1 << 20)
 	if err != nil {
 		t.Fatal(err)
@@ -278,8 +206,8 @@ func TestSegmentVulkanMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	m2, err := seg.VulkanMemory(vd)
-	if err != nil || m1 != m2 || (*segs)[0].fds != 1 || !seg.Imported(vd) {
-		t.Fatalf("second VulkanMemory: %v, same %v, %d exports", err, m1 == m2, (*segs)[0].fds)
+	if err != nil || m1 != m2 || (*segs)[0].FDs() != 1 || !seg.Imported(vd) {
+		t.Fatalf("second VulkanMemory: %v, same %v, %d exports", err, m1 == m2, (*segs)[0].FDs())
 	}
 	placed, err := vd.NewBuffer(vulkan.BufferOptions{Size: 4096, Memory: m1})
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/gfxcuda/gfxcuda/cuda"
+	"github.com/gfxcuda/gfxcuda/cuda/cudatest"
 	"github.com/gfxcuda/gfxcuda/format"
 	"github.com/gfxcuda/gfxcuda/internal/egl"
 	"github.com/gfxcuda/gfxcuda/vulkan"
@@ -83,22 +84,7 @@ func vkDevice(t testing.TB, c *Context) *vulkan.Device {
 // one-line reason (fails under GFXCUDA_REQUIRE_CUDA=1).
 func needCUDA(t testing.TB) *cuda.Context {
 	t.Helper()
-	if err := cuda.Init(); err != nil {
-		if os.Getenv("GFXCUDA_REQUIRE_CUDA") == "1" {
-			t.Fatalf("GFXCUDA_REQUIRE_CUDA=1: %v", err)
-		}
-		t.Skipf("no CUDA driver: %v", err)
-	}
-	d, err := cuda.GetDevice(0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, err := d.PrimaryContext()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ctx.Close() })
-	return ctx
+	return cudatest.Context(t)
 }
 
 // randomTexels returns n bytes of random texels of format f: float formats

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gfxcuda/gfxcuda/cuda"
+	"github.com/gfxcuda/gfxcuda/cuda/cudatest"
 )
 
 // needNCCL returns a context on CUDA device 0 with NCCL loaded; it skips
@@ -19,28 +20,14 @@ import (
 // GFXCUDA_REQUIRE_CUDA=1 or GFXCUDA_REQUIRE_NCCL=1).
 func needNCCL(t *testing.T) *cuda.Context {
 	t.Helper()
-	if err := cuda.Init(); err != nil {
-		if os.Getenv("GFXCUDA_REQUIRE_CUDA") == "1" {
-			t.Fatalf("CUDA required (GFXCUDA_REQUIRE_CUDA=1): %v", err)
-		}
-		t.Skipf("no CUDA driver: %v", err)
-	}
+	cudatest.Init(t)
 	if err := Load(); err != nil {
 		if os.Getenv("GFXCUDA_REQUIRE_CUDA") == "1" || os.Getenv("GFXCUDA_REQUIRE_NCCL") == "1" {
 			t.Fatalf("NCCL required (GFXCUDA_REQUIRE_CUDA/NCCL=1; the GPU machine has NCCL): %v", err)
 		}
 		t.Skipf("no NCCL: %v", err)
 	}
-	d, err := cuda.GetDevice(0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, err := d.PrimaryContext()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ctx.Close() })
-	return ctx
+	return cudatest.Context(t)
 }
 
 // TestSelfSendRecv: a one-rank communicator sends random bytes to itself

@@ -20,15 +20,7 @@ packages=(
 	python3-moderngl python3-opengl libmujoco-dev xvfb
 )
 
-# One dpkg-query for all: it runs on every make.
-declare -A have=()
-while read -r name want flag state; do
-	if [ "$want $flag $state" = "install ok installed" ]; then have[$name]=1; fi
-done < <(dpkg-query -W -f='${Package} ${Status}\n' "${packages[@]}" 2>/dev/null || true)
-missing=()
-for p in "${packages[@]}"; do
-	[ -n "${have[$p]:-}" ] || missing+=("$p")
-done
+. "$(dirname "$0")/deb-missing.sh" # sets missing
 
 lock_timeout=${DEPS_LOCK_TIMEOUT:-120}
 read -r -a lock_files <<<"${DEPS_LOCK_FILES:-/var/lib/dpkg/lock-frontend /var/lib/dpkg/lock /var/lib/apt/lists/lock /var/cache/apt/archives/lock}"

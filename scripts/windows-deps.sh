@@ -22,14 +22,7 @@ Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 '
 
-declare -A have=()
-while read -r name want flag state; do
-	if [ "$want $flag $state" = "install ok installed" ]; then have[$name]=1; fi
-done < <(dpkg-query -W -f='${Package} ${Status}\n' "${packages[@]}" 2>/dev/null || true)
-missing=()
-for p in "${packages[@]}"; do
-	[ -n "${have[$p]:-}" ] || missing+=("$p")
-done
+. "$(dirname "$0")/deb-missing.sh" # sets missing
 
 need_src=0
 if ! grep -rqs '^deb-src .*bookworm' /etc/apt/sources.list /etc/apt/sources.list.d/ &&

@@ -3,26 +3,23 @@ package tensorconv
 import (
 	"errors"
 	"math/rand/v2"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/gfxcuda/gfxcuda/cuda"
+	"github.com/gfxcuda/gfxcuda/cuda/cudatest"
 	"github.com/gfxcuda/gfxcuda/format"
 	"github.com/gfxcuda/gfxcuda/internal/lifetime"
 	"github.com/gfxcuda/gfxcuda/tensor"
 	"github.com/gfxcuda/gfxcuda/tensor/tensortest"
 )
 
-// required reports whether GPU tests must run (make gpu-test sets it).
-func required() bool { return os.Getenv("GFXCUDA_REQUIRE_CUDA") == "1" }
-
 // needKernel skips (or fails under GFXCUDA_REQUIRE_CUDA=1) when the
 // embedded PTX predates the conversion kernel.
 func needKernel(t *testing.T) {
 	t.Helper()
 	if !HasCUDAConverterKernel() {
-		if required() {
+		if cudatest.Required() {
 			t.Fatal(ErrNoCUDAConverterKernel)
 		}
 		t.Skip(ErrNoCUDAConverterKernel)
@@ -33,23 +30,9 @@ func needKernel(t *testing.T) {
 // one-line reason when there is no CUDA driver.
 func needCUDAContext(t *testing.T) *cuda.Context {
 	t.Helper()
-	if err := cuda.Init(); err != nil {
-		if required() {
-			t.Fatalf("CUDA required (GFXCUDA_REQUIRE_CUDA=1): %v", err)
-		}
-		t.Skipf("no CUDA driver: %v", err)
-	}
+	cudatest.Init(t)
 	needKernel(t)
-	d, err := cuda.GetDevice(0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, err := d.PrimaryContext()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ctx.Close() })
-	return ctx
+	return cudatest.Context(t)
 }
 
 // upload makes a CUDA array (layers > 0: layered, one image per layer)

@@ -54,8 +54,9 @@ func main() {
 // layoutVariant is one compiled layout: the shader's DTYPE (0 float32, 1 float16,
 // 2 uint8), PLANAR, CH and VIEWS defines. Views is 8 (a dispatch converts
 // up to 8 views), 1 (one view: a dispatch binds 2 descriptors instead of
-// 9, which halves its recording cost on the host) or 0 (tiles: the views
-// are tiles of one atlas image, as many as the dispatch's z count).
+// 9, which halves its recording cost on the host), 0 (tiles: the views
+// are tiles of one atlas image) or -1 (tiles of an atlas held in a buffer
+// of RGBA8 texels).
 type layoutVariant struct {
 	DType    int
 	Planar   bool
@@ -69,7 +70,7 @@ func variants() []layoutVariant {
 	for dt := 0; dt < 3; dt++ {
 		for _, planar := range []bool{false, true} {
 			for _, ch := range []int{3, 4} {
-				for _, views := range []int{0, 1, 8} {
+				for _, views := range []int{-1, 0, 1, 8} {
 					out = append(out, layoutVariant{dt, planar, ch, views})
 				}
 			}

@@ -3,6 +3,15 @@
 #ifndef VIEWS
 #define VIEWS 8
 #endif
+// VIEWS -1: tiles of an atlas held in a buffer (RGBA8 texels, row after
+// row, tilecols * width texels a row), read as words: no texture unit.
+#if VIEWS == -1
+#undef VIEWS
+#define VIEWS 0
+#define ATLAS_BUFFER 1
+#else
+#define ATLAS_BUFFER 0
+#endif
 #if VIEWS == 0
 // Tiles: a one-dimensional grid that may be smaller than the work (the
 // dispatch caps its workgroups), each invocation converting 4 texels of a
@@ -16,7 +25,9 @@ layout(local_size_x = 64, local_size_y = 4) in;
 // VIEWS 0: tiles. One image, an atlas of tilecols columns of width×height
 // tiles; view v is tile (v % tilecols, v / tilecols), counted from the
 // image's first row and column.
-#if VIEWS == 0
+#if ATLAS_BUFFER
+layout(std430, set = 0, binding = 0) readonly buffer Atlas { uint texels[]; };
+#elif VIEWS == 0
 layout(set = 0, binding = 0) uniform texture2D src[1];
 #else
 layout(set = 0, binding = 0) uniform texture2D src[VIEWS];
@@ -27,7 +38,10 @@ layout(push_constant) uniform PC { uint width; uint height; uint base; uint flip
 // fetch returns texel p of view v; o is the view's first texel in the
 // atlas (tiles) or 0.
 vec4 fetch(uint v, ivec2 p, ivec2 o) {
-#if VIEWS == 0
+#if ATLAS_BUFFER
+	ivec2 q = p + o;
+	return unpackUnorm4x8(texels[uint(q.y) * pc.tilecols * pc.width + uint(q.x)]);
+#elif VIEWS == 0
 	return texelFetch(src[0], p + o, 0);
 #elif VIEWS == 1
 	return texelFetch(src[0], p, 0);

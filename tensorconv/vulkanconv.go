@@ -53,6 +53,9 @@ type VulkanConverter struct {
 	pipe  *vulkan.Pipeline // MaxViewsPerDispatch views per dispatch
 	one   *vulkan.Pipeline // one view: 2 descriptors to write, not 9
 	tiled *vulkan.Pipeline // the tiles of one atlas (RecordTiles), made on first use
+	// tiledBuf converts the tiles of an atlas in a buffer
+	// (RecordTilesFromBuffer), made on first use.
+	tiledBuf *vulkan.Pipeline
 }
 
 // MaxTiles is the most tiles (views) RecordTiles converts: one dispatch,
@@ -192,7 +195,56 @@ func (t *VulkanConverter) RecordTiles(c *vulkan.Commands, atlas *vulkan.Image, c
 	if o.Dim != 0 && o.Dim != vulkan.Image2D || o.Layers > 1 {
 		return fmt.Errorf("%w: the atlas is not a plain 2D image (one layer)", ErrSource)
 	}
-	w, h, err := Tiles{Cols: cols, Rows: rows, N: n}.Size(o.Width, o.Height)
+	if t.pipe == nil {
+		return lifetime.ErrClosed
+	}
+	if t.tiled == nil {
+		p, err := t.pipeline(0)
+		if err != nil {
+			return err
+		}
+		t.tiled = p
+	}
+	return t.recordTiles(c, t.tiled, vulkan.Binding{Binding: 0, Image: atlas}, o.Width, o.Height, cols, rows, n, dst, off)
+}
+
+// RecordTilesFromBuffer is RecordTiles for an atlas held in a buffer: width
+// × height RGBA8 texels (UNORM, 4 bytes each, red first), row after row
+// with no padding, read as plain memory — no texture unit, which on the
+// H200 made the conversion of a 4096-view 64×64 atlas twice as fast
+// (BENCHMARKS.md, "What limits the conversion"). Compute renderers can
+// draw their views into such a buffer. The tiles, n, dst and off are as
+// RecordTiles'; FlipY flips each tile.
+func (t *VulkanConverter) RecordTilesFromBuffer(c *vulkan.Commands, atlas *vulkan.Buffer, width, height uint32, cols, rows, n int, dst *vulkan.Buffer, off uint64) error {
+	if atlas == nil || dst == nil {
+		return fmt.Errorf("%w: RecordTilesFromBuffer needs an atlas buffer and a destination buffer", ErrSource)
+	}
+	if width == 0 || height == 0 {
+		return fmt.Errorf("%w: a %dx%d atlas", ErrSource, width, height)
+	}
+	if need := 4 * uint64(width) * uint64(height); atlas.Size() < need {
+		return fmt.Errorf("%w: a %dx%d atlas of RGBA8 texels needs %d bytes, the buffer has %d", ErrSource, width, height, need, atlas.Size())
+	}
+	if uint64(width)*uint64(height) > math.MaxUint32 {
+		return fmt.Errorf("%w: a %dx%d atlas is too large for one pass", ErrSource, width, height)
+	}
+	if t.pipe == nil {
+		return lifetime.ErrClosed
+	}
+	if t.tiledBuf == nil {
+		p, err := t.pipeline(-1)
+		if err != nil {
+			return err
+		}
+		t.tiledBuf = p
+	}
+	return t.recordTiles(c, t.tiledBuf, vulkan.Binding{Binding: 0, Buffer: atlas}, width, height, cols, rows, n, dst, off)
+}
+
+// recordTiles checks the tiles of a width×height atlas bound by src and
+// records the dispatch of pipe.
+func (t *VulkanConverter) recordTiles(c *vulkan.Commands, pipe *vulkan.Pipeline, src vulkan.Binding, width, height uint32, cols, rows, n int, dst *vulkan.Buffer, off uint64) error {
+	w, h, err := Tiles{Cols: cols, Rows: rows, N: n}.Size(width, height)
 	if err != nil {
 		return err
 	}
@@ -212,21 +264,11 @@ func (t *VulkanConverter) RecordTiles(c *vulkan.Commands, atlas *vulkan.Image, c
 	if (off+per*uint64(n))/uint64(t.l.DType.Size()) > math.MaxUint32 {
 		return fmt.Errorf("%w: tensor of %d bytes is too large for one pass", ErrSource, per*uint64(n))
 	}
-	if t.pipe == nil {
-		return lifetime.ErrClosed
-	}
-	if t.tiled == nil {
-		p, err := t.pipeline(0)
-		if err != nil {
-			return err
-		}
-		t.tiled = p
-	}
-	b := []vulkan.Binding{{Binding: 0, Image: atlas}, {Binding: 1, Buffer: dst}}
+	b := []vulkan.Binding{src, {Binding: 1, Buffer: dst}}
 	// One invocation per 4 texels of a row, in a grid of at most
 	// tilesMaxGroups workgroups, each invocation stepping through the rest.
 	groups := min((uint64(w/4)*uint64(h)*uint64(n)+255)/256, tilesMaxGroups)
-	c.Dispatch(t.tiled, b, t.push(w, h, off/uint64(t.l.DType.Size()), uint32(cols), uint32(n)), uint32(groups), 1, 1)
+	c.Dispatch(pipe, b, t.push(w, h, off/uint64(t.l.DType.Size()), uint32(cols), uint32(n)), uint32(groups), 1, 1)
 	return c.Err()
 }
 
@@ -312,12 +354,12 @@ func (t *VulkanConverter) RecordViews(c *vulkan.Commands, srcs []*vulkan.Image, 
 // Close frees the pipelines. Idempotent; Record calls afterwards fail.
 func (t *VulkanConverter) Close() error {
 	var err error
-	for _, p := range []*vulkan.Pipeline{t.pipe, t.one, t.tiled} {
+	for _, p := range []*vulkan.Pipeline{t.pipe, t.one, t.tiled, t.tiledBuf} {
 		if p != nil {
 			err = errors.Join(err, p.Close())
 		}
 	}
-	t.pipe, t.one, t.tiled = nil, nil, nil
+	t.pipe, t.one, t.tiled, t.tiledBuf = nil, nil, nil, nil
 	return err
 }
 

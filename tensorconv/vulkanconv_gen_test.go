@@ -45,8 +45,8 @@ func TestGeneratedUpToDate(t *testing.T) {
 		t.Error("vulkanconv_shaders_gen.go is not what tensor.comp compiles to: run go generate")
 	}
 	// 3 element types × planar or not × 3 or 4 channels × 1 or 8 views or
-	// tiles.
-	if len(modules) != 3*2*2*3 {
-		t.Errorf("%d modules for %d layouts", len(modules), 3*2*2*3)
+	// tiles of an image or of a buffer.
+	if len(modules) != 3*2*2*4 {
+		t.Errorf("%d modules for %d layouts", len(modules), 3*2*2*4)
 	}
 }

@@ -1,6 +1,7 @@
 package tensorconv
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -29,23 +30,9 @@ func uploadImages(t *testing.T, vd *vulkan.Device, ims []tensor.Image) []*vulkan
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { img.Close() })
-		st, err := vd.NewBuffer(vulkan.BufferOptions{Size: uint64(len(im.Pix)), Heap: vulkan.HeapUpload})
-		if err != nil {
+		if err := img.Upload(vulkan.ImageRegion{Width: im.Width, Height: im.Height}, im.Pix); err != nil {
 			t.Fatal(err)
 		}
-		m, err := st.Map()
-		if err != nil {
-			t.Fatal(err)
-		}
-		copy(m, im.Pix)
-		if err := vd.Run(func(c *vulkan.Commands) error {
-			c.TransitionImage(img, vulkan.LayoutTransferDst)
-			c.CopyBufferToImage(img, st, vulkan.BufferImageCopy{})
-			return c.Err()
-		}); err != nil {
-			t.Fatal(err)
-		}
-		st.Close()
 		out = append(out, img)
 	}
 	return out
@@ -190,30 +177,18 @@ func TestVulkanConverterBadInput(t *testing.T) {
 			t.Errorf("%+v: %v, want it to mention %q", c.l, err, c.want)
 		}
 	}
-	pass, err := NewVulkanConverter(vd, tensor.Layout{DType: format.Uint8})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pass.Close()
-	mk := func(f format.Format, w, h uint32, u vulkan.ImageUsage) *vulkan.Image {
-		return testImage(t, vd, f, w, h, u)
-	}
-	buf, err := vd.NewBuffer(vulkan.BufferOptions{Size: 4096})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer buf.Close()
-	ok := mk(format.RGBA8UNorm, 8, 8, vulkan.ImageSampled)
+	pass, buf := badInputPass(t, vd)
+	ok := testImage(t, vd, format.RGBA8UNorm, 8, 8, vulkan.ImageSampled)
 	for _, c := range []struct {
 		srcs []*vulkan.Image
 		off  uint64
 		want string
 	}{
 		{nil, 0, "no views"},
-		{[]*vulkan.Image{mk(format.R8UNorm, 8, 8, vulkan.ImageSampled)}, 0, "r8_unorm"},
-		{[]*vulkan.Image{mk(format.RGBA8UNorm, 6, 8, vulkan.ImageSampled)}, 0, "multiple of 4"},
-		{[]*vulkan.Image{mk(format.RGBA8UNorm, 8, 8, vulkan.ImageStorage)}, 0, "sampled usage"},
-		{[]*vulkan.Image{ok, mk(format.RGBA8UNorm, 8, 4, vulkan.ImageSampled)}, 0, "view 1 is 8x4"},
+		{[]*vulkan.Image{testImage(t, vd, format.R8UNorm, 8, 8, vulkan.ImageSampled)}, 0, "r8_unorm"},
+		{[]*vulkan.Image{testImage(t, vd, format.RGBA8UNorm, 6, 8, vulkan.ImageSampled)}, 0, "multiple of 4"},
+		{[]*vulkan.Image{testImage(t, vd, format.RGBA8UNorm, 8, 8, vulkan.ImageStorage)}, 0, "sampled usage"},
+		{[]*vulkan.Image{ok, testImage(t, vd, format.RGBA8UNorm, 8, 4, vulkan.ImageSampled)}, 0, "view 1 is 8x4"},
 		{[]*vulkan.Image{ok}, 2, "offset 2"},
 		{[]*vulkan.Image{ok}, 4096 - 100, "need 256 bytes"},
 	} {
@@ -222,6 +197,61 @@ func TestVulkanConverterBadInput(t *testing.T) {
 			t.Errorf("got %v, want ErrSource mentioning %q", err, c.want)
 		}
 	}
+}
+
+// tilesTestCase is an atlas of the tiles tests: cols × rows tiles of w × h,
+// n of them used, converted into each of layouts.
+type tilesTestCase struct {
+	cols, rows, n int
+	w, h          uint32
+	layouts       []tensor.Layout
+}
+
+// tilesTestCases: 3 x 5 tiles of 20 x 6 with 13 used, into every layout;
+// 17 x 16 tiles of 20 x 7 with 257 used (with 3 workgroups, each step of
+// the pass carries from a row's quads into the rows, from the rows into
+// the views and from the tile columns into the rows), into three.
+func tilesTestCases() []tilesTestCase {
+	return []tilesTestCase{
+		{3, 5, 13, 20, 6, tensortest.Layouts()},
+		{17, 16, 257, 20, 7, []tensor.Layout{
+			{DType: format.Uint8, Planar: true, Channels: 3, FlipY: true},
+			{DType: format.Float32, Planar: true, Channels: 3, Mean: [4]float32{0.485, 0.456, 0.406}, Std: [4]float32{0.229, 0.224, 0.225}},
+			{DType: format.Float16, Planar: true, Channels: 4},
+		}},
+	}
+}
+
+// views returns the tiles of atlas that are views, cut out on the host.
+func (tc tilesTestCase) views(atlas tensor.Image) []tensor.Image {
+	var views []tensor.Image
+	for v := 0; v < tc.n; v++ {
+		views = append(views, tensortest.Tile(atlas, v%tc.cols, v/tc.cols, tc.w, tc.h))
+	}
+	return views
+}
+
+// convertPoisoned runs record into a readback buffer of size bytes, each
+// 0xCD first, and returns a copy of its bytes afterwards.
+func convertPoisoned(t *testing.T, vd *vulkan.Device, size uint64, record func(c *vulkan.Commands, out *vulkan.Buffer) error) []byte {
+	t.Helper()
+	out, err := vd.NewBuffer(vulkan.BufferOptions{Size: size, Heap: vulkan.HeapReadback})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	m, err := out.Map()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range m {
+		m[i] = 0xCD
+	}
+	if err := vd.Run(func(c *vulkan.Commands) error { return record(c, out) }); err != nil {
+		t.Fatal(err)
+	}
+	out.Invalidate(0, out.Size())
+	return append([]byte{}, m...)
 }
 
 // TestTensorPassTiles converts the tiles of random atlases (every source
@@ -234,18 +264,7 @@ func TestTensorPassTiles(t *testing.T) {
 	seed := rand.Uint64()
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 4))
-	for _, tc := range []struct {
-		cols, rows, n int
-		w, h          uint32
-		layouts       []tensor.Layout
-	}{
-		{3, 5, 13, 20, 6, tensortest.Layouts()},
-		{17, 16, 257, 20, 7, []tensor.Layout{
-			{DType: format.Uint8, FlipY: true},
-			{DType: format.Float32, Planar: true, Channels: 3, Mean: [4]float32{0.485, 0.456, 0.406}, Std: [4]float32{0.229, 0.224, 0.225}},
-			{DType: format.Float16, Planar: true, Channels: 4},
-		}},
-	} {
+	for _, tc := range tilesTestCases() {
 		// The default grid, then one of 3 workgroups whose invocations
 		// loop over many texels each (257 views of 20x7: 12 steps each,
 		// each step carrying from the row's quads into the rows, from the
@@ -256,10 +275,7 @@ func TestTensorPassTiles(t *testing.T) {
 			for _, f := range tensor.Sources {
 				atlas := tensortest.RandomImage(rng, f, tc.w*uint32(tc.cols), tc.h*uint32(tc.rows))
 				img := uploadImages(t, vd, []tensor.Image{atlas})[0]
-				var views []tensor.Image
-				for v := 0; v < tc.n; v++ {
-					views = append(views, tensortest.Tile(atlas, v%tc.cols, v/tc.cols, tc.w, tc.h))
-				}
+				views := tc.views(atlas)
 				for _, l := range tc.layouts {
 					pass, err := NewVulkanConverter(vd, l)
 					if err != nil {
@@ -267,19 +283,9 @@ func TestTensorPassTiles(t *testing.T) {
 					}
 					const off = 36
 					n := l.Bytes(tc.w, tc.h) * uint64(tc.n)
-					out, err := vd.NewBuffer(vulkan.BufferOptions{Size: off + n + 20, Heap: vulkan.HeapReadback})
-					if err != nil {
-						t.Fatal(err)
-					}
-					m, _ := out.Map()
-					for i := range m {
-						m[i] = 0xCD
-					}
-					err = vd.Run(func(c *vulkan.Commands) error { return pass.RecordTiles(c, img, tc.cols, tc.rows, tc.n, out, off) })
-					if err != nil {
-						t.Fatalf("%v %s: %v", f, l, err)
-					}
-					out.Invalidate(0, out.Size())
+					m := convertPoisoned(t, vd, off+n+20, func(c *vulkan.Commands, out *vulkan.Buffer) error {
+						return pass.RecordTiles(c, img, tc.cols, tc.rows, tc.n, out, off)
+					})
 					bad, first, err := tensor.Check(l, views, m[off:off+n])
 					if err != nil {
 						t.Fatal(err)
@@ -292,7 +298,6 @@ func TestTensorPassTiles(t *testing.T) {
 							t.Fatalf("%v %s: byte %d outside the tensor was written", f, l, i)
 						}
 					}
-					out.Close()
 					pass.Close()
 				}
 			}
@@ -300,24 +305,109 @@ func TestTensorPassTiles(t *testing.T) {
 	}
 }
 
+// TestTensorPassTilesFromBuffer: the tiles of random RGBA8 atlases held in
+// buffers (3 x 5 tiles of 20 x 6 with 13 used; 17 x 16 tiles of 20 x 7
+// with 257 used), every layout, the default grid and one of 3 workgroups
+// whose invocations step through many texels, every element against the
+// Go reference of the tiles cut out on the host (uint8 tensors with no
+// mean or std byte for byte what RecordTiles makes of the same texels in
+// an image), every byte around the tensor untouched.
+func TestTensorPassTilesFromBuffer(t *testing.T) {
+	vd := vulkanOnly(t)
+	seed := rand.Uint64()
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 5))
+	for _, tc := range tilesTestCases() {
+		for _, groups := range []uint64{tilesMaxGroups, 3} {
+			defer func(g uint64) { tilesMaxGroups = g }(tilesMaxGroups)
+			tilesMaxGroups = groups
+			W, H := tc.w*uint32(tc.cols), tc.h*uint32(tc.rows)
+			atlas := tensortest.RandomImage(rng, format.RGBA8UNorm, W, H)
+			src, err := vd.NewBuffer(vulkan.BufferOptions{Size: uint64(len(atlas.Pix))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := src.Upload(0, atlas.Pix); err != nil {
+				t.Fatal(err)
+			}
+			img := uploadImages(t, vd, []tensor.Image{atlas})[0]
+			views := tc.views(atlas)
+			for _, l := range tc.layouts {
+				pass, err := NewVulkanConverter(vd, l)
+				if err != nil {
+					t.Fatal(err)
+				}
+				const off = 36
+				n := l.Bytes(tc.w, tc.h) * uint64(tc.n)
+				got := convertPoisoned(t, vd, off+n+20, func(c *vulkan.Commands, out *vulkan.Buffer) error {
+					return pass.RecordTilesFromBuffer(c, src, W, H, tc.cols, tc.rows, tc.n, out, off)
+				})
+				fromImage := convertPoisoned(t, vd, off+n+20, func(c *vulkan.Commands, out *vulkan.Buffer) error {
+					return pass.RecordTiles(c, img, tc.cols, tc.rows, tc.n, out, off)
+				})
+				bad, first, err := tensor.Check(l, views, got[off:off+n])
+				if err != nil {
+					t.Fatal(err)
+				}
+				if bad > 0 {
+					t.Errorf("%d of %dx%d tiles, %s, at most %d workgroups: %d elements wrong; first: %s", tc.n, tc.cols, tc.rows, l, groups, bad, first)
+				}
+				for i, b := range append(append([]byte{}, got[:off]...), got[off+n:]...) {
+					if b != 0xCD {
+						t.Fatalf("%s: byte %d outside the tensor was written", l, i)
+					}
+				}
+				// Bytes alike where no float arithmetic rounds (the texture
+				// unit's UNORM conversion and unpackUnorm4x8 may differ by an
+				// ulp, within tensor.Check's tolerance).
+				if l.DType == format.Uint8 && !l.Normalized() && !bytes.Equal(got, fromImage) {
+					t.Errorf("%s: the buffer atlas and the same texels in an image converted differently", l)
+				}
+				pass.Close()
+			}
+			src.Close()
+		}
+	}
+	// What it refuses.
+	pass, dst := badInputPass(t, vd)
+	small, err := vd.NewBuffer(vulkan.BufferOptions{Size: 16 * 8 * 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer small.Close()
+	for _, c := range []struct {
+		atlas         *vulkan.Buffer
+		w, h          uint32
+		cols, rows, n int
+		want          string
+	}{
+		{small, 16, 9, 2, 3, 6, "needs 576 bytes"},
+		{small, 16, 8, 3, 2, 4, "does not divide"},
+		{small, 16, 8, 2, 2, 5, "want 1 to 4"},
+		{small, 0, 8, 2, 2, 4, "a 0x8 atlas"},
+		{nil, 16, 8, 2, 2, 4, "atlas buffer"},
+	} {
+		err := vd.Run(func(cm *vulkan.Commands) error {
+			return pass.RecordTilesFromBuffer(cm, c.atlas, c.w, c.h, c.cols, c.rows, c.n, dst, 0)
+		})
+		if err == nil || !errors.Is(err, ErrSource) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%dx%d atlas, %d x %d tiles, %d views: got %v, want ErrSource mentioning %q", c.w, c.h, c.cols, c.rows, c.n, err, c.want)
+		}
+	}
+	if err := pass.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := vd.Run(func(cm *vulkan.Commands) error { return pass.RecordTilesFromBuffer(cm, small, 16, 8, 2, 2, 4, dst, 0) }); !errors.Is(err, lifetime.ErrClosed) {
+		t.Errorf("RecordTilesFromBuffer after Close: %v, want ErrClosed", err)
+	}
+}
+
 // TestTensorPassTilesBadInput: atlases and tile counts RecordTiles cannot
 // convert are refused with an error naming what is wrong.
 func TestTensorPassTilesBadInput(t *testing.T) {
 	vd := vulkanOnly(t)
-	pass, err := NewVulkanConverter(vd, tensor.Layout{DType: format.Uint8})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pass.Close()
-	mk := func(f format.Format, w, h uint32, u vulkan.ImageUsage) *vulkan.Image {
-		return testImage(t, vd, f, w, h, u)
-	}
-	buf, err := vd.NewBuffer(vulkan.BufferOptions{Size: 4096})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer buf.Close()
-	atlas := mk(format.RGBA8UNorm, 16, 8, vulkan.ImageSampled) // 2 x 2 tiles of 8 x 4
+	pass, buf := badInputPass(t, vd)
+	atlas := testImage(t, vd, format.RGBA8UNorm, 16, 8, vulkan.ImageSampled) // 2 x 2 tiles of 8 x 4
 	for _, c := range []struct {
 		img           *vulkan.Image
 		cols, rows, n int
@@ -332,8 +422,8 @@ func TestTensorPassTilesBadInput(t *testing.T) {
 		{atlas, 8, 2, 8, 0, "multiple of 4"},
 		{atlas, 2, 2, 4, 2, "offset 2"},
 		{atlas, 2, 2, 4, 4096 - 100, "need 512 bytes"},
-		{mk(format.R8UNorm, 16, 8, vulkan.ImageSampled), 2, 2, 4, 0, "r8_unorm"},
-		{mk(format.RGBA8UNorm, 16, 8, vulkan.ImageStorage), 2, 2, 4, 0, "sampled usage"},
+		{testImage(t, vd, format.R8UNorm, 16, 8, vulkan.ImageSampled), 2, 2, 4, 0, "r8_unorm"},
+		{testImage(t, vd, format.RGBA8UNorm, 16, 8, vulkan.ImageStorage), 2, 2, 4, 0, "sampled usage"},
 		{nil, 2, 2, 4, 0, "atlas image"},
 	} {
 		err := vd.Run(func(cm *vulkan.Commands) error { return pass.RecordTiles(cm, c.img, c.cols, c.rows, c.n, buf, c.off) })
@@ -342,7 +432,7 @@ func TestTensorPassTilesBadInput(t *testing.T) {
 		}
 	}
 	// Closed: both Record calls fail, a second Close is nothing.
-	ok := mk(format.RGBA8UNorm, 8, 8, vulkan.ImageSampled)
+	ok := testImage(t, vd, format.RGBA8UNorm, 8, 8, vulkan.ImageSampled)
 	if err := pass.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -355,6 +445,23 @@ func TestTensorPassTilesBadInput(t *testing.T) {
 	if err := vd.Run(func(cm *vulkan.Commands) error { return pass.RecordViews(cm, []*vulkan.Image{ok}, buf, 0) }); !errors.Is(err, lifetime.ErrClosed) {
 		t.Errorf("RecordViews after Close: %v, want ErrClosed", err)
 	}
+}
+
+// badInputPass returns the bad-input tests' uint8 converter and a
+// 4096-byte destination buffer on vd, both closed at the test's end.
+func badInputPass(t *testing.T, vd *vulkan.Device) (*VulkanConverter, *vulkan.Buffer) {
+	t.Helper()
+	pass, err := NewVulkanConverter(vd, tensor.Layout{DType: format.Uint8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pass.Close() })
+	buf, err := vd.NewBuffer(vulkan.BufferOptions{Size: 4096})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { buf.Close() })
+	return pass, buf
 }
 
 // testImage makes a w×h image of format f with usage u, closed at the

@@ -1,6 +1,11 @@
 #version 450
 layout(local_size_x = 8, local_size_y = 8) in;
+#ifdef ATLAS_BUFFER
+// The atlas in a buffer: RGBA8 texels, row after row, tilecols * width a row.
+layout(std430, set = 0, binding = 0) writeonly buffer Atlas { uint texels[]; };
+#else
 layout(set = 0, binding = 0, rgba8) uniform writeonly image2D img;
+#endif
 layout(push_constant) uniform PC { float time; float camera; float timestep; float camstep; uint width; uint height; uint tilecols; uint envbase; } pc;
 
 // The environment being drawn: its scene time and camera angle (main sets them).
@@ -101,5 +106,11 @@ void main() {
 		rd = reflect(rd, n);
 	}
 	col += weight * sky(rd);
-	imageStore(img, ivec2(p) + ivec2(int((z % pc.tilecols) * pc.width), int((z / pc.tilecols) * pc.height)), vec4(pow(clamp(col, 0.0, 1.0), vec3(1.0 / 2.2)), 1.0));
+	vec4 texel = vec4(pow(clamp(col, 0.0, 1.0), vec3(1.0 / 2.2)), 1.0);
+	ivec2 at = ivec2(p) + ivec2(int((z % pc.tilecols) * pc.width), int((z / pc.tilecols) * pc.height));
+#ifdef ATLAS_BUFFER
+	texels[uint(at.y) * pc.tilecols * pc.width + uint(at.x)] = packUnorm4x8(texel);
+#else
+	imageStore(img, at, texel);
+#endif
 }

@@ -12,6 +12,7 @@ package scene
 import (
 	_ "embed" // the shader's source
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 
@@ -34,6 +35,8 @@ const Period = 4.0
 // Renderer is the compiled shader on a device.
 type Renderer struct {
 	pipe *vulkan.Pipeline
+	vd   *vulkan.Device
+	buf  *vulkan.Pipeline // the variant drawing into a buffer atlas, made on first use
 }
 
 // New compiles the shader (in process, a few tens of milliseconds) and
@@ -47,7 +50,7 @@ func New(vd *vulkan.Device) (*Renderer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scene: %w", err)
 	}
-	return &Renderer{pipe: p}, nil
+	return &Renderer{pipe: p, vd: vd}, nil
 }
 
 // Envs says which environments a dispatch draws and how they differ.
@@ -83,6 +86,35 @@ func (r *Renderer) Record(c *vulkan.Commands, img *vulkan.Image, t, camera float
 		(o.Width+7)/8, (o.Height+7)/8, 1)
 }
 
+// RecordTilesToBuffer is RecordTiles into an atlas held in buffer b:
+// width × height RGBA8 texels (UNORM, red first), row after row, what
+// tensorconv's RecordTilesFromBuffer reads. The buffer variant of the
+// shader is compiled on the first call.
+func (r *Renderer) RecordTilesToBuffer(c *vulkan.Commands, b *vulkan.Buffer, width, height uint32, cols, rows, n int, e Envs) error {
+	if cols <= 0 || rows <= 0 || width == 0 || height == 0 || int(width)%cols != 0 || int(height)%rows != 0 {
+		return fmt.Errorf("scene: a %dx%d atlas does not divide into %d x %d tiles", width, height, cols, rows)
+	}
+	if n <= 0 || n > cols*rows || n > 65535 {
+		return fmt.Errorf("scene: %d environments in %d x %d tiles (at most %d, and 65,535)", n, cols, rows, cols*rows)
+	}
+	if b == nil || b.Size() < 4*uint64(width)*uint64(height) {
+		return fmt.Errorf("scene: a %dx%d atlas needs a buffer of %d bytes", width, height, 4*uint64(width)*uint64(height))
+	}
+	if r.buf == nil {
+		m, err := shader.Compile([]byte(Source), shader.Options{Language: shader.GLSL, Filename: "scene.comp", Optimize: true,
+			Defines: map[string]string{"ATLAS_BUFFER": "1"}})
+		if err != nil {
+			return fmt.Errorf("scene: %w", err)
+		}
+		if r.buf, err = r.vd.NewComputePipeline(m); err != nil {
+			return fmt.Errorf("scene: %w", err)
+		}
+	}
+	w, h := width/uint32(cols), height/uint32(rows)
+	c.Dispatch(r.buf, []vulkan.Binding{{Binding: 0, Buffer: b}}, r.push(e, w, h, uint32(cols)), (w+7)/8, (h+7)/8, uint32(n))
+	return c.Err()
+}
+
 // RecordTiles records n environments' views into the atlas img (RGBA8,
 // storage usage), in one dispatch: cols × rows tiles of width / cols ×
 // height / rows texels (both exact), environment First + z in tile z
@@ -106,6 +138,9 @@ func (r *Renderer) Close() error {
 		return nil
 	}
 	err := r.pipe.Close()
-	r.pipe = nil
+	if r.buf != nil {
+		err = errors.Join(err, r.buf.Close())
+	}
+	r.pipe, r.buf = nil, nil
 	return err
 }

@@ -20,18 +20,7 @@ func image(t *testing.T, vd *vulkan.Device, w, h uint32, fill []byte) *vulkan.Im
 	}
 	t.Cleanup(func() { img.Close() })
 	if fill != nil {
-		st, err := vd.NewBuffer(vulkan.BufferOptions{Size: uint64(len(fill)), Heap: vulkan.HeapUpload})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer st.Close()
-		m, _ := st.Map()
-		copy(m, fill)
-		if err := vd.Run(func(c *vulkan.Commands) error {
-			c.TransitionImage(img, vulkan.LayoutTransferDst)
-			c.CopyBufferToImage(img, st, vulkan.BufferImageCopy{})
-			return c.Err()
-		}); err != nil {
+		if err := img.Upload(vulkan.ImageRegion{Width: w, Height: h}, fill); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -68,6 +57,24 @@ func tile(atlas []byte, aw, col, row, w, h int) []byte {
 	return out
 }
 
+// tilesSetup returns a Vulkan device, a Renderer on it (closed at the
+// test's end) and W × H RGBA8 texels of random bytes (seeded).
+func tilesSetup(t *testing.T, seed uint64, W, H int) (*vulkan.Device, *Renderer, []byte) {
+	t.Helper()
+	vd := vulkantest.Device(t)
+	r, err := New(vd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	rng := rand.New(rand.NewPCG(seed, seed+4))
+	fill := make([]byte, W*H*4)
+	for i := range fill {
+		fill[i] = byte(rng.Uint32())
+	}
+	return vd, r, fill
+}
+
 // TestRecordTiles renders 5 environments (each its own scene time and
 // camera, numbered from 3) into an atlas of 3 x 2 tiles of 16 x 12 filled
 // with random bytes first, and each environment alone into an image of its
@@ -75,18 +82,8 @@ func tile(atlas []byte, aw, col, row, w, h int) []byte {
 // sixth tile keeps its random bytes, environments differ from each other,
 // and Record draws what one environment with no steps draws.
 func TestRecordTiles(t *testing.T) {
-	vd := vulkantest.Device(t)
-	r, err := New(vd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
 	const cols, rows, n, w, h = 3, 2, 5, 16, 12
-	rng := rand.New(rand.NewPCG(7, 11))
-	fill := make([]byte, cols*w*rows*h*4)
-	for i := range fill {
-		fill[i] = byte(rng.Uint32())
-	}
+	vd, r, fill := tilesSetup(t, 7, cols*w, rows*h)
 	atlas := image(t, vd, cols*w, rows*h, fill)
 	envs := Envs{Time: 0.7, Camera: 0.4, TimeStep: 0.37, CameraStep: 2 * math.Pi / n, First: 3}
 	if err := vd.Run(func(c *vulkan.Commands) error { return r.RecordTiles(c, atlas, cols, rows, n, envs) }); err != nil {
@@ -130,6 +127,61 @@ func TestRecordTiles(t *testing.T) {
 		err := vd.Run(func(c *vulkan.Commands) error { return r.RecordTiles(c, atlas, bad.cols, bad.rows, bad.n, envs) })
 		if err == nil {
 			t.Errorf("%d x %d tiles, %d environments: accepted", bad.cols, bad.rows, bad.n)
+		}
+	}
+}
+
+// TestRecordTilesToBuffer: the same environments drawn into a buffer atlas
+// and into an image atlas give the same texels (each byte within one of
+// the image's, random bytes in both first), the unused tile untouched;
+// atlases that do not divide or a buffer too small are refused.
+func TestRecordTilesToBuffer(t *testing.T) {
+	const cols, rows, n, w, h = 3, 2, 5, 16, 12
+	vd, r, fill := tilesSetup(t, 8, cols*w, rows*h)
+	atlas := image(t, vd, cols*w, rows*h, fill)
+	buf, err := vd.NewBuffer(vulkan.BufferOptions{Size: uint64(len(fill))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer buf.Close()
+	if err := buf.Upload(0, fill); err != nil {
+		t.Fatal(err)
+	}
+	envs := Envs{Time: 1.1, Camera: 0.2, TimeStep: 0.41, CameraStep: 2 * math.Pi / n, First: 2}
+	if err := vd.Run(func(c *vulkan.Commands) error {
+		if err := r.RecordTiles(c, atlas, cols, rows, n, envs); err != nil {
+			return err
+		}
+		return r.RecordTilesToBuffer(c, buf, cols*w, rows*h, cols, rows, n, envs)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	want := read(t, vd, atlas)
+	got := make([]byte, len(fill))
+	if err := buf.Readback(0, got); err != nil {
+		t.Fatal(err)
+	}
+	// packUnorm4x8 and the image's UNORM store may round a tie apart.
+	for i := range got {
+		if d := int(got[i]) - int(want[i]); d < -1 || d > 1 {
+			t.Fatalf("byte %d: the buffer atlas has %d, the image atlas %d", i, got[i], want[i])
+		}
+	}
+	if bytes.Equal(got, fill) {
+		t.Error("nothing was drawn")
+	}
+	if g, f := tile(got, cols*w, 2, 1, w, h), tile(fill, cols*w, 2, 1, w, h); !bytes.Equal(g, f) {
+		t.Error("the unused sixth tile was written")
+	}
+	for _, bad := range []struct {
+		w, h          uint32
+		cols, rows, n int
+	}{{cols * w, rows * h, 5, 2, 5}, {cols * w, rows * h, 3, 2, 7}, {cols * w, rows*h + 2, 3, 2, 5}, {cols * w * 2, rows * h * 2, 3, 2, 5}} {
+		err := vd.Run(func(c *vulkan.Commands) error {
+			return r.RecordTilesToBuffer(c, buf, bad.w, bad.h, bad.cols, bad.rows, bad.n, envs)
+		})
+		if err == nil {
+			t.Errorf("%dx%d atlas, %d x %d tiles, %d environments: accepted", bad.w, bad.h, bad.cols, bad.rows, bad.n)
 		}
 	}
 }

@@ -14,18 +14,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// RendezvousCheck is what this machine allows for one way to reach an
-// exporter (gfxcuda doctor prints them).
-type RendezvousCheck struct {
-	Rendezvous Rendezvous
-	// OK: the way works here (for the filesystem socket: the default
-	// directory is usable; for pidfd: the kernel has pidfd_getfd).
-	OK     bool
-	Detail string
-	// Fix says what to set when the way does not work, or what it needs.
-	Fix string
-}
-
 // ProbeRendezvous checks each way to reach an exporter on this machine,
 // without exporting anything or creating a directory: abstract sockets
 // (and this network namespace), the filesystem socket's default directory

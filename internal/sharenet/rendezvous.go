@@ -370,3 +370,16 @@ func ptraceScopeWords(s int) string {
 	}
 	return fmt.Sprintf("Yama ptrace_scope %d", s)
 }
+
+// RendezvousCheck is what this machine allows for one way to reach an
+// exporter (gfxcuda doctor prints them; ProbeRendezvous
+// makes them, on Windows each saying it does not work yet).
+type RendezvousCheck struct {
+	Rendezvous Rendezvous
+	// OK: the way works here (for the filesystem socket: the default
+	// directory is usable; for pidfd: the kernel has pidfd_getfd).
+	OK     bool
+	Detail string
+	// Fix says what to set when the way does not work, or what it needs.
+	Fix string
+}

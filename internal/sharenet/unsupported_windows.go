@@ -56,15 +56,6 @@ func (w ProcWatch) Dead() bool { return false }
 // Close does nothing on Windows.
 func (w *ProcWatch) Close() {}
 
-// RendezvousCheck is one way to reach an exporter and whether it works
-// here.
-type RendezvousCheck struct {
-	Rendezvous Rendezvous
-	OK         bool
-	Detail     string
-	Fix        string
-}
-
 // ProbeRendezvous reports, on Windows, that no way works yet.
 func ProbeRendezvous() []RendezvousCheck {
 	var out []RendezvousCheck
