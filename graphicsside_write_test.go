@@ -28,6 +28,23 @@ func exportableBuffer(t *testing.T, d *Device, size uint64) *Buffer {
 	return b
 }
 
+// glSources makes n RGBA8 GL textures of random texels, w×h, each a
+// GraphicsSource closed when the test ends.
+func glSources(t *testing.T, c *gl.Context, rng *rand.Rand, w, h uint32, n int) ([]*gl.Texture, []*GraphicsSource) {
+	t.Helper()
+	texs, srcs := make([]*gl.Texture, n), make([]*GraphicsSource, n)
+	for v := range n {
+		tex := glTexture(t, c, tensortest.RandomImage(rng, format.RGBA8UNorm, w, h))
+		s, err := c.TextureSource(tex.Name())
+		noErr(t, err)
+		g, err := NewGraphicsSource(s)
+		noErr(t, err)
+		t.Cleanup(func() { g.Close() })
+		texs[v], srcs[v] = tex, g
+	}
+	return texs, srcs
+}
+
 // TestGraphicsWriteTensorsCPU: two GL textures' frames written into a
 // Device's buffer by GL itself (GraphicsWriteTensors) while a hand-off
 // holds it — real GL (llvmpipe) and Vulkan (lavapipe), a fake CUDA side
@@ -41,17 +58,7 @@ func TestGraphicsWriteTensorsCPU(t *testing.T) {
 	rng := rand.New(rand.NewPCG(rand.Uint64(), 41))
 	const w, h, off = 20, 7, 8
 	l := tensor.Layout{Planar: true, DType: format.Float16, Channels: 3, FlipY: true}
-	var texs []*gl.Texture
-	var srcs []*GraphicsSource
-	for v := 0; v < 2; v++ {
-		tex := glTexture(t, c, tensortest.RandomImage(rng, format.RGBA8UNorm, w, h))
-		s, err := c.TextureSource(tex.Name())
-		noErr(t, err)
-		g, err := NewGraphicsSource(s)
-		noErr(t, err)
-		t.Cleanup(func() { g.Close() })
-		texs, srcs = append(texs, tex), append(srcs, g)
-	}
+	texs, srcs := glSources(t, c, rng, w, h, 2)
 	n := 2 * l.Bytes(w, h)
 	b := exportableBuffer(t, d, off+n+64)
 	for frame := 0; frame < 2; frame++ {
@@ -123,17 +130,7 @@ func TestGraphicsWriteTensorsToCPU(t *testing.T) {
 	rng := rand.New(rand.NewPCG(rand.Uint64(), 43))
 	const w, h, off = 24, 5, 12
 	l := tensor.Layout{DType: format.Uint8, Channels: 4, FlipY: true}
-	var texs []*gl.Texture
-	var srcs []*GraphicsSource
-	for v := 0; v < 3; v++ {
-		tex := glTexture(t, c, tensortest.RandomImage(rng, format.RGBA8UNorm, w, h))
-		s, err := c.TextureSource(tex.Name())
-		noErr(t, err)
-		g, err := NewGraphicsSource(s)
-		noErr(t, err)
-		t.Cleanup(func() { g.Close() })
-		texs, srcs = append(texs, tex), append(srcs, g)
-	}
+	texs, srcs := glSources(t, c, rng, w, h, 3)
 	n := 3 * l.Bytes(w, h)
 	b := exportableBuffer(t, d, off+n+64) // llvmpipe reads 48 bytes past a GL buffer: a margin
 	for frame := 0; frame < 2; frame++ {

@@ -126,6 +126,31 @@ func TestTensorConverter(t *testing.T) {
 	}
 }
 
+// copyViews makes n textures of format f, w×h, each a source with a copy
+// view on d (NewView), closed when the test ends.
+func copyViews(t *testing.T, c *Context, d *vulkan.Device, f format.Format, w, h, n int) ([]*Texture, []*View) {
+	t.Helper()
+	texs, views := make([]*Texture, n), make([]*View, n)
+	for v := range n {
+		tex, err := c.NewTexture(TextureOptions{Format: f, Width: w, Height: h})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { tex.Close() })
+		s, err := c.TextureSource(tex.Name())
+		if err != nil {
+			t.Fatal(err)
+		}
+		view, err := s.NewView(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { view.Close() })
+		texs[v], views[v] = tex, view
+	}
+	return texs, views
+}
+
 // TestTensorConverterViews: the renderer's textures (RGBA8, RGBA16F,
 // RGBA32F; 37 x 11) as sources with copy views, two frames each, converted
 // by ConvertViews (copy + dispatch, GL only) into a poisoned buffer: every
@@ -144,25 +169,7 @@ func TestTensorConverterViews(t *testing.T) {
 	l := tensor.Layout{Planar: true, DType: format.Float32, Channels: 3, FlipY: true,
 		Mean: [4]float32{0.5, 0.25, 0.125}, Std: [4]float32{0.5, 2, 1}}
 	for fi, f := range []format.Format{format.RGBA8UNorm, format.RGBA16Float, format.RGBA32Float} {
-		var texs []*Texture
-		var views []*View
-		for v := 0; v < 2; v++ {
-			tex, err := c.NewTexture(TextureOptions{Format: f, Width: w, Height: h})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer tex.Close()
-			s, err := c.TextureSource(tex.Name())
-			if err != nil {
-				t.Fatal(err)
-			}
-			view, err := s.NewView(d)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer view.Close()
-			texs, views = append(texs, tex), append(views, view)
-		}
+		texs, views := copyViews(t, c, d, f, w, h, 2)
 		size := off + 2*int(l.Bytes(w, h)) + 8
 		b, err := c.NewBuffer(size)
 		if err != nil {
@@ -259,25 +266,7 @@ func TestWriteTensors(t *testing.T) {
 	d := vkDevice(t, c)
 	const w, h, off = 24, 9, 16
 	l := tensor.Layout{DType: format.Uint8, Channels: 3, FlipY: true}
-	var views []*View
-	var texs []*Texture
-	for v := 0; v < 2; v++ {
-		tex, err := c.NewTexture(TextureOptions{Format: format.RGBA8UNorm, Width: w, Height: h})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer tex.Close()
-		s, err := c.TextureSource(tex.Name())
-		if err != nil {
-			t.Fatal(err)
-		}
-		view, err := s.NewView(d)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer view.Close()
-		views, texs = append(views, view), append(texs, tex)
-	}
+	texs, views := copyViews(t, c, d, format.RGBA8UNorm, w, h, 2)
 	n := 2 * int(l.Bytes(w, h))
 	size := uint64(off + n + 8)
 	for i := 0; i < maxImports+2; i++ {
