@@ -77,6 +77,17 @@ func (g *GraphicsSource) TensorBytes(l tensor.Layout) uint64 {
 	return l.Bytes(uint32(w), uint32(h))
 }
 
+// TilesTensorBytes is the size in bytes of the tensor of l that
+// GraphicsWriteTilesTo makes of g's tiles, or an error when they do not
+// divide the frame (or g.N is out of range).
+func (g *GraphicsSource) TilesTensorBytes(l tensor.Layout, tiles Tiles) (uint64, error) {
+	w, h, err := tiles.Size(uint32(g.src.Width()), uint32(g.src.Height()))
+	if err != nil {
+		return 0, fmt.Errorf("%w: %v: %w", ErrGraphicsInput, g.src, err)
+	}
+	return l.Bytes(w, h) * uint64(tiles.N), nil
+}
+
 // ComputeView copies the source's current frame into its view on cd and
 // returns that view as a compute texture (the same texture every call;
 // the source owns it: do not close it). Needs no CUDA: any Vulkan device
@@ -299,6 +310,55 @@ func GraphicsWriteTensorsTo(d *Device, dst *Buffer, off uint64, l tensor.Layout,
 		return fmt.Errorf("%w: %w", ErrGraphicsInput, err)
 	}
 	return graphicsWrite(d, dst, off, l, srcs)
+}
+
+// GraphicsWriteTilesTo is GraphicsWriteTensorsTo of one source whose
+// frame is an atlas (tiles.Cols × tiles.Rows tiles of equal size, row by
+// row from its first row and column, as tiled renderers draw many
+// environments' views): the graphics API writes its first tiles.N tiles
+// into dst from byte off, a tensor of l.Shape(tiles.N, tile width, tile
+// height) (FlipY flips each tile), and this returns when it has.
+func GraphicsWriteTilesTo(d *Device, dst *Buffer, off uint64, l tensor.Layout, tiles Tiles, src *GraphicsSource) error {
+	if d == nil || dst == nil || src == nil {
+		return fmt.Errorf("%w: GraphicsWriteTilesTo needs a Device, a destination buffer and a source", ErrGraphicsInput)
+	}
+	if dst.s.d != d {
+		return fmt.Errorf("%w: the destination is another Device's buffer", ErrGraphicsInput)
+	}
+	d.mu.Lock()
+	free := !dst.s.closed && dst.s.acc == nil && dst.s.owner == ownedByVulkan
+	d.mu.Unlock()
+	if !free {
+		return fmt.Errorf("%w: the destination is closed or held by a hand-off", ErrGraphicsInput)
+	}
+	if err := l.Validate(); err != nil {
+		return fmt.Errorf("%w: %w", ErrGraphicsInput, err)
+	}
+	if src.src.Depth() {
+		return fmt.Errorf("%w: %v is depth: the graphics API writes colour tensors only", ErrUnsupported, src.src)
+	}
+	need, err := src.TilesTensorBytes(l, tiles)
+	if err != nil {
+		return err
+	}
+	if off+need > dst.Size() {
+		return fmt.Errorf("%w: the destination has %d bytes; %d tiles of %v from byte %d need %d", ErrGraphicsInput, dst.Size(), tiles.N, src.src, off, off+need)
+	}
+	vb, err := dst.VulkanBuffer()
+	if err != nil {
+		return err
+	}
+	src.mu.Lock()
+	defer src.mu.Unlock()
+	v, err := src.writerLocked(d)
+	if err != nil {
+		return err
+	}
+	w, ok := v.(graphics.TensorWriter)
+	if !ok {
+		return fmt.Errorf("%w: %v's graphics API does not write tensors itself", ErrUnsupported, src.src)
+	}
+	return w.WriteTiles(l, tiles.Cols, tiles.Rows, tiles.N, vb, off)
 }
 
 // graphicsWrite is GraphicsWriteTensors' and GraphicsWriteTensorsTo's

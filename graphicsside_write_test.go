@@ -174,3 +174,88 @@ func TestGraphicsWriteTensorsToCPU(t *testing.T) {
 		t.Errorf("a closed buffer: %v, want ErrGraphicsInput", err)
 	}
 }
+
+// tileOf is the w×h tile of im (RGBA8) from texel (x0, y0).
+func tileOf(im tensor.Image, x0, y0, w, h uint32) tensor.Image {
+	pix := make([]byte, 0, w*h*4)
+	for y := y0; y < y0+h; y++ {
+		pix = append(pix, im.Pix[(y*im.Width+x0)*4:(y*im.Width+x0+w)*4]...)
+	}
+	return tensor.Image{Format: im.Format, Width: w, Height: h, Pix: pix}
+}
+
+// TestGraphicsWriteTilesToCPU: a GL texture that is an atlas of 5 × 3
+// tiles of 13 × 7, its first 14 tiles written by GL (GraphicsWriteTilesTo)
+// into a Device's buffer, for two frames and two layouts (uint8 RGBA
+// interleaved: GL's per-pixel program, one dispatch; float16 planar RGB:
+// tile by tile): every element of every tile against the Go reference, the
+// bytes around untouched; then what it refuses.
+func TestGraphicsWriteTilesToCPU(t *testing.T) {
+	d, f := fakeDevice(t)
+	f.auto(t)
+	c := openGL(t, nil)
+	rng := rand.New(rand.NewPCG(rand.Uint64(), 47))
+	const cols, rows, tw, th, n, off = 5, 3, 13, 7, 14, 8
+	texs, srcs := glSources(t, c, rng, cols*tw, rows*th, 1)
+	tex, src := texs[0], srcs[0]
+	tiles := Tiles{Cols: cols, Rows: rows, N: n}
+	for _, l := range []tensor.Layout{
+		{DType: format.Uint8, Channels: 4, FlipY: true},
+		{Planar: true, DType: format.Float16, Channels: 3, Mean: [4]float32{0.5, 0.25, 0.125}, Std: [4]float32{0.5, 2, 1}},
+	} {
+		need, err := src.TilesTensorBytes(l, tiles)
+		noErr(t, err)
+		if want := l.Bytes(tw, th) * n; need != want {
+			t.Fatalf("%v: TilesTensorBytes %d, want %d", l, need, want)
+		}
+		b := exportableBuffer(t, d, off+need+64)
+		for frame := 0; frame < 2; frame++ {
+			atlas := tensortest.RandomImage(rng, format.RGBA8UNorm, cols*tw, rows*th)
+			noErr(t, tex.Upload(atlas.Pix))
+			imgs := make([]tensor.Image, n)
+			for v := range imgs {
+				imgs[v] = tileOf(atlas, uint32(v%cols)*tw, uint32(v/cols)*th, tw, th)
+			}
+			poison := bytes.Repeat([]byte{0xCD}, int(b.size))
+			noErr(t, b.vk.Upload(0, poison))
+			if err := GraphicsWriteTilesTo(d, b, off, l, tiles, src); err != nil {
+				t.Fatalf("%v frame %d: %v", l, frame, err)
+			}
+			got := make([]byte, b.size)
+			noErr(t, b.vk.Readback(0, got))
+			if !bytes.Equal(got[:off], poison[:off]) || !bytes.Equal(got[off+need:], poison[off+need:]) {
+				t.Fatalf("%v frame %d: bytes around the tensor written", l, frame)
+			}
+			bad, first, err := tensor.Check(l, imgs, got[off:off+need])
+			noErr(t, err)
+			if bad > 0 {
+				t.Errorf("%v frame %d: %d elements wrong; first: %s", l, frame, bad, first)
+			}
+		}
+	}
+	// Refusals.
+	l := tensor.Layout{DType: format.Uint8, Channels: 4}
+	b := exportableBuffer(t, d, 64)
+	big := exportableBuffer(t, d, l.Bytes(cols*tw, rows*th)+64)
+	for _, bad := range []Tiles{{Cols: 4, Rows: 3, N: 1}, {Cols: 5, Rows: 2, N: 1}, {Cols: 5, Rows: 3, N: 0}, {Cols: 5, Rows: 3, N: 16}, {Cols: 0, Rows: 3, N: 1}} {
+		if err := GraphicsWriteTilesTo(d, big, 0, l, bad, src); !errors.Is(err, ErrGraphicsInput) {
+			t.Errorf("tiles %+v: %v, want ErrGraphicsInput", bad, err)
+		}
+	}
+	if err := GraphicsWriteTilesTo(d, b, 0, l, tiles, src); !errors.Is(err, ErrGraphicsInput) {
+		t.Errorf("a destination too small: %v, want ErrGraphicsInput", err)
+	}
+	if err := GraphicsWriteTilesTo(d, big, 0, tensor.Layout{DType: format.Uint8, Channels: 2}, tiles, src); !errors.Is(err, ErrGraphicsInput) {
+		t.Errorf("2 channels: %v, want ErrGraphicsInput", err)
+	}
+	acc, err := d.ToCUDA(nil, big)
+	noErr(t, err)
+	if err := GraphicsWriteTilesTo(d, big, 0, l, tiles, src); !errors.Is(err, ErrGraphicsInput) {
+		t.Errorf("a destination a hand-off holds: %v, want ErrGraphicsInput", err)
+	}
+	noErr(t, acc.Done())
+	noErr(t, src.Close())
+	if err := GraphicsWriteTilesTo(d, exportableBuffer(t, d, big.size), 0, l, tiles, src); !errors.Is(err, ErrClosed) {
+		t.Errorf("a closed source: %v, want ErrClosed", err)
+	}
+}

@@ -69,7 +69,58 @@ func (t *TensorConverter) ConvertTiles(l tensor.Layout, atlas *Texture, cols, ro
 	if atlas == nil || atlas.c != t.c {
 		return fmt.Errorf("gl: %s: the atlas is not a texture of the converter's context", what)
 	}
-	o := atlas.opts
+	name := func() (uint32, bool, error) {
+		atlas.mu.Lock()
+		closed, name := atlas.closed, atlas.name
+		atlas.mu.Unlock()
+		if closed {
+			return 0, false, fmt.Errorf("gl: %s: the atlas: %w", what, ErrClosed)
+		}
+		return name, atlas.opts.Format == format.BGRA8UNorm, nil
+	}
+	return t.tiles(what, l, atlas.opts, name, cols, rows, n, dst, off)
+}
+
+// ConvertViewTiles converts the first n tiles of the current frame of view
+// (a copy view, NewView, of a source of the converter's context: the
+// renderer's framebuffer or texture holding cols × rows tiles of equal
+// size, row by row from its first row and column) into dst at byte off,
+// as ConvertTiles does: the frame read as it is where ConvertViews reads
+// it so (readDirect), else copied into the view's texture first.
+func (t *TensorConverter) ConvertViewTiles(l tensor.Layout, v *View, cols, rows, n int, dst *Buffer, off int) error {
+	const what = "TensorConverter.ConvertViewTiles"
+	switch {
+	case v == nil || !sameGL(v.s.c, t.c):
+		return fmt.Errorf("gl: %s: the view is not a view of the converter's context", what)
+	case v.st == nil:
+		return fmt.Errorf("gl: %s: the view (of %s) is CUDA's in-place view: make a copy view (NewView)", what, v.s.what)
+	case v.s.depth:
+		return fmt.Errorf("%w: %s: the view (of %s) is depth: the GL-side conversion takes colour views", ErrUnsupportedFormat, what, v.s.what)
+	}
+	name := func() (uint32, bool, error) {
+		if err := t.prepareView(v); err != nil {
+			return 0, false, fmt.Errorf("gl: %s: %w", what, err)
+		}
+		if readDirect(v.s) {
+			return v.s.desc.Name, false, nil
+		}
+		tex := v.st.GL
+		tex.mu.Lock()
+		closed, name := tex.closed, tex.name
+		tex.mu.Unlock()
+		if closed {
+			return 0, false, fmt.Errorf("gl: %s: %w", what, ErrClosed)
+		}
+		return name, tex.opts.Format == format.BGRA8UNorm, nil
+	}
+	return t.tiles(what, l, v.st.GL.opts, name, cols, rows, n, dst, off)
+}
+
+// tiles checks and queues the conversion of n tiles of an atlas of size
+// and format o, whose texture name (and whether it holds BGRA8 frames as
+// RGBA8) name gives, on the GL thread, right before the dispatch.
+func (t *TensorConverter) tiles(what string, l tensor.Layout, o TextureOptions, name func() (uint32, bool, error), cols, rows, n int,
+	dst *Buffer, off int) error {
 	if cols <= 0 || rows <= 0 || o.Width%cols != 0 || o.Height%rows != 0 {
 		return fmt.Errorf("gl: %s: a %dx%d atlas does not divide into %d x %d tiles of equal size", what, o.Width, o.Height, cols, rows)
 	}
@@ -94,24 +145,20 @@ func (t *TensorConverter) ConvertTiles(l tensor.Layout, atlas *Texture, cols, ro
 		return fmt.Errorf("gl: %s: %d views of %d bytes: %w", what, n, per, err)
 	}
 	cl := egl.ConvertLayout{Width: w, Height: h, Channels: l.C(), Planar: l.Planar, FlipY: l.FlipY,
-		DType: convertDType(l.DType), Mean: l.Mean, Scale: l.Scale(), SwapRB: o.Format == format.BGRA8UNorm}
+		DType: convertDType(l.DType), Mean: l.Mean, Scale: l.Scale()}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.closed {
 		return ErrClosed
 	}
-	atlas.mu.Lock()
-	closed, name := atlas.closed, atlas.name
-	atlas.mu.Unlock()
-	if closed {
-		return fmt.Errorf("gl: %s: the atlas: %w", what, ErrClosed)
+	tex, bgra, err := name()
+	if err != nil {
+		return err
 	}
+	cl.SwapRB = bgra // BGRA8 frames are kept in RGBA8 textures, blue first
 	return t.c.do(func(_ *egl.Context) error {
-		for v := 0; v < n; v++ {
-			cl.OriginX, cl.OriginY = (v%cols)*w, (v/cols)*h
-			if err := t.cv.Convert(egl.Texture(name), cl, v, egl.Buffer(dst.name), off); err != nil {
-				return fmt.Errorf("gl: %s: view %d: %w", what, v, err)
-			}
+		if err := t.cv.ConvertTiles(egl.Texture(tex), cl, cols, n, egl.Buffer(dst.name), off); err != nil {
+			return fmt.Errorf("gl: %s: %w", what, err)
 		}
 		return nil
 	})
@@ -151,34 +198,36 @@ func (t *TensorConverter) ConvertViews(l tensor.Layout, views []*View, dst *Buff
 			srcs[i].direct = v.s.desc.Name
 		}
 	}
-	// Each view's copy, on the GL thread, right before its dispatch (for a
-	// texture read as it is, a check that the renderer has not deleted it).
-	prepare := func(v *View) error {
-		v.mu.Lock()
-		defer v.mu.Unlock()
-		switch {
-		case v.closed:
-			return ErrClosed
-		case v.inCUDA:
-			return fmt.Errorf("gl: the view of %s was handed to CUDA (ToCUDA): a view is for one API", v.s.what)
-		}
-		if readDirect(v.s) {
-			return v.s.c.do(func(e *egl.Context) error {
-				if ok, err := e.Alive(v.s.desc); err != nil || !ok {
-					if err == nil {
-						err = fmt.Errorf("%w: the renderer deleted it; make a new source for the object that replaces it", ErrNotObject)
-					}
-					return fmt.Errorf("gl: %s: %w", v.s.what, err)
-				}
-				return nil
-			})
-		}
-		if err := v.toGLLocked(); err != nil {
-			return err
-		}
-		return v.copyLocked()
+	return t.convert("TensorConverter.ConvertViews", l, srcs, dst, off, t.prepareView)
+}
+
+// prepareView runs right before a view's dispatch: its copy of the
+// source's current frame, or, for a texture read as it is, a check that
+// the renderer has not deleted it.
+func (t *TensorConverter) prepareView(v *View) error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	switch {
+	case v.closed:
+		return ErrClosed
+	case v.inCUDA:
+		return fmt.Errorf("gl: the view of %s was handed to CUDA (ToCUDA): a view is for one API", v.s.what)
 	}
-	return t.convert("TensorConverter.ConvertViews", l, srcs, dst, off, prepare)
+	if readDirect(v.s) {
+		return v.s.c.do(func(e *egl.Context) error {
+			if ok, err := e.Alive(v.s.desc); err != nil || !ok {
+				if err == nil {
+					err = fmt.Errorf("%w: the renderer deleted it; make a new source for the object that replaces it", ErrNotObject)
+				}
+				return fmt.Errorf("gl: %s: %w", v.s.what, err)
+			}
+			return nil
+		})
+	}
+	if err := v.toGLLocked(); err != nil {
+		return err
+	}
+	return v.copyLocked()
 }
 
 // convSource is a texture a conversion reads, and the view it is the copy

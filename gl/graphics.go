@@ -226,6 +226,29 @@ func (v *View) WriteTensors(l tensor.Layout, dst *vulkan.Buffer, off uint64, mor
 	return c.Finish()
 }
 
+// WriteTiles converts the first n tiles of v's current frame (cols × rows
+// tiles of equal size, row by row from its first row and column) into dst
+// (Exportable) from byte off with GL's compute shaders
+// (TensorConverter.ConvertViewTiles: one dispatch for every view where the
+// layout allows), and waits on the host for GL, as WriteTensors does.
+func (v *View) WriteTiles(l tensor.Layout, cols, rows, n int, dst *vulkan.Buffer, off uint64) error {
+	if dst == nil {
+		return fmt.Errorf("gl: View.WriteTiles: no destination buffer")
+	}
+	c := v.s.c
+	tc, gb, err := c.tensorTarget(dst)
+	if err != nil {
+		return fmt.Errorf("gl: View.WriteTiles: %w", err)
+	}
+	if off > uint64(gb.size) {
+		return fmt.Errorf("gl: View.WriteTiles: offset %d past the %d-byte buffer", off, gb.size)
+	}
+	if err := tc.ConvertViewTiles(l, v, cols, rows, n, gb, int(off)); err != nil {
+		return err
+	}
+	return c.Finish()
+}
+
 // tensorTarget returns the context's tensor converter (made on first use)
 // and a GL buffer over dst's memory (imported on first use; the least
 // recently used of more than maxImports is deleted).

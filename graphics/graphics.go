@@ -88,4 +88,9 @@ type TensorWriter interface {
 	// dst (Exportable) from byte off: a tensor of l.Shape(1+len(more), w,
 	// h), views in order.
 	WriteTensors(l tensor.Layout, dst *vulkan.Buffer, off uint64, more ...View) error
+	// WriteTiles converts the first n tiles of this view's current frame
+	// (an atlas: cols × rows tiles of equal size, row by row from its first
+	// row and column, as tiled renderers draw many environments' views)
+	// into dst from byte off: a tensor of l.Shape(n, w/cols, h/rows).
+	WriteTiles(l tensor.Layout, cols, rows, n int, dst *vulkan.Buffer, off uint64) error
 }

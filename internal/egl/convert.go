@@ -8,7 +8,7 @@ package egl
 uintptr_t gfx_egl_current(void); // egl.c
 
 // The uniforms' locations, in the order of convertUniforms (below).
-enum { CV_W, CV_H, CV_C, CV_PLANAR, CV_FLIP, CV_DTYPE, CV_MEAN, CV_SCALE, CV_EBASE, CV_VIEWELEMS, CV_WBASE, CV_NWORDS, CV_SRC, CV_SWAPRB, CV_ORIGIN, CV_N };
+enum { CV_W, CV_H, CV_C, CV_PLANAR, CV_FLIP, CV_DTYPE, CV_MEAN, CV_SCALE, CV_EBASE, CV_VIEWELEMS, CV_WBASE, CV_NWORDS, CV_SRC, CV_SWAPRB, CV_ORIGIN, CV_COLS, CV_VBASE, CV_VIEWWORDS, CV_N };
 
 static GLuint gfx_cv_sampler(void) {
 	GLuint s = 0;
@@ -25,7 +25,8 @@ typedef struct {
 	GLuint w, h, c, planar, flip, dtype, swaprb, ox, oy;
 	float mean[4], scale[4];
 	GLuint ebase, viewelems, wbase, nwords;
-	GLuint gx, gy;
+	GLuint cols, vbase, viewwords; // the per-pixel program's tiles: z is the view (vbase + z)
+	GLuint gx, gy, gz;
 } gfx_cv_args;
 
 // gfx_cv_run dispatches the program once per call: a view's elements into
@@ -64,12 +65,15 @@ static GLenum gfx_cv_run(GLuint p, const GLint *loc, GLuint sampler, GLuint unit
 		gfx_cs.ProgramUniform1i(p, loc[CV_SRC], (GLint)unit);
 		gfx_cs.ProgramUniform1ui(p, loc[CV_SWAPRB], a->swaprb);
 		gfx_cs.ProgramUniform2ui(p, loc[CV_ORIGIN], a->ox, a->oy);
+		gfx_cs.ProgramUniform1ui(p, loc[CV_COLS], a->cols);
+		gfx_cs.ProgramUniform1ui(p, loc[CV_VBASE], a->vbase);
+		gfx_cs.ProgramUniform1ui(p, loc[CV_VIEWWORDS], a->viewwords);
 	}
 	gfx_cs.BindTexture(GL_TEXTURE_2D, tex);
 	gfx_cs.BindSampler(unit, sampler);
 	gfx_cs.UseProgram(p);
 	gfx_cs.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, buf);
-	gfx_cs.DispatchCompute(a->gx, a->gy, 1);
+	gfx_cs.DispatchCompute(a->gx, a->gy, a->gz);
 	// The next view's edge words and later GL reads of the buffer (copies,
 	// readback, mapping) see the writes.
 	gfx_cs.MemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT | GL_SHADER_STORAGE_BARRIER_BIT | GL_PIXEL_BUFFER_BARRIER_BIT);
@@ -228,6 +232,9 @@ uniform uint w, h, c, planar, flip, dtype, swaprb;
 uniform uvec2 origin;
 uniform vec4 mean, scale;
 uniform uint wbase;
+// Tiles: the dispatch's z is view vbase + z of an atlas of cols tiles per
+// row from origin, each view viewwords words after the one before.
+uniform uint cols, vbase, viewwords;
 
 uint u8(float v) {
 	if (!(v > 0.0)) return 0u;
@@ -238,10 +245,13 @@ uint u8(float v) {
 void main() {
 	uvec2 p = gl_GlobalInvocationID.xy;
 	if (p.x >= w || p.y >= h) return;
+	uint view = vbase + gl_GlobalInvocationID.z;
 	uint y = flip != 0u ? h - 1u - p.y : p.y;
-	vec4 t = texelFetch(src, ivec2(origin + uvec2(p.x, y)), 0);
+	uvec2 o = origin + uvec2((view % cols) * w, (view / cols) * h);
+	vec4 t = texelFetch(src, ivec2(o + uvec2(p.x, y)), 0);
 	if (swaprb != 0u) t = t.bgra;
 	vec4 v = (t - mean) * scale;
+	uint wbase = wbase + view * viewwords;
 	uint pix = p.y * w + p.x;
 	if (dtype == 2u) {
 		words[wbase + pix] = u8(v.x) | (u8(v.y) << 8) | (u8(v.z) << 16) | (u8(v.w) << 24);
@@ -259,6 +269,10 @@ void main() {
 // fastOptional are the converter's uniforms convertFastSource does not
 // have (their locations stay -1: GL ignores them).
 var fastOptional = map[string]bool{"ebase": true, "viewelems": true, "nwords": true}
+
+// genericOptional are the uniforms convertSource does not have (the
+// per-pixel program's tiles).
+var genericOptional = map[string]bool{"cols": true, "vbase": true, "viewwords": true}
 
 // fastLayout reports whether convertFastSource converts a view of l whose
 // first element is element first of the buffer: every element of a pixel
@@ -282,7 +296,8 @@ func fastLayout(l ConvertLayout, first uint64) bool {
 var disableFast = false
 
 // The converter's uniforms, in the order of the C enum CV_*.
-var convertUniforms = [...]string{"w", "h", "c", "planar", "flip", "dtype", "mean", "scale", "ebase", "viewelems", "wbase", "nwords", "src", "swaprb", "origin"}
+var convertUniforms = [...]string{"w", "h", "c", "planar", "flip", "dtype", "mean", "scale", "ebase", "viewelems", "wbase", "nwords", "src", "swaprb", "origin",
+	"cols", "vbase", "viewwords"}
 
 // convertMaxGroupsX is the most work groups dispatched along x (GL
 // guarantees 65535); larger views use a second dimension. A variable so
@@ -360,7 +375,7 @@ func NewConverter() (*Converter, error) {
 	}
 	cv := &Converter{prog: p}
 	for i, name := range convertUniforms {
-		if cv.loc[i] = uniform(p, name); cv.loc[i] < 0 {
+		if cv.loc[i] = uniform(p, name); cv.loc[i] < 0 && !genericOptional[name] {
 			C.gfx_cv_delete(p, 0)
 			return nil, fmt.Errorf("egl: the tensor converter lost its uniform %q", name)
 		}
@@ -439,7 +454,7 @@ func (cv *Converter) Convert(tex Texture, l ConvertLayout, view int, b Buffer, o
 	a := C.gfx_cv_args{
 		w: C.GLuint(l.Width), h: C.GLuint(l.Height), c: C.GLuint(l.Channels),
 		dtype: C.GLuint(l.DType), ebase: C.GLuint(first), viewelems: C.GLuint(elems),
-		wbase: C.GLuint(wbase), nwords: C.GLuint(nwords), gx: C.GLuint(gx), gy: C.GLuint(gy),
+		wbase: C.GLuint(wbase), nwords: C.GLuint(nwords), gx: C.GLuint(gx), gy: C.GLuint(gy), gz: 1,
 	}
 	if l.Planar {
 		a.planar = 1
@@ -458,22 +473,100 @@ func (cv *Converter) Convert(tex Texture, l ConvertLayout, view int, b Buffer, o
 		a.mean[i] = C.float(l.Mean[i])
 		a.scale[i] = C.float(l.Scale[i])
 	}
-	prog, loc, held, set := cv.prog, &cv.loc[0], &cv.last, &cv.set
 	if fastLayout(l, first) {
-		prog, loc, held, set = cv.fast, &cv.floc[0], &cv.flast, &cv.fset
-		a.wbase = C.GLuint(first * uint64(es) / 4)
-		a.ebase, a.viewelems, a.nwords = 0, 0, 0
-		a.gx, a.gy = C.GLuint((l.Width+15)/16), C.GLuint((l.Height+15)/16)
-		if a.gx > 65535 || a.gy > 65535 {
-			return fmt.Errorf("egl: Converter.Convert: a %dx%d view is too large for one dispatch", l.Width, l.Height)
+		return cv.runFast(tex, &a, first*uint64(es)/4, 1, 0, 1, 0, b)
+	}
+	return cv.run(cv.prog, &cv.loc[0], &cv.last, &cv.set, tex, &a, b)
+}
+
+// ConvertTiles converts views [0, n) of an atlas in tex — tiles of
+// l.Width × l.Height, cols per row, row by row from (l.OriginX, l.OriginY)
+// — into buffer b as n views of a tensor at byte offset (view v at
+// offset + v·l.ViewBytes()), as n calls of Convert with each tile's origin
+// would: with the per-pixel program where the layout takes it, in one
+// dispatch (65,535 views at most per dispatch), else view by view.
+func (cv *Converter) ConvertTiles(tex Texture, l ConvertLayout, cols, n int, b Buffer, offset int) error {
+	if cols <= 0 || n <= 0 {
+		return fmt.Errorf("egl: Converter.ConvertTiles: %d tiles per row, %d views: each at least 1", cols, n)
+	}
+	es := l.DType.Size()
+	if err := currentGL(); err != nil {
+		return err
+	}
+	if cv == nil || cv.prog == 0 {
+		return errors.New("egl: Converter.ConvertTiles on a deleted converter")
+	}
+	if es == 0 || offset < 0 || offset%4 != 0 || l.Width <= 0 || l.Height <= 0 || (l.Channels != 1 && l.Channels != 3 && l.Channels != 4) {
+		return fmt.Errorf("egl: Converter.ConvertTiles: layout %dx%d, %d channels, dtype %d, byte offset %d", l.Width, l.Height, l.Channels, l.DType, offset)
+	}
+	elems := uint64(l.Width) * uint64(l.Height) * uint64(l.Channels)
+	first := uint64(offset) / uint64(es)
+	if !fastLayout(l, first) || (elems*uint64(es))%4 != 0 {
+		for v := 0; v < n; v++ {
+			tl := l
+			tl.OriginX, tl.OriginY = l.OriginX+(v%cols)*l.Width, l.OriginY+(v/cols)*l.Height
+			if err := cv.Convert(tex, tl, v, b, offset); err != nil {
+				return fmt.Errorf("view %d: %w", v, err)
+			}
+		}
+		return nil
+	}
+	if first+uint64(n)*elems > 1<<32-4 {
+		return fmt.Errorf("egl: Converter.ConvertTiles: the views end past 2^32 elements of the buffer")
+	}
+	if l.OriginX < 0 || l.OriginY < 0 {
+		return fmt.Errorf("egl: Converter.ConvertTiles: origin (%d, %d)", l.OriginX, l.OriginY)
+	}
+	a := C.gfx_cv_args{w: C.GLuint(l.Width), h: C.GLuint(l.Height), c: C.GLuint(l.Channels), dtype: C.GLuint(l.DType),
+		ox: C.GLuint(l.OriginX), oy: C.GLuint(l.OriginY)}
+	if l.Planar {
+		a.planar = 1
+	}
+	if l.FlipY {
+		a.flip = 1
+	}
+	if l.SwapRB {
+		a.swaprb = 1
+	}
+	for i := 0; i < 4; i++ {
+		a.mean[i] = C.float(l.Mean[i])
+		a.scale[i] = C.float(l.Scale[i])
+	}
+	viewwords := elems * uint64(es) / 4
+	for v := 0; v < n; v += convertMaxGroupsZ {
+		if err := cv.runFast(tex, &a, first*uint64(es)/4, cols, v, min(convertMaxGroupsZ, n-v), viewwords, b); err != nil {
+			return err
 		}
 	}
+	return nil
+}
+
+// convertMaxGroupsZ is the most views one per-pixel dispatch converts (GL
+// guarantees 65535 work groups along z); a variable so that tests reach
+// more than one dispatch with few views.
+var convertMaxGroupsZ = 65535
+
+// runFast dispatches the per-pixel program for views [vbase, vbase+nz) of
+// cols tiles per row, the first view's first word at wbase.
+func (cv *Converter) runFast(tex Texture, a *C.gfx_cv_args, wbase uint64, cols, vbase, nz int, viewwords uint64, b Buffer) error {
+	a.wbase, a.cols, a.vbase, a.viewwords = C.GLuint(wbase), C.GLuint(cols), C.GLuint(vbase), C.GLuint(viewwords)
+	a.ebase, a.viewelems, a.nwords = 0, 0, 0
+	a.gx, a.gy, a.gz = C.GLuint((a.w+15)/16), C.GLuint((a.h+15)/16), C.GLuint(nz)
+	if a.gx > 65535 || a.gy > 65535 {
+		return fmt.Errorf("egl: Converter.Convert: a %dx%d view is too large for one dispatch", a.w, a.h)
+	}
+	return cv.run(cv.fast, &cv.floc[0], &cv.flast, &cv.fset, tex, a, b)
+}
+
+// run dispatches program prog (uniform locations loc; the arguments its
+// uniforms hold, held, once set) with arguments a.
+func (cv *Converter) run(prog C.GLuint, loc *C.GLint, held *C.gfx_cv_args, set *bool, tex Texture, a *C.gfx_cv_args, b Buffer) error {
 	uniforms := C.int(1)
-	if *set && a == *held {
+	if *set && *a == *held {
 		uniforms = 0
 	}
-	e := C.gfx_cv_run(prog, loc, cv.sampler, cv.unit, C.GLuint(tex), C.GLuint(b), &a, uniforms)
-	*held, *set = a, e == 0
+	e := C.gfx_cv_run(prog, loc, cv.sampler, cv.unit, C.GLuint(tex), C.GLuint(b), a, uniforms)
+	*held, *set = *a, e == 0
 	return glErr("tensor conversion dispatch", e)
 }
 

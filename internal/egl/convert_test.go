@@ -236,3 +236,147 @@ func checkConvert(t *testing.T, c *Context, cv *Converter, rng *rand.Rand, inter
 	}
 	return nil
 }
+
+// TestConverterTiles converts the views of random atlases (RGBA8, BGRA8,
+// RGBA16F, RGBA32F; cols × rows tiles of odd sizes, n ≤ cols·rows views,
+// an atlas with a margin before its first tile) with ConvertTiles into
+// every layout — the per-pixel program in one dispatch where it applies
+// (and in dispatches of 2 views), tile by tile elsewhere, and tile by tile
+// with the generic program only — in a buffer of random bytes: every
+// element against the Go reference of each tile, the bytes around the
+// tensor untouched; then the errors.
+func TestConverterTiles(t *testing.T) {
+	c := newContext(t, Options{})
+	defer func(v int) { convertMaxGroupsZ = v }(convertMaxGroupsZ)
+	defer func() { disableFast = false }()
+	rng := rand.New(rand.NewPCG(36, 37))
+	err := c.Do(func() error {
+		cv, err := NewConverter()
+		if err != nil {
+			return err
+		}
+		defer cv.Delete()
+		for i, src := range convertSourceFormats {
+			for _, dt := range tensor.DTypes {
+				for _, planar := range []bool{false, true} {
+					for _, ch := range []int{3, 4} {
+						l := tensor.Layout{Planar: planar, DType: dt, Channels: ch, FlipY: rng.IntN(2) == 0}
+						if rng.IntN(2) == 0 {
+							l.Mean = [4]float32{0.485, 0.456, 0.406, 0.5}
+							l.Std = [4]float32{0.229, 0.224, 0.225, 0.25}
+						}
+						mode := rng.IntN(3) // 0: one dispatch, 1: dispatches of 2 views, 2: the generic program only
+						disableFast, convertMaxGroupsZ = mode == 2, 65535
+						if mode == 1 {
+							convertMaxGroupsZ = 2
+						}
+						w, h, cols, rows := 5+rng.IntN(13), 3+rng.IntN(9), 1+rng.IntN(5), 1+rng.IntN(4)
+						n := 1 + rng.IntN(cols*rows)
+						if err := checkTiles(c, cv, rng, src.internal, src.typ, src.f, src.swap, w, h, cols, rows, n, i%2 == 1, l); err != nil {
+							return fmt.Errorf("%v %v, %d x %d tiles of %dx%d, %d views, mode %d: %w", src.f, l, cols, rows, w, h, n, mode, err)
+						}
+					}
+				}
+			}
+		}
+		disableFast = false
+		tex, _ := c.CreateTexture2D(glRGBA8, 8, 8, 1)
+		defer c.DeleteTexture(tex)
+		buf, _ := c.CreateBuffer(1024, nil, DynamicDraw)
+		defer c.DeleteBuffer(buf)
+		good := ConvertLayout{Width: 4, Height: 4, Channels: 4, DType: ConvertUint8, Scale: [4]float32{1, 1, 1, 1}}
+		for _, bad := range []struct {
+			l            ConvertLayout
+			cols, n, off int
+		}{
+			{good, 0, 1, 0},
+			{good, 2, 0, 0},
+			{good, 2, 1, 2},
+			{ConvertLayout{Width: 4, Height: 4, Channels: 2, DType: ConvertUint8}, 2, 1, 0},
+			{ConvertLayout{Width: 4, Height: 4, Channels: 4, DType: 7}, 2, 1, 0},
+			{ConvertLayout{Width: 4, Height: 4, Channels: 4, DType: ConvertUint8, OriginX: -1}, 2, 1, 0},
+		} {
+			if err := cv.ConvertTiles(tex, bad.l, bad.cols, bad.n, buf, bad.off); err == nil {
+				t.Errorf("ConvertTiles(%+v, %d per row, %d views, offset %d) succeeded", bad.l, bad.cols, bad.n, bad.off)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// checkTiles makes an atlas of cols × rows random tiles of w×h (margin:
+// one more row and column of texels before the first tile, passed as the
+// origin), converts its first n views with ConvertTiles into a buffer of
+// random bytes at a random offset, and compares.
+func checkTiles(c *Context, cv *Converter, rng *rand.Rand, internal, typ uint32, f format.Format, swap bool, w, h, cols, rows, n int, margin bool, l tensor.Layout) error {
+	m := 0
+	if margin {
+		m = 1
+	}
+	aw, ah := m+cols*w, m+rows*h
+	pix := randomTexels(rng, f, aw, ah)
+	tex, err := c.CreateTexture2D(internal, aw, ah, 1)
+	if err != nil {
+		return err
+	}
+	defer c.DeleteTexture(tex)
+	if err := c.TextureSubImage2D(tex, 0, aw, ah, glRGBA, typ, pix); err != nil {
+		return err
+	}
+	bpp := len(pix) / (aw * ah)
+	imgs := make([]tensor.Image, n)
+	for v := range imgs {
+		tile := make([]byte, 0, w*h*bpp)
+		x0, y0 := m+(v%cols)*w, m+(v/cols)*h
+		for y := y0; y < y0+h; y++ {
+			tile = append(tile, pix[(y*aw+x0)*bpp:(y*aw+x0+w)*bpp]...)
+		}
+		imgs[v] = tensor.Image{Format: f, Width: uint32(w), Height: uint32(h), Pix: tile}
+	}
+	cl := ConvertLayout{Width: w, Height: h, Channels: l.C(), Planar: l.Planar, FlipY: l.FlipY, SwapRB: swap,
+		DType: convertDType(l.DType), Mean: l.Mean, Scale: l.Scale(), OriginX: m, OriginY: m}
+	size := n * cl.ViewBytes()
+	offset := 4 * rng.IntN(4)
+	total := offset + size + 4 + rng.IntN(8)
+	before := make([]byte, total)
+	for i := range before {
+		before[i] = byte(rng.Uint32())
+	}
+	buf, err := c.CreateBuffer(total, before, DynamicDraw)
+	if err != nil {
+		return err
+	}
+	defer c.DeleteBuffer(buf)
+	if err := cv.ConvertTiles(tex, cl, cols, n, buf, offset); err != nil {
+		return err
+	}
+	got := make([]byte, total)
+	if err := c.GetBufferSubData(buf, 0, got); err != nil {
+		return err
+	}
+	if i := firstChanged(got, before, offset, offset+size); i >= 0 {
+		return fmt.Errorf("byte %d outside the tensor [%d, %d) changed", i, offset, offset+size)
+	}
+	bad, first, err := tensor.Check(l, imgs, got[offset:offset+size])
+	if err != nil {
+		return err
+	}
+	if bad != 0 {
+		return fmt.Errorf("%d elements wrong; first: %s", bad, first)
+	}
+	return nil
+}
+
+// firstChanged is the first byte outside [lo, hi) where got differs from
+// before, or -1.
+func firstChanged(got, before []byte, lo, hi int) int {
+	for i := range got {
+		if (i < lo || i >= hi) && got[i] != before[i] {
+			return i
+		}
+	}
+	return -1
+}
