@@ -770,6 +770,16 @@ int gfxcuda_gl_write_tensors(const uint64_t *sources, int n, uint64_t device, co
  * thread. Errors as gfxcuda_gl_write_tensors'. */
 int gfxcuda_gl_write_dlpack(const uint64_t *sources, int n, int batch, uint64_t device,
                             const gfxcuda_tensor_layout_t *layout, uint64_t stream, int versioned, void **managed);
+/* gfxcuda_gl_write_dlpack of one source whose frame is an atlas: cols x
+ * rows tiles of equal size, row by row from its first row and column (a
+ * tiled renderer's views of many environments); GL writes its first n
+ * tiles (1 to cols * rows) into one tensor of shape (n, C, H, W) or (n, H,
+ * W, C) of a tile's size (flip_y flips each tile), in one dispatch where
+ * the layout allows (uint8 and float16 RGBA interleaved, float32 any).
+ * GFXCUDA_ERR_INVALID for tiles that do not divide the frame or n out of
+ * range; other errors as gfxcuda_gl_write_dlpack's. */
+int gfxcuda_gl_write_tiles_dlpack(uint64_t source, uint64_t device, const gfxcuda_tensor_layout_t *layout, int cols,
+                                  int rows, int n, uint64_t stream, int versioned, void **managed);
 /* The shape of the tensor gfxcuda_gl_to_tensors writes of n sources like
  * source (the same size and kind) under layout: (N, C, H, W) when layout is
  * planar, else (N, H, W, C), in shape[0..4) and *ndim 4; n 0 is one source

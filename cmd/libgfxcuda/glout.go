@@ -15,6 +15,7 @@ import (
 	"github.com/gfxcuda/gfxcuda"
 	"github.com/gfxcuda/gfxcuda/cuda"
 	"github.com/gfxcuda/gfxcuda/dlpack"
+	"github.com/gfxcuda/gfxcuda/tensor"
 )
 
 // glOut is a tensor the caller's GL renderer's frames were converted into
@@ -244,16 +245,69 @@ func gfxcuda_gl_write_dlpack(srcs *C.uint64_t, n C.int, batch C.int, dev C.uint6
 		if batch == 0 {
 			dims = dims[1:]
 		}
-		o.note(uintptr(stream))
 		l, _ := tensorLayout(layout) // checked by glWriteOut
-		t := dlpack.Tensor{Data: uintptr(o.b.Ptr()), Device: dlpack.Device{Type: dlpack.CUDA, ID: int32(sd.ordinal)},
-			DType: l.DType, Shape: dims}
-		p, err := dlpack.Export(t, versioned != 0, func() { o.release() })
-		if err != nil {
-			return errors.Join(&statusError{stInvalid, err}, o.release())
+		return exportGLOut(o, sd, l, dims, stream, versioned, managed)
+	})
+}
+
+// exportGLOut hands o out as a DLPack tensor of dims and l's element
+// type, its memory back to the pool (after stream and the legacy default
+// stream pass what they have queued then) when its deleter runs.
+func exportGLOut(o *glOut, sd *sharedDevice, l tensor.Layout, dims []int64, stream C.uint64_t, versioned C.int, managed *unsafe.Pointer) error {
+	o.note(uintptr(stream))
+	t := dlpack.Tensor{Data: uintptr(o.b.Ptr()), Device: dlpack.Device{Type: dlpack.CUDA, ID: int32(sd.ordinal)},
+		DType: l.DType, Shape: dims}
+	p, err := dlpack.Export(t, versioned != 0, func() { o.release() })
+	if err != nil {
+		return errors.Join(&statusError{stInvalid, err}, o.release())
+	}
+	*managed = p
+	return nil
+}
+
+//export gfxcuda_gl_write_tiles_dlpack
+func gfxcuda_gl_write_tiles_dlpack(src C.uint64_t, dev C.uint64_t, layout *C.gfxcuda_tensor_layout_t, cols, rows, n C.int,
+	stream C.uint64_t, versioned C.int, managed *unsafe.Pointer) C.int {
+	return call(func() error {
+		const what = "gfxcuda_gl_write_tiles_dlpack"
+		if managed == nil {
+			return errorf(stInvalid, "%s: null output", what)
 		}
-		*managed = p
-		return nil
+		if !glWrite {
+			return errorf(stUnsupported, "%s: turned off (GFXCUDA_GL_WRITE=0)", what)
+		}
+		sd, err := get[*sharedDevice](uint64(dev), "shared device")
+		if err != nil {
+			return err
+		}
+		l, err := tensorLayout(layout)
+		if err != nil {
+			return err
+		}
+		s, err := get[*glSource](uint64(src), "GL source")
+		if err != nil {
+			return err
+		}
+		tiles := gfxcuda.Tiles{Cols: int(cols), Rows: int(rows), N: int(n)}
+		need, err := s.g.TilesTensorBytes(l, tiles)
+		if err != nil {
+			return glStatus(err)
+		}
+		g := s.g.Source()
+		tw, th, _ := tiles.Size(uint32(g.Width()), uint32(g.Height())) // checked by TilesTensorBytes
+		dims, _ := layoutShape(l, tiles.N, tw, th, 0)
+		p := sd.glPool()
+		b, err := p.get(need)
+		if err != nil {
+			return err
+		}
+		if err := gfxcuda.GraphicsWriteTilesTo(sd.d, b, 0, l, tiles, s.g); err != nil {
+			if errors.Is(err, gfxcuda.ErrUnsupported) {
+				err = &statusError{stUnsupported, err}
+			}
+			return errors.Join(glStatus(err), p.put(b, nil))
+		}
+		return exportGLOut(&glOut{b: b, n: need, pool: p}, sd, l, dims, stream, versioned, managed)
 	})
 }
 

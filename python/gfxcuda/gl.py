@@ -329,7 +329,7 @@ class Source:
         return _compute._view(_compute.Texture2D, h, dev, self.format)
 
     def to_tensor(self, dtype=None, layout="hwc", flip_y=True, mean=None, std=None, out=None, stream=None,
-                  channels=4, device=0):
+                  channels=4, device=0, tiles=None):
         """Copies the object's current contents into a CUDA tensor and
         returns it: shape (H, W, C) for layout "hwc", (C, H, W) for "chw";
         dtype uint8 (None: uint8; depth: float32), float16 or float32
@@ -345,9 +345,19 @@ class Source:
         default stream; a torch/CuPy stream or a cudaStream_t; use one
         stream per source); device, the CUDA device (the renderer's GPU).
         The first call makes the source's CUDA view; later ones copy and
-        convert only. Raises gfxcuda.InvalidArgumentError for a layout,
-        dtype or out that does not fit; gfxcuda.NoCUDAError without
-        CUDA."""
+        convert only. tiles=(cols, rows) or (cols, rows, n): the frame is
+        an atlas of cols x rows tiles of equal size, row by row from its
+        first row and column (a tiled renderer's environments), and the
+        tensor holds its first n tiles (all by default): shape (n, H, W, C)
+        or (n, C, H, W) of a tile's size, flip_y flipping each tile; GL
+        writes it (colour sources; no out=), and stream is then the one
+        that will read it (its memory is reused once that stream and the
+        legacy default one pass the work queued when it is dropped).
+        Raises gfxcuda.InvalidArgumentError for a layout, dtype, out or
+        tiles that does not fit; gfxcuda.NoCUDAError without CUDA."""
+        if tiles is not None:
+            return self._write_tiles("Source.to_tensor", tiles, dtype, layout, flip_y, mean, std, out, stream,
+                                     channels, device, None)
         # Per frame, the arguments are those of the last call: what they
         # decide (the C layout, the shape, the bytes, the device's handle,
         # the output's dtype) is kept, keyed by them.
@@ -383,7 +393,7 @@ class Source:
         return out
 
     def to_torch(self, dtype=None, layout="hwc", flip_y=True, mean=None, std=None, stream=None, channels=4,
-                 device=0):
+                 device=0, tiles=None):
         """Source.to_tensor into a new torch tensor on CUDA device
         `device`, which it returns, complete for any stream: GL's compute
         shaders convert the frame into memory GL and CUDA share and the
@@ -401,6 +411,9 @@ class Source:
         Source.to_tensor's."""
         from ._torch import _torch, _torch_stream
         torch = _torch()
+        if tiles is not None:
+            return self._write_tiles("Source.to_torch", tiles, dtype, layout, flip_y, mean, std, None, stream,
+                                     channels, device, torch)
         try:
             key = (dtype, layout, bool(flip_y), channels, device, None if mean is None else tuple(mean),
                    None if std is None else tuple(std))
@@ -453,6 +466,51 @@ class Source:
                 self._plans.clear()
             self._plans[key] = (lay, shape, need, dev, name)
         return out
+
+    def _tiles(self, tiles, where):
+        """(cols, rows, n) of a tiles argument, checked against the frame's
+        size."""
+        try:
+            t = tuple(tiles)
+        except TypeError:
+            t = ()
+        if len(t) not in (2, 3):
+            raise errors.ArgumentTypeError("gfxcuda: %s(tiles=%r): give (cols, rows) or (cols, rows, n)" % (where, tiles))
+        cols = _check.integer(t[0], where, "tiles[0] (columns)", 1, _check.I32)
+        rows = _check.integer(t[1], where, "tiles[1] (rows)", 1, _check.I32)
+        n = _check.integer(t[2], where, "tiles[2] (views)", 1, cols * rows,
+                           what="1 to %d (the tiles)" % (cols * rows)) if len(t) == 3 else cols * rows
+        if self.width % cols or self.height % rows:
+            raise errors.InvalidArgumentError("gfxcuda: %s(tiles=%r): the %dx%d frame of %r does not divide into %d x %d "
+                                              "tiles of equal size" % (where, tiles, self.width, self.height, self,
+                                                                       cols, rows))
+        return cols, rows, n
+
+    def _write_tiles(self, where, tiles, dtype, layout, flip_y, mean, std, out, stream, channels, device, torch):
+        """to_tensor's and to_torch's tiles=: GL writes the first n tiles
+        of the frame into memory CUDA shares (gfxcuda_gl_write_tiles_dlpack);
+        a torch tensor when torch is given, else a CudaBuffer."""
+        from . import _cuda
+        if out is not None:
+            raise errors.InvalidArgumentError("gfxcuda: %s(tiles=...): GL writes a new tensor of the tiles; leave out= "
+                                              "unset" % where)
+        cols, rows, n = self._tiles(tiles, where)
+        lay, _, _, _ = _plan([self], where, False, dtype, layout, flip_y, mean, std, channels)
+        device = _check.device(device, where)
+        dev = _cuda._shared_device(device, where)
+        if torch is not None:
+            from ._torch import _torch_stream
+            st = _torch_stream(torch, stream, torch.device("cuda", device)).cuda_stream
+        else:
+            st = _cuda._stream_int(stream, where)
+        versioned = 0 if torch is not None else 1
+        m = ctypes.c_void_p()
+        _lib.call("gfxcuda_gl_write_tiles_dlpack", self.handle, dev, ctypes.byref(lay), cols, rows, n, st, versioned,
+                  ctypes.byref(m))
+        if torch is not None:
+            _fast_torch(torch)
+            return torch.from_dlpack(_capsule_new(m, b"dltensor", _destructor))
+        return _cuda._array_from_managed(m.value)
 
     def copy_to(self, dst, stream=None, device=0):
         """Copies the frame into dst, a CUDA array of shape (H, W, 4) and

@@ -640,6 +640,80 @@ def test_to_tensor_outputs_reused_only_when_their_streams_passed(egl_ctx, gl_wri
         GL.glDeleteTextures(1, [t])
 
 
+def test_tiles_of_an_atlas_equal_torch_of_glreadpixels(egl_ctx):
+    """An RGBA8 texture that is an atlas of 5 x 3 tiles of 13 x 7 (a tiled
+    renderer's 15 environments): to_torch(tiles=...) and
+    to_tensor(tiles=...) give its first n tiles as one (n, ...) tensor,
+    GL-written, every element equal to torch's conversion of each tile of
+    glReadPixels, for layouts GL converts in one dispatch (uint8 RGBA,
+    float32 CHW with mean/std) and tile by tile (uint8 RGB); on a side
+    stream too."""
+    torch = _torch_cuda()
+    cols, rows, tw, th = 5, 3, 13, 7
+    w, h = cols * tw, rows * th
+    rgba = numpy.random.default_rng(53).integers(0, 256, (h, w, 4), dtype=numpy.uint8)
+    t = _texture(w, h, GL.GL_RGBA8, GL.GL_RGBA, GL.GL_UNSIGNED_BYTE, rgba)
+    mean, std = [0.485, 0.456, 0.406], [0.229, 0.224, 0.225]
+    try:
+        src = gfxcuda.gl.texture(t)
+        for n in (cols * rows, 11):
+            tiles_arg = (cols, rows) if n == cols * rows else (cols, rows, n)
+            for dtype, layout, channels, m, sd, flip in (("uint8", "hwc", 4, None, None, True),
+                                                         ("float32", "chw", 3, mean, std, False),
+                                                         ("uint8", "hwc", 3, None, None, False)):
+                want = torch.stack([_reference(torch, rgba[(v // cols) * th:(v // cols + 1) * th,
+                                                            (v % cols) * tw:(v % cols + 1) * tw],
+                                               dtype, layout, flip, channels, m, sd) for v in range(n)])
+                got = src.to_torch(dtype=dtype, layout=layout, flip_y=flip, channels=channels, mean=m, std=sd,
+                                   tiles=tiles_arg)
+                assert got.shape == want.shape and got.dtype == want.dtype, (got.shape, want.shape, got.dtype)
+                if dtype == "uint8":
+                    assert torch.equal(got, want), (dtype, layout, channels, n)
+                else:
+                    assert torch.allclose(got, want, rtol=1e-6, atol=1e-6), (dtype, layout, channels, n)
+                buf = src.to_tensor(dtype=dtype, layout=layout, flip_y=flip, channels=channels, mean=m, std=sd,
+                                    tiles=tiles_arg)
+                x = torch.from_dlpack(buf)
+                assert x.shape == want.shape
+                assert torch.allclose(x.float(), want.float(), rtol=1e-6, atol=1e-6), ("to_tensor", dtype, layout, n)
+        side = torch.cuda.Stream()
+        with torch.cuda.stream(side):
+            got = src.to_torch(tiles=(cols, rows)).clone()
+        side.synchronize()
+        want = torch.stack([_reference(torch, rgba[(v // cols) * th:(v // cols + 1) * th,
+                                                    (v % cols) * tw:(v % cols + 1) * tw],
+                                       "uint8", "hwc", True, 4, None, None) for v in range(cols * rows)])
+        assert torch.equal(got, want)
+        src.release()
+    finally:
+        GL.glDeleteTextures(1, [t])
+
+
+def test_tiles_argument_refused_before_any_gpu_work(egl_ctx):
+    """tiles= that does not fit: an ArgumentTypeError or
+    InvalidArgumentError naming it, before CUDA is asked (any machine)."""
+    rgba = numpy.zeros((21, 65, 4), dtype=numpy.uint8)
+    t = _texture(65, 21, GL.GL_RGBA8, GL.GL_RGBA, GL.GL_UNSIGNED_BYTE, rgba)
+    try:
+        src = gfxcuda.gl.texture(t)
+        for call in (src.to_tensor, src.to_torch) if gfxcuda.cuda_available() else (src.to_tensor,):
+            with pytest.raises(gfxcuda.ArgumentTypeError, match="give \\(cols, rows\\)"):
+                call(tiles=(5,))
+            with pytest.raises(gfxcuda.ArgumentTypeError, match="give \\(cols, rows\\)"):
+                call(tiles=5)
+            with pytest.raises(gfxcuda.InvalidArgumentError, match="65x21 frame .* does not divide into 4 x 3"):
+                call(tiles=(4, 3))
+            with pytest.raises(gfxcuda.InvalidArgumentError, match="tiles\\[2\\]"):
+                call(tiles=(5, 3, 16))
+            with pytest.raises(gfxcuda.InvalidArgumentError, match="tiles\\[0\\]"):
+                call(tiles=(0, 3))
+        with pytest.raises(gfxcuda.InvalidArgumentError, match="leave out= unset"):
+            src.to_tensor(tiles=(5, 3), out=object())
+        src.release()
+    finally:
+        GL.glDeleteTextures(1, [t])
+
+
 def test_gl_write_dlpack_refuses_bad_arguments():
     """gfxcuda_gl_write_dlpack (GL-written tensors as DLPack, what to_torch
     takes) on bad arguments: a status and a message naming the argument,
@@ -657,6 +731,14 @@ def test_gl_write_dlpack_refuses_bad_arguments():
             ((srcs, 1, 0, 0xDEAD, ctypes.byref(lay), 0, 0), _abi.GFXCUDA_ERR_BAD_HANDLE, b"57005 is not a live handle")):
         m = ctypes.c_void_p(0x5A5A)
         st = lib.gfxcuda_gl_write_dlpack(*args, *(() if len(args) == 8 else (ctypes.byref(m),)))
+        assert st == status, (args, st, lib.gfxcuda_last_error())
+        assert msg in lib.gfxcuda_last_error(), lib.gfxcuda_last_error()
+        assert m.value == 0x5A5A, "*managed written on an error"
+    for args, status, msg in (
+            ((0, 0, ctypes.byref(lay), 2, 2, 1, 0, 0, None), _abi.GFXCUDA_ERR_INVALID, b"null output"),
+            ((0, 0xDEAD, ctypes.byref(lay), 2, 2, 1, 0, 0), _abi.GFXCUDA_ERR_BAD_HANDLE, b"57005 is not a live handle")):
+        m = ctypes.c_void_p(0x5A5A)
+        st = lib.gfxcuda_gl_write_tiles_dlpack(*args, *(() if len(args) == 9 else (ctypes.byref(m),)))
         assert st == status, (args, st, lib.gfxcuda_last_error())
         assert msg in lib.gfxcuda_last_error(), lib.gfxcuda_last_error()
         assert m.value == 0x5A5A, "*managed written on an error"
