@@ -767,7 +767,9 @@ int gfxcuda_gl_write_tensors(const uint64_t *sources, int n, uint64_t device, co
  * tensor's deleter runs, its memory goes back to the pool and is reused
  * once they have passed it. *managed is a DLManagedTensorVersioned when
  * versioned, else a legacy DLManagedTensor; its deleter may run on any
- * thread. Errors as gfxcuda_gl_write_tensors'. */
+ * thread, and until it does the tensor holds a reference on device (its
+ * memory outlives gfxcuda_release of the device). Errors as
+ * gfxcuda_gl_write_tensors'. */
 int gfxcuda_gl_write_dlpack(const uint64_t *sources, int n, int batch, uint64_t device,
                             const gfxcuda_tensor_layout_t *layout, uint64_t stream, int versioned, void **managed);
 /* gfxcuda_gl_write_dlpack of one source whose frame is an atlas: cols x

@@ -246,20 +246,31 @@ func gfxcuda_gl_write_dlpack(srcs *C.uint64_t, n C.int, batch C.int, dev C.uint6
 			dims = dims[1:]
 		}
 		l, _ := tensorLayout(layout) // checked by glWriteOut
-		return exportGLOut(o, sd, l, dims, stream, versioned, managed)
+		return exportGLOut(o, sd, uint64(dev), l, dims, stream, versioned, managed)
 	})
 }
 
 // exportGLOut hands o out as a DLPack tensor of dims and l's element
 // type, its memory back to the pool (after stream and the legacy default
-// stream pass what they have queued then) when its deleter runs.
-func exportGLOut(o *glOut, sd *sharedDevice, l tensor.Layout, dims []int64, stream C.uint64_t, versioned C.int, managed *unsafe.Pointer) error {
+// stream pass what they have queued then) when its deleter runs. The
+// tensor holds a reference on the shared device's handle dev until then,
+// so that its memory outlives a release of the device.
+func exportGLOut(o *glOut, sd *sharedDevice, dev uint64, l tensor.Layout, dims []int64, stream C.uint64_t, versioned C.int,
+	managed *unsafe.Pointer) error {
 	o.note(uintptr(stream))
+	if err := retain(dev); err != nil {
+		return errors.Join(err, o.release())
+	}
+	done := func() {
+		o.release()
+		release(dev)
+	}
 	t := dlpack.Tensor{Data: uintptr(o.b.Ptr()), Device: dlpack.Device{Type: dlpack.CUDA, ID: int32(sd.ordinal)},
 		DType: l.DType, Shape: dims}
-	p, err := dlpack.Export(t, versioned != 0, func() { o.release() })
+	p, err := dlpack.Export(t, versioned != 0, done)
 	if err != nil {
-		return errors.Join(&statusError{stInvalid, err}, o.release())
+		done()
+		return &statusError{stInvalid, err}
 	}
 	*managed = p
 	return nil
@@ -307,7 +318,7 @@ func gfxcuda_gl_write_tiles_dlpack(src C.uint64_t, dev C.uint64_t, layout *C.gfx
 			}
 			return errors.Join(glStatus(err), p.put(b, nil))
 		}
-		return exportGLOut(&glOut{b: b, n: need, pool: p}, sd, l, dims, stream, versioned, managed)
+		return exportGLOut(&glOut{b: b, n: need, pool: p}, sd, uint64(dev), l, dims, stream, versioned, managed)
 	})
 }
 

@@ -744,7 +744,9 @@ FUNCTIONS = {
     # tensor's deleter runs, its memory goes back to the pool and is reused
     # once they have passed it. *managed is a DLManagedTensorVersioned when
     # versioned, else a legacy DLManagedTensor; its deleter may run on any
-    # thread. Errors as gfxcuda_gl_write_tensors'.
+    # thread, and until it does the tensor holds a reference on device (its
+    # memory outlives gfxcuda_release of the device). Errors as
+    # gfxcuda_gl_write_tensors'.
     "gfxcuda_gl_write_dlpack": (ctypes.c_int, [ctypes.POINTER(ctypes.c_uint64), ctypes.c_int, ctypes.c_int, ctypes.c_uint64, ctypes.POINTER(TensorLayout), ctypes.c_uint64, ctypes.c_int, ctypes.POINTER(ctypes.c_void_p)]),
     # gfxcuda_gl_write_dlpack of one source whose frame is an atlas: cols x
     # rows tiles of equal size, row by row from its first row and column (a
