@@ -294,8 +294,20 @@ func GraphicsWriteTensors(acc *Access, dst *Buffer, off uint64, l tensor.Layout,
 // a pool of such buffers for the OpenGL to_tensor, each reused only once
 // the events recorded on the streams that read it have passed).
 func GraphicsWriteTensorsTo(d *Device, dst *Buffer, off uint64, l tensor.Layout, srcs ...*GraphicsSource) error {
-	if d == nil || dst == nil || len(srcs) == 0 {
-		return fmt.Errorf("%w: GraphicsWriteTensorsTo needs a Device, a destination buffer and at least one source", ErrGraphicsInput)
+	if len(srcs) == 0 {
+		return fmt.Errorf("%w: GraphicsWriteTensorsTo needs at least one source", ErrGraphicsInput)
+	}
+	if err := writableTo("GraphicsWriteTensorsTo", d, dst, l); err != nil {
+		return err
+	}
+	return graphicsWrite(d, dst, off, l, srcs)
+}
+
+// writableTo checks GraphicsWrite*To's Device, destination (d's, no
+// hand-off holds it) and layout.
+func writableTo(what string, d *Device, dst *Buffer, l tensor.Layout) error {
+	if d == nil || dst == nil {
+		return fmt.Errorf("%w: %s needs a Device and a destination buffer", ErrGraphicsInput, what)
 	}
 	if dst.s.d != d {
 		return fmt.Errorf("%w: the destination is another Device's buffer", ErrGraphicsInput)
@@ -309,7 +321,7 @@ func GraphicsWriteTensorsTo(d *Device, dst *Buffer, off uint64, l tensor.Layout,
 	if err := l.Validate(); err != nil {
 		return fmt.Errorf("%w: %w", ErrGraphicsInput, err)
 	}
-	return graphicsWrite(d, dst, off, l, srcs)
+	return nil
 }
 
 // GraphicsWriteTilesTo is GraphicsWriteTensorsTo of one source whose
@@ -319,20 +331,11 @@ func GraphicsWriteTensorsTo(d *Device, dst *Buffer, off uint64, l tensor.Layout,
 // into dst from byte off, a tensor of l.Shape(tiles.N, tile width, tile
 // height) (FlipY flips each tile), and this returns when it has.
 func GraphicsWriteTilesTo(d *Device, dst *Buffer, off uint64, l tensor.Layout, tiles Tiles, src *GraphicsSource) error {
-	if d == nil || dst == nil || src == nil {
-		return fmt.Errorf("%w: GraphicsWriteTilesTo needs a Device, a destination buffer and a source", ErrGraphicsInput)
+	if src == nil {
+		return fmt.Errorf("%w: GraphicsWriteTilesTo needs a source", ErrGraphicsInput)
 	}
-	if dst.s.d != d {
-		return fmt.Errorf("%w: the destination is another Device's buffer", ErrGraphicsInput)
-	}
-	d.mu.Lock()
-	free := !dst.s.closed && dst.s.acc == nil && dst.s.owner == ownedByVulkan
-	d.mu.Unlock()
-	if !free {
-		return fmt.Errorf("%w: the destination is closed or held by a hand-off", ErrGraphicsInput)
-	}
-	if err := l.Validate(); err != nil {
-		return fmt.Errorf("%w: %w", ErrGraphicsInput, err)
+	if err := writableTo("GraphicsWriteTilesTo", d, dst, l); err != nil {
+		return err
 	}
 	if src.src.Depth() {
 		return fmt.Errorf("%w: %v is depth: the graphics API writes colour tensors only", ErrUnsupported, src.src)

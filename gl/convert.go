@@ -1,6 +1,7 @@
 package gl
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"sync"
@@ -70,11 +71,9 @@ func (t *TensorConverter) ConvertTiles(l tensor.Layout, atlas *Texture, cols, ro
 		return fmt.Errorf("gl: %s: the atlas is not a texture of the converter's context", what)
 	}
 	name := func() (uint32, bool, error) {
-		atlas.mu.Lock()
-		closed, name := atlas.closed, atlas.name
-		atlas.mu.Unlock()
-		if closed {
-			return 0, false, fmt.Errorf("gl: %s: the atlas: %w", what, ErrClosed)
+		name, err := atlas.liveName()
+		if err != nil {
+			return 0, false, fmt.Errorf("gl: %s: the atlas: %w", what, err)
 		}
 		return name, atlas.opts.Format == format.BGRA8UNorm, nil
 	}
@@ -89,13 +88,8 @@ func (t *TensorConverter) ConvertTiles(l tensor.Layout, atlas *Texture, cols, ro
 // it so (readDirect), else copied into the view's texture first.
 func (t *TensorConverter) ConvertViewTiles(l tensor.Layout, v *View, cols, rows, n int, dst *Buffer, off int) error {
 	const what = "TensorConverter.ConvertViewTiles"
-	switch {
-	case v == nil || !sameGL(v.s.c, t.c):
-		return fmt.Errorf("gl: %s: the view is not a view of the converter's context", what)
-	case v.st == nil:
-		return fmt.Errorf("gl: %s: the view (of %s) is CUDA's in-place view: make a copy view (NewView)", what, v.s.what)
-	case v.s.depth:
-		return fmt.Errorf("%w: %s: the view (of %s) is depth: the GL-side conversion takes colour views", ErrUnsupportedFormat, what, v.s.what)
+	if err := t.colourView(v); err != nil {
+		return fmt.Errorf("gl: %s: the view %w", what, err)
 	}
 	name := func() (uint32, bool, error) {
 		if err := t.prepareView(v); err != nil {
@@ -104,14 +98,11 @@ func (t *TensorConverter) ConvertViewTiles(l tensor.Layout, v *View, cols, rows,
 		if readDirect(v.s) {
 			return v.s.desc.Name, false, nil
 		}
-		tex := v.st.GL
-		tex.mu.Lock()
-		closed, name := tex.closed, tex.name
-		tex.mu.Unlock()
-		if closed {
-			return 0, false, fmt.Errorf("gl: %s: %w", what, ErrClosed)
+		name, err := v.st.GL.liveName()
+		if err != nil {
+			return 0, false, fmt.Errorf("gl: %s: %w", what, err)
 		}
-		return name, tex.opts.Format == format.BGRA8UNorm, nil
+		return name, v.st.GL.opts.Format == format.BGRA8UNorm, nil
 	}
 	return t.tiles(what, l, v.st.GL.opts, name, cols, rows, n, dst, off)
 }
@@ -164,6 +155,16 @@ func (t *TensorConverter) tiles(what string, l tensor.Layout, o TextureOptions, 
 	})
 }
 
+// liveName is the texture's GL name, or ErrClosed.
+func (t *Texture) liveName() (uint32, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return 0, ErrClosed
+	}
+	return t.name, nil
+}
+
 // convertDType is the egl converter's code of an element type.
 func convertDType(d format.DType) egl.ConvertDType {
 	switch d {
@@ -185,13 +186,8 @@ func convertDType(d format.DType) egl.ConvertDType {
 func (t *TensorConverter) ConvertViews(l tensor.Layout, views []*View, dst *Buffer, off int) error {
 	srcs := make([]convSource, len(views))
 	for i, v := range views {
-		switch {
-		case v == nil || !sameGL(v.s.c, t.c):
-			return fmt.Errorf("gl: TensorConverter.ConvertViews: view %d is not a view of the converter's context", i)
-		case v.st == nil:
-			return fmt.Errorf("gl: TensorConverter.ConvertViews: view %d (of %s) is CUDA's in-place view: make a copy view (NewView)", i, v.s.what)
-		case v.s.depth:
-			return fmt.Errorf("%w: TensorConverter.ConvertViews: view %d (of %s) is depth: the GL-side conversion takes colour views", ErrUnsupportedFormat, i, v.s.what)
+		if err := t.colourView(v); err != nil {
+			return fmt.Errorf("gl: TensorConverter.ConvertViews: view %d %w", i, err)
 		}
 		srcs[i] = convSource{tex: v.st.GL, view: v}
 		if readDirect(v.s) {
@@ -199,6 +195,21 @@ func (t *TensorConverter) ConvertViews(l tensor.Layout, views []*View, dst *Buff
 		}
 	}
 	return t.convert("TensorConverter.ConvertViews", l, srcs, dst, off, t.prepareView)
+}
+
+// colourView says why v cannot be converted on GL's side (nil: it can):
+// not a view of the converter's context, CUDA's in-place view, or depth
+// (ErrUnsupportedFormat). The error reads after "view ...".
+func (t *TensorConverter) colourView(v *View) error {
+	switch {
+	case v == nil || !sameGL(v.s.c, t.c):
+		return errors.New("is not a view of the converter's context")
+	case v.st == nil:
+		return fmt.Errorf("(of %s) is CUDA's in-place view: make a copy view (NewView)", v.s.what)
+	case v.s.depth:
+		return fmt.Errorf("(of %s) is depth: the GL-side conversion takes colour views: %w", v.s.what, ErrUnsupportedFormat)
+	}
+	return nil
 }
 
 // prepareView runs right before a view's dispatch: its copy of the

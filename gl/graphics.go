@@ -209,16 +209,10 @@ func (v *View) WriteTensors(l tensor.Layout, dst *vulkan.Buffer, off uint64, mor
 		}
 		views = append(views, mv)
 	}
-	if dst == nil {
-		return fmt.Errorf("gl: View.WriteTensors: no destination buffer")
-	}
 	c := v.s.c
-	tc, gb, err := c.tensorTarget(dst)
+	tc, gb, err := c.writeTarget("View.WriteTensors", dst, off)
 	if err != nil {
-		return fmt.Errorf("gl: View.WriteTensors: %w", err)
-	}
-	if off > uint64(gb.size) {
-		return fmt.Errorf("gl: View.WriteTensors: offset %d past the %d-byte buffer", off, gb.size)
+		return err
 	}
 	if err := tc.ConvertViews(l, views, gb, int(off)); err != nil {
 		return err
@@ -232,21 +226,31 @@ func (v *View) WriteTensors(l tensor.Layout, dst *vulkan.Buffer, off uint64, mor
 // (TensorConverter.ConvertViewTiles: one dispatch for every view where the
 // layout allows), and waits on the host for GL, as WriteTensors does.
 func (v *View) WriteTiles(l tensor.Layout, cols, rows, n int, dst *vulkan.Buffer, off uint64) error {
-	if dst == nil {
-		return fmt.Errorf("gl: View.WriteTiles: no destination buffer")
-	}
 	c := v.s.c
-	tc, gb, err := c.tensorTarget(dst)
+	tc, gb, err := c.writeTarget("View.WriteTiles", dst, off)
 	if err != nil {
-		return fmt.Errorf("gl: View.WriteTiles: %w", err)
-	}
-	if off > uint64(gb.size) {
-		return fmt.Errorf("gl: View.WriteTiles: offset %d past the %d-byte buffer", off, gb.size)
+		return err
 	}
 	if err := tc.ConvertViewTiles(l, v, cols, rows, n, gb, int(off)); err != nil {
 		return err
 	}
 	return c.Finish()
+}
+
+// writeTarget is tensorTarget for View.WriteTensors and WriteTiles, with
+// dst and off checked.
+func (c *Context) writeTarget(what string, dst *vulkan.Buffer, off uint64) (*TensorConverter, *Buffer, error) {
+	if dst == nil {
+		return nil, nil, fmt.Errorf("gl: %s: no destination buffer", what)
+	}
+	tc, gb, err := c.tensorTarget(dst)
+	if err != nil {
+		return nil, nil, fmt.Errorf("gl: %s: %w", what, err)
+	}
+	if off > uint64(gb.size) {
+		return nil, nil, fmt.Errorf("gl: %s: offset %d past the %d-byte buffer", what, off, gb.size)
+	}
+	return tc, gb, nil
 }
 
 // tensorTarget returns the context's tensor converter (made on first use)

@@ -451,32 +451,16 @@ func (cv *Converter) Convert(tex Texture, l ConvertLayout, view int, b Buffer, o
 	if gy > 65535 {
 		return fmt.Errorf("egl: Converter.Convert: %d words is too large for one dispatch", nwords)
 	}
-	a := C.gfx_cv_args{
-		w: C.GLuint(l.Width), h: C.GLuint(l.Height), c: C.GLuint(l.Channels),
-		dtype: C.GLuint(l.DType), ebase: C.GLuint(first), viewelems: C.GLuint(elems),
-		wbase: C.GLuint(wbase), nwords: C.GLuint(nwords), gx: C.GLuint(gx), gy: C.GLuint(gy), gz: 1,
+	a, err := convertArgs("Convert", l)
+	if err != nil {
+		return err
 	}
-	if l.Planar {
-		a.planar = 1
-	}
-	if l.FlipY {
-		a.flip = 1
-	}
-	if l.SwapRB {
-		a.swaprb = 1
-	}
-	if l.OriginX < 0 || l.OriginY < 0 {
-		return fmt.Errorf("egl: Converter.Convert: origin (%d, %d)", l.OriginX, l.OriginY)
-	}
-	a.ox, a.oy = C.GLuint(l.OriginX), C.GLuint(l.OriginY)
-	for i := 0; i < 4; i++ {
-		a.mean[i] = C.float(l.Mean[i])
-		a.scale[i] = C.float(l.Scale[i])
-	}
+	a.ebase, a.viewelems, a.wbase, a.nwords = C.GLuint(first), C.GLuint(elems), C.GLuint(wbase), C.GLuint(nwords)
+	a.gx, a.gy, a.gz = C.GLuint(gx), C.GLuint(gy), 1
 	if fastLayout(l, first) {
-		return cv.runFast(tex, &a, first*uint64(es)/4, 1, 0, 1, 0, b)
+		return cv.runFast(tex, a, first*uint64(es)/4, 1, 0, 1, 0, b)
 	}
-	return cv.run(cv.prog, &cv.loc[0], &cv.last, &cv.set, tex, &a, b)
+	return cv.run(cv.prog, &cv.loc[0], &cv.last, &cv.set, tex, a, b)
 }
 
 // ConvertTiles converts views [0, n) of an atlas in tex — tiles of
@@ -514,10 +498,27 @@ func (cv *Converter) ConvertTiles(tex Texture, l ConvertLayout, cols, n int, b B
 	if first+uint64(n)*elems > 1<<32-4 {
 		return fmt.Errorf("egl: Converter.ConvertTiles: the views end past 2^32 elements of the buffer")
 	}
-	if l.OriginX < 0 || l.OriginY < 0 {
-		return fmt.Errorf("egl: Converter.ConvertTiles: origin (%d, %d)", l.OriginX, l.OriginY)
+	a, err := convertArgs("ConvertTiles", l)
+	if err != nil {
+		return err
 	}
-	a := C.gfx_cv_args{w: C.GLuint(l.Width), h: C.GLuint(l.Height), c: C.GLuint(l.Channels), dtype: C.GLuint(l.DType),
+	viewwords := elems * uint64(es) / 4
+	for v := 0; v < n; v += convertMaxGroupsZ {
+		if err := cv.runFast(tex, a, first*uint64(es)/4, cols, v, min(convertMaxGroupsZ, n-v), viewwords, b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// convertArgs is the dispatch arguments l decides (size, channels, dtype,
+// planar, flip, swap, origin, mean and scale); the caller adds where the
+// elements go and the dispatch's size.
+func convertArgs(what string, l ConvertLayout) (*C.gfx_cv_args, error) {
+	if l.OriginX < 0 || l.OriginY < 0 {
+		return nil, fmt.Errorf("egl: Converter.%s: origin (%d, %d)", what, l.OriginX, l.OriginY)
+	}
+	a := &C.gfx_cv_args{w: C.GLuint(l.Width), h: C.GLuint(l.Height), c: C.GLuint(l.Channels), dtype: C.GLuint(l.DType),
 		ox: C.GLuint(l.OriginX), oy: C.GLuint(l.OriginY)}
 	if l.Planar {
 		a.planar = 1
@@ -532,13 +533,7 @@ func (cv *Converter) ConvertTiles(tex Texture, l ConvertLayout, cols, n int, b B
 		a.mean[i] = C.float(l.Mean[i])
 		a.scale[i] = C.float(l.Scale[i])
 	}
-	viewwords := elems * uint64(es) / 4
-	for v := 0; v < n; v += convertMaxGroupsZ {
-		if err := cv.runFast(tex, &a, first*uint64(es)/4, cols, v, min(convertMaxGroupsZ, n-v), viewwords, b); err != nil {
-			return err
-		}
-	}
-	return nil
+	return a, nil
 }
 
 // convertMaxGroupsZ is the most views one per-pixel dispatch converts (GL

@@ -193,7 +193,28 @@ func checkConvert(t *testing.T, c *Context, cv *Converter, rng *rand.Rand, inter
 	}
 	cl := ConvertLayout{Width: w, Height: h, Channels: l.C(), Planar: l.Planar, FlipY: l.FlipY, SwapRB: swap,
 		DType: convertDType(l.DType), Mean: l.Mean, Scale: l.Scale()}
-	n := views * cl.ViewBytes()
+	// Views in a random order: edge words shared between views are
+	// updated atomically whichever comes first.
+	err := checkInto(c, rng, l, imgs, func(buf Buffer, offset int) error {
+		for _, v := range rng.Perm(views) {
+			if err := cv.Convert(texs[v], cl, v, buf, offset); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("%v %v, %dx%d, %d views: %w", f, l, w, h, views, err)
+	}
+	return nil
+}
+
+// checkInto runs conv into a buffer of random bytes, the tensor of imgs
+// under l from a random offset (a multiple of 4), then compares every
+// element with the Go reference and every byte around the tensor with
+// what was there; a difference is its error.
+func checkInto(c *Context, rng *rand.Rand, l tensor.Layout, imgs []tensor.Image, conv func(buf Buffer, offset int) error) error {
+	n := int(l.Bytes(imgs[0].Width, imgs[0].Height)) * len(imgs)
 	offset := 4 * rng.IntN(4)
 	total := offset + n + 4 + rng.IntN(8)
 	before := make([]byte, total)
@@ -205,26 +226,16 @@ func checkConvert(t *testing.T, c *Context, cv *Converter, rng *rand.Rand, inter
 		return err
 	}
 	defer c.DeleteBuffer(buf)
-	// Views in a random order: edge words shared between views are
-	// updated atomically whichever comes first.
-	for _, v := range rng.Perm(views) {
-		if err := cv.Convert(texs[v], cl, v, buf, offset); err != nil {
-			return err
-		}
+	if err := conv(buf, offset); err != nil {
+		return err
 	}
 	got := make([]byte, total)
 	if err := c.GetBufferSubData(buf, 0, got); err != nil {
 		return err
 	}
-	what := func() string { return fmt.Sprintf("%v %v", f, l) }
-	for i := 0; i < offset; i++ {
-		if got[i] != before[i] {
-			return fmt.Errorf("%s, %dx%d, %d views: byte %d before the tensor (offset %d) changed", what(), w, h, views, i, offset)
-		}
-	}
-	for i := offset + n; i < total; i++ {
-		if got[i] != before[i] {
-			return fmt.Errorf("%s, %dx%d, %d views: byte %d after the tensor (ends at %d) changed", what(), w, h, views, i, offset+n)
+	for i := range got {
+		if (i < offset || i >= offset+n) && got[i] != before[i] {
+			return fmt.Errorf("byte %d outside the tensor [%d, %d) changed", i, offset, offset+n)
 		}
 	}
 	bad, first, err := tensor.Check(l, imgs, got[offset:offset+n])
@@ -232,7 +243,7 @@ func checkConvert(t *testing.T, c *Context, cv *Converter, rng *rand.Rand, inter
 		return err
 	}
 	if bad != 0 {
-		return fmt.Errorf("%s, %dx%d, %d views at offset %d: %d elements wrong; first: %s", what(), w, h, views, offset, bad, first)
+		return fmt.Errorf("at offset %d: %d elements wrong; first: %s", offset, bad, first)
 	}
 	return nil
 }
@@ -309,8 +320,8 @@ func TestConverterTiles(t *testing.T) {
 
 // checkTiles makes an atlas of cols × rows random tiles of w×h (margin:
 // one more row and column of texels before the first tile, passed as the
-// origin), converts its first n views with ConvertTiles into a buffer of
-// random bytes at a random offset, and compares.
+// origin), converts its first n views with ConvertTiles (checkInto), and
+// compares.
 func checkTiles(c *Context, cv *Converter, rng *rand.Rand, internal, typ uint32, f format.Format, swap bool, w, h, cols, rows, n int, margin bool, l tensor.Layout) error {
 	m := 0
 	if margin {
@@ -338,45 +349,7 @@ func checkTiles(c *Context, cv *Converter, rng *rand.Rand, internal, typ uint32,
 	}
 	cl := ConvertLayout{Width: w, Height: h, Channels: l.C(), Planar: l.Planar, FlipY: l.FlipY, SwapRB: swap,
 		DType: convertDType(l.DType), Mean: l.Mean, Scale: l.Scale(), OriginX: m, OriginY: m}
-	size := n * cl.ViewBytes()
-	offset := 4 * rng.IntN(4)
-	total := offset + size + 4 + rng.IntN(8)
-	before := make([]byte, total)
-	for i := range before {
-		before[i] = byte(rng.Uint32())
-	}
-	buf, err := c.CreateBuffer(total, before, DynamicDraw)
-	if err != nil {
-		return err
-	}
-	defer c.DeleteBuffer(buf)
-	if err := cv.ConvertTiles(tex, cl, cols, n, buf, offset); err != nil {
-		return err
-	}
-	got := make([]byte, total)
-	if err := c.GetBufferSubData(buf, 0, got); err != nil {
-		return err
-	}
-	if i := firstChanged(got, before, offset, offset+size); i >= 0 {
-		return fmt.Errorf("byte %d outside the tensor [%d, %d) changed", i, offset, offset+size)
-	}
-	bad, first, err := tensor.Check(l, imgs, got[offset:offset+size])
-	if err != nil {
-		return err
-	}
-	if bad != 0 {
-		return fmt.Errorf("%d elements wrong; first: %s", bad, first)
-	}
-	return nil
-}
-
-// firstChanged is the first byte outside [lo, hi) where got differs from
-// before, or -1.
-func firstChanged(got, before []byte, lo, hi int) int {
-	for i := range got {
-		if (i < lo || i >= hi) && got[i] != before[i] {
-			return i
-		}
-	}
-	return -1
+	return checkInto(c, rng, l, imgs, func(buf Buffer, offset int) error {
+		return cv.ConvertTiles(tex, cl, cols, n, buf, offset)
+	})
 }

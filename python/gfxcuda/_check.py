@@ -120,6 +120,26 @@ def shape(value, where, itemsize, name="shape"):
     return tuple(out), n
 
 
+def tiles(value, where, width, height, what):
+    """(cols, rows, n) of a tiles argument ((cols, rows) or (cols, rows,
+    n); n defaults to every tile), checked against a width x height frame
+    (what names it in the error)."""
+    try:
+        t = tuple(value)
+    except TypeError:
+        t = ()
+    if len(t) not in (2, 3):
+        raise errors.ArgumentTypeError("gfxcuda: %s(tiles=%r): give (cols, rows) or (cols, rows, n)" % (where, value))
+    cols = integer(t[0], where, "tiles[0] (columns)", 1, I32)
+    rows = integer(t[1], where, "tiles[1] (rows)", 1, I32)
+    n = integer(t[2], where, "tiles[2] (views)", 1, cols * rows,
+                what="1 to %d (the tiles)" % (cols * rows)) if len(t) == 3 else cols * rows
+    if width % cols or height % rows:
+        raise errors.InvalidArgumentError("gfxcuda: %s(tiles=%r): %s does not divide into %d x %d tiles of equal size"
+                                          % (where, value, what, cols, rows))
+    return cols, rows, n
+
+
 def timeout_ms(value, where, name="timeout"):
     """A timeout in seconds (None or math.inf: no limit) as the library's
     milliseconds (-1: no limit)."""

@@ -1384,21 +1384,8 @@ class Texture:
     def _tiles(self, tiles):
         """(cols, rows, n) of to_tensor's tiles argument, checked against
         the texture's size."""
-        where = "Texture.to_tensor"
-        try:
-            t = tuple(tiles)
-        except TypeError:
-            t = ()
-        if len(t) not in (2, 3):
-            raise errors.ArgumentTypeError("gfxcuda: %s(tiles=%r): give (cols, rows) or (cols, rows, n)" % (where, tiles))
-        cols = _check.integer(t[0], where, "tiles[0] (columns)", 1, _check.I32)
-        rows = _check.integer(t[1], where, "tiles[1] (rows)", 1, _check.I32)
-        n = _check.integer(t[2], where, "tiles[2] (views)", 1, cols * rows,
-                           what="1 to %d (the tiles)" % (cols * rows)) if len(t) == 3 else cols * rows
-        if self.width % cols or self.height % rows:
-            raise errors.InvalidArgumentError("gfxcuda: %s(tiles=%r): a %dx%d texture does not divide into %d x %d "
-                                              "tiles of equal size" % (where, tiles, self.width, self.height, cols, rows))
-        return cols, rows, n
+        return _check.tiles(tiles, "Texture.to_tensor", self.width, self.height,
+                            "a %dx%d texture" % (self.width, self.height))
 
     def export_fd(self):
         """Returns a new OPAQUE_FD of the texture's memory (the caller

@@ -470,21 +470,8 @@ class Source:
     def _tiles(self, tiles, where):
         """(cols, rows, n) of a tiles argument, checked against the frame's
         size."""
-        try:
-            t = tuple(tiles)
-        except TypeError:
-            t = ()
-        if len(t) not in (2, 3):
-            raise errors.ArgumentTypeError("gfxcuda: %s(tiles=%r): give (cols, rows) or (cols, rows, n)" % (where, tiles))
-        cols = _check.integer(t[0], where, "tiles[0] (columns)", 1, _check.I32)
-        rows = _check.integer(t[1], where, "tiles[1] (rows)", 1, _check.I32)
-        n = _check.integer(t[2], where, "tiles[2] (views)", 1, cols * rows,
-                           what="1 to %d (the tiles)" % (cols * rows)) if len(t) == 3 else cols * rows
-        if self.width % cols or self.height % rows:
-            raise errors.InvalidArgumentError("gfxcuda: %s(tiles=%r): the %dx%d frame of %r does not divide into %d x %d "
-                                              "tiles of equal size" % (where, tiles, self.width, self.height, self,
-                                                                       cols, rows))
-        return cols, rows, n
+        return _check.tiles(tiles, where, self.width, self.height,
+                            "the %dx%d frame of %r" % (self.width, self.height, self))
 
     def _write_tiles(self, where, tiles, dtype, layout, flip_y, mean, std, out, stream, channels, device, torch):
         """to_tensor's and to_torch's tiles=: GL writes the first n tiles
