@@ -343,7 +343,14 @@ func fakeDevice(t testing.TB) (*Device, *fakeCUDA) {
 // is fake): a storage buffer Upload and Readback can reach.
 func fakeBuffer(t testing.TB, d *Device, size uint64) *Buffer {
 	t.Helper()
-	vb, err := d.vk.NewBuffer(vulkan.BufferOptions{Size: size})
+	return fakeBufferOf(t, d, vulkan.BufferOptions{Size: size})
+}
+
+// fakeBufferOf is fakeBuffer of a Vulkan buffer made with o.
+func fakeBufferOf(t testing.TB, d *Device, o vulkan.BufferOptions) *Buffer {
+	t.Helper()
+	size := o.Size
+	vb, err := d.vk.NewBuffer(o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,15 +17,7 @@ import (
 // memory GL can import (the fake CUDA side has none).
 func exportableBuffer(t *testing.T, d *Device, size uint64) *Buffer {
 	t.Helper()
-	vb, err := d.vk.NewBuffer(vulkan.BufferOptions{Size: size, Exportable: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := &Buffer{s: state{d: d}, vk: vb, size: size}
-	d.mu.Lock()
-	d.adopt(b, &b.s, guardBuffer(vb))
-	d.mu.Unlock()
-	return b
+	return fakeBufferOf(t, d, vulkan.BufferOptions{Size: size, Exportable: true})
 }
 
 // glSources makes n RGBA8 GL textures of random texels, w×h, each a

@@ -16,20 +16,11 @@ import (
 // under GFXCUDA_REQUIRE_GL=1).
 func needGL(t *testing.T) (*cuda.Context, *gl.Context) {
 	t.Helper()
-	cudatest.Init(t)
-	d, err := cuda.GetDevice(0)
+	ctx := cudatest.Context(t)
+	u, err := ctx.Device().UUID()
 	if err != nil {
 		t.Fatal(err)
 	}
-	u, err := d.UUID()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, err := d.PrimaryContext()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ctx.Close() })
 	c, err := openGL(u)
 	if errors.Is(err, gl.ErrNoEGL) {
 		if os.Getenv("GFXCUDA_REQUIRE_GL") == "1" {

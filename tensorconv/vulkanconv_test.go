@@ -62,31 +62,14 @@ func TestTensorPassAllLayouts(t *testing.T) {
 			t.Fatalf("%s: %v", l, err)
 		}
 		per := l.Bytes(w, h) * views
-		out, err := vd.NewBuffer(vulkan.BufferOptions{Size: per * uint64(len(tensor.Sources)), Heap: vulkan.HeapReadback})
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := out.Map()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range m {
-			m[i] = 0xCD
-		}
-		err = vd.Run(func(c *vulkan.Commands) error {
+		m := convertPoisoned(t, vd, per*uint64(len(tensor.Sources)), func(c *vulkan.Commands, out *vulkan.Buffer) error {
 			for i, f := range tensor.Sources {
 				if err := pass.RecordViews(c, imgs[f], out, uint64(i)*per); err != nil {
-					return err
+					return fmt.Errorf("%s: %w", l, err)
 				}
 			}
 			return nil
 		})
-		if err != nil {
-			t.Fatalf("%s: %v", l, err)
-		}
-		if err := out.Invalidate(0, out.Size()); err != nil {
-			t.Fatal(err)
-		}
 		for i, f := range tensor.Sources {
 			bad, first, err := tensor.Check(l, srcs[f], m[uint64(i)*per:uint64(i+1)*per])
 			if err != nil {
@@ -97,7 +80,6 @@ func TestTensorPassAllLayouts(t *testing.T) {
 				t.Errorf("%s from %s: %d of %d elements wrong; first: %s", l, in.Name, bad, per/uint64(l.DType.Size()), first)
 			}
 		}
-		out.Close()
 		pass.Close()
 	}
 }
@@ -130,31 +112,10 @@ func testManyViews(t *testing.T, views int) {
 	}
 	defer pass.Close()
 	n := l.Bytes(w, h) * uint64(views)
-	out, err := vd.NewBuffer(vulkan.BufferOptions{Size: off + n + 64, Heap: vulkan.HeapReadback})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer out.Close()
-	m, _ := out.Map()
-	for i := range m {
-		m[i] = 0xCD
-	}
-	if err := vd.Run(func(c *vulkan.Commands) error { return pass.RecordViews(c, imgs, out, off) }); err != nil {
-		t.Fatal(err)
-	}
-	out.Invalidate(0, out.Size())
-	bad, first, err := tensor.Check(l, srcs, m[off:off+n])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if bad > 0 {
-		t.Errorf("%d elements wrong; first: %s", bad, first)
-	}
-	for i, b := range append(append([]byte{}, m[:off]...), m[off+n:]...) {
-		if b != 0xCD {
-			t.Fatalf("byte %d outside the tensor was written", i)
-		}
-	}
+	m := convertPoisoned(t, vd, off+n+64, func(c *vulkan.Commands, out *vulkan.Buffer) error {
+		return pass.RecordViews(c, imgs, out, off)
+	})
+	checkPoisoned(t, l, srcs, m, off, n, fmt.Sprintf("%d views of %dx%d", views, w, h))
 }
 
 // TestVulkanConverterBadInput checks that layouts and sources the pass cannot handle are
@@ -254,6 +215,26 @@ func convertPoisoned(t *testing.T, vd *vulkan.Device, size uint64, record func(c
 	return append([]byte{}, m...)
 }
 
+// checkPoisoned checks m, what convertPoisoned gave back: the n bytes
+// from off hold the tensor of srcs under l (every element against the Go
+// reference), and every byte around them is still 0xCD. what says which
+// case failed.
+func checkPoisoned(t *testing.T, l tensor.Layout, srcs []tensor.Image, m []byte, off, n uint64, what string) {
+	t.Helper()
+	bad, first, err := tensor.Check(l, srcs, m[off:off+n])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bad > 0 {
+		t.Errorf("%s: %d elements wrong; first: %s", what, bad, first)
+	}
+	for i, b := range append(append([]byte{}, m[:off]...), m[off+n:]...) {
+		if b != 0xCD {
+			t.Fatalf("%s: byte %d outside the tensor was written", what, i)
+		}
+	}
+}
+
 // TestTensorPassTiles converts the tiles of random atlases (every source
 // format; 3 x 5 tiles of 20 x 6 with 13 used, and 17 x 16 tiles of 20 x 7
 // with 257 used) into every layout in the middle of a poisoned buffer, in
@@ -286,18 +267,7 @@ func TestTensorPassTiles(t *testing.T) {
 					m := convertPoisoned(t, vd, off+n+20, func(c *vulkan.Commands, out *vulkan.Buffer) error {
 						return pass.RecordTiles(c, img, tc.cols, tc.rows, tc.n, out, off)
 					})
-					bad, first, err := tensor.Check(l, views, m[off:off+n])
-					if err != nil {
-						t.Fatal(err)
-					}
-					if bad > 0 {
-						t.Errorf("%v, %d of %dx%d tiles, %s, at most %d workgroups: %d elements wrong; first: %s", f, tc.n, tc.cols, tc.rows, l, groups, bad, first)
-					}
-					for i, b := range append(append([]byte{}, m[:off]...), m[off+n:]...) {
-						if b != 0xCD {
-							t.Fatalf("%v %s: byte %d outside the tensor was written", f, l, i)
-						}
-					}
+					checkPoisoned(t, l, views, m, off, n, fmt.Sprintf("%v, %d of %dx%d tiles, %s, at most %d workgroups", f, tc.n, tc.cols, tc.rows, l, groups))
 					pass.Close()
 				}
 			}
@@ -345,18 +315,7 @@ func TestTensorPassTilesFromBuffer(t *testing.T) {
 				fromImage := convertPoisoned(t, vd, off+n+20, func(c *vulkan.Commands, out *vulkan.Buffer) error {
 					return pass.RecordTiles(c, img, tc.cols, tc.rows, tc.n, out, off)
 				})
-				bad, first, err := tensor.Check(l, views, got[off:off+n])
-				if err != nil {
-					t.Fatal(err)
-				}
-				if bad > 0 {
-					t.Errorf("%d of %dx%d tiles, %s, at most %d workgroups: %d elements wrong; first: %s", tc.n, tc.cols, tc.rows, l, groups, bad, first)
-				}
-				for i, b := range append(append([]byte{}, got[:off]...), got[off+n:]...) {
-					if b != 0xCD {
-						t.Fatalf("%s: byte %d outside the tensor was written", l, i)
-					}
-				}
+				checkPoisoned(t, l, views, got, off, n, fmt.Sprintf("%d of %dx%d tiles, %s, at most %d workgroups", tc.n, tc.cols, tc.rows, l, groups))
 				// Bytes alike where no float arithmetic rounds (the texture
 				// unit's UNORM conversion and unpackUnorm4x8 may differ by an
 				// ulp, within tensor.Check's tolerance).
