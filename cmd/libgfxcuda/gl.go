@@ -19,6 +19,7 @@ import (
 	"github.com/gfxcuda/gfxcuda/compute"
 	"github.com/gfxcuda/gfxcuda/cuda"
 	"github.com/gfxcuda/gfxcuda/gl"
+	"github.com/gfxcuda/gfxcuda/tensor"
 )
 
 // glContext is an adopted GL context (the caller's).
@@ -189,25 +190,9 @@ func gfxcuda_gl_to_tensor(src, dev C.uint64_t, layout *C.gfxcuda_tensor_layout_t
 //export gfxcuda_gl_to_tensors
 func gfxcuda_gl_to_tensors(srcs *C.uint64_t, n C.int, dev C.uint64_t, layout *C.gfxcuda_tensor_layout_t, dst, dstSize C.uint64_t, stream C.uint64_t) C.int {
 	return call(func() error {
-		if srcs == nil || n <= 0 || n > 1<<16 {
-			return errorf(stInvalid, "gfxcuda_gl_to_tensors: %d sources; pass an array of 1 to 65536", n)
-		}
-		sd, err := get[*sharedDevice](uint64(dev), "shared device")
+		sd, l, gs, err := glArgs("gfxcuda_gl_to_tensors", srcs, n, dev, layout)
 		if err != nil {
 			return err
-		}
-		l, err := tensorLayout(layout)
-		if err != nil {
-			return err
-		}
-		list := unsafe.Slice(srcs, int(n))
-		gs := make([]*gfxcuda.GraphicsSource, len(list))
-		for i, h := range list {
-			s, err := get[*glSource](uint64(h), "GL source")
-			if err != nil {
-				return err
-			}
-			gs[i] = s.g
 		}
 		st, done, err := sd.stream(uint64(stream))
 		if err != nil {
@@ -216,6 +201,33 @@ func gfxcuda_gl_to_tensors(srcs *C.uint64_t, n C.int, dev C.uint64_t, layout *C.
 		defer done()
 		return glStatus(gfxcuda.GraphicsToTensors(sd.d, st, cuda.DevicePtr(dst), uint64(dstSize), l, gs...))
 	})
+}
+
+// glArgs decodes the GL calls' common arguments: n source handles at
+// srcs (1 to 65536), a shared device's handle and a tensor layout.
+func glArgs(what string, srcs *C.uint64_t, n C.int, dev C.uint64_t, layout *C.gfxcuda_tensor_layout_t) (*sharedDevice,
+	tensor.Layout, []*gfxcuda.GraphicsSource, error) {
+	if srcs == nil || n <= 0 || n > 1<<16 {
+		return nil, tensor.Layout{}, nil, errorf(stInvalid, "%s: %d sources; pass an array of 1 to 65536", what, n)
+	}
+	sd, err := get[*sharedDevice](uint64(dev), "shared device")
+	if err != nil {
+		return nil, tensor.Layout{}, nil, err
+	}
+	l, err := tensorLayout(layout)
+	if err != nil {
+		return nil, tensor.Layout{}, nil, err
+	}
+	list := unsafe.Slice(srcs, int(n))
+	gs := make([]*gfxcuda.GraphicsSource, len(list))
+	for i, h := range list {
+		s, err := get[*glSource](uint64(h), "GL source")
+		if err != nil {
+			return nil, tensor.Layout{}, nil, err
+		}
+		gs[i] = s.g
+	}
+	return sd, l, gs, nil
 }
 
 //export gfxcuda_gl_cuda_device

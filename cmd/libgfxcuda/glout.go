@@ -287,38 +287,25 @@ func gfxcuda_gl_write_tiles_dlpack(src C.uint64_t, dev C.uint64_t, layout *C.gfx
 		if !glWrite {
 			return errorf(stUnsupported, "%s: turned off (GFXCUDA_GL_WRITE=0)", what)
 		}
-		sd, err := get[*sharedDevice](uint64(dev), "shared device")
-		if err != nil {
-			return err
-		}
-		l, err := tensorLayout(layout)
-		if err != nil {
-			return err
-		}
-		s, err := get[*glSource](uint64(src), "GL source")
+		sd, l, gs, err := glArgs(what, &src, 1, dev, layout)
 		if err != nil {
 			return err
 		}
 		tiles := gfxcuda.Tiles{Cols: int(cols), Rows: int(rows), N: int(n)}
-		need, err := s.g.TilesTensorBytes(l, tiles)
+		need, err := gs[0].TilesTensorBytes(l, tiles)
 		if err != nil {
 			return glStatus(err)
 		}
-		g := s.g.Source()
+		g := gs[0].Source()
 		tw, th, _ := tiles.Size(uint32(g.Width()), uint32(g.Height())) // checked by TilesTensorBytes
 		dims, _ := layoutShape(l, tiles.N, tw, th, 0)
-		p := sd.glPool()
-		b, err := p.get(need)
+		o, err := sd.glPool().write(need, func(b *gfxcuda.Buffer) error {
+			return gfxcuda.GraphicsWriteTilesTo(sd.d, b, 0, l, tiles, gs[0])
+		})
 		if err != nil {
 			return err
 		}
-		if err := gfxcuda.GraphicsWriteTilesTo(sd.d, b, 0, l, tiles, s.g); err != nil {
-			if errors.Is(err, gfxcuda.ErrUnsupported) {
-				err = &statusError{stUnsupported, err}
-			}
-			return errors.Join(glStatus(err), p.put(b, nil))
-		}
-		return exportGLOut(&glOut{b: b, n: need, pool: p}, sd, uint64(dev), l, dims, stream, versioned, managed)
+		return exportGLOut(o, sd, uint64(dev), l, dims, stream, versioned, managed)
 	})
 }
 
@@ -331,25 +318,9 @@ func glWriteOut(what string, srcs *C.uint64_t, n C.int, dev C.uint64_t, layout *
 	if !glWrite {
 		return nil, nil, errorf(stUnsupported, "%s: turned off (GFXCUDA_GL_WRITE=0)", what)
 	}
-	if srcs == nil || n <= 0 || n > 1<<16 {
-		return nil, nil, errorf(stInvalid, "%s: %d sources; pass an array of 1 to 65536", what, n)
-	}
-	sd, err := get[*sharedDevice](uint64(dev), "shared device")
+	sd, l, gs, err := glArgs(what, srcs, n, dev, layout)
 	if err != nil {
 		return nil, nil, err
-	}
-	l, err := tensorLayout(layout)
-	if err != nil {
-		return nil, nil, err
-	}
-	list := unsafe.Slice(srcs, int(n))
-	gs := make([]*gfxcuda.GraphicsSource, len(list))
-	for i, h := range list {
-		s, err := get[*glSource](uint64(h), "GL source")
-		if err != nil {
-			return nil, nil, err
-		}
-		gs[i] = s.g
 	}
 	need := gs[0].TensorBytes(l) * uint64(len(gs))
 	if size != 0 && uint64(size) != need {
@@ -362,16 +333,26 @@ func glWriteOut(what string, srcs *C.uint64_t, n C.int, dev C.uint64_t, layout *
 		src := gs[0].Source()
 		*dims, _ = layoutShape(l, len(gs), uint32(src.Width()), uint32(src.Height()), 0)
 	}
-	p := sd.glPool()
+	o, err := sd.glPool().write(need, func(b *gfxcuda.Buffer) error {
+		return gfxcuda.GraphicsWriteTensorsTo(sd.d, b, 0, l, gs...)
+	})
+	return o, sd, err
+}
+
+// write takes a buffer of need bytes from the pool and has the graphics
+// API write it (GraphicsWrite*To): the written tensor, or the buffer back
+// in the pool and write's error as a status (ErrUnsupported, for depth or
+// a GL that cannot, is GFXCUDA_ERR_UNSUPPORTED: CUDA's converter can).
+func (p *glOutPool) write(need uint64, write func(*gfxcuda.Buffer) error) (*glOut, error) {
 	b, err := p.get(need)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	if err := gfxcuda.GraphicsWriteTensorsTo(sd.d, b, 0, l, gs...); err != nil {
+	if err := write(b); err != nil {
 		if errors.Is(err, gfxcuda.ErrUnsupported) {
-			err = &statusError{stUnsupported, err} // depth, or a GL that cannot: gfxcuda_gl_to_tensors can
+			err = &statusError{stUnsupported, err}
 		}
-		return nil, nil, errors.Join(glStatus(err), p.put(b, nil))
+		return nil, errors.Join(glStatus(err), p.put(b, nil))
 	}
-	return &glOut{b: b, n: need, pool: p}, sd, nil
+	return &glOut{b: b, n: need, pool: p}, nil
 }
