@@ -150,25 +150,11 @@ func GraphicsToTensors(d *Device, s *cuda.Stream, dst cuda.DevicePtr, size uint6
 	if dst == 0 {
 		return fmt.Errorf("%w: a null destination", ErrGraphicsInput)
 	}
+	if err := checkSources(srcs, nil); err != nil {
+		return err
+	}
 	first := srcs[0]
-	if first == nil {
-		return fmt.Errorf("%w: source 0 is nil", ErrGraphicsInput)
-	}
 	depth := first.src.Depth()
-	for i, g := range srcs {
-		if g == nil {
-			return fmt.Errorf("%w: source %d is nil", ErrGraphicsInput, i)
-		}
-		for j := range i {
-			if srcs[j] == g {
-				return fmt.Errorf("%w: source %d is source %d again", ErrGraphicsInput, i, j)
-			}
-		}
-		if g.src.Width() != first.src.Width() || g.src.Height() != first.src.Height() || g.src.Format() != first.src.Format() {
-			return fmt.Errorf("%w: source %d (%v) and source 0 (%v) differ in size or format; one tensor holds frames of one size",
-				ErrGraphicsInput, i, g.src, first.src)
-		}
-	}
 	if depth {
 		if l.DType != format.Float32 || l.Normalized() {
 			return fmt.Errorf("%w: %v is depth: its tensor is float32 depth in [0, 1], with no mean or std (asked: %v)",
@@ -181,10 +167,7 @@ func GraphicsToTensors(d *Device, s *cuda.Stream, dst cuda.DevicePtr, size uint6
 	if need := per * uint64(len(srcs)); size < need {
 		return fmt.Errorf("%w: the destination has %d bytes; %d frames of %v need %d", ErrGraphicsInput, size, len(srcs), first.src, need)
 	}
-	for _, g := range srcs {
-		g.mu.Lock()
-		defer g.mu.Unlock()
-	}
+	defer lockSources(srcs)()
 	views := make([]graphics.View, len(srcs))
 	for i, g := range srcs {
 		v, err := g.cudaViewLocked(d)
@@ -364,13 +347,9 @@ func GraphicsWriteTilesTo(d *Device, dst *Buffer, off uint64, l tensor.Layout, t
 	return w.WriteTiles(l, tiles.Cols, tiles.Rows, tiles.N, vb, off)
 }
 
-// graphicsWrite is GraphicsWriteTensors' and GraphicsWriteTensorsTo's
-// work once dst may be written.
-func graphicsWrite(d *Device, dst *Buffer, off uint64, l tensor.Layout, srcs []*GraphicsSource) error {
-	vb, err := dst.VulkanBuffer()
-	if err != nil {
-		return err
-	}
+// checkSources checks the sources of one tensor: none nil, none twice,
+// each as each says (when not nil), one size and format.
+func checkSources(srcs []*GraphicsSource, each func(*GraphicsSource) error) error {
 	for i, g := range srcs {
 		if g == nil {
 			return fmt.Errorf("%w: source %d is nil", ErrGraphicsInput, i)
@@ -380,18 +359,48 @@ func graphicsWrite(d *Device, dst *Buffer, off uint64, l tensor.Layout, srcs []*
 				return fmt.Errorf("%w: source %d is source %d again", ErrGraphicsInput, i, j)
 			}
 		}
-		if g.src.Depth() {
-			return fmt.Errorf("%w: %v is depth: the graphics API writes colour tensors only (use GraphicsToTensors)", ErrUnsupported, g.src)
+		if each != nil {
+			if err := each(g); err != nil {
+				return err
+			}
 		}
 		if f := srcs[0].src; g.src.Width() != f.Width() || g.src.Height() != f.Height() || g.src.Format() != f.Format() {
 			return fmt.Errorf("%w: source %d (%v) and source 0 (%v) differ in size or format; one tensor holds frames of one size",
 				ErrGraphicsInput, i, g.src, f)
 		}
 	}
+	return nil
+}
+
+// lockSources locks every source, in order, and returns what unlocks them.
+func lockSources(srcs []*GraphicsSource) (unlock func()) {
 	for _, g := range srcs {
 		g.mu.Lock()
-		defer g.mu.Unlock()
 	}
+	return func() {
+		for _, g := range srcs {
+			g.mu.Unlock()
+		}
+	}
+}
+
+// graphicsWrite is GraphicsWriteTensors' and GraphicsWriteTensorsTo's
+// work once dst may be written.
+func graphicsWrite(d *Device, dst *Buffer, off uint64, l tensor.Layout, srcs []*GraphicsSource) error {
+	vb, err := dst.VulkanBuffer()
+	if err != nil {
+		return err
+	}
+	err = checkSources(srcs, func(g *GraphicsSource) error {
+		if g.src.Depth() {
+			return fmt.Errorf("%w: %v is depth: the graphics API writes colour tensors only (use GraphicsToTensors)", ErrUnsupported, g.src)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	defer lockSources(srcs)()
 	views := make([]graphics.View, len(srcs))
 	for i, g := range srcs {
 		v, err := g.writerLocked(d)
