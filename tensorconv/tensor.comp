@@ -5,12 +5,28 @@
 #endif
 // VIEWS -1: tiles of an atlas held in a buffer (RGBA8 texels, row after
 // row, tilecols * width texels a row), read as words: no texture unit.
-#if VIEWS == -1
+// VIEWS -2: the same for uint8 tensors with no normalization (the texels'
+// bytes are the tensor's elements), tiles a multiple of 16 texels wide and
+// the tensor at a multiple of 16 bytes: 16 texels an invocation, read and
+// written as 16-byte vectors and rearranged as integers.
+#if VIEWS == -2
 #undef VIEWS
 #define VIEWS 0
 #define ATLAS_BUFFER 1
+#define BYTES16 1
+#elif VIEWS == -1
+#undef VIEWS
+#define VIEWS 0
+#define ATLAS_BUFFER 1
+#define BYTES16 0
 #else
 #define ATLAS_BUFFER 0
+#define BYTES16 0
+#endif
+#if BYTES16
+#define STEP 16u
+#else
+#define STEP 4u
 #endif
 #if VIEWS == 0
 // Tiles: a one-dimensional grid that may be smaller than the work (the
@@ -25,16 +41,70 @@ layout(local_size_x = 64, local_size_y = 4) in;
 // VIEWS 0: tiles. One image, an atlas of tilecols columns of width×height
 // tiles; view v is tile (v % tilecols, v / tilecols), counted from the
 // image's first row and column.
-#if ATLAS_BUFFER
+#if BYTES16
+layout(std430, set = 0, binding = 0) readonly buffer Atlas { uvec4 texels4[]; };
+#elif ATLAS_BUFFER
 layout(std430, set = 0, binding = 0) readonly buffer Atlas { uint texels[]; };
 #elif VIEWS == 0
 layout(set = 0, binding = 0) uniform texture2D src[1];
 #else
 layout(set = 0, binding = 0) uniform texture2D src[VIEWS];
 #endif
+#if BYTES16
+layout(std430, set = 0, binding = 1) writeonly buffer Dst { uvec4 words4[]; };
+#else
 layout(std430, set = 0, binding = 1) writeonly buffer Dst { uint words[]; };
+#endif
 layout(push_constant) uniform PC { uint width; uint height; uint base; uint flip; vec4 mean; vec4 scale; uint tilecols; uint nviews; } pc;
 
+#if BYTES16
+// planes4 returns the red, green, blue and alpha bytes of four RGBA8
+// texels (red first), each channel's four bytes as one word.
+uvec4 planes4(uvec4 t) {
+	uvec4 r = t & 0xffu, g = (t >> 8) & 0xffu, b = (t >> 16) & 0xffu, a = t >> 24;
+	return uvec4(r.x | r.y << 8 | r.z << 16 | r.w << 24, g.x | g.y << 8 | g.z << 16 | g.w << 24,
+		b.x | b.y << 8 | b.z << 16 | b.w << 24, a.x | a.y << 8 | a.z << 16 | a.w << 24);
+}
+
+// rgb3 returns four RGBA8 texels' red, green and blue bytes, texel after
+// texel, as three words.
+uvec3 rgb3(uvec4 t) {
+	return uvec3((t.x & 0xffffffu) | t.y << 24, (t.y >> 8 & 0xffffu) | t.z << 16, (t.z >> 16 & 0xffu) | t.w << 8);
+}
+
+// convert16 writes the tensor elements of texels x0 to x0+15 of row y of
+// view v, whose first texel is o in the atlas: uint8 elements equal to
+// the texels' bytes (16 texels: 4 vectors read, CH vectors written).
+void convert16(uint x0, uint y, uint v, ivec2 o) {
+	uint sy = pc.flip != 0u ? pc.height - 1u - y : y;
+	uint src = ((uint(o.y) + sy) * pc.tilecols * pc.width + uint(o.x) + x0) / 4u;
+	uvec4 t0 = texels4[src], t1 = texels4[src + 1u], t2 = texels4[src + 2u], t3 = texels4[src + 3u];
+	uint plane = pc.width * pc.height;
+#if PLANAR
+	uint pix = (pc.base + v * plane * CH + y * pc.width + x0) / 16u; // channel 0's vector
+	uvec4 a = planes4(t0), b = planes4(t1), c = planes4(t2), d = planes4(t3);
+	uint pv = plane / 16u;
+	words4[pix] = uvec4(a.x, b.x, c.x, d.x);
+	words4[pix + pv] = uvec4(a.y, b.y, c.y, d.y);
+	words4[pix + 2u * pv] = uvec4(a.z, b.z, c.z, d.z);
+	if (CH == 4u)
+		words4[pix + 3u * pv] = uvec4(a.w, b.w, c.w, d.w);
+#else
+	uint pixi = (pc.base + (v * plane + y * pc.width + x0) * CH) / 16u;
+	if (CH == 4u) {
+		words4[pixi] = t0;
+		words4[pixi + 1u] = t1;
+		words4[pixi + 2u] = t2;
+		words4[pixi + 3u] = t3;
+	} else {
+		uvec3 a = rgb3(t0), b = rgb3(t1), c = rgb3(t2), d = rgb3(t3);
+		words4[pixi] = uvec4(a, b.x);
+		words4[pixi + 1u] = uvec4(b.yz, c.xy);
+		words4[pixi + 2u] = uvec4(c.z, d);
+	}
+#endif
+}
+#else
 // fetch returns texel p of view v; o is the view's first texel in the
 // atlas (tiles) or 0.
 vec4 fetch(uint v, ivec2 p, ivec2 o) {
@@ -109,12 +179,14 @@ void convert(uint x0, uint y, uint v, ivec2 o) {
 #endif
 }
 
+#endif
+
 void main() {
 #if VIEWS == 0
-	// Invocation i converts texels 4q.. of row y of view v, for i, then
-	// i + stride, ...: (q, y, v) and the view's tile (tx, ty) step by the
-	// stride's own decomposition, with carries instead of divisions.
-	uint perRow = (pc.width + 3u) / 4u;
+	// Invocation i converts texels STEP·q.. of row y of view v, for i,
+	// then i + stride, ...: (q, y, v) and the view's tile (tx, ty) step by
+	// the stride's own decomposition, with carries instead of divisions.
+	uint perRow = (pc.width + STEP - 1u) / STEP;
 	uint perView = perRow * pc.height;
 	uint total = perView * pc.nviews;
 	uint i = gl_GlobalInvocationID.x;
@@ -128,7 +200,11 @@ void main() {
 	uint sy = sr / perRow, sq = sr - sy * perRow;
 	uint stx = sv % pc.tilecols, sty = sv / pc.tilecols;
 	for (;;) {
+#if BYTES16
+		convert16(q * 16u, y, v, ivec2(int(tx * pc.width), int(ty * pc.height)));
+#else
 		convert(q * 4u, y, v, ivec2(int(tx * pc.width), int(ty * pc.height)));
+#endif
 		if (total - i <= stride)
 			break;
 		i += stride;

@@ -54,8 +54,10 @@ type VulkanConverter struct {
 	one   *vulkan.Pipeline // one view: 2 descriptors to write, not 9
 	tiled *vulkan.Pipeline // the tiles of one atlas (RecordTiles), made on first use
 	// tiledBuf converts the tiles of an atlas in a buffer
-	// (RecordTilesFromBuffer), made on first use.
-	tiledBuf *vulkan.Pipeline
+	// (RecordTilesFromBuffer), made on first use; tiledBytes does it for
+	// uint8 layouts with no normalization, 16 texels an invocation
+	// (bytesTiles).
+	tiledBuf, tiledBytes *vulkan.Pipeline
 }
 
 // MaxTiles is the most tiles (views) RecordTiles converts: one dispatch,
@@ -108,7 +110,8 @@ func NewVulkanConverter(vd *vulkan.Device, l tensor.Layout) (*VulkanConverter, e
 }
 
 // pipeline makes the pipeline of the layout's module for views views per
-// dispatch (0: tiles).
+// dispatch (0: tiles of an image; -1: of a buffer; -2: the bytes pass of
+// a buffer, uint8 layouts only).
 func (t *VulkanConverter) pipeline(views int) (*vulkan.Pipeline, error) {
 	l := t.l
 	enc, ok := modules[variant{dtypeCode(l.DType), l.Planar, l.C(), views}]
@@ -214,7 +217,10 @@ func (t *VulkanConverter) RecordTiles(c *vulkan.Commands, atlas *vulkan.Image, c
 // H200 made the conversion of a 4096-view 64×64 atlas twice as fast
 // (BENCHMARKS.md, "What limits the conversion"). Compute renderers can
 // draw their views into such a buffer. The tiles, n, dst and off are as
-// RecordTiles'; FlipY flips each tile.
+// RecordTiles'; FlipY flips each tile. A uint8 layout with no mean or std,
+// tiles a multiple of 16 texels wide and off a multiple of 16 take a pass
+// that moves the texels' bytes as integers, 16 texels an invocation: 0.80×
+// cuMemcpyDtoD's rate at 64×64 × 4096 on the H200, against 0.52×.
 func (t *VulkanConverter) RecordTilesFromBuffer(c *vulkan.Commands, atlas *vulkan.Buffer, width, height uint32, cols, rows, n int, dst *vulkan.Buffer, off uint64) error {
 	if atlas == nil || dst == nil {
 		return fmt.Errorf("%w: RecordTilesFromBuffer needs an atlas buffer and a destination buffer", ErrSource)
@@ -231,14 +237,32 @@ func (t *VulkanConverter) RecordTilesFromBuffer(c *vulkan.Commands, atlas *vulka
 	if t.pipe == nil {
 		return lifetime.ErrClosed
 	}
-	if t.tiledBuf == nil {
-		p, err := t.pipeline(-1)
+	pipe, views := &t.tiledBuf, -1
+	if t.bytesTiles(width, cols, off) {
+		pipe, views = &t.tiledBytes, -2
+	}
+	if *pipe == nil {
+		p, err := t.pipeline(views)
 		if err != nil {
 			return err
 		}
-		t.tiledBuf = p
+		*pipe = p
 	}
-	return t.recordTiles(c, t.tiledBuf, vulkan.Binding{Binding: 0, Buffer: atlas}, width, height, cols, rows, n, dst, off)
+	return t.recordTiles(c, *pipe, vulkan.Binding{Binding: 0, Buffer: atlas}, width, height, cols, rows, n, dst, off)
+}
+
+// bytesTiles reports whether RecordTilesFromBuffer converts a width-wide
+// atlas of cols tile columns into a tensor at byte off with the pass whose
+// elements are the texels' bytes (the shader's VIEWS -2): uint8, no mean
+// or std, tiles a multiple of 16 texels wide and off a multiple of 16.
+// It reads and writes 16-byte vectors and rearranges bytes as integers:
+// on the H200 (gfxcuda bench --only tiles) it converts a 64×64 × 4096
+// atlas at 0.80× the rate cuMemcpyDtoD copies the same bytes, against
+// 0.52× for the general pass (BENCHMARKS.md, "uint8 views straight from a
+// buffer atlas").
+func (t *VulkanConverter) bytesTiles(width uint32, cols int, off uint64) bool {
+	return t.l.DType == format.Uint8 && !t.l.Normalized() && cols > 0 && int(width)%cols == 0 &&
+		(int(width)/cols)%16 == 0 && off%16 == 0
 }
 
 // recordTiles checks the tiles of a width×height atlas bound by src and
@@ -265,9 +289,14 @@ func (t *VulkanConverter) recordTiles(c *vulkan.Commands, pipe *vulkan.Pipeline,
 		return fmt.Errorf("%w: tensor of %d bytes is too large for one pass", ErrSource, per*uint64(n))
 	}
 	b := []vulkan.Binding{src, {Binding: 1, Buffer: dst}}
-	// One invocation per 4 texels of a row, in a grid of at most
-	// tilesMaxGroups workgroups, each invocation stepping through the rest.
-	groups := min((uint64(w/4)*uint64(h)*uint64(n)+255)/256, tilesMaxGroups)
+	// One invocation per 4 texels of a row (16 for the bytes pass), in a
+	// grid of at most tilesMaxGroups (bytesMaxGroups) workgroups, each
+	// invocation stepping through the rest.
+	step, most := uint64(4), tilesMaxGroups
+	if pipe != nil && pipe == t.tiledBytes {
+		step, most = 16, bytesMaxGroups
+	}
+	groups := min((uint64(w)/step*uint64(h)*uint64(n)+255)/256, most)
 	c.Dispatch(pipe, b, t.push(w, h, off/uint64(t.l.DType.Size()), uint32(cols), uint32(n)), uint32(groups), 1, 1)
 	return c.Err()
 }
@@ -354,12 +383,12 @@ func (t *VulkanConverter) RecordViews(c *vulkan.Commands, srcs []*vulkan.Image, 
 // Close frees the pipelines. Idempotent; Record calls afterwards fail.
 func (t *VulkanConverter) Close() error {
 	var err error
-	for _, p := range []*vulkan.Pipeline{t.pipe, t.one, t.tiled, t.tiledBuf} {
+	for _, p := range []*vulkan.Pipeline{t.pipe, t.one, t.tiled, t.tiledBuf, t.tiledBytes} {
 		if p != nil {
 			err = errors.Join(err, p.Close())
 		}
 	}
-	t.pipe, t.one, t.tiled, t.tiledBuf = nil, nil, nil, nil
+	t.pipe, t.one, t.tiled, t.tiledBuf, t.tiledBytes = nil, nil, nil, nil, nil
 	return err
 }
 
@@ -374,3 +403,13 @@ func (t *VulkanConverter) Close() error {
 // uncapped: 0.80×). A variable so that tests can make the loop run many
 // times.
 var tilesMaxGroups uint64 = 396
+
+// bytesMaxGroups is the most workgroups the bytes pass of
+// RecordTilesFromBuffer dispatches: 264, two per SM of an H100 or H200,
+// each invocation converting 16 texels per step. On the H200 at 64×64 ×
+// 4096, one conversion at a time into one buffer ran at 0.84× the rate of
+// cuMemcpyDtoD with 264 groups (132: 0.68×; 396 and uncapped: 0.85×), and
+// step k-1's conversion recorded before step k's render left the render
+// at 0.968× its speed alone (132: 0.974×; 396: 0.96×; uncapped: 0.91×).
+// A variable so that tests can make the loop run many times.
+var bytesMaxGroups uint64 = 264

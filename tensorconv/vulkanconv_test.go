@@ -301,27 +301,8 @@ func TestTensorPassTilesFromBuffer(t *testing.T) {
 				t.Fatal(err)
 			}
 			img := uploadImages(t, vd, []tensor.Image{atlas})[0]
-			views := tc.views(atlas)
 			for _, l := range tc.layouts {
-				pass, err := NewVulkanConverter(vd, l)
-				if err != nil {
-					t.Fatal(err)
-				}
-				const off = 36
-				n := l.Bytes(tc.w, tc.h) * uint64(tc.n)
-				got := convertPoisoned(t, vd, off+n+20, func(c *vulkan.Commands, out *vulkan.Buffer) error {
-					return pass.RecordTilesFromBuffer(c, src, W, H, tc.cols, tc.rows, tc.n, out, off)
-				})
-				fromImage := convertPoisoned(t, vd, off+n+20, func(c *vulkan.Commands, out *vulkan.Buffer) error {
-					return pass.RecordTiles(c, img, tc.cols, tc.rows, tc.n, out, off)
-				})
-				checkPoisoned(t, l, views, got, off, n, fmt.Sprintf("%d of %dx%d tiles, %s, at most %d workgroups", tc.n, tc.cols, tc.rows, l, groups))
-				// Bytes alike where no float arithmetic rounds (the texture
-				// unit's UNORM conversion and unpackUnorm4x8 may differ by an
-				// ulp, within tensor.Check's tolerance).
-				if l.DType == format.Uint8 && !l.Normalized() && !bytes.Equal(got, fromImage) {
-					t.Errorf("%s: the buffer atlas and the same texels in an image converted differently", l)
-				}
+				pass := convertFromBuffer(t, vd, src, img, tc, tc.views(atlas), l, 36, fmt.Sprintf("at most %d workgroups", groups))
 				pass.Close()
 			}
 			src.Close()
@@ -358,6 +339,88 @@ func TestTensorPassTilesFromBuffer(t *testing.T) {
 	}
 	if err := vd.Run(func(cm *vulkan.Commands) error { return pass.RecordTilesFromBuffer(cm, small, 16, 8, 2, 2, 4, dst, 0) }); !errors.Is(err, lifetime.ErrClosed) {
 		t.Errorf("RecordTilesFromBuffer after Close: %v, want ErrClosed", err)
+	}
+}
+
+// convertFromBuffer converts tc's tiles of the atlas in src
+// (RecordTilesFromBuffer) into a poisoned buffer at byte off and checks
+// every element against the Go reference of views and every byte around
+// the tensor; uint8 tensors with no mean or std must be byte for byte what
+// RecordTiles makes of the same texels in img. It returns the converter,
+// to be closed.
+func convertFromBuffer(t *testing.T, vd *vulkan.Device, src *vulkan.Buffer, img *vulkan.Image, tc tilesTestCase, views []tensor.Image,
+	l tensor.Layout, off uint64, what string) *VulkanConverter {
+	t.Helper()
+	pass, err := NewVulkanConverter(vd, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	W, H := tc.w*uint32(tc.cols), tc.h*uint32(tc.rows)
+	n := l.Bytes(tc.w, tc.h) * uint64(tc.n)
+	got := convertPoisoned(t, vd, off+n+20, func(c *vulkan.Commands, out *vulkan.Buffer) error {
+		return pass.RecordTilesFromBuffer(c, src, W, H, tc.cols, tc.rows, tc.n, out, off)
+	})
+	fromImage := convertPoisoned(t, vd, off+n+20, func(c *vulkan.Commands, out *vulkan.Buffer) error {
+		return pass.RecordTiles(c, img, tc.cols, tc.rows, tc.n, out, off)
+	})
+	checkPoisoned(t, l, views, got, off, n, fmt.Sprintf("%d of %dx%d tiles, %s, at byte %d, %s", tc.n, tc.cols, tc.rows, l, off, what))
+	// Bytes alike where no float arithmetic rounds (the texture unit's
+	// UNORM conversion and unpackUnorm4x8 may differ by an ulp, within
+	// tensor.Check's tolerance).
+	if l.DType == format.Uint8 && !l.Normalized() && !bytes.Equal(got, fromImage) {
+		t.Errorf("%s at byte %d: the buffer atlas and the same texels in an image converted differently", l, off)
+	}
+	return pass
+}
+
+// TestTensorPassTilesFromBufferBytes: uint8 tensors with no mean or std
+// from a buffer atlas whose tiles are a multiple of 16 texels wide (3 x 5
+// tiles of 16 x 6 with 13 used; 17 x 16 tiles of 32 x 7 with 257 used),
+// every uint8 layout, flipped or not: at a byte offset that is a multiple
+// of 16 the bytes pass converts them (16 texels an invocation), at another
+// offset, or with a mean, the general pass; each with the default grid and
+// one of 3 workgroups stepping through many texels, every element against
+// the Go reference, every byte around the tensor untouched, the same
+// bytes as from an image.
+func TestTensorPassTilesFromBufferBytes(t *testing.T) {
+	vd := vulkanOnly(t)
+	seed := rand.Uint64()
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 6))
+	var layouts []tensor.Layout
+	for _, planar := range []bool{true, false} {
+		for _, ch := range []int{3, 4} {
+			for _, flip := range []bool{false, true} {
+				layouts = append(layouts, tensor.Layout{DType: format.Uint8, Planar: planar, Channels: ch, FlipY: flip})
+			}
+		}
+	}
+	layouts = append(layouts, tensor.Layout{DType: format.Uint8, Planar: true, Channels: 3, Mean: [4]float32{0.25, 0.5, 0.125}})
+	for _, tc := range []tilesTestCase{{3, 5, 13, 16, 6, layouts}, {17, 16, 257, 32, 7, layouts}} {
+		W, H := tc.w*uint32(tc.cols), tc.h*uint32(tc.rows)
+		atlas := tensortest.RandomImage(rng, format.RGBA8UNorm, W, H)
+		src, err := vd.NewBuffer(vulkan.BufferOptions{Size: uint64(len(atlas.Pix))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer src.Close()
+		if err := src.Upload(0, atlas.Pix); err != nil {
+			t.Fatal(err)
+		}
+		img := uploadImages(t, vd, []tensor.Image{atlas})[0]
+		for _, groups := range []uint64{bytesMaxGroups, 3} {
+			defer func(g uint64) { bytesMaxGroups = g }(bytesMaxGroups)
+			bytesMaxGroups = groups
+			for _, l := range tc.layouts {
+				for _, off := range []uint64{48, 36} {
+					pass := convertFromBuffer(t, vd, src, img, tc, tc.views(atlas), l, off, fmt.Sprintf("at most %d workgroups of the bytes pass", groups))
+					if bytesPass := off%16 == 0 && !l.Normalized(); (pass.tiledBytes != nil) != bytesPass || (pass.tiledBuf != nil) == bytesPass {
+						t.Errorf("%s at byte %d: the bytes pass ran: %v, want %v", l, off, pass.tiledBytes != nil, bytesPass)
+					}
+					pass.Close()
+				}
+			}
+		}
 	}
 }
 
