@@ -500,7 +500,11 @@ func (s *Suite) tilesLearner(slots []gfxcuda.Resource, tc tilesCase, steps int, 
 			cancel()
 		}
 	}
+	// Every step is rendered, converted and taken: the time stops here,
+	// as the renderer alone's stops when its last step is done, before
+	// the ring's Close (which waits for the learner's stream and frees
+	// the ring: not part of any step).
+	elapsed := time.Since(t0)
 	err = errors.Join(<-perr, lerr, r.Close())
-	rate := float64(steps) / time.Since(t0).Seconds()
-	return rate, errors.Join(err, stream.Close())
+	return float64(steps) / elapsed.Seconds(), errors.Join(err, stream.Close())
 }
