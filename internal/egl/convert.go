@@ -266,6 +266,75 @@ void main() {
 }
 `
 
+// convertQuadSource converts a view the way convertSource does for the
+// uint8 and float16 layouts convertFastSource does not take (planar, or 3
+// channels) when the view's width is a multiple of 4 and it starts at a
+// word (quadLayout): a thread per 4 pixels of a row, whose elements fill
+// whole words (4 pixels: one word per uint8 plane, 3 words of uint8 RGB,
+// 2 words per float16 plane, 6 of float16 RGB), no atomic, no division
+// but by c. Its uniforms and tiles are convertFastSource's; its results
+// are convertSource's, bit for bit.
+const convertQuadSource = `#version 430
+layout(local_size_x = 16, local_size_y = 16) in;
+layout(std430, binding = 0) buffer Out { uint words[]; };
+uniform sampler2D src;
+uniform uint w, h, c, planar, flip, dtype, swaprb;
+uniform uvec2 origin;
+uniform vec4 mean, scale;
+uniform uint wbase;
+uniform uint cols, vbase, viewwords;
+
+uint u8(float v) {
+	if (!(v > 0.0)) return 0u;
+	if (v >= 1.0) return 255u;
+	return uint(floor(v * 255.0 + 0.5));
+}
+
+void main() {
+	uvec2 q = gl_GlobalInvocationID.xy;
+	uint x0 = q.x * 4u;
+	if (x0 >= w || q.y >= h) return;
+	uint view = vbase + gl_GlobalInvocationID.z;
+	uint y = flip != 0u ? h - 1u - q.y : q.y;
+	uvec2 o = origin + uvec2((view % cols) * w, (view / cols) * h) + uvec2(x0, y);
+	vec4 t[4];
+	for (uint k = 0u; k < 4u; k++) {
+		vec4 s = texelFetch(src, ivec2(o) + ivec2(k, 0), 0);
+		if (swaprb != 0u) s = s.bgra;
+		t[k] = (s - mean) * scale;
+	}
+	uint wb = wbase + view * viewwords;
+	uint pix = q.y * w + x0; // the first pixel; a multiple of 4
+	if (dtype == 2u) {
+		if (planar != 0u) {
+			for (uint ch = 0u; ch < c; ch++)
+				words[wb + (ch * w * h + pix) / 4u] = u8(t[0][ch]) | (u8(t[1][ch]) << 8) | (u8(t[2][ch]) << 16) | (u8(t[3][ch]) << 24);
+		} else {
+			// Element n of the 4 pixels (pixel n / c, channel n % c).
+			for (uint i = 0u; i < c; i++) {
+				uint v = 0u;
+				for (uint j = 0u; j < 4u; j++) {
+					uint n = 4u * i + j;
+					v |= u8(t[n / c][n % c]) << (8u * j);
+				}
+				words[wb + pix * c / 4u + i] = v;
+			}
+		}
+	} else if (planar != 0u) {
+		for (uint ch = 0u; ch < c; ch++) {
+			uint at = wb + (ch * w * h + pix) / 2u;
+			words[at] = packHalf2x16(vec2(t[0][ch], t[1][ch]));
+			words[at + 1u] = packHalf2x16(vec2(t[2][ch], t[3][ch]));
+		}
+	} else {
+		for (uint i = 0u; i < 2u * c; i++) {
+			uint n = 2u * i;
+			words[wb + pix * c / 2u + i] = packHalf2x16(vec2(t[n / c][n % c], t[(n + 1u) / c][(n + 1u) % c]));
+		}
+	}
+}
+`
+
 // fastOptional are the converter's uniforms convertFastSource does not
 // have (their locations stay -1: GL ignores them).
 var fastOptional = map[string]bool{"ebase": true, "viewelems": true, "nwords": true}
@@ -285,6 +354,20 @@ func fastLayout(l ConvertLayout, first uint64) bool {
 	case l.DType == ConvertFloat32:
 		return true
 	case l.Planar || l.Channels != 4:
+		return false
+	case l.DType == ConvertUint8:
+		return first%4 == 0
+	}
+	return l.DType == ConvertFloat16 && first%2 == 0
+}
+
+// quadLayout reports whether convertQuadSource converts a view of l
+// whose first element is element first of the buffer: uint8 or float16,
+// a width that is a multiple of 4, the view starting at a word (so that
+// every 4 pixels' elements fill whole words of their own).
+func quadLayout(l ConvertLayout, first uint64) bool {
+	switch {
+	case disableFast || l.Width%4 != 0:
 		return false
 	case l.DType == ConvertUint8:
 		return first%4 == 0
@@ -357,14 +440,17 @@ type Converter struct {
 	sampler C.GLuint
 	loc     [len(convertUniforms)]C.GLint
 	unit    C.GLuint
-	// fast and floc: convertFastSource's program and uniforms.
-	fast C.GLuint
-	floc [len(convertUniforms)]C.GLint
-	// last and flast are the arguments each program's uniforms hold (set,
-	// fset: once a dispatch set them): a dispatch with the same ones sets
-	// none.
-	last, flast C.gfx_cv_args
-	set, fset   bool
+	// fast and floc: convertFastSource's program and uniforms; quad and
+	// qloc: convertQuadSource's.
+	fast, quad C.GLuint
+	floc, qloc [len(convertUniforms)]C.GLint
+	// last, flast and qlast are the arguments each program's uniforms hold
+	// (set, fset, qset: once a dispatch set them): a dispatch with the same
+	// ones sets none.
+	last, flast, qlast C.gfx_cv_args
+	set, fset, qset    bool
+	// quadRuns counts the quad program's dispatches (tests check it ran).
+	quadRuns int
 }
 
 // NewConverter compiles and links the converter in the current context.
@@ -386,8 +472,13 @@ func NewConverter() (*Converter, error) {
 		return nil, err
 	}
 	cv.fast = f
+	if cv.quad, err = buildCompute("tensor converter's 4-pixel", convertQuadSource); err != nil {
+		cv.deletePrograms()
+		return nil, err
+	}
 	for i, name := range convertUniforms {
-		if cv.floc[i] = uniform(f, name); cv.floc[i] < 0 && !fastOptional[name] {
+		cv.floc[i], cv.qloc[i] = uniform(f, name), uniform(cv.quad, name)
+		if (cv.floc[i] < 0 || cv.qloc[i] < 0) && !fastOptional[name] {
 			cv.deletePrograms()
 			return nil, fmt.Errorf("egl: the tensor converter lost its uniform %q", name)
 		}
@@ -408,11 +499,14 @@ func NewConverter() (*Converter, error) {
 	return cv, nil
 }
 
-// deletePrograms deletes both programs (the sampler is not made yet).
+// deletePrograms deletes the programs (the sampler is not made yet).
 func (cv *Converter) deletePrograms() {
-	C.gfx_cv_delete(cv.prog, 0)
-	C.gfx_cv_delete(cv.fast, 0)
-	cv.prog, cv.fast = 0, 0
+	for _, p := range []C.GLuint{cv.prog, cv.fast, cv.quad} {
+		if p != 0 {
+			C.gfx_cv_delete(p, 0)
+		}
+	}
+	cv.prog, cv.fast, cv.quad = 0, 0, 0
 }
 
 // Convert queues the conversion of view number `view` of a tensor — 2D
@@ -460,6 +554,9 @@ func (cv *Converter) Convert(tex Texture, l ConvertLayout, view int, b Buffer, o
 	if fastLayout(l, first) {
 		return cv.runFast(tex, a, first*uint64(es)/4, 1, 0, 1, 0, b)
 	}
+	if quadLayout(l, first) {
+		return cv.runQuad(tex, a, first*uint64(es)/4, 1, 0, 1, 0, b)
+	}
 	return cv.run(cv.prog, &cv.loc[0], &cv.last, &cv.set, tex, a, b)
 }
 
@@ -467,8 +564,9 @@ func (cv *Converter) Convert(tex Texture, l ConvertLayout, view int, b Buffer, o
 // l.Width × l.Height, cols per row, row by row from (l.OriginX, l.OriginY)
 // — into buffer b as n views of a tensor at byte offset (view v at
 // offset + v·l.ViewBytes()), as n calls of Convert with each tile's origin
-// would: with the per-pixel program where the layout takes it, in one
-// dispatch (65,535 views at most per dispatch), else view by view.
+// would: with the per-pixel or the 4-pixel program where the layout takes
+// one, in one dispatch (65,535 views at most per dispatch), else view by
+// view.
 func (cv *Converter) ConvertTiles(tex Texture, l ConvertLayout, cols, n int, b Buffer, offset int) error {
 	if cols <= 0 || n <= 0 {
 		return fmt.Errorf("egl: Converter.ConvertTiles: %d tiles per row, %d views: each at least 1", cols, n)
@@ -485,7 +583,11 @@ func (cv *Converter) ConvertTiles(tex Texture, l ConvertLayout, cols, n int, b B
 	}
 	elems := uint64(l.Width) * uint64(l.Height) * uint64(l.Channels)
 	first := uint64(offset) / uint64(es)
-	if !fastLayout(l, first) || (elems*uint64(es))%4 != 0 {
+	run := cv.runFast
+	if !fastLayout(l, first) {
+		run = cv.runQuad
+	}
+	if !fastLayout(l, first) && !quadLayout(l, first) || (elems*uint64(es))%4 != 0 {
 		for v := 0; v < n; v++ {
 			tl := l
 			tl.OriginX, tl.OriginY = l.OriginX+(v%cols)*l.Width, l.OriginY+(v/cols)*l.Height
@@ -504,7 +606,7 @@ func (cv *Converter) ConvertTiles(tex Texture, l ConvertLayout, cols, n int, b B
 	}
 	viewwords := elems * uint64(es) / 4
 	for v := 0; v < n; v += convertMaxGroupsZ {
-		if err := cv.runFast(tex, a, first*uint64(es)/4, cols, v, min(convertMaxGroupsZ, n-v), viewwords, b); err != nil {
+		if err := run(tex, a, first*uint64(es)/4, cols, v, min(convertMaxGroupsZ, n-v), viewwords, b); err != nil {
 			return err
 		}
 	}
@@ -553,6 +655,18 @@ func (cv *Converter) runFast(tex Texture, a *C.gfx_cv_args, wbase uint64, cols, 
 	return cv.run(cv.fast, &cv.floc[0], &cv.flast, &cv.fset, tex, a, b)
 }
 
+// runQuad is runFast with the 4-pixel program (quadLayout).
+func (cv *Converter) runQuad(tex Texture, a *C.gfx_cv_args, wbase uint64, cols, vbase, nz int, viewwords uint64, b Buffer) error {
+	a.wbase, a.cols, a.vbase, a.viewwords = C.GLuint(wbase), C.GLuint(cols), C.GLuint(vbase), C.GLuint(viewwords)
+	a.ebase, a.viewelems, a.nwords = 0, 0, 0
+	a.gx, a.gy, a.gz = C.GLuint((a.w/4+15)/16), C.GLuint((a.h+15)/16), C.GLuint(nz)
+	if a.gx > 65535 || a.gy > 65535 {
+		return fmt.Errorf("egl: Converter.Convert: a %dx%d view is too large for one dispatch", a.w, a.h)
+	}
+	cv.quadRuns++
+	return cv.run(cv.quad, &cv.qloc[0], &cv.qlast, &cv.qset, tex, a, b)
+}
+
 // run dispatches program prog (uniform locations loc; the arguments its
 // uniforms hold, held, once set) with arguments a.
 func (cv *Converter) run(prog C.GLuint, loc *C.GLint, held *C.gfx_cv_args, set *bool, tex Texture, a *C.gfx_cv_args, b Buffer) error {
@@ -586,8 +700,8 @@ func (cv *Converter) Delete() error {
 	if err := currentGL(); err != nil {
 		return err
 	}
-	C.gfx_cv_delete(cv.prog, cv.sampler)
-	C.gfx_cv_delete(cv.fast, 0)
-	cv.prog, cv.fast, cv.sampler = 0, 0, 0
+	C.gfx_cv_delete(0, cv.sampler)
+	cv.sampler = 0
+	cv.deletePrograms()
 	return nil
 }

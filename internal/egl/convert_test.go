@@ -91,8 +91,12 @@ func TestConverter(t *testing.T) {
 		cases := 0
 		for _, generic := range []bool{false, true} {
 			disableFast = generic
+			quad := cv.quadRuns
 			for _, src := range convertSourceFormats {
-				for _, size := range [][2]int{{7, 5}, {13, 3}, {37, 19}} {
+				// Widths of 8 and 36 (multiples of 4) reach the 4-pixel
+				// program for the uint8 and float16 layouts the per-pixel
+				// one does not take.
+				for _, size := range [][2]int{{7, 5}, {13, 3}, {37, 19}, {8, 5}, {36, 7}} {
 					w, h := size[0], size[1]
 					for _, dt := range tensor.DTypes {
 						for _, planar := range []bool{false, true} {
@@ -116,6 +120,9 @@ func TestConverter(t *testing.T) {
 						}
 					}
 				}
+			}
+			if ran := cv.quadRuns - quad; ran == 0 == !generic {
+				t.Errorf("generic program only %v: the 4-pixel program ran %d times", generic, ran)
 			}
 		}
 		disableFast = false
@@ -282,6 +289,9 @@ func TestConverterTiles(t *testing.T) {
 							convertMaxGroupsZ = 2
 						}
 						w, h, cols, rows := 5+rng.IntN(13), 3+rng.IntN(9), 1+rng.IntN(5), 1+rng.IntN(4)
+						if rng.IntN(2) == 0 {
+							w = 4 * (1 + rng.IntN(4)) // the 4-pixel program's widths
+						}
 						n := 1 + rng.IntN(cols*rows)
 						if err := checkTiles(c, cv, rng, src.internal, src.typ, src.f, src.swap, w, h, cols, rows, n, i%2 == 1, l); err != nil {
 							return fmt.Errorf("%v %v, %d x %d tiles of %dx%d, %d views, mode %d: %w", src.f, l, cols, rows, w, h, n, mode, err)
@@ -289,6 +299,9 @@ func TestConverterTiles(t *testing.T) {
 					}
 				}
 			}
+		}
+		if cv.quadRuns == 0 {
+			t.Error("the 4-pixel program never ran")
 		}
 		disableFast = false
 		tex, _ := c.CreateTexture2D(glRGBA8, 8, 8, 1)
