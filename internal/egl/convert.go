@@ -224,7 +224,12 @@ void main() {
 // pixel, in 16×16 tiles, with no division and no atomic; wbase is the
 // view's first word. Its results are convertSource's, bit for bit: the
 // same arithmetic per element.
-const convertFastSource = `#version 430
+// convertPixelsHeader is what convertFastSource and convertQuadSource
+// begin with: 16×16 work groups, the buffer, the uniforms (the views are
+// tiles: the dispatch's z is view vbase + z of an atlas of cols tiles per
+// row from origin, each view viewwords words after the one before) and
+// convertSource's uint8 encoding.
+const convertPixelsHeader = `#version 430
 layout(local_size_x = 16, local_size_y = 16) in;
 layout(std430, binding = 0) buffer Out { uint words[]; };
 uniform sampler2D src;
@@ -232,8 +237,6 @@ uniform uint w, h, c, planar, flip, dtype, swaprb;
 uniform uvec2 origin;
 uniform vec4 mean, scale;
 uniform uint wbase;
-// Tiles: the dispatch's z is view vbase + z of an atlas of cols tiles per
-// row from origin, each view viewwords words after the one before.
 uniform uint cols, vbase, viewwords;
 
 uint u8(float v) {
@@ -241,7 +244,9 @@ uint u8(float v) {
 	if (v >= 1.0) return 255u;
 	return uint(floor(v * 255.0 + 0.5));
 }
+`
 
+const convertFastSource = convertPixelsHeader + `
 void main() {
 	uvec2 p = gl_GlobalInvocationID.xy;
 	if (p.x >= w || p.y >= h) return;
@@ -274,22 +279,7 @@ void main() {
 // 2 words per float16 plane, 6 of float16 RGB), no atomic, no division
 // but by c. Its uniforms and tiles are convertFastSource's; its results
 // are convertSource's, bit for bit.
-const convertQuadSource = `#version 430
-layout(local_size_x = 16, local_size_y = 16) in;
-layout(std430, binding = 0) buffer Out { uint words[]; };
-uniform sampler2D src;
-uniform uint w, h, c, planar, flip, dtype, swaprb;
-uniform uvec2 origin;
-uniform vec4 mean, scale;
-uniform uint wbase;
-uniform uint cols, vbase, viewwords;
-
-uint u8(float v) {
-	if (!(v > 0.0)) return 0u;
-	if (v >= 1.0) return 255u;
-	return uint(floor(v * 255.0 + 0.5));
-}
-
+const convertQuadSource = convertPixelsHeader + `
 void main() {
 	uvec2 q = gl_GlobalInvocationID.xy;
 	uint x0 = q.x * 4u;
