@@ -328,6 +328,19 @@ def _egl_try(egl, get_display):
                 surface="surfaceless" if surfaceless else "pbuffer 1x1")
 
 
+def open_gl(cuda_ordinal, egl_device):
+    """egl_context's context (current on this thread), PyOpenGL's GL module
+    and the RawGL of the timed paths; NoGL, saying why, when there is no
+    context or no PyOpenGL."""
+    info = egl_context(cuda_ordinal, egl_device)
+    try:
+        pyopengl_compat()
+        from OpenGL import GL
+        return info, GL, RawGL()
+    except ImportError as e:
+        raise NoGL("PyOpenGL cannot be imported: %s" % e) from e
+
+
 class RawGL:
     """The few GL entry points of the timed paths, straight from the GL
     library PyOpenGL loaded (its own function objects: PyOpenGL's are left
@@ -996,15 +1009,9 @@ def main(argv=None):
         skipped["gfxcuda.gl"] = "%s not available: (c)/(d) skipped (%s)" % (a.gl_module, str(e) or type(e).__name__)
 
     try:
-        info = egl_context(cuda_ordinal, a.egl_device)
-        pyopengl_compat()
-        from OpenGL import GL
-        raw = RawGL()
+        info, GL, raw = open_gl(cuda_ordinal, a.egl_device)
     except NoGL as e:
         print("no GL: %s" % e, file=sys.stderr)
-        return EXIT_NO_GL
-    except ImportError as e:
-        print("no GL: PyOpenGL cannot be imported: %s" % e, file=sys.stderr)
         return EXIT_NO_GL
 
     def gl_string(name):

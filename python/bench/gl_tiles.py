@@ -205,15 +205,9 @@ def main(argv=None):
         except Exception as e:
             notes.append("gfxcuda.gl not available: (t), (tc) skipped (%s)" % e)
     try:
-        info = gr.egl_context(None if torch is None else torch.cuda.current_device(), a.egl_device)
-        gr.pyopengl_compat()
-        from OpenGL import GL
-        raw = gr.RawGL()
+        info, GL, raw = gr.open_gl(None if torch is None else torch.cuda.current_device(), a.egl_device)
     except gr.NoGL as e:
         print("no GL: %s" % e, file=sys.stderr)
-        return gr.EXIT_NO_GL
-    except ImportError as e:
-        print("no GL: PyOpenGL cannot be imported: %s" % e, file=sys.stderr)
         return gr.EXIT_NO_GL
     close_egl = info.pop("close")
     renderer = GL.glGetString(GL.GL_RENDERER)

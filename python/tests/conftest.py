@@ -100,3 +100,24 @@ def gl_view_bytes(src):
     up.copy_to(rb)
     v.copy_to(rb)
     return rb.readback()
+
+
+def run_gl_bench(script, *args):
+    """Runs python/bench/<script> with args on EGL (PYOPENGL_PLATFORM=egl)
+    and returns the finished process; skips the test without PyOpenGL, or
+    when the script finds no EGL context (exit 3; a failure under
+    GFXCUDA_REQUIRE_GL=1)."""
+    import importlib.util
+    import subprocess
+    if importlib.util.find_spec("OpenGL") is None:
+        pytest.skip("no PyOpenGL (Debian python3-opengl; on the GPU machine, the bundle's .gpu/pyopengl)")
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench", script)
+    env = dict(os.environ, PYOPENGL_PLATFORM="egl")
+    r = subprocess.run([sys.executable, path] + [str(a) for a in args], capture_output=True, text=True,
+                       timeout=600, env=env)
+    if r.returncode == 3:  # no EGL context: the script says why
+        msg = (r.stdout + r.stderr).strip().splitlines()[-1:]
+        if os.environ.get("GFXCUDA_REQUIRE_GL") == "1":
+            pytest.fail("GFXCUDA_REQUIRE_GL=1 but: %s" % msg)
+        pytest.skip("no EGL/GL: %s" % msg)
+    return r

@@ -8,32 +8,18 @@ asserts no timings: those are the benchmark's to report (BENCHMARKS.md)."""
 
 import importlib.util
 import json
-import os
-import subprocess
-import sys
 
 import pytest
 
-from conftest import HAVE_CUDA
+from conftest import HAVE_CUDA, run_gl_bench
 
-here = os.path.dirname(os.path.abspath(__file__))
-bench = os.path.join(here, "..", "bench", "gl_renderer.py")
 SIZES = ((64, 64), (256, 256), (1920, 1080))
 
 
 def test_gl_renderer_bench_tiny(tmp_path):
     np = pytest.importorskip("numpy")
-    if importlib.util.find_spec("OpenGL") is None:
-        pytest.skip("no PyOpenGL (Debian python3-opengl; on the GPU machine, the bundle's .gpu/pyopengl)")
     frames, out = tmp_path / "frames", tmp_path / "gl.json"
-    env = dict(os.environ, PYOPENGL_PLATFORM="egl")
-    r = subprocess.run([sys.executable, bench, "--tiny", "--save-frames", str(frames), "--json", str(out)],
-                       capture_output=True, text=True, timeout=600, env=env)
-    if r.returncode == 3:  # no EGL context: the script says why
-        msg = (r.stdout + r.stderr).strip().splitlines()[-1:]
-        if os.environ.get("GFXCUDA_REQUIRE_GL") == "1":
-            pytest.fail("GFXCUDA_REQUIRE_GL=1 but: %s" % msg)
-        pytest.skip("no EGL/GL: %s" % msg)
+    r = run_gl_bench("gl_renderer.py", "--tiny", "--save-frames", frames, "--json", out)
     assert r.returncode == 0, r.stdout + r.stderr
     for w, h in SIZES:
         first = np.load(frames / ("frame_%dx%d_first.npy" % (w, h)))

@@ -9,16 +9,14 @@ with) are checked here against a plain loop. No timings are asserted."""
 import importlib.util
 import json
 import os
-import subprocess
 import sys
 
 import pytest
 
-from conftest import HAVE_CUDA
+from conftest import HAVE_CUDA, run_gl_bench
 
 here = os.path.dirname(os.path.abspath(__file__))
 bench_dir = os.path.join(here, "..", "bench")
-bench = os.path.join(bench_dir, "gl_tiles.py")
 CASES = ("64x64x13", "32x16x300")
 
 
@@ -44,17 +42,8 @@ def test_tiles_of_cuts_each_tile_flipped():
 
 def test_gl_tiles_bench_tiny(tmp_path):
     pytest.importorskip("numpy")
-    if importlib.util.find_spec("OpenGL") is None:
-        pytest.skip("no PyOpenGL (Debian python3-opengl; on the GPU machine, the bundle's .gpu/pyopengl)")
     out = tmp_path / "tiles.json"
-    env = dict(os.environ, PYOPENGL_PLATFORM="egl")
-    r = subprocess.run([sys.executable, bench, "--tiny", "--json", str(out)],
-                       capture_output=True, text=True, timeout=600, env=env)
-    if r.returncode == 3:  # no EGL context: the script says why
-        msg = (r.stdout + r.stderr).strip().splitlines()[-1:]
-        if os.environ.get("GFXCUDA_REQUIRE_GL") == "1":
-            pytest.fail("GFXCUDA_REQUIRE_GL=1 but: %s" % msg)
-        pytest.skip("no EGL/GL: %s" % msg)
+    r = run_gl_bench("gl_tiles.py", "--tiny", "--json", out)
     assert r.returncode == 0, r.stdout + r.stderr
     res = json.loads(out.read_text())
     assert not res["failures"], res["failures"]
