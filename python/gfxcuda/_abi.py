@@ -753,7 +753,8 @@ FUNCTIONS = {
     # tiled renderer's views of many environments); GL writes its first n
     # tiles (1 to cols * rows) into one tensor of shape (n, C, H, W) or (n, H,
     # W, C) of a tile's size (flip_y flips each tile), in one dispatch where
-    # the layout allows (uint8 and float16 RGBA interleaved, float32 any).
+    # the layout allows (float32 any; uint8 and float16 RGBA interleaved, or
+    # any when a tile's width is a multiple of 4), else tile by tile.
     # GFXCUDA_ERR_INVALID for tiles that do not divide the frame or n out of
     # range; other errors as gfxcuda_gl_write_dlpack's.
     "gfxcuda_gl_write_tiles_dlpack": (ctypes.c_int, [ctypes.c_uint64, ctypes.c_uint64, ctypes.POINTER(TensorLayout), ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_uint64, ctypes.c_int, ctypes.POINTER(ctypes.c_void_p)]),
