@@ -126,9 +126,7 @@ func TestConvertAllLayouts(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	seed := rand.Uint64()
-	t.Logf("seed %d", seed)
-	rng := rand.New(rand.NewPCG(seed, 4))
+	rng := loggedRNG(t, 4)
 	const w, h, views = 37, 19, 3 // odd sizes: partial blocks
 	type set struct {
 		ims  []tensor.Image

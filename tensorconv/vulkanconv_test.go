@@ -44,9 +44,7 @@ func uploadImages(t *testing.T, vd *vulkan.Device, ims []tensor.Image) []*vulkan
 // Vulkan device, and checks every element against the Go reference.
 func TestTensorPassAllLayouts(t *testing.T) {
 	vd := vulkanOnly(t)
-	seed := rand.Uint64()
-	t.Logf("seed %d", seed)
-	rng := rand.New(rand.NewPCG(seed, 2))
+	rng := loggedRNG(t, 2)
 	const w, h, views = 20, 6, 3
 	srcs := map[format.Format][]tensor.Image{}
 	imgs := map[format.Format][]*vulkan.Image{}
@@ -96,9 +94,7 @@ func TestTensorPassManyViews(t *testing.T) {
 
 func testManyViews(t *testing.T, views int) {
 	vd := vulkanOnly(t)
-	seed := rand.Uint64()
-	t.Logf("seed %d", seed)
-	rng := rand.New(rand.NewPCG(seed, 3))
+	rng := loggedRNG(t, 3)
 	const w, h, off = 68, 5, 64
 	var srcs []tensor.Image
 	for v := 0; v < views; v++ {
@@ -158,6 +154,15 @@ func TestVulkanConverterBadInput(t *testing.T) {
 			t.Errorf("got %v, want ErrSource mentioning %q", err, c.want)
 		}
 	}
+}
+
+// loggedRNG is a random source of a seed drawn now, logged so that a
+// failure can be replayed, and stream.
+func loggedRNG(t *testing.T, stream uint64) *rand.Rand {
+	t.Helper()
+	seed := rand.Uint64()
+	t.Logf("seed %d", seed)
+	return rand.New(rand.NewPCG(seed, stream))
 }
 
 // tilesTestCase is an atlas of the tiles tests: cols × rows tiles of w × h,
@@ -242,9 +247,7 @@ func checkPoisoned(t *testing.T, l tensor.Layout, srcs []tensor.Image, m []byte,
 // the tiles cut out on the host, and every byte around the tensor.
 func TestTensorPassTiles(t *testing.T) {
 	vd := vulkanOnly(t)
-	seed := rand.Uint64()
-	t.Logf("seed %d", seed)
-	rng := rand.New(rand.NewPCG(seed, 4))
+	rng := loggedRNG(t, 4)
 	for _, tc := range tilesTestCases() {
 		// The default grid, then one of 3 workgroups whose invocations
 		// loop over many texels each (257 views of 20x7: 12 steps each,
@@ -284,9 +287,7 @@ func TestTensorPassTiles(t *testing.T) {
 // an image), every byte around the tensor untouched.
 func TestTensorPassTilesFromBuffer(t *testing.T) {
 	vd := vulkanOnly(t)
-	seed := rand.Uint64()
-	t.Logf("seed %d", seed)
-	rng := rand.New(rand.NewPCG(seed, 5))
+	rng := loggedRNG(t, 5)
 	for _, tc := range tilesTestCases() {
 		for _, groups := range []uint64{tilesMaxGroups, 3} {
 			defer func(g uint64) { tilesMaxGroups = g }(tilesMaxGroups)
@@ -384,9 +385,7 @@ func convertFromBuffer(t *testing.T, vd *vulkan.Device, src *vulkan.Buffer, img 
 // bytes as from an image.
 func TestTensorPassTilesFromBufferBytes(t *testing.T) {
 	vd := vulkanOnly(t)
-	seed := rand.Uint64()
-	t.Logf("seed %d", seed)
-	rng := rand.New(rand.NewPCG(seed, 6))
+	rng := loggedRNG(t, 6)
 	var layouts []tensor.Layout
 	for _, planar := range []bool{true, false} {
 		for _, ch := range []int{3, 4} {
