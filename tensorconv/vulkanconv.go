@@ -208,7 +208,7 @@ func (t *VulkanConverter) RecordTiles(c *vulkan.Commands, atlas *vulkan.Image, c
 		}
 		t.tiled = p
 	}
-	return t.recordTiles(c, t.tiled, vulkan.Binding{Binding: 0, Image: atlas}, o.Width, o.Height, cols, rows, n, dst, off)
+	return t.recordTiles(c, t.tiled, 4, tilesMaxGroups, vulkan.Binding{Binding: 0, Image: atlas}, o.Width, o.Height, cols, rows, n, dst, off)
 }
 
 // RecordTilesFromBuffer is RecordTiles for an atlas held in a buffer: width
@@ -237,9 +237,9 @@ func (t *VulkanConverter) RecordTilesFromBuffer(c *vulkan.Commands, atlas *vulka
 	if t.pipe == nil {
 		return lifetime.ErrClosed
 	}
-	pipe, views := &t.tiledBuf, -1
+	pipe, views, step, most := &t.tiledBuf, -1, uint64(4), tilesMaxGroups
 	if t.bytesTiles(width, cols, off) {
-		pipe, views = &t.tiledBytes, -2
+		pipe, views, step, most = &t.tiledBytes, -2, 16, bytesMaxGroups
 	}
 	if *pipe == nil {
 		p, err := t.pipeline(views)
@@ -248,7 +248,7 @@ func (t *VulkanConverter) RecordTilesFromBuffer(c *vulkan.Commands, atlas *vulka
 		}
 		*pipe = p
 	}
-	return t.recordTiles(c, *pipe, vulkan.Binding{Binding: 0, Buffer: atlas}, width, height, cols, rows, n, dst, off)
+	return t.recordTiles(c, *pipe, step, most, vulkan.Binding{Binding: 0, Buffer: atlas}, width, height, cols, rows, n, dst, off)
 }
 
 // bytesTiles reports whether RecordTilesFromBuffer converts a width-wide
@@ -266,8 +266,10 @@ func (t *VulkanConverter) bytesTiles(width uint32, cols int, off uint64) bool {
 }
 
 // recordTiles checks the tiles of a width×height atlas bound by src and
-// records the dispatch of pipe.
-func (t *VulkanConverter) recordTiles(c *vulkan.Commands, pipe *vulkan.Pipeline, src vulkan.Binding, width, height uint32, cols, rows, n int, dst *vulkan.Buffer, off uint64) error {
+// records the dispatch of pipe: an invocation per step texels of a row, in
+// at most most workgroups.
+func (t *VulkanConverter) recordTiles(c *vulkan.Commands, pipe *vulkan.Pipeline, step, most uint64, src vulkan.Binding, width, height uint32, cols, rows, n int,
+	dst *vulkan.Buffer, off uint64) error {
 	w, h, err := Tiles{Cols: cols, Rows: rows, N: n}.Size(width, height)
 	if err != nil {
 		return err
@@ -289,13 +291,7 @@ func (t *VulkanConverter) recordTiles(c *vulkan.Commands, pipe *vulkan.Pipeline,
 		return fmt.Errorf("%w: tensor of %d bytes is too large for one pass", ErrSource, per*uint64(n))
 	}
 	b := []vulkan.Binding{src, {Binding: 1, Buffer: dst}}
-	// One invocation per 4 texels of a row (16 for the bytes pass), in a
-	// grid of at most tilesMaxGroups (bytesMaxGroups) workgroups, each
-	// invocation stepping through the rest.
-	step, most := uint64(4), tilesMaxGroups
-	if pipe != nil && pipe == t.tiledBytes {
-		step, most = 16, bytesMaxGroups
-	}
+	// Each invocation steps through the rest of the work.
 	groups := min((uint64(w)/step*uint64(h)*uint64(n)+255)/256, most)
 	c.Dispatch(pipe, b, t.push(w, h, off/uint64(t.l.DType.Size()), uint32(cols), uint32(n)), uint32(groups), 1, 1)
 	return c.Err()
