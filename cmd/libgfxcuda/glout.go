@@ -219,7 +219,7 @@ func gfxcuda_gl_write_tensors(srcs *C.uint64_t, n C.int, dev C.uint64_t, layout 
 		if out == nil {
 			return errorf(stInvalid, "gfxcuda_gl_write_tensors: null output")
 		}
-		o, _, err := glWriteOut("gfxcuda_gl_write_tensors", srcs, n, dev, layout, size, nil)
+		o, _, _, err := glWriteOut("gfxcuda_gl_write_tensors", srcs, n, dev, layout, size, nil)
 		if err != nil {
 			return err
 		}
@@ -238,14 +238,13 @@ func gfxcuda_gl_write_dlpack(srcs *C.uint64_t, n C.int, batch C.int, dev C.uint6
 			return errorf(stInvalid, "gfxcuda_gl_write_dlpack: %d sources without the N dimension; pass batch 1", n)
 		}
 		var dims []int64
-		o, sd, err := glWriteOut("gfxcuda_gl_write_dlpack", srcs, n, dev, layout, 0, &dims)
+		o, sd, l, err := glWriteOut("gfxcuda_gl_write_dlpack", srcs, n, dev, layout, 0, &dims)
 		if err != nil {
 			return err
 		}
 		if batch == 0 {
 			dims = dims[1:]
 		}
-		l, _ := tensorLayout(layout) // checked by glWriteOut
 		return exportGLOut(o, sd, uint64(dev), l, dims, stream, versioned, managed)
 	})
 }
@@ -310,24 +309,25 @@ func gfxcuda_gl_write_tiles_dlpack(src C.uint64_t, dev C.uint64_t, layout *C.gfx
 }
 
 // glWriteOut converts n GL sources (handles at srcs) into a buffer of
-// shared device dev's pool with GL (GraphicsWriteTensorsTo). size, when
-// not 0, must be the tensor's bytes; dims, when not nil, gets the tensor's
-// shape with N first.
+// shared device dev's pool with GL (GraphicsWriteTensorsTo), and returns
+// it with the shared device and the layout decoded. size, when not 0,
+// must be the tensor's bytes; dims, when not nil, gets the tensor's shape
+// with N first.
 func glWriteOut(what string, srcs *C.uint64_t, n C.int, dev C.uint64_t, layout *C.gfxcuda_tensor_layout_t, size C.uint64_t,
-	dims *[]int64) (*glOut, *sharedDevice, error) {
+	dims *[]int64) (*glOut, *sharedDevice, tensor.Layout, error) {
 	if !glWrite {
-		return nil, nil, errorf(stUnsupported, "%s: turned off (GFXCUDA_GL_WRITE=0)", what)
+		return nil, nil, tensor.Layout{}, errorf(stUnsupported, "%s: turned off (GFXCUDA_GL_WRITE=0)", what)
 	}
 	sd, l, gs, err := glArgs(what, srcs, n, dev, layout)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, l, err
 	}
 	need := gs[0].TensorBytes(l) * uint64(len(gs))
 	if size != 0 && uint64(size) != need {
-		return nil, nil, errorf(stInvalid, "%s: %d bytes asked, %d frames of that layout are %d", what, uint64(size), len(gs), need)
+		return nil, nil, l, errorf(stInvalid, "%s: %d bytes asked, %d frames of that layout are %d", what, uint64(size), len(gs), need)
 	}
 	if need == 0 {
-		return nil, nil, errorf(stInvalid, "%s: a tensor of 0 bytes", what)
+		return nil, nil, l, errorf(stInvalid, "%s: a tensor of 0 bytes", what)
 	}
 	if dims != nil {
 		src := gs[0].Source()
@@ -336,7 +336,7 @@ func glWriteOut(what string, srcs *C.uint64_t, n C.int, dev C.uint64_t, layout *
 	o, err := sd.glPool().write(need, func(b *gfxcuda.Buffer) error {
 		return gfxcuda.GraphicsWriteTensorsTo(sd.d, b, 0, l, gs...)
 	})
-	return o, sd, err
+	return o, sd, l, err
 }
 
 // write takes a buffer of need bytes from the pool and has the graphics
