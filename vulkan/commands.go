@@ -903,6 +903,19 @@ func spinFromEnv(def time.Duration) time.Duration {
 	return def
 }
 
+// Serial returns the batch's number in its device's submission order,
+// which Submit gave it (the device's first batch is 1, each later one the
+// next); 0 before Submit and after Reset. Device.Completed and
+// Device.WaitCompleted take it, so that code which hands the batch on (to
+// a Pool, to Reset) can still tell when it has finished: take it after
+// Submit, before handing the batch on.
+func (c *Commands) Serial() uint64 {
+	if c == nil {
+		return 0
+	}
+	return c.serial
+}
+
 // Done reports whether the submitted batch has finished.
 func (c *Commands) Done() bool {
 	if c == nil || c.d == nil || !c.life.acquire() {

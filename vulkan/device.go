@@ -2,6 +2,7 @@ package vulkan
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -358,6 +359,43 @@ func (d *Device) waitSerial(v uint64) error {
 		return nil
 	}
 	return d.waitTimeline(d.timeline, v, -1, nil)
+}
+
+// errNoTimeline is the error of Completed and WaitCompleted on a device
+// without timeline semaphores.
+var errNoTimeline = errors.New("vulkan: the device has no timeline semaphores (Vulkan 1.2's timelineSemaphore feature), which batch serials need")
+
+// Completed returns the serial (Commands.Serial) of the last batch the
+// device has finished: every batch of that serial or lower has finished,
+// since a batch's completion signals after every batch submitted before
+// it. It does not wait. A device without timeline semaphores returns an
+// error.
+func (d *Device) Completed() (uint64, error) {
+	if err := d.acquire(); err != nil {
+		return 0, err
+	}
+	defer d.life.release()
+	if d.timeline == 0 {
+		return 0, errNoTimeline
+	}
+	return d.completed()
+}
+
+// WaitCompleted waits on the host until the batch of serial v
+// (Commands.Serial) and every batch submitted before it have finished,
+// blocking in the driver (no polling; Commands.Wait polls first). A
+// negative timeout waits without limit; when the timeout passes the error
+// wraps ErrTimeout, and when the device closes meanwhile it is ErrClosed.
+// A serial not yet submitted waits until it is and has finished.
+func (d *Device) WaitCompleted(v uint64, timeout time.Duration) error {
+	if err := d.acquire(); err != nil {
+		return err
+	}
+	defer d.life.release()
+	if d.timeline == 0 {
+		return errNoTimeline
+	}
+	return d.waitTimeline(d.timeline, v, timeout, d.life.isClosing)
 }
 
 // completed returns the serial of the last finished submission.

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 )
 
 // randomWords returns n random uint32 and their bytes.
@@ -163,5 +164,81 @@ func TestDescriptorSetsAcrossReset(t *testing.T) {
 		checkAdded(t, b, orig, 2*add)
 		checkAdded(t, k, keep, added)
 		b.Close()
+	}
+}
+
+// TestSerialCompleted: Submit numbers batches in submission order
+// (Commands.Serial), and Device.Completed and Device.WaitCompleted see a
+// batch finish only once it and every batch before it have: a batch held
+// by a semaphore nobody has signalled holds back the serial of the batch
+// after it.
+func TestSerialCompleted(t *testing.T) {
+	d := computeDevice(t)
+	p, err := d.NewComputePipeline(compileModule(t, "add.comp", addShader))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	orig, data := randomWords(2, 256)
+	a := hostBuffer(t, d, data)
+	defer a.Close()
+	_, data2 := randomWords(3, 256)
+	b := hostBuffer(t, d, data2)
+	defer b.Close()
+	gate, err := d.NewTimelineSemaphore(0, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gate.Close()
+	c1, err := d.NewCommands()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c1.Close()
+	c2, err := d.NewCommands()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close()
+	defer gate.SignalAbove(1) // a failure before the signal: c1 finishes, Close returns
+	if c1.Serial() != 0 {
+		t.Fatalf("Serial before Submit = %d, want 0", c1.Serial())
+	}
+	c1.Dispatch(p, []Binding{{Buffer: a}}, push32(5), 4, 1, 1)
+	if err := c1.Submit(SubmitOptions{Wait: []SemaphoreValue{{Semaphore: gate, Value: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	c2.Dispatch(p, []Binding{{Buffer: b}}, push32(9), 4, 1, 1)
+	if err := c2.Submit(SubmitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	s1, s2 := c1.Serial(), c2.Serial()
+	if s1 == 0 || s2 != s1+1 {
+		t.Fatalf("serials %d then %d, want consecutive and above 0", s1, s2)
+	}
+	if err := d.WaitCompleted(s2, 100*time.Millisecond); !errors.Is(err, ErrTimeout) {
+		t.Fatalf("WaitCompleted of the batch after a held one: %v, want ErrTimeout", err)
+	}
+	if v, err := d.Completed(); err != nil || v >= s1 {
+		t.Fatalf("Completed = %d (%v) while batch %d waits for its semaphore, want below it", v, err, s1)
+	}
+	if err := gate.Signal(1); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.WaitCompleted(s2, 20*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := d.Completed(); err != nil || v < s2 {
+		t.Fatalf("Completed = %d (%v) after WaitCompleted(%d)", v, err, s2)
+	}
+	if !c1.Done() || !c2.Done() {
+		t.Fatal("WaitCompleted returned before both batches were done")
+	}
+	checkAdded(t, a, orig, 5)
+	if err := c1.Reset(); err != nil {
+		t.Fatal(err)
+	}
+	if c1.Serial() != 0 {
+		t.Fatalf("Serial after Reset = %d, want 0", c1.Serial())
 	}
 }
