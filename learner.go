@@ -12,7 +12,8 @@ import (
 )
 
 // Learner mode (RingOptions.HostObserved): the producer's completion is
-// observed on the host through the Vulkan timeline's counter, the learner's
+// observed on the host through the Vulkan device's own timeline (the
+// serial every submission signals: Device.Completed), the learner's
 // release through a CUDA event, so CUDA needs the GPU only for the
 // learner's own work. In the default mode every batch costs a CUDA
 // semaphore wait and signal on the GPU, which on one GPU is a context switch
@@ -32,8 +33,9 @@ const (
 )
 
 type position struct {
-	state posState
-	ev    event // recorded on the learner's stream when it releases the batch
+	state  posState
+	serial uint64 // the Vulkan submission of the batch it holds (Commands.Serial)
+	ev     event  // recorded on the learner's stream when it releases the batch
 }
 
 // learner is a learner-mode ring's own state; pos and nSkip are guarded by
@@ -46,9 +48,11 @@ type learner struct {
 	nSkip uint64 // batches skipped
 }
 
-// newLearner checks o and sets up learner mode: a Vulkan-only timeline
-// (the host reads its counter; CUDA never waits on it) and one event per
-// batch position.
+// newLearner checks o and sets up learner mode: one event per batch
+// position. The ring needs no semaphore of its own: the host observes the
+// batches' completion through the serials the Vulkan device's timeline
+// reaches (a signal of one more semaphore per batch costs the GPU ≈0.7 µs,
+// 2% of a 64×64 × 256-view step on an H200: BENCHMARKS.md).
 func (r *Ring) newLearner(o RingOptions) error {
 	if r.perRing < 2 {
 		return fmt.Errorf("interop: learner-mode ring of %d slots in batches of %d: needs at least 2 batches of slots (one the learner holds, one the producer fills)", len(r.slots), r.batch)
@@ -85,13 +89,12 @@ func (r *Ring) newLearner(o RingOptions) error {
 			return fmt.Errorf("interop: learner-mode ring slot %d: a %v tensor of %v needs %d bytes, the buffer has %d", i, l.dtype, l.shape, need, b.size)
 		}
 	}
-	r.learner = l
-	s, err := r.d.vk.NewTimelineSemaphore(0, false)
-	if err != nil {
+	if _, err := r.d.vk.Completed(); err != nil {
 		return fmt.Errorf("interop: learner-mode ring: %w", err)
 	}
-	r.toCUDA = timeline{vk: s}
+	r.learner = l
 	for i := range l.pos {
+		var err error
 		if l.pos[i].ev, err = r.d.cs.newEvent(); err != nil {
 			return err
 		}
@@ -109,12 +112,14 @@ func (r *Ring) produceLearner(ctx context.Context, record func(c *vulkan.Command
 	}
 	// The slots' last reader finished (host-observed), and Vulkan's queue
 	// orders their release before this batch's acquire: no wait.
-	if err := r.submit(k, nil, record); err != nil {
+	serial, err := r.submit(k, nil, record)
+	if err != nil {
 		return err
 	}
 	r.mu.Lock()
 	r.nProd++
-	r.learner.pos[k%r.perRing].state = posProduced
+	p := &r.learner.pos[k%r.perRing]
+	p.state, p.serial = posProduced, serial
 	r.notify()
 	r.mu.Unlock()
 	return nil
@@ -283,11 +288,11 @@ func (r *Ring) release(b *Batch) error {
 // Next is the learner's step in learner mode (RingOptions.HostObserved):
 // it releases the batch returned before (Batch.Done), and returns the
 // newest batch the producer has completed, as observed on the host through
-// the Vulkan timeline's counter. The batch's memory is then ready for the
-// learner's stream s (nil: the Device's stream) with no GPU wait, and its
-// buffers were released to CUDA by the producer's submission. Older
-// complete batches not yet returned are skipped (Batch.Skipped,
-// Ring.Skipped) and freed at once. When no batch newer than the last one
+// the Vulkan device's timeline (its submission's serial). The batch's
+// memory is then ready for the learner's stream s (nil: the Device's
+// stream) with no GPU wait, and its buffers were released to CUDA by the
+// producer's submission. Older complete batches not yet returned are
+// skipped (Batch.Skipped, Ring.Skipped) and freed at once. When no batch newer than the last one
 // is complete, Next waits on the host, until one is or ctx ends (the
 // error then wraps ctx.Err()), or the ring closes (ErrClosed).
 //
@@ -323,13 +328,20 @@ func (r *Ring) Next(ctx context.Context, s *cuda.Stream) (*Batch, error) {
 				return nil, fmt.Errorf("interop: Ring.Next: no new batch produced: %w", ctx.Err())
 			}
 		}
-		v, err := r.toCUDA.vk.Value()
+		v, err := r.d.vk.Completed()
 		if err != nil {
 			return nil, fmt.Errorf("interop: Ring.Next: %w", err)
 		}
-		if v > next { // batches next .. v-1 are complete
-			newest := min(v, nProd) - 1
-			r.mu.Lock()
+		// The newest complete batch: serials grow with the batches, and
+		// a serial reached means every one before it is.
+		r.mu.Lock()
+		first := l.pos[next%r.perRing].serial
+		for newest := nProd - 1; newest+1 > next; newest-- {
+			if l.pos[newest%r.perRing].serial > v {
+				continue
+			}
+			// Batches next .. newest are complete: newest is the
+			// learner's, the older ones skipped and free.
 			for k := next; k < newest; k++ {
 				l.pos[k%r.perRing].state = posFree
 			}
@@ -342,14 +354,15 @@ func (r *Ring) Next(ctx context.Context, s *cuda.Stream) (*Batch, error) {
 			l.held = b
 			return b, nil
 		}
+		r.mu.Unlock()
 		// Batch next is submitted, not finished: wait for the Vulkan
-		// queue (a Vulkan-signalled value; CUDA has no part in it), in
-		// short slices so that ctx and Close are seen.
+		// queue to pass its serial (CUDA has no part in it), in short
+		// slices so that ctx and Close are seen.
 		slice := 2 * time.Millisecond
 		if dl, ok := ctx.Deadline(); ok {
 			slice = min(slice, max(time.Until(dl), 0))
 		}
-		err = r.toCUDA.vk.Wait(next+1, slice)
+		err = r.d.vk.WaitCompleted(first, slice)
 		if cerr := ctx.Err(); cerr != nil {
 			return nil, fmt.Errorf("interop: Ring.Next: batch %d not finished by Vulkan: %w", next, cerr)
 		}

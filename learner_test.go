@@ -49,6 +49,15 @@ func learnerRing(t *testing.T, d *Device, slots, batch int) *Ring {
 	return r
 }
 
+// waitBatches waits on the host until a learner-mode ring's first n
+// batches have finished on Vulkan (the serial of batch n-1).
+func waitBatches(r *Ring, n uint64, timeout time.Duration) error {
+	r.mu.Lock()
+	s := r.learner.pos[(n-1)%r.perRing].serial
+	r.mu.Unlock()
+	return r.d.vk.WaitCompleted(s, timeout)
+}
+
 func ctxFor(t *testing.T, d time.Duration) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	t.Cleanup(cancel)
@@ -71,7 +80,7 @@ func TestLearnerProducerNeverOverwritesHeldSlots(t *testing.T) {
 		}
 	}
 	// No CUDA stream has run: the batches finish on Vulkan alone.
-	if err := r.toCUDA.vk.Wait(2, 20*time.Second); err != nil {
+	if err := waitBatches(r, 2, 20*time.Second); err != nil {
 		t.Fatalf("the producer's batches did not finish without CUDA: %v", err)
 	}
 	b, err := r.Next(ctxFor(t, 5*time.Second), ls)
@@ -156,10 +165,10 @@ func TestLearnerNextReturnsNewestComplete(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := r.toCUDA.vk.Wait(2, 20*time.Second); err != nil {
+	if err := waitBatches(r, 2, 20*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.toCUDA.vk.Wait(3, 100*time.Millisecond); !errors.Is(err, vulkan.ErrTimeout) {
+	if err := waitBatches(r, 3, 100*time.Millisecond); !errors.Is(err, vulkan.ErrTimeout) {
 		t.Fatalf("batch 2 finished before CUDA returned its slot (%v)", err)
 	}
 	ls, _ := f.newStream()
@@ -211,7 +220,7 @@ func TestLearnerContextAndClose(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := r.toCUDA.vk.Wait(2, 20*time.Second); err != nil {
+	if err := waitBatches(r, 2, 20*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	b1, err := r.Next(ctxFor(t, 5*time.Second), ls)
@@ -423,7 +432,7 @@ func TestLearnerIdleStreamReleasesAtOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := r.toCUDA.vk.Wait(2, 20*time.Second); err != nil {
+	if err := waitBatches(r, 2, 20*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	b, err := r.Next(ctxFor(t, 5*time.Second), ls)
@@ -449,7 +458,7 @@ func TestLearnerIdleStreamReleasesAtOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := r.toCUDA.vk.Wait(3, 20*time.Second); err != nil {
+	if err := waitBatches(r, 3, 20*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	b2, err := r.Next(ctxFor(t, 5*time.Second), ls)

@@ -20,8 +20,16 @@ import (
 // and converts its tiles into the slot's [13, 8, 16, 4] uint8 tensor in
 // one dispatch (RecordTiles), in the same submission; the learner takes
 // the newest step with Next and compares every element with the pattern
-// of that step's frame. Needs a GPU (CUDA reads the tensors).
+// of that step's frame. Needs a GPU (CUDA reads the tensors). With
+// RingOptions.Overwrite (the conversion writes the whole tensor) the same,
+// with no slot acquired back from CUDA.
 func TestTiledLearnerRing(t *testing.T) {
+	for _, overwrite := range []bool{false, true} {
+		t.Run(fmt.Sprintf("overwrite=%v", overwrite), func(t *testing.T) { tiledLearnerRing(t, overwrite) })
+	}
+}
+
+func tiledLearnerRing(t *testing.T, overwrite bool) {
 	d := openDevice(t)
 	const cols, rows, n, tw, th, steps = 5, 3, 13, 16, 8, 40
 	l := tensor.Layout{DType: format.Uint8}
@@ -42,7 +50,7 @@ func TestTiledLearnerRing(t *testing.T) {
 		noErr(t, err)
 		slots[i] = b
 	}
-	ring, err := d.NewRingWith(slots, RingOptions{HostObserved: true, Shape: []int64{n, th, tw, 4}, DType: format.Uint8})
+	ring, err := d.NewRingWith(slots, RingOptions{HostObserved: true, Shape: []int64{n, th, tw, 4}, DType: format.Uint8, Overwrite: overwrite})
 	noErr(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -97,8 +105,12 @@ func TestTiledLearnerRing(t *testing.T) {
 		seen++
 	}
 	noErr(t, <-errc)
+	acquires := ring.acquires
 	noErr(t, ring.Close())
 	if seen == 0 {
 		t.Fatal("the learner saw no step")
+	}
+	if want := map[bool]uint64{false: steps - 4, true: 0}[overwrite]; acquires != want {
+		t.Errorf("%d slot acquires over %d steps in 4 slots, want %d", acquires, steps, want)
 	}
 }

@@ -39,19 +39,24 @@ type Ring struct {
 	d       *Device
 	slots   []Resource
 	batch   int
-	perRing uint64   // batches the slots hold
-	toCUDA  timeline // value k+1: batch k produced
-	toVK    timeline // value k+1: batch k consumed; signalled on d.stream only
-	events  []event  // consumer's completion of batch k at k % len
-	touched []bool   // slot has been handed to CUDA at least once
+	perRing uint64 // batches the slots hold
+	// overwrite (RingOptions.Overwrite): buffer slots are not acquired
+	// back from CUDA.
+	overwrite bool
+	toCUDA    timeline // value k+1: batch k produced (none in learner mode)
+	toVK      timeline // value k+1: batch k consumed; signalled on d.stream only
+	events    []event  // consumer's completion of batch k at k % len
+	touched   []bool   // slot has been handed to CUDA at least once
 	// devWait is the Device's CUDA→Vulkan value that the first batch using
 	// a slot that CUDA had returned to the Device must wait for; fromDev
 	// marks those slots until that batch.
 	devWait uint64
 	fromDev []bool
-	// The producer's scratch for recording transfers (prodMu).
-	back []Resource
-	xfer transfers
+	// The producer's scratch for recording transfers, and the number of
+	// slot acquires recorded (prodMu).
+	back     []Resource
+	xfer     transfers
+	acquires uint64
 
 	prodMu, consMu sync.Mutex // one producer, one consumer at a time
 
@@ -71,8 +76,9 @@ type RingOptions struct {
 	Batch int
 	// HostObserved selects learner mode: CUDA has no part in the ring
 	// until the learner asks for a batch. The host observes the producer's
-	// completion through the Vulkan timeline's counter value
-	// (vkGetSemaphoreCounterValue, no wait), Next returns the newest
+	// completion through the serial of its submission, which the Vulkan
+	// device's own timeline reaches (vulkan.Device.Completed: a counter
+	// read, no wait; the ring signals no semaphore), Next returns the newest
 	// complete batch with no GPU wait at all, and the learner's release is
 	// a CUDA event on its stream that the producer polls (cuEventQuery)
 	// before it reuses the slots. Slots must be Buffers; use Next instead
@@ -84,6 +90,17 @@ type RingOptions struct {
 	// uint8. Shape's elements × DType's size must fit in every slot.
 	Shape []int64
 	DType format.DType
+	// Overwrite promises that the producer writes every byte of each
+	// Buffer slot that the consumer reads (the tensor of Shape in
+	// learner mode) every time it is given the slot, and never reads
+	// what the slot held before: each frame replaces the last. The ring
+	// then takes buffer slots back from CUDA without an acquire (a
+	// queue-family ownership transfer, which costs the GPU ≈3 µs a
+	// batch on an H200, 4% of a 64×64 × 1,024-view step: BENCHMARKS.md),
+	// as Vulkan allows for contents that need not survive; bytes the
+	// producer does not write are undefined in CUDA. Texture slots are
+	// acquired as without it.
+	Overwrite bool
 }
 
 // NewRing makes a ring over slots (shared buffers or textures of this
@@ -105,7 +122,7 @@ func (d *Device) NewRingWith(slots []Resource, o RingOptions) (*Ring, error) {
 		return nil, fmt.Errorf("interop: ring of %d slots in batches of %d: slots must be a positive multiple of the batch", len(slots), batch)
 	}
 	slots = slices.Clone(slots)
-	r := &Ring{d: d, slots: slots, batch: batch, perRing: uint64(len(slots) / batch),
+	r := &Ring{d: d, slots: slots, batch: batch, perRing: uint64(len(slots) / batch), overwrite: o.Overwrite,
 		touched: make([]bool, len(slots)), fromDev: make([]bool, len(slots)), changed: make(chan struct{})}
 	if o.HostObserved {
 		if err := r.newLearner(o); err != nil {
@@ -291,7 +308,7 @@ func (r *Ring) Produce(ctx context.Context, record func(c *vulkan.Commands, slot
 	if k >= r.perRing { // these slots were used by batch k-perRing
 		wait = append(wait, vulkan.SemaphoreValue{Semaphore: r.toVK.vk, Value: k - r.perRing + 1})
 	}
-	if err := r.submit(k, wait, record); err != nil {
+	if _, err := r.submit(k, wait, record); err != nil {
 		return err
 	}
 	r.mu.Lock()
@@ -300,26 +317,32 @@ func (r *Ring) Produce(ctx context.Context, record func(c *vulkan.Commands, slot
 	return nil
 }
 
-// submit records and submits batch k: the acquire of its slots, the
-// producer's commands, their release to CUDA and the signal of value k+1,
-// waiting for wait (and for the Device's CUDA signal where slots came from
-// the Device). Called with prodMu held.
-func (r *Ring) submit(k uint64, wait []vulkan.SemaphoreValue, record func(c *vulkan.Commands, slot int, frame uint64) error) error {
+// submit records and submits batch k: the acquire of its slots (not of
+// buffers with RingOptions.Overwrite: they are taken back as a new buffer
+// is, old contents undefined, which Vulkan allows without a queue-family
+// transfer; the semaphore wait or the host's observation of the
+// learner's release orders the writes after CUDA's reads), the
+// producer's commands, their release to CUDA and the signal of value k+1
+// (none in learner mode, whose host watches the submission's serial,
+// returned), waiting for wait (and for the Device's CUDA signal where
+// slots came from the Device). Called with prodMu held.
+func (r *Ring) submit(k uint64, wait []vulkan.SemaphoreValue, record func(c *vulkan.Commands, slot int, frame uint64) error) (uint64, error) {
 	c, err := r.d.cmds.Get()
 	if err != nil {
-		return err
+		return 0, err
 	}
 	first := int(k%r.perRing) * r.batch
 	slots := r.slots[first : first+r.batch]
 	devWait := false
 	back := r.back[:0]
 	for i, s := range slots {
-		if r.touched[first+i] {
+		if _, buf := s.(*Buffer); r.touched[first+i] && !(buf && r.overwrite) {
 			back = append(back, s)
 		}
 		devWait = devWait || r.fromDev[first+i]
 	}
 	r.xfer.record(c, false, back...)
+	r.acquires += uint64(len(back))
 	clear(back)
 	r.back = back[:0]
 	if devWait { // CUDA's last use through the Device may still run
@@ -329,17 +352,24 @@ func (r *Ring) submit(k uint64, wait []vulkan.SemaphoreValue, record func(c *vul
 		s := first + i
 		if err := record(c, s, k*uint64(r.batch)+uint64(i)); err != nil {
 			r.d.cmds.Put(c)
-			return err
+			return 0, err
 		}
 	}
 	r.xfer.record(c, true, slots...)
-	if err := r.d.submitPooled(c, vulkan.SubmitOptions{Wait: wait, Signal: []vulkan.SemaphoreValue{{Semaphore: r.toCUDA.vk, Value: k + 1}}}); err != nil {
-		return fmt.Errorf("interop: Ring.Produce: %w", err)
+	o := vulkan.SubmitOptions{Wait: wait}
+	if r.learner == nil {
+		o.Signal = []vulkan.SemaphoreValue{{Semaphore: r.toCUDA.vk, Value: k + 1}}
+	}
+	err = c.Submit(o)
+	serial := c.Serial() // before the pool may hand c on
+	r.d.cmds.Put(c)
+	if err != nil {
+		return 0, fmt.Errorf("interop: Ring.Produce: %w", err)
 	}
 	for i := 0; i < r.batch; i++ {
 		r.touched[first+i], r.fromDev[first+i] = true, false
 	}
-	return nil
+	return serial, nil
 }
 
 // notify wakes whoever waits for the ring to change. Called with r.mu held.

@@ -3,6 +3,7 @@ package gfxcuda
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -270,4 +271,75 @@ func TestRingCloseReturnsSlots(t *testing.T) {
 		}
 	}
 	wantOwner(t, d, slots[0], ownedByVulkan, false)
+}
+
+// RingOptions.Overwrite: buffer slots come back from CUDA without an
+// acquire, in both modes, texture slots still with one; without it every
+// slot used before is acquired. The slots' frames are produced and
+// consumed as usual, and the validation layer sees nothing wrong
+// (fakeDevice's clean-up).
+func TestRingOverwriteSkipsAcquire(t *testing.T) {
+	for _, c := range []struct {
+		learner, overwrite bool
+		want               uint64 // acquires over the 8 batches
+	}{
+		{false, false, 8 - 4}, // 4 slots (3 buffers, 1 texture), each acquired after its first use
+		{false, true, 2 - 1},  // only the texture (frames 3 and 7), after its first use
+		{true, false, 8 - 2},  // 2 buffer slots (learner mode needs buffers)
+		{true, true, 0},
+	} {
+		t.Run(fmt.Sprintf("learner=%v/overwrite=%v", c.learner, c.overwrite), func(t *testing.T) {
+			d, f := fakeDevice(t)
+			f.auto(t)
+			slots := ringBuffers(t, d, 2)
+			if !c.learner {
+				slots = append(slots, fakeBuffer(t, d, 256), fakeTexture(t, d, 4, 4))
+			}
+			r, err := d.NewRingWith(slots, RingOptions{HostObserved: c.learner, Overwrite: c.overwrite})
+			if err != nil {
+				t.Fatal(err)
+			}
+			src, err := d.Vulkan().NewBuffer(vulkan.BufferOptions{Size: 64})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer src.Close()
+			var frames []uint64
+			rec := func(cm *vulkan.Commands, slot int, frame uint64) error {
+				frames = append(frames, frame)
+				if tex, ok := r.Slot(slot).(*Texture); ok {
+					if tex.Vulkan().Layout() == vulkan.LayoutUndefined {
+						cm.TransitionImage(tex.Vulkan(), vulkan.LayoutGeneral)
+					}
+					cm.CopyBufferToImage(tex.Vulkan(), src, vulkan.BufferImageCopy{})
+					return cm.Err()
+				}
+				return fill(cm, r, slot, frame)
+			}
+			ctx := ctxFor(t, 20*time.Second)
+			ls, _ := f.newStream()
+			for range 8 {
+				if err := r.Produce(ctx, rec); err != nil {
+					t.Fatal(err)
+				}
+				if c.learner {
+					_, err = r.Next(ctx, ls)
+				} else {
+					err = r.Consume(nil, func(int, uint64, *cuda.Stream) error { return nil })
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			if len(frames) != 8 || frames[7] != 7 {
+				t.Fatalf("frames recorded %v, want 0 to 7", frames)
+			}
+			if r.acquires != c.want {
+				t.Errorf("%d slot acquires recorded over 8 batches, want %d", r.acquires, c.want)
+			}
+			if err := r.Close(); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
 }

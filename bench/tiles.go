@@ -119,7 +119,9 @@ func (s *Suite) tilesCase(tc tilesCase) error {
 	}
 	defer conv.Close()
 	per := tilesLayout.Bytes(uint32(tc.w), uint32(tc.h)) * uint64(tc.n)
-	const nslots = 4
+	// 8 slots: the producer runs up to 6 steps ahead of the learner's
+	// newest, which covers the host's wake-ups at 30 µs steps.
+	const nslots = 8
 	slots := make([]gfxcuda.Resource, nslots)
 	for i := range slots {
 		b, err := d.NewBuffer(per)
@@ -475,7 +477,9 @@ func (s *Suite) tilesLearner(slots []gfxcuda.Resource, tc tilesCase, steps int, 
 	if err != nil {
 		return 0, err
 	}
-	r, err := d.NewRingWith(slots, gfxcuda.RingOptions{HostObserved: true,
+	// Overwrite: the conversion writes the whole tensor every step, so
+	// the slots come back from CUDA without an acquire (BENCHMARKS.md).
+	r, err := d.NewRingWith(slots, gfxcuda.RingOptions{HostObserved: true, Overwrite: true,
 		Shape: []int64{int64(tc.n), 3, int64(tc.h), int64(tc.w)}, DType: format.Uint8})
 	if err != nil {
 		return 0, errors.Join(err, stream.Close())
