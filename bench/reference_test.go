@@ -177,3 +177,31 @@ func TestReportJSONKeys(t *testing.T) {
 		t.Errorf("JSON lacks ref_model: %s", b)
 	}
 }
+
+// A run's warnings come first in the table, one line each, and in the JSON
+// under "warnings"; a run without any has no such key.
+func TestReportWarnings(t *testing.T) {
+	r := Report{Device: "d", Date: time.Now(), Command: "gfxcuda bench", Warnings: []string{"the layer is on", "second"},
+		Figures: []Figure{{Group: "g", Name: "n", Value: 1, Unit: "µs"}}}
+	var b strings.Builder
+	r.WriteTable(&b)
+	lines := strings.Split(b.String(), "\n")
+	if len(lines) < 3 || lines[1] != "warning: the layer is on" || lines[2] != "warning: second" {
+		t.Errorf("table does not start with the warnings:\n%s", b.String())
+	}
+	var j strings.Builder
+	if err := r.WriteJSON(&j); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(j.String(), `"warnings": [`) || !strings.Contains(j.String(), `"second"`) {
+		t.Errorf("JSON lacks the warnings: %s", j.String())
+	}
+	r.Warnings = nil
+	j.Reset()
+	if err := r.WriteJSON(&j); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(j.String(), "warnings") {
+		t.Errorf("JSON of a run without warnings names them: %s", j.String())
+	}
+}

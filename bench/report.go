@@ -49,7 +49,10 @@ type Report struct {
 	Device  string    `json:"device"`
 	Date    time.Time `json:"date"`
 	Command string    `json:"command"`
-	Figures []Figure  `json:"figures"`
+	// Warnings say what made the run measure something else besides
+	// gfxcuda (the Vulkan validation layer switched on, for one).
+	Warnings []string `json:"warnings,omitempty"`
+	Figures  []Figure `json:"figures"`
 }
 
 // Summary returns the median, and the p10–p90 spread relative to it.
@@ -113,6 +116,9 @@ func (r *Report) Compare() {
 // WriteTable prints the report as an aligned table.
 func (r *Report) WriteTable(w io.Writer) {
 	fmt.Fprintf(w, "gfxcuda bench on %s, %s\n", r.Device, r.Date.Format("2006-01-02 15:04 MST"))
+	for _, m := range r.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", m)
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	group := ""
 	for _, f := range r.Figures {
