@@ -35,8 +35,12 @@ type RingHarness struct {
 	Tensor *cuda.DeviceMemory // consumer's destination: one frame per batch position
 	// Checker checks the consumer's frames against the pattern.
 	Checker *testpattern.Checker
-	texs    []*gfxcuda.Texture
-	bufs    []*gfxcuda.Buffer
+	// Overwrite makes the rings of RunRing and RunLearner with
+	// gfxcuda.RingOptions.Overwrite (the tensor-layout producer writes
+	// every byte of its buffer slot; texture slots are acquired anyway).
+	Overwrite bool
+	texs      []*gfxcuda.Texture
+	bufs      []*gfxcuda.Buffer
 }
 
 // NewRingHarness prepares the producer pipeline, up to maxSlots frame
@@ -139,7 +143,7 @@ func (h *RingHarness) RunRing(rc ringCase, mode Mode, frames int, verify bool, a
 			slots[i] = h.bufs[i]
 		}
 	}
-	r, err := d.NewRing(slots, rc.batch)
+	r, err := d.NewRingWith(slots, gfxcuda.RingOptions{Batch: rc.batch, Overwrite: h.Overwrite})
 	if err != nil {
 		return 0, err
 	}
@@ -238,7 +242,7 @@ func (h *RingHarness) RunLearner(rc ringCase, frames int, verify bool) (LearnerR
 	if err != nil {
 		return LearnerResult{}, err
 	}
-	r, err := d.NewRingWith(slots, gfxcuda.RingOptions{Batch: rc.batch, HostObserved: true,
+	r, err := d.NewRingWith(slots, gfxcuda.RingOptions{Batch: rc.batch, HostObserved: true, Overwrite: h.Overwrite,
 		Shape: []int64{frameH, frameW, 4}, DType: format.Uint8})
 	if err != nil {
 		return LearnerResult{}, errors.Join(err, stream.Close())

@@ -58,18 +58,22 @@ func TestRingStress(t *testing.T) {
 		frames = 5000
 	}
 	cases := []struct {
-		name     string
-		rc       ringCase
-		mode     Mode
-		adaptive bool
+		name      string
+		rc        ringCase
+		mode      Mode
+		adaptive  bool
+		overwrite bool
 	}{
-		{"copy, 128 slots, batch 32, adaptive consumer", ringCase{128, 32}, CopyMode, true},
-		{"tensor layout, 128 slots, batch 32, adaptive consumer", ringCase{128, 32}, TensorMode, true},
-		{"copy, 3 slots, batch 1", ringCase{3, 1}, CopyMode, false},
-		{"copy, 8 slots, batch 1", ringCase{8, 1}, CopyMode, false},
-		{"copy, 64 slots, batch 32", ringCase{64, 32}, CopyMode, false},
-		{"tensor layout, 64 slots, batch 32", ringCase{64, 32}, TensorMode, false},
-		{"copy, one frame at a time", ringCase{1, 1}, CopyMode, false},
+		{"copy, 128 slots, batch 32, adaptive consumer", ringCase{128, 32}, CopyMode, true, false},
+		{"tensor layout, 128 slots, batch 32, adaptive consumer", ringCase{128, 32}, TensorMode, true, false},
+		{"copy, 3 slots, batch 1", ringCase{3, 1}, CopyMode, false, false},
+		{"copy, 8 slots, batch 1", ringCase{8, 1}, CopyMode, false, false},
+		{"copy, 64 slots, batch 32", ringCase{64, 32}, CopyMode, false, false},
+		{"tensor layout, 64 slots, batch 32", ringCase{64, 32}, TensorMode, false, false},
+		{"copy, one frame at a time", ringCase{1, 1}, CopyMode, false, false},
+		// RingOptions.Overwrite: buffer slots taken back with no acquire.
+		{"tensor layout, 64 slots, batch 32, overwrite", ringCase{64, 32}, TensorMode, false, true},
+		{"tensor layout, 8 slots, batch 1, overwrite", ringCase{8, 1}, TensorMode, false, true},
 	}
 	for _, c := range cases {
 		n := frames
@@ -79,6 +83,7 @@ func TestRingStress(t *testing.T) {
 		if err := h.ResetErrors(); err != nil {
 			t.Fatal(err)
 		}
+		h.Overwrite = c.overwrite
 		fps, err := h.RunRing(c.rc, c.mode, n, true, c.adaptive)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
@@ -97,8 +102,9 @@ func TestRingStress(t *testing.T) {
 	// returns is checked on the learner's stream before its slots are
 	// released; skipped frames are counted, and returned + skipped must
 	// be every frame produced.
-	for _, rc := range []ringCase{learnerRing, {6, 2}, {3, 1}} {
-		name := fmt.Sprintf("learner mode, %d slots, batch %d", rc.slots, rc.batch)
+	for i, rc := range []ringCase{learnerRing, {6, 2}, {3, 1}, {6, 2}, {4, 1}} {
+		h.Overwrite = i >= 3
+		name := fmt.Sprintf("learner mode, %d slots, batch %d, overwrite %v", rc.slots, rc.batch, h.Overwrite)
 		n := frames
 		if rc.batch == 1 && !testing.Short() {
 			n = frames / 5
