@@ -3,6 +3,7 @@ package vulkan_test
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/gfxcuda/gfxcuda/vulkan"
 )
@@ -99,4 +100,64 @@ func ExampleDevice_Run() {
 	}
 	fmt.Printf("%s\n", out)
 	// Output: HELLo, vulkan!!!
+}
+
+// ExampleDevice_Completed gives each submitted batch back to a Pool at
+// once (the pool reuses it when it has finished) and still tells when the
+// work is done, by the batches' serials.
+func ExampleDevice_Completed() {
+	in, err := vulkan.NewInstance(vulkan.InstanceOptions{AppName: "example"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer in.Close()
+	pds, err := in.PhysicalDevices()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	d, err := in.NewDevice(pds[0], vulkan.DeviceOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer d.Close()
+	buf, err := d.NewBuffer(vulkan.BufferOptions{Size: 16})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer buf.Close()
+
+	pool := d.NewPool()
+	defer pool.Close()
+	var serials []uint64
+	for step := range 3 {
+		c, err := pool.Get()
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		c.FillBuffer(buf, 0, 16, uint32(step))
+		err = c.Submit(vulkan.SubmitOptions{})
+		serials = append(serials, c.Serial()) // before the pool may reuse c
+		pool.Put(c)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+	// The last serial reached means every batch before it finished too.
+	last := serials[len(serials)-1]
+	if err := d.WaitCompleted(last, 10*time.Second); err != nil {
+		fmt.Println(err)
+		return
+	}
+	done, err := d.Completed()
+	fmt.Println("serials in submission order:", serials[1] == serials[0]+1 && serials[2] == serials[1]+1)
+	fmt.Println("all done:", err == nil && done >= last)
+	// Output:
+	// serials in submission order: true
+	// all done: true
 }
