@@ -142,11 +142,13 @@ func (d *Device) newAccessLocked(res []Resource, stream *cuda.Stream, v uint64) 
 // submitPooled submits c, a batch of the Device's pool (d.cmds, shared by
 // its hand-offs and its rings), and gives it back to the pool either way: a
 // batch that failed to submit is discarded, restoring the layouts it
-// recorded, and reused.
-func (d *Device) submitPooled(c *vulkan.Commands, o vulkan.SubmitOptions) error {
+// recorded, and reused. It returns the submission's serial
+// (Commands.Serial), taken before the pool may hand c on.
+func (d *Device) submitPooled(c *vulkan.Commands, o vulkan.SubmitOptions) (uint64, error) {
 	err := c.Submit(o)
+	serial := c.Serial()
 	d.cmds.Put(c)
-	return err
+	return serial, err
 }
 
 // recordPending records the acquire of every resource CUDA has returned and
@@ -194,7 +196,7 @@ func (d *Device) flushPending() error {
 		return err
 	}
 	wait := d.recordPending(sc)
-	if err := d.submitPooled(sc, vulkan.SubmitOptions{Wait: wait}); err != nil {
+	if _, err := d.submitPooled(sc, vulkan.SubmitOptions{Wait: wait}); err != nil {
 		return fmt.Errorf("interop: acquiring resources back from CUDA: %w", err)
 	}
 	d.commitPending(wait)
@@ -232,7 +234,7 @@ func (d *Device) ToCUDA(stream *cuda.Stream, res ...Resource) (*Access, error) {
 	var t transfers
 	t.record(c, true, res...)
 	v := d.toCUDA.value + 1
-	if err := d.submitPooled(c, vulkan.SubmitOptions{Wait: wait, Signal: []vulkan.SemaphoreValue{{Semaphore: d.toCUDA.vk, Value: v}}}); err != nil {
+	if _, err := d.submitPooled(c, vulkan.SubmitOptions{Wait: wait, Signal: []vulkan.SemaphoreValue{{Semaphore: d.toCUDA.vk, Value: v}}}); err != nil {
 		return nil, fmt.Errorf("interop: ToCUDA: submitting the release: %w", err)
 	}
 	d.toCUDA.value = v

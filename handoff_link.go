@@ -143,7 +143,7 @@ func (d *Device) handToCUDA(stream *cuda.Stream, record func(*vulkan.Commands) e
 		return nil, err
 	}
 	v := d.toCUDA.value + 1
-	if err := d.submitPooled(c, vulkan.SubmitOptions{Wait: wait, Signal: []vulkan.SemaphoreValue{{Semaphore: d.toCUDA.vk, Value: v}}}); err != nil {
+	if _, err := d.submitPooled(c, vulkan.SubmitOptions{Wait: wait, Signal: []vulkan.SemaphoreValue{{Semaphore: d.toCUDA.vk, Value: v}}}); err != nil {
 		restore()
 		return nil, fmt.Errorf("interop: ToCUDA: submitting the release: %w", err)
 	}

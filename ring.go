@@ -360,9 +360,7 @@ func (r *Ring) submit(k uint64, wait []vulkan.SemaphoreValue, record func(c *vul
 	if r.learner == nil {
 		o.Signal = []vulkan.SemaphoreValue{{Semaphore: r.toCUDA.vk, Value: k + 1}}
 	}
-	err = c.Submit(o)
-	serial := c.Serial() // before the pool may hand c on
-	r.d.cmds.Put(c)
+	serial, err := r.d.submitPooled(c, o)
 	if err != nil {
 		return 0, fmt.Errorf("interop: Ring.Produce: %w", err)
 	}

@@ -254,7 +254,7 @@ func (d *Device) submitConversion(record func(c *vulkan.Commands) error, ss ...*
 		d.cmds.Put(c) // discarded: nothing was submitted
 		return err
 	}
-	if err := d.submitPooled(c, vulkan.SubmitOptions{Wait: wait}); err != nil {
+	if _, err := d.submitPooled(c, vulkan.SubmitOptions{Wait: wait}); err != nil {
 		return fmt.Errorf("gfxcuda: ToTensor: submitting the conversion: %w", err)
 	}
 	d.commitPending(wait)
