@@ -292,9 +292,10 @@ func (r *Ring) release(b *Batch) error {
 // memory is then ready for the learner's stream s (nil: the Device's
 // stream) with no GPU wait, and its buffers were released to CUDA by the
 // producer's submission. Older complete batches not yet returned are
-// skipped (Batch.Skipped, Ring.Skipped) and freed at once. When no batch newer than the last one
-// is complete, Next waits on the host, until one is or ctx ends (the
-// error then wraps ctx.Err()), or the ring closes (ErrClosed).
+// skipped (Batch.Skipped, Ring.Skipped) and freed at once. When no batch
+// newer than the last one is complete, Next waits on the host, until one
+// is or ctx ends (the error then wraps ctx.Err()), or the ring closes
+// (ErrClosed).
 //
 // Use the batch's tensors only on s (or on streams ordered before Done on
 // s), and not after the next Next or Done. One learner at a time.
