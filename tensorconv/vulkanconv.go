@@ -208,7 +208,7 @@ func (t *VulkanConverter) RecordTiles(c *vulkan.Commands, atlas *vulkan.Image, c
 		}
 		t.tiled = p
 	}
-	return t.recordTiles(c, t.tiled, 4, tilesMaxGroups, vulkan.Binding{Binding: 0, Image: atlas}, o.Width, o.Height, cols, rows, n, dst, off)
+	return t.recordTiles(c, t.tiled, 4, 4, tilesMaxGroups, vulkan.Binding{Binding: 0, Image: atlas}, o.Width, o.Height, cols, rows, n, dst, off)
 }
 
 // RecordTilesFromBuffer is RecordTiles for an atlas held in a buffer: width
@@ -248,7 +248,7 @@ func (t *VulkanConverter) RecordTilesFromBuffer(c *vulkan.Commands, atlas *vulka
 		}
 		*pipe = p
 	}
-	return t.recordTiles(c, *pipe, step, most, vulkan.Binding{Binding: 0, Buffer: atlas}, width, height, cols, rows, n, dst, off)
+	return t.recordTiles(c, *pipe, step, 1, most, vulkan.Binding{Binding: 0, Buffer: atlas}, width, height, cols, rows, n, dst, off)
 }
 
 // bytesTiles reports whether RecordTilesFromBuffer converts a width-wide
@@ -266,9 +266,11 @@ func (t *VulkanConverter) bytesTiles(width uint32, cols int, off uint64) bool {
 }
 
 // recordTiles checks the tiles of a width×height atlas bound by src and
-// records the dispatch of pipe: an invocation per step texels of a row, in
-// at most most workgroups.
-func (t *VulkanConverter) recordTiles(c *vulkan.Commands, pipe *vulkan.Pipeline, step, most uint64, src vulkan.Binding, width, height uint32, cols, rows, n int,
+// records the dispatch of pipe: an invocation per step texels of a row,
+// each tile's rows taken band at a time (the shader's BAND: a band's rows
+// side by side, the last band's rows past the tile idle), in at most most
+// workgroups.
+func (t *VulkanConverter) recordTiles(c *vulkan.Commands, pipe *vulkan.Pipeline, step, band, most uint64, src vulkan.Binding, width, height uint32, cols, rows, n int,
 	dst *vulkan.Buffer, off uint64) error {
 	w, h, err := Tiles{Cols: cols, Rows: rows, N: n}.Size(width, height)
 	if err != nil {
@@ -292,7 +294,7 @@ func (t *VulkanConverter) recordTiles(c *vulkan.Commands, pipe *vulkan.Pipeline,
 	}
 	b := []vulkan.Binding{src, {Binding: 1, Buffer: dst}}
 	// Each invocation steps through the rest of the work.
-	groups := min((uint64(w)/step*uint64(h)*uint64(n)+255)/256, most)
+	groups := min((uint64(w)/step*(uint64(h)+band-1)/band*band*uint64(n)+255)/256, most)
 	c.Dispatch(pipe, b, t.push(w, h, off/uint64(t.l.DType.Size()), uint32(cols), uint32(n)), uint32(groups), 1, 1)
 	return c.Err()
 }
@@ -388,17 +390,17 @@ func (t *VulkanConverter) Close() error {
 	return err
 }
 
-// tilesMaxGroups is the most workgroups RecordTiles dispatches: 396 of 256
-// invocations, three per SM of an H100 or H200, each invocation stepping
+// tilesMaxGroups is the most workgroups RecordTiles dispatches: 792 of 256
+// invocations, six per SM of an H100 or H200, each invocation stepping
 // through the views' texels with no division. A conversion that does not
-// fill the GPU runs beside a renderer's dispatch recorded after it; on
-// the H200 (BENCHMARKS.md, "tiles conversion variants"), at 64×64 × 4096
-// in one command buffer, 396 groups converted as fast as an uncapped grid
-// (75 µs) and the next step's render with this step's conversion ran at
-// 0.90–0.91× the render alone (512 groups and a loop that divided: 0.86×;
-// uncapped: 0.80×). A variable so that tests can make the loop run many
-// times.
-var tilesMaxGroups uint64 = 396
+// fill the GPU runs beside a renderer's dispatch recorded after it. On the
+// H200 (BENCHMARKS.md, "Reading an image atlas in columns"), at 64×64 ×
+// 4096 into [N, 3, H, W] uint8, one conversion at a time ran at 2.9 TB/s
+// with 792 groups (264: 1.8; 396: 2.3; 528: 2.6; uncapped: 2.5), and
+// step k-1's conversion recorded before step k's render left the render
+// at 0.914× its speed alone (132 to 528 groups: 0.916–0.920×). A
+// variable so that tests can make the loop run many times.
+var tilesMaxGroups uint64 = 792
 
 // bytesMaxGroups is the most workgroups the bytes pass of
 // RecordTilesFromBuffer dispatches: 264, two per SM of an H100 or H200,
