@@ -56,8 +56,10 @@ func main() {
 // up to 8 views), 1 (one view: a dispatch binds 2 descriptors instead of
 // 9, which halves its recording cost on the host), 0 (tiles: the views
 // are tiles of one atlas image), -1 (tiles of an atlas held in a buffer
-// of RGBA8 texels) or -2 (the same into uint8 tensors with no
-// normalization, 16 texels an invocation, uint8 layouts only).
+// of RGBA8 texels), -2 (the same into uint8 tensors with no
+// normalization, 16 texels an invocation, uint8 layouts only) or -3 (tiles
+// of a UNORM8 atlas image into uint8 tensors with no normalization, 16
+// texels an invocation).
 type layoutVariant struct {
 	DType    int
 	Planar   bool
@@ -71,9 +73,9 @@ func variants() []layoutVariant {
 	for dt := 0; dt < 3; dt++ {
 		for _, planar := range []bool{false, true} {
 			for _, ch := range []int{3, 4} {
-				for _, views := range []int{-2, -1, 0, 1, 8} {
-					if views == -2 && dt != 2 {
-						continue // the bytes pass writes uint8 only
+				for _, views := range []int{-3, -2, -1, 0, 1, 8} {
+					if views < -1 && dt != 2 {
+						continue // the bytes passes write uint8 only
 					}
 					out = append(out, layoutVariant{dt, planar, ch, views})
 				}

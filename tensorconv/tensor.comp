@@ -1,5 +1,6 @@
 #version 450
 #extension GL_EXT_samplerless_texture_functions : require
+#extension GL_EXT_control_flow_attributes : require
 #ifndef VIEWS
 #define VIEWS 8
 #endif
@@ -9,10 +10,21 @@
 // bytes are the tensor's elements), tiles a multiple of 16 texels wide and
 // the tensor at a multiple of 16 bytes: 16 texels an invocation, read and
 // written as 16-byte vectors and rearranged as integers.
+// VIEWS -3: tiles of an atlas image of UNORM8 texels (RGBA8 or BGRA8) into
+// uint8 tensors with no normalization, tiles a multiple of 16 texels wide
+// and the tensor at a multiple of 16 bytes: 16 texels an invocation,
+// each texel's bytes its fetched value times 255, written as 16-byte
+// vectors: fewer instructions per texel than the general pass, which runs
+// beside a renderer's dispatch at less of the renderer's cost.
 #if VIEWS == -2
 #undef VIEWS
 #define VIEWS 0
 #define ATLAS_BUFFER 1
+#define BYTES16 1
+#elif VIEWS == -3
+#undef VIEWS
+#define VIEWS 0
+#define ATLAS_BUFFER 0
 #define BYTES16 1
 #elif VIEWS == -1
 #undef VIEWS
@@ -52,7 +64,7 @@ layout(local_size_x = 64, local_size_y = 4) in;
 // VIEWS 0: tiles. One image, an atlas of tilecols columns of width×height
 // tiles; view v is tile (v % tilecols, v / tilecols), counted from the
 // image's first row and column.
-#if BYTES16
+#if BYTES16 && ATLAS_BUFFER
 layout(std430, set = 0, binding = 0) readonly buffer Atlas { uvec4 texels4[]; };
 #elif ATLAS_BUFFER
 layout(std430, set = 0, binding = 0) readonly buffer Atlas { uint texels[]; };
@@ -88,10 +100,37 @@ uvec3 rgb3(uvec4 t) {
 // the texels' bytes (16 texels: 4 vectors read, CH vectors written).
 void convert16(uint x0, uint y, uint v, ivec2 o) {
 	uint sy = pc.flip != 0u ? pc.height - 1u - y : y;
+	uint plane = pc.width * pc.height;
+#if ATLAS_BUFFER
 	uint src = ((uint(o.y) + sy) * pc.tilecols * pc.width + uint(o.x) + x0) / 4u;
 	uvec4 t0 = texels4[src], t1 = texels4[src + 1u], t2 = texels4[src + 2u], t3 = texels4[src + 3u];
-	uint plane = pc.width * pc.height;
-#if PLANAR
+#else
+	// The 16 texels' bytes: a UNORM8 texel's value is its byte / 255.
+	uvec4 e[16];
+	[[unroll]] for (uint k = 0u; k < 16u; k++)
+		e[k] = uvec4(texelFetch(src[0], o + ivec2(x0 + k, sy), 0) * 255.0 + 0.5);
+#endif
+#if PLANAR && !ATLAS_BUFFER
+	uint pix = (pc.base + v * plane * CH + y * pc.width + x0) / 16u; // channel 0's vector
+	[[unroll]] for (uint c = 0u; c < CH; c++) {
+		uvec4 w;
+		[[unroll]] for (uint j = 0u; j < 4u; j++)
+			w[j] = e[4u * j][c] | e[4u * j + 1u][c] << 8 | e[4u * j + 2u][c] << 16 | e[4u * j + 3u][c] << 24;
+		words4[pix + c * (plane / 16u)] = w;
+	}
+#elif !ATLAS_BUFFER
+	// Interleaved: CH bytes a texel, texel after texel: CH vectors.
+	uint pixi = (pc.base + (v * plane + y * pc.width + x0) * CH) / 16u;
+	[[unroll]] for (uint w = 0u; w < CH; w++) {
+		uvec4 q;
+		[[unroll]] for (uint j = 0u; j < 4u; j++) {
+			uint b = (4u * w + j) * 4u; // the word's first byte
+			q[j] = e[b / CH][b % CH] | e[(b + 1u) / CH][(b + 1u) % CH] << 8 |
+				e[(b + 2u) / CH][(b + 2u) % CH] << 16 | e[(b + 3u) / CH][(b + 3u) % CH] << 24;
+		}
+		words4[pixi + w] = q;
+	}
+#elif PLANAR
 	uint pix = (pc.base + v * plane * CH + y * pc.width + x0) / 16u; // channel 0's vector
 	uvec4 a = planes4(t0), b = planes4(t1), c = planes4(t2), d = planes4(t3);
 	uint pv = plane / 16u;
@@ -215,12 +254,13 @@ void main() {
 	uint stx = sv % pc.tilecols, sty = sv / pc.tilecols;
 	for (;;) {
 		uint y = b * BAND + j;
+		if (BAND == 1u || y < pc.height) {
 #if BYTES16
-		convert16(q * 16u, y, v, ivec2(int(tx * pc.width), int(ty * pc.height)));
+			convert16(q * STEP, y, v, ivec2(int(tx * pc.width), int(ty * pc.height)));
 #else
-		if (BAND == 1u || y < pc.height)
-			convert(q * 4u, y, v, ivec2(int(tx * pc.width), int(ty * pc.height)));
+			convert(q * STEP, y, v, ivec2(int(tx * pc.width), int(ty * pc.height)));
 #endif
+		}
 		if (total - i <= stride)
 			break;
 		i += stride;

@@ -53,6 +53,10 @@ type VulkanConverter struct {
 	pipe  *vulkan.Pipeline // MaxViewsPerDispatch views per dispatch
 	one   *vulkan.Pipeline // one view: 2 descriptors to write, not 9
 	tiled *vulkan.Pipeline // the tiles of one atlas (RecordTiles), made on first use
+	// tiledImgBytes converts the tiles of a UNORM8 atlas image into uint8
+	// layouts with no normalization, 16 texels an invocation
+	// (imageBytesTiles), made on first use.
+	tiledImgBytes *vulkan.Pipeline
 	// tiledBuf converts the tiles of an atlas in a buffer
 	// (RecordTilesFromBuffer), made on first use; tiledBytes does it for
 	// uint8 layouts with no normalization, 16 texels an invocation
@@ -183,7 +187,10 @@ func (g Tiles) Size(width, height uint32) (w, h uint32, err error) {
 // and view v is the tile in column v % cols and row v / cols, counted from
 // the image's first row and column (a renderer's viewports; FlipY flips
 // each tile). n is at most cols × rows (the last tiles may be unused) and
-// MaxTiles.
+// MaxTiles. A uint8 layout with no mean or std from an RGBA8 or BGRA8
+// atlas, tiles a multiple of 16 texels wide and off a multiple of 16 take
+// a pass of fewer instructions a texel, 16 texels an invocation, which
+// costs a renderer's dispatch running beside it less (imageBytesTiles).
 func (t *VulkanConverter) RecordTiles(c *vulkan.Commands, atlas *vulkan.Image, cols, rows, n int, dst *vulkan.Buffer, off uint64) error {
 	if atlas == nil || dst == nil {
 		return fmt.Errorf("%w: RecordTiles needs an atlas image and a destination buffer", ErrSource)
@@ -201,14 +208,18 @@ func (t *VulkanConverter) RecordTiles(c *vulkan.Commands, atlas *vulkan.Image, c
 	if t.pipe == nil {
 		return lifetime.ErrClosed
 	}
-	if t.tiled == nil {
-		p, err := t.pipeline(0)
+	pipe, views, step, most := &t.tiled, 0, uint64(4), tilesMaxGroups
+	if t.imageBytesTiles(format.Format(o.Format), o.Width, cols, off) {
+		pipe, views, step, most = &t.tiledImgBytes, -3, 16, imageBytesMaxGroups
+	}
+	if *pipe == nil {
+		p, err := t.pipeline(views)
 		if err != nil {
 			return err
 		}
-		t.tiled = p
+		*pipe = p
 	}
-	return t.recordTiles(c, t.tiled, 4, 4, tilesMaxGroups, vulkan.Binding{Binding: 0, Image: atlas}, o.Width, o.Height, cols, rows, n, dst, off)
+	return t.recordTiles(c, *pipe, step, 4, most, vulkan.Binding{Binding: 0, Image: atlas}, o.Width, o.Height, cols, rows, n, dst, off)
 }
 
 // RecordTilesFromBuffer is RecordTiles for an atlas held in a buffer: width
@@ -263,6 +274,20 @@ func (t *VulkanConverter) RecordTilesFromBuffer(c *vulkan.Commands, atlas *vulka
 func (t *VulkanConverter) bytesTiles(width uint32, cols int, off uint64) bool {
 	return t.l.DType == format.Uint8 && !t.l.Normalized() && cols > 0 && int(width)%cols == 0 &&
 		(int(width)/cols)%16 == 0 && off%16 == 0
+}
+
+// imageBytesTiles reports whether RecordTiles converts a width-wide atlas
+// image of format f and cols tile columns into a tensor at byte off with
+// the pass that makes each texel's bytes from its fetched value (the
+// shader's VIEWS -3): a UNORM8 format (RGBA8 or BGRA8), and what
+// bytesTiles asks of a buffer atlas. Fewer instructions a texel than the
+// general pass, so that it costs a renderer's dispatch beside it less: on
+// the H200, step k-1's conversion beside step k's render (learner ring,
+// 64×64 views) left the render at 0.943–0.945× its speed alone at 1,024
+// and 4,096 views, against 0.913–0.917× with the general pass
+// (BENCHMARKS.md, "Reading an image atlas in columns").
+func (t *VulkanConverter) imageBytesTiles(f format.Format, width uint32, cols int, off uint64) bool {
+	return (f == format.RGBA8UNorm || f == format.BGRA8UNorm) && t.bytesTiles(width, cols, off)
 }
 
 // recordTiles checks the tiles of a width×height atlas bound by src and
@@ -381,12 +406,12 @@ func (t *VulkanConverter) RecordViews(c *vulkan.Commands, srcs []*vulkan.Image, 
 // Close frees the pipelines. Idempotent; Record calls afterwards fail.
 func (t *VulkanConverter) Close() error {
 	var err error
-	for _, p := range []*vulkan.Pipeline{t.pipe, t.one, t.tiled, t.tiledBuf, t.tiledBytes} {
+	for _, p := range []*vulkan.Pipeline{t.pipe, t.one, t.tiled, t.tiledImgBytes, t.tiledBuf, t.tiledBytes} {
 		if p != nil {
 			err = errors.Join(err, p.Close())
 		}
 	}
-	t.pipe, t.one, t.tiled, t.tiledBuf, t.tiledBytes = nil, nil, nil, nil, nil
+	t.pipe, t.one, t.tiled, t.tiledImgBytes, t.tiledBuf, t.tiledBytes = nil, nil, nil, nil, nil, nil
 	return err
 }
 
@@ -411,3 +436,13 @@ var tilesMaxGroups uint64 = 792
 // at 0.968× its speed alone (132: 0.974×; 396: 0.96×; uncapped: 0.91×).
 // A variable so that tests can make the loop run many times.
 var bytesMaxGroups uint64 = 264
+
+// imageBytesMaxGroups is the most workgroups RecordTiles dispatches for
+// the pass of imageBytesTiles, 16 texels an invocation: 264, two per SM
+// of an H100 or H200. On the H200 (64×64 × 1,024 and × 4,096, 128×128 ×
+// 4,096), beside the next step's render: 0.941–0.945× the render alone
+// (132: 0.945–0.950×; 528: 0.894–0.936×; 792: 0.898–0.928×); one
+// conversion at a time: 2.5–2.8 TB/s (132: 1.8–2.0; 528 and 792: the
+// same as 264). A variable so that tests can make the loop run many
+// times.
+var imageBytesMaxGroups uint64 = 264

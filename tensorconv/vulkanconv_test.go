@@ -423,6 +423,90 @@ func TestTensorPassTilesFromBufferBytes(t *testing.T) {
 	}
 }
 
+// TestTensorPassTilesBytesFromImage: uint8 tensors with no mean or std
+// from atlas images whose tiles are a multiple of 16 texels wide (3 x 5
+// tiles of 16 x 6 with 13 used; 17 x 16 tiles of 32 x 7 with 257 used),
+// every uint8 layout, flipped or not: from a UNORM8 image (RGBA8, BGRA8)
+// at a byte offset that is a multiple of 16 the image bytes pass converts
+// them (16 texels an invocation, rows 4 at a time, the last band of a
+// 6- or 7-row tile partly idle); at another offset, with a mean, or from
+// RGBA16F, the general pass; each with the default grid and one of 3
+// workgroups stepping through many texels, every element against the Go
+// reference (exact for UNORM8 with no mean), every byte around the tensor
+// untouched, and byte for byte what the bytes pass makes of the same
+// texels in a buffer.
+func TestTensorPassTilesBytesFromImage(t *testing.T) {
+	vd := vulkanOnly(t)
+	rng := loggedRNG(t, 7)
+	var layouts []tensor.Layout
+	for _, planar := range []bool{true, false} {
+		for _, ch := range []int{3, 4} {
+			for _, flip := range []bool{false, true} {
+				layouts = append(layouts, tensor.Layout{DType: format.Uint8, Planar: planar, Channels: ch, FlipY: flip})
+			}
+		}
+	}
+	layouts = append(layouts, tensor.Layout{DType: format.Uint8, Planar: true, Channels: 3, Mean: [4]float32{0.25, 0.5, 0.125}})
+	for _, tc := range []tilesTestCase{{3, 5, 13, 16, 6, layouts}, {17, 16, 257, 32, 7, layouts}} {
+		W, H := tc.w*uint32(tc.cols), tc.h*uint32(tc.rows)
+		for _, f := range []format.Format{format.RGBA8UNorm, format.BGRA8UNorm, format.RGBA16Float} {
+			atlas := tensortest.RandomImage(rng, f, W, H)
+			img := uploadImages(t, vd, []tensor.Image{atlas})[0]
+			unorm8 := f != format.RGBA16Float
+			var buf *vulkan.Buffer
+			if unorm8 { // the same texels, red first, for the buffer's bytes pass
+				rgba := append([]byte{}, atlas.Pix...)
+				if f == format.BGRA8UNorm {
+					for i := 0; i < len(rgba); i += 4 {
+						rgba[i], rgba[i+2] = rgba[i+2], rgba[i]
+					}
+				}
+				b, err := vd.NewBuffer(vulkan.BufferOptions{Size: uint64(len(rgba))})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer b.Close()
+				if err := b.Upload(0, rgba); err != nil {
+					t.Fatal(err)
+				}
+				buf = b
+			}
+			views := tc.views(atlas)
+			for _, groups := range []uint64{imageBytesMaxGroups, 3} {
+				defer func(g, h uint64) { imageBytesMaxGroups, tilesMaxGroups = g, h }(imageBytesMaxGroups, tilesMaxGroups)
+				imageBytesMaxGroups, tilesMaxGroups = groups, groups
+				for _, l := range tc.layouts {
+					for _, off := range []uint64{48, 36} {
+						what := fmt.Sprintf("%v, %d of %dx%d tiles, %s, at byte %d, at most %d workgroups", f, tc.n, tc.cols, tc.rows, l, off, groups)
+						pass, err := NewVulkanConverter(vd, l)
+						if err != nil {
+							t.Fatal(err)
+						}
+						n := l.Bytes(tc.w, tc.h) * uint64(tc.n)
+						got := convertPoisoned(t, vd, off+n+20, func(c *vulkan.Commands, out *vulkan.Buffer) error {
+							return pass.RecordTiles(c, img, tc.cols, tc.rows, tc.n, out, off)
+						})
+						checkPoisoned(t, l, views, got, off, n, what)
+						bytesPass := unorm8 && off%16 == 0 && !l.Normalized()
+						if (pass.tiledImgBytes != nil) != bytesPass || (pass.tiled != nil) == bytesPass {
+							t.Errorf("%s: the image bytes pass ran: %v, want %v", what, pass.tiledImgBytes != nil, bytesPass)
+						}
+						if bytesPass {
+							fromBuf := convertPoisoned(t, vd, off+n+20, func(c *vulkan.Commands, out *vulkan.Buffer) error {
+								return pass.RecordTilesFromBuffer(c, buf, W, H, tc.cols, tc.rows, tc.n, out, off)
+							})
+							if !bytes.Equal(got, fromBuf) {
+								t.Errorf("%s: the image and the same texels in a buffer converted differently", what)
+							}
+						}
+						pass.Close()
+					}
+				}
+			}
+		}
+	}
+}
+
 // TestTensorPassTilesBadInput: atlases and tile counts RecordTiles cannot
 // convert are refused with an error naming what is wrong.
 func TestTensorPassTilesBadInput(t *testing.T) {
