@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"time"
 
 	"github.com/gfxcuda/gfxcuda/cuda"
@@ -127,10 +128,12 @@ func (r *Ring) produceLearner(ctx context.Context, record func(c *vulkan.Command
 
 // waitFree waits on the host until batch k's position is free: the batch
 // that used it before was skipped, or taken and passed by the learner's
-// stream (its event, polled).
+// stream (its event, polled: for the first releaseSpin yielding the
+// processor between queries, then sleeping).
 func (r *Ring) waitFree(ctx context.Context, k uint64) error {
 	p := &r.learner.pos[k%r.perRing]
 	pause := time.Microsecond
+	var spinUntil time.Time
 	var timer *time.Timer
 	defer func() {
 		if timer != nil {
@@ -161,6 +164,17 @@ func (r *Ring) waitFree(ctx context.Context, k uint64) error {
 				r.mu.Unlock()
 				continue
 			}
+			if spinUntil.IsZero() {
+				spinUntil = time.Now().Add(releaseSpin)
+			}
+			if time.Now().Before(spinUntil) {
+				if err := ctx.Err(); err != nil {
+					return fmt.Errorf("interop: Ring.Produce: the learner's stream has not passed the batch in slots %d–%d: %w",
+						int(k%r.perRing)*r.batch, int(k%r.perRing+1)*r.batch-1, err)
+				}
+				runtime.Gosched()
+				continue
+			}
 			if timer == nil {
 				timer = time.NewTimer(pause)
 			} else {
@@ -182,6 +196,16 @@ func (r *Ring) waitFree(ctx context.Context, k uint64) error {
 		}
 	}
 }
+
+// releaseSpin is how long waitFree polls the learner's release without
+// sleeping. A learner whose stream has nothing queued before the release
+// passes it within microseconds, and a Go timer shorter than a millisecond
+// may fire a millisecond late (a 1 µs timer: median 9 µs, 90th percentile
+// 1.1 ms on the CPU machine): at 30 µs steps (256 views of 64×64 on the
+// H200) such a sleep let the GPU run dry of the 8 steps queued and cost
+// whole repetitions 20–40% (BENCHMARKS.md, "The learner ring's per-step
+// cost").
+const releaseSpin = 200 * time.Microsecond
 
 // Batch is a batch of frames Ring.Next returned to the learner: the newest
 // the producer had completed. Its slots are the learner's until Done (or
