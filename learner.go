@@ -201,10 +201,9 @@ func (r *Ring) waitFree(ctx context.Context, k uint64) error {
 // sleeping. A learner whose stream has nothing queued before the release
 // passes it within microseconds, and a Go timer shorter than a millisecond
 // may fire a millisecond late (a 1 µs timer: median 9 µs, 90th percentile
-// 1.1 ms on the CPU machine): at 30 µs steps (256 views of 64×64 on the
-// H200) such a sleep let the GPU run dry of the 8 steps queued and cost
-// whole repetitions 20–40% (BENCHMARKS.md, "The learner ring's per-step
-// cost").
+// 1.1 ms on the CPU machine), while at 30 µs steps (256 views of 64×64 on
+// the H200) the 8 steps queued last 240 µs (BENCHMARKS.md, "Reading an
+// image atlas in columns").
 const releaseSpin = 200 * time.Microsecond
 
 // Batch is a batch of frames Ring.Next returned to the learner: the newest

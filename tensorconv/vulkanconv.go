@@ -282,10 +282,10 @@ func (t *VulkanConverter) bytesTiles(width uint32, cols int, off uint64) bool {
 // shader's VIEWS -3): a UNORM8 format (RGBA8 or BGRA8), and what
 // bytesTiles asks of a buffer atlas. Fewer instructions a texel than the
 // general pass, so that it costs a renderer's dispatch beside it less: on
-// the H200, step k-1's conversion beside step k's render (learner ring,
-// 64×64 views) left the render at 0.943–0.945× its speed alone at 1,024
-// and 4,096 views, against 0.913–0.917× with the general pass
-// (BENCHMARKS.md, "Reading an image atlas in columns").
+// the H200 (gfxcuda bench --only tiles), step k-1's conversion beside step
+// k's render through a learner ring left the render at 0.959–0.961× its
+// speed alone from 1,024 views of 64×64 on, against 0.911–0.917× with
+// the general pass (BENCHMARKS.md, "Reading an image atlas in columns").
 func (t *VulkanConverter) imageBytesTiles(f format.Format, width uint32, cols int, off uint64) bool {
 	return (f == format.RGBA8UNorm || f == format.BGRA8UNorm) && t.bytesTiles(width, cols, off)
 }
@@ -440,7 +440,8 @@ var bytesMaxGroups uint64 = 264
 // imageBytesMaxGroups is the most workgroups RecordTiles dispatches for
 // the pass of imageBytesTiles, 16 texels an invocation: 264, two per SM
 // of an H100 or H200. On the H200 (64×64 × 1,024 and × 4,096, 128×128 ×
-// 4,096), beside the next step's render: 0.941–0.945× the render alone
+// 4,096; the pass before its bytes came from 2^23, below 0.95× at every
+// cap), beside the next step's render: 0.941–0.945× the render alone
 // (132: 0.945–0.950×; 528: 0.894–0.936×; 792: 0.898–0.928×); one
 // conversion at a time: 2.5–2.8 TB/s (132: 1.8–2.0; 528 and 792: the
 // same as 264). A variable so that tests can make the loop run many
