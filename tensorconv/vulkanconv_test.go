@@ -374,6 +374,23 @@ func convertFromBuffer(t *testing.T, vd *vulkan.Device, src *vulkan.Buffer, img 
 	return pass
 }
 
+// bytesTilesTestCases: atlases whose tiles are a multiple of 16 texels
+// wide (3 x 5 tiles of 16 x 6 with 13 used; 17 x 16 tiles of 32 x 7 with
+// 257 used: rows not a multiple of 4), into every uint8 layout, flipped or
+// not, and one with a mean (which the bytes passes do not take).
+func bytesTilesTestCases() []tilesTestCase {
+	var layouts []tensor.Layout
+	for _, planar := range []bool{true, false} {
+		for _, ch := range []int{3, 4} {
+			for _, flip := range []bool{false, true} {
+				layouts = append(layouts, tensor.Layout{DType: format.Uint8, Planar: planar, Channels: ch, FlipY: flip})
+			}
+		}
+	}
+	layouts = append(layouts, tensor.Layout{DType: format.Uint8, Planar: true, Channels: 3, Mean: [4]float32{0.25, 0.5, 0.125}})
+	return []tilesTestCase{{3, 5, 13, 16, 6, layouts}, {17, 16, 257, 32, 7, layouts}}
+}
+
 // TestTensorPassTilesFromBufferBytes: uint8 tensors with no mean or std
 // from a buffer atlas whose tiles are a multiple of 16 texels wide (3 x 5
 // tiles of 16 x 6 with 13 used; 17 x 16 tiles of 32 x 7 with 257 used),
@@ -386,16 +403,7 @@ func convertFromBuffer(t *testing.T, vd *vulkan.Device, src *vulkan.Buffer, img 
 func TestTensorPassTilesFromBufferBytes(t *testing.T) {
 	vd := vulkanOnly(t)
 	rng := loggedRNG(t, 6)
-	var layouts []tensor.Layout
-	for _, planar := range []bool{true, false} {
-		for _, ch := range []int{3, 4} {
-			for _, flip := range []bool{false, true} {
-				layouts = append(layouts, tensor.Layout{DType: format.Uint8, Planar: planar, Channels: ch, FlipY: flip})
-			}
-		}
-	}
-	layouts = append(layouts, tensor.Layout{DType: format.Uint8, Planar: true, Channels: 3, Mean: [4]float32{0.25, 0.5, 0.125}})
-	for _, tc := range []tilesTestCase{{3, 5, 13, 16, 6, layouts}, {17, 16, 257, 32, 7, layouts}} {
+	for _, tc := range bytesTilesTestCases() {
 		W, H := tc.w*uint32(tc.cols), tc.h*uint32(tc.rows)
 		atlas := tensortest.RandomImage(rng, format.RGBA8UNorm, W, H)
 		src, err := vd.NewBuffer(vulkan.BufferOptions{Size: uint64(len(atlas.Pix))})
@@ -438,16 +446,7 @@ func TestTensorPassTilesFromBufferBytes(t *testing.T) {
 func TestTensorPassTilesBytesFromImage(t *testing.T) {
 	vd := vulkanOnly(t)
 	rng := loggedRNG(t, 7)
-	var layouts []tensor.Layout
-	for _, planar := range []bool{true, false} {
-		for _, ch := range []int{3, 4} {
-			for _, flip := range []bool{false, true} {
-				layouts = append(layouts, tensor.Layout{DType: format.Uint8, Planar: planar, Channels: ch, FlipY: flip})
-			}
-		}
-	}
-	layouts = append(layouts, tensor.Layout{DType: format.Uint8, Planar: true, Channels: 3, Mean: [4]float32{0.25, 0.5, 0.125}})
-	for _, tc := range []tilesTestCase{{3, 5, 13, 16, 6, layouts}, {17, 16, 257, 32, 7, layouts}} {
+	for _, tc := range bytesTilesTestCases() {
 		W, H := tc.w*uint32(tc.cols), tc.h*uint32(tc.rows)
 		for _, f := range []format.Format{format.RGBA8UNorm, format.BGRA8UNorm, format.RGBA16Float} {
 			atlas := tensortest.RandomImage(rng, f, W, H)
