@@ -137,6 +137,19 @@ func (t *VulkanConverter) pipeline(views int) (*vulkan.Pipeline, error) {
 	return p, nil
 }
 
+// madeOnce returns *pipe, the pipeline of the shader's views variant,
+// making it on first use (the tiles passes).
+func (t *VulkanConverter) madeOnce(pipe **vulkan.Pipeline, views int) (*vulkan.Pipeline, error) {
+	if *pipe == nil {
+		p, err := t.pipeline(views)
+		if err != nil {
+			return nil, err
+		}
+		*pipe = p
+	}
+	return *pipe, nil
+}
+
 // push returns the push constants of a dispatch: the views' size, the
 // first element written (base), the flip, mean and scale, and the atlas's
 // tile columns (0 unless tiled).
@@ -212,14 +225,11 @@ func (t *VulkanConverter) RecordTiles(c *vulkan.Commands, atlas *vulkan.Image, c
 	if t.imageBytesTiles(format.Format(o.Format), o.Width, cols, off) {
 		pipe, views, step, most = &t.tiledImgBytes, -3, 16, imageBytesMaxGroups
 	}
-	if *pipe == nil {
-		p, err := t.pipeline(views)
-		if err != nil {
-			return err
-		}
-		*pipe = p
+	p, err := t.madeOnce(pipe, views)
+	if err != nil {
+		return err
 	}
-	return t.recordTiles(c, *pipe, step, 4, most, vulkan.Binding{Binding: 0, Image: atlas}, o.Width, o.Height, cols, rows, n, dst, off)
+	return t.recordTiles(c, p, step, 4, most, vulkan.Binding{Binding: 0, Image: atlas}, o.Width, o.Height, cols, rows, n, dst, off)
 }
 
 // RecordTilesFromBuffer is RecordTiles for an atlas held in a buffer: width
@@ -252,14 +262,11 @@ func (t *VulkanConverter) RecordTilesFromBuffer(c *vulkan.Commands, atlas *vulka
 	if t.bytesTiles(width, cols, off) {
 		pipe, views, step, most = &t.tiledBytes, -2, 16, bytesMaxGroups
 	}
-	if *pipe == nil {
-		p, err := t.pipeline(views)
-		if err != nil {
-			return err
-		}
-		*pipe = p
+	p, err := t.madeOnce(pipe, views)
+	if err != nil {
+		return err
 	}
-	return t.recordTiles(c, *pipe, step, 1, most, vulkan.Binding{Binding: 0, Buffer: atlas}, width, height, cols, rows, n, dst, off)
+	return t.recordTiles(c, p, step, 1, most, vulkan.Binding{Binding: 0, Buffer: atlas}, width, height, cols, rows, n, dst, off)
 }
 
 // bytesTiles reports whether RecordTilesFromBuffer converts a width-wide
