@@ -168,20 +168,21 @@ func (r *Ring) waitFree(ctx context.Context, k uint64) error {
 				spinUntil = time.Now().Add(releaseSpin)
 			}
 			if time.Now().Before(spinUntil) {
-				if err := ctx.Err(); err != nil {
-					return fmt.Errorf("interop: Ring.Produce: the learner's stream has not passed the batch in slots %d–%d: %w",
-						int(k%r.perRing)*r.batch, int(k%r.perRing+1)*r.batch-1, err)
+				select {
+				case <-ctx.Done(): // reported below
+				default:
+					runtime.Gosched()
+					continue
 				}
-				runtime.Gosched()
-				continue
-			}
-			if timer == nil {
-				timer = time.NewTimer(pause)
 			} else {
-				timer.Reset(pause)
+				if timer == nil {
+					timer = time.NewTimer(pause)
+				} else {
+					timer.Reset(pause)
+				}
+				tick = timer.C
+				pause = min(2*pause, 100*time.Microsecond)
 			}
-			tick = timer.C
-			pause = min(2*pause, 100*time.Microsecond)
 		}
 		select {
 		case <-ch:
