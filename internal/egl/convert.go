@@ -281,7 +281,13 @@ void main() {
 // are convertSource's, bit for bit.
 const convertQuadSource = convertPixelsHeader + `
 void main() {
-	uvec2 q = gl_GlobalInvocationID.xy;
+	// A work group converts 16 × 4 texels of 16 rows; the four
+	// invocations of a quad take the same 4 texels of 4 consecutive rows,
+	// so that each fetch of a quad reads a 1×4 column: a quad's 4 texels
+	// 4 apart in one row read at a third of the rate (BENCHMARKS.md,
+	// "Reading an image atlas in columns").
+	uint li = gl_LocalInvocationIndex;
+	uvec2 q = uvec2(gl_WorkGroupID.x * 16u + ((li >> 2) & 15u), gl_WorkGroupID.y * 16u + (li & 3u) + 4u * (li >> 6));
 	uint x0 = q.x * 4u;
 	if (x0 >= w || q.y >= h) return;
 	uint view = vbase + gl_GlobalInvocationID.z;

@@ -93,10 +93,11 @@ func TestConverter(t *testing.T) {
 			disableFast = generic
 			quad := cv.quadRuns
 			for _, src := range convertSourceFormats {
-				// Widths of 8 and 36 (multiples of 4) reach the 4-pixel
-				// program for the uint8 and float16 layouts the per-pixel
-				// one does not take.
-				for _, size := range [][2]int{{7, 5}, {13, 3}, {37, 19}, {8, 5}, {36, 7}} {
+				// Widths of 8, 36 and 132 (multiples of 4) reach the
+				// 4-pixel program for the uint8 and float16 layouts the
+				// per-pixel one does not take; 132 × 21 takes 3 × 2 of its
+				// 64×16-texel work groups.
+				for _, size := range [][2]int{{7, 5}, {13, 3}, {37, 19}, {8, 5}, {36, 7}, {132, 21}} {
 					w, h := size[0], size[1]
 					for _, dt := range tensor.DTypes {
 						for _, planar := range []bool{false, true} {
