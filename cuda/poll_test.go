@@ -11,12 +11,13 @@ import (
 // TestPollBackoff checks the host-wait loop behind Stream.Wait and
 // Event.Wait with an injected query (no driver needed): it returns when
 // the condition holds, passes errors through, gives up with the context's
-// error when the deadline passes, and sleeps rather than spins meanwhile.
+// error when the deadline passes, and sleeps rather than spins after its
+// first pollSpin.
 func TestPollBackoff(t *testing.T) {
 	calls := 0
 	err := Poll(context.Background(), "test", func() (bool, error) {
 		calls++
-		return calls == 40, nil // beyond the yielding phase, into the sleeps
+		return calls == 40, nil
 	})
 	if err != nil || calls != 40 {
 		t.Fatalf("Poll = %v after %d calls, want nil after 40", err, calls)
@@ -28,8 +29,8 @@ func TestPollBackoff(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
 	defer cancel()
 	t0 := time.Now()
-	calls = 0
-	err = Poll(ctx, "never", func() (bool, error) { calls++; return false, nil })
+	var times []time.Duration
+	err = Poll(ctx, "never", func() (bool, error) { times = append(times, time.Since(t0)); return false, nil })
 	d := time.Since(t0)
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("Poll = %v, want DeadlineExceeded", err)
@@ -42,10 +43,30 @@ func TestPollBackoff(t *testing.T) {
 	if d > 2*time.Second {
 		t.Errorf("Poll took %v to notice a 30 ms deadline", d)
 	}
-	// 16 yields, then sleeps of 5 µs doubling to 1 ms: about 40 queries in
-	// 30 ms. A loop that spun would make hundreds of thousands.
-	if calls > 1000 {
-		t.Errorf("Poll queried %d times in %v: it spins instead of backing off", calls, d)
+	// Yields for the first pollSpin (1 ms), then a query a millisecond
+	// or more: at most about 30 queries in the 29 ms after. A loop that
+	// spun would make tens of thousands.
+	slept := 0
+	for _, at := range times {
+		if at > pollSpin+time.Millisecond {
+			slept++
+		}
+	}
+	if slept > 100 {
+		t.Errorf("Poll queried %d times from %v to %v: it spins instead of sleeping", slept, pollSpin+time.Millisecond, d)
+	}
+}
+
+// TestPollDelay: Poll's schedule, without timing anything: no sleep
+// (yield and query again) before pollSpin, a millisecond from it on.
+func TestPollDelay(t *testing.T) {
+	for _, c := range []struct{ elapsed, want time.Duration }{
+		{0, 0}, {time.Microsecond, 0}, {200 * time.Microsecond, 0}, {pollSpin - 1, 0},
+		{pollSpin, time.Millisecond}, {5 * time.Millisecond, time.Millisecond}, {time.Hour, time.Millisecond},
+	} {
+		if got := pollDelay(c.elapsed); got != c.want {
+			t.Errorf("pollDelay(%v) = %v, want %v", c.elapsed, got, c.want)
+		}
 	}
 }
 
