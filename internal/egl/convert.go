@@ -281,7 +281,7 @@ void main() {
 // are convertSource's, bit for bit.
 const convertQuadSource = convertPixelsHeader + `
 void main() {
-	// A work group converts 16 × 4 texels of 16 rows; the four
+	// A work group converts 64 texels (16 runs of 4) of 16 rows; the four
 	// invocations of a quad take the same 4 texels of 4 consecutive rows,
 	// so that each fetch of a quad reads a 1×4 column: a quad's 4 texels
 	// 4 apart in one row read at a third of the rate (BENCHMARKS.md,
