@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"time"
 
 	"github.com/gfxcuda/gfxcuda/cuda"
@@ -128,18 +127,15 @@ func (r *Ring) produceLearner(ctx context.Context, record func(c *vulkan.Command
 
 // waitFree waits on the host until batch k's position is free: the batch
 // that used it before was skipped, or taken and passed by the learner's
-// stream (its event, polled: for the first releaseSpin yielding the
-// processor between queries, then sleeping).
+// stream (its event, polled with cuda.Poll, which yields between queries
+// for the first millisecond: a learner whose stream has nothing queued
+// before the release passes it within microseconds, and at 30 µs steps
+// the 8 queued steps last 240 µs, less than one sleep of a Go timer may).
 func (r *Ring) waitFree(ctx context.Context, k uint64) error {
 	p := &r.learner.pos[k%r.perRing]
-	pause := time.Microsecond
-	var spinUntil time.Time
-	var timer *time.Timer
-	defer func() {
-		if timer != nil {
-			timer.Stop()
-		}
-	}()
+	slots := func() string {
+		return fmt.Sprintf("slots %d–%d", int(k%r.perRing)*r.batch, int(k%r.perRing+1)*r.batch-1)
+	}
 	for {
 		r.mu.Lock()
 		closed, st, ch := r.closed, p.state, r.changed
@@ -147,65 +143,43 @@ func (r *Ring) waitFree(ctx context.Context, k uint64) error {
 		if closed {
 			return ErrClosed
 		}
-		var tick <-chan time.Time
 		switch st {
 		case posFree:
 			return nil
 		case posReleasing:
-			ok, err := p.ev.done()
-			if err != nil {
-				return fmt.Errorf("interop: Ring.Produce: querying the learner's release: %w", err)
-			}
-			if ok {
+			err := cuda.Poll(ctx, "the learner's stream to pass the batch in "+slots(), func() (bool, error) {
 				r.mu.Lock()
-				if p.state == posReleasing {
-					p.state = posFree
-				}
+				closed := r.closed
 				r.mu.Unlock()
-				continue
-			}
-			if spinUntil.IsZero() {
-				spinUntil = time.Now().Add(releaseSpin)
-			}
-			if time.Now().Before(spinUntil) {
-				select {
-				case <-ctx.Done(): // reported below
-				default:
-					runtime.Gosched()
-					continue
+				if closed {
+					return false, ErrClosed
 				}
-			} else {
-				if timer == nil {
-					timer = time.NewTimer(pause)
-				} else {
-					timer.Reset(pause)
+				ok, err := p.ev.done()
+				if err != nil {
+					return false, fmt.Errorf("querying the learner's release: %w", err)
 				}
-				tick = timer.C
-				pause = min(2*pause, 100*time.Microsecond)
+				return ok, nil
+			})
+			if errors.Is(err, ErrClosed) {
+				return err
 			}
+			if err != nil {
+				return fmt.Errorf("interop: Ring.Produce: %w", err)
+			}
+			r.mu.Lock()
+			if p.state == posReleasing {
+				p.state = posFree
+			}
+			r.mu.Unlock()
+			continue
 		}
 		select {
 		case <-ch:
-		case <-tick:
 		case <-ctx.Done():
-			what := "the learner has not taken or skipped"
-			if st == posReleasing {
-				what = "the learner's stream has not passed"
-			}
-			return fmt.Errorf("interop: Ring.Produce: %s the batch in slots %d–%d: %w", what,
-				int(k%r.perRing)*r.batch, int(k%r.perRing+1)*r.batch-1, ctx.Err())
+			return fmt.Errorf("interop: Ring.Produce: the learner has not taken or skipped the batch in %s: %w", slots(), ctx.Err())
 		}
 	}
 }
-
-// releaseSpin is how long waitFree polls the learner's release without
-// sleeping. A learner whose stream has nothing queued before the release
-// passes it within microseconds, and a Go timer shorter than a millisecond
-// may fire a millisecond late (a 1 µs timer: median 9 µs, 90th percentile
-// 1.1 ms on the CPU machine), while at 30 µs steps (256 views of 64×64 on
-// the H200) the 8 steps queued last 240 µs (BENCHMARKS.md, "Reading an
-// image atlas in columns").
-const releaseSpin = 200 * time.Microsecond
 
 // Batch is a batch of frames Ring.Next returned to the learner: the newest
 // the producer had completed. Its slots are the learner's until Done (or

@@ -115,7 +115,7 @@ func TestLearnerProducerNeverOverwritesHeldSlots(t *testing.T) {
 		t.Fatalf("Next: batch %d, skipped %d; want 2, 0", b.Index, b.Skipped)
 	}
 	err = r.Produce(ctxFor(t, 100*time.Millisecond), rec)
-	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "stream has not passed") {
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "waiting for the learner's stream to pass the batch in slots 1–1") {
 		t.Fatalf("Produce into a slot the learner's stream still reads: %v, want context.DeadlineExceeded", err)
 	}
 	if w.count() != n {
@@ -284,6 +284,65 @@ func TestLearnerContextAndClose(t *testing.T) {
 // A producer and a learner on different goroutines (run with -race): the
 // learner sees batches in increasing order, every batch is returned or
 // counted as skipped, and the producer never records into a batch's slots
+// A Produce waiting on the host for the learner's stream to pass a batch
+// the learner released returns ErrClosed when the ring closes, without
+// recording, and Close then waits for the learner's stream.
+func TestLearnerCloseWhileProducerWaitsForRelease(t *testing.T) {
+	d, f := fakeDevice(t)
+	var r *Ring
+	r = learnerRing(t, d, 2, 1)
+	var w writes
+	rec := w.recorder(&r)
+	ls, _ := f.newStream()
+	for range 2 {
+		if err := r.Produce(ctxFor(t, 5*time.Second), rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := waitBatches(r, 2, 20*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	b, err := r.Next(ctxFor(t, 5*time.Second), ls) // batch 1; batch 0 skipped
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Produce(ctxFor(t, 5*time.Second), rec); err != nil { // batch 2, into batch 0's slot
+		t.Fatal(err)
+	}
+	// The learner's stream is busy: batch 1's release waits behind it.
+	if err := f.queue(ls, fakeOp{what: "learner reads batch 1", run: func() {}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Done(); err != nil {
+		t.Fatal(err)
+	}
+	n := w.count()
+	prodErr := make(chan error, 1)
+	go func() { prodErr <- r.Produce(context.Background(), rec) }() // batch 3, into batch 1's slot
+	select {
+	case err := <-prodErr:
+		t.Fatalf("Produce into the slot the learner's stream still reads returned %v", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- r.Close() }()
+	if err := <-prodErr; !errors.Is(err, ErrClosed) {
+		t.Fatalf("Produce waiting for the learner's release while the ring closed: %v, want ErrClosed", err)
+	}
+	if w.count() != n {
+		t.Fatal("the producer recorded after the ring closed")
+	}
+	select {
+	case err := <-closed:
+		t.Fatalf("Close returned (%v) before the learner's stream passed the batch it released", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	f.run(ls)
+	if err := <-closed; err != nil {
+		t.Fatal(err)
+	}
+}
+
 // before the learner's stream has read them.
 func TestLearnerGoroutines(t *testing.T) {
 	d, f := fakeDevice(t)
