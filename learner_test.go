@@ -281,31 +281,48 @@ func TestLearnerContextAndClose(t *testing.T) {
 	f.auto(t)
 }
 
-// A producer and a learner on different goroutines (run with -race): the
-// learner sees batches in increasing order, every batch is returned or
-// counted as skipped, and the producer never records into a batch's slots
+// learnerTaken is a learner ring on a fake device with two batches
+// produced and complete, the newer taken by Next on a learner stream of
+// its own (takeSecondBatch).
+type learnerTaken struct {
+	f   *fakeCUDA
+	r   *Ring
+	w   *writes
+	rec func(c *vulkan.Commands, slot int, frame uint64) error
+	ls  *cuda.Stream
+	b   *Batch
+}
+
+// takeSecondBatch makes a learner ring of slots slots in batches of
+// batch, produces two batches, waits for them and takes the newer.
+func takeSecondBatch(t *testing.T, slots, batch int) *learnerTaken {
+	t.Helper()
+	d, f := fakeDevice(t)
+	lt := &learnerTaken{f: f, w: &writes{}}
+	lt.r = learnerRing(t, d, slots, batch)
+	lt.rec = lt.w.recorder(&lt.r)
+	lt.ls, _ = f.newStream()
+	for range 2 {
+		if err := lt.r.Produce(ctxFor(t, 5*time.Second), lt.rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := waitBatches(lt.r, 2, 20*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	if lt.b, err = lt.r.Next(ctxFor(t, 5*time.Second), lt.ls); err != nil {
+		t.Fatal(err)
+	}
+	return lt
+}
+
 // A Produce waiting on the host for the learner's stream to pass a batch
 // the learner released returns ErrClosed when the ring closes, without
 // recording, and Close then waits for the learner's stream.
 func TestLearnerCloseWhileProducerWaitsForRelease(t *testing.T) {
-	d, f := fakeDevice(t)
-	var r *Ring
-	r = learnerRing(t, d, 2, 1)
-	var w writes
-	rec := w.recorder(&r)
-	ls, _ := f.newStream()
-	for range 2 {
-		if err := r.Produce(ctxFor(t, 5*time.Second), rec); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := waitBatches(r, 2, 20*time.Second); err != nil {
-		t.Fatal(err)
-	}
-	b, err := r.Next(ctxFor(t, 5*time.Second), ls) // batch 1; batch 0 skipped
-	if err != nil {
-		t.Fatal(err)
-	}
+	lt := takeSecondBatch(t, 2, 1) // batch 1; batch 0 skipped
+	r, f, w, rec, ls, b := lt.r, lt.f, lt.w, lt.rec, lt.ls, lt.b
 	if err := r.Produce(ctxFor(t, 5*time.Second), rec); err != nil { // batch 2, into batch 0's slot
 		t.Fatal(err)
 	}
@@ -343,6 +360,9 @@ func TestLearnerCloseWhileProducerWaitsForRelease(t *testing.T) {
 	}
 }
 
+// A producer and a learner on different goroutines (run with -race): the
+// learner sees batches in increasing order, every batch is returned or
+// counted as skipped, and the producer never records into a batch's slots
 // before the learner's stream has read them.
 func TestLearnerGoroutines(t *testing.T) {
 	d, f := fakeDevice(t)
@@ -480,24 +500,8 @@ func TestLearnerOptionsAndViews(t *testing.T) {
 // once, recording no event (which would bring CUDA onto the GPU for
 // nothing); with work queued, the slots wait for it.
 func TestLearnerIdleStreamReleasesAtOnce(t *testing.T) {
-	d, f := fakeDevice(t)
-	var r *Ring
-	r = learnerRing(t, d, 4, 2)
-	var w writes
-	rec := w.recorder(&r)
-	ls, _ := f.newStream()
-	for range 2 {
-		if err := r.Produce(ctxFor(t, 5*time.Second), rec); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := waitBatches(r, 2, 20*time.Second); err != nil {
-		t.Fatal(err)
-	}
-	b, err := r.Next(ctxFor(t, 5*time.Second), ls)
-	if err != nil {
-		t.Fatal(err)
-	}
+	lt := takeSecondBatch(t, 4, 2)
+	r, f, rec, ls, b := lt.r, lt.f, lt.rec, lt.ls, lt.b
 	if err := b.Done(); err != nil {
 		t.Fatal(err)
 	}
