@@ -51,6 +51,12 @@ export GFXCUDA_CHILD_TIMEOUT=${GFXCUDA_CHILD_TIMEOUT:-150s}
 
 tp=0 tf=0 ts=0 bad=0
 summary=()
+# GFXCUDA_GPU_PARTS: the parts to run, "go python" by default: "go" runs
+# the Go packages' tests only, "python" pytest against the wheel and the
+# Python benchmarks only. A whole run can outlast one 10-minute command of
+# the device tool; two calls, one part each, fit (the doctor runs in both).
+parts=" ${GFXCUDA_GPU_PARTS:-go python} "
+if [[ $parts == *" go "* ]]; then
 # Packages run in parallel (GFXCUDA_GPU_JOBS, default 4): one GPU, many
 # cores; each package's log is read afterwards in a fixed order. The
 # packages in GFXCUDA_GPU_SERIAL (bundle directory names; root is package
@@ -89,10 +95,11 @@ for dir in "$here"/pkg/*/; do
 	if [ $st = FAIL ]; then grep -E -B2 -A20 '^\s*--- FAIL|^panic|^FAIL' "$logs/$name.log" | head -60; fi
 	grep -E '^\s*--- SKIP' -A1 "$logs/$name.log" | head -20
 done
+fi
 
 # The Python package (libgfxcuda.so inside) and its tests, on the machine's
 # python3 (torch, CuPy, Numba), then the Python speed figures.
-if [ -d "$here/pkg/python" ]; then
+if [ -d "$here/pkg/python" ] && [[ $parts == *" python "* ]]; then
 	start=$SECONDS
 	# A test running longer than GFXCUDA_PYTEST_DUMP seconds (default 200)
 	# gets every thread's traceback in the log; GFXCUDA_PYTEST_ARGS adds
