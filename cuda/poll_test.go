@@ -43,17 +43,23 @@ func TestPollBackoff(t *testing.T) {
 	if d > 2*time.Second {
 		t.Errorf("Poll took %v to notice a 30 ms deadline", d)
 	}
-	// Yields for the first pollSpin (1 ms), then a query a millisecond
-	// or more: at most about 30 queries in the 29 ms after. A loop that
-	// spun would make tens of thousands.
-	slept := 0
-	for _, at := range times {
-		if at > pollSpin+time.Millisecond {
-			slept++
-		}
+	// Yields for the first pollSpin (1 ms), then sleeps a millisecond
+	// between queries. Checked without a count that load could break:
+	// Poll's start lies between the first and the second query, so once
+	// a query comes more than pollSpin after the second, the next one
+	// follows a timer of 1 ms set after it (Go timers never fire early).
+	// A loop that spun would query again within microseconds.
+	if len(times) < 3 {
+		t.Fatalf("Poll queried %d times in %v, want at least 3", len(times), d)
 	}
-	if slept > 100 {
-		t.Errorf("Poll queried %d times from %v to %v: it spins instead of sleeping", slept, pollSpin+time.Millisecond, d)
+	for i := 2; i < len(times); i++ {
+		if times[i-1]-times[1] <= pollSpin {
+			continue
+		}
+		if gap := times[i] - times[i-1]; gap < time.Millisecond {
+			t.Fatalf("query %d came %v after query %d, %v into the wait: Poll spins instead of sleeping after its first %v",
+				i, gap, i-1, times[i-1]-times[1], pollSpin)
+		}
 	}
 }
 
