@@ -139,8 +139,9 @@ def test_one_builder_random():
             assert got_go == want, (n, shape, strides, dtype, versioned)
             m = (ManagedVersioned if versioned else Managed).from_address(out.value)
             Deleter(m.deleter)(out.value)
-            del cap
-            gc.collect()
+            del cap  # its destructor runs here: a capsule is in no cycle
+            if gfxcuda.live_dlpack_tensors() != live:
+                gc.collect()  # only then: in a process with torch loaded a collection takes ~0.1 s
             assert gfxcuda.live_dlpack_tensors() == live
         b.release()
 
