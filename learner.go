@@ -147,7 +147,7 @@ func (r *Ring) waitFree(ctx context.Context, k uint64) error {
 		case posFree:
 			return nil
 		case posReleasing:
-			err := cuda.Poll(ctx, "the learner's stream to pass the batch in "+slots(), func() (bool, error) {
+			released := func() (bool, error) {
 				r.mu.Lock()
 				closed := r.closed
 				r.mu.Unlock()
@@ -159,7 +159,14 @@ func (r *Ring) waitFree(ctx context.Context, k uint64) error {
 					return false, fmt.Errorf("querying the learner's release: %w", err)
 				}
 				return ok, nil
-			})
+			}
+			// Mostly the learner's stream has passed the batch already:
+			// one query, and the wait's description is made only for a
+			// wait.
+			ok, err := released()
+			if !ok && err == nil {
+				err = cuda.Poll(ctx, "the learner's stream to pass the batch in "+slots(), released)
+			}
 			if errors.Is(err, ErrClosed) {
 				return err
 			}
