@@ -36,7 +36,7 @@ const tilesPublished = "published, whole simulator steps: Isaac Lab 3 ≈ 84k en
 func TilesSteps(quick bool) int { return tilesFigures * len(tilesCasesFor(quick)) }
 
 // tilesFigures is the number of figures of one tiles case.
-const tilesFigures = 10
+const tilesFigures = 13
 
 // tilesBatch is the number of copies or conversions recorded back to back
 // in one command buffer when they are measured alone, as CUDA's copies of
@@ -294,7 +294,66 @@ func (s *Suite) tilesCase(tc tilesCase) error {
 	}); err != nil {
 		return err
 	}
-	return s.tilesBufferAtlas(g, tc, cols, rows, steps, per, moved, bound, r, conv, slots, texels)
+	if err := s.tilesBufferAtlas(g, tc, cols, rows, steps, per, moved, bound, r, conv, slots, texels); err != nil {
+		return err
+	}
+	return s.tilesWordsAtlas(g, tc, atlas.Options(), cols, rows, steps, per, moved, bound, r, conv, slots, texels)
+}
+
+// tilesWordsAtlas measures the image atlas again, made with R32_UINT among
+// its view formats (ImageOptions.ViewFormats), so that RecordTiles fetches
+// each texel as one word rather than as four floats: the render alone into
+// it (a mutable image might render at another speed), the pipelined
+// learner paired with that, and the conversion alone against the bound,
+// the atlas holding random texels first.
+func (s *Suite) tilesWordsAtlas(g string, tc tilesCase, o vulkan.ImageOptions, cols, rows, steps int, per, moved uint64, bound string,
+	r *scene.Renderer, conv *gfxcuda.VulkanConverter, slots []gfxcuda.Resource, texels []byte) error {
+	vd := s.D.Vulkan()
+	o.ViewFormats = []uint32{uint32(format.R32UInt)}
+	var atlases [2]*vulkan.Image
+	for i := range atlases {
+		a, err := vd.NewImage(o)
+		if err != nil {
+			return err
+		}
+		defer a.Close()
+		atlases[i] = a
+	}
+	envs := func(step uint64) scene.Envs { return tilesEnvs(tc.n, step) }
+	renderAlone := func() (float64, error) {
+		return s.submitSteps(steps, func(c *vulkan.Commands, k int) error {
+			return r.RecordTiles(c, atlases[k%2], cols, rows, tc.n, envs(uint64(k)))
+		})
+	}
+	pipelined := func() (float64, error) {
+		return s.tilesLearner(slots, tc, steps, per, pipelinedRecord(atlases, slotBuffer(slots),
+			func(c *vulkan.Commands, a *vulkan.Image, step uint64) error {
+				return r.RecordTiles(c, a, cols, rows, tc.n, envs(step))
+			},
+			func(c *vulkan.Commands, a *vulkan.Image, dst *vulkan.Buffer) error {
+				return conv.RecordTiles(c, a, cols, rows, tc.n, dst, 0)
+			}))
+	}
+	const alone = "render alone into an image atlas viewable as R32_UINT"
+	if err := s.figure(g, alone, "steps/s", renderAlone, func(f *Figure) {
+		f.Note = fmt.Sprintf("%.0f env-frames/s; ImageOptions.ViewFormats = R32_UINT (a mutable image)", f.Value*float64(tc.n))
+	}); err != nil {
+		return err
+	}
+	if err := s.paired(g, "image atlas viewable as R32_UINT, pipelined: step k's render beside step k-1's conversion", "steps/s", alone,
+		renderAlone, pipelined, 0.95); err != nil {
+		return err
+	}
+	last := &s.R.Figures[len(s.R.Figures)-1]
+	last.Note += fmt.Sprintf("; %.0f env-frames/s; RecordTiles fetching a texel as one word", last.Value*float64(tc.n))
+	if err := atlases[0].Upload(vulkan.ImageRegion{Width: o.Width, Height: o.Height}, texels); err != nil {
+		return err
+	}
+	dst := slots[0].(*gfxcuda.Buffer).Vulkan()
+	return s.conversionAlone(g, "conversion alone from the atlas viewed as R32_UINT (RecordTiles)", tc, steps, moved, bound,
+		func(c *vulkan.Commands) error {
+			return conv.RecordTiles(c, atlases[0], cols, rows, tc.n, dst, 0)
+		})
 }
 
 // tilesBufferAtlas measures the same workload with the atlas in a buffer

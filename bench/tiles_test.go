@@ -58,6 +58,14 @@ func TestTilesGroup(t *testing.T) {
 			if f.Against != s.R.Figures[i-4].Against || f.Ratio <= 0 {
 				t.Errorf("the buffer atlas's conversion is not against the image's bound (%s): %+v", s.R.Figures[i-4].Against, f)
 			}
+		case 11:
+			if !f.Paired || f.Against != "render alone into an image atlas viewable as R32_UINT" || f.Ratio <= 0 {
+				t.Errorf("the R32_UINT-viewable atlas's pipelined figure is not paired with its render alone: %+v", f)
+			}
+		case 12:
+			if !strings.Contains(f.Name, "viewed as R32_UINT") || f.Against != s.R.Figures[i-7].Against || f.Ratio <= 0 {
+				t.Errorf("the R32_UINT view's conversion is not against the image's bound (%s): %+v", s.R.Figures[i-7].Against, f)
+			}
 		}
 	}
 }

@@ -16,7 +16,17 @@
 // each texel's bytes its fetched value times 255, written as 16-byte
 // vectors: fewer instructions per texel than the general pass, which runs
 // beside a renderer's dispatch at less of the renderer's cost.
-#if VIEWS == -2
+// VIEWS -4: the same from an RGBA8 atlas image viewed as R32_UINT (made
+// with it among its view formats): each fetch returns a texel's bytes as
+// one word, a quarter of what a UNORM8 fetch returns (four floats), and
+// the words are rearranged as the buffer atlas's are.
+#if VIEWS == -4
+#undef VIEWS
+#define VIEWS 0
+#define ATLAS_BUFFER 0
+#define ATLAS_WORDS 1
+#define BYTES16 1
+#elif VIEWS == -2
 #undef VIEWS
 #define VIEWS 0
 #define ATLAS_BUFFER 1
@@ -35,6 +45,11 @@
 #define ATLAS_BUFFER 0
 #define BYTES16 0
 #endif
+#ifndef ATLAS_WORDS
+#define ATLAS_WORDS 0
+#endif
+// TEXEL_WORDS: the texels come as words (RGBA8, red in the low byte).
+#define TEXEL_WORDS (ATLAS_BUFFER || ATLAS_WORDS)
 #if BYTES16
 #define STEP 16u
 #else
@@ -68,6 +83,8 @@ layout(local_size_x = 64, local_size_y = 4) in;
 layout(std430, set = 0, binding = 0) readonly buffer Atlas { uvec4 texels4[]; };
 #elif ATLAS_BUFFER
 layout(std430, set = 0, binding = 0) readonly buffer Atlas { uint texels[]; };
+#elif ATLAS_WORDS
+layout(set = 0, binding = 0) uniform utexture2D src[1];
 #elif VIEWS == 0
 layout(set = 0, binding = 0) uniform texture2D src[1];
 #else
@@ -104,6 +121,15 @@ void convert16(uint x0, uint y, uint v, ivec2 o) {
 #if ATLAS_BUFFER
 	uint src = ((uint(o.y) + sy) * pc.tilecols * pc.width + uint(o.x) + x0) / 4u;
 	uvec4 t0 = texels4[src], t1 = texels4[src + 1u], t2 = texels4[src + 2u], t3 = texels4[src + 3u];
+#elif ATLAS_WORDS
+	ivec2 q = o + ivec2(int(x0), int(sy));
+	uvec4 t0, t1, t2, t3;
+	[[unroll]] for (int k = 0; k < 4; k++) {
+		t0[k] = texelFetch(src[0], q + ivec2(k, 0), 0).x;
+		t1[k] = texelFetch(src[0], q + ivec2(4 + k, 0), 0).x;
+		t2[k] = texelFetch(src[0], q + ivec2(8 + k, 0), 0).x;
+		t3[k] = texelFetch(src[0], q + ivec2(12 + k, 0), 0).x;
+	}
 #else
 	// The 16 texels' bytes: a UNORM8 texel's value is its byte / 255, and
 	// value × 255 + 2^23 is a float whose low mantissa bits are that byte
@@ -113,7 +139,7 @@ void convert16(uint x0, uint y, uint v, ivec2 o) {
 	[[unroll]] for (uint k = 0u; k < 16u; k++)
 		e[k] = floatBitsToUint(texelFetch(src[0], o + ivec2(x0 + k, sy), 0) * 255.0 + 8388608.0);
 #endif
-#if PLANAR && !ATLAS_BUFFER
+#if PLANAR && !TEXEL_WORDS
 	uint pix = (pc.base + v * plane * CH + y * pc.width + x0) / 16u; // channel 0's vector
 	[[unroll]] for (uint c = 0u; c < CH; c++) {
 		uvec4 w;
@@ -121,7 +147,7 @@ void convert16(uint x0, uint y, uint v, ivec2 o) {
 			w[j] = (e[4u * j][c] & 0xffu) | e[4u * j + 1u][c] << 8 | e[4u * j + 2u][c] << 16 | e[4u * j + 3u][c] << 24;
 		words4[pix + c * (plane / 16u)] = w;
 	}
-#elif !ATLAS_BUFFER
+#elif !TEXEL_WORDS
 	// Interleaved: CH bytes a texel, texel after texel: CH vectors.
 	uint pixi = (pc.base + (v * plane + y * pc.width + x0) * CH) / 16u;
 	[[unroll]] for (uint w = 0u; w < CH; w++) {

@@ -34,6 +34,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/gfxcuda/gfxcuda/format"
 	"github.com/gfxcuda/gfxcuda/internal/lifetime"
@@ -57,6 +58,9 @@ type VulkanConverter struct {
 	// layouts with no normalization, 16 texels an invocation
 	// (imageBytesTiles), made on first use.
 	tiledImgBytes *vulkan.Pipeline
+	// tiledImgWords does it for an RGBA8 atlas image viewable as R32_UINT
+	// (imageWordsTiles), made on first use.
+	tiledImgWords *vulkan.Pipeline
 	// tiledBuf converts the tiles of an atlas in a buffer
 	// (RecordTilesFromBuffer), made on first use; tiledBytes does it for
 	// uint8 layouts with no normalization, 16 texels an invocation
@@ -203,7 +207,10 @@ func (g Tiles) Size(width, height uint32) (w, h uint32, err error) {
 // MaxTiles. A uint8 layout with no mean or std from an RGBA8 or BGRA8
 // atlas, tiles a multiple of 16 texels wide and off a multiple of 16 take
 // a pass of fewer instructions a texel, 16 texels an invocation, which
-// costs a renderer's dispatch running beside it less (imageBytesTiles).
+// costs a renderer's dispatch running beside it less (imageBytesTiles);
+// from an RGBA8 atlas made with R32_UINT among its ImageOptions.ViewFormats
+// that pass reads each texel as one word (imageWordsTiles), a quarter of
+// what the texture unit returns for a UNORM8 texel.
 func (t *VulkanConverter) RecordTiles(c *vulkan.Commands, atlas *vulkan.Image, cols, rows, n int, dst *vulkan.Buffer, off uint64) error {
 	if atlas == nil || dst == nil {
 		return fmt.Errorf("%w: RecordTiles needs an atlas image and a destination buffer", ErrSource)
@@ -222,14 +229,19 @@ func (t *VulkanConverter) RecordTiles(c *vulkan.Commands, atlas *vulkan.Image, c
 		return lifetime.ErrClosed
 	}
 	pipe, views, step, most := &t.tiled, 0, uint64(4), tilesMaxGroups
-	if t.imageBytesTiles(format.Format(o.Format), o.Width, cols, off) {
+	src := vulkan.Binding{Binding: 0, Image: atlas}
+	switch {
+	case t.imageWordsTiles(o, cols, off):
+		pipe, views, step, most = &t.tiledImgWords, -4, 16, imageBytesMaxGroups
+		src.ImageFormat = uint32(format.R32UInt)
+	case t.imageBytesTiles(format.Format(o.Format), o.Width, cols, off):
 		pipe, views, step, most = &t.tiledImgBytes, -3, 16, imageBytesMaxGroups
 	}
 	p, err := t.madeOnce(pipe, views)
 	if err != nil {
 		return err
 	}
-	return t.recordTiles(c, p, step, 4, most, vulkan.Binding{Binding: 0, Image: atlas}, o.Width, o.Height, cols, rows, n, dst, off)
+	return t.recordTiles(c, p, step, 4, most, src, o.Width, o.Height, cols, rows, n, dst, off)
 }
 
 // RecordTilesFromBuffer is RecordTiles for an atlas held in a buffer: width
@@ -295,6 +307,16 @@ func (t *VulkanConverter) bytesTiles(width uint32, cols int, off uint64) bool {
 // the general pass (BENCHMARKS.md, "Reading an image atlas in columns").
 func (t *VulkanConverter) imageBytesTiles(f format.Format, width uint32, cols int, off uint64) bool {
 	return (f == format.RGBA8UNorm || f == format.BGRA8UNorm) && t.bytesTiles(width, cols, off)
+}
+
+// imageWordsTiles reports whether RecordTiles converts the atlas image of
+// options o with the pass that fetches each texel as one word through an
+// R32_UINT view (the shader's VIEWS -4): an RGBA8 image (red in a word's
+// low byte) with R32_UINT among its ViewFormats, and what bytesTiles asks.
+// A UNORM8 fetch returns four 32-bit values a texel; this one, one.
+func (t *VulkanConverter) imageWordsTiles(o vulkan.ImageOptions, cols int, off uint64) bool {
+	return format.Format(o.Format) == format.RGBA8UNorm && slices.Contains(o.ViewFormats, uint32(format.R32UInt)) &&
+		t.bytesTiles(o.Width, cols, off)
 }
 
 // recordTiles checks the tiles of a width×height atlas bound by src and
@@ -413,12 +435,12 @@ func (t *VulkanConverter) RecordViews(c *vulkan.Commands, srcs []*vulkan.Image, 
 // Close frees the pipelines. Idempotent; Record calls afterwards fail.
 func (t *VulkanConverter) Close() error {
 	var err error
-	for _, p := range []*vulkan.Pipeline{t.pipe, t.one, t.tiled, t.tiledImgBytes, t.tiledBuf, t.tiledBytes} {
+	for _, p := range []*vulkan.Pipeline{t.pipe, t.one, t.tiled, t.tiledImgBytes, t.tiledImgWords, t.tiledBuf, t.tiledBytes} {
 		if p != nil {
 			err = errors.Join(err, p.Close())
 		}
 	}
-	t.pipe, t.one, t.tiled, t.tiledImgBytes, t.tiledBuf, t.tiledBytes = nil, nil, nil, nil, nil, nil
+	t.pipe, t.one, t.tiled, t.tiledImgBytes, t.tiledImgWords, t.tiledBuf, t.tiledBytes = nil, nil, nil, nil, nil, nil, nil
 	return err
 }
 

@@ -20,12 +20,12 @@ import (
 func vulkanOnly(t *testing.T) *vulkan.Device { return vulkantest.Device(t) }
 
 // uploadImages makes one sampled image per host image, filled with its texels.
-func uploadImages(t *testing.T, vd *vulkan.Device, ims []tensor.Image) []*vulkan.Image {
+func uploadImages(t *testing.T, vd *vulkan.Device, ims []tensor.Image, viewFormats ...uint32) []*vulkan.Image {
 	t.Helper()
 	var out []*vulkan.Image
 	for _, im := range ims {
 		img, err := vd.NewImage(vulkan.ImageOptions{Format: uint32(im.Format), Width: im.Width, Height: im.Height,
-			Usage: vulkan.ImageSampled | vulkan.ImageTransferDst})
+			Usage: vulkan.ImageSampled | vulkan.ImageTransferDst, ViewFormats: viewFormats})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -448,9 +448,16 @@ func TestTensorPassTilesBytesFromImage(t *testing.T) {
 	rng := loggedRNG(t, 7)
 	for _, tc := range bytesTilesTestCases() {
 		W, H := tc.w*uint32(tc.cols), tc.h*uint32(tc.rows)
-		for _, f := range []format.Format{format.RGBA8UNorm, format.BGRA8UNorm, format.RGBA16Float} {
+		for _, src := range []struct {
+			f     format.Format
+			views []uint32 // ViewFormats: R32_UINT makes an RGBA8 atlas take the words pass
+		}{
+			{format.RGBA8UNorm, nil}, {format.RGBA8UNorm, []uint32{uint32(format.R32UInt)}},
+			{format.BGRA8UNorm, nil}, {format.BGRA8UNorm, []uint32{uint32(format.R32UInt)}}, {format.RGBA16Float, nil},
+		} {
+			f := src.f
 			atlas := tensortest.RandomImage(rng, f, W, H)
-			img := uploadImages(t, vd, []tensor.Image{atlas})[0]
+			img := uploadImages(t, vd, []tensor.Image{atlas}, src.views...)[0]
 			unorm8 := f != format.RGBA16Float
 			var buf *vulkan.Buffer
 			if unorm8 { // the same texels, red first, for the buffer's bytes pass
@@ -476,7 +483,7 @@ func TestTensorPassTilesBytesFromImage(t *testing.T) {
 				imageBytesMaxGroups, tilesMaxGroups = groups, groups
 				for _, l := range tc.layouts {
 					for _, off := range []uint64{48, 36} {
-						what := fmt.Sprintf("%v, %d of %dx%d tiles, %s, at byte %d, at most %d workgroups", f, tc.n, tc.cols, tc.rows, l, off, groups)
+						what := fmt.Sprintf("%v (view formats %v), %d of %dx%d tiles, %s, at byte %d, at most %d workgroups", f, src.views, tc.n, tc.cols, tc.rows, l, off, groups)
 						pass, err := NewVulkanConverter(vd, l)
 						if err != nil {
 							t.Fatal(err)
@@ -487,8 +494,10 @@ func TestTensorPassTilesBytesFromImage(t *testing.T) {
 						})
 						checkPoisoned(t, l, views, got, off, n, what)
 						bytesPass := unorm8 && off%16 == 0 && !l.Normalized()
-						if (pass.tiledImgBytes != nil) != bytesPass || (pass.tiled != nil) == bytesPass {
-							t.Errorf("%s: the image bytes pass ran: %v, want %v", what, pass.tiledImgBytes != nil, bytesPass)
+						wordsPass := bytesPass && f == format.RGBA8UNorm && src.views != nil
+						ran := [3]bool{pass.tiled != nil, pass.tiledImgBytes != nil, pass.tiledImgWords != nil}
+						if want := [3]bool{!bytesPass, bytesPass && !wordsPass, wordsPass}; ran != want {
+							t.Errorf("%s: the general, bytes and words passes ran: %v, want %v", what, ran, want)
 						}
 						if bytesPass {
 							fromBuf := convertPoisoned(t, vd, off+n+20, func(c *vulkan.Commands, out *vulkan.Buffer) error {

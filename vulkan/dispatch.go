@@ -38,8 +38,12 @@ type Binding struct {
 	// written as; 0 means the format the shader declares.
 	TexelFormat uint32
 
-	Image   *Image
-	Sampler *Sampler
+	Image *Image
+	// ImageFormat is the VkFormat the image's texels are read or written
+	// as: one of its ImageOptions.ViewFormats (the texels' bits
+	// reinterpreted); 0 means the image's own format.
+	ImageFormat uint32
+	Sampler     *Sampler
 }
 
 // String names the binding's target, as errors do.

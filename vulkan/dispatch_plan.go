@@ -208,6 +208,9 @@ func (pl *planner) checkBinding(s *bound) bool {
 	case !wantSampler && b.Sampler != nil:
 		bad("takes no sampler")
 		return false
+	case b.ImageFormat != 0 && b.Image == nil:
+		bad("ImageFormat is for images")
+		return false
 	}
 	if b.Buffer != nil && !pl.checkBuffer(s, mode) {
 		return false
@@ -389,13 +392,26 @@ func (pl *planner) checkImage(s *bound, mode uint8) bool {
 	case !dimMatch(r, img):
 		bad("the shader expects %s, but the image is %s", shaderDim(r), imageDim(img))
 		return false
-	case !numericMatch(r.SampledType, img.opts.Format):
-		bad("the shader reads %s texels but the image's format %s holds %s", r.SampledType, FormatName(img.opts.Format), numericOf(img.opts.Format))
+	case b.ImageFormat != 0 && !img.opts.viewable(b.ImageFormat):
+		bad("ImageFormat %s is not one of the image's ViewFormats (%s); make the image with it in ImageOptions.ViewFormats",
+			FormatName(b.ImageFormat), img.viewFormatNames())
+		return false
+	}
+	f := img.opts.Format // the format the shader sees the texels as
+	if b.ImageFormat != 0 {
+		f = b.ImageFormat
+	}
+	if !numericMatch(r.SampledType, f) {
+		if f != img.opts.Format {
+			bad("the shader reads %s texels but the image viewed as %s holds %s", r.SampledType, FormatName(f), numericOf(f))
+		} else {
+			bad("the shader reads %s texels but the image's format %s holds %s", r.SampledType, FormatName(f), numericOf(f))
+		}
 		return false
 	}
 	if r.Kind == spirv.StorageImage {
 		pl.layouts[img] = LayoutGeneral
-		if err := p.formatPatch(r, img.opts.Format, pl.patch, pl.patchBy, &pl.caps); err != nil {
+		if err := p.formatPatch(r, f, pl.patch, pl.patchBy, &pl.caps); err != nil {
 			bad("%v", err)
 			return false
 		}
@@ -404,8 +420,8 @@ func (pl *planner) checkImage(s *bound, mode uint8) bool {
 			pl.layouts[img] = LayoutShaderReadOnly
 		}
 		if r.Kind == spirv.CombinedImageSampler && b.Sampler != nil && b.Sampler.opts.Filter == FilterLinear &&
-			d.inst.raw.FormatProperties(d.pd.h, img.opts.Format).Optimal&vk.FormatFeatureSampledImageFilterLinear == 0 {
-			bad("%s cannot filter %s linearly; use a nearest (point) sampler", d.pd.Name, FormatName(img.opts.Format))
+			d.inst.raw.FormatProperties(d.pd.h, f).Optimal&vk.FormatFeatureSampledImageFilterLinear == 0 {
+			bad("%s cannot filter %s linearly; use a nearest (point) sampler", d.pd.Name, FormatName(f))
 			return false
 		}
 	}
@@ -497,7 +513,7 @@ func (pl *planner) descriptorWrites(si int) ([]vk.WriteDescriptorSet, []byte, bo
 			default:
 				var info vk.DescriptorImageInfo
 				if b.Image != nil {
-					v, err := b.Image.viewHandle()
+					v, err := b.Image.viewAs(b.ImageFormat)
 					if err != nil {
 						pl.failf("%s: %v", describe(r), err)
 						return nil, nil, false

@@ -3,6 +3,8 @@ package vulkan
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -110,6 +112,15 @@ type ImageOptions struct {
 	// objects. It needs the device's sparseBinding and sparse residency
 	// features for the image's type (errors wrap ErrUnsupported).
 	Sparse bool
+	// ViewFormats are other formats the image may be read or written as
+	// (Binding.ImageFormat): colour formats of Format's texel size, whose
+	// views reinterpret the texels' bits — an RGBA8 image viewed as
+	// R32_UINT gives each texel as one word, which RecordTiles of
+	// package tensorconv reads a quarter of the bytes through the texture
+	// unit for. The image is made with VK_IMAGE_CREATE_MUTABLE_FORMAT_BIT
+	// and a format list of Format and these; an importer must give the
+	// exporter's list.
+	ViewFormats []uint32
 }
 
 // Image is a VkImage of optimal tiling and one mip level, with its own
@@ -129,7 +140,8 @@ type Image struct {
 	submitted atomic.Uint32 // ImageLayout after the last submitted batch
 
 	viewMu sync.Mutex
-	view   vk.ImageView // made on first use
+	view   vk.ImageView            // made on first use
+	views  map[uint32]vk.ImageView // views as other formats (ViewFormats), made on first use
 
 	memory *Memory      // the Memory the image is placed in, or nil
 	sparse *sparseState // nil unless Sparse
@@ -181,7 +193,50 @@ func (o *ImageOptions) normalize() error {
 	case o.Import != nil && o.Import.Size == 0:
 		return errors.New("import: ImportFD.Size must be the exporter's allocation size")
 	}
+	return o.checkViewFormats()
+}
+
+// checkViewFormats checks o.ViewFormats: known colour formats of one
+// texel a block, of Format's size, and drops Format and repeats from them.
+func (o *ImageOptions) checkViewFormats() error {
+	if len(o.ViewFormats) == 0 {
+		o.ViewFormats = nil
+		return nil
+	}
+	f := vkFormat(o.Format)
+	size := f.blockSize()
+	if w, h := f.blockExtent(); !f.known() || size == 0 || w != 1 || h != 1 || f.aspect() != vk.ImageAspectColor {
+		return fmt.Errorf("ViewFormats: %v is not an uncompressed colour format: its views keep it", f)
+	}
+	var fs []uint32
+	for _, v := range o.ViewFormats {
+		vf := vkFormat(v)
+		w, h := vf.blockExtent()
+		switch {
+		case !vf.known() || vf.aspect() != vk.ImageAspectColor || w != 1 || h != 1:
+			return fmt.Errorf("ViewFormats: %v is not an uncompressed colour format", vf)
+		case vf.blockSize() != size:
+			return fmt.Errorf("ViewFormats: %v has %d-byte texels, %v %d-byte ones: a view keeps the texel size", vf, vf.blockSize(), f, size)
+		case v == o.Format || slices.Contains(fs, v):
+			continue
+		}
+		fs = append(fs, v)
+	}
+	o.ViewFormats = fs
 	return nil
+}
+
+// viewable reports whether the image may be viewed as format f.
+func (o *ImageOptions) viewable(f uint32) bool {
+	return f == o.Format || slices.Contains(o.ViewFormats, f)
+}
+
+// createFlags are the VkImageCreateFlags of o's view formats.
+func (o *ImageOptions) createFlags() uint32 {
+	if len(o.ViewFormats) > 0 {
+		return vk.CreateMutableFormat
+	}
+	return 0
 }
 
 // formatError returns an error wrapping ErrFormatNotSupported (and cause,
@@ -249,6 +304,7 @@ func (d *Device) checkImage(o *ImageOptions) error {
 		Type:   o.Dim.vkType(),
 		Tiling: vk.ImageTilingOptimal,
 		Usage:  uint32(o.Usage),
+		Flags:  o.createFlags(),
 	}, handle)
 	if err != nil {
 		return d.formatError(format, o.Usage, what, err)
@@ -332,8 +388,12 @@ func (d *Device) createImage(o ImageOptions) (*Image, error) {
 	if external {
 		info.ExternalHandleTypes = vk.ExternalMemoryHandleTypeOpaqueFD
 	}
+	if len(o.ViewFormats) > 0 {
+		info.Flags = o.createFlags()
+		info.ViewFormats = append([]uint32{o.Format}, o.ViewFormats...)
+	}
 	if o.Sparse {
-		info.Flags = vk.CreateSparseBinding | vk.CreateSparseResidency
+		info.Flags |= vk.CreateSparseBinding | vk.CreateSparseResidency
 		if feats.SparseResidencyAliased {
 			info.Flags |= vk.CreateSparseAliased
 		}
@@ -397,7 +457,11 @@ func (i *Image) acquire() error {
 
 // Options returns the options the image was created with, defaults filled
 // in (Usage resolved) and Import cleared.
-func (i *Image) Options() ImageOptions { return i.opts }
+func (i *Image) Options() ImageOptions {
+	o := i.opts
+	o.ViewFormats = slices.Clone(o.ViewFormats)
+	return o
+}
 
 // AllocationSize is the size of the image's memory allocation: what an
 // importer of its exported file descriptor must be told.
@@ -439,11 +503,24 @@ func (i *Image) ExportFD() (int, error) {
 // whole image, as 1D, 2D or 3D, or as a 1D or 2D array when the image has
 // several layers. The image needs a sampled, storage or attachment usage.
 // Call it while the image is acquired; the image destroys the view.
-func (i *Image) viewHandle() (vk.ImageView, error) {
+func (i *Image) viewHandle() (vk.ImageView, error) { return i.viewAs(0) }
+
+// viewAs is viewHandle of the image viewed as format f (one of its
+// ViewFormats; 0 or its own format: the default view).
+func (i *Image) viewAs(f uint32) (vk.ImageView, error) {
+	if f == i.opts.Format {
+		f = 0
+	}
 	i.viewMu.Lock()
 	defer i.viewMu.Unlock()
-	if i.view != 0 {
+	if f == 0 && i.view != 0 {
 		return i.view, nil
+	}
+	if v := i.views[f]; f != 0 && v != 0 {
+		return v, nil
+	}
+	if f != 0 && !i.opts.viewable(f) {
+		return 0, fmt.Errorf("vulkan: image view as %v: the image's ViewFormats (%s) lack it", vkFormat(f), i.viewFormatNames())
 	}
 	if i.opts.Usage&(ImageSampled|ImageStorage|ImageColorAttachment|ImageDepthStencilAttachment) == 0 {
 		return 0, fmt.Errorf("vulkan: image view: usage %v has no sampled, storage or attachment bit", i.opts.Usage)
@@ -463,15 +540,38 @@ func (i *Image) viewHandle() (vk.ImageView, error) {
 	if aspect&vk.ImageAspectDepth != 0 {
 		aspect = vk.ImageAspectDepth // a sampled view has one aspect
 	}
+	format := i.opts.Format
+	if f != 0 {
+		format = f
+	}
 	v, err := i.d.raw.CreateImageView(vk.ImageViewCreateInfo{
-		Image: i.h, ViewType: vt, Format: uint32(i.opts.Format), Aspect: aspect,
+		Image: i.h, ViewType: vt, Format: format, Aspect: aspect,
 		MipCount: 1, LayerCount: i.opts.Layers,
 	})
 	if err != nil {
 		return 0, fmt.Errorf("vulkan: %w", err)
 	}
-	i.view = v
+	if f == 0 {
+		i.view = v
+	} else {
+		if i.views == nil {
+			i.views = map[uint32]vk.ImageView{}
+		}
+		i.views[f] = v
+	}
 	return v, nil
+}
+
+// viewFormatNames names the image's ViewFormats, or says it has none.
+func (i *Image) viewFormatNames() string {
+	if len(i.opts.ViewFormats) == 0 {
+		return "none"
+	}
+	ns := make([]string, len(i.opts.ViewFormats))
+	for k, f := range i.opts.ViewFormats {
+		ns[k] = vkFormat(f).String()
+	}
+	return strings.Join(ns, ", ")
 }
 
 // Close waits for the batches submitted through Commands that use the
@@ -493,6 +593,10 @@ func (i *Image) free() {
 	i.viewMu.Lock()
 	i.d.raw.DestroyImageView(i.view)
 	i.view = 0
+	for _, v := range i.views {
+		i.d.raw.DestroyImageView(v)
+	}
+	i.views = nil
 	i.viewMu.Unlock()
 	i.d.raw.DestroyImage(i.h)
 	if i.memory != nil || i.sparse != nil {

@@ -199,7 +199,14 @@ type ImageCreateInfo struct {
 	// ExternalHandleTypes chains VkExternalMemoryImageCreateInfo when not
 	// zero.
 	ExternalHandleTypes uint32
+	// ViewFormats, when not empty, chains a VkImageFormatListCreateInfo
+	// (Vulkan 1.2): the formats the image's views may have (Flags then
+	// holds CreateMutableFormat).
+	ViewFormats []uint32
 }
+
+// CreateMutableFormat is VK_IMAGE_CREATE_MUTABLE_FORMAT_BIT.
+const CreateMutableFormat = C.VK_IMAGE_CREATE_MUTABLE_FORMAT_BIT
 
 // CreateImage calls vkCreateImage.
 func (d *Device) CreateImage(info ImageCreateInfo) (Image, error) {
@@ -222,7 +229,20 @@ func (d *Device) CreateImage(info ImageCreateInfo) (Image, error) {
 		ext := alloc[C.VkExternalMemoryImageCreateInfo](&a)
 		ext.sType = C.VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO
 		ext.handleTypes = C.VkExternalMemoryHandleTypeFlags(info.ExternalHandleTypes)
+		ext.pNext = ci.pNext
 		ci.pNext = unsafe.Pointer(ext)
+	}
+	if len(info.ViewFormats) > 0 {
+		fl := alloc[C.VkImageFormatListCreateInfo](&a)
+		fl.sType = C.VK_STRUCTURE_TYPE_IMAGE_FORMAT_LIST_CREATE_INFO
+		fs := allocN[C.VkFormat](&a, len(info.ViewFormats))
+		for i, f := range info.ViewFormats {
+			fs[i] = C.VkFormat(f)
+		}
+		fl.viewFormatCount = C.uint32_t(len(fs))
+		fl.pViewFormats = &fs[0]
+		fl.pNext = ci.pNext
+		ci.pNext = unsafe.Pointer(fl)
 	}
 	var img C.VkImage
 	if r := Result(C.gfx_vkCreateImage(d.fn.createImage, d.h, ci, &img)); r != Success {
