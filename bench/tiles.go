@@ -301,8 +301,9 @@ func (s *Suite) tilesCase(tc tilesCase) error {
 }
 
 // tilesWordsAtlas measures the image atlas again, made with R32_UINT among
-// its view formats (ImageOptions.ViewFormats), so that RecordTiles fetches
-// each texel as one word rather than as four floats: the render alone into
+// its view formats (ImageOptions.ViewFormats), so that RecordTiles reads
+// each texel as one word rather than as four floats, four texels a fetch
+// (textureGather; the tiles' heights are even): the render alone into
 // it (a mutable image might render at another speed), the pipelined
 // learner paired with that, and the conversion alone against the bound,
 // the atlas holding random texels first.
@@ -345,7 +346,7 @@ func (s *Suite) tilesWordsAtlas(g string, tc tilesCase, o vulkan.ImageOptions, c
 		return err
 	}
 	last := &s.R.Figures[len(s.R.Figures)-1]
-	last.Note += fmt.Sprintf("; %.0f env-frames/s; RecordTiles fetching a texel as one word", last.Value*float64(tc.n))
+	last.Note += fmt.Sprintf("; %.0f env-frames/s; RecordTiles gathering texels as words, four a fetch", last.Value*float64(tc.n))
 	if err := atlases[0].Upload(vulkan.ImageRegion{Width: o.Width, Height: o.Height}, texels); err != nil {
 		return err
 	}
