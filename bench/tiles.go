@@ -301,8 +301,9 @@ func (s *Suite) tilesCase(tc tilesCase) error {
 }
 
 // tilesWordsAtlas measures the image atlas again, made with R32_UINT among
-// its view formats (ImageOptions.ViewFormats), so that RecordTiles fetches
-// each texel as one word rather than as four floats: the render alone into
+// its view formats (ImageOptions.ViewFormats), so that RecordTiles reads
+// each texel as one word rather than as four floats, four texels a fetch
+// (textureGather; the tiles' heights are even): the render alone into
 // it (a mutable image might render at another speed), the pipelined
 // learner paired with that, and the conversion alone against the bound,
 // the atlas holding random texels first.
@@ -319,41 +320,23 @@ func (s *Suite) tilesWordsAtlas(g string, tc tilesCase, o vulkan.ImageOptions, c
 		defer a.Close()
 		atlases[i] = a
 	}
-	envs := func(step uint64) scene.Envs { return tilesEnvs(tc.n, step) }
-	renderAlone := func() (float64, error) {
-		return s.submitSteps(steps, func(c *vulkan.Commands, k int) error {
-			return r.RecordTiles(c, atlases[k%2], cols, rows, tc.n, envs(uint64(k)))
-		})
-	}
-	pipelined := func() (float64, error) {
-		return s.tilesLearner(slots, tc, steps, per, pipelinedRecord(atlases, slotBuffer(slots),
-			func(c *vulkan.Commands, a *vulkan.Image, step uint64) error {
-				return r.RecordTiles(c, a, cols, rows, tc.n, envs(step))
-			},
-			func(c *vulkan.Commands, a *vulkan.Image, dst *vulkan.Buffer) error {
-				return conv.RecordTiles(c, a, cols, rows, tc.n, dst, 0)
-			}))
-	}
-	const alone = "render alone into an image atlas viewable as R32_UINT"
-	if err := s.figure(g, alone, "steps/s", renderAlone, func(f *Figure) {
-		f.Note = fmt.Sprintf("%.0f env-frames/s; ImageOptions.ViewFormats = R32_UINT (a mutable image)", f.Value*float64(tc.n))
-	}); err != nil {
-		return err
-	}
-	if err := s.paired(g, "image atlas viewable as R32_UINT, pipelined: step k's render beside step k-1's conversion", "steps/s", alone,
-		renderAlone, pipelined, 0.95); err != nil {
-		return err
-	}
-	last := &s.R.Figures[len(s.R.Figures)-1]
-	last.Note += fmt.Sprintf("; %.0f env-frames/s; RecordTiles fetching a texel as one word", last.Value*float64(tc.n))
-	if err := atlases[0].Upload(vulkan.ImageRegion{Width: o.Width, Height: o.Height}, texels); err != nil {
-		return err
-	}
-	dst := slots[0].(*gfxcuda.Buffer).Vulkan()
-	return s.conversionAlone(g, "conversion alone from the atlas viewed as R32_UINT (RecordTiles)", tc, steps, moved, bound,
-		func(c *vulkan.Commands) error {
-			return conv.RecordTiles(c, atlases[0], cols, rows, tc.n, dst, 0)
-		})
+	return atlasFigures(s, g, tc, steps, per, moved, bound, slots, atlasKind[*vulkan.Image]{
+		atlases: atlases,
+		render: func(c *vulkan.Commands, a *vulkan.Image, e scene.Envs) error {
+			return r.RecordTiles(c, a, cols, rows, tc.n, e)
+		},
+		convert: func(c *vulkan.Commands, a *vulkan.Image, dst *vulkan.Buffer) error {
+			return conv.RecordTiles(c, a, cols, rows, tc.n, dst, 0)
+		},
+		upload: func(a *vulkan.Image) error {
+			return a.Upload(vulkan.ImageRegion{Width: o.Width, Height: o.Height}, texels)
+		},
+		alone:      "render alone into an image atlas viewable as R32_UINT",
+		aloneNote:  "ImageOptions.ViewFormats = R32_UINT (a mutable image)",
+		pipelined:  "image atlas viewable as R32_UINT, pipelined: step k's render beside step k-1's conversion",
+		pipeNote:   "RecordTiles gathering texels as words, four a fetch",
+		conversion: "conversion alone from the atlas viewed as R32_UINT (RecordTiles)",
+	})
 }
 
 // tilesBufferAtlas measures the same workload with the atlas in a buffer
@@ -374,41 +357,68 @@ func (s *Suite) tilesBufferAtlas(g string, tc tilesCase, cols, rows, steps int, 
 		defer b.Close()
 		bufs[i] = b
 	}
+	return atlasFigures(s, g, tc, steps, per, moved, bound, slots, atlasKind[*vulkan.Buffer]{
+		atlases: bufs,
+		render: func(c *vulkan.Commands, b *vulkan.Buffer, e scene.Envs) error {
+			return r.RecordTilesToBuffer(c, b, W, H, cols, rows, tc.n, e)
+		},
+		convert: func(c *vulkan.Commands, b *vulkan.Buffer, dst *vulkan.Buffer) error {
+			return conv.RecordTilesFromBuffer(c, b, W, H, cols, rows, tc.n, dst, 0)
+		},
+		upload:     func(b *vulkan.Buffer) error { return b.Upload(0, texels) },
+		alone:      "render alone into a buffer atlas",
+		aloneNote:  "the same scene written as RGBA8 words",
+		pipelined:  "buffer atlas, pipelined: step k's render beside step k-1's conversion",
+		pipeNote:   "RecordTilesFromBuffer",
+		conversion: "conversion alone from the buffer atlas (RecordTilesFromBuffer)",
+	})
+}
+
+// atlasKind is one way a renderer may hold its atlas (an image of another
+// kind, a buffer) for atlasFigures: two atlases, how the renderer draws a
+// step into one and the converter converts one into a learner slot, how
+// one gets the random texels measured alone, and the figures' names.
+type atlasKind[A any] struct {
+	atlases                                           [2]A
+	render                                            func(c *vulkan.Commands, a A, e scene.Envs) error
+	convert                                           func(c *vulkan.Commands, a A, dst *vulkan.Buffer) error
+	upload                                            func(a A) error
+	alone, aloneNote, pipelined, pipeNote, conversion string
+}
+
+// atlasFigures measures one atlas kind: the render alone into its two
+// atlases, the pipelined learner paired with that (target 0.95×), and the
+// conversion alone against the bound, the first atlas holding random
+// texels.
+func atlasFigures[A any](s *Suite, g string, tc tilesCase, steps int, per, moved uint64, bound string, slots []gfxcuda.Resource,
+	k atlasKind[A]) error {
 	envs := func(step uint64) scene.Envs { return tilesEnvs(tc.n, step) }
 	renderAlone := func() (float64, error) {
-		return s.submitSteps(steps, func(c *vulkan.Commands, k int) error {
-			return r.RecordTilesToBuffer(c, bufs[k%2], W, H, cols, rows, tc.n, envs(uint64(k)))
+		return s.submitSteps(steps, func(c *vulkan.Commands, i int) error {
+			return k.render(c, k.atlases[i%2], envs(uint64(i)))
 		})
 	}
 	pipelined := func() (float64, error) {
-		return s.tilesLearner(slots, tc, steps, per, pipelinedRecord(bufs, slotBuffer(slots),
-			func(c *vulkan.Commands, b *vulkan.Buffer, step uint64) error {
-				return r.RecordTilesToBuffer(c, b, W, H, cols, rows, tc.n, envs(step))
-			},
-			func(c *vulkan.Commands, b *vulkan.Buffer, dst *vulkan.Buffer) error {
-				return conv.RecordTilesFromBuffer(c, b, W, H, cols, rows, tc.n, dst, 0)
-			}))
+		return s.tilesLearner(slots, tc, steps, per, pipelinedRecord(k.atlases, slotBuffer(slots),
+			func(c *vulkan.Commands, a A, step uint64) error { return k.render(c, a, envs(step)) }, k.convert))
 	}
-	const alone = "render alone into a buffer atlas"
-	if err := s.figure(g, alone, "steps/s", renderAlone, func(f *Figure) {
-		f.Note = fmt.Sprintf("%.0f env-frames/s; the same scene written as RGBA8 words", f.Value*float64(tc.n))
+	if err := s.figure(g, k.alone, "steps/s", renderAlone, func(f *Figure) {
+		f.Note = fmt.Sprintf("%.0f env-frames/s; %s", f.Value*float64(tc.n), k.aloneNote)
 	}); err != nil {
 		return err
 	}
-	if err := s.paired(g, "buffer atlas, pipelined: step k's render beside step k-1's conversion", "steps/s", alone,
-		renderAlone, pipelined, 0.95); err != nil {
+	if err := s.paired(g, k.pipelined, "steps/s", k.alone, renderAlone, pipelined, 0.95); err != nil {
 		return err
 	}
 	last := &s.R.Figures[len(s.R.Figures)-1]
-	last.Note += fmt.Sprintf("; %.0f env-frames/s; RecordTilesFromBuffer", last.Value*float64(tc.n))
-	if err := bufs[0].Upload(0, texels); err != nil {
+	last.Note += fmt.Sprintf("; %.0f env-frames/s; %s", last.Value*float64(tc.n), k.pipeNote)
+	if err := k.upload(k.atlases[0]); err != nil {
 		return err
 	}
 	dst := slots[0].(*gfxcuda.Buffer).Vulkan()
-	return s.conversionAlone(g, "conversion alone from the buffer atlas (RecordTilesFromBuffer)", tc, steps, moved, bound,
-		func(c *vulkan.Commands) error {
-			return conv.RecordTilesFromBuffer(c, bufs[0], W, H, cols, rows, tc.n, dst, 0)
-		})
+	return s.conversionAlone(g, k.conversion, tc, steps, moved, bound, func(c *vulkan.Commands) error {
+		return k.convert(c, k.atlases[0], dst)
+	})
 }
 
 // conversionAlone is the figure of a conversion (record) measured alone,

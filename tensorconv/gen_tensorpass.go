@@ -59,8 +59,8 @@ func main() {
 // of RGBA8 texels), -2 (the same into uint8 tensors with no
 // normalization, 16 texels an invocation, uint8 layouts only), -3 (tiles
 // of a UNORM8 atlas image into uint8 tensors with no normalization, 16
-// texels an invocation) or -4 (the same from an RGBA8 atlas image viewed as
-// R32_UINT).
+// texels an invocation), -4 (the same from an RGBA8 atlas image viewed as
+// R32_UINT) or -5 (-4 with textureGather, two rows an invocation).
 type layoutVariant struct {
 	DType    int
 	Planar   bool
@@ -74,7 +74,7 @@ func variants() []layoutVariant {
 	for dt := 0; dt < 3; dt++ {
 		for _, planar := range []bool{false, true} {
 			for _, ch := range []int{3, 4} {
-				for _, views := range []int{-4, -3, -2, -1, 0, 1, 8} {
+				for _, views := range []int{-5, -4, -3, -2, -1, 0, 1, 8} {
 					if views < -1 && dt != 2 {
 						continue // the bytes passes write uint8 only
 					}

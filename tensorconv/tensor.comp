@@ -20,7 +20,13 @@
 // with it among its view formats): each fetch returns a texel's bytes as
 // one word, a quarter of what a UNORM8 fetch returns (four floats), and
 // the words are rearranged as the buffer atlas's are.
-#if VIEWS == -4
+// VIEWS -5: the same with textureGather (a sampler at binding 2), four
+// texels' words a fetch, each invocation taking two rows (tiles of an
+// even height).
+#if VIEWS == -4 || VIEWS == -5
+#if VIEWS == -5
+#define GATHER 1
+#endif
 #undef VIEWS
 #define VIEWS 0
 #define ATLAS_BUFFER 0
@@ -47,6 +53,9 @@
 #endif
 #ifndef ATLAS_WORDS
 #define ATLAS_WORDS 0
+#endif
+#ifndef GATHER
+#define GATHER 0
 #endif
 // TEXEL_WORDS: the texels come as words (RGBA8, red in the low byte).
 #define TEXEL_WORDS (ATLAS_BUFFER || ATLAS_WORDS)
@@ -85,6 +94,9 @@ layout(std430, set = 0, binding = 0) readonly buffer Atlas { uvec4 texels4[]; };
 layout(std430, set = 0, binding = 0) readonly buffer Atlas { uint texels[]; };
 #elif ATLAS_WORDS
 layout(set = 0, binding = 0) uniform utexture2D src[1];
+#if GATHER
+layout(set = 0, binding = 2) uniform sampler smp;
+#endif
 #elif VIEWS == 0
 layout(set = 0, binding = 0) uniform texture2D src[1];
 #else
@@ -115,6 +127,12 @@ uvec3 rgb3(uvec4 t) {
 // convert16 writes the tensor elements of texels x0 to x0+15 of row y of
 // view v, whose first texel is o in the atlas: uint8 elements equal to
 // the texels' bytes (16 texels: 4 vectors read, CH vectors written).
+#if GATHER
+// convert16w is convert16's second half for the gather pass: the texels'
+// words (red in the low byte) come in t0 to t3, four each.
+void convert16w(uvec4 t0, uvec4 t1, uvec4 t2, uvec4 t3, uint x0, uint y, uint v) {
+	uint plane = pc.width * pc.height;
+#else
 void convert16(uint x0, uint y, uint v, ivec2 o) {
 	uint sy = pc.flip != 0u ? pc.height - 1u - y : y;
 	uint plane = pc.width * pc.height;
@@ -138,6 +156,7 @@ void convert16(uint x0, uint y, uint v, ivec2 o) {
 	uvec4 e[16];
 	[[unroll]] for (uint k = 0u; k < 16u; k++)
 		e[k] = floatBitsToUint(texelFetch(src[0], o + ivec2(x0 + k, sy), 0) * 255.0 + 8388608.0);
+#endif
 #endif
 #if PLANAR && !TEXEL_WORDS
 	uint pix = (pc.base + v * plane * CH + y * pc.width + x0) / 16u; // channel 0's vector
@@ -183,6 +202,31 @@ void convert16(uint x0, uint y, uint v, ivec2 o) {
 	}
 #endif
 }
+
+#if GATHER
+// convert16x2 is convert16 of rows y and y + 1 (y even, the tile's height
+// even): eight gathers of 2×2 texels' words read the two atlas rows that
+// those tile rows are (flipped or not).
+void convert16x2(uint x0, uint y, uint v, ivec2 o) {
+	uint lo = pc.flip != 0u ? pc.height - 2u - y : y; // the upper of the two rows, in the tile
+	vec2 inv = 1.0 / vec2(textureSize(src[0], 0));
+	ivec2 q = o + ivec2(int(x0), int(lo));
+	uvec4 a[4], b[4]; // rows lo and lo + 1: texels 4j to 4j+3 in a[j], b[j]
+	[[unroll]] for (int k = 0; k < 8; k++) {
+		// The footprint of coordinate (X + 1, lo + 1) is texels X and
+		// X + 1 of rows lo and lo + 1: w (X, lo), z (X + 1, lo),
+		// x (X, lo + 1), y (X + 1, lo + 1).
+		uvec4 g = textureGather(usampler2D(src[0], smp), vec2(q + ivec2(2 * k + 1, 1)) * inv, 0);
+		a[k / 2][(k % 2) * 2] = g.w;
+		a[k / 2][(k % 2) * 2 + 1] = g.z;
+		b[k / 2][(k % 2) * 2] = g.x;
+		b[k / 2][(k % 2) * 2 + 1] = g.y;
+	}
+	uint ya = pc.flip != 0u ? y + 1u : y; // the tile row of row lo
+	convert16w(a[0], a[1], a[2], a[3], x0, ya, v);
+	convert16w(b[0], b[1], b[2], b[3], x0, ya ^ 1u, v);
+}
+#endif
 #else
 // fetch returns texel p of view v; o is the view's first texel in the
 // atlas (tiles) or 0.
@@ -262,13 +306,18 @@ void convert(uint x0, uint y, uint v, ivec2 o) {
 
 void main() {
 #if VIEWS == 0
-	// Unit i (BAND invocations, one row each) converts texels STEP·q.. of
-	// band b (rows BAND·b..) of view v, for i, then i + stride, ...:
+	// Unit i (BAND invocations, one row each, two with GATHER) converts
+	// texels STEP·q.. of band b (rows BAND·b.., 2·BAND·b..) of view v, for
+	// i, then i + stride, ...:
 	// (q, b, v) and the view's tile (tx, ty) step by the stride's own
 	// decomposition, with carries instead of divisions.
 	uint j = gl_GlobalInvocationID.x % BAND;
 	uint perRow = (pc.width + STEP - 1u) / STEP;
+#if GATHER
+	uint bands = (pc.height + 2u * BAND - 1u) / (2u * BAND); // two rows an invocation
+#else
 	uint bands = (pc.height + BAND - 1u) / BAND;
+#endif
 	uint perView = perRow * bands;
 	uint total = perView * pc.nviews;
 	uint i = gl_GlobalInvocationID.x / BAND;
@@ -282,9 +331,15 @@ void main() {
 	uint sb = sr / perRow, sq = sr - sb * perRow;
 	uint stx = sv % pc.tilecols, sty = sv / pc.tilecols;
 	for (;;) {
+#if GATHER
+		uint y = 2u * (b * BAND + j);
+#else
 		uint y = b * BAND + j;
+#endif
 		if (BAND == 1u || y < pc.height) {
-#if BYTES16
+#if GATHER
+			convert16x2(q * STEP, y, v, ivec2(int(tx * pc.width), int(ty * pc.height)));
+#elif BYTES16
 			convert16(q * STEP, y, v, ivec2(int(tx * pc.width), int(ty * pc.height)));
 #else
 			convert(q * STEP, y, v, ivec2(int(tx * pc.width), int(ty * pc.height)));

@@ -59,8 +59,10 @@ type VulkanConverter struct {
 	// (imageBytesTiles), made on first use.
 	tiledImgBytes *vulkan.Pipeline
 	// tiledImgWords does it for an RGBA8 atlas image viewable as R32_UINT
-	// (imageWordsTiles), made on first use.
-	tiledImgWords *vulkan.Pipeline
+	// (imageWordsTiles), tiledImgGather the same for tiles of an even
+	// height, with textureGather and gatherSampler; made on first use.
+	tiledImgWords, tiledImgGather *vulkan.Pipeline
+	gatherSampler                 *vulkan.Sampler
 	// tiledBuf converts the tiles of an atlas in a buffer
 	// (RecordTilesFromBuffer), made on first use; tiledBytes does it for
 	// uint8 layouts with no normalization, 16 texels an invocation
@@ -210,7 +212,8 @@ func (g Tiles) Size(width, height uint32) (w, h uint32, err error) {
 // costs a renderer's dispatch running beside it less (imageBytesTiles);
 // from an RGBA8 atlas made with R32_UINT among its ImageOptions.ViewFormats
 // that pass reads each texel as one word (imageWordsTiles), a quarter of
-// what the texture unit returns for a UNORM8 texel.
+// what the texture unit returns for a UNORM8 texel, and four texels a
+// fetch (textureGather) when the tiles' height is even.
 func (t *VulkanConverter) RecordTiles(c *vulkan.Commands, atlas *vulkan.Image, cols, rows, n int, dst *vulkan.Buffer, off uint64) error {
 	if atlas == nil || dst == nil {
 		return fmt.Errorf("%w: RecordTiles needs an atlas image and a destination buffer", ErrSource)
@@ -228,20 +231,51 @@ func (t *VulkanConverter) RecordTiles(c *vulkan.Commands, atlas *vulkan.Image, c
 	if t.pipe == nil {
 		return lifetime.ErrClosed
 	}
-	pipe, views, step, most := &t.tiled, 0, uint64(4), tilesMaxGroups
-	src := vulkan.Binding{Binding: 0, Image: atlas}
+	pipe, views := &t.tiled, 0
+	tp := tilesPass{step: 4, band: 4, laneRows: 1, most: tilesMaxGroups, src: []vulkan.Binding{{Binding: 0, Image: atlas}}}
 	switch {
 	case t.imageWordsTiles(o, cols, off):
-		pipe, views, step, most = &t.tiledImgWords, -4, 16, imageBytesMaxGroups
-		src.ImageFormat = uint32(format.R32UInt)
+		pipe, views, tp.step, tp.most = &t.tiledImgWords, -4, 16, imageBytesMaxGroups
+		tp.src[0].ImageFormat = uint32(format.R32UInt)
+		if _, h, err := (Tiles{Cols: cols, Rows: rows, N: n}).Size(o.Width, o.Height); err == nil && h%2 == 0 {
+			s, err := t.sampler()
+			if err != nil {
+				return err
+			}
+			pipe, views, tp.laneRows = &t.tiledImgGather, -5, 2
+			tp.src = append(tp.src, vulkan.Binding{Binding: 2, Sampler: s})
+		}
 	case t.imageBytesTiles(format.Format(o.Format), o.Width, cols, off):
-		pipe, views, step, most = &t.tiledImgBytes, -3, 16, imageBytesMaxGroups
+		pipe, views, tp.step, tp.most = &t.tiledImgBytes, -3, 16, imageBytesMaxGroups
 	}
-	p, err := t.madeOnce(pipe, views)
-	if err != nil {
+	var err error
+	if tp.pipe, err = t.madeOnce(pipe, views); err != nil {
 		return err
 	}
-	return t.recordTiles(c, p, step, 4, most, src, o.Width, o.Height, cols, rows, n, dst, off)
+	return t.recordTiles(c, tp, o.Width, o.Height, cols, rows, n, dst, off)
+}
+
+// sampler returns the gather pass's sampler (nearest, clamped: a gather
+// ignores the filter), made on first use.
+func (t *VulkanConverter) sampler() (*vulkan.Sampler, error) {
+	if t.gatherSampler == nil {
+		s, err := t.vd.NewSampler(vulkan.SamplerOptions{Filter: vulkan.FilterNearest, Address: vulkan.AddressClampToEdge})
+		if err != nil {
+			return nil, err
+		}
+		t.gatherSampler = s
+	}
+	return t.gatherSampler, nil
+}
+
+// tilesPass is how recordTiles dispatches a tiles pipeline: an invocation
+// converts step texels of laneRows rows, band invocations side by side
+// (rows of a column), in at most most workgroups; src binds the atlas
+// (and a sampler).
+type tilesPass struct {
+	pipe                       *vulkan.Pipeline
+	step, band, laneRows, most uint64
+	src                        []vulkan.Binding
 }
 
 // RecordTilesFromBuffer is RecordTiles for an atlas held in a buffer: width
@@ -278,7 +312,8 @@ func (t *VulkanConverter) RecordTilesFromBuffer(c *vulkan.Commands, atlas *vulka
 	if err != nil {
 		return err
 	}
-	return t.recordTiles(c, p, step, 1, most, vulkan.Binding{Binding: 0, Buffer: atlas}, width, height, cols, rows, n, dst, off)
+	tp := tilesPass{pipe: p, step: step, band: 1, laneRows: 1, most: most, src: []vulkan.Binding{{Binding: 0, Buffer: atlas}}}
+	return t.recordTiles(c, tp, width, height, cols, rows, n, dst, off)
 }
 
 // bytesTiles reports whether RecordTilesFromBuffer converts a width-wide
@@ -324,7 +359,7 @@ func (t *VulkanConverter) imageWordsTiles(o vulkan.ImageOptions, cols int, off u
 // each tile's rows taken band at a time (the shader's BAND: a band's rows
 // side by side, the last band's rows past the tile idle), in at most most
 // workgroups.
-func (t *VulkanConverter) recordTiles(c *vulkan.Commands, pipe *vulkan.Pipeline, step, band, most uint64, src vulkan.Binding, width, height uint32, cols, rows, n int,
+func (t *VulkanConverter) recordTiles(c *vulkan.Commands, tp tilesPass, width, height uint32, cols, rows, n int,
 	dst *vulkan.Buffer, off uint64) error {
 	w, h, err := Tiles{Cols: cols, Rows: rows, N: n}.Size(width, height)
 	if err != nil {
@@ -346,10 +381,12 @@ func (t *VulkanConverter) recordTiles(c *vulkan.Commands, pipe *vulkan.Pipeline,
 	if (off+per*uint64(n))/uint64(t.l.DType.Size()) > math.MaxUint32 {
 		return fmt.Errorf("%w: tensor of %d bytes is too large for one pass", ErrSource, per*uint64(n))
 	}
-	b := []vulkan.Binding{src, {Binding: 1, Buffer: dst}}
+	b := append(append(make([]vulkan.Binding, 0, 3), tp.src...), vulkan.Binding{Binding: 1, Buffer: dst})
 	// Each invocation steps through the rest of the work.
-	groups := min((uint64(w)/step*(uint64(h)+band-1)/band*band*uint64(n)+255)/256, most)
-	c.Dispatch(pipe, b, t.push(w, h, off/uint64(t.l.DType.Size()), uint32(cols), uint32(n)), uint32(groups), 1, 1)
+	bandRows := tp.band * tp.laneRows
+	lanes := uint64(w) / tp.step * (uint64(h) + bandRows - 1) / bandRows * tp.band * uint64(n) // as before the gather pass: 264 groups at 64×64 × 256
+	groups := min((lanes+255)/256, tp.most)
+	c.Dispatch(tp.pipe, b, t.push(w, h, off/uint64(t.l.DType.Size()), uint32(cols), uint32(n)), uint32(groups), 1, 1)
 	return c.Err()
 }
 
@@ -435,12 +472,16 @@ func (t *VulkanConverter) RecordViews(c *vulkan.Commands, srcs []*vulkan.Image, 
 // Close frees the pipelines. Idempotent; Record calls afterwards fail.
 func (t *VulkanConverter) Close() error {
 	var err error
-	for _, p := range []*vulkan.Pipeline{t.pipe, t.one, t.tiled, t.tiledImgBytes, t.tiledImgWords, t.tiledBuf, t.tiledBytes} {
+	for _, p := range []*vulkan.Pipeline{t.pipe, t.one, t.tiled, t.tiledImgBytes, t.tiledImgWords, t.tiledImgGather, t.tiledBuf, t.tiledBytes} {
 		if p != nil {
 			err = errors.Join(err, p.Close())
 		}
 	}
-	t.pipe, t.one, t.tiled, t.tiledImgBytes, t.tiledImgWords, t.tiledBuf, t.tiledBytes = nil, nil, nil, nil, nil, nil, nil
+	if t.gatherSampler != nil {
+		err = errors.Join(err, t.gatherSampler.Close())
+	}
+	t.pipe, t.one, t.tiled, t.tiledImgBytes, t.tiledImgWords, t.tiledImgGather, t.tiledBuf, t.tiledBytes = nil, nil, nil, nil, nil, nil, nil, nil
+	t.gatherSampler = nil
 	return err
 }
 

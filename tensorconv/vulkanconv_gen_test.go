@@ -46,9 +46,9 @@ func TestGeneratedUpToDate(t *testing.T) {
 	}
 	// 3 element types × planar or not × 3 or 4 channels × 1 or 8 views or
 	// tiles of an image or of a buffer, and uint8's bytes passes from a
-	// buffer, from an image and from an image viewed as R32_UINT (planar
-	// or not × 3 or 4 channels).
-	if want := 3*2*2*4 + 3*2*2; len(modules) != want {
+	// buffer, from an image and from an image viewed as R32_UINT, fetched
+	// or gathered (planar or not × 3 or 4 channels).
+	if want := 3*2*2*4 + 4*2*2; len(modules) != want {
 		t.Errorf("%d modules, want %d", len(modules), want)
 	}
 }

@@ -495,9 +495,10 @@ func TestTensorPassTilesBytesFromImage(t *testing.T) {
 						checkPoisoned(t, l, views, got, off, n, what)
 						bytesPass := unorm8 && off%16 == 0 && !l.Normalized()
 						wordsPass := bytesPass && f == format.RGBA8UNorm && src.views != nil
-						ran := [3]bool{pass.tiled != nil, pass.tiledImgBytes != nil, pass.tiledImgWords != nil}
-						if want := [3]bool{!bytesPass, bytesPass && !wordsPass, wordsPass}; ran != want {
-							t.Errorf("%s: the general, bytes and words passes ran: %v, want %v", what, ran, want)
+						gather := wordsPass && tc.h%2 == 0 // two rows an invocation
+						ran := [4]bool{pass.tiled != nil, pass.tiledImgBytes != nil, pass.tiledImgWords != nil, pass.tiledImgGather != nil}
+						if want := [4]bool{!bytesPass, bytesPass && !wordsPass, wordsPass && !gather, gather}; ran != want {
+							t.Errorf("%s: the general, bytes, words and gather passes ran: %v, want %v", what, ran, want)
 						}
 						if bytesPass {
 							fromBuf := convertPoisoned(t, vd, off+n+20, func(c *vulkan.Commands, out *vulkan.Buffer) error {
