@@ -113,13 +113,13 @@ type ImageOptions struct {
 	// features for the image's type (errors wrap ErrUnsupported).
 	Sparse bool
 	// ViewFormats are other formats the image may be read or written as
-	// (Binding.ImageFormat): colour formats of Format's texel size, whose
-	// views reinterpret the texels' bits — an RGBA8 image viewed as
-	// R32_UINT gives each texel as one word, which RecordTiles of
-	// package tensorconv reads a quarter of the bytes through the texture
-	// unit for. The image is made with VK_IMAGE_CREATE_MUTABLE_FORMAT_BIT
-	// and a format list of Format and these; an importer must give the
-	// exporter's list.
+	// (Binding.ImageFormat): colour formats of Format's texel size, each
+	// with the sampled, storage and colour-attachment features Usage asks
+	// for, whose views reinterpret the texels' bits — an RGBA8 image
+	// viewed as R32_UINT gives each texel as one word (package
+	// tensorconv's RecordTiles reads atlases so). The image is made with
+	// VK_IMAGE_CREATE_MUTABLE_FORMAT_BIT and a format list of Format and
+	// these; an importer must give the exporter's list.
 	ViewFormats []uint32
 }
 
@@ -315,6 +315,24 @@ func (d *Device) checkImage(o *ImageOptions) error {
 	}
 	if o.Layers > p.MaxArrayLayers {
 		return d.formatError(format, o.Usage, fmt.Sprintf("%s of %d layers (maximum %d)", what, o.Layers, p.MaxArrayLayers), nil)
+	}
+	// Each view format must have the features of the image's usages that
+	// views carry (no VK_IMAGE_CREATE_EXTENDED_USAGE_BIT).
+	for _, v := range o.ViewFormats {
+		vf := d.inst.raw.FormatProperties(d.pd.h, v).Optimal
+		for _, x := range []struct {
+			feat  uint32
+			usage ImageUsage
+		}{
+			{vk.FormatFeatureSampledImage, ImageSampled},
+			{vk.FormatFeatureStorageImage, ImageStorage},
+			{vk.FormatFeatureColorAttachment, ImageColorAttachment},
+		} {
+			if o.Usage&x.usage != 0 && vf&x.feat == 0 {
+				return d.formatError(format, o.Usage, fmt.Sprintf("%s viewed as %v, which has no %v use on this device; leave %[3]v out of Usage or %[2]v out of ViewFormats",
+					what, vkFormat(v), x.usage), nil)
+			}
+		}
 	}
 	switch {
 	case o.Exportable && p.External.Features&vk.ExternalMemoryFeatureExportable == 0:
