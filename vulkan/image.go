@@ -249,21 +249,29 @@ func (d *Device) formatError(format vkFormat, usage ImageUsage, what string, cau
 	return fmt.Errorf("%w: %s", ErrFormatNotSupported, msg)
 }
 
+// usageFeatures pairs each image usage with the format feature it needs
+// (optimal tiling).
+var usageFeatures = [...]struct {
+	feat  uint32
+	usage ImageUsage
+}{
+	{vk.FormatFeatureSampledImage, ImageSampled},
+	{vk.FormatFeatureStorageImage, ImageStorage},
+	{vk.FormatFeatureColorAttachment, ImageColorAttachment},
+	{vk.FormatFeatureDepthStencilAttachment, ImageDepthStencilAttachment},
+	{vk.FormatFeatureTransferSrc, ImageTransferSrc},
+	{vk.FormatFeatureTransferDst, ImageTransferDst},
+}
+
+// viewUsages are the usages an image's views carry (what a view format
+// of ImageOptions.ViewFormats must support).
+const viewUsages = ImageSampled | ImageStorage | ImageColorAttachment
+
 // defaultImageUsage returns what the format supports of the default usage.
 func (d *Device) defaultImageUsage(format vkFormat) ImageUsage {
 	f := d.inst.raw.FormatProperties(d.pd.h, uint32(format)).Optimal
 	var u ImageUsage
-	for _, x := range []struct {
-		feat  uint32
-		usage ImageUsage
-	}{
-		{vk.FormatFeatureSampledImage, ImageSampled},
-		{vk.FormatFeatureStorageImage, ImageStorage},
-		{vk.FormatFeatureColorAttachment, ImageColorAttachment},
-		{vk.FormatFeatureDepthStencilAttachment, ImageDepthStencilAttachment},
-		{vk.FormatFeatureTransferSrc, ImageTransferSrc},
-		{vk.FormatFeatureTransferDst, ImageTransferDst},
-	} {
+	for _, x := range usageFeatures {
 		if f&x.feat != 0 {
 			u |= x.usage
 		}
@@ -320,15 +328,8 @@ func (d *Device) checkImage(o *ImageOptions) error {
 	// views carry (no VK_IMAGE_CREATE_EXTENDED_USAGE_BIT).
 	for _, v := range o.ViewFormats {
 		vf := d.inst.raw.FormatProperties(d.pd.h, v).Optimal
-		for _, x := range []struct {
-			feat  uint32
-			usage ImageUsage
-		}{
-			{vk.FormatFeatureSampledImage, ImageSampled},
-			{vk.FormatFeatureStorageImage, ImageStorage},
-			{vk.FormatFeatureColorAttachment, ImageColorAttachment},
-		} {
-			if o.Usage&x.usage != 0 && vf&x.feat == 0 {
+		for _, x := range usageFeatures {
+			if x.usage&viewUsages != 0 && o.Usage&x.usage != 0 && vf&x.feat == 0 {
 				return d.formatError(format, o.Usage, fmt.Sprintf("%s viewed as %v, which has no %v use on this device; leave %[3]v out of Usage or %[2]v out of ViewFormats",
 					what, vkFormat(v), x.usage), nil)
 			}
