@@ -140,8 +140,7 @@ type Image struct {
 	submitted atomic.Uint32 // ImageLayout after the last submitted batch
 
 	viewMu sync.Mutex
-	view   vk.ImageView            // made on first use
-	views  map[uint32]vk.ImageView // views as other formats (ViewFormats), made on first use
+	views  map[uint32]vk.ImageView // by format: its own and ViewFormats', each made on first use
 
 	memory *Memory      // the Memory the image is placed in, or nil
 	sparse *sparseState // nil unless Sparse
@@ -527,18 +526,15 @@ func (i *Image) viewHandle() (vk.ImageView, error) { return i.viewAs(0) }
 // viewAs is viewHandle of the image viewed as format f (one of its
 // ViewFormats; 0 or its own format: the default view).
 func (i *Image) viewAs(f uint32) (vk.ImageView, error) {
-	if f == i.opts.Format {
-		f = 0
+	if f == 0 {
+		f = i.opts.Format
 	}
 	i.viewMu.Lock()
 	defer i.viewMu.Unlock()
-	if f == 0 && i.view != 0 {
-		return i.view, nil
-	}
-	if v := i.views[f]; f != 0 && v != 0 {
+	if v := i.views[f]; v != 0 {
 		return v, nil
 	}
-	if f != 0 && !i.opts.viewable(f) {
+	if !i.opts.viewable(f) {
 		return 0, fmt.Errorf("vulkan: image view as %v: the image's ViewFormats (%s) lack it", vkFormat(f), i.viewFormatNames())
 	}
 	if i.opts.Usage&(ImageSampled|ImageStorage|ImageColorAttachment|ImageDepthStencilAttachment) == 0 {
@@ -559,25 +555,17 @@ func (i *Image) viewAs(f uint32) (vk.ImageView, error) {
 	if aspect&vk.ImageAspectDepth != 0 {
 		aspect = vk.ImageAspectDepth // a sampled view has one aspect
 	}
-	format := i.opts.Format
-	if f != 0 {
-		format = f
-	}
 	v, err := i.d.raw.CreateImageView(vk.ImageViewCreateInfo{
-		Image: i.h, ViewType: vt, Format: format, Aspect: aspect,
+		Image: i.h, ViewType: vt, Format: f, Aspect: aspect,
 		MipCount: 1, LayerCount: i.opts.Layers,
 	})
 	if err != nil {
 		return 0, fmt.Errorf("vulkan: %w", err)
 	}
-	if f == 0 {
-		i.view = v
-	} else {
-		if i.views == nil {
-			i.views = map[uint32]vk.ImageView{}
-		}
-		i.views[f] = v
+	if i.views == nil {
+		i.views = map[uint32]vk.ImageView{}
 	}
+	i.views[f] = v
 	return v, nil
 }
 
@@ -610,8 +598,6 @@ func (i *Image) destroy()        { i.life.shut(i.free) }
 func (i *Image) free() {
 	i.d.waitSerial(i.used())
 	i.viewMu.Lock()
-	i.d.raw.DestroyImageView(i.view)
-	i.view = 0
 	for _, v := range i.views {
 		i.d.raw.DestroyImageView(v)
 	}
