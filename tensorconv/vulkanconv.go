@@ -232,18 +232,16 @@ func (t *VulkanConverter) RecordTiles(c *vulkan.Commands, atlas *vulkan.Image, c
 		return lifetime.ErrClosed
 	}
 	pipe, views := &t.tiled, 0
-	tp := tilesPass{step: 4, band: 4, laneRows: 1, most: tilesMaxGroups, src: []vulkan.Binding{{Binding: 0, Image: atlas}}}
+	tp := tilesPass{step: 4, band: 4, laneRows: 1, most: tilesMaxGroups, src: vulkan.Binding{Binding: 0, Image: atlas}}
 	switch {
 	case t.imageWordsTiles(o, cols, off):
 		pipe, views, tp.step, tp.most = &t.tiledImgWords, -4, 16, imageBytesMaxGroups
-		tp.src[0].ImageFormat = uint32(format.R32UInt)
+		tp.src.ImageFormat = uint32(format.R32UInt)
 		if _, h, err := (Tiles{Cols: cols, Rows: rows, N: n}).Size(o.Width, o.Height); err == nil && h%2 == 0 {
-			s, err := t.sampler()
-			if err != nil {
+			if tp.sampler, err = t.sampler(); err != nil {
 				return err
 			}
 			pipe, views, tp.laneRows = &t.tiledImgGather, -5, 2
-			tp.src = append(tp.src, vulkan.Binding{Binding: 2, Sampler: s})
 		}
 	case t.imageBytesTiles(format.Format(o.Format), o.Width, cols, off):
 		pipe, views, tp.step, tp.most = &t.tiledImgBytes, -3, 16, imageBytesMaxGroups
@@ -270,12 +268,13 @@ func (t *VulkanConverter) sampler() (*vulkan.Sampler, error) {
 
 // tilesPass is how recordTiles dispatches a tiles pipeline: an invocation
 // converts step texels of laneRows rows, band invocations side by side
-// (rows of a column), in at most most workgroups; src binds the atlas
-// (and a sampler).
+// (rows of a column), in at most most workgroups; src binds the atlas at
+// binding 0, sampler (when not nil: the gather pass) is binding 2.
 type tilesPass struct {
 	pipe                       *vulkan.Pipeline
 	step, band, laneRows, most uint64
-	src                        []vulkan.Binding
+	src                        vulkan.Binding
+	sampler                    *vulkan.Sampler
 }
 
 // RecordTilesFromBuffer is RecordTiles for an atlas held in a buffer: width
@@ -312,7 +311,7 @@ func (t *VulkanConverter) RecordTilesFromBuffer(c *vulkan.Commands, atlas *vulka
 	if err != nil {
 		return err
 	}
-	tp := tilesPass{pipe: p, step: step, band: 1, laneRows: 1, most: most, src: []vulkan.Binding{{Binding: 0, Buffer: atlas}}}
+	tp := tilesPass{pipe: p, step: step, band: 1, laneRows: 1, most: most, src: vulkan.Binding{Binding: 0, Buffer: atlas}}
 	return t.recordTiles(c, tp, width, height, cols, rows, n, dst, off)
 }
 
@@ -346,7 +345,8 @@ func (t *VulkanConverter) imageBytesTiles(f format.Format, width uint32, cols in
 
 // imageWordsTiles reports whether RecordTiles converts the atlas image of
 // options o with the pass that fetches each texel as one word through an
-// R32_UINT view (the shader's VIEWS -4): an RGBA8 image (red in a word's
+// R32_UINT view (the shader's VIEWS -4, or -5 gathering 2×2 texels for
+// tiles of an even height): an RGBA8 image (red in a word's
 // low byte) with R32_UINT among its ViewFormats, and what bytesTiles asks.
 // A UNORM8 fetch returns four 32-bit values a texel; this one, one.
 func (t *VulkanConverter) imageWordsTiles(o vulkan.ImageOptions, cols int, off uint64) bool {
@@ -381,7 +381,10 @@ func (t *VulkanConverter) recordTiles(c *vulkan.Commands, tp tilesPass, width, h
 	if (off+per*uint64(n))/uint64(t.l.DType.Size()) > math.MaxUint32 {
 		return fmt.Errorf("%w: tensor of %d bytes is too large for one pass", ErrSource, per*uint64(n))
 	}
-	b := append(append(make([]vulkan.Binding, 0, 3), tp.src...), vulkan.Binding{Binding: 1, Buffer: dst})
+	b := []vulkan.Binding{tp.src, {Binding: 1, Buffer: dst}, {Binding: 2, Sampler: tp.sampler}}
+	if tp.sampler == nil {
+		b = b[:2]
+	}
 	// Each invocation steps through the rest of the work.
 	bandRows := tp.band * tp.laneRows
 	lanes := uint64(w) / tp.step * (uint64(h) + bandRows - 1) / bandRows * tp.band * uint64(n) // as before the gather pass: 264 groups at 64×64 × 256
