@@ -241,7 +241,7 @@ func (t *VulkanConverter) RecordTiles(c *vulkan.Commands, atlas *vulkan.Image, c
 			if tp.sampler, err = t.sampler(); err != nil {
 				return err
 			}
-			pipe, views, tp.laneRows = &t.tiledImgGather, -5, 2
+			pipe, views, tp.laneRows, tp.most = &t.tiledImgGather, -5, 2, imageGatherMaxGroups
 		}
 	case t.imageBytesTiles(format.Format(o.Format), o.Width, cols, off):
 		pipe, views, tp.step, tp.most = &t.tiledImgBytes, -3, 16, imageBytesMaxGroups
@@ -520,3 +520,17 @@ var bytesMaxGroups uint64 = 264
 // same as 264). A variable so that tests can make the loop run many
 // times.
 var imageBytesMaxGroups uint64 = 264
+
+// imageGatherMaxGroups is the most workgroups RecordTiles dispatches for
+// the gather pass (an RGBA8 atlas viewable as R32_UINT, tiles of an even
+// height: four texels' words a textureGather, two rows an invocation):
+// 198, one and a half per SM of an H100 or H200. On the H200 (BENCHMARKS.md,
+// "R32_UINT views of the image atlas, measured"; 64×64 × 1,024 and ×
+// 4,096, 128×128 × 1,024), beside the next step's render: 0.956–0.965×
+// the render alone (264: 0.947–0.957×; 132: 0.961–0.972×; 396:
+// 0.933–0.941×); one conversion at a time at 64×64 × 4,096: 3.25 TB/s,
+// 0.84× the copy bound (264: 3.32; 132: 3.16, 0.82×). Fewer groups leave
+// more of the GPU to the render beside the conversion; 198 keeps both
+// targets' margins. A variable so that tests can make the loop run many
+// times.
+var imageGatherMaxGroups uint64 = 198

@@ -478,12 +478,14 @@ func TestTensorPassTilesBytesFromImage(t *testing.T) {
 				buf = b
 			}
 			views := tc.views(atlas)
-			for _, groups := range []uint64{imageBytesMaxGroups, 3} {
-				defer func(g, h uint64) { imageBytesMaxGroups, tilesMaxGroups = g, h }(imageBytesMaxGroups, tilesMaxGroups)
-				imageBytesMaxGroups, tilesMaxGroups = groups, groups
+			for _, groups := range []uint64{0, 3} { // 0: the passes' own caps
+				defer func(g, h, k uint64) { imageBytesMaxGroups, tilesMaxGroups, imageGatherMaxGroups = g, h, k }(imageBytesMaxGroups, tilesMaxGroups, imageGatherMaxGroups)
+				if groups > 0 {
+					imageBytesMaxGroups, tilesMaxGroups, imageGatherMaxGroups = groups, groups, groups
+				}
 				for _, l := range tc.layouts {
 					for _, off := range []uint64{48, 36} {
-						what := fmt.Sprintf("%v (view formats %v), %d of %dx%d tiles, %s, at byte %d, at most %d workgroups", f, src.views, tc.n, tc.cols, tc.rows, l, off, groups)
+						what := fmt.Sprintf("%v (view formats %v), %d of %dx%d tiles, %s, at byte %d, at most %d workgroups (0: the passes' own caps)", f, src.views, tc.n, tc.cols, tc.rows, l, off, groups)
 						pass, err := NewVulkanConverter(vd, l)
 						if err != nil {
 							t.Fatal(err)
