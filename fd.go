@@ -190,7 +190,7 @@ func (t *Texture) AllocationSize() uint64 {
 // ImportTexture imports a texture's exported memory (from Texture.ExportFD,
 // in this process or another) into Vulkan and CUDA (with io.LazyVulkan,
 // into Vulkan on first use). o must be the
-// exporter's Options (format, size, layers and usage); io.AllocationSize
+// exporter's Options (format, size, layers, usage and view formats); io.AllocationSize
 // the exporter's AllocationSize (textures are dedicated allocations:
 // io.Dedicated is ignored). The exporter must leave the texels in the
 // GENERAL layout (as hand-offs to CUDA do); the import acquires them in it.

@@ -46,6 +46,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/gfxcuda/gfxcuda/cuda"
@@ -145,6 +146,17 @@ func ExportVulkan(dev *vulkan.Device, res any, eo ...ExportOptions) (*Shared, er
 		}
 		if (o.Dim != 0 && o.Dim != vulkan.Image2D) || o.Depth > 1 {
 			return nil, fmt.Errorf("share: ExportVulkan: only 2D images and 2D arrays are shared, not %v", o.Dim)
+		}
+		if len(o.ViewFormats) > 0 {
+			// The opener must make the image as it was made (a mutable
+			// image with the same format list), and a token does not
+			// carry the list.
+			var names []string
+			for _, f := range o.ViewFormats {
+				names = append(names, format.Format(f).String())
+			}
+			return nil, fmt.Errorf("share: ExportVulkan: the image has ViewFormats (%s), which a share token does not carry: "+
+				"share an image made without them", strings.Join(names, ", "))
 		}
 		m := Meta{Kind: KindTexture, Flags: FlagDedicated, UUID: uuid, AllocationSize: r.AllocationSize(),
 			Format: o.Format, Width: o.Width, Height: o.Height, Layers: o.Layers, Usage: uint32(o.Usage)}

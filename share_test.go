@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gfxcuda/gfxcuda/format"
 	"github.com/gfxcuda/gfxcuda/internal/sharenet"
 	"github.com/gfxcuda/gfxcuda/vulkan"
 	"golang.org/x/sys/unix"
@@ -234,6 +235,40 @@ func TestVulkanImageAcrossProcesses(t *testing.T) {
 		t.Fatal("texels the child wrote differ")
 	}
 	c.wait(t)
+}
+
+// TestVulkanImageViewFormatsNotShared: an image made with ViewFormats is
+// refused by ExportVulkan, naming the formats (an opener could not make
+// the image as it was made: a token does not carry the list), and one made
+// without them from the same options is shared.
+func TestVulkanImageViewFormatsNotShared(t *testing.T) {
+	d := vkDevice(t)
+	o := vulkan.ImageOptions{Format: uint32(format.RGBA8UNorm), Width: 32, Height: 8, Exportable: true,
+		Usage: vulkan.ImageSampled | vulkan.ImageTransferDst, ViewFormats: []uint32{uint32(format.R32UInt)}}
+	img, err := d.NewImage(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer img.Close()
+	ex, err := ExportVulkan(d, img)
+	if err == nil {
+		ex.Close()
+		t.Fatal("ExportVulkan shared an image made with ViewFormats")
+	}
+	if !strings.Contains(err.Error(), "ViewFormats (r32_uint)") {
+		t.Errorf("error %q does not name the view formats", err)
+	}
+	o.ViewFormats = nil
+	plain, err := d.NewImage(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	ex, err = ExportVulkan(d, plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex.Close()
 }
 
 // TestWrongGPUAndKind: a token of another GPU or kind fails before any

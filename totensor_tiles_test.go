@@ -2,6 +2,7 @@ package gfxcuda
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -139,5 +140,61 @@ func TestToTensorTiles(t *testing.T) {
 			closeT(t, tex)
 		}
 		closeT(t, buf)
+	}
+}
+
+// TestToTensorTilesViewable: an RGBA8 texture made with R32_UINT among its
+// view formats is shared with CUDA as any other (random texels written by
+// Vulkan read by CUDA and back, every byte), and ToTensor converts its
+// tiles from texel words — two rows an invocation for tiles of an even
+// height, one otherwise — every element of the tensor, read by CUDA,
+// against the Go reference and the bytes around it untouched. The same
+// texture imported from its exported memory with the same options
+// converts the same. Without a GPU it skips.
+func TestToTensorTilesViewable(t *testing.T) {
+	d := openDevice(t)
+	rng := rand.New(rand.NewPCG(rand.Uint64(), 37))
+	const cols, rows, n, tw, pad = 4, 4, 13, 16, 64
+	for _, th := range []uint32{6, 7} {
+		o := TextureOptions{Format: format.RGBA8UNorm, Width: tw * cols, Height: th * rows, ViewFormats: []format.Format{format.R32UInt}}
+		tex, err := d.NewTexture(o)
+		noErr(t, err)
+		if got := tex.Vulkan().Options().ViewFormats; len(got) != 1 || got[0] != uint32(format.R32UInt) {
+			t.Fatalf("the texture's image has view formats %v, want [R32_UINT]", got)
+		}
+		scratch := must(d.CUDA().Alloc(uint64(o.Width * o.Height * 4)))(t)
+		host := pinned(t, d, int(o.Width*o.Height*4))
+		roundTripTexture(t, d, tex, scratch, host)
+		closeT(t, scratch)
+		fd, err := tex.ExportFD()
+		noErr(t, err)
+		imp, err := d.ImportTexture(fd, tex.Options(), ImportOptions{AllocationSize: tex.AllocationSize()})
+		noErr(t, err)
+		for _, l := range []tensor.Layout{{DType: format.Uint8}, {Planar: true, DType: format.Uint8, Channels: 3, FlipY: true}} {
+			per := l.Bytes(tw, th) * n
+			buf, err := d.NewBuffer(per + 2*pad)
+			noErr(t, err)
+			atlas := tensortest.RandomImage(rng, format.RGBA8UNorm, o.Width, o.Height)
+			uploadImage(t, d, tex, atlas.Pix)
+			for _, src := range []*Texture{tex, imp} {
+				poisonBuffer(t, d, buf)
+				noErr(t, src.ToTensor(buf, TensorOptions{Layout: l, Converter: ConverterVulkan, Offset: pad, Tiles: Tiles{Cols: cols, Rows: rows, N: n}}))
+				got := readTensor(t, d, buf, per+2*pad)
+				what := fmt.Sprintf("%s from %d-row tiles (imported: %v)", l, th, src == imp)
+				for i, b := range append(got[:pad:pad], got[pad+per:]...) {
+					if b != 0xCD {
+						t.Fatalf("%s: byte %d around the tensor written", what, i)
+					}
+				}
+				bad, first, err := tensor.Check(l, tilesOf(atlas, cols, rows, n), got[pad:pad+per])
+				noErr(t, err)
+				if bad > 0 {
+					t.Errorf("%s: %d elements wrong; first: %s", what, bad, first)
+				}
+			}
+			closeT(t, buf)
+		}
+		closeT(t, imp)
+		closeT(t, tex)
 	}
 }

@@ -388,6 +388,33 @@ func gfxcuda_shared_buffer_new(dev C.uint64_t, size C.uint64_t, out *C.uint64_t)
 
 //export gfxcuda_shared_texture_new
 func gfxcuda_shared_texture_new(dev C.uint64_t, f C.uint32_t, w, h, layers C.uint32_t, out *C.uint64_t) C.int {
+	return gfxcuda_shared_texture_new_views(dev, f, w, h, layers, nil, 0, out)
+}
+
+// maxViewFormats is the most view formats a texture of the C ABI takes.
+const maxViewFormats = 16
+
+// viewFormats copies a C array of n VkFormats (view formats), checking
+// each is a format gfxcuda knows.
+func viewFormats(where string, p *C.uint32_t, n C.uint32_t) ([]format.Format, error) {
+	if n == 0 {
+		return nil, nil
+	}
+	if p == nil || n > maxViewFormats {
+		return nil, errorf(stInvalid, "%s: %d view formats at %p: give at most %d, non-null", where, n, p, maxViewFormats)
+	}
+	var fs []format.Format
+	for _, v := range unsafe.Slice((*uint32)(unsafe.Pointer(p)), int(n)) {
+		if _, ok := format.Lookup(format.Format(v)); !ok {
+			return nil, errorf(stInvalid, "%s: unknown view format %d", where, v)
+		}
+		fs = append(fs, format.Format(v))
+	}
+	return fs, nil
+}
+
+//export gfxcuda_shared_texture_new_views
+func gfxcuda_shared_texture_new_views(dev C.uint64_t, f C.uint32_t, w, h, layers C.uint32_t, views *C.uint32_t, nviews C.uint32_t, out *C.uint64_t) C.int {
 	return call(func() error {
 		sd, err := get[*sharedDevice](uint64(dev), "shared device")
 		if err != nil {
@@ -399,7 +426,12 @@ func gfxcuda_shared_texture_new(dev C.uint64_t, f C.uint32_t, w, h, layers C.uin
 		if _, ok := format.Lookup(format.Format(f)); !ok {
 			return errorf(stInvalid, "gfxcuda: unknown texture format %d", f)
 		}
-		t, err := sd.d.NewTexture(gfxcuda.TextureOptions{Format: format.Format(f), Width: uint32(w), Height: uint32(h), Layers: max(uint32(layers), 1)})
+		vf, err := viewFormats("gfxcuda_shared_texture_new_views", views, nviews)
+		if err != nil {
+			return err
+		}
+		t, err := sd.d.NewTexture(gfxcuda.TextureOptions{Format: format.Format(f), Width: uint32(w), Height: uint32(h), Layers: max(uint32(layers), 1),
+			ViewFormats: vf})
 		if err != nil {
 			return &statusError{stUnsupported, err}
 		}

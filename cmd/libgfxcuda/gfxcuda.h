@@ -381,6 +381,14 @@ int gfxcuda_shared_open(int device, uint64_t *shared_device);
 int gfxcuda_shared_buffer_new(uint64_t shared_device, uint64_t size, uint64_t *buffer);
 /* A 2D texture (layers > 1: an array) shared between Vulkan and CUDA. */
 int gfxcuda_shared_texture_new(uint64_t shared_device, uint32_t format, uint32_t width, uint32_t height, uint32_t layers, uint64_t *texture);
+/* gfxcuda_shared_texture_new with view_format_count (at most 16) other
+ * VkFormats Vulkan may read or write the texels as (colour formats of the
+ * format's texel size; a mutable image with that format list). An RGBA8
+ * atlas with R32_UINT (98) among them converts its tiles (uint8, no mean
+ * or std) from texel words, faster than from a plain image. Such a texture
+ * is not shared with other processes. */
+int gfxcuda_shared_texture_new_views(uint64_t shared_device, uint32_t format, uint32_t width, uint32_t height, uint32_t layers,
+	const uint32_t *view_formats, uint32_t view_format_count, uint64_t *texture);
 /* Gfx2Cuda's texture(tensor): a texture shaped like the CUDA image at ptr
  * (rows pitch bytes apart, 0: packed; channels elements of DLPack code/bits
  * per texel), holding a copy of it. */
@@ -429,6 +437,11 @@ int gfxcuda_shared_buffer_import_fd(uint64_t shared_device, int fd, uint64_t siz
  * the GENERAL layout. Takes ownership of fd. */
 int gfxcuda_shared_texture_import_fd(uint64_t shared_device, int fd, uint32_t format, uint32_t width, uint32_t height,
 	uint32_t layers, uint32_t usage, uint64_t alloc_size, uint64_t *texture);
+/* gfxcuda_shared_texture_import_fd of an image the renderer made mutable
+ * with a format list: view_formats (view_format_count, at most 16) are
+ * that list's formats other than format, as the renderer gave them. */
+int gfxcuda_shared_texture_import_fd_views(uint64_t shared_device, int fd, uint32_t format, uint32_t width, uint32_t height,
+	uint32_t layers, uint32_t usage, uint64_t alloc_size, const uint32_t *view_formats, uint32_t view_format_count, uint64_t *texture);
 /* Exports a shared buffer's or texture's memory, or an exportable Vulkan
  * semaphore, as a new OPAQUE_FD the caller owns, with what an importer
  * needs (alloc_size, dedicated, usage; 0 for semaphores). */

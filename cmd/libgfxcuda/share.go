@@ -268,6 +268,12 @@ func gfxcuda_shared_buffer_import_fd(dev C.uint64_t, fd C.int, size, allocSize C
 
 //export gfxcuda_shared_texture_import_fd
 func gfxcuda_shared_texture_import_fd(dev C.uint64_t, fd C.int, f, w, h, layers, usage C.uint32_t, allocSize C.uint64_t, out *C.uint64_t) C.int {
+	return gfxcuda_shared_texture_import_fd_views(dev, fd, f, w, h, layers, usage, allocSize, nil, 0, out)
+}
+
+//export gfxcuda_shared_texture_import_fd_views
+func gfxcuda_shared_texture_import_fd_views(dev C.uint64_t, fd C.int, f, w, h, layers, usage C.uint32_t, allocSize C.uint64_t,
+	views *C.uint32_t, nviews C.uint32_t, out *C.uint64_t) C.int {
 	return call(func() error {
 		sd, err := get[*sharedDevice](uint64(dev), "shared device")
 		if err != nil {
@@ -279,11 +285,15 @@ func gfxcuda_shared_texture_import_fd(dev C.uint64_t, fd C.int, f, w, h, layers,
 		if _, ok := format.Lookup(format.Format(f)); !ok {
 			return errorf(stInvalid, "gfxcuda: unknown texture format %d", f)
 		}
+		vf, err := viewFormats("gfxcuda_shared_texture_import_fd_views", views, nviews)
+		if err != nil {
+			return err
+		}
 		if err := checkFD(fd); err != nil {
 			return err
 		}
 		t, err := sd.d.ImportTexture(int(fd), gfxcuda.TextureOptions{Format: format.Format(f), Width: uint32(w), Height: uint32(h),
-			Layers: max(uint32(layers), 1), Usage: vulkan.ImageUsage(usage)}, gfxcuda.ImportOptions{AllocationSize: uint64(allocSize), Dedicated: true})
+			Layers: max(uint32(layers), 1), Usage: vulkan.ImageUsage(usage), ViewFormats: vf}, gfxcuda.ImportOptions{AllocationSize: uint64(allocSize), Dedicated: true})
 		if err != nil {
 			return &statusError{stUnsupported, err}
 		}

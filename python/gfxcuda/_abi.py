@@ -396,6 +396,13 @@ FUNCTIONS = {
     "gfxcuda_shared_buffer_new": (ctypes.c_int, [ctypes.c_uint64, ctypes.c_uint64, ctypes.POINTER(ctypes.c_uint64)]),
     # A 2D texture (layers > 1: an array) shared between Vulkan and CUDA.
     "gfxcuda_shared_texture_new": (ctypes.c_int, [ctypes.c_uint64, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_uint32, ctypes.POINTER(ctypes.c_uint64)]),
+    # gfxcuda_shared_texture_new with view_format_count (at most 16) other
+    # VkFormats Vulkan may read or write the texels as (colour formats of the
+    # format's texel size; a mutable image with that format list). An RGBA8
+    # atlas with R32_UINT (98) among them converts its tiles (uint8, no mean
+    # or std) from texel words, faster than from a plain image. Such a texture
+    # is not shared with other processes.
+    "gfxcuda_shared_texture_new_views": (ctypes.c_int, [ctypes.c_uint64, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_uint32, ctypes.POINTER(ctypes.c_uint32), ctypes.c_uint32, ctypes.POINTER(ctypes.c_uint64)]),
     # Gfx2Cuda's texture(tensor): a texture shaped like the CUDA image at ptr
     # (rows pitch bytes apart, 0: packed; channels elements of DLPack code/bits
     # per texel), holding a copy of it.
@@ -438,6 +445,10 @@ FUNCTIONS = {
     # for gfxcuda's default) as a shared texture. The renderer must leave it in
     # the GENERAL layout. Takes ownership of fd.
     "gfxcuda_shared_texture_import_fd": (ctypes.c_int, [ctypes.c_uint64, ctypes.c_int, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_uint64, ctypes.POINTER(ctypes.c_uint64)]),
+    # gfxcuda_shared_texture_import_fd of an image the renderer made mutable
+    # with a format list: view_formats (view_format_count, at most 16) are
+    # that list's formats other than format, as the renderer gave them.
+    "gfxcuda_shared_texture_import_fd_views": (ctypes.c_int, [ctypes.c_uint64, ctypes.c_int, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_uint64, ctypes.POINTER(ctypes.c_uint32), ctypes.c_uint32, ctypes.POINTER(ctypes.c_uint64)]),
     # Exports a shared buffer's or texture's memory, or an exportable Vulkan
     # semaphore, as a new OPAQUE_FD the caller owns, with what an importer
     # needs (alloc_size, dedicated, usage; 0 for semaphores).

@@ -1395,12 +1395,15 @@ class Texture:
         return fd, alloc, usage
 
     @classmethod
-    def import_fd(cls, fd, shape, format, allocation_size, usage=0, layers=1, device=0):
+    def import_fd(cls, fd, shape, format, allocation_size, usage=0, layers=1, device=0, view_formats=()):
         """Imports a renderer's exported Vulkan image (OPAQUE_FD of a dedicated
         allocation, left in the GENERAL layout; this call takes fd) of shape
         (height, width[, ...]) and format (a gfxcuda.formats value or name),
         with the allocation_size and usage (VkImageUsage flags) export_fd
-        reports, layers array slices, on CUDA device `device`. Returns the
+        reports, layers array slices, on CUDA device `device`; view_formats
+        the other formats of the image's format list when the renderer made
+        it mutable (VK_IMAGE_CREATE_MUTABLE_FORMAT_BIT), as it gave them
+        (see texture()). Returns the
         Texture. Raises ValueError for an unknown format,
         gfxcuda.ArgumentTypeError for a shape that is not (height, width[,
         ...]) or an argument of the wrong type, gfxcuda.InvalidArgumentError
@@ -1417,8 +1420,9 @@ class Texture:
         layers = _check.integer(layers, w, "layers", 1, _check.U32)
         usage = _check.u32(usage, w, "usage")
         allocation_size = _check.u64(allocation_size, w, "allocation_size")
-        h = _lib.new_handle("gfxcuda_shared_texture_import_fd", _shared_device(device, w), fd, fmt, width, height,
-                            layers, usage, allocation_size)
+        views, n = _view_formats(view_formats, w)
+        h = _lib.new_handle("gfxcuda_shared_texture_import_fd_views", _shared_device(device, w), fd, fmt, width, height,
+                            layers, usage, allocation_size, views, n)
         return cls(h, device)
 
     def release(self):
@@ -1430,7 +1434,19 @@ class Texture:
         return "Texture with format %s (%d x %d)" % (formats.name(self.format).upper(), self.width, self.height)
 
 
-def texture(obj_or_shape, format=None, dtype="float32", device=0):
+def _view_formats(view_formats, where):
+    """(ctypes array, count) of a view_formats argument: formats given by
+    value or name, at most 16."""
+    if isinstance(view_formats, (str, bytes, int)) or not hasattr(type(view_formats), "__iter__"):
+        raise errors.ArgumentTypeError("gfxcuda: %s(view_formats=%r): give a sequence of formats, e.g. "
+                                       "('r32_uint',)" % (where, view_formats))
+    values = [formats.lookup(f)["value"] for f in view_formats]
+    if len(values) > 16:
+        raise errors.InvalidArgumentError("gfxcuda: %s: %d view formats; give at most 16" % (where, len(values)))
+    return (ctypes.c_uint32 * max(len(values), 1))(*values), len(values)
+
+
+def texture(obj_or_shape, format=None, dtype="float32", device=0, view_formats=()):
     """Gfx2Cuda's texture(): a copy of a CUDA array (torch, CuPy or Numba:
     anything with __cuda_array_interface__ or __dlpack__) of shape (H, W, C)
     or (H, W) as a shared texture; or a new texture of shape (H, W[, C])
@@ -1438,12 +1454,21 @@ def texture(obj_or_shape, format=None, dtype="float32", device=0):
 
     obj_or_shape is the array (its format follows its dtype and channels) or
     the shape, a tuple or list; device is the CUDA ordinal of a new texture (an
-    array's own device otherwise). Returns the Texture. Raises
+    array's own device otherwise). view_formats (new textures only): other
+    formats (values or names) of the same texel size that Vulkan may read or
+    write the texels as; an 'rgba8_unorm' atlas with 'r32_uint' among them
+    converts its tiles (to_tensor(tiles=..., dtype='uint8'), no mean or std)
+    from texel words, faster than from a plain texture. Such a texture is
+    not shared with other processes. Returns the Texture. Raises
     gfxcuda.InvalidArgumentError for a shape that is not (H, W[, C]) with 1 to
     4 channels, an array that is not CUDA memory or whose texels are not
-    packed, ValueError for an unknown format or a dtype no texture format
+    packed, or view formats given with an array (more than 16 of them too;
+    gfxcuda.ArgumentTypeError for view_formats that are not a sequence),
+    gfxcuda.UnsupportedError for view formats the format cannot be viewed
+    as, ValueError for an unknown format or a dtype no texture format
     holds, gfxcuda.NoCUDAError without a usable CUDA driver,
     gfxcuda.NoDeviceError for a device ordinal there is not."""
+    views, nviews = _view_formats(view_formats, "gfxcuda.texture")
     if isinstance(obj_or_shape, (tuple, list)):
         shape = tuple(obj_or_shape)
         if len(shape) not in (2, 3):
@@ -1457,7 +1482,11 @@ def texture(obj_or_shape, format=None, dtype="float32", device=0):
             format = formats.for_dtype(code, bits, c)
         fmt = formats.lookup(format)["value"]
         sd = _shared_device(device)
-        return Texture(_lib.new_handle("gfxcuda_shared_texture_new", sd, fmt, w, h, 1), device)
+        return Texture(_lib.new_handle("gfxcuda_shared_texture_new_views", sd, fmt, w, h, 1, views, nviews), device)
+    if nviews:
+        raise errors.InvalidArgumentError("gfxcuda: gfxcuda.texture(array, view_formats=%r): view formats are for new "
+                                          "textures; make one of the array's shape and copy the array in"
+                                          % (tuple(view_formats),))
     ptr, shape, typestr, strides, dev, keep = _array_of(obj_or_shape, "gfxcuda.texture")
     if len(shape) not in (2, 3):
         raise errors.InvalidArgumentError("gfxcuda: a texture is made from a (height, width[, channels]) array, not shape %r" % (shape,))

@@ -538,6 +538,14 @@ def test_integers_range_checked(make, name):
     (lambda: gfxcuda.Ring((4,), slots=1), ["Ring(slots=1)", "at least 2"]),
     (lambda: gfxcuda.open_ring(1234, (4,)), ["open_ring(token=1234)"]),
     (lambda: gfxcuda.share_options(allow_uids=["root"]), ["share_options(allow_uids='root')", "a str"]),
+    (lambda: gfxcuda.texture((8, 16, 4), "rgba8_unorm", view_formats="r32_uint"),
+     ["gfxcuda.texture(view_formats='r32_uint')", "a sequence of formats"]),
+    (lambda: gfxcuda.texture((8, 16, 4), "rgba8_unorm", view_formats=["r32_uint"] * 17),
+     ["gfxcuda.texture: 17 view formats", "at most 16"]),
+    (lambda: gfxcuda.texture(numpy.zeros((8, 16, 4), numpy.uint8), view_formats=["r32_uint"]),
+     ["view_formats=('r32_uint',)", "for new textures"]),
+    (lambda: gfxcuda.Texture.import_fd(0, (8, 16), "rgba8_unorm", 4096, view_formats=98),
+     ["Texture.import_fd(view_formats=98)", "a sequence of formats"]),
 ])
 def test_type_mistakes_named(make, words):
     """Type mistakes gave raw "TypeError: '<=' not supported",

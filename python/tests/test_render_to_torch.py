@@ -182,6 +182,45 @@ def test_to_tensor_tiles(rng):
         tex.to_tensor(converter="cuda", tiles=(cols, rows))
 
 
+def test_to_tensor_tiles_viewable(rng):
+    """An rgba8_unorm texture made with view_formats=('r32_uint',), the
+    atlas RecordTiles reads as texel words: random texels copied in from
+    torch come back out the same, and tiles of an even height (4 texels a
+    fetch) and of an odd one (1) convert to uint8 views equal to numpy's
+    reference of each tile, into poisoned buffers; the same texture
+    imported from its exported memory with the same view formats too."""
+    need_cuda()
+    torch = pytest.importorskip("torch")
+    cols, rows, n, tw = 4, 3, 11, 16
+    for th in (6, 7):
+        texels = rng.integers(0, 256, (rows * th, cols * tw, 4), dtype=numpy.uint8)
+        tex = gfxcuda.texture(texels.shape, "rgba8_unorm", view_formats=("r32_uint",))
+        tex.copy_from(torch.from_numpy(texels).cuda())
+        back = torch.full(texels.shape, 0xCD, dtype=torch.uint8, device="cuda")
+        tex.copy_to(back)
+        assert (back.cpu().numpy() == texels).all()
+        fd, alloc, usage = tex.export_fd()
+        imp = gfxcuda.Texture.import_fd(fd, texels.shape, "rgba8_unorm", alloc, usage=usage,
+                                        view_formats=[gfxcuda.formats.lookup("r32_uint")["value"]])
+        for src in (tex, imp):
+            for planar in (False, True):
+                shape = (n, 3, th, tw) if planar else (n, th, tw, 4)
+                out = gfxcuda.SharedBuffer(shape, "uint8")
+                torch.from_dlpack(out).fill_(0xCD)
+                t = src.to_tensor("uint8", planar=planar, channels=3 if planar else 4, converter="vulkan", out=out,
+                                  tiles=(cols, rows, n))
+                got = torch.from_dlpack(t).cpu().numpy()
+                for v in range(n):
+                    r, c = divmod(v, cols)
+                    tile = texels[r * th:(r + 1) * th, c * tw:(c + 1) * tw]
+                    want = _reference(tile, "uint8", planar, 3 if planar else 4, None, None, False)[0]
+                    assert (got[v] == want).all(), (th, src is imp, planar, v)
+        imp.release()
+        tex.release()
+    with pytest.raises(gfxcuda.errors.UnsupportedError, match="r8_unorm"):
+        gfxcuda.texture((8, 16, 4), "rgba8_unorm", view_formats=("r8_unorm",))  # not the texel size
+
+
 def test_to_tensor_errors():
     need_cuda()
     tex = gfxcuda.texture((8, 6, 4), format="rgba8_unorm")
