@@ -217,7 +217,7 @@ def test_to_tensor_tiles_viewable(rng):
                     assert (got[v] == want).all(), (th, src is imp, planar, v)
         imp.release()
         tex.release()
-    with pytest.raises(gfxcuda.errors.UnsupportedError, match="r8_unorm"):
+    with pytest.raises(gfxcuda.errors.UnsupportedError, match="R8_UNORM has 1-byte texels.*keeps the texel size"):
         gfxcuda.texture((8, 16, 4), "rgba8_unorm", view_formats=("r8_unorm",))  # not the texel size
 
 
