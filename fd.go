@@ -3,6 +3,7 @@ package gfxcuda
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/gfxcuda/gfxcuda/cuda"
 	"github.com/gfxcuda/gfxcuda/format"
@@ -229,6 +230,7 @@ func (d *Device) ImportTexture(fd int, o TextureOptions, io ImportOptions) (*Tex
 		closeFD(fd2)
 		return fail(err)
 	}
+	o.ViewFormats = slices.Clone(o.ViewFormats) // the caller's slice stays theirs
 	t := &Texture{s: state{d: d}, o: o, info: in, imported: true}
 	if io.LazyVulkan {
 		t.lazy = &lazyVulkan{fd: fd, alloc: io.AllocationSize, dedicated: true}

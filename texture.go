@@ -3,6 +3,7 @@ package gfxcuda
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -150,6 +151,7 @@ func (d *Device) NewTexture(o TextureOptions) (*Texture, error) {
 		img.Close()
 		return nil, err
 	}
+	o.ViewFormats = slices.Clone(o.ViewFormats) // the caller's slice stays theirs
 	t := &Texture{s: state{d: d}, o: o, info: in, vk: img, ext: ext, arr: arr}
 	d.adopt(t, &t.s, guardImage(img))
 	return t, nil
