@@ -22,6 +22,23 @@ func tilesOf(atlas tensor.Image, cols, rows, n int) []tensor.Image {
 	return out
 }
 
+// checkTiles checks got, a tensor of n views at byte off with poison (0xCD)
+// around it: the poison untouched and every element against the Go
+// reference of the first n tiles of atlas.
+func checkTiles(t *testing.T, what string, l tensor.Layout, atlas tensor.Image, cols, rows, n int, got []byte, off, per uint64) {
+	t.Helper()
+	for i, b := range append(append([]byte{}, got[:off]...), got[off+per:]...) {
+		if b != 0xCD {
+			t.Fatalf("%s: byte %d around the tensor written", what, i)
+		}
+	}
+	bad, first, err := tensor.Check(l, tilesOf(atlas, cols, rows, n), got[off:off+per])
+	noErr(t, err)
+	if bad > 0 {
+		t.Errorf("%s: %d elements wrong; first: %s", what, bad, first)
+	}
+}
+
 // TestToTensorTilesCPU converts the 7 used tiles of a random 3 x 3 atlas of
 // each source format into a tensor in a Device's buffer (ConverterVulkan),
 // through the face's ToTensor with its hand-offs — real Vulkan on
@@ -57,17 +74,7 @@ func TestToTensorTilesCPU(t *testing.T) {
 		noErr(t, tex.ToTensor(b, TensorOptions{Layout: l, Converter: ConverterVulkan, Offset: off, Tiles: Tiles{Cols: cols, Rows: rows, N: n}}))
 		noErr(t, d.Run(func(c *vulkan.Commands) error { c.CopyBuffer(rb, b.Vulkan(), 0, 0, size); return nil }))
 		noErr(t, rb.Invalidate(0, size))
-		n0 := l.Bytes(tw, th) * n
-		for i, v := range append(append([]byte{}, m[:off]...), m[off+n0:]...) {
-			if v != 0xCD {
-				t.Fatalf("%v: byte %d around the tensor written", sf, i)
-			}
-		}
-		bad, first, err := tensor.Check(l, tilesOf(atlas, cols, rows, n), m[off:off+n0])
-		noErr(t, err)
-		if bad > 0 {
-			t.Errorf("%v: %d elements wrong; first: %s", sf, bad, first)
-		}
+		checkTiles(t, sf.String(), l, atlas, cols, rows, n, m, off, l.Bytes(tw, th)*n)
 		closeT(t, rb)
 	}
 }
@@ -126,17 +133,7 @@ func TestToTensorTiles(t *testing.T) {
 			uploadImage(t, d, tex, atlas.Pix)
 			poisonBuffer(t, d, buf)
 			noErr(t, tex.ToTensor(buf, TensorOptions{Layout: l, Converter: ConverterVulkan, Offset: pad, Tiles: Tiles{Cols: cols, Rows: rows, N: n}}))
-			got := readTensor(t, d, buf, per+2*pad)
-			for i, b := range append(got[:pad:pad], got[pad+per:]...) {
-				if b != 0xCD {
-					t.Fatalf("%s from %v: byte %d around the tensor written", l, sf, i)
-				}
-			}
-			bad, first, err := tensor.Check(l, tilesOf(atlas, cols, rows, n), got[pad:pad+per])
-			noErr(t, err)
-			if bad > 0 {
-				t.Errorf("%s from %v: %d elements wrong; first: %s", l, sf, bad, first)
-			}
+			checkTiles(t, fmt.Sprintf("%s from %v", l, sf), l, atlas, cols, rows, n, readTensor(t, d, buf, per+2*pad), pad, per)
 			closeT(t, tex)
 		}
 		closeT(t, buf)
@@ -179,18 +176,8 @@ func TestToTensorTilesViewable(t *testing.T) {
 			for _, src := range []*Texture{tex, imp} {
 				poisonBuffer(t, d, buf)
 				noErr(t, src.ToTensor(buf, TensorOptions{Layout: l, Converter: ConverterVulkan, Offset: pad, Tiles: Tiles{Cols: cols, Rows: rows, N: n}}))
-				got := readTensor(t, d, buf, per+2*pad)
-				what := fmt.Sprintf("%s from %d-row tiles (imported: %v)", l, th, src == imp)
-				for i, b := range append(got[:pad:pad], got[pad+per:]...) {
-					if b != 0xCD {
-						t.Fatalf("%s: byte %d around the tensor written", what, i)
-					}
-				}
-				bad, first, err := tensor.Check(l, tilesOf(atlas, cols, rows, n), got[pad:pad+per])
-				noErr(t, err)
-				if bad > 0 {
-					t.Errorf("%s: %d elements wrong; first: %s", what, bad, first)
-				}
+				checkTiles(t, fmt.Sprintf("%s from %d-row tiles (imported: %v)", l, th, src == imp), l, atlas, cols, rows, n,
+					readTensor(t, d, buf, per+2*pad), pad, per)
 			}
 			closeT(t, buf)
 		}
