@@ -19,6 +19,7 @@ import (
 	"unsafe"
 
 	"github.com/gfxcuda/gfxcuda/dlpack"
+	"github.com/gfxcuda/gfxcuda/format"
 )
 
 func cDeviceOpen(index int) (uint64, int) {
@@ -225,4 +226,18 @@ func cTensorInfo(t dlpack.Tensor) (tensorInfo, int) {
 	}
 	return tensorInfo{uint64(out.elements), uint64(out.itemsize), uint64(out.nbytes), int64(out.lo), int64(out.hi),
 		out.contiguous != 0, out.dense != 0, s}, st
+}
+
+// cViewFormats calls viewFormats on a C copy of vals (n of them; a null
+// array when null), as gfxcuda_shared_texture_new_views reads its view
+// formats.
+func cViewFormats(vals []uint32, n int, null bool) ([]format.Format, error) {
+	var p *C.uint32_t
+	if !null && len(vals) > 0 {
+		m := C.malloc(C.size_t(4 * len(vals)))
+		defer C.free(m)
+		copy(unsafe.Slice((*uint32)(m), len(vals)), vals)
+		p = (*C.uint32_t)(m)
+	}
+	return viewFormats("test", p, C.uint32_t(n))
 }
