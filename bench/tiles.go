@@ -309,19 +309,9 @@ func (s *Suite) tilesCase(tc tilesCase) error {
 // the atlas holding random texels first.
 func (s *Suite) tilesWordsAtlas(g string, tc tilesCase, o vulkan.ImageOptions, cols, rows, steps int, per, moved uint64, bound string,
 	r *scene.Renderer, conv *gfxcuda.VulkanConverter, slots []gfxcuda.Resource, texels []byte) error {
-	vd := s.D.Vulkan()
 	o.ViewFormats = []uint32{uint32(format.R32UInt)}
-	var atlases [2]*vulkan.Image
-	for i := range atlases {
-		a, err := vd.NewImage(o)
-		if err != nil {
-			return err
-		}
-		defer a.Close()
-		atlases[i] = a
-	}
 	return atlasFigures(s, g, tc, steps, per, moved, bound, slots, atlasKind[*vulkan.Image]{
-		atlases: atlases,
+		newAtlas: func() (*vulkan.Image, error) { return s.D.Vulkan().NewImage(o) },
 		render: func(c *vulkan.Commands, a *vulkan.Image, e scene.Envs) error {
 			return r.RecordTiles(c, a, cols, rows, tc.n, e)
 		},
@@ -346,19 +336,11 @@ func (s *Suite) tilesWordsAtlas(g string, tc tilesCase, o vulkan.ImageOptions, c
 // bound, the atlas holding texels (random) first.
 func (s *Suite) tilesBufferAtlas(g string, tc tilesCase, cols, rows, steps int, per, moved uint64, bound string,
 	r *scene.Renderer, conv *gfxcuda.VulkanConverter, slots []gfxcuda.Resource, texels []byte) error {
-	vd := s.D.Vulkan()
 	W, H := uint32(cols*tc.w), uint32(rows*tc.h)
-	var bufs [2]*vulkan.Buffer
-	for i := range bufs {
-		b, err := vd.NewBuffer(vulkan.BufferOptions{Size: uint64(len(texels))})
-		if err != nil {
-			return err
-		}
-		defer b.Close()
-		bufs[i] = b
-	}
 	return atlasFigures(s, g, tc, steps, per, moved, bound, slots, atlasKind[*vulkan.Buffer]{
-		atlases: bufs,
+		newAtlas: func() (*vulkan.Buffer, error) {
+			return s.D.Vulkan().NewBuffer(vulkan.BufferOptions{Size: uint64(len(texels))})
+		},
 		render: func(c *vulkan.Commands, b *vulkan.Buffer, e scene.Envs) error {
 			return r.RecordTilesToBuffer(c, b, W, H, cols, rows, tc.n, e)
 		},
@@ -375,11 +357,12 @@ func (s *Suite) tilesBufferAtlas(g string, tc tilesCase, cols, rows, steps int, 
 }
 
 // atlasKind is one way a renderer may hold its atlas (an image of another
-// kind, a buffer) for atlasFigures: two atlases, how the renderer draws a
-// step into one and the converter converts one into a learner slot, how
-// one gets the random texels measured alone, and the figures' names.
-type atlasKind[A any] struct {
-	atlases                                           [2]A
+// kind, a buffer) for atlasFigures: how to make one (atlasFigures makes
+// two and closes them), how the renderer draws a step into one and the
+// converter converts one into a learner slot, how one gets the random
+// texels measured alone, and the figures' names.
+type atlasKind[A interface{ Close() error }] struct {
+	newAtlas                                          func() (A, error)
 	render                                            func(c *vulkan.Commands, a A, e scene.Envs) error
 	convert                                           func(c *vulkan.Commands, a A, dst *vulkan.Buffer) error
 	upload                                            func(a A) error
@@ -390,16 +373,25 @@ type atlasKind[A any] struct {
 // atlases, the pipelined learner paired with that (target 0.95×), and the
 // conversion alone against the bound, the first atlas holding random
 // texels.
-func atlasFigures[A any](s *Suite, g string, tc tilesCase, steps int, per, moved uint64, bound string, slots []gfxcuda.Resource,
-	k atlasKind[A]) error {
+func atlasFigures[A interface{ Close() error }](s *Suite, g string, tc tilesCase, steps int, per, moved uint64, bound string,
+	slots []gfxcuda.Resource, k atlasKind[A]) error {
+	var atlases [2]A
+	for i := range atlases {
+		a, err := k.newAtlas()
+		if err != nil {
+			return err
+		}
+		defer a.Close()
+		atlases[i] = a
+	}
 	envs := func(step uint64) scene.Envs { return tilesEnvs(tc.n, step) }
 	renderAlone := func() (float64, error) {
 		return s.submitSteps(steps, func(c *vulkan.Commands, i int) error {
-			return k.render(c, k.atlases[i%2], envs(uint64(i)))
+			return k.render(c, atlases[i%2], envs(uint64(i)))
 		})
 	}
 	pipelined := func() (float64, error) {
-		return s.tilesLearner(slots, tc, steps, per, pipelinedRecord(k.atlases, slotBuffer(slots),
+		return s.tilesLearner(slots, tc, steps, per, pipelinedRecord(atlases, slotBuffer(slots),
 			func(c *vulkan.Commands, a A, step uint64) error { return k.render(c, a, envs(step)) }, k.convert))
 	}
 	if err := s.figure(g, k.alone, "steps/s", renderAlone, func(f *Figure) {
@@ -412,12 +404,12 @@ func atlasFigures[A any](s *Suite, g string, tc tilesCase, steps int, per, moved
 	}
 	last := &s.R.Figures[len(s.R.Figures)-1]
 	last.Note += fmt.Sprintf("; %.0f env-frames/s; %s", last.Value*float64(tc.n), k.pipeNote)
-	if err := k.upload(k.atlases[0]); err != nil {
+	if err := k.upload(atlases[0]); err != nil {
 		return err
 	}
 	dst := slots[0].(*gfxcuda.Buffer).Vulkan()
 	return s.conversionAlone(g, k.conversion, tc, steps, moved, bound, func(c *vulkan.Commands) error {
-		return k.convert(c, k.atlases[0], dst)
+		return k.convert(c, atlases[0], dst)
 	})
 }
 
