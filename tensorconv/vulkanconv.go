@@ -525,7 +525,7 @@ var imageBytesMaxGroups uint64 = 264
 // the gather pass (an RGBA8 atlas viewable as R32_UINT, tiles of an even
 // height: four texels' words a textureGather, two rows an invocation):
 // 198, one and a half per SM of an H100 or H200. On the H200 (BENCHMARKS.md,
-// "R32_UINT views of the image atlas, measured"; 64×64 × 1,024 and ×
+// "What bounds 256 views, and the gather pass's own cap"; 64×64 × 1,024 and ×
 // 4,096, 128×128 × 1,024), beside the next step's render: 0.956–0.965×
 // the render alone (264: 0.947–0.957×; 132: 0.961–0.972×; 396:
 // 0.933–0.941×); one conversion at a time at 64×64 × 4,096: 3.25 TB/s,
